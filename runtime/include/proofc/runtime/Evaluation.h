@@ -1,0 +1,85 @@
+//===- Evaluation.h - Outcomes, metrics and the backend interface -*- C++ -*-===//
+#ifndef PROOFC_RUNTIME_EVALUATION_H
+#define PROOFC_RUNTIME_EVALUATION_H
+
+#include "proofc/runtime/Candidates.h"
+#include "proofc/runtime/Dataset.h"
+#include "proofc/runtime/Program.h"
+#include "proofc/runtime/Safetensors.h"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace proofc {
+
+enum class ProofStatus : uint8_t { Proved = 0, Failed = 1, Truncated = 2 };
+const char *statusName(ProofStatus status);
+
+/// Spec §5: one candidate's result.
+struct Outcome {
+  ProofStatus status = ProofStatus::Failed;
+  int32_t depth = 0;
+  float logp = 0.f;
+  /// Spec §6: logp when proved, -inf otherwise.
+  double score() const {
+    return status == ProofStatus::Proved
+               ? static_cast<double>(logp)
+               : -std::numeric_limits<double>::infinity();
+  }
+};
+
+struct MetricSet {
+  double mrr = 0, hits1 = 0, hits3 = 0, hits10 = 0;
+  int64_t pairs = 0; ///< (query, mode) pairs averaged over
+};
+
+struct Metrics {
+  MetricSet head, tail, both;
+  int64_t candidates = 0, proved = 0, failed = 0, truncated = 0;
+  double meanDepth = 0;
+};
+
+/// Realistic rank of candidates[group.begin] among its group (spec §6).
+double realisticRank(const std::vector<Outcome> &outcomes,
+                     const CandidateGroup &group);
+Metrics computeMetrics(const CandidateSet &set,
+                       const std::vector<Outcome> &outcomes);
+
+/// Everything a backend needs, bound at run time.
+struct EvalInputs {
+  const ProgramSpec &program;
+  const Dataset &dataset;
+  const TensorMap &weights; ///< checked by checkWeights() before a run
+  const CandidateSet &candidates;
+  bool factsIncludeValid = false;
+};
+
+/// Throws proofc::Error naming the first tensor whose name or shape does not
+/// match what `program` needs for `dataset` (spec §4 table).
+void checkWeights(const ProgramSpec &program, const Dataset &dataset,
+                  const TensorMap &weights, const std::string &path);
+
+/// Deterministic random policy weights (spec §4 shapes) for `program`.
+TensorMap initWeights(const ProgramSpec &program, const Dataset &dataset,
+                      uint64_t seed);
+
+struct BackendTimings {
+  double setupSeconds = 0; ///< index, weight folding, uploads
+  double runSeconds = 0;   ///< the proof loop, steady state
+  int64_t steps = 0;       ///< batched steps executed
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  /// Outcomes indexed like inputs.candidates.candidates.
+  virtual std::vector<Outcome> run(const EvalInputs &inputs,
+                                   BackendTimings &timings) = 0;
+};
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_EVALUATION_H
