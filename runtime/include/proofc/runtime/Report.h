@@ -1,0 +1,59 @@
+//===- Report.h - JSON run report and per-candidate outcomes TSV -*- C++ -*-===//
+//
+// The machine-readable results of one evaluation: a versioned JSON report
+// ("schema": "proofc-report", "version": 1) and, on request, one TSV line per
+// candidate. Both files are written atomically (see FileIO.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_RUNTIME_REPORT_H
+#define PROOFC_RUNTIME_REPORT_H
+
+#include "proofc/runtime/Candidates.h"
+#include "proofc/runtime/Dataset.h"
+#include "proofc/runtime/Evaluation.h"
+#include "proofc/runtime/FileIO.h"
+#include "proofc/runtime/Program.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace proofc {
+
+inline constexpr const char *kReportSchema = "proofc-report";
+inline constexpr int kReportVersion = 1;
+
+struct ReportInputs {
+  ProgramSpec program;
+  std::string datasetDir, datasetName;
+  int64_t entities = 0, relations = 0;
+  int64_t facts = 0; ///< |F| (distinct facts the prover used)
+  int64_t rules = 0;
+  bool factsIncludeValid = false;
+  std::string weights; ///< weights file, empty for initWeights()
+  uint64_t weightsSeed = 0; ///< initWeights() seed when `weights` is empty
+  CandidateOptions candidates;
+  Metrics metrics;
+  BackendTimings timings;
+  double compileSeconds = 0, totalSeconds = 0;
+  std::string backend, device;
+};
+
+nlohmann::json reportJson(const ReportInputs &inputs);
+
+/// reportJson(inputs), indented, written atomically to `path`.
+void writeReportJson(const std::string &path, const ReportInputs &inputs);
+
+/// One line per candidate after the header
+/// `query\tmode\tentity\tstatus\tdepth\tlogp`: the query index, head/tail,
+/// the name of the entity in the corrupted position, the status name, the
+/// depth and the log-probability ({:.9g}). Written atomically.
+void writeOutcomesTsv(const std::string &path, const CandidateSet &set,
+                      const Dataset &dataset,
+                      const std::vector<Outcome> &outcomes);
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_REPORT_H

@@ -1,0 +1,102 @@
+//===- Metrics.cpp - Realistic ranks, MRR and Hits@k ----------------------===//
+//
+// Spec §6: score = logp when PROVED, -inf otherwise, so unproved candidates
+// tie with each other (and with an unproved positive).
+//
+//===----------------------------------------------------------------------===//
+#include "proofc/runtime/Evaluation.h"
+
+#include "proofc/runtime/Error.h"
+
+namespace proofc {
+
+const char *statusName(ProofStatus status) {
+  switch (status) {
+  case ProofStatus::Proved:
+    return "proved";
+  case ProofStatus::Failed:
+    return "failed";
+  case ProofStatus::Truncated:
+    return "truncated";
+  }
+  return "?";
+}
+
+double realisticRank(const std::vector<Outcome> &outcomes,
+                     const CandidateGroup &group) {
+  if (group.begin < 0 || group.begin >= group.end ||
+      group.end > static_cast<int64_t>(outcomes.size()))
+    fail("candidate group [{}, {}) of query {} ({}) is outside the {} "
+         "outcomes",
+         group.begin, group.end, group.query, modeName(group.mode),
+         outcomes.size());
+  const double positive = outcomes[group.begin].score();
+  int64_t greater = 0, greaterOrEqual = 0;
+  for (int64_t i = group.begin + 1; i < group.end; ++i) {
+    double s = outcomes[i].score();
+    greater += s > positive;
+    greaterOrEqual += s >= positive;
+  }
+  double optimistic = 1.0 + static_cast<double>(greater);
+  double pessimistic = 1.0 + static_cast<double>(greaterOrEqual);
+  return (optimistic + pessimistic) / 2.0;
+}
+
+namespace {
+
+void addRank(MetricSet &m, double rank) {
+  m.mrr += 1.0 / rank;
+  m.hits1 += rank <= 1.0;
+  m.hits3 += rank <= 3.0;
+  m.hits10 += rank <= 10.0;
+  ++m.pairs;
+}
+
+void average(MetricSet &m) {
+  if (m.pairs == 0)
+    return;
+  double n = static_cast<double>(m.pairs);
+  m.mrr /= n;
+  m.hits1 /= n;
+  m.hits3 /= n;
+  m.hits10 /= n;
+}
+
+} // namespace
+
+Metrics computeMetrics(const CandidateSet &set,
+                       const std::vector<Outcome> &outcomes) {
+  if (outcomes.size() != set.candidates.size())
+    fail("{} outcomes for {} candidates", outcomes.size(),
+         set.candidates.size());
+  Metrics m;
+  for (const CandidateGroup &group : set.groups) {
+    double rank = realisticRank(outcomes, group);
+    addRank(group.mode == Mode::Head ? m.head : m.tail, rank);
+    addRank(m.both, rank);
+  }
+  average(m.head);
+  average(m.tail);
+  average(m.both);
+
+  double depthSum = 0;
+  for (const Outcome &o : outcomes) {
+    switch (o.status) {
+    case ProofStatus::Proved:
+      ++m.proved;
+      break;
+    case ProofStatus::Failed:
+      ++m.failed;
+      break;
+    case ProofStatus::Truncated:
+      ++m.truncated;
+      break;
+    }
+    depthSum += o.depth;
+  }
+  m.candidates = static_cast<int64_t>(outcomes.size());
+  m.meanDepth = outcomes.empty() ? 0.0 : depthSum / outcomes.size();
+  return m;
+}
+
+} // namespace proofc

@@ -1,0 +1,126 @@
+//===- Report.cpp - JSON run report and per-candidate outcomes TSV --------===//
+#include "proofc/runtime/Report.h"
+
+#include "proofc/runtime/Error.h"
+
+namespace proofc {
+
+namespace {
+
+using json = nlohmann::json;
+
+json metricSetJson(const MetricSet &m) {
+  return {{"mrr", m.mrr},       {"hits1", m.hits1}, {"hits3", m.hits3},
+          {"hits10", m.hits10}, {"pairs", m.pairs}};
+}
+
+json policyOpJson(const PolicyOp &op) {
+  json j = {{"op", policyOpName(op.kind)}};
+  switch (op.kind) {
+  case PolicyOpKind::AtomEmbed:
+    j["pred_table"] = op.predTable;
+    j["const_table"] = op.constTable;
+    j["var_table"] = op.varTable;
+    [[fallthrough]];
+  case PolicyOpKind::Linear:
+    j["weight"] = op.weight;
+    j["bias"] = op.bias;
+    j["in"] = op.in;
+    j["out"] = op.out;
+    break;
+  case PolicyOpKind::LayerNorm:
+    j["weight"] = op.weight;
+    j["bias"] = op.bias;
+    j["width"] = op.out > 0 ? op.out : op.in;
+    j["eps"] = op.eps;
+    break;
+  case PolicyOpKind::Relu:
+  case PolicyOpKind::SumAtoms:
+    break;
+  }
+  return j;
+}
+
+json programJson(const ProgramSpec &program) {
+  const ShapeParams &s = program.shape;
+  json encoder = json::array();
+  for (const PolicyOp &op : program.policy.encoder)
+    encoder.push_back(policyOpJson(op));
+  return {{"name", program.name},
+          {"shape",
+           {{"A", s.A}, {"S", s.S}, {"D", s.D}, {"B", s.B}, {"d", s.d},
+            {"L", s.L}}},
+          {"policy",
+           {{"encoder", encoder},
+            {"score_scale", program.policy.scoreScale}}}};
+}
+
+} // namespace
+
+json reportJson(const ReportInputs &in) {
+  const Metrics &m = in.metrics;
+  json weights = in.weights.empty()
+                     ? json{{"file", nullptr}, {"init_seed", in.weightsSeed}}
+                     : json{{"file", in.weights}};
+  return {
+      {"schema", kReportSchema},
+      {"version", kReportVersion},
+      {"program", programJson(in.program)},
+      {"dataset",
+       {{"dir", in.datasetDir},
+        {"name", in.datasetName},
+        {"entities", in.entities},
+        {"relations", in.relations},
+        {"facts", in.facts},
+        {"facts_include_valid", in.factsIncludeValid},
+        {"rules", in.rules}}},
+      {"weights", weights},
+      {"candidates",
+       {{"split", in.candidates.split},
+        {"corruptions", in.candidates.corruptions},
+        {"seed", in.candidates.seed},
+        {"max_queries", in.candidates.maxQueries}}},
+      {"metrics",
+       {{"head", metricSetJson(m.head)},
+        {"tail", metricSetJson(m.tail)},
+        {"both", metricSetJson(m.both)},
+        {"candidates", m.candidates},
+        {"proved", m.proved},
+        {"failed", m.failed},
+        {"truncated", m.truncated},
+        {"mean_depth", m.meanDepth}}},
+      {"timings",
+       {{"compile_seconds", in.compileSeconds},
+        {"setup_seconds", in.timings.setupSeconds},
+        {"run_seconds", in.timings.runSeconds},
+        {"total_seconds", in.totalSeconds},
+        {"steps", in.timings.steps}}},
+      {"backend", in.backend},
+      {"device", in.device},
+  };
+}
+
+void writeReportJson(const std::string &path, const ReportInputs &inputs) {
+  writeAtomically(path, reportJson(inputs).dump(2) + "\n");
+}
+
+void writeOutcomesTsv(const std::string &path, const CandidateSet &set,
+                      const Dataset &dataset,
+                      const std::vector<Outcome> &outcomes) {
+  if (outcomes.size() != set.candidates.size())
+    fail("{}: {} outcomes for {} candidates", path, outcomes.size(),
+         set.candidates.size());
+  fmt::memory_buffer out;
+  fmt::format_to(std::back_inserter(out),
+                 "query\tmode\tentity\tstatus\tdepth\tlogp\n");
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    const Candidate &c = set.candidates[i];
+    const Outcome &o = outcomes[i];
+    fmt::format_to(std::back_inserter(out), "{}\t{}\t{}\t{}\t{}\t{:.9g}\n",
+                   c.query, modeName(c.mode), dataset.entities.name(c.entity),
+                   statusName(o.status), o.depth, o.logp);
+  }
+  writeAtomically(path, std::string_view(out.data(), out.size()));
+}
+
+} // namespace proofc

@@ -1,0 +1,222 @@
+//===- Safetensors.cpp - Strict float32 safetensors reader and writer -----===//
+//
+// Layout: u64 little-endian header size N, N bytes of JSON
+//   {"<name>": {"dtype": "F32", "shape": [...], "data_offsets": [b, e]}, ...,
+//    "__metadata__": {...}}
+// then the data; offsets are relative to the first byte after the header.
+// Every check names the file and, where there is one, the tensor.
+//
+//===----------------------------------------------------------------------===//
+#include "proofc/runtime/Safetensors.h"
+
+#include "proofc/runtime/Error.h"
+#include "proofc/runtime/FileIO.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <set>
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "safetensors data is little-endian; this reader assumes a matching host"
+#endif
+
+namespace proofc {
+
+int64_t Tensor::numel() const {
+  int64_t n = 1;
+  for (int64_t dim : shape)
+    n *= dim;
+  return n;
+}
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr const char *kMetadataKey = "__metadata__";
+
+uint64_t readU64LE(const char *p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/// A non-negative JSON integer, or an error naming `what`.
+uint64_t asCount(const json &value, const std::string &path,
+                 const std::string &name, const char *what) {
+  if (value.is_number_unsigned())
+    return value.get<uint64_t>();
+  if (value.is_number_integer())
+    fail("{}: tensor '{}': negative {} {}", path, name, what,
+         value.get<int64_t>());
+  fail("{}: tensor '{}': {} must be an integer, found {}", path, name, what,
+       value.dump());
+}
+
+struct Entry {
+  std::string name;
+  uint64_t begin, end;
+};
+
+} // namespace
+
+TensorMap parseSafetensors(std::string_view bytes, const std::string &path) {
+  if (bytes.size() < 8)
+    fail("{}: file is {} bytes, shorter than the 8-byte header size", path,
+         bytes.size());
+  uint64_t headerSize = readU64LE(bytes.data());
+  if (headerSize > bytes.size() - 8)
+    fail("{}: header size {} runs past the end of the file ({} bytes)", path,
+         headerSize, bytes.size());
+  std::string_view headerText = bytes.substr(8, headerSize);
+  std::string_view data = bytes.substr(8 + headerSize);
+
+  // nlohmann keeps the last of duplicate keys silently; a tensor named twice
+  // is an error, so watch the top-level keys while parsing.
+  std::set<std::string> seenKeys;
+  std::string duplicate;
+  json::parser_callback_t watchKeys = [&](int depth, json::parse_event_t event,
+                                          json &parsed) {
+    if (event == json::parse_event_t::key && depth == 1 && duplicate.empty() &&
+        !seenKeys.insert(parsed.get<std::string>()).second)
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
+  json header;
+  try {
+    header = json::parse(headerText.begin(), headerText.end(), watchKeys);
+  } catch (const json::exception &e) {
+    fail("{}: header is not valid JSON: {}", path, e.what());
+  }
+  if (!header.is_object())
+    fail("{}: header is not a JSON object", path);
+  if (!duplicate.empty())
+    fail("{}: tensor '{}' is listed twice in the header", path, duplicate);
+
+  TensorMap tensors;
+  std::vector<Entry> entries;
+  for (const auto &item : header.items()) {
+    const std::string &name = item.key();
+    const json &info = item.value();
+    if (name == kMetadataKey) {
+      if (!info.is_object())
+        fail("{}: '{}' is not a JSON object", path, kMetadataKey);
+      continue;
+    }
+    if (!info.is_object())
+      fail("{}: tensor '{}': entry is not a JSON object", path, name);
+    for (const auto &field : info.items())
+      if (field.key() != "dtype" && field.key() != "shape" &&
+          field.key() != "data_offsets")
+        fail("{}: tensor '{}': unexpected field '{}'", path, name,
+             field.key());
+    if (!info.contains("dtype") || !info["dtype"].is_string())
+      fail("{}: tensor '{}': missing or non-string 'dtype'", path, name);
+    std::string dtype = info["dtype"].get<std::string>();
+    if (dtype != "F32")
+      fail("{}: tensor '{}' has dtype {}, only F32 is supported", path, name,
+           dtype);
+    if (!info.contains("shape") || !info["shape"].is_array())
+      fail("{}: tensor '{}': missing or non-array 'shape'", path, name);
+    Tensor tensor;
+    uint64_t numel = 1;
+    bool overflow = false;
+    for (const json &dim : info["shape"]) {
+      uint64_t n = asCount(dim, path, name, "dimension");
+      if (n > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+        overflow = true;
+      else if (n != 0 && numel > std::numeric_limits<uint64_t>::max() / 4 / n)
+        overflow = true;
+      else
+        numel *= n;
+      tensor.shape.push_back(static_cast<int64_t>(n));
+    }
+    if (overflow)
+      fail("{}: tensor '{}': shape is too large", path, name);
+    const json &offsets = info.value("data_offsets", json());
+    if (!offsets.is_array() || offsets.size() != 2)
+      fail("{}: tensor '{}': 'data_offsets' must be an array [begin, end]",
+           path, name);
+    uint64_t begin = asCount(offsets[0], path, name, "data offset");
+    uint64_t end = asCount(offsets[1], path, name, "data offset");
+    if (begin > end)
+      fail("{}: tensor '{}': data_offsets [{}, {}] has begin > end", path,
+           name, begin, end);
+    if (end > data.size())
+      fail("{}: tensor '{}': data_offsets [{}, {}] run past the end of the "
+           "data ({} bytes)",
+           path, name, begin, end, data.size());
+    if (end - begin != numel * 4)
+      fail("{}: tensor '{}': data is {} bytes, but shape needs {} x 4 bytes",
+           path, name, end - begin, numel);
+    tensor.data.resize(numel);
+    if (numel > 0)
+      std::memcpy(tensor.data.data(), data.data() + begin, numel * 4);
+    entries.push_back({name, begin, end});
+    tensors.emplace(name, std::move(tensor));
+  }
+
+  // Safetensors data regions never share bytes; gaps are tolerated.
+  std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  const Entry *previous = nullptr;
+  for (const Entry &e : entries) {
+    if (e.begin == e.end)
+      continue;
+    if (previous && e.begin < previous->end)
+      fail("{}: tensors '{}' and '{}' overlap (data_offsets [{}, {}] and "
+           "[{}, {}])",
+           path, previous->name, e.name, previous->begin, previous->end,
+           e.begin, e.end);
+    previous = &e;
+  }
+  return tensors;
+}
+
+TensorMap readSafetensors(const std::string &path) {
+  return parseSafetensors(readFile(path), path);
+}
+
+void writeSafetensors(const std::string &path, const TensorMap &tensors) {
+  json header = json::object();
+  uint64_t offset = 0;
+  for (const auto &[name, tensor] : tensors) {
+    if (name == kMetadataKey)
+      fail("{}: cannot write a tensor named '{}'", path, name);
+    for (int64_t dim : tensor.shape)
+      if (dim < 0)
+        fail("{}: tensor '{}' has a negative dimension {}", path, name, dim);
+    if (tensor.numel() != static_cast<int64_t>(tensor.data.size()))
+      fail("{}: tensor '{}' has {} values, but its shape needs {}", path, name,
+           tensor.data.size(), tensor.numel());
+    uint64_t size = tensor.data.size() * sizeof(float);
+    header[name] = {{"dtype", "F32"},
+                    {"shape", tensor.shape},
+                    {"data_offsets", {offset, offset + size}}};
+    offset += size;
+  }
+  // std::map keys: the JSON object lists the tensors sorted by name, the same
+  // order as their data.
+  std::string headerText = header.dump();
+  headerText.append((8 - headerText.size() % 8) % 8, ' ');
+
+  std::string bytes;
+  bytes.reserve(8 + headerText.size() + offset);
+  uint64_t headerSize = headerText.size();
+  char sizeBytes[8];
+  std::memcpy(sizeBytes, &headerSize, 8);
+  bytes.append(sizeBytes, 8);
+  bytes += headerText;
+  for (const auto &entry : tensors) {
+    const std::vector<float> &values = entry.second.data;
+    bytes.append(reinterpret_cast<const char *>(values.data()),
+                 values.size() * sizeof(float));
+  }
+  writeAtomically(path, bytes);
+}
+
+} // namespace proofc

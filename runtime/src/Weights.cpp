@@ -1,0 +1,214 @@
+//===- Weights.cpp - The tensors a program needs: check and initialise ----===//
+//
+// The required tensors and their shapes follow from the program's encoder op
+// list and the dataset's E and R (spec §4 table for the reference policy).
+// checkWeights reports the first tensor that is missing or misshapen, then any
+// tensor the program does not use; initWeights draws a deterministic random
+// set from SplitMix64(seed).
+//
+//===----------------------------------------------------------------------===//
+#include "proofc/runtime/Evaluation.h"
+
+#include "proofc/runtime/Error.h"
+
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <set>
+
+namespace proofc {
+
+const char *policyOpName(PolicyOpKind kind) {
+  switch (kind) {
+  case PolicyOpKind::AtomEmbed:
+    return "atom_embed";
+  case PolicyOpKind::Relu:
+    return "relu";
+  case PolicyOpKind::SumAtoms:
+    return "sum_atoms";
+  case PolicyOpKind::Linear:
+    return "linear";
+  case PolicyOpKind::LayerNorm:
+    return "layer_norm";
+  }
+  return "?";
+}
+
+namespace {
+
+enum class Init { Embedding, Xavier, Zeros, Ones };
+
+struct RequiredTensor {
+  std::string name;
+  std::vector<int64_t> shape;
+  Init init;
+};
+
+/// The tensors `program` reads, in encoder order (within an op: tables, then
+/// weight, then bias). A name used by two ops appears once and must have the
+/// same shape both times (weight tying).
+class Requirements {
+public:
+  Requirements(const ProgramSpec &program, const Dataset &dataset)
+      : program_(program) {
+    const ShapeParams &shape = program.shape;
+    int64_t width = 0; // feature width produced by the ops so far
+    for (size_t i = 0; i < program.policy.encoder.size(); ++i) {
+      const PolicyOp &op = program.policy.encoder[i];
+      switch (op.kind) {
+      case PolicyOpKind::AtomEmbed: {
+        if (op.in <= 0 || op.in % 3 != 0 || op.out <= 0)
+          opError(i, op, "in = {} must be 3 x the embedding width and out = {} "
+                         "positive",
+                  op.in, op.out);
+        int64_t e = op.in / 3;
+        add(i, op, op.predTable, {dataset.numRelations() + 2, e},
+            Init::Embedding);
+        add(i, op, op.constTable, {dataset.numEntities(), e}, Init::Embedding);
+        add(i, op, op.varTable, {2 * int64_t{shape.A}, e}, Init::Embedding);
+        add(i, op, op.weight, {op.out, op.in}, Init::Xavier);
+        add(i, op, op.bias, {op.out}, Init::Zeros);
+        width = op.out;
+        break;
+      }
+      case PolicyOpKind::Relu:
+      case PolicyOpKind::SumAtoms:
+        if (width == 0)
+          opError(i, op, "comes before any atom_embed");
+        break;
+      case PolicyOpKind::Linear:
+        if (op.in <= 0 || op.out <= 0)
+          opError(i, op, "in = {} and out = {} must be positive", op.in,
+                  op.out);
+        checkWidth(i, op, op.in, width);
+        add(i, op, op.weight, {op.out, op.in}, Init::Xavier);
+        add(i, op, op.bias, {op.out}, Init::Zeros);
+        width = op.out;
+        break;
+      case PolicyOpKind::LayerNorm: {
+        if (op.in > 0 && op.out > 0 && op.in != op.out)
+          opError(i, op, "in = {} and out = {} differ", op.in, op.out);
+        int64_t w = op.out > 0 ? op.out : op.in;
+        if (w <= 0)
+          opError(i, op, "has no width (in = out = 0)");
+        checkWidth(i, op, w, width);
+        add(i, op, op.weight, {w}, Init::Ones);
+        add(i, op, op.bias, {w}, Init::Zeros);
+        break;
+      }
+      }
+    }
+  }
+
+  const std::vector<RequiredTensor> &tensors() const { return tensors_; }
+  bool uses(const std::string &name) const { return names_.count(name) != 0; }
+
+private:
+  template <typename... Args>
+  [[noreturn]] void opError(size_t index, const PolicyOp &op,
+                            fmt::format_string<Args...> format,
+                            Args &&...args) const {
+    fail("program '{}': encoder op {} ({}): {}", program_.name, index,
+         policyOpName(op.kind),
+         fmt::format(format, std::forward<Args>(args)...));
+  }
+
+  void checkWidth(size_t index, const PolicyOp &op, int64_t in,
+                  int64_t width) const {
+    if (width == 0)
+      opError(index, op, "comes before any atom_embed");
+    if (in != width)
+      opError(index, op, "expects width {}, but the previous ops yield {}", in,
+              width);
+  }
+
+  void add(size_t index, const PolicyOp &op, const std::string &name,
+           std::vector<int64_t> shape, Init init) {
+    if (name.empty())
+      opError(index, op, "has an empty tensor name");
+    if (!names_.insert(name).second) {
+      for (const RequiredTensor &t : tensors_)
+        if (t.name == name && t.shape != shape)
+          opError(index, op, "tensor '{}' is shared with shape [{}] and [{}]",
+                  name, fmt::join(t.shape, ", "), fmt::join(shape, ", "));
+      return;
+    }
+    tensors_.push_back({name, std::move(shape), init});
+  }
+
+  const ProgramSpec &program_;
+  std::vector<RequiredTensor> tensors_;
+  std::set<std::string> names_;
+};
+
+/// Uniform in [0, 1) from the top 53 bits.
+double uniform01(SplitMix64 &rng) {
+  return static_cast<double>(rng.next() >> 11) * 0x1.0p-53;
+}
+
+/// Standard normal by Box-Muller, the cosine branch only: every value draws
+/// two uniforms (u1 for the radius, then u2 for the angle).
+double standardNormal(SplitMix64 &rng) {
+  double u1 = uniform01(rng), u2 = uniform01(rng);
+  double radius = std::sqrt(-2.0 * std::log(1.0 - u1)); // 1 - u1 in (0, 1]
+  return radius * std::cos(2.0 * M_PI * u2);
+}
+
+} // namespace
+
+void checkWeights(const ProgramSpec &program, const Dataset &dataset,
+                  const TensorMap &weights, const std::string &path) {
+  Requirements required(program, dataset);
+  for (const RequiredTensor &need : required.tensors()) {
+    auto it = weights.find(need.name);
+    if (it == weights.end())
+      fail("{}: missing tensor '{}' (shape [{}])", path, need.name,
+           fmt::join(need.shape, ", "));
+    if (it->second.shape != need.shape)
+      fail("{}: tensor '{}' has shape [{}], expected [{}]", path, need.name,
+           fmt::join(it->second.shape, ", "), fmt::join(need.shape, ", "));
+  }
+  for (const auto &entry : weights)
+    if (!required.uses(entry.first))
+      fail("{}: unexpected tensor '{}': program '{}' does not use it (weights "
+           "for another program?)",
+           path, entry.first, program.name);
+}
+
+TensorMap initWeights(const ProgramSpec &program, const Dataset &dataset,
+                      uint64_t seed) {
+  // Draw order: the required tensors in encoder order, each row-major.
+  // Embedding tables: N(0, 1) * 0.5. Matrices [out, in]: Xavier-uniform,
+  // (2u - 1) * sqrt(6 / (in + out)). Biases 0, LayerNorm weights 1; the
+  // constant tensors draw nothing.
+  Requirements required(program, dataset);
+  SplitMix64 rng(seed);
+  TensorMap weights;
+  for (const RequiredTensor &need : required.tensors()) {
+    Tensor t;
+    t.shape = need.shape;
+    t.data.resize(static_cast<size_t>(t.numel()));
+    switch (need.init) {
+    case Init::Embedding:
+      for (float &v : t.data)
+        v = static_cast<float>(0.5 * standardNormal(rng));
+      break;
+    case Init::Xavier: {
+      double bound = std::sqrt(6.0 / static_cast<double>(need.shape[0] +
+                                                         need.shape[1]));
+      for (float &v : t.data)
+        v = static_cast<float>((2.0 * uniform01(rng) - 1.0) * bound);
+      break;
+    }
+    case Init::Zeros:
+      break;
+    case Init::Ones:
+      std::fill(t.data.begin(), t.data.end(), 1.0f);
+      break;
+    }
+    weights.emplace(need.name, std::move(t));
+  }
+  return weights;
+}
+
+} // namespace proofc

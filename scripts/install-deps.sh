@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what proofc needs on Debian bookworm (MLIR/LLVM 22 from
+# bookworm-security, header-only libraries, GoogleTest, ninja). Idempotent:
+# does nothing when everything is already there.
+set -euo pipefail
+
+packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libfmt-dev
+          nlohmann-json3-dev libcli11-dev libxxhash-dev libgtest-dev
+          cmake ninja-build g++ python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null

@@ -1,0 +1,117 @@
+//===- TestUtil.h - Shared helpers for the runtime unit tests ---*- C++ -*-===//
+//
+// sharedDir() (the read-only shared/ folder with data/ and weights/),
+// v10Program() (the reference policy of spec §4 with the V10 shapes) and
+// TempDir (a scratch directory removed with everything in it at scope exit).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_TEST_UNIT_TESTUTIL_H
+#define PROOFC_TEST_UNIT_TESTUTIL_H
+
+#include "proofc/runtime/Program.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+namespace proofc::test {
+
+/// $PROOFC_SHARED_DIR when set, else the path CMake compiled in.
+inline std::string sharedDir() {
+  if (const char *env = std::getenv("PROOFC_SHARED_DIR"); env && *env)
+    return env;
+  return PROOFC_SHARED_DIR;
+}
+
+inline std::string dataDir(const std::string &dataset) {
+  return sharedDir() + "/data/" + dataset;
+}
+
+inline std::string weightsFile(const std::string &dataset) {
+  return sharedDir() + "/weights/" + dataset + ".safetensors";
+}
+
+/// The reference `mlp-dot` policy (spec §4) with A=6, S=120, D=20, B=256,
+/// d=64, L=2 and the tensor names of the shared weight files.
+inline ProgramSpec v10Program() {
+  ProgramSpec program;
+  program.name = "v10";
+  program.shape = ShapeParams{}; // A=6, S=120, D=20, B=256, d=64, L=2
+  const int32_t d = program.shape.d;
+  auto &enc = program.policy.encoder;
+
+  PolicyOp atom{PolicyOpKind::AtomEmbed};
+  atom.predTable = "pred_emb";
+  atom.constTable = "const_emb";
+  atom.varTable = "var_emb";
+  atom.weight = "atom.weight";
+  atom.bias = "atom.bias";
+  atom.in = 3 * d;
+  atom.out = d;
+  enc.push_back(atom);
+  enc.push_back(PolicyOp{PolicyOpKind::Relu});
+  enc.push_back(PolicyOp{PolicyOpKind::SumAtoms});
+  for (int l = 0; l < program.shape.L; ++l) {
+    std::string prefix = "mlp." + std::to_string(l);
+    PolicyOp linear{PolicyOpKind::Linear};
+    linear.weight = prefix + ".weight";
+    linear.bias = prefix + ".bias";
+    linear.in = d;
+    linear.out = d;
+    enc.push_back(linear);
+    PolicyOp norm{PolicyOpKind::LayerNorm};
+    norm.weight = prefix + ".ln.weight";
+    norm.bias = prefix + ".ln.bias";
+    norm.in = d;
+    norm.out = d;
+    norm.eps = 1e-5f;
+    enc.push_back(norm);
+    enc.push_back(PolicyOp{PolicyOpKind::Relu});
+  }
+  program.policy.scoreScale = 0.125f; // 1 / sqrt(64)
+  return program;
+}
+
+/// A fresh directory under $TMPDIR (or /tmp), removed recursively on
+/// destruction.
+class TempDir {
+public:
+  TempDir() {
+    const char *tmp = std::getenv("TMPDIR");
+    std::string pattern =
+        std::string(tmp && *tmp ? tmp : "/tmp") + "/proofc-test-XXXXXX";
+    if (!::mkdtemp(pattern.data()))
+      throw std::runtime_error("mkdtemp failed for " + pattern);
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir &) = delete;
+  TempDir &operator=(const TempDir &) = delete;
+
+  const std::string &path() const { return path_; }
+  std::string file(const std::string &name) const { return path_ + "/" + name; }
+
+  /// Writes `bytes` to path()/name (binary, exactly) and returns the path.
+  std::string write(const std::string &name, std::string_view bytes) const {
+    std::string p = file(name);
+    std::ofstream out(p, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out)
+      throw std::runtime_error("cannot write " + p);
+    return p;
+  }
+
+private:
+  std::string path_;
+};
+
+} // namespace proofc::test
+
+#endif // PROOFC_TEST_UNIT_TESTUTIL_H
