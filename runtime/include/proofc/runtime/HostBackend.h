@@ -1,0 +1,39 @@
+//===- HostBackend.h - The CPU reference backend ----------------*- C++ -*-===//
+//
+// Runs spec §5 for every candidate with the slot structure the GPU backend
+// uses: B slots (ProgramSpec.shape.B), each holding one candidate's state;
+// a step derives, encodes, scores and selects for every live slot, applies
+// the transition and the terminal check, writes the Outcome of finished slots
+// and refills them from a shared pool. The B slots are partitioned among
+// worker threads that draw from one atomic pool counter. A candidate's
+// outcome depends on nothing but the candidate (spec: never on its slot,
+// batch, pool order or thread).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_RUNTIME_HOSTBACKEND_H
+#define PROOFC_RUNTIME_HOSTBACKEND_H
+
+#include "proofc/runtime/Evaluation.h"
+
+namespace proofc {
+
+struct HostBackendOptions {
+  int threads = 0; ///< 0: std::thread::hardware_concurrency()
+};
+
+class HostBackend : public Backend {
+public:
+  explicit HostBackend(HostBackendOptions options = {}) : options_(options) {}
+  std::string name() const override { return "host"; }
+  /// BackendTimings::steps is the largest number of steps any worker thread
+  /// ran over its share of the slots.
+  std::vector<Outcome> run(const EvalInputs &inputs,
+                           BackendTimings &timings) override;
+
+private:
+  HostBackendOptions options_;
+};
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_HOSTBACKEND_H

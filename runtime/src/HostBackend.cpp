@@ -1,0 +1,216 @@
+//===- HostBackend.cpp - The CPU reference backend ------------------------===//
+//
+// Each worker thread owns a contiguous share of the B slots and all scratch
+// for them (one DerivedSet, child encodings, logits), allocated before the
+// loop, so a step allocates nothing. enc(G) of a slot is carried over from
+// the step that chose G (it was one of the child encodings); it is computed
+// afresh only for a start state or after a step with a single derived state,
+// where no encoding was needed to choose (spec §4: k = 1 gives action 0 and
+// log-probability 0).
+//
+//===----------------------------------------------------------------------===//
+#include "proofc/runtime/HostBackend.h"
+
+#include "proofc/runtime/Engine.h"
+#include "proofc/runtime/Error.h"
+#include "proofc/runtime/HostPolicy.h"
+#include "proofc/runtime/KnowledgeBase.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace proofc {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Read-only state shared by the workers.
+struct Shared {
+  const KnowledgeBase &kb;
+  const HostPolicy &policy;
+  const ShapeParams &shape;
+  const std::vector<Candidate> &candidates;
+  std::vector<Outcome> &outcomes;
+  std::atomic<int64_t> nextCandidate{0};
+  std::atomic<bool> abort{false};
+};
+
+/// One thread's slots and scratch.
+class Worker {
+public:
+  Worker(Shared &shared, int32_t numSlots)
+      : sh_(shared), A_(shared.shape.A), W_(shared.policy.width()),
+        derived_(shared.kb, shared.shape), slotCand_(numSlots, -1),
+        slotDepth_(numSlots, 0), slotLogp_(numSlots, 0.0),
+        slotEncValid_(numSlots, 0), slotGoals_(size_t(numSlots) * A_),
+        slotEnc_(size_t(numSlots) * W_), childEnc_(size_t(shared.shape.S) * W_),
+        logits_(shared.shape.S), scratch_(shared.policy.scratchSize()) {}
+
+  /// Runs until every slot is empty and the pool is exhausted; returns the
+  /// number of steps.
+  int64_t run() {
+    const int32_t n = static_cast<int32_t>(slotCand_.size());
+    int32_t live = 0;
+    for (int32_t s = 0; s < n; ++s)
+      live += refill(s);
+    int64_t steps = 0;
+    while (live > 0 && !sh_.abort.load(std::memory_order_relaxed)) {
+      for (int32_t s = 0; s < n; ++s) {
+        if (slotCand_[s] < 0 || step(s))
+          continue;
+        if (!refill(s))
+          --live; // finished and the pool is empty
+      }
+      ++steps;
+    }
+    return steps;
+  }
+
+private:
+  /// Loads the next pool candidate into slot s; false when the pool is
+  /// exhausted (the slot stays empty).
+  bool refill(int32_t s) {
+    const int64_t c = sh_.nextCandidate.fetch_add(1);
+    if (c >= static_cast<int64_t>(sh_.candidates.size())) {
+      slotCand_[s] = -1;
+      return false;
+    }
+    slotCand_[s] = c;
+    slotDepth_[s] = 0;
+    slotLogp_[s] = 0.0;
+    slotEncValid_[s] = 0;
+    initialState(sh_.candidates[c].triple, A_, goals(s));
+    return true;
+  }
+
+  Atom *goals(int32_t s) { return slotGoals_.data() + size_t(s) * A_; }
+  float *enc(int32_t s) { return slotEnc_.data() + size_t(s) * W_; }
+
+  /// One §5 iteration for slot s; returns false when the candidate finished
+  /// (its Outcome is written).
+  bool step(int32_t s) {
+    const Candidate &cand = sh_.candidates[slotCand_[s]];
+    derive(sh_.kb, goals(s), cand.triple, sh_.shape, derived_);
+    const int32_t k = derived_.count;
+    int32_t action = 0;
+    if (k > 1) {
+      if (!slotEncValid_[s])
+        sh_.policy.encode(goals(s), A_, enc(s), scratch_.data());
+      sh_.policy.encodeBatch(derived_.state(0), k, A_, childEnc_.data(),
+                             scratch_.data());
+      sh_.policy.logits(enc(s), childEnc_.data(), k, logits_.data());
+      const Action a = selectAction(logits_.data(), k);
+      action = a.index;
+      slotLogp_[s] += a.logp;
+      std::copy_n(childEnc_.data() + size_t(action) * W_, W_, enc(s));
+      slotEncValid_[s] = 1;
+    } else {
+      slotEncValid_[s] = 0;
+    }
+    std::copy_n(derived_.state(action), A_, goals(s));
+    const int32_t depth = ++slotDepth_[s];
+    ProofStatus status;
+    if (derived_.isTrue())
+      status = ProofStatus::Proved;
+    else if (derived_.isFalse())
+      status = ProofStatus::Failed;
+    else if (depth == sh_.shape.D)
+      status = ProofStatus::Truncated;
+    else
+      return true;
+    Outcome &o = sh_.outcomes[slotCand_[s]];
+    o.status = status;
+    o.depth = depth;
+    o.logp = static_cast<float>(slotLogp_[s]);
+    return false;
+  }
+
+  Shared &sh_;
+  const int32_t A_, W_;
+  DerivedSet derived_;
+  std::vector<int64_t> slotCand_;
+  std::vector<int32_t> slotDepth_;
+  std::vector<double> slotLogp_;
+  std::vector<uint8_t> slotEncValid_;
+  std::vector<Atom> slotGoals_; ///< [slots][A]
+  std::vector<float> slotEnc_;  ///< [slots][W]
+  std::vector<float> childEnc_; ///< [S][W]
+  std::vector<float> logits_;   ///< [S]
+  std::vector<float> scratch_;
+};
+
+} // namespace
+
+std::vector<Outcome> HostBackend::run(const EvalInputs &inputs,
+                                      BackendTimings &timings) {
+  const auto setupStart = Clock::now();
+  const ShapeParams &shape = inputs.program.shape;
+  if (shape.A < 1 || shape.S < 1 || shape.D < 1 || shape.B < 1)
+    fail("host backend: shape A = {}, S = {}, D = {}, B = {} must all be at "
+         "least 1",
+         shape.A, shape.S, shape.D, shape.B);
+  const KnowledgeBase kb =
+      buildKnowledgeBase(inputs.dataset, inputs.factsIncludeValid);
+  const HostPolicy policy(inputs.program, inputs.weights,
+                          inputs.dataset.numEntities(),
+                          inputs.dataset.numRelations());
+  const std::vector<Candidate> &candidates = inputs.candidates.candidates;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const Triple &t = candidates[i].triple;
+    if (t.r < 0 || t.r >= kb.numRelations || t.h < 0 || t.h >= kb.numEntities ||
+        t.t < 0 || t.t >= kb.numEntities)
+      fail("host backend: candidate {} ({}, {}, {}) has an id out of range", i,
+           t.h, t.r, t.t);
+  }
+  std::vector<Outcome> outcomes(candidates.size());
+  Shared shared{kb, policy, shape, candidates, outcomes};
+
+  int threads = options_.threads > 0
+                    ? options_.threads
+                    : static_cast<int>(std::thread::hardware_concurrency());
+  threads = std::max(1, std::min(threads, shape.B));
+  std::vector<Worker> workers;
+  workers.reserve(threads);
+  for (int t = 0; t < threads; ++t) {
+    const int32_t begin = int32_t(int64_t(shape.B) * t / threads);
+    const int32_t end = int32_t(int64_t(shape.B) * (t + 1) / threads);
+    workers.emplace_back(shared, end - begin);
+  }
+  timings.setupSeconds = secondsSince(setupStart);
+
+  const auto runStart = Clock::now();
+  std::vector<int64_t> steps(threads, 0);
+  std::exception_ptr error;
+  std::mutex errorMutex;
+  auto body = [&](int t) {
+    try {
+      steps[t] = workers[t].run();
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(errorMutex);
+      if (!error)
+        error = std::current_exception();
+      shared.abort = true;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t)
+    pool.emplace_back(body, t);
+  body(0);
+  for (std::thread &th : pool)
+    th.join();
+  if (error)
+    std::rethrow_exception(error);
+  timings.runSeconds = secondsSince(runStart);
+  timings.steps = *std::max_element(steps.begin(), steps.end());
+  return outcomes;
+}
+
+} // namespace proofc
