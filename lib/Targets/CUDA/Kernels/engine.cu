@@ -1,0 +1,349 @@
+//===- engine.cu - Spec §3 derive(G, c) for every active slot -------------===//
+//
+// One block per slot. The successors of the slot's state G = [g1, rest] are a
+// virtual list of "items" in the spec's order: the facts that can match g1
+// (ascending (s', o') straight from the knowledge base's CSR indices), then
+// the rules whose head predicate is g1's, in file order. Items are processed
+// in chunks of PROOFC_ENGINE_THREADS, one thread per item: the thread builds
+// and canonicalizes its yield, the block drops yields already seen (a kept
+// state, or an earlier item of the chunk) and an exclusive scan appends the
+// survivors in order, until S states are kept (§3 steps 4 and 6).
+//
+// Two exact shortcuts (the host engine takes the same ones): a yield is empty
+// only for a fact step of a one-goal state, so the first such success makes
+// the result [TRUE] (§3 steps 3, 5) and no other yield can be TRUE; and when
+// no variable of g1 occurs in the rest, every fact step yields the same state,
+// so the fact items stop after the first success.
+//
+// Plain CUDA C++ with no includes, compiled by NVRTC with -DPROOFC_A=.. and
+// -DPROOFC_S=..; the unit tests also compile it as C++ through a CPU shim, so
+// control flow around __syncthreads() is block-uniform and no warp intrinsics
+// are used. Layouts and the signature: docs/gpu-kernels.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PROOFC_A
+#error "engine.cu: compile with -DPROOFC_A=<max atoms per state>"
+#endif
+#ifndef PROOFC_S
+#error "engine.cu: compile with -DPROOFC_S=<max derived states>"
+#endif
+#ifndef PROOFC_ENGINE_THREADS
+#define PROOFC_ENGINE_THREADS 128
+#endif
+
+namespace proofc_engine_impl {
+
+constexpr int A = PROOFC_A;
+constexpr int S = PROOFC_S;
+constexpr int T = PROOFC_ENGINE_THREADS;
+constexpr int W = 3 * A;             // ints per state
+constexpr int kPadPred = -1;
+constexpr int kUnbound = -2147483647 - 1;
+// G has at most 2A variables; a usable rule (body length k <= A, else its
+// yield has more than A atoms) has at most 2(k + 1) <= 2A + 2.
+constexpr int kMaxVars = 4 * A + 2;
+
+static_assert(T >= 2 && T <= 1024 && (T & (T - 1)) == 0,
+              "PROOFC_ENGINE_THREADS must be a power of two in [2, 1024]");
+static_assert((S + T) * (W + 1) * 4 + 4 * T * 4 + 256 <= 48 * 1024,
+              "engine.cu: S and A too large for 48 KiB of static shared memory");
+
+/// Per-slot setup, computed by thread 0.
+struct SlotPlan {
+  int n;          // goals of G
+  int nVars;      // distinct variables of G (canonical: -1 .. -nVars)
+  int p, s, o;    // g1
+  int ownP, ownS, ownO; // the candidate's own fact (r, h, t)
+  int factBegin, numFacts, factIndirect; // facts[..] or facts[poFacts[..]]
+  int ruleBegin, numRules;
+  int factsYieldOne; // every fact step yields the same state
+};
+
+__device__ __forceinline__ int walk(int t, const int *bind) {
+  while (t < 0 && bind[-t - 1] != kUnbound) t = bind[-t - 1];
+  return t;
+}
+
+__device__ __forceinline__ bool unify(int x, int y, int *bind) {
+  x = walk(x, bind);
+  y = walk(y, bind);
+  if (x == y) return true;
+  if (x < 0) {
+    bind[-x - 1] = y;
+    return true;
+  }
+  if (y < 0) {
+    bind[-y - 1] = x;
+    return true;
+  }
+  return false;
+}
+
+/// Renames the variables of out[0 .. 3m) by first occurrence and pads to A.
+__device__ __forceinline__ void canonicalize(int *out, int m) {
+  int map[kMaxVars];
+  for (int v = 0; v < kMaxVars; ++v) map[v] = 0;
+  int next = 0;
+  for (int i = 0; i < m; ++i)
+    for (int k = 1; k <= 2; ++k) {
+      int t = out[3 * i + k];
+      if (t < 0) {
+        if (map[-t - 1] == 0) map[-t - 1] = ++next;
+        out[3 * i + k] = -map[-t - 1];
+      }
+    }
+  for (int i = m; i < A; ++i) {
+    out[3 * i] = kPadPred;
+    out[3 * i + 1] = 0;
+    out[3 * i + 2] = 0;
+  }
+}
+
+__device__ __forceinline__ unsigned hashState(const int *st) {
+  unsigned h = 2166136261u;
+  for (int i = 0; i < W; ++i) h = (h ^ static_cast<unsigned>(st[i])) * 16777619u;
+  return h;
+}
+
+__device__ __forceinline__ bool sameState(const int *x, const int *y) {
+  for (int i = 0; i < W; ++i)
+    if (x[i] != y[i]) return false;
+  return true;
+}
+
+/// Fact item i: θ(rest) into out. Returns false when the fact does not match
+/// or is the candidate's own triple.
+__device__ __forceinline__ bool factYield(const SlotPlan &pl, const int *g,
+                                          int i, const int *facts,
+                                          const int *poFacts, int *out) {
+  const int f = pl.factIndirect ? poFacts[pl.factBegin + i] : pl.factBegin + i;
+  const int fp = facts[3 * f], fs = facts[3 * f + 1], fo = facts[3 * f + 2];
+  if (fp == pl.ownP && fs == pl.ownS && fo == pl.ownO) return false;
+  int bind[kMaxVars];
+  for (int v = 0; v < pl.nVars; ++v) bind[v] = kUnbound;
+  if (!unify(pl.s, fs, bind) || !unify(pl.o, fo, bind)) return false;
+  const int m = pl.n - 1;
+  for (int j = 0; j < m; ++j) {
+    out[3 * j] = g[3 * (j + 1)];
+    out[3 * j + 1] = walk(g[3 * (j + 1) + 1], bind);
+    out[3 * j + 2] = walk(g[3 * (j + 1) + 2], bind);
+  }
+  canonicalize(out, m);
+  return true;
+}
+
+/// Rule item k: θ(body ++ rest) into out, the rule's variables renamed apart
+/// (rule variable -j becomes -(nVars + j)). False when the head does not
+/// unify or the result has more than A atoms.
+__device__ __forceinline__ bool ruleYield(const SlotPlan &pl, const int *g,
+                                          int k, const int *ruleHeads,
+                                          const int *ruleBodyOffsets,
+                                          const int *ruleBody,
+                                          const int *ruleNumVars,
+                                          const int *ruleIdsByPred, int *out) {
+  const int r = ruleIdsByPred[pl.ruleBegin + k];
+  const int b0 = ruleBodyOffsets[r], len = ruleBodyOffsets[r + 1] - b0;
+  const int m = len + pl.n - 1;
+  if (m > A) return false;
+  const int nv = pl.nVars + ruleNumVars[r];
+  if (nv > kMaxVars) __trap(); // impossible for a usable rule (see kMaxVars)
+  int bind[kMaxVars];
+  for (int v = 0; v < nv; ++v) bind[v] = kUnbound;
+  const int shift = pl.nVars;
+  auto ren = [shift](int t) { return t < 0 ? t - shift : t; };
+  if (!unify(ren(ruleHeads[3 * r + 1]), pl.s, bind) ||
+      !unify(ren(ruleHeads[3 * r + 2]), pl.o, bind))
+    return false;
+  for (int j = 0; j < len; ++j) {
+    const int *atom = ruleBody + 3 * (b0 + j);
+    out[3 * j] = atom[0];
+    out[3 * j + 1] = walk(ren(atom[1]), bind);
+    out[3 * j + 2] = walk(ren(atom[2]), bind);
+  }
+  for (int j = 1; j < pl.n; ++j) {
+    out[3 * (len + j - 1)] = g[3 * j];
+    out[3 * (len + j - 1) + 1] = walk(g[3 * j + 1], bind);
+    out[3 * (len + j - 1) + 2] = walk(g[3 * j + 2], bind);
+  }
+  canonicalize(out, m);
+  return true;
+}
+
+/// Thread 0: the item ranges of the slot (see SlotPlan).
+__device__ void planSlot(SlotPlan &pl, const int *g, const int *cand,
+                         const int *facts, const int *psOffsets,
+                         const int *poOffsets, const int *predOffsets,
+                         const int *rulePredOffsets, int E, int R) {
+  pl.n = 0;
+  while (pl.n < A && g[3 * pl.n] != kPadPred) ++pl.n;
+  pl.nVars = 0;
+  for (int i = 0; i < pl.n; ++i)
+    for (int k = 1; k <= 2; ++k)
+      if (-g[3 * i + k] > pl.nVars) pl.nVars = -g[3 * i + k];
+  pl.p = g[0];
+  pl.s = g[1];
+  pl.o = g[2];
+  pl.ownP = cand[1];
+  pl.ownS = cand[0];
+  pl.ownO = cand[2];
+  pl.factBegin = pl.numFacts = pl.factIndirect = 0;
+  pl.ruleBegin = pl.numRules = 0;
+  pl.factsYieldOne = 1;
+  // derive() is never called on TRUE/FALSE (or an empty state): such a slot
+  // gets no items and so the result [FALSE].
+  if (pl.n == 0 || pl.p < 0 || pl.p >= R) return;
+  const int p = pl.p, s = pl.s, o = pl.o;
+  if (s >= 0) {
+    const int lo = psOffsets[p * E + s], hi = psOffsets[p * E + s + 1];
+    if (o >= 0) { // at most one fact: binary search o in the (p, s) range
+      int a = lo, b = hi;
+      while (a < b) {
+        const int mid = (a + b) >> 1;
+        if (facts[3 * mid + 2] < o) a = mid + 1;
+        else b = mid;
+      }
+      pl.factBegin = a;
+      pl.numFacts = (a < hi && facts[3 * a + 2] == o) ? 1 : 0;
+    } else {
+      pl.factBegin = lo;
+      pl.numFacts = hi - lo;
+    }
+  } else if (o >= 0) {
+    pl.factBegin = poOffsets[p * E + o];
+    pl.numFacts = poOffsets[p * E + o + 1] - pl.factBegin;
+    pl.factIndirect = 1;
+  } else {
+    pl.factBegin = predOffsets[p];
+    pl.numFacts = predOffsets[p + 1] - pl.factBegin;
+  }
+  pl.ruleBegin = rulePredOffsets[p];
+  pl.numRules = rulePredOffsets[p + 1] - pl.ruleBegin;
+  for (int i = 1; i < pl.n; ++i)
+    for (int k = 1; k <= 2; ++k) {
+      const int t = g[3 * i + k];
+      if (t < 0 && (t == s || t == o)) pl.factsYieldOne = 0;
+    }
+}
+
+} // namespace proofc_engine_impl
+
+extern "C" __global__ void proofc_engine(
+    const int *guard, const int *state, const int *slotCand, const int *pool,
+    const int *facts, const int *psOffsets, const int *poFacts,
+    const int *poOffsets, const int *predOffsets, const int *ruleHeads,
+    const int *ruleBodyOffsets, const int *ruleBody, const int *ruleNumVars,
+    const int *rulePredOffsets, const int *ruleIdsByPred, int E, int R,
+    int *derived, int *count) {
+  using namespace proofc_engine_impl;
+  if (*guard == 0) return;
+  const int b = blockIdx.x, tid = threadIdx.x;
+  const int cand = slotCand[b];
+  if (cand < 0) {
+    if (tid == 0) count[b] = 0;
+    return;
+  }
+
+  __shared__ SlotPlan pl;
+  __shared__ int sG[W];
+  __shared__ int sKept[S * W];
+  __shared__ unsigned sKeptHash[S];
+  __shared__ int sChunk[T * W];
+  __shared__ unsigned sHash[T];
+  __shared__ int sValid[T], sScan[T];
+  __shared__ int sKeptCount, sNext, sDone, sTrue, sFactHit;
+
+  for (int i = tid; i < W; i += T) sG[i] = state[b * W + i];
+  __syncthreads();
+  if (tid == 0) {
+    planSlot(pl, sG, pool + 3 * cand, facts, psOffsets, poOffsets, predOffsets,
+             rulePredOffsets, E, R);
+    sKeptCount = 0;
+    sNext = 0;
+    sTrue = 0;
+    sFactHit = 0;
+    sDone = pl.numFacts + pl.numRules == 0;
+  }
+  __syncthreads();
+
+  while (!sDone) {
+    const int base = sNext;
+    const int i = base + tid;
+    int *mine = sChunk + tid * W;
+    int valid = 0;
+    if (i < pl.numFacts) {
+      if (factYield(pl, sG, i, facts, poFacts, mine)) {
+        sFactHit = 1; // every writer stores 1
+        valid = pl.n > 1; // a one-goal fact step is TRUE, never kept
+      }
+    } else if (i < pl.numFacts + pl.numRules) {
+      valid = ruleYield(pl, sG, i - pl.numFacts, ruleHeads, ruleBodyOffsets,
+                        ruleBody, ruleNumVars, ruleIdsByPred, mine);
+    }
+    const unsigned h = valid ? hashState(mine) : 0u;
+    sHash[tid] = h;
+    sValid[tid] = valid;
+    __syncthreads();
+
+    // Drop a yield seen before: in the kept states or earlier in the chunk.
+    int keep = valid;
+    const int kept = sKeptCount;
+    for (int j = 0; keep && j < tid; ++j)
+      if (sValid[j] && sHash[j] == h && sameState(sChunk + j * W, mine))
+        keep = 0;
+    for (int k = 0; keep && k < kept; ++k)
+      if (sKeptHash[k] == h && sameState(sKept + k * W, mine)) keep = 0;
+
+    // Inclusive scan of keep (Hillis-Steele; no warp intrinsics, see top).
+    sScan[tid] = keep;
+    __syncthreads();
+    for (int off = 1; off < T; off <<= 1) {
+      const int add = tid >= off ? sScan[tid - off] : 0;
+      __syncthreads();
+      sScan[tid] += add;
+      __syncthreads();
+    }
+    const int pos = kept + sScan[tid] - keep;
+    if (keep && pos < S) {
+      for (int w = 0; w < W; ++w) sKept[pos * W + w] = mine[w];
+      sKeptHash[pos] = h;
+    }
+    __syncthreads();
+
+    if (tid == 0) {
+      int total = kept + sScan[T - 1];
+      sKeptCount = total < S ? total : S;
+      int next = base + T;
+      if (sFactHit && pl.n == 1) {
+        sTrue = 1;
+        sDone = 1;
+      } else {
+        // After one fact success every other fact step repeats it.
+        if (sFactHit && pl.factsYieldOne && next < pl.numFacts)
+          next = pl.numFacts;
+        sNext = next;
+        sDone = sKeptCount == S || next >= pl.numFacts + pl.numRules;
+      }
+    }
+    __syncthreads();
+  }
+
+  int *out = derived + static_cast<long long>(b) * S * W;
+  if (sTrue || sKeptCount == 0) {
+    if (tid == 0) {
+      out[0] = sTrue ? R : R + 1;
+      out[1] = 0;
+      out[2] = 0;
+      for (int a = 1; a < A; ++a) {
+        out[3 * a] = kPadPred;
+        out[3 * a + 1] = 0;
+        out[3 * a + 2] = 0;
+      }
+      count[b] = 1;
+    }
+    return;
+  }
+  const int n = sKeptCount * W;
+  for (int k = tid; k < n; k += T) out[k] = sKept[k];
+  if (tid == 0) count[b] = sKeptCount;
+}

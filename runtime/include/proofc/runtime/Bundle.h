@@ -1,0 +1,136 @@
+//===- Bundle.h - The compiled program the runtime executes -----*- C++ -*-===//
+//
+// The one artefact shared by compiler and runtime (IREE's executable-def
+// idea): `proofc compile` writes it, the runtime verifies it before use.
+// A bundle is self-contained: the program spec (host backend), the kernel
+// modules (PTX from MLIR, CUDA C++ templates for NVRTC), and the GPU plan —
+// buffers, bindings, weight-folding prologue, kernels and their launch order
+// with the engine cond and the proof loop. Sizes are symbolic over the
+// run-time symbols (B, S, A, D, d, E, R, NF, N, ...) so one bundle runs on
+// any dataset. On disk it is JSON (schema "proofc-bundle", versioned).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_RUNTIME_BUNDLE_H
+#define PROOFC_RUNTIME_BUNDLE_H
+
+#include "proofc/runtime/Program.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace proofc {
+
+inline constexpr int kBundleFormatVersion = 1;
+
+/// A symbolic extent: the product of its factors, each a decimal literal or a
+/// run-time symbol name (bundleSymbols(); docs/bundle.md lists them).
+struct Extent {
+  std::vector<std::string> factors;
+};
+
+/// The run-time symbols a bundle may name: from the program "B", "S", "A",
+/// "A2" (2A), "D", "d", "L"; from the data "E", "R", "R1" (R+1), "R2" (R+2),
+/// "RE1" (R*E+1), "NF" (facts), "NR" (rules), "NR1" (NR+1), "NRB" (rule body
+/// atoms), "N" (candidates).
+const std::vector<std::string> &bundleSymbols();
+
+enum class DType { I32, F32, U32 };
+
+/// A device buffer, allocated once at a fixed address before the loop.
+struct BufferDecl {
+  std::string name;
+  DType dtype = DType::I32;
+  Extent elements;
+  /// Where its initial contents come from: "" (zero-filled once), a binding
+  /// the runtime knows (bundleBindings(): "kb.facts", "pool.triples", ...),
+  /// or a weight or a folded table produced by the prologue
+  /// ("weights:<name>"). "out.status" / "out.depth" / "out.logp" are
+  /// zero-filled and read back after the loop as the candidates' outcomes.
+  std::string init;
+};
+
+/// Host-side weight preparation done once when the weights load; `dst` names
+/// a new tensor that buffers bind as "weights:<dst>" (it may not shadow a
+/// weight of the file or an earlier dst).
+/// "fold_columns": dst[r, :] = bias + table[r, :] · weight[:, colBegin:
+///   colBegin+cols]^T, table [rows, cols], weight [out, >= colBegin+cols],
+///   bias [out] or "" for none; computed in double, rounded once (the atom
+///   embedding's linear split into pre-projected tables, as HostPolicy does).
+/// "copy": dst = table, or its transpose [cols, rows] when `transpose`.
+struct PrologueOp {
+  std::string op;
+  std::string dst, table, weight, bias;
+  int64_t colBegin = 0, cols = 0;
+  bool transpose = false;
+};
+
+struct KernelModule {
+  std::string name;
+  std::string format; ///< "ptx" (from MLIR) or "cuda" (CUDA C++ for NVRTC)
+  std::string source;
+  std::vector<std::string> options; ///< NVRTC options for "cuda"
+};
+
+/// A kernel argument: "buf:<buffer>" (device pointer), "sym:<symbol>" (int32
+/// scalar), "i32:<literal>", "f32:<literal>", "cond:<name>" (u64 conditional
+/// handle, 0 when the cond is not a native graph node).
+/// The named bindings a BufferDecl::init may use (besides "" and
+/// "weights:<name>"), each with the dtype it must have.
+const std::map<std::string, DType> &bundleBindings();
+const char *dtypeName(DType dtype);
+
+struct Launch {
+  std::string name;   ///< unique within the plan
+  std::string module; ///< KernelModule::name
+  std::string entry;  ///< symbol in the module
+  Extent grid;        ///< 1-D grid: blocks
+  int32_t block = 128;
+  int32_t sharedBytes = 0;
+  std::vector<std::string> args;
+};
+
+/// One node of the schedule: a launch, or a cond whose body runs when the
+/// int32 flag buffer `flag` is non-zero (computed on the device).
+struct ScheduleNode {
+  std::string launch; ///< when non-empty: run Launch `launch`
+  std::string cond;   ///< when non-empty: the cond's name
+  std::string flag;   ///< the cond's flag buffer (int32 [1])
+  std::vector<ScheduleNode> body;
+};
+
+struct Schedule {
+  std::vector<ScheduleNode> prologue; ///< once, before the loop
+  std::vector<ScheduleNode> step;     ///< the proof-loop body
+  std::string loopFlag; ///< int32 [1]: non-zero while any slot is active
+  std::string loopCond; ///< cond name for the WHILE node's handle
+};
+
+struct GpuPlan {
+  std::vector<BufferDecl> buffers;
+  std::vector<PrologueOp> prologue;
+  std::vector<Launch> launches;
+  Schedule schedule;
+};
+
+struct Bundle {
+  int32_t formatVersion = kBundleFormatVersion;
+  std::string proofcVersion;
+  std::string source; ///< the program's file name, for messages
+  ProgramSpec program;
+  std::vector<KernelModule> modules;
+  GpuPlan plan;
+};
+
+/// JSON text of `bundle`.
+std::string serializeBundle(const Bundle &bundle);
+/// Parses and verifies (schema, version, every name reference resolves);
+/// throws proofc::Error naming `path` and the offending field.
+Bundle parseBundle(const std::string &text, const std::string &path);
+Bundle readBundle(const std::string &path);
+void writeBundle(const std::string &path, const Bundle &bundle); // atomic
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_BUNDLE_H

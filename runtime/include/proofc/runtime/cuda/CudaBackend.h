@@ -1,0 +1,89 @@
+//===- CudaBackend.h - Executes a bundle's GpuPlan on a CUDA GPU -*- C++ -*-===//
+//
+// The `--device cuda` backend. Generic over the plan: it resolves the
+// run-time symbols, allocates every buffer once, uploads the bindings, loads
+// the modules through the disk kernel cache (NVRTC for CUDA C++, the driver
+// JIT for PTX) and builds ONE CUDA graph with cuGraphAddNode: the schedule's
+// prologue, then the step under a conditional WHILE node, each cond of the
+// step as a conditional IF node. Outcomes are written on the device and
+// copied back once; ranking stays on the host.
+//
+// CondMode picks how the loop and conds run:
+//   native    conditional graph nodes (handles set on the device);
+//   emulated  no conditional nodes: the step is unrolled K times per graph
+//             launch, kernels in a cond body return at once when its flag is
+//             0, and the host reads the loop flag (pinned, async) after each
+//             launch, two launches in flight;
+//   host      the V10 behaviour for comparison: the host reads the flags
+//             every step and launches the cond bodies only when set.
+// Native falls back to emulated, with a one-line notice, when the probe says
+// this driver/device cannot run conditional nodes. BackendTimings::steps:
+// host mode counts steps exactly, emulated mode K x the graph launches that
+// found a slot active, native mode 0 (the WHILE node iterates on the device
+// uncounted).
+//
+// This header needs no CUDA headers; a build without them gets a backend
+// whose run() throws a clear error.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_RUNTIME_CUDA_CUDABACKEND_H
+#define PROOFC_RUNTIME_CUDA_CUDABACKEND_H
+
+#include "proofc/runtime/Bundle.h"
+#include "proofc/runtime/Evaluation.h"
+#include "proofc/runtime/cuda/KernelCache.h"
+
+#include <memory>
+#include <string>
+
+namespace proofc {
+
+enum class CondMode { Native, Emulated, Host };
+const char *condModeName(CondMode mode);
+/// "native" | "emulated" | "host"; throws proofc::Error naming `flag`.
+CondMode parseCondMode(const std::string &text, const std::string &flag);
+
+struct CudaBackendOptions {
+  CondMode cond = CondMode::Native;
+  int device = 0;  ///< CUDA device ordinal
+  int unroll = 8;  ///< K, steps per graph launch in emulated mode
+  KernelCacheOptions cache = KernelCacheOptions::fromEnvironment();
+};
+
+/// What a run did, for reports (valid after run()).
+struct CudaRunInfo {
+  std::string device;   ///< e.g. "NVIDIA H100 80GB HBM3 (sm_90)"
+  CondMode cond = CondMode::Native; ///< the mode actually used
+  bool condFellBack = false;        ///< native requested, emulated used
+  size_t deviceBytes = 0;           ///< all plan buffers
+  KernelCacheStats cache;
+  int64_t graphLaunches = 0;
+  int64_t hostFlagReads = 0;
+};
+
+/// True when built with the CUDA headers.
+bool cudaBackendBuilt();
+/// True when the backend is built, the driver loads and a device exists;
+/// otherwise `why` says why not (for --device auto).
+bool cudaDeviceAvailable(std::string *why = nullptr);
+
+class CudaBackend : public Backend {
+public:
+  CudaBackend(Bundle bundle, std::string bundlePath,
+              CudaBackendOptions options = {});
+  ~CudaBackend() override;
+  std::string name() const override { return "cuda"; }
+  std::vector<Outcome> run(const EvalInputs &inputs,
+                           BackendTimings &timings) override;
+  const CudaRunInfo &info() const { return info_; }
+
+private:
+  Bundle bundle_;
+  std::string path_;
+  CudaBackendOptions options_;
+  CudaRunInfo info_;
+};
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_CUDA_CUDABACKEND_H

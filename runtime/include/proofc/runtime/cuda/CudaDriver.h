@@ -1,0 +1,122 @@
+//===- CudaDriver.h - The CUDA driver API, loaded at run time ---*- C++ -*-===//
+//
+// IREE-style dynamic loading: libcuda.so.1 is dlopen'ed, cuGetProcAddress is
+// the only symbol taken with dlsym, and every other entry point is resolved
+// through it at the API version of the ABI that cuda.h declares for it: the
+// symbol table lists each name with the version of its cudaTypedefs.h
+// PFN_<name>_v<version> typedef, and a static_assert checks that this PFN type
+// IS the type of the declaration used here. (Resolving everything at
+// CUDA_VERSION is wrong: CUDA 13 added cuCtxSynchronize(CUcontext) while
+// cuda.h still declares cuCtxSynchronize(void).) So calls get exactly the ABI
+// of the declarations, e.g. CUDA 12.3+'s cuGraphAddNode with edge data.
+// Nothing links against libcuda: a binary built with only the headers runs
+// — and reports a clear error — on a machine without a driver.
+//
+// Only the CUDA sources include this header (it needs cuda.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_RUNTIME_CUDA_CUDADRIVER_H
+#define PROOFC_RUNTIME_CUDA_CUDADRIVER_H
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <memory>
+#include <string>
+
+namespace proofc {
+
+// Required entry points (name, version of the declared ABI).
+// cuGetErrorName/String come first: every later failure message uses them.
+#define PROOFC_CUDA_REQUIRED_SYMBOLS(X)                                        \
+  X(cuGetErrorName, 6000)                                                      \
+  X(cuGetErrorString, 6000)                                                    \
+  X(cuInit, 2000)                                                              \
+  X(cuDriverGetVersion, 2020)                                                  \
+  X(cuDeviceGetCount, 2000)                                                    \
+  X(cuDeviceGet, 2000)                                                         \
+  X(cuDeviceGetName, 2000)                                                     \
+  X(cuDeviceGetAttribute, 2000)                                                \
+  X(cuDeviceTotalMem, 3020)                                                    \
+  X(cuDevicePrimaryCtxRetain, 7000)                                            \
+  X(cuDevicePrimaryCtxRelease, 11000)                                          \
+  X(cuCtxSetCurrent, 4000)                                                     \
+  X(cuCtxSynchronize, 2000)                                                    \
+  X(cuMemGetInfo, 3020)                                                        \
+  X(cuMemAlloc, 3020)                                                          \
+  X(cuMemFree, 3020)                                                           \
+  X(cuMemHostAlloc, 2020)                                                      \
+  X(cuMemFreeHost, 2000)                                                       \
+  X(cuMemcpyHtoD, 3020)                                                        \
+  X(cuMemcpyDtoH, 3020)                                                        \
+  X(cuMemcpyDtoHAsync, 3020)                                                   \
+  X(cuMemsetD8, 3020)                                                          \
+  X(cuModuleLoadDataEx, 2010)                                                  \
+  X(cuModuleUnload, 2000)                                                      \
+  X(cuModuleGetFunction, 2000)                                                 \
+  X(cuFuncGetAttribute, 2020)                                                  \
+  X(cuLinkCreate, 6050)                                                        \
+  X(cuLinkAddData, 6050)                                                       \
+  X(cuLinkComplete, 5050)                                                      \
+  X(cuLinkDestroy, 5050)                                                       \
+  X(cuLaunchKernel, 4000)                                                      \
+  X(cuStreamCreate, 2000)                                                      \
+  X(cuStreamDestroy, 4000)                                                     \
+  X(cuStreamSynchronize, 2000)                                                 \
+  X(cuEventCreate, 2000)                                                       \
+  X(cuEventDestroy, 4000)                                                      \
+  X(cuEventRecord, 2000)                                                       \
+  X(cuEventSynchronize, 2000)                                                  \
+  X(cuGraphCreate, 10000)                                                      \
+  X(cuGraphDestroy, 10000)                                                     \
+  X(cuGraphAddNode, 12030)                                                     \
+  X(cuGraphInstantiateWithFlags, 11040)                                        \
+  X(cuGraphExecDestroy, 10000)                                                 \
+  X(cuGraphLaunch, 10000)
+
+// Entry points a driver may lack; a null pointer means "unsupported".
+#define PROOFC_CUDA_OPTIONAL_SYMBOLS(X) X(cuGraphConditionalHandleCreate, 12030)
+
+class CudaDriver {
+public:
+  /// The process-wide driver: loads libcuda.so.1 and resolves every symbol
+  /// once, calls cuInit(0). Throws proofc::Error ("CUDA driver: ...") when the
+  /// library or a required symbol is missing or cuInit fails.
+  static CudaDriver &get();
+  /// Whether get() would succeed, without throwing; `why` gets the reason.
+  static bool available(std::string *why = nullptr);
+
+  /// Throws proofc::Error "<call> failed: <CUDA_ERROR_NAME> (<string>)" when
+  /// `result` is not CUDA_SUCCESS.
+  void check(CUresult result, const char *call) const;
+  std::string errorName(CUresult result) const;
+
+  int version() const { return version_; } ///< cuDriverGetVersion
+
+#define PROOFC_CUDA_DECLARE(name, version) decltype(&::name) name = nullptr;
+  PROOFC_CUDA_REQUIRED_SYMBOLS(PROOFC_CUDA_DECLARE)
+  PROOFC_CUDA_OPTIONAL_SYMBOLS(PROOFC_CUDA_DECLARE)
+#undef PROOFC_CUDA_DECLARE
+
+  CudaDriver(const CudaDriver &) = delete;
+  CudaDriver &operator=(const CudaDriver &) = delete;
+
+private:
+  CudaDriver();
+  void *library_ = nullptr;
+  int version_ = 0;
+};
+
+/// Calls driver.<fn>(args...) and throws a proofc::Error naming `fn` on
+/// failure: PROOFC_CU(drv, cuMemAlloc, &ptr, bytes).
+#define PROOFC_CU(driver, fn, ...) (driver).check((driver).fn(__VA_ARGS__), #fn)
+
+/// The capability probe: whether this driver and device run conditional
+/// graph nodes (IF/WHILE, CUDA 12.3+): builds, instantiates and launches a
+/// graph with a WHILE node whose default value is 0 in `ctx` (current).
+/// `why` gets the reason when not.
+bool probeConditionalNodes(CudaDriver &driver, CUcontext ctx, std::string *why);
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_CUDA_CUDADRIVER_H

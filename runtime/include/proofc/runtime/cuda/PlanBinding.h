@@ -1,0 +1,105 @@
+//===- PlanBinding.h - A bundle's GpuPlan bound to run-time inputs -*- C++ -*-===//
+//
+// Everything about executing a GpuPlan that does not touch a device: the
+// values of the run-time symbols, every buffer's size and initial contents
+// (knowledge-base arrays, the candidate pool, weights and the tables the
+// plan's prologue ops fold from them), and every launch's grid and typed
+// arguments. The CUDA backend turns this into allocations, uploads and graph
+// nodes; the kernel-emulation tests run the same binding on the CPU. All
+// errors name the bundle path and the buffer, launch or tensor.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_RUNTIME_CUDA_PLANBINDING_H
+#define PROOFC_RUNTIME_CUDA_PLANBINDING_H
+
+#include "proofc/runtime/Bundle.h"
+#include "proofc/runtime/Evaluation.h"
+#include "proofc/runtime/KnowledgeBase.h"
+#include "proofc/runtime/Safetensors.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace proofc {
+
+using SymbolTable = std::map<std::string, int64_t>;
+
+/// The values of bundleSymbols() for a program, knowledge base and pool.
+SymbolTable planSymbols(const ProgramSpec &program, const KnowledgeBase &kb,
+                        int64_t numCandidates);
+
+/// The product of `extent`'s factors; `what` names it in errors (overflow
+/// past 2^40 elements, unknown symbol).
+int64_t evalExtent(const Extent &extent, const SymbolTable &symbols,
+                   const std::string &what);
+
+/// Runs the plan's prologue ops (PrologueOp) over `weights`: the returned map
+/// holds the weights and every op's dst. Errors name `bundlePath`, the op and
+/// the tensor.
+TensorMap runPlanPrologue(const GpuPlan &plan, const TensorMap &weights,
+                          const std::string &bundlePath);
+
+struct BoundBuffer {
+  const BufferDecl *decl = nullptr;
+  int64_t elements = 0;
+  /// Bytes to allocate: elements * 4, at least 4 (a valid address even when
+  /// the data has no rows, e.g. no rules).
+  size_t bytes = 0;
+  /// Initial contents (elements * 4 bytes), empty when zero-filled.
+  std::vector<uint32_t> data;
+};
+
+struct BoundArg {
+  enum class Kind { Buffer, I32, F32, Cond } kind = Kind::I32;
+  int32_t buffer = -1; ///< Buffer: index into PlanBinding::buffers()
+  int32_t i32 = 0;     ///< I32 (literals and symbols)
+  float f32 = 0;       ///< F32
+  std::string cond;    ///< Cond: the cond's name
+};
+
+struct BoundLaunch {
+  const Launch *launch = nullptr;
+  uint32_t grid = 1;
+  std::vector<BoundArg> args;
+};
+
+class PlanBinding {
+public:
+  /// Binds `bundle` (already verified by parseBundle) to `inputs` and `kb`
+  /// (the knowledge base of inputs.dataset). `bundlePath` names errors.
+  PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
+              const KnowledgeBase &kb, const std::string &bundlePath);
+
+  const SymbolTable &symbols() const { return symbols_; }
+  const std::vector<BoundBuffer> &buffers() const { return buffers_; }
+  std::vector<BoundBuffer> &buffers() { return buffers_; }
+  int32_t bufferIndex(const std::string &name) const;
+  const BoundLaunch &launch(const std::string &name) const;
+  /// Buffers bound to out.status / out.depth / out.logp.
+  int32_t outStatus() const { return outStatus_; }
+  int32_t outDepth() const { return outDepth_; }
+  int32_t outLogp() const { return outLogp_; }
+  size_t totalBytes() const;
+  /// Frees the initial contents once they are uploaded.
+  void releaseHostData();
+
+  /// Outcomes from the three out.* buffers' contents (N elements each);
+  /// a status outside 0..2 or a negative depth is an error.
+  std::vector<Outcome> outcomes(const std::vector<int32_t> &status,
+                                const std::vector<int32_t> &depth,
+                                const std::vector<float> &logp) const;
+
+private:
+  std::string path_;
+  SymbolTable symbols_;
+  std::vector<BoundBuffer> buffers_;
+  std::map<std::string, int32_t> bufferIndex_;
+  std::map<std::string, BoundLaunch> launches_;
+  int32_t outStatus_ = -1, outDepth_ = -1, outLogp_ = -1;
+};
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_CUDA_PLANBINDING_H

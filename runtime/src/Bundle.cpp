@@ -1,0 +1,636 @@
+//===- Bundle.cpp - Bundle JSON serialization and verification ------------===//
+//
+// The bundle is the compiler/runtime contract, so parsing is strict: every
+// field must be present with its JSON type, unknown keys are rejected (a typo
+// must not silently fall back to a default), and every reference (module,
+// launch, buffer, cond, symbol) must resolve. Errors name the file and the
+// JSON path of the field ("x.pcb: plan.launches[2].args[3]: ...").
+//
+//===----------------------------------------------------------------------===//
+#include "proofc/runtime/Bundle.h"
+
+#include "proofc/runtime/Error.h"
+#include "proofc/runtime/FileIO.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <limits>
+#include <set>
+
+namespace proofc {
+
+using nlohmann::json;
+
+const std::vector<std::string> &bundleSymbols() {
+  static const std::vector<std::string> symbols = {
+      "B", "S", "A", "A2", "D", "d", "L",  "E",   "R",
+      "R1", "R2", "RE1", "NF", "NR", "NR1", "NRB", "N"};
+  return symbols;
+}
+
+const std::map<std::string, DType> &bundleBindings() {
+  static const std::map<std::string, DType> bindings = {
+      {"kb.facts", DType::I32},
+      {"kb.psOffsets", DType::I32},
+      {"kb.poFacts", DType::I32},
+      {"kb.poOffsets", DType::I32},
+      {"kb.predOffsets", DType::I32},
+      {"kb.ruleHeads", DType::I32},
+      {"kb.ruleBodyOffsets", DType::I32},
+      {"kb.ruleBody", DType::I32},
+      {"kb.ruleNumVars", DType::I32},
+      {"kb.rulePredOffsets", DType::I32},
+      {"kb.ruleIdsByPred", DType::I32},
+      {"pool.triples", DType::I32},
+      {"out.status", DType::I32},
+      {"out.depth", DType::I32},
+      {"out.logp", DType::F32},
+  };
+  return bindings;
+}
+
+const char *dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::I32: return "i32";
+  case DType::F32: return "f32";
+  case DType::U32: return "u32";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr const char *kSchema = "proofc-bundle";
+
+struct OpName {
+  PolicyOpKind kind;
+  const char *name;
+};
+constexpr OpName kOpNames[] = {{PolicyOpKind::AtomEmbed, "atom_embed"},
+                               {PolicyOpKind::Relu, "relu"},
+                               {PolicyOpKind::SumAtoms, "sum_atoms"},
+                               {PolicyOpKind::Linear, "linear"},
+                               {PolicyOpKind::LayerNorm, "layer_norm"}};
+
+const char *opKindName(PolicyOpKind kind) {
+  for (const OpName &op : kOpNames)
+    if (op.kind == kind) return op.name;
+  return "?";
+}
+
+//===----------------------------------------------------------------------===//
+// Serialization
+//===----------------------------------------------------------------------===//
+
+json extentJson(const Extent &extent) { return extent.factors; }
+
+json nodesJson(const std::vector<ScheduleNode> &nodes) {
+  json out = json::array();
+  for (const ScheduleNode &node : nodes) {
+    if (!node.launch.empty())
+      out.push_back({{"launch", node.launch}});
+    else
+      out.push_back({{"cond", node.cond},
+                     {"flag", node.flag},
+                     {"body", nodesJson(node.body)}});
+  }
+  return out;
+}
+
+json programJson(const ProgramSpec &program) {
+  const ShapeParams &s = program.shape;
+  json encoder = json::array();
+  for (const PolicyOp &op : program.policy.encoder)
+    encoder.push_back({{"kind", opKindName(op.kind)},
+                       {"pred_table", op.predTable},
+                       {"const_table", op.constTable},
+                       {"var_table", op.varTable},
+                       {"weight", op.weight},
+                       {"bias", op.bias},
+                       {"in", op.in},
+                       {"out", op.out},
+                       {"eps", op.eps}});
+  return {{"name", program.name},
+          {"shape",
+           {{"A", s.A}, {"S", s.S}, {"D", s.D}, {"B", s.B}, {"d", s.d},
+            {"L", s.L}}},
+          {"policy",
+           {{"score_scale", program.policy.scoreScale},
+            {"encoder", encoder}}}};
+}
+
+json planJson(const GpuPlan &plan) {
+  json buffers = json::array();
+  for (const BufferDecl &b : plan.buffers)
+    buffers.push_back({{"name", b.name},
+                       {"dtype", dtypeName(b.dtype)},
+                       {"elements", extentJson(b.elements)},
+                       {"init", b.init}});
+  json prologue = json::array();
+  for (const PrologueOp &op : plan.prologue)
+    prologue.push_back({{"op", op.op},
+                        {"dst", op.dst},
+                        {"table", op.table},
+                        {"weight", op.weight},
+                        {"bias", op.bias},
+                        {"col_begin", op.colBegin},
+                        {"cols", op.cols},
+                        {"transpose", op.transpose}});
+  json launches = json::array();
+  for (const Launch &l : plan.launches)
+    launches.push_back({{"name", l.name},
+                        {"module", l.module},
+                        {"entry", l.entry},
+                        {"grid", extentJson(l.grid)},
+                        {"block", l.block},
+                        {"shared_bytes", l.sharedBytes},
+                        {"args", l.args}});
+  return {{"buffers", buffers},
+          {"prologue", prologue},
+          {"launches", launches},
+          {"schedule",
+           {{"prologue", nodesJson(plan.schedule.prologue)},
+            {"step", nodesJson(plan.schedule.step)},
+            {"loop_flag", plan.schedule.loopFlag},
+            {"loop_cond", plan.schedule.loopCond}}}};
+}
+
+//===----------------------------------------------------------------------===//
+// Parsing: a JSON value together with its path, for error messages.
+//===----------------------------------------------------------------------===//
+
+class Node {
+public:
+  Node(const json &value, std::string path, const std::string &file)
+      : value_(value), path_(std::move(path)), file_(file) {}
+
+  [[noreturn]] void error(const std::string &what) const {
+    fail("{}: {}: {}", file_, path_.empty() ? "(top level)" : path_, what);
+  }
+
+  const std::string &path() const { return path_; }
+
+  /// An object whose keys must be exactly `keys`.
+  void expectObject(std::initializer_list<const char *> keys) const {
+    if (!value_.is_object()) error("expected an object");
+    for (const char *key : keys)
+      if (!value_.contains(key)) child(key).error("missing field");
+    for (const auto &item : value_.items()) {
+      bool known = false;
+      for (const char *key : keys) known = known || item.key() == key;
+      if (!known) child(item.key()).error("unknown field");
+    }
+  }
+
+  bool has(const char *key) const {
+    return value_.is_object() && value_.contains(key);
+  }
+
+  Node operator[](const char *key) const {
+    return Node(value_.at(key), child(key).path_, file_);
+  }
+
+  std::string str() const {
+    if (!value_.is_string()) error("expected a string");
+    return value_.get<std::string>();
+  }
+  std::string nonEmptyStr() const {
+    std::string s = str();
+    if (s.empty()) error("must not be empty");
+    return s;
+  }
+  int64_t i64() const {
+    if (!value_.is_number_integer()) error("expected an integer");
+    if (value_.is_number_unsigned() &&
+        value_.get<uint64_t>() >
+            static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      error("integer out of range");
+    return value_.get<int64_t>();
+  }
+  int32_t i32(int64_t lo = std::numeric_limits<int32_t>::min(),
+              int64_t hi = std::numeric_limits<int32_t>::max()) const {
+    int64_t v = i64();
+    if (v < lo || v > hi)
+      error(fmt::format("{} is out of range [{}, {}]", v, lo, hi));
+    return static_cast<int32_t>(v);
+  }
+  double number() const {
+    if (!value_.is_number()) error("expected a number");
+    return value_.get<double>();
+  }
+  bool boolean() const {
+    if (!value_.is_boolean()) error("expected true or false");
+    return value_.get<bool>();
+  }
+  std::vector<Node> array() const {
+    if (!value_.is_array()) error("expected an array");
+    std::vector<Node> items;
+    for (size_t i = 0; i < value_.size(); ++i)
+      items.emplace_back(value_[i], fmt::format("{}[{}]", path_, i), file_);
+    return items;
+  }
+
+private:
+  Node child(const std::string &key) const {
+    return Node(value_, path_.empty() ? key : path_ + "." + key, file_);
+  }
+
+  const json &value_;
+  std::string path_;
+  const std::string &file_;
+};
+
+bool isSymbol(const std::string &s) {
+  for (const std::string &sym : bundleSymbols())
+    if (s == sym) return true;
+  return false;
+}
+
+bool isDecimal(const std::string &s) {
+  if (s.empty() || s.size() > 18) return false;
+  for (char c : s)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+Extent parseExtent(const Node &node) {
+  Extent extent;
+  std::vector<Node> items = node.array();
+  if (items.empty()) node.error("an extent needs at least one factor");
+  for (const Node &item : items) {
+    std::string f = item.str();
+    if (!isDecimal(f) && !isSymbol(f))
+      item.error(fmt::format("'{}' is neither a decimal literal nor a run-time "
+                             "symbol",
+                             f));
+    extent.factors.push_back(f);
+  }
+  return extent;
+}
+
+DType parseDType(const Node &node) {
+  std::string s = node.str();
+  if (s == "i32") return DType::I32;
+  if (s == "f32") return DType::F32;
+  if (s == "u32") return DType::U32;
+  node.error(fmt::format("unknown dtype '{}' (i32, f32, u32)", s));
+}
+
+ProgramSpec parseProgram(const Node &node) {
+  node.expectObject({"name", "shape", "policy"});
+  ProgramSpec program;
+  program.name = node["name"].str();
+  Node shape = node["shape"];
+  shape.expectObject({"A", "S", "D", "B", "d", "L"});
+  program.shape.A = shape["A"].i32(1, 1 << 10);
+  program.shape.S = shape["S"].i32(1, 1 << 16);
+  program.shape.D = shape["D"].i32(1, 1 << 20);
+  program.shape.B = shape["B"].i32(1, 1 << 24);
+  program.shape.d = shape["d"].i32(1, 1 << 16);
+  program.shape.L = shape["L"].i32(0, 1 << 10);
+
+  Node policy = node["policy"];
+  policy.expectObject({"score_scale", "encoder"});
+  program.policy.scoreScale = static_cast<float>(policy["score_scale"].number());
+  for (const Node &opNode : policy["encoder"].array()) {
+    opNode.expectObject({"kind", "pred_table", "const_table", "var_table",
+                         "weight", "bias", "in", "out", "eps"});
+    std::string kind = opNode["kind"].str();
+    PolicyOp op;
+    op.kind = PolicyOpKind::Relu;
+    bool found = false;
+    for (const OpName &name : kOpNames)
+      if (kind == name.name) {
+        op.kind = name.kind;
+        found = true;
+      }
+    if (!found) opNode["kind"].error(fmt::format("unknown op '{}'", kind));
+    op.predTable = opNode["pred_table"].str();
+    op.constTable = opNode["const_table"].str();
+    op.varTable = opNode["var_table"].str();
+    op.weight = opNode["weight"].str();
+    op.bias = opNode["bias"].str();
+    op.in = opNode["in"].i32(0);
+    op.out = opNode["out"].i32(0);
+    op.eps = static_cast<float>(opNode["eps"].number());
+    program.policy.encoder.push_back(op);
+  }
+  return program;
+}
+
+std::vector<ScheduleNode> parseNodes(const Node &node) {
+  std::vector<ScheduleNode> nodes;
+  for (const Node &item : node.array()) {
+    ScheduleNode sn;
+    // Exactly one of the two shapes: {"launch"} or {"cond", "flag", "body"}.
+    if (item.has("launch")) {
+      item.expectObject({"launch"});
+      sn.launch = item["launch"].nonEmptyStr();
+    } else {
+      item.expectObject({"cond", "flag", "body"});
+      sn.cond = item["cond"].nonEmptyStr();
+      sn.flag = item["flag"].nonEmptyStr();
+      sn.body = parseNodes(item["body"]);
+    }
+    nodes.push_back(std::move(sn));
+  }
+  return nodes;
+}
+
+/// Cross-reference checks over a parsed plan; `root` gives the paths.
+class PlanVerifier {
+public:
+  PlanVerifier(const Bundle &bundle, const Node &root)
+      : bundle_(bundle), root_(root) {}
+
+  void run() {
+    const GpuPlan &plan = bundle_.plan;
+    Node planNode = root_["plan"];
+    for (size_t i = 0; i < bundle_.modules.size(); ++i)
+      if (!modules_.insert(bundle_.modules[i].name).second)
+        root_["modules"].array()[i]["name"].error(fmt::format(
+            "duplicate module '{}'", bundle_.modules[i].name));
+
+    std::vector<Node> bufferNodes = planNode["buffers"].array();
+    for (size_t i = 0; i < plan.buffers.size(); ++i) {
+      const BufferDecl &b = plan.buffers[i];
+      if (!buffers_.emplace(b.name, &b).second)
+        bufferNodes[i]["name"].error(
+            fmt::format("duplicate buffer '{}'", b.name));
+      checkInit(b, bufferNodes[i]["init"]);
+    }
+
+    std::set<std::string> dsts;
+    std::vector<Node> prologueNodes = planNode["prologue"].array();
+    for (size_t i = 0; i < plan.prologue.size(); ++i)
+      if (!dsts.insert(plan.prologue[i].dst).second)
+        prologueNodes[i]["dst"].error(
+            fmt::format("duplicate prologue dst '{}'", plan.prologue[i].dst));
+
+    // Conds: the loop cond plus every cond node, names unique.
+    Node schedule = planNode["schedule"];
+    conds_.insert(plan.schedule.loopCond);
+    checkFlag(plan.schedule.loopFlag, schedule["loop_flag"]);
+    collectConds(plan.schedule.prologue, schedule["prologue"]);
+    collectConds(plan.schedule.step, schedule["step"]);
+
+    std::vector<Node> launchNodes = planNode["launches"].array();
+    for (size_t i = 0; i < plan.launches.size(); ++i) {
+      const Launch &l = plan.launches[i];
+      const Node &ln = launchNodes[i];
+      if (!launches_.insert(l.name).second)
+        ln["name"].error(fmt::format("duplicate launch '{}'", l.name));
+      if (!modules_.count(l.module))
+        ln["module"].error(fmt::format("unknown module '{}'", l.module));
+      std::vector<Node> argNodes = ln["args"].array();
+      for (size_t a = 0; a < l.args.size(); ++a)
+        checkArg(l.args[a], argNodes[a]);
+    }
+    checkLaunchRefs(plan.schedule.prologue, schedule["prologue"]);
+    checkLaunchRefs(plan.schedule.step, schedule["step"]);
+  }
+
+private:
+  void checkInit(const BufferDecl &b, const Node &node) {
+    const std::string &init = b.init;
+    if (init.empty()) return;
+    if (init.rfind("weights:", 0) == 0) {
+      if (init.size() == 8) node.error("'weights:' needs a tensor name");
+      if (b.dtype != DType::F32)
+        node.error(fmt::format("a weights binding needs dtype f32, buffer "
+                               "'{}' is {}",
+                               b.name, dtypeName(b.dtype)));
+      return;
+    }
+    auto it = bundleBindings().find(init);
+    if (it == bundleBindings().end())
+      node.error(fmt::format("unknown binding '{}'", init));
+    if (it->second != b.dtype)
+      node.error(fmt::format("binding '{}' needs dtype {}, buffer '{}' is {}",
+                             init, dtypeName(it->second), b.name,
+                             dtypeName(b.dtype)));
+  }
+
+  void checkFlag(const std::string &name, const Node &node) {
+    auto it = buffers_.find(name);
+    if (it == buffers_.end())
+      node.error(fmt::format("unknown buffer '{}'", name));
+    const BufferDecl &b = *it->second;
+    if (b.dtype != DType::I32 || b.elements.factors.size() != 1 ||
+        b.elements.factors[0] != "1")
+      node.error(fmt::format("flag buffer '{}' must be i32 with elements "
+                             "[\"1\"]",
+                             name));
+  }
+
+  void collectConds(const std::vector<ScheduleNode> &nodes, const Node &node) {
+    std::vector<Node> items = node.array();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const ScheduleNode &sn = nodes[i];
+      if (sn.cond.empty()) continue;
+      if (!conds_.insert(sn.cond).second)
+        items[i]["cond"].error(fmt::format("duplicate cond '{}'", sn.cond));
+      checkFlag(sn.flag, items[i]["flag"]);
+      collectConds(sn.body, items[i]["body"]);
+    }
+  }
+
+  void checkLaunchRefs(const std::vector<ScheduleNode> &nodes,
+                       const Node &node) {
+    std::vector<Node> items = node.array();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const ScheduleNode &sn = nodes[i];
+      if (!sn.launch.empty()) {
+        if (!launches_.count(sn.launch))
+          items[i]["launch"].error(
+              fmt::format("unknown launch '{}'", sn.launch));
+      } else {
+        checkLaunchRefs(sn.body, items[i]["body"]);
+      }
+    }
+  }
+
+  void checkArg(const std::string &arg, const Node &node) {
+    size_t colon = arg.find(':');
+    if (colon == std::string::npos || colon + 1 == arg.size())
+      node.error(fmt::format("argument '{}' is not <kind>:<value>", arg));
+    std::string kind = arg.substr(0, colon), value = arg.substr(colon + 1);
+    if (kind == "buf") {
+      if (!buffers_.count(value))
+        node.error(fmt::format("unknown buffer '{}'", value));
+    } else if (kind == "sym") {
+      if (!isSymbol(value))
+        node.error(fmt::format("unknown symbol '{}'", value));
+    } else if (kind == "cond") {
+      if (!conds_.count(value))
+        node.error(fmt::format("unknown cond '{}'", value));
+    } else if (kind == "i32") {
+      size_t used = 0;
+      long long v = 0;
+      try {
+        v = std::stoll(value, &used);
+      } catch (const std::exception &) {
+        used = 0;
+      }
+      if (used != value.size() || v < std::numeric_limits<int32_t>::min() ||
+          v > std::numeric_limits<int32_t>::max())
+        node.error(fmt::format("'{}' is not an int32 literal", value));
+    } else if (kind == "f32") {
+      size_t used = 0;
+      try {
+        (void)std::stof(value, &used);
+      } catch (const std::exception &) {
+        used = 0;
+      }
+      if (used != value.size())
+        node.error(fmt::format("'{}' is not a float literal", value));
+    } else {
+      node.error(fmt::format("unknown argument kind '{}' (buf, sym, i32, f32, "
+                             "cond)",
+                             kind));
+    }
+  }
+
+  const Bundle &bundle_;
+  const Node &root_;
+  std::set<std::string> modules_, launches_, conds_;
+  std::map<std::string, const BufferDecl *> buffers_;
+};
+
+} // namespace
+
+std::string serializeBundle(const Bundle &bundle) {
+  json modules = json::array();
+  for (const KernelModule &m : bundle.modules)
+    modules.push_back({{"name", m.name},
+                       {"format", m.format},
+                       {"source", m.source},
+                       {"options", m.options}});
+  json j = {{"schema", kSchema},
+            {"format_version", bundle.formatVersion},
+            {"proofc_version", bundle.proofcVersion},
+            {"source", bundle.source},
+            {"program", programJson(bundle.program)},
+            {"modules", modules},
+            {"plan", planJson(bundle.plan)}};
+  return j.dump(1) + "\n";
+}
+
+Bundle parseBundle(const std::string &text, const std::string &path) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error &e) {
+    fail("{}: not valid JSON: {}", path, e.what());
+  }
+  Node root(j, "", path);
+  if (!j.is_object()) root.error("expected a JSON object");
+  // Schema and version first, so an old or foreign file says so plainly.
+  if (!j.contains("schema") || !j["schema"].is_string() ||
+      j["schema"].get<std::string>() != kSchema)
+    fail("{}: not a proofc bundle (field \"schema\" must be \"{}\")", path,
+         kSchema);
+  if (!j.contains("format_version") ||
+      !j["format_version"].is_number_integer() ||
+      j["format_version"].get<int64_t>() != kBundleFormatVersion)
+    fail("{}: format_version: unsupported bundle format (this runtime reads "
+         "version {}; recompile the program)",
+         path, kBundleFormatVersion);
+  root.expectObject({"schema", "format_version", "proofc_version", "source",
+                     "program", "modules", "plan"});
+
+  Bundle bundle;
+  bundle.formatVersion = kBundleFormatVersion;
+  bundle.proofcVersion = root["proofc_version"].str();
+  bundle.source = root["source"].str();
+  bundle.program = parseProgram(root["program"]);
+
+  for (const Node &m : root["modules"].array()) {
+    m.expectObject({"name", "format", "source", "options"});
+    KernelModule module;
+    module.name = m["name"].nonEmptyStr();
+    module.format = m["format"].str();
+    if (module.format != "ptx" && module.format != "cuda")
+      m["format"].error(
+          fmt::format("unknown module format '{}' (ptx, cuda)", module.format));
+    module.source = m["source"].nonEmptyStr();
+    for (const Node &o : m["options"].array())
+      module.options.push_back(o.str());
+    if (module.format == "ptx" && !module.options.empty())
+      m["options"].error("a ptx module takes no compile options");
+    bundle.modules.push_back(std::move(module));
+  }
+
+  Node plan = root["plan"];
+  plan.expectObject({"buffers", "prologue", "launches", "schedule"});
+  for (const Node &b : plan["buffers"].array()) {
+    b.expectObject({"name", "dtype", "elements", "init"});
+    BufferDecl decl;
+    decl.name = b["name"].nonEmptyStr();
+    decl.dtype = parseDType(b["dtype"]);
+    decl.elements = parseExtent(b["elements"]);
+    decl.init = b["init"].str();
+    bundle.plan.buffers.push_back(std::move(decl));
+  }
+  for (const Node &p : plan["prologue"].array()) {
+    p.expectObject({"op", "dst", "table", "weight", "bias", "col_begin", "cols",
+                    "transpose"});
+    PrologueOp op;
+    op.op = p["op"].str();
+    op.dst = p["dst"].nonEmptyStr();
+    op.table = p["table"].nonEmptyStr();
+    op.weight = p["weight"].str();
+    op.bias = p["bias"].str();
+    op.colBegin = p["col_begin"].i64();
+    op.cols = p["cols"].i64();
+    op.transpose = p["transpose"].boolean();
+    if (op.op == "fold_columns") {
+      if (op.weight.empty()) p["weight"].error("fold_columns needs a weight");
+      if (op.colBegin < 0) p["col_begin"].error("must be >= 0");
+      if (op.cols <= 0) p["cols"].error("must be > 0");
+      if (op.transpose) p["transpose"].error("fold_columns does not transpose");
+    } else if (op.op == "copy") {
+      if (!op.weight.empty() || !op.bias.empty())
+        p["weight"].error("copy takes only a table");
+    } else {
+      p["op"].error(
+          fmt::format("unknown prologue op '{}' (fold_columns, copy)", op.op));
+    }
+    bundle.plan.prologue.push_back(std::move(op));
+  }
+  for (const Node &l : plan["launches"].array()) {
+    l.expectObject(
+        {"name", "module", "entry", "grid", "block", "shared_bytes", "args"});
+    Launch launch;
+    launch.name = l["name"].nonEmptyStr();
+    launch.module = l["module"].nonEmptyStr();
+    launch.entry = l["entry"].nonEmptyStr();
+    launch.grid = parseExtent(l["grid"]);
+    launch.block = l["block"].i32(1, 1024);
+    launch.sharedBytes = l["shared_bytes"].i32(0, 1 << 20);
+    for (const Node &a : l["args"].array()) launch.args.push_back(a.str());
+    bundle.plan.launches.push_back(std::move(launch));
+  }
+  Node schedule = plan["schedule"];
+  schedule.expectObject({"prologue", "step", "loop_flag", "loop_cond"});
+  bundle.plan.schedule.prologue = parseNodes(schedule["prologue"]);
+  bundle.plan.schedule.step = parseNodes(schedule["step"]);
+  bundle.plan.schedule.loopFlag = schedule["loop_flag"].nonEmptyStr();
+  bundle.plan.schedule.loopCond = schedule["loop_cond"].nonEmptyStr();
+  if (bundle.plan.schedule.step.empty())
+    schedule["step"].error("the proof-loop step is empty");
+
+  PlanVerifier(bundle, root).run();
+  return bundle;
+}
+
+Bundle readBundle(const std::string &path) {
+  return parseBundle(readFile(path), path);
+}
+
+void writeBundle(const std::string &path, const Bundle &bundle) {
+  writeAtomically(path, serializeBundle(bundle));
+}
+
+} // namespace proofc

@@ -1,0 +1,568 @@
+//===- CudaBackend.cpp - Executes a bundle's GpuPlan on a CUDA GPU --------===//
+//
+// One run: bind the plan (PlanBinding), allocate and upload every buffer,
+// compile/load the modules through the kernel cache, then execute the
+// schedule in the requested CondMode and copy the outcomes back. Every
+// driver object lives in a DeviceSession that frees them in reverse order,
+// also when an error unwinds the run.
+//
+//===----------------------------------------------------------------------===//
+#include "proofc/runtime/cuda/CudaBackend.h"
+
+#include "proofc/runtime/Error.h"
+
+namespace proofc {
+
+const char *condModeName(CondMode mode) {
+  switch (mode) {
+  case CondMode::Native: return "native";
+  case CondMode::Emulated: return "emulated";
+  case CondMode::Host: return "host";
+  }
+  return "?";
+}
+
+CondMode parseCondMode(const std::string &text, const std::string &flag) {
+  for (CondMode m : {CondMode::Native, CondMode::Emulated, CondMode::Host})
+    if (text == condModeName(m)) return m;
+  fail("{}: unknown cond mode '{}' (native, emulated, host)", flag, text);
+}
+
+bool cudaBackendBuilt() { return PROOFC_HAVE_CUDA != 0; }
+
+CudaBackend::CudaBackend(Bundle bundle, std::string bundlePath,
+                         CudaBackendOptions options)
+    : bundle_(std::move(bundle)), path_(std::move(bundlePath)),
+      options_(std::move(options)) {}
+
+CudaBackend::~CudaBackend() = default;
+
+} // namespace proofc
+
+#if !PROOFC_HAVE_CUDA
+
+namespace proofc {
+
+bool cudaDeviceAvailable(std::string *why) {
+  if (why) *why = "proofc was built without the CUDA headers (cuda.h, nvrtc.h)";
+  return false;
+}
+
+std::vector<Outcome> CudaBackend::run(const EvalInputs &, BackendTimings &) {
+  fail("--device cuda: proofc was built without the CUDA headers (cuda.h, "
+       "nvrtc.h); rebuild with the CUDA toolkit's include directory");
+}
+
+} // namespace proofc
+
+#else // PROOFC_HAVE_CUDA
+
+#include "proofc/runtime/KnowledgeBase.h"
+#include "proofc/runtime/cuda/CudaDriver.h"
+#include "proofc/runtime/cuda/Nvrtc.h"
+#include "proofc/runtime/cuda/PlanBinding.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <cstring>
+#include <map>
+
+namespace proofc {
+
+bool cudaDeviceAvailable(std::string *why) {
+  std::string reason;
+  if (!CudaDriver::available(&reason)) {
+    if (why) *why = reason;
+    return false;
+  }
+  CudaDriver &drv = CudaDriver::get();
+  int count = 0;
+  CUresult r = drv.cuDeviceGetCount(&count);
+  if (r != CUDA_SUCCESS || count == 0) {
+    if (why)
+      *why = r != CUDA_SUCCESS ? "cuDeviceGetCount failed: " + drv.errorName(r)
+                               : "the CUDA driver sees no device";
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// Every driver object of one run, released in reverse order of creation.
+/// Errors while releasing are ignored: the run has failed or finished.
+struct DeviceSession {
+  CudaDriver &drv;
+  CUdevice device = 0;
+  CUcontext ctx = nullptr;
+  CUstream stream = nullptr;
+  std::vector<CUdeviceptr> buffers;
+  std::vector<CUmodule> modules;
+  CUgraph graph = nullptr;
+  CUgraphExec exec = nullptr;
+  CUevent events[2] = {nullptr, nullptr};
+  int32_t *pinned = nullptr; ///< host-visible flag slots
+
+  explicit DeviceSession(CudaDriver &d) : drv(d) {}
+  ~DeviceSession() {
+    if (ctx) drv.cuCtxSynchronize();
+    if (exec) drv.cuGraphExecDestroy(exec);
+    if (graph) drv.cuGraphDestroy(graph);
+    for (CUevent e : events)
+      if (e) drv.cuEventDestroy(e);
+    if (pinned) drv.cuMemFreeHost(pinned);
+    for (CUmodule m : modules) drv.cuModuleUnload(m);
+    for (CUdeviceptr p : buffers)
+      if (p) drv.cuMemFree(p);
+    if (stream) drv.cuStreamDestroy(stream);
+    if (ctx) drv.cuDevicePrimaryCtxRelease(device);
+  }
+};
+
+/// A launch with its function and its kernel-parameter block.
+struct PreparedLaunch {
+  std::string name;
+  CUfunction function = nullptr;
+  uint32_t grid = 1, block = 1, sharedBytes = 0;
+  std::vector<uint64_t> storage; ///< one 8-byte slot per argument
+  std::vector<void *> params;    ///< &storage[i]
+};
+
+std::string oneLine(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\0'))
+    text.pop_back();
+  for (char &c : text)
+    if (c == '\n') c = ' ';
+  return text;
+}
+
+class Runner {
+public:
+  Runner(const Bundle &bundle, const std::string &path,
+         const CudaBackendOptions &options, CudaRunInfo &info)
+      : bundle_(bundle), path_(path), options_(options), info_(info),
+        s_(CudaDriver::get()) {}
+
+  std::vector<Outcome> run(const EvalInputs &inputs, BackendTimings &timings) {
+    const Clock::time_point start = Clock::now();
+    openDevice();
+    KnowledgeBase kb =
+        buildKnowledgeBase(inputs.dataset, inputs.factsIncludeValid);
+    PlanBinding binding(bundle_, inputs, kb, path_);
+    allocate(binding);
+    loadModules();
+    resolveCondMode();
+    std::map<std::string, CUgraphConditionalHandle> handles;
+    if (info_.cond == CondMode::Native) {
+      PROOFC_CU(s_.drv, cuGraphCreate, &s_.graph, 0);
+      for (const std::string &cond : condNames())
+        PROOFC_CU(s_.drv, cuGraphConditionalHandleCreate, &handles[cond],
+                  s_.graph, s_.ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT);
+    }
+    prepareLaunches(binding, handles);
+    loopFlag_ = s_.buffers[binding.bufferIndex(bundle_.plan.schedule.loopFlag)];
+    PROOFC_CU(s_.drv, cuMemHostAlloc, reinterpret_cast<void **>(&s_.pinned),
+              64, 0);
+    for (CUevent &e : s_.events)
+      PROOFC_CU(s_.drv, cuEventCreate, &e, CU_EVENT_DISABLE_TIMING);
+    if (info_.cond != CondMode::Host) buildGraph(handles);
+    PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
+    timings.setupSeconds = secondsSince(start);
+
+    const Clock::time_point loop = Clock::now();
+    switch (info_.cond) {
+    case CondMode::Native: timings.steps = runNative(); break;
+    case CondMode::Emulated: timings.steps = runEmulated(); break;
+    case CondMode::Host: timings.steps = runHost(); break;
+    }
+    PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
+    timings.runSeconds = secondsSince(loop);
+    return readOutcomes(binding);
+  }
+
+private:
+  void openDevice() {
+    CudaDriver &drv = s_.drv;
+    int count = 0;
+    PROOFC_CU(drv, cuDeviceGetCount, &count);
+    if (options_.device < 0 || options_.device >= count)
+      fail("CUDA: device {} does not exist ({} device{} visible)",
+           options_.device, count, count == 1 ? "" : "s");
+    PROOFC_CU(drv, cuDeviceGet, &s_.device, options_.device);
+    PROOFC_CU(drv, cuDevicePrimaryCtxRetain, &s_.ctx, s_.device);
+    PROOFC_CU(drv, cuCtxSetCurrent, s_.ctx);
+    // A blocking stream: it orders after the null-stream uploads and memsets.
+    PROOFC_CU(drv, cuStreamCreate, &s_.stream, CU_STREAM_DEFAULT);
+    PROOFC_CU(drv, cuDeviceGetAttribute, &major_,
+              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, s_.device);
+    PROOFC_CU(drv, cuDeviceGetAttribute, &minor_,
+              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, s_.device);
+    char name[256] = {};
+    PROOFC_CU(drv, cuDeviceGetName, name, sizeof name - 1, s_.device);
+    arch_ = "sm_" + std::to_string(major_) + std::to_string(minor_);
+    info_.device = std::string(name) + " (" + arch_ + ")";
+  }
+
+  void allocate(PlanBinding &binding) {
+    CudaDriver &drv = s_.drv;
+    size_t freeBytes = 0, totalBytes = 0;
+    PROOFC_CU(drv, cuMemGetInfo, &freeBytes, &totalBytes);
+    const size_t needed = binding.totalBytes();
+    if (needed > freeBytes)
+      fail("CUDA: the plan needs {} bytes of device memory, {} are free (of "
+           "{}); lower B or use a smaller dataset",
+           needed, freeBytes, totalBytes);
+    info_.deviceBytes = needed;
+    for (const BoundBuffer &b : binding.buffers()) {
+      CUdeviceptr ptr = 0;
+      CUresult r = drv.cuMemAlloc(&ptr, b.bytes);
+      if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+        drv.cuMemGetInfo(&freeBytes, &totalBytes);
+        fail("cuMemAlloc of buffer '{}' failed: out of memory (asked {} bytes, "
+             "{} free)",
+             b.decl->name, b.bytes, freeBytes);
+      }
+      drv.check(r, "cuMemAlloc");
+      s_.buffers.push_back(ptr);
+      if (b.data.empty())
+        PROOFC_CU(drv, cuMemsetD8, ptr, 0, b.bytes);
+      else
+        PROOFC_CU(drv, cuMemcpyHtoD, ptr, b.data.data(), b.data.size() * 4);
+    }
+    binding.releaseHostData();
+    PROOFC_CU(drv, cuCtxSynchronize); // memsets may still run asynchronously
+  }
+
+  /// Cubin of a module: from the cache, else NVRTC (cuda) or the driver's
+  /// PTX JIT through cuLink (ptx).
+  std::string compileModule(const KernelModule &m, KernelCache &cache) {
+    KernelKey key;
+    key.code = m.source;
+    key.arch = arch_;
+    key.driverVersion = s_.drv.version();
+    key.proofcVersion = PROOFC_VERSION;
+    const std::string name = path_ + ": module '" + m.name + "'";
+    if (m.format == "cuda") {
+      const Nvrtc &nvrtc = Nvrtc::get();
+      key.options = m.options;
+      for (const std::string &o : Nvrtc::implicitOptions(major_, minor_))
+        key.options.push_back(o);
+      key.compilerVersion = "nvrtc " + nvrtc.version();
+      return cache.get(key, [&] {
+        return nvrtc.compileToCubin(m.source, name, m.options, major_, minor_);
+      });
+    }
+    key.compilerVersion = "ptx-jit";
+    return cache.get(key, [&] { return linkPtx(m.source, name); });
+  }
+
+  std::string linkPtx(const std::string &ptx, const std::string &name) {
+    CudaDriver &drv = s_.drv;
+    std::vector<char> log(16384, '\0');
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER,
+                           CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {log.data(),
+                      reinterpret_cast<void *>(static_cast<uintptr_t>(log.size()))};
+    CUlinkState state = nullptr;
+    PROOFC_CU(drv, cuLinkCreate, 2, opts, values, &state);
+    struct Destroy {
+      CudaDriver &d;
+      CUlinkState s;
+      ~Destroy() { d.cuLinkDestroy(s); }
+    } destroy{drv, state};
+    CUresult r = drv.cuLinkAddData(state, CU_JIT_INPUT_PTX,
+                                   const_cast<char *>(ptx.c_str()),
+                                   ptx.size() + 1, name.c_str(), 0, nullptr,
+                                   nullptr);
+    void *cubin = nullptr;
+    size_t size = 0;
+    if (r == CUDA_SUCCESS) r = drv.cuLinkComplete(state, &cubin, &size);
+    if (r != CUDA_SUCCESS)
+      fail("{}: PTX JIT failed: {}: {}", name, drv.errorName(r),
+           oneLine(log.data()));
+    return std::string(static_cast<const char *>(cubin), size);
+  }
+
+  void loadModules() {
+    KernelCache cache(options_.cache);
+    CudaDriver &drv = s_.drv;
+    for (const KernelModule &m : bundle_.modules) {
+      const std::string cubin = compileModule(m, cache);
+      std::vector<char> log(16384, '\0');
+      CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER,
+                             CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+      void *values[] = {
+          log.data(), reinterpret_cast<void *>(static_cast<uintptr_t>(log.size()))};
+      CUmodule module = nullptr;
+      CUresult r = drv.cuModuleLoadDataEx(&module, cubin.data(), 2, opts, values);
+      if (r != CUDA_SUCCESS)
+        fail("{}: module '{}': cuModuleLoadDataEx failed: {}: {}", path_,
+             m.name, drv.errorName(r), oneLine(log.data()));
+      s_.modules.push_back(module);
+      modules_[m.name] = module;
+    }
+    info_.cache = cache.stats();
+  }
+
+  void resolveCondMode() {
+    info_.cond = options_.cond;
+    if (options_.cond != CondMode::Native) return;
+    std::string why;
+    if (!probeConditionalNodes(s_.drv, s_.ctx, &why)) {
+      std::fprintf(stderr,
+                   "proofc: notice: conditional graph nodes unsupported (%s); "
+                   "using --cond emulated\n",
+                   why.c_str());
+      info_.cond = CondMode::Emulated;
+      info_.condFellBack = true;
+    }
+  }
+
+  std::vector<std::string> condNames() const {
+    std::vector<std::string> names = {bundle_.plan.schedule.loopCond};
+    std::function<void(const std::vector<ScheduleNode> &)> walk =
+        [&](const std::vector<ScheduleNode> &nodes) {
+          for (const ScheduleNode &n : nodes)
+            if (!n.cond.empty()) {
+              names.push_back(n.cond);
+              walk(n.body);
+            }
+        };
+    walk(bundle_.plan.schedule.prologue);
+    walk(bundle_.plan.schedule.step);
+    return names;
+  }
+
+  void prepareLaunches(
+      const PlanBinding &binding,
+      const std::map<std::string, CUgraphConditionalHandle> &handles) {
+    CudaDriver &drv = s_.drv;
+    for (const Launch &launch : bundle_.plan.launches) {
+      const BoundLaunch &bound = binding.launch(launch.name);
+      PreparedLaunch p;
+      p.name = launch.name;
+      p.grid = bound.grid;
+      p.block = static_cast<uint32_t>(launch.block);
+      p.sharedBytes = static_cast<uint32_t>(launch.sharedBytes);
+      CUresult r = drv.cuModuleGetFunction(&p.function, modules_.at(launch.module),
+                                           launch.entry.c_str());
+      if (r != CUDA_SUCCESS)
+        fail("{}: launch '{}': module '{}' has no kernel '{}' ({})", path_,
+             launch.name, launch.module, launch.entry, drv.errorName(r));
+      int maxThreads = 0;
+      PROOFC_CU(drv, cuFuncGetAttribute, &maxThreads,
+                CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, p.function);
+      if (launch.block > maxThreads)
+        fail("{}: launch '{}': block of {} threads, kernel '{}' allows at most "
+             "{}",
+             path_, launch.name, launch.block, launch.entry, maxThreads);
+      p.storage.assign(bound.args.size(), 0);
+      for (size_t i = 0; i < bound.args.size(); ++i) {
+        const BoundArg &a = bound.args[i];
+        uint64_t &slot = p.storage[i];
+        switch (a.kind) {
+        case BoundArg::Kind::Buffer: slot = s_.buffers.at(a.buffer); break;
+        case BoundArg::Kind::I32: std::memcpy(&slot, &a.i32, 4); break;
+        case BoundArg::Kind::F32: std::memcpy(&slot, &a.f32, 4); break;
+        case BoundArg::Kind::Cond: {
+          auto it = handles.find(a.cond);
+          slot = it == handles.end() ? 0 : it->second;
+          break;
+        }
+        }
+      }
+      for (uint64_t &slot : p.storage) p.params.push_back(&slot);
+      launches_.emplace(launch.name, std::move(p));
+    }
+  }
+
+  CUgraphNode addKernelNode(CUgraph graph, CUgraphNode dep,
+                            PreparedLaunch &l) {
+    CUgraphNodeParams params{};
+    params.type = CU_GRAPH_NODE_TYPE_KERNEL;
+    params.kernel.func = l.function;
+    params.kernel.gridDimX = l.grid;
+    params.kernel.gridDimY = params.kernel.gridDimZ = 1;
+    params.kernel.blockDimX = l.block;
+    params.kernel.blockDimY = params.kernel.blockDimZ = 1;
+    params.kernel.sharedMemBytes = l.sharedBytes;
+    params.kernel.kernelParams = l.params.data();
+    CUgraphNode node = nullptr;
+    PROOFC_CU(s_.drv, cuGraphAddNode, &node, graph, dep ? &dep : nullptr,
+              nullptr, dep ? 1 : 0, &params);
+    return node;
+  }
+
+  /// Appends `nodes` to `graph` after `dep`; returns the last node. Conds
+  /// become IF nodes (native) or are inlined (emulated: their kernels check
+  /// the flag themselves).
+  CUgraphNode addNodes(CUgraph graph, CUgraphNode dep,
+                       const std::vector<ScheduleNode> &nodes,
+                       const std::map<std::string, CUgraphConditionalHandle> &handles) {
+    for (const ScheduleNode &n : nodes) {
+      if (!n.launch.empty()) {
+        dep = addKernelNode(graph, dep, launches_.at(n.launch));
+      } else if (info_.cond == CondMode::Native) {
+        dep = addConditional(graph, dep, CU_GRAPH_COND_TYPE_IF,
+                             handles.at(n.cond), n.body, handles);
+      } else {
+        dep = addNodes(graph, dep, n.body, handles);
+      }
+    }
+    return dep;
+  }
+
+  CUgraphNode addConditional(
+      CUgraph graph, CUgraphNode dep, CUgraphConditionalNodeType type,
+      CUgraphConditionalHandle handle, const std::vector<ScheduleNode> &body,
+      const std::map<std::string, CUgraphConditionalHandle> &handles) {
+    CUgraphNodeParams params{};
+    params.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+    params.conditional.handle = handle;
+    params.conditional.type = type;
+    params.conditional.size = 1;
+    params.conditional.ctx = s_.ctx;
+    CUgraphNode node = nullptr;
+    PROOFC_CU(s_.drv, cuGraphAddNode, &node, graph, dep ? &dep : nullptr,
+              nullptr, dep ? 1 : 0, &params);
+    addNodes(params.conditional.phGraph_out[0], nullptr, body, handles);
+    return node;
+  }
+
+  void buildGraph(const std::map<std::string, CUgraphConditionalHandle> &handles) {
+    const Schedule &schedule = bundle_.plan.schedule;
+    if (info_.cond == CondMode::Native) {
+      // ONE graph: prologue, then WHILE(loop) { step }.
+      CUgraphNode dep = addNodes(s_.graph, nullptr, schedule.prologue, handles);
+      addConditional(s_.graph, dep, CU_GRAPH_COND_TYPE_WHILE,
+                     handles.at(schedule.loopCond), schedule.step, handles);
+    } else {
+      // Emulated: K copies of the step; the prologue runs once, directly.
+      PROOFC_CU(s_.drv, cuGraphCreate, &s_.graph, 0);
+      CUgraphNode dep = nullptr;
+      for (int k = 0; k < std::max(1, options_.unroll); ++k)
+        dep = addNodes(s_.graph, dep, schedule.step, handles);
+    }
+    PROOFC_CU(s_.drv, cuGraphInstantiateWithFlags, &s_.exec, s_.graph, 0);
+  }
+
+  void launchDirect(const PreparedLaunch &l) {
+    PROOFC_CU(s_.drv, cuLaunchKernel, l.function, l.grid, 1, 1, l.block, 1, 1,
+              l.sharedBytes, s_.stream,
+              const_cast<void **>(l.params.data()), nullptr);
+  }
+
+  int32_t readFlag(CUdeviceptr flag) {
+    PROOFC_CU(s_.drv, cuMemcpyDtoHAsync, s_.pinned, flag, 4, s_.stream);
+    PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
+    ++info_.hostFlagReads;
+    return s_.pinned[0];
+  }
+
+  /// Host-driven execution of nodes: conds read their flag first.
+  void runNodesDirect(const std::vector<ScheduleNode> &nodes) {
+    for (const ScheduleNode &n : nodes) {
+      if (!n.launch.empty())
+        launchDirect(launches_.at(n.launch));
+      else if (readFlag(flagPtr(n.flag)))
+        runNodesDirect(n.body);
+    }
+  }
+
+  int64_t runNative() {
+    PROOFC_CU(s_.drv, cuGraphLaunch, s_.exec, s_.stream);
+    info_.graphLaunches = 1;
+    return 0; // the WHILE node iterates on the device, uncounted
+  }
+
+  int64_t runEmulated() {
+    runNodesDirect(bundle_.plan.schedule.prologue);
+    const int unroll = std::max(1, options_.unroll);
+    int64_t issued = 0, checked = 0;
+    auto issue = [&] {
+      const int slot = static_cast<int>(issued % 2);
+      PROOFC_CU(s_.drv, cuGraphLaunch, s_.exec, s_.stream);
+      PROOFC_CU(s_.drv, cuMemcpyDtoHAsync, s_.pinned + 1 + slot, loopFlag_, 4,
+                s_.stream);
+      PROOFC_CU(s_.drv, cuEventRecord, s_.events[slot], s_.stream);
+      ++issued;
+    };
+    // Two launches in flight: surplus steps after the last candidate are
+    // no-ops (every kernel of the step returns when the loop flag is 0).
+    issue();
+    issue();
+    for (;;) {
+      const int slot = static_cast<int>(checked % 2);
+      PROOFC_CU(s_.drv, cuEventSynchronize, s_.events[slot]);
+      ++info_.hostFlagReads;
+      ++checked;
+      if (s_.pinned[1 + slot] == 0) break;
+      issue(); // reuses the slot just read
+    }
+    info_.graphLaunches = issued;
+    return checked * unroll;
+  }
+
+  int64_t runHost() {
+    runNodesDirect(bundle_.plan.schedule.prologue);
+    int64_t steps = 0;
+    while (readFlag(loopFlag_)) {
+      runNodesDirect(bundle_.plan.schedule.step);
+      ++steps;
+    }
+    return steps;
+  }
+
+  CUdeviceptr flagPtr(const std::string &buffer) {
+    for (size_t i = 0; i < bundle_.plan.buffers.size(); ++i)
+      if (bundle_.plan.buffers[i].name == buffer) return s_.buffers[i];
+    fail("{}: unknown flag buffer '{}'", path_, buffer);
+  }
+
+  std::vector<Outcome> readOutcomes(const PlanBinding &binding) {
+    const size_t n = static_cast<size_t>(binding.symbols().at("N"));
+    std::vector<int32_t> status(n), depth(n);
+    std::vector<float> logp(n);
+    if (n > 0) {
+      PROOFC_CU(s_.drv, cuMemcpyDtoH, status.data(),
+                s_.buffers[binding.outStatus()], n * 4);
+      PROOFC_CU(s_.drv, cuMemcpyDtoH, depth.data(),
+                s_.buffers[binding.outDepth()], n * 4);
+      PROOFC_CU(s_.drv, cuMemcpyDtoH, logp.data(),
+                s_.buffers[binding.outLogp()], n * 4);
+    }
+    return binding.outcomes(status, depth, logp);
+  }
+
+  const Bundle &bundle_;
+  const std::string &path_;
+  const CudaBackendOptions &options_;
+  CudaRunInfo &info_;
+  DeviceSession s_;
+  int major_ = 0, minor_ = 0;
+  std::string arch_;
+  std::map<std::string, CUmodule> modules_;
+  std::map<std::string, PreparedLaunch> launches_;
+  CUdeviceptr loopFlag_ = 0;
+};
+
+} // namespace
+
+std::vector<Outcome> CudaBackend::run(const EvalInputs &inputs,
+                                      BackendTimings &timings) {
+  info_ = CudaRunInfo{};
+  Runner runner(bundle_, path_, options_, info_);
+  return runner.run(inputs, timings);
+}
+
+} // namespace proofc
+
+#endif // PROOFC_HAVE_CUDA

@@ -1,0 +1,332 @@
+//===- PlanBinding.cpp - A bundle's GpuPlan bound to run-time inputs ------===//
+//
+// Sizes come from the plan (symbolic extents) and contents from the inputs;
+// the two must agree exactly — a binding whose element count differs from
+// the plan's extent is an error, never a silent truncation or padding.
+//
+//===----------------------------------------------------------------------===//
+#include "proofc/runtime/cuda/PlanBinding.h"
+
+#include "proofc/runtime/Error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace proofc {
+
+SymbolTable planSymbols(const ProgramSpec &program, const KnowledgeBase &kb,
+                        int64_t numCandidates) {
+  const ShapeParams &s = program.shape;
+  const int64_t E = kb.numEntities, R = kb.numRelations;
+  const int64_t NR = kb.numRules();
+  return {{"B", s.B},
+          {"S", s.S},
+          {"A", s.A},
+          {"A2", 2 * int64_t{s.A}},
+          {"D", s.D},
+          {"d", s.d},
+          {"L", s.L},
+          {"E", E},
+          {"R", R},
+          {"R1", R + 1},
+          {"R2", R + 2},
+          {"RE1", R * E + 1},
+          {"NF", kb.numFacts()},
+          {"NR", NR},
+          {"NR1", NR + 1},
+          {"NRB", static_cast<int64_t>(kb.ruleBody.size())},
+          {"N", numCandidates}};
+}
+
+int64_t evalExtent(const Extent &extent, const SymbolTable &symbols,
+                   const std::string &what) {
+  constexpr int64_t kLimit = int64_t{1} << 40;
+  int64_t product = 1;
+  for (const std::string &factor : extent.factors) {
+    int64_t v = 0;
+    auto it = symbols.find(factor);
+    if (it != symbols.end()) {
+      v = it->second;
+    } else {
+      size_t used = 0;
+      try {
+        v = std::stoll(factor, &used);
+      } catch (const std::exception &) {
+        used = 0;
+      }
+      if (used != factor.size() || factor.empty())
+        fail("{}: unknown extent factor '{}'", what, factor);
+    }
+    if (v < 0) fail("{}: factor '{}' is negative ({})", what, factor, v);
+    if (v != 0 && product > kLimit / v)
+      fail("{}: extent exceeds 2^40 elements", what);
+    product *= v;
+  }
+  return product;
+}
+
+namespace {
+
+const Tensor &findTensor(const TensorMap &tensors, const std::string &name,
+                         const std::string &what) {
+  auto it = tensors.find(name);
+  if (it == tensors.end()) fail("{}: no tensor '{}'", what, name);
+  return it->second;
+}
+
+Tensor foldColumns(const PrologueOp &op, const TensorMap &tensors,
+                   const std::string &what) {
+  const Tensor &table = findTensor(tensors, op.table, what);
+  const Tensor &weight = findTensor(tensors, op.weight, what);
+  if (table.shape.size() != 2 || table.shape[1] != op.cols)
+    fail("{}: table '{}' must be [rows, {}]", what, op.table, op.cols);
+  if (weight.shape.size() != 2 || weight.shape[1] < op.colBegin + op.cols)
+    fail("{}: weight '{}' must be [out, >= {}]", what, op.weight,
+         op.colBegin + op.cols);
+  const int64_t rows = table.shape[0], out = weight.shape[0];
+  const int64_t in = weight.shape[1];
+  const Tensor *bias = nullptr;
+  if (!op.bias.empty()) {
+    bias = &findTensor(tensors, op.bias, what);
+    if (bias->shape.size() != 1 || bias->shape[0] != out)
+      fail("{}: bias '{}' must be [{}]", what, op.bias, out);
+  }
+  Tensor dst;
+  dst.shape = {rows, out};
+  dst.data.assign(static_cast<size_t>(rows * out), 0.f);
+  // Accumulated in double from the bias, rounded once: the same tables, bit
+  // for bit, as the host policy's folding (HostPolicy.cpp, project()).
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *x = table.data.data() + r * op.cols;
+    for (int64_t j = 0; j < out; ++j) {
+      const float *w = weight.data.data() + j * in + op.colBegin;
+      double acc = bias ? bias->data[j] : 0.0;
+      for (int64_t i = 0; i < op.cols; ++i)
+        acc += static_cast<double>(w[i]) * static_cast<double>(x[i]);
+      dst.data[r * out + j] = static_cast<float>(acc);
+    }
+  }
+  return dst;
+}
+
+Tensor copyTensor(const PrologueOp &op, const TensorMap &tensors,
+                  const std::string &what) {
+  const Tensor &src = findTensor(tensors, op.table, what);
+  if (!op.transpose) return src;
+  if (src.shape.size() != 2)
+    fail("{}: transpose needs a 2-D tensor, '{}' has {} dimensions", what,
+         op.table, src.shape.size());
+  const int64_t rows = src.shape[0], cols = src.shape[1];
+  Tensor dst;
+  dst.shape = {cols, rows};
+  dst.data.resize(src.data.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      dst.data[c * rows + r] = src.data[r * cols + c];
+  return dst;
+}
+
+template <typename T>
+std::vector<uint32_t> words(const T *data, size_t count) {
+  static_assert(sizeof(T) % 4 == 0, "bindings are arrays of 32-bit words");
+  std::vector<uint32_t> out(count * sizeof(T) / 4);
+  if (!out.empty()) std::memcpy(out.data(), data, out.size() * 4);
+  return out;
+}
+
+template <typename T> std::vector<uint32_t> words(const std::vector<T> &v) {
+  return words(v.data(), v.size());
+}
+
+/// Contents of a named binding (bundleBindings()); empty for out.*.
+std::vector<uint32_t> bindingWords(const std::string &init,
+                                   const KnowledgeBase &kb,
+                                   const CandidateSet &candidates) {
+  if (init == "kb.facts") return words(kb.facts);
+  if (init == "kb.psOffsets") return words(kb.psOffsets);
+  if (init == "kb.poFacts") return words(kb.poFacts);
+  if (init == "kb.poOffsets") return words(kb.poOffsets);
+  if (init == "kb.predOffsets") return words(kb.predOffsets);
+  if (init == "kb.ruleHeads") return words(kb.ruleHeads);
+  if (init == "kb.ruleBodyOffsets") return words(kb.ruleBodyOffsets);
+  if (init == "kb.ruleBody") return words(kb.ruleBody);
+  if (init == "kb.ruleNumVars") return words(kb.ruleNumVars);
+  if (init == "kb.rulePredOffsets") return words(kb.rulePredOffsets);
+  if (init == "kb.ruleIdsByPred") return words(kb.ruleIdsByPred);
+  if (init == "pool.triples") {
+    std::vector<Triple> triples;
+    triples.reserve(candidates.candidates.size());
+    for (const Candidate &c : candidates.candidates)
+      triples.push_back(c.triple);
+    return words(triples);
+  }
+  return {};
+}
+
+BoundArg bindArg(const std::string &arg, const PlanBinding &binding,
+                 const std::string &what) {
+  const size_t colon = arg.find(':');
+  const std::string kind = arg.substr(0, colon), value = arg.substr(colon + 1);
+  BoundArg out;
+  if (kind == "buf") {
+    out.kind = BoundArg::Kind::Buffer;
+    out.buffer = binding.bufferIndex(value);
+  } else if (kind == "sym") {
+    auto it = binding.symbols().find(value);
+    if (it == binding.symbols().end())
+      fail("{}: unknown symbol '{}'", what, value);
+    if (it->second > std::numeric_limits<int32_t>::max())
+      fail("{}: symbol {} = {} does not fit an int32 argument", what, value,
+           it->second);
+    out.i32 = static_cast<int32_t>(it->second);
+  } else if (kind == "i32") {
+    out.i32 = static_cast<int32_t>(std::stol(value));
+  } else if (kind == "f32") {
+    out.kind = BoundArg::Kind::F32;
+    out.f32 = std::stof(value);
+  } else if (kind == "cond") {
+    out.kind = BoundArg::Kind::Cond;
+    out.cond = value;
+  } else {
+    fail("{}: unknown argument kind '{}'", what, kind);
+  }
+  return out;
+}
+
+} // namespace
+
+TensorMap runPlanPrologue(const GpuPlan &plan, const TensorMap &weights,
+                          const std::string &bundlePath) {
+  TensorMap tensors = weights;
+  for (size_t i = 0; i < plan.prologue.size(); ++i) {
+    const PrologueOp &op = plan.prologue[i];
+    const std::string what =
+        fmt::format("{}: plan.prologue[{}] ({} -> {})", bundlePath, i, op.op,
+                    op.dst);
+    if (tensors.count(op.dst))
+      fail("{}: dst '{}' already names a tensor", what, op.dst);
+    if (op.op == "fold_columns")
+      tensors.emplace(op.dst, foldColumns(op, tensors, what));
+    else if (op.op == "copy")
+      tensors.emplace(op.dst, copyTensor(op, tensors, what));
+    else
+      fail("{}: unknown prologue op", what);
+  }
+  return tensors;
+}
+
+PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
+                         const KnowledgeBase &kb, const std::string &bundlePath)
+    : path_(bundlePath),
+      symbols_(planSymbols(bundle.program, kb,
+                           static_cast<int64_t>(
+                               inputs.candidates.candidates.size()))) {
+  const GpuPlan &plan = bundle.plan;
+  const TensorMap tensors = runPlanPrologue(plan, inputs.weights, path_);
+
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const BufferDecl &decl = plan.buffers[i];
+    const std::string what =
+        fmt::format("{}: buffer '{}'", path_, decl.name);
+    BoundBuffer b;
+    b.decl = &decl;
+    b.elements = evalExtent(decl.elements, symbols_, what);
+    b.bytes = std::max<size_t>(4, static_cast<size_t>(b.elements) * 4);
+    if (decl.init.rfind("weights:", 0) == 0) {
+      const std::string name = decl.init.substr(8);
+      auto it = tensors.find(name);
+      if (it == tensors.end())
+        fail("{}: no weight or prologue table '{}'", what, name);
+      if (it->second.numel() != b.elements)
+        fail("{}: tensor '{}' has {} elements, the plan declares {}", what,
+             name, it->second.numel(), b.elements);
+      b.data = words(it->second.data);
+    } else if (!decl.init.empty()) {
+      b.data = bindingWords(decl.init, kb, inputs.candidates);
+      const bool isOutput = decl.init.rfind("out.", 0) == 0;
+      if (!isOutput && static_cast<int64_t>(b.data.size()) != b.elements)
+        fail("{}: binding '{}' has {} elements, the plan declares {}", what,
+             decl.init, b.data.size(), b.elements);
+      const int32_t index = static_cast<int32_t>(i);
+      if (isOutput) {
+        if (b.elements != symbols_.at("N"))
+          fail("{}: output '{}' must have N = {} elements, not {}", what,
+               decl.init, symbols_.at("N"), b.elements);
+        int32_t &slot = decl.init == "out.status" ? outStatus_
+                        : decl.init == "out.depth" ? outDepth_
+                                                   : outLogp_;
+        if (slot >= 0) fail("{}: a second buffer binds '{}'", what, decl.init);
+        slot = index;
+      }
+    }
+    bufferIndex_.emplace(decl.name, static_cast<int32_t>(buffers_.size()));
+    buffers_.push_back(std::move(b));
+  }
+  if (outStatus_ < 0 || outDepth_ < 0 || outLogp_ < 0)
+    fail("{}: the plan binds no buffer to {}", path_,
+         outStatus_ < 0 ? "out.status"
+         : outDepth_ < 0 ? "out.depth"
+                         : "out.logp");
+
+  for (const Launch &launch : plan.launches) {
+    const std::string what =
+        fmt::format("{}: launch '{}'", path_, launch.name);
+    BoundLaunch bound;
+    bound.launch = &launch;
+    const int64_t grid = evalExtent(launch.grid, symbols_, what + " grid");
+    if (grid < 1 || grid > std::numeric_limits<int32_t>::max())
+      fail("{}: grid of {} blocks is out of range [1, 2^31)", what, grid);
+    bound.grid = static_cast<uint32_t>(grid);
+    for (const std::string &arg : launch.args)
+      bound.args.push_back(bindArg(arg, *this, what));
+    launches_.emplace(launch.name, std::move(bound));
+  }
+}
+
+int32_t PlanBinding::bufferIndex(const std::string &name) const {
+  auto it = bufferIndex_.find(name);
+  if (it == bufferIndex_.end())
+    fail("{}: unknown buffer '{}'", path_, name);
+  return it->second;
+}
+
+const BoundLaunch &PlanBinding::launch(const std::string &name) const {
+  auto it = launches_.find(name);
+  if (it == launches_.end()) fail("{}: unknown launch '{}'", path_, name);
+  return it->second;
+}
+
+size_t PlanBinding::totalBytes() const {
+  size_t total = 0;
+  for (const BoundBuffer &b : buffers_) total += b.bytes;
+  return total;
+}
+
+void PlanBinding::releaseHostData() {
+  for (BoundBuffer &b : buffers_) std::vector<uint32_t>().swap(b.data);
+}
+
+std::vector<Outcome>
+PlanBinding::outcomes(const std::vector<int32_t> &status,
+                      const std::vector<int32_t> &depth,
+                      const std::vector<float> &logp) const {
+  const size_t n = static_cast<size_t>(symbols_.at("N"));
+  if (status.size() != n || depth.size() != n || logp.size() != n)
+    fail("{}: outcome buffers have {}, {}, {} elements, expected N = {}",
+         path_, status.size(), depth.size(), logp.size(), n);
+  std::vector<Outcome> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (status[i] < 0 || status[i] > 2 || depth[i] < 1)
+      fail("{}: candidate {} has no valid outcome (status {}, depth {}): the "
+           "plan did not finish it",
+           path_, i, status[i], depth[i]);
+    out[i].status = static_cast<ProofStatus>(status[i]);
+    out[i].depth = depth[i];
+    out[i].logp = logp[i];
+  }
+  return out;
+}
+
+} // namespace proofc

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Run ON the GPU machine, from the repository root: builds the runtime alone
+# (no MLIR) with the carried .deps/, runs the unit tests that touch CUDA
+# (GPU tests included) and writes the logs under $OUT (default .out/).
+#   scripts/gpu-check.sh [GTEST_FILTER]
+# Needs: .deps/ (scripts/make-deps.sh) and the datasets/weights the tests use
+# under $PROOFC_SHARED_DIR (default .gpudata/, laid out like shared/:
+# data/<name>/, weights/<name>.safetensors).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$root/.out}
+build=${PROOFC_GPU_BUILD_DIR:-$root/build-gpu-device}
+filter=${1:-'*Gpu*:ProofcRun*:Bundle*:KernelCache*'}
+mkdir -p "$out"
+export PROOFC_SHARED_DIR=${PROOFC_SHARED_DIR:-$root/.gpudata}
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PROOFC_CACHE_DIR=${PROOFC_CACHE_DIR:-/tmp/proofc-kernel-cache}
+
+{
+  date; uname -a; nvidia-smi; /usr/local/cuda/bin/nvcc --version; g++ --version
+  cmake --version; ls /usr/include/gtest 2>&1 | head -1
+} > "$out/env.log" 2>&1
+
+start=$(date +%s)
+if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+         -DPROOFC_BUILD_COMPILER=OFF -DPROOFC_DEPS_INCLUDE="$root/.deps/include" \
+         -DGTEST_ROOT="$root/.deps/gtest" &&
+       ninja -C "$build" -j"$(nproc)" proofc-unittests proofc-run; } \
+     > "$out/build.log" 2>&1; then
+  echo "gpu-check: BUILD FAILED (log: build.log)"; tail -40 "$out/build.log"; exit 1
+fi
+echo "gpu-check: built in $(( $(date +%s) - start )) s"
+
+"$build/bin/proofc-unittests" --gtest_filter="$filter" \
+  --gtest_output="xml:$out/tests.xml" > "$out/tests.log" 2>&1
+rc=$?
+grep -E '^\[ (gpu|cache) ' "$out/tests.log"
+grep -E '^\[  (FAILED|PASSED|SKIPPED) ' "$out/tests.log" | sort | uniq -c | head -40
+grep -B2 -A12 -E 'Failure|Skipped' "$out/tests.log" | head -120 > "$out/failures.log"
+echo "gpu-check: tests exit $rc in $(( $(date +%s) - start )) s total"
+exit $rc

@@ -1,0 +1,149 @@
+//===- BundleTest.cpp - Bundle JSON round trip and strict verification ----===//
+#include "TestUtil.h"
+#include "cuda/TestBundle.h"
+#include "proofc/runtime/Bundle.h"
+#include "proofc/runtime/Error.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+
+namespace proofc::test {
+namespace {
+
+using nlohmann::json;
+
+Bundle referenceBundle() { return makeTestBundle(v10Program()); }
+
+/// parseBundle of the reference bundle after `edit`; returns the error text
+/// ("" when it parses).
+std::string errorAfter(const std::function<void(json &)> &edit) {
+  json j = json::parse(serializeBundle(referenceBundle()));
+  edit(j);
+  try {
+    parseBundle(j.dump(), "x.pcb");
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Bundle, RoundTripsEveryField) {
+  Bundle a = referenceBundle();
+  a.plan.prologue.push_back({"copy", "t_copy", "mlp.0.weight", "", "", 0, 0, true});
+  std::string text = serializeBundle(a);
+  Bundle b = parseBundle(text, "x.pcb");
+  EXPECT_EQ(serializeBundle(b), text);
+  EXPECT_EQ(b.program.shape.S, 120);
+  EXPECT_EQ(b.program.policy.encoder.size(), a.program.policy.encoder.size());
+  EXPECT_EQ(b.program.policy.encoder[0].kind, PolicyOpKind::AtomEmbed);
+  EXPECT_EQ(b.program.policy.encoder[4].kind, PolicyOpKind::LayerNorm);
+  EXPECT_FLOAT_EQ(b.program.policy.encoder[4].eps, 1e-5f);
+  EXPECT_EQ(b.modules.at(0).source, a.modules.at(0).source);
+  EXPECT_EQ(b.plan.buffers.size(), a.plan.buffers.size());
+  EXPECT_EQ(b.plan.prologue.back().transpose, true);
+  EXPECT_EQ(b.plan.prologue.at(0).bias, "atom.bias");
+  EXPECT_EQ(b.plan.schedule.step.at(0).cond, "engine");
+  EXPECT_EQ(b.plan.schedule.step.at(0).body.at(0).launch, "engine");
+}
+
+TEST(Bundle, WriteIsAtomicAndReadsBack) {
+  TempDir dir;
+  const std::string path = dir.file("p.pcb");
+  writeBundle(path, referenceBundle());
+  EXPECT_EQ(serializeBundle(readBundle(path)),
+            serializeBundle(referenceBundle()));
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  EXPECT_THROW(readBundle(dir.file("missing.pcb")), Error);
+}
+
+TEST(Bundle, RejectsForeignSchemaAndOtherVersions) {
+  EXPECT_NE(errorAfter([](json &j) { j["schema"] = "other"; })
+                .find("not a proofc bundle"),
+            std::string::npos);
+  EXPECT_NE(errorAfter([](json &j) { j["format_version"] = 2; })
+                .find("format_version"),
+            std::string::npos);
+  try {
+    parseBundle("{ nope", "bad.pcb");
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("bad.pcb: not valid JSON"),
+              std::string::npos);
+  }
+}
+
+TEST(Bundle, ErrorsNameThePathAndTheField) {
+  struct Case {
+    std::function<void(json &)> edit;
+    const char *expected;
+  };
+  const Case cases[] = {
+      {[](json &j) { j.erase("source"); }, "x.pcb: source: missing field"},
+      {[](json &j) { j["extra"] = 1; }, "x.pcb: extra: unknown field"},
+      {[](json &j) { j["program"]["shape"]["A"] = "6"; },
+       "x.pcb: program.shape.A: expected an integer"},
+      {[](json &j) { j["program"]["shape"]["S"] = 0; },
+       "x.pcb: program.shape.S: 0 is out of range"},
+      {[](json &j) { j["program"]["policy"]["encoder"][1]["kind"] = "gelu"; },
+       "x.pcb: program.policy.encoder[1].kind: unknown op 'gelu'"},
+      {[](json &j) { j["modules"][1]["format"] = "spirv"; },
+       "x.pcb: modules[1].format: unknown module format 'spirv'"},
+      {[](json &j) { j["modules"][1]["name"] = "engine"; },
+       "x.pcb: modules[1].name: duplicate module 'engine'"},
+      {[](json &j) { j["plan"]["buffers"][0]["dtype"] = "f64"; },
+       "x.pcb: plan.buffers[0].dtype: unknown dtype 'f64'"},
+      {[](json &j) { j["plan"]["buffers"][0]["elements"][0] = "NX"; },
+       "x.pcb: plan.buffers[0].elements[0]: 'NX' is neither"},
+      {[](json &j) { j["plan"]["buffers"][0]["init"] = "kb.nothing"; },
+       "x.pcb: plan.buffers[0].init: unknown binding 'kb.nothing'"},
+      {[](json &j) { j["plan"]["buffers"][0]["dtype"] = "f32"; },
+       "x.pcb: plan.buffers[0].init: binding 'kb.facts' needs dtype i32"},
+      {[](json &j) { j["plan"]["buffers"][1]["name"] = "kb_facts"; },
+       "x.pcb: plan.buffers[1].name: duplicate buffer 'kb_facts'"},
+      {[](json &j) { j["plan"]["launches"][1]["module"] = "nope"; },
+       "x.pcb: plan.launches[1].module: unknown module 'nope'"},
+      {[](json &j) { j["plan"]["launches"][1]["args"][2] = "buf:nope"; },
+       "x.pcb: plan.launches[1].args[2]: unknown buffer 'nope'"},
+      {[](json &j) { j["plan"]["launches"][1]["args"][2] = "sym:Q"; },
+       "x.pcb: plan.launches[1].args[2]: unknown symbol 'Q'"},
+      {[](json &j) { j["plan"]["launches"][1]["args"][2] = "cond:other"; },
+       "x.pcb: plan.launches[1].args[2]: unknown cond 'other'"},
+      {[](json &j) { j["plan"]["launches"][1]["args"][2] = "i32:1x"; },
+       "x.pcb: plan.launches[1].args[2]: '1x' is not an int32 literal"},
+      {[](json &j) { j["plan"]["launches"][1]["args"][2] = "ptr:x"; },
+       "x.pcb: plan.launches[1].args[2]: unknown argument kind 'ptr'"},
+      {[](json &j) { j["plan"]["launches"][1]["block"] = 2048; },
+       "x.pcb: plan.launches[1].block: 2048 is out of range"},
+      {[](json &j) { j["plan"]["schedule"]["step"][1]["launch"] = "gone"; },
+       "x.pcb: plan.schedule.step[1].launch: unknown launch 'gone'"},
+      {[](json &j) {
+         j["plan"]["schedule"]["step"][0]["body"][0]["launch"] = "gone";
+       },
+       "x.pcb: plan.schedule.step[0].body[0].launch: unknown launch 'gone'"},
+      {[](json &j) { j["plan"]["schedule"]["step"][0]["flag"] = "state"; },
+       "x.pcb: plan.schedule.step[0].flag: flag buffer 'state' must be i32"},
+      {[](json &j) { j["plan"]["schedule"]["step"][0]["cond"] = "loop"; },
+       "x.pcb: plan.schedule.step[0].cond: duplicate cond 'loop'"},
+      {[](json &j) { j["plan"]["schedule"]["loop_flag"] = "nope"; },
+       "x.pcb: plan.schedule.loop_flag: unknown buffer 'nope'"},
+      {[](json &j) { j["plan"]["schedule"]["step"] = json::array(); },
+       "x.pcb: plan.schedule.step: the proof-loop step is empty"},
+      {[](json &j) { j["plan"]["prologue"][0]["op"] = "matmul"; },
+       "x.pcb: plan.prologue[0].op: unknown prologue op 'matmul'"},
+      {[](json &j) { j["plan"]["prologue"][1]["dst"] = "pred_proj"; },
+       "x.pcb: plan.prologue[1].dst: duplicate prologue dst 'pred_proj'"},
+      {[](json &j) { j["plan"]["prologue"][0]["cols"] = 0; },
+       "x.pcb: plan.prologue[0].cols: must be > 0"},
+  };
+  for (const Case &c : cases) {
+    std::string error = errorAfter(c.edit);
+    EXPECT_NE(error.find(c.expected), std::string::npos)
+        << "expected '" << c.expected << "', got '" << error << "'";
+  }
+  EXPECT_EQ(errorAfter([](json &) {}), "");
+}
+
+} // namespace
+} // namespace proofc::test

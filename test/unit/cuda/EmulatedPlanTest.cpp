@@ -1,0 +1,200 @@
+//===- EmulatedPlanTest.cpp - The reference plan, run on the CPU ----------===//
+//
+// The whole GPU pipeline minus the driver: the reference bundle
+// (TestBundle.h) is bound with PlanBinding exactly as the CUDA backend binds
+// it, and its schedule is executed with the kernel templates (and the policy
+// fixture) compiled as C++ through the CUDA shim — conds evaluated on the
+// host, conditional handles 0. Outcomes must match the host backend (spec §7;
+// on these small runs: every status and depth).
+//
+//===----------------------------------------------------------------------===//
+#include "cuda/emulation/CudaShim.h"
+
+#include <cmath>
+
+#define PROOFC_A 6
+#define PROOFC_S 120
+#define PROOFC_DIM 64
+#define PROOFC_ENGINE_THREADS 32
+#define proofc_engine proofc_engine_plan
+#define proofc_engine_impl proofc_engine_impl_plan
+#include "../../../lib/Targets/CUDA/Kernels/engine.cu"
+#undef proofc_engine
+#undef proofc_engine_impl
+#include "../../../lib/Targets/CUDA/Kernels/step.cu"
+#include "fixtures/policy.cu"
+
+#include "TestUtil.h"
+#include "cuda/TestBundle.h"
+#include "proofc/runtime/HostBackend.h"
+#include "proofc/runtime/cuda/PlanBinding.h"
+
+#include <map>
+
+namespace {
+std::map<unsigned long long, unsigned> gConditionals;
+} // namespace
+
+extern "C" void cudaGraphSetConditional(unsigned long long handle,
+                                        unsigned int value) {
+  gConditionals[handle] = value;
+}
+
+namespace proofc::test {
+namespace {
+
+/// Host memory for every buffer of a binding, and launches by entry name.
+class EmulatedPlan {
+public:
+  EmulatedPlan(const Bundle &bundle, const PlanBinding &binding)
+      : bundle_(bundle), binding_(binding) {
+    for (const BoundBuffer &b : binding.buffers()) {
+      memory_.emplace_back(b.bytes / 4, 0u);
+      std::copy(b.data.begin(), b.data.end(), memory_.back().begin());
+    }
+  }
+
+  int32_t flag(const std::string &buffer) const {
+    return static_cast<int32_t>(memory_[binding_.bufferIndex(buffer)][0]);
+  }
+
+  template <typename T> std::vector<T> read(int32_t buffer) const {
+    std::vector<T> out(static_cast<size_t>(binding_.symbols().at("N")));
+    std::memcpy(out.data(), memory_[buffer].data(), out.size() * 4);
+    return out;
+  }
+
+  void runNodes(const std::vector<ScheduleNode> &nodes) {
+    for (const ScheduleNode &node : nodes) {
+      if (!node.launch.empty()) runLaunch(binding_.launch(node.launch));
+      else if (flag(node.flag)) runNodes(node.body);
+    }
+  }
+
+  int64_t run() {
+    runNodes(bundle_.plan.schedule.prologue);
+    int64_t steps = 0;
+    while (flag(bundle_.plan.schedule.loopFlag)) {
+      runNodes(bundle_.plan.schedule.step);
+      ++steps;
+    }
+    return steps;
+  }
+
+private:
+  void runLaunch(const BoundLaunch &l) {
+    auto P = [&](size_t i) {
+      EXPECT_EQ(l.args.at(i).kind, BoundArg::Kind::Buffer) << "arg " << i;
+      return memory_[l.args[i].buffer].data();
+    };
+    auto I = [&](size_t i) { return l.args.at(i).i32; };
+    auto F = [&](size_t i) { return l.args.at(i).f32; };
+    auto H = [&](size_t i) {
+      EXPECT_EQ(l.args.at(i).kind, BoundArg::Kind::Cond) << "arg " << i;
+      return 0ull; // no native conditional nodes here
+    };
+    auto ip = [&](size_t i) { return reinterpret_cast<int *>(P(i)); };
+    auto fp = [&](size_t i) { return reinterpret_cast<float *>(P(i)); };
+    const std::string &entry = l.launch->entry;
+    std::function<void()> body;
+    if (entry == "proofc_init") {
+      ASSERT_EQ(l.args.size(), 12u);
+      body = [&] {
+        proofc_init(ip(0), I(1), I(2), ip(3), ip(4), ip(5), fp(6), ip(7), ip(8),
+                    ip(9), H(10), H(11));
+      };
+    } else if (entry == "proofc_engine") {
+      ASSERT_EQ(l.args.size(), 19u);
+      body = [&] {
+        proofc_engine_plan(ip(0), ip(1), ip(2), ip(3), ip(4), ip(5), ip(6),
+                           ip(7), ip(8), ip(9), ip(10), ip(11), ip(12), ip(13),
+                           ip(14), I(15), I(16), ip(17), ip(18));
+      };
+    } else if (entry == "score_select") {
+      ASSERT_EQ(l.args.size(), 22u);
+      body = [&] {
+        score_select(ip(0), ip(1), ip(2), ip(3), ip(4), fp(5), fp(6), fp(7),
+                     fp(8), fp(9), fp(10), fp(11), fp(12), fp(13), fp(14),
+                     fp(15), fp(16), fp(17), I(18), F(19), ip(20), fp(21));
+      };
+    } else if (entry == "proofc_advance") {
+      ASSERT_EQ(l.args.size(), 22u);
+      body = [&] {
+        proofc_advance(ip(0), ip(1), I(2), I(3), I(4), I(5), ip(6), ip(7),
+                       ip(8), fp(9), ip(10), ip(11), ip(12), fp(13), ip(14),
+                       ip(15), ip(16), fp(17), ip(18), ip(19), H(20), H(21));
+      };
+    } else {
+      FAIL() << "no emulated kernel for entry " << entry;
+    }
+    emu::launch(l.grid, static_cast<unsigned>(l.launch->block), body);
+  }
+
+  const Bundle &bundle_;
+  const PlanBinding &binding_;
+  std::vector<std::vector<uint32_t>> memory_;
+};
+
+struct Case {
+  const char *dataset;
+  int64_t queries, corruptions;
+  int32_t slots;
+};
+
+class EmulatedPlanVsHost : public ::testing::TestWithParam<Case> {};
+
+TEST_P(EmulatedPlanVsHost, SameOutcomesAsHostBackend) {
+  const Case &c = GetParam();
+  Dataset ds = loadDataset(dataDir(c.dataset));
+  TensorMap weights = readSafetensors(weightsFile(c.dataset));
+  ProgramSpec program = v10Program();
+  program.shape.B = c.slots;
+  CandidateOptions opts;
+  opts.corruptions = c.corruptions;
+  opts.maxQueries = c.queries;
+  CandidateSet set = buildCandidates(ds, opts);
+  EvalInputs inputs{program, ds, weights, set, false};
+
+  BackendTimings hostTimings;
+  std::vector<Outcome> host =
+      HostBackend(HostBackendOptions{1}).run(inputs, hostTimings);
+
+  // engineThreads 32: the emulated engine was compiled with 32 threads.
+  Bundle bundle = makeTestBundle(program, PROOFC_ENGINE_THREADS);
+  bundle = parseBundle(serializeBundle(bundle), "test.pcb"); // as read
+  KnowledgeBase kb = buildKnowledgeBase(ds, false);
+  PlanBinding binding(bundle, inputs, kb, "test.pcb");
+  EmulatedPlan plan(bundle, binding);
+  const int64_t steps = plan.run();
+  EXPECT_GT(steps, 0);
+  EXPECT_EQ(gConditionals.count(0), 0u) << "a zero handle was set";
+  std::vector<Outcome> emulated = binding.outcomes(
+      plan.read<int32_t>(binding.outStatus()),
+      plan.read<int32_t>(binding.outDepth()),
+      plan.read<float>(binding.outLogp()));
+
+  ASSERT_EQ(emulated.size(), host.size());
+  int proved = 0;
+  for (size_t i = 0; i < host.size(); ++i) {
+    EXPECT_EQ(emulated[i].status, host[i].status) << "candidate " << i;
+    EXPECT_EQ(emulated[i].depth, host[i].depth) << "candidate " << i;
+    EXPECT_NEAR(emulated[i].logp, host[i].logp, 1e-4) << "candidate " << i;
+    proved += host[i].status == ProofStatus::Proved;
+  }
+  RecordProperty("candidates", static_cast<int>(host.size()));
+  RecordProperty("proved", proved);
+  Metrics a = computeMetrics(set, host), b = computeMetrics(set, emulated);
+  EXPECT_NEAR(a.both.mrr, b.both.mrr, 1e-3);
+  EXPECT_NEAR(a.both.hits10, b.both.hits10, 1e-3);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Datasets, EmulatedPlanVsHost,
+    ::testing::Values(Case{"countries_s1", 2, 6, 8}, Case{"nations", 2, 0, 16},
+                      Case{"countries_s3", 2, 8, 8}),
+    [](const ::testing::TestParamInfo<Case> &info) {
+      return std::string(info.param.dataset);
+    });
+
+} // namespace
+} // namespace proofc::test
