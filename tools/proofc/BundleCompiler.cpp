@@ -1,0 +1,110 @@
+//===- BundleCompiler.cpp - An eval program -> a bundle, in memory --------===//
+#include "BundleCompiler.h"
+
+#include "proofc/Dialect/Eval/EvalOps.h"
+#include "proofc/Dialect/Eval/Transforms/Passes.h"
+#include "proofc/Target/ExportBundle.h"
+#include "proofc/Target/ExportProgramSpec.h"
+#include "proofc/runtime/Error.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace proofc;
+
+namespace {
+/// One `file:line:col: severity: message` line per diagnostic and note, as
+/// the program loader prints them.
+class OneLineDiagnostics : public mlir::SourceMgrDiagnosticHandler {
+public:
+  OneLineDiagnostics(llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context)
+      : SourceMgrDiagnosticHandler(sourceMgr, context, llvm::errs()) {
+    setHandler([this](mlir::Diagnostic &diag) {
+      emitDiagnostic(diag.getLocation(), diag.str(), diag.getSeverity(),
+                     /*displaySourceLine=*/false);
+      for (mlir::Diagnostic &note : diag.getNotes())
+        emitDiagnostic(note.getLocation(), note.str(), note.getSeverity(),
+                       /*displaySourceLine=*/false);
+      return mlir::success();
+    });
+  }
+};
+} // namespace
+
+std::optional<driver::CompiledProgram>
+driver::compileProgramToBundle(const std::string &path,
+                               const BundleCompilerOptions &options) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!file)
+    fail("{}: cannot read: {}", path, file.getError().message());
+  std::string libdevice = options.libdevice.empty()
+                              ? mlir::eval::defaultLibdevicePath()
+                              : options.libdevice;
+  if (!llvm::sys::fs::exists(libdevice))
+    fail("--libdevice {}: not found (the policy kernel links libdevice for "
+         "exp/log; pass the CUDA toolkit's nvvm/libdevice/libdevice.10.bc)",
+         libdevice);
+
+  mlir::DialectRegistry registry;
+  mlir::eval::registerEvalGpuPipelineDependencies(registry);
+  mlir::MLIRContext context(registry);
+  context.disableMultithreading(); // one small program: no thread pool
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
+  OneLineDiagnostics handler(sourceMgr, &context);
+
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return std::nullopt;
+  auto programs = llvm::to_vector(module->getOps<mlir::eval::ProgramOp>());
+  if (programs.size() != 1) {
+    mlir::emitError(module->getLoc())
+        << "expected exactly one 'eval.program', found " << programs.size();
+    return std::nullopt;
+  }
+  // The host backend's view, taken before the pipeline rewrites the program.
+  mlir::FailureOr<ProgramSpec> spec =
+      mlir::eval::exportProgramSpec(programs.front());
+  if (mlir::failed(spec))
+    return std::nullopt;
+
+  mlir::PassManager pm(&context);
+  mlir::eval::EvalGpuPipelineOptions pipeline;
+  pipeline.chip = options.chip;
+  pipeline.features = options.features;
+  pipeline.libdevice = libdevice;
+  pipeline.groups = options.groups;
+  pipeline.engineThreads = options.engineThreads;
+  mlir::eval::buildEvalGpuPipeline(pm, pipeline);
+  if (mlir::failed(pm.run(*module)))
+    return std::nullopt;
+
+  CompiledProgram out;
+  mlir::FailureOr<std::string> ptx = mlir::eval::exportPtx(*module);
+  mlir::FailureOr<Bundle> bundle = mlir::eval::exportBundle(*module, *spec);
+  if (mlir::failed(ptx) || mlir::failed(bundle))
+    return std::nullopt;
+  out.ptx = std::move(*ptx);
+  out.bundle = std::move(*bundle);
+  out.bundle.proofcVersion = PROOFC_VERSION;
+  out.bundle.source = llvm::sys::path::filename(path).str();
+  if (options.keepMlir) {
+    llvm::raw_string_ostream os(out.loweredMlir);
+    module->print(os);
+  }
+  // The runtime's own verifier: a bundle this compiler writes must load.
+  out.bundle = parseBundle(serializeBundle(out.bundle),
+                           path + " (compiled bundle)");
+  return out;
+}

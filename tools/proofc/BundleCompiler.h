@@ -1,0 +1,44 @@
+//===- BundleCompiler.h - An eval program -> a bundle, in memory -*- C++ -*-===//
+//
+// `proofc compile` writes what this returns; `proofc run --device cuda`
+// hands the bundle to the CUDA backend without a file. Parses and verifies
+// the program, exports its ProgramSpec, runs buildEvalGpuPipeline and
+// exports the bundle. Diagnostics are printed one per line
+// (`file:line:col: error: ...`).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_TOOLS_PROOFC_BUNDLECOMPILER_H
+#define PROOFC_TOOLS_PROOFC_BUNDLECOMPILER_H
+
+#include "proofc/runtime/Bundle.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace proofc::driver {
+
+struct BundleCompilerOptions {
+  std::string chip = "sm_90";
+  std::string features = "+ptx86";
+  std::string libdevice; ///< empty: the configured CUDA toolkit's
+  int64_t groups = 4;
+  int64_t engineThreads = 128;
+  bool keepMlir = false; ///< fill CompiledProgram::loweredMlir
+};
+
+struct CompiledProgram {
+  Bundle bundle;           ///< verified (serialized and parsed back)
+  std::string ptx;         ///< the policy module's PTX
+  std::string loweredMlir; ///< the module after the pipeline (keepMlir)
+};
+
+/// Returns nullopt once the diagnostics are printed; throws proofc::Error
+/// when the file or libdevice cannot be read.
+std::optional<CompiledProgram>
+compileProgramToBundle(const std::string &path,
+                       const BundleCompilerOptions &options);
+
+} // namespace proofc::driver
+
+#endif // PROOFC_TOOLS_PROOFC_BUNDLECOMPILER_H

@@ -1,0 +1,67 @@
+//===- CompileCommand.cpp - proofc compile --------------------------------===//
+//
+// proofc compile PROGRAM.mlir -o X.pcb [--emit=bundle|ptx|mlir]: the bundle
+// (JSON, docs/bundle.md), the generated PTX alone, or the module after the
+// pipeline. Every output is written atomically.
+//
+//===----------------------------------------------------------------------===//
+#include "CompileCommand.h"
+
+#include "proofc/runtime/FileIO.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+using namespace proofc;
+
+CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
+  CLI::App *compile = app.add_subcommand(
+      "compile", "Compile PROGRAM to a self-contained bundle (PTX, CUDA C++ "
+                 "templates, GPU plan)");
+  compile->add_option("program", o.program, "The eval program (.mlir)")
+      ->required()
+      ->type_name("PROGRAM.mlir");
+  compile->add_option("-o,--output", o.output, "Output file")
+      ->required()
+      ->type_name("FILE");
+  compile->add_option("--emit", o.emit,
+                      "bundle (.pcb), ptx (the policy kernel) or mlir (the "
+                      "lowered module)")
+      ->check(CLI::IsMember({"bundle", "ptx", "mlir"}))
+      ->capture_default_str();
+  BundleCompilerOptions &c = o.compiler;
+  compile->add_option("--chip", c.chip, "NVVM target chip of the PTX")
+      ->capture_default_str();
+  compile->add_option("--ptx-features", c.features,
+                      "NVVM target features (PTX ISA version)")
+      ->capture_default_str();
+  compile->add_option("--libdevice", c.libdevice,
+                      "libdevice.10.bc to link (default: the configured CUDA "
+                      "toolkit's)")
+      ->type_name("FILE");
+  compile->add_option("--groups", c.groups,
+                      "States the policy kernel encodes at once per block")
+      ->check(CLI::Range(1, 32))
+      ->capture_default_str();
+  compile->add_option("--engine-threads", c.engineThreads,
+                      "Block size of the engine kernel (power of two)")
+      ->check(CLI::IsMember({32, 64, 128, 256, 512, 1024}))
+      ->capture_default_str();
+  return compile;
+}
+
+int driver::compileCommand(const CompileOptions &o) {
+  BundleCompilerOptions options = o.compiler;
+  options.keepMlir = o.emit == "mlir";
+  std::optional<CompiledProgram> compiled =
+      compileProgramToBundle(o.program, options);
+  if (!compiled)
+    return 1;
+  if (o.emit == "ptx")
+    writeAtomically(o.output, compiled->ptx);
+  else if (o.emit == "mlir")
+    writeAtomically(o.output, compiled->loweredMlir);
+  else
+    writeBundle(o.output, compiled->bundle);
+  return 0;
+}

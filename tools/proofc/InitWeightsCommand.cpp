@@ -1,0 +1,32 @@
+//===- InitWeightsCommand.cpp - proofc init-weights -----------------------===//
+//
+// The tensors a program needs depend on the dataset (E and R size the
+// embedding tables), so the dataset is loaded; the values come from the
+// runtime's deterministic initWeights(program, dataset, seed).
+//
+//===----------------------------------------------------------------------===//
+#include "Commands.h"
+#include "ProgramLoader.h"
+
+#include "proofc/runtime/Dataset.h"
+#include "proofc/runtime/Evaluation.h"
+#include "proofc/runtime/Safetensors.h"
+
+#include <fmt/format.h>
+
+using namespace proofc;
+
+int driver::initWeightsCommand(const InitWeightsOptions &o) {
+  std::optional<ProgramSpec> program = loadProgramSpec(o.program);
+  if (!program)
+    return 1;
+  Dataset dataset = loadDataset(o.data);
+  TensorMap weights = initWeights(*program, dataset, o.seed);
+  writeSafetensors(o.output, weights);
+  int64_t values = 0;
+  for (const auto &entry : weights)
+    values += entry.second.numel();
+  fmt::print("wrote {} tensors ({} values, seed {}) for @{} on {} to {}\n",
+             weights.size(), values, o.seed, program->name, o.data, o.output);
+  return 0;
+}

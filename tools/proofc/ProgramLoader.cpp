@@ -1,0 +1,75 @@
+//===- ProgramLoader.cpp - Parse, verify and export an eval program -------===//
+#include "ProgramLoader.h"
+
+#include "proofc/Dialect/Eval/EvalOps.h"
+#include "proofc/Target/ExportProgramSpec.h"
+#include "proofc/runtime/Error.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace proofc;
+
+namespace {
+/// Prints each diagnostic (and each of its notes) as a single
+/// `file:line:col: severity: message` line, without the source excerpt, so
+/// tools and tests see one line per problem.
+class OneLineDiagnosticHandler : public mlir::SourceMgrDiagnosticHandler {
+public:
+  OneLineDiagnosticHandler(llvm::SourceMgr &sourceMgr,
+                           mlir::MLIRContext *context)
+      : SourceMgrDiagnosticHandler(sourceMgr, context, llvm::errs()) {
+    setHandler([this](mlir::Diagnostic &diag) {
+      emitDiagnostic(diag.getLocation(), diag.str(), diag.getSeverity(),
+                     /*displaySourceLine=*/false);
+      for (mlir::Diagnostic &note : diag.getNotes())
+        emitDiagnostic(note.getLocation(), note.str(), note.getSeverity(),
+                       /*displaySourceLine=*/false);
+      return mlir::success();
+    });
+  }
+};
+} // namespace
+
+std::optional<ProgramSpec>
+proofc::driver::loadProgramSpec(const std::string &path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!file)
+    fail("{}: cannot read: {}", path, file.getError().message());
+
+  mlir::MLIRContext context;
+  context.disableMultithreading();    // one small program: no thread pool
+  context.printOpOnDiagnostic(false); // the location says where
+  context.getOrLoadDialect<mlir::eval::EvalDialect>();
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
+  OneLineDiagnosticHandler handler(sourceMgr, &context);
+
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return std::nullopt; // parse or verifier errors were printed
+
+  auto programs = llvm::to_vector(module->getOps<mlir::eval::ProgramOp>());
+  if (programs.empty()) {
+    mlir::emitError(mlir::FileLineColLoc::get(&context, path, 1, 1))
+        << "expected one 'eval.program', found none";
+    return std::nullopt;
+  }
+  if (programs.size() > 1) {
+    mlir::emitError(programs[1].getLoc())
+        << "a second 'eval.program'; a file holds exactly one";
+    return std::nullopt;
+  }
+  mlir::FailureOr<ProgramSpec> spec =
+      mlir::eval::exportProgramSpec(programs.front());
+  if (mlir::failed(spec))
+    return std::nullopt;
+  return std::move(*spec);
+}

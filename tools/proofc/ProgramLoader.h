@@ -1,0 +1,24 @@
+//===- ProgramLoader.h - Parse, verify, export a program --------*- C++ -*-===//
+//
+// The only part of the driver that touches MLIR. Diagnostics are printed to
+// stderr, one line each: `file:line:col: error: message`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_TOOLS_PROOFC_PROGRAMLOADER_H
+#define PROOFC_TOOLS_PROOFC_PROGRAMLOADER_H
+
+#include "proofc/runtime/Program.h"
+
+#include <optional>
+#include <string>
+
+namespace proofc::driver {
+
+/// Parses `path` (one eval.program), verifies it and exports its
+/// ProgramSpec. Returns nullopt once the diagnostics are printed; throws
+/// proofc::Error when the file cannot be read.
+std::optional<ProgramSpec> loadProgramSpec(const std::string &path);
+
+} // namespace proofc::driver
+
+#endif // PROOFC_TOOLS_PROOFC_PROGRAMLOADER_H
