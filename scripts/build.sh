@@ -9,6 +9,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_BUILD_TYPE="${PROOFC_BUILD_TYPE:-Release}" \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+    -DLLVM_USE_LINKER=lld \
     "$@"
 fi
 cmake --build "$build" -j "$(nproc)"

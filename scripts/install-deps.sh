@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libfmt-dev
           nlohmann-json3-dev libcli11-dev libxxhash-dev libgtest-dev
-          cmake ninja-build g++ python3)
+          cmake ninja-build g++ lld python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,147 @@
+"""Spec §7 agreement of two outcome TSVs (proofc's format, any backend).
+
+    python3 -m bench.torch.compare A.tsv B.tsv [--report-a A.json] [--report-b B.json]
+
+Rows are matched by (query, mode, entity); both files must list the same
+candidates. Passes when >= 99.9% of candidates agree on status and depth and
+every metric (MRR, Hits@1/3/10 for head, tail and both; counts as fractions
+aside, mean depth) recomputed from each file differs by at most 1e-3. The
+positive of a (query, mode) group is its first row in file order, as written
+by proofc and by bench.torch.evaluate. With the two JSON reports (proofc's
+`timings.run_seconds`, this port's `timings.steady_seconds`) the time ratio is
+printed too. Exit status 0: agree, 1: disagree, 2: unreadable input.
+"""
+
+import argparse
+import json
+import math
+import sys
+from typing import Dict, List, Tuple
+
+HEADER = ["query", "mode", "entity", "status", "depth", "logp"]
+HEADER_LINE = "\t".join(HEADER)
+STATUSES = ("proved", "failed", "truncated")
+MIN_AGREEMENT = 0.999
+METRIC_TOLERANCE = 1e-3
+
+
+class InputError(Exception):
+    pass
+
+
+Row = Tuple[str, int, float]  # status, depth, logp
+
+
+def read_outcomes(path: str) -> Tuple[List[Tuple[str, str, str]], Dict[Tuple[str, str, str], Row]]:
+    """Keys in file order and the row of each key."""
+    order, rows = [], {}
+    with open(path, encoding="utf-8", newline="\n") as f:
+        lines = f.read().split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if not lines or lines[0].rstrip("\r").split("\t") != HEADER:
+        raise InputError(f"{path}:1: expected the header line {HEADER_LINE!r}")
+    for number, line in enumerate(lines[1:], start=2):
+        fields = line.rstrip("\r").split("\t")
+        if len(fields) != 6:
+            raise InputError(f"{path}:{number}: expected 6 TAB-separated fields, found {len(fields)}")
+        query, mode, entity, status, depth, logp = fields
+        if mode not in ("head", "tail"):
+            raise InputError(f"{path}:{number}: mode '{mode}' is not head or tail")
+        if status not in STATUSES:
+            raise InputError(f"{path}:{number}: status '{status}' is not one of {', '.join(STATUSES)}")
+        try:
+            row = (status, int(depth), float(logp))
+        except ValueError:
+            raise InputError(f"{path}:{number}: depth '{depth}' or logp '{logp}' is not a number") from None
+        key = (query, mode, entity)
+        if key in rows:
+            raise InputError(f"{path}:{number}: candidate (query {query}, {mode}, {entity}) listed twice")
+        order.append(key)
+        rows[key] = row
+    return order, rows
+
+
+def metrics(order, rows) -> Dict[str, float]:
+    """§6 metrics from one file (the positive is the first row of a group)."""
+    groups: Dict[Tuple[str, str], List[float]] = {}
+    for key in order:
+        status, _, logp = rows[key]
+        groups.setdefault(key[:2], []).append(logp if status == "proved" else -math.inf)
+    out: Dict[str, float] = {}
+    for name, modes in (("head", ("head",)), ("tail", ("tail",)), ("both", ("head", "tail"))):
+        ranks = []
+        for (query, mode), scores in groups.items():
+            if mode not in modes:
+                continue
+            pos = scores[0]
+            greater = sum(s > pos for s in scores[1:])
+            geq = sum(s >= pos for s in scores[1:])
+            ranks.append(((1 + greater) + (1 + geq)) / 2.0)
+        n = max(len(ranks), 1)
+        out[f"{name}.mrr"] = sum(1.0 / r for r in ranks) / n
+        for k in (1, 3, 10):
+            out[f"{name}.hits{k}"] = sum(r <= k for r in ranks) / n
+    depths = [rows[k][1] for k in order]
+    out["mean_depth"] = sum(depths) / max(len(depths), 1)
+    for status in STATUSES:
+        out[f"{status}_fraction"] = sum(rows[k][0] == status for k in order) / max(len(order), 1)
+    return out
+
+
+def seconds(path: str) -> Tuple[str, float]:
+    with open(path, encoding="utf-8") as f:
+        report = json.load(f)
+    timings = report.get("timings", {})
+    for key in ("steady_seconds", "run_seconds"):
+        if isinstance(timings.get(key), (int, float)):
+            return key, float(timings[key])
+    raise InputError(f"{path}: no timings.steady_seconds or timings.run_seconds")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python3 -m bench.torch.compare", description=__doc__.split("\n")[0])
+    ap.add_argument("a", help="outcomes TSV (e.g. proofc run --outcomes)")
+    ap.add_argument("b", help="outcomes TSV (e.g. bench.torch.evaluate --outcomes)")
+    ap.add_argument("--report-a", help="JSON report of A (for the time ratio)")
+    ap.add_argument("--report-b", help="JSON report of B (for the time ratio)")
+    args = ap.parse_args(argv)
+    try:
+        order_a, rows_a = read_outcomes(args.a)
+        order_b, rows_b = read_outcomes(args.b)
+        if set(rows_a) != set(rows_b):
+            only_a = len(set(rows_a) - set(rows_b))
+            only_b = len(set(rows_b) - set(rows_a))
+            raise InputError(f"{args.a} and {args.b} list different candidates "
+                             f"({only_a} only in the first, {only_b} only in the second)")
+        timing = None
+        if args.report_a and args.report_b:
+            timing = (seconds(args.report_a), seconds(args.report_b))
+    except (InputError, OSError, json.JSONDecodeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+    n = len(order_a)
+    agree = sum(rows_a[k][:2] == rows_b[k][:2] for k in order_a)
+    both_proved = [k for k in order_a if rows_a[k][0] == rows_b[k][0] == "proved"]
+    max_dlogp = max((abs(rows_a[k][2] - rows_b[k][2]) for k in both_proved), default=0.0)
+    ma, mb = metrics(order_a, rows_a), metrics(order_b, rows_b)
+    worst = max(ma, key=lambda key: abs(ma[key] - mb[key]))
+    worst_diff = abs(ma[worst] - mb[worst])
+    fraction = agree / n if n else 1.0
+    ok = fraction >= MIN_AGREEMENT and worst_diff <= METRIC_TOLERANCE
+    print(f"candidates {n}: status+depth agree on {agree} ({100 * fraction:.3f}%, need "
+          f">= {100 * MIN_AGREEMENT:.1f}%); largest metric difference {worst_diff:.2e} ({worst}, "
+          f"tolerance {METRIC_TOLERANCE:g}); largest logp difference on candidates proved by both "
+          f"{max_dlogp:.2e}")
+    print(f"MRR {ma['both.mrr']:.4f} vs {mb['both.mrr']:.4f}, Hits@10 {ma['both.hits10']:.4f} vs "
+          f"{mb['both.hits10']:.4f}")
+    if timing:
+        (ka, ta), (kb, tb) = timing
+        print(f"time: {ta:.3f} s ({ka}) vs {tb:.3f} s ({kb}): B/A = {tb / ta:.2f}x")
+    print("agree (spec §7)" if ok else "DISAGREE (spec §7)")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Run ON the GPU machine, from the repository root, after
+# scripts/prepare-gpu-run.sh here (carry .deps and .gpudata). Builds the
+# runtime alone, then for each dataset runs the host backend and the CUDA
+# backend in every --cond mode on the same bundle and inputs, and fails unless
+# each CUDA run agrees with the host per spec §7 (bench/torch/compare.py).
+# Datasets: test split, first 500 queries where there are more, 100
+# corruptions, both modes. Also runs compute-sanitizer memcheck and racecheck
+# on a small run. Logs and outcome files go under $OUT.
+#   scripts/gpu-agreement.sh [DATASET...]
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$root/.out}
+build=${PROOFC_GPU_BUILD_DIR:-$root/build-gpu-device}
+data=$root/.gpudata
+bundle=${PROOFC_BUNDLE:-$data/bundles/v10.pcb}
+datasets=("$@")
+[ ${#datasets[@]} -gt 0 ] || datasets=(countries_s3 kinship umls nations)
+mkdir -p "$out"
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PROOFC_CACHE_DIR=${PROOFC_CACHE_DIR:-/tmp/proofc-kernel-cache}
+
+if [ ! -x "$build/bin/proofc-run" ]; then
+  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    -DPROOFC_BUILD_COMPILER=OFF -DPROOFC_BUILD_TESTS=OFF \
+    -DPROOFC_DEPS_INCLUDE="$root/.deps/include" > "$out/agreement-build.log" 2>&1 &&
+  ninja -C "$build" proofc-run >> "$out/agreement-build.log" 2>&1 ||
+    { echo "gpu-agreement: BUILD FAILED"; tail -30 "$out/agreement-build.log"; exit 1; }
+fi
+run=$build/bin/proofc-run
+
+failed=0
+table="dataset\tcandidates\tcond\tagreement\tmax|dmetric|\thost_s\tcuda_s\tresult"
+for name in "${datasets[@]}"; do
+  common=(--data "$data/data/$name" --weights "$data/weights/$name.safetensors"
+          --queries 500 --corruptions 100 --quiet)
+  "$run" "$bundle" "${common[@]}" --device cpu --report "$out/$name-host.json" \
+    --outcomes "$out/$name-host.tsv" > "$out/$name-host.log" 2>&1 ||
+    { echo "gpu-agreement: host run failed on $name"; cat "$out/$name-host.log"; failed=1; continue; }
+  for cond in native emulated host; do
+    tag=$name-cuda-$cond
+    if ! "$run" "$bundle" "${common[@]}" --device cuda --cond "$cond" \
+         --report "$out/$tag.json" --outcomes "$out/$tag.tsv" > "$out/$tag.log" 2>&1; then
+      echo "gpu-agreement: cuda run failed on $name ($cond)"; tail -5 "$out/$tag.log"
+      table+="\n$name\t-\t$cond\t-\t-\t-\t-\tRUN FAILED"; failed=1; continue
+    fi
+    python3 "$root/bench/torch/compare.py" "$out/$name-host.tsv" "$out/$tag.tsv" \
+      --report-a "$out/$name-host.json" --report-b "$out/$tag.json" > "$out/$tag.compare" 2>&1
+    rc=$?
+    row=$(python3 - "$out/$tag.compare" "$out/$name-host.json" "$out/$tag.json" <<'PY'
+import json, re, sys
+text = open(sys.argv[1]).read()
+host, cuda = (json.load(open(p)) for p in sys.argv[2:4])
+agree = re.search(r"\(([0-9.]+%)", text)
+dmrr = re.search(r"largest metric difference ([0-9.eE+-]+)", text)
+def secs(r):
+    t = r.get("timings", {})
+    return t.get("run_seconds", t.get("runSeconds", float("nan")))
+print("\t".join([str(host.get("metrics", {}).get("candidates", "?")),
+                 agree.group(1) if agree else "?", dmrr.group(1) if dmrr else "?",
+                 f"{secs(host):.3f}", f"{secs(cuda):.3f}"]))
+PY
+)
+    c=$(echo "$row" | cut -f1); rest=$(echo "$row" | cut -f2-)
+    if [ $rc -eq 0 ]; then result=PASS; else result=FAIL; failed=1; fi
+    table+="\n$name\t$c\t$cond\t$rest\t$result"
+  done
+done
+
+# compute-sanitizer on a small run (countries_s3, 5 queries).
+if command -v compute-sanitizer > /dev/null; then
+  small=(--data "$data/data/countries_s3" --weights "$data/weights/countries_s3.safetensors"
+         --queries 5 --corruptions 20 --device cuda --quiet)
+  for tool in memcheck racecheck; do
+    if compute-sanitizer --tool $tool --error-exitcode 9 "$run" "$bundle" "${small[@]}" \
+         > "$out/sanitizer-$tool.log" 2>&1; then
+      table+="\ncountries_s3(small)\t-\t$tool\t-\t-\t-\t-\tPASS"
+    else
+      table+="\ncountries_s3(small)\t-\t$tool\t-\t-\t-\t-\tFAIL"; failed=1
+      tail -20 "$out/sanitizer-$tool.log"
+    fi
+  done
+fi
+
+printf "%b\n" "$table" | column -t -s $'\t' | tee "$out/agreement-table.txt"
+[ $failed -eq 0 ] && echo "gpu-agreement: ALL AGREE" || echo "gpu-agreement: FAILURES"
+exit $failed

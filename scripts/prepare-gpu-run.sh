@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Run HERE (the machine with MLIR) before a call to the GPU machine: fills the
+# git-ignored folders that the call must carry:
+#   .deps/     header-only deps + GoogleTest (scripts/make-deps.sh)
+#   .gpudata/  data/<name>/ and weights/<name>.safetensors copied from
+#              ../shared for the named datasets (the GPU machine does not see
+#              ../shared), and bundles/<program>.pcb compiled by `proofc compile`
+# Usage: scripts/prepare-gpu-run.sh [DATASET...]   (default: the agreement set)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+shared=${PROOFC_SHARED_DIR:-$root/../shared}
+build=${PROOFC_BUILD_DIR:-$root/build}
+dest=$root/.gpudata
+datasets=("$@")
+[ ${#datasets[@]} -gt 0 ] || datasets=(countries_s3 kinship umls nations)
+
+[ -d "$root/.deps" ] || "$root/scripts/make-deps.sh"
+mkdir -p "$dest/data" "$dest/weights" "$dest/bundles"
+for name in "${datasets[@]}"; do
+  rm -rf "$dest/data/$name"
+  cp -r "$shared/data/$name" "$dest/data/$name"
+  [ -f "$shared/weights/$name.safetensors" ] &&
+    cp "$shared/weights/$name.safetensors" "$dest/weights/"
+done
+for program in "$root"/examples/*.mlir; do
+  "$build/bin/proofc" compile "$program" -o "$dest/bundles/$(basename "$program" .mlir).pcb"
+done
+du -sh "$dest" "$root/.deps"
