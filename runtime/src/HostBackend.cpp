@@ -14,6 +14,7 @@
 #include "proofc/runtime/Engine.h"
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/HostPolicy.h"
+#include "proofc/runtime/Interrupts.h"
 #include "proofc/runtime/KnowledgeBase.h"
 
 #include <algorithm>
@@ -41,6 +42,21 @@ struct Shared {
   std::vector<Outcome> &outcomes;
   std::atomic<int64_t> nextCandidate{0};
   std::atomic<bool> abort{false};
+  const RunControl *control = nullptr;
+  std::atomic<int64_t> finished{0}; ///< candidates whose Outcome is written
+  std::mutex progressMutex{};       ///< one progress call at a time
+
+  bool cancelled() const { return control && control->cancelled(); }
+  /// Adds `n` finished candidates and reports the total, unless another
+  /// worker is reporting right now (the next report carries this one).
+  void finish(int64_t n) {
+    const int64_t total = finished.fetch_add(n) + n;
+    if (!control || !control->progress)
+      return;
+    std::unique_lock<std::mutex> lock(progressMutex, std::try_to_lock);
+    if (lock.owns_lock())
+      control->report(total);
+  }
 };
 
 /// One thread's slots and scratch.
@@ -62,13 +78,18 @@ public:
     for (int32_t s = 0; s < n; ++s)
       live += refill(s);
     int64_t steps = 0;
-    while (live > 0 && !sh_.abort.load(std::memory_order_relaxed)) {
+    while (live > 0 && !sh_.abort.load(std::memory_order_relaxed) &&
+           !sh_.cancelled()) {
+      int64_t finished = 0;
       for (int32_t s = 0; s < n; ++s) {
         if (slotCand_[s] < 0 || step(s))
           continue;
+        ++finished;
         if (!refill(s))
           --live; // finished and the pool is empty
       }
+      if (finished > 0)
+        sh_.finish(finished);
       ++steps;
     }
     return steps;
@@ -172,6 +193,7 @@ std::vector<Outcome> HostBackend::run(const EvalInputs &inputs,
   }
   std::vector<Outcome> outcomes(candidates.size());
   Shared shared{kb, policy, shape, candidates, outcomes};
+  shared.control = inputs.control;
 
   int threads = options_.threads > 0
                     ? options_.threads
@@ -208,6 +230,11 @@ std::vector<Outcome> HostBackend::run(const EvalInputs &inputs,
     th.join();
   if (error)
     std::rethrow_exception(error);
+  // Workers stop early only when cancelled; a flag raised after the last
+  // candidate finished leaves a complete result.
+  if (shared.finished.load() < static_cast<int64_t>(candidates.size()) &&
+      shared.cancelled())
+    throwInterrupted();
   timings.runSeconds = secondsSince(runStart);
   timings.steps = *std::max_element(steps.begin(), steps.end());
   return outcomes;

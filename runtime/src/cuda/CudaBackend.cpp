@@ -48,6 +48,8 @@ bool cudaDeviceAvailable(std::string *why) {
   return false;
 }
 
+int64_t CudaBackend::poolCapacity(const EvalInputs &) { return 0; }
+
 std::vector<Outcome> CudaBackend::run(const EvalInputs &, BackendTimings &) {
   fail("--device cuda: proofc was built without the CUDA headers (cuda.h, "
        "nvrtc.h); rebuild with the CUDA toolkit's include directory");
@@ -57,6 +59,7 @@ std::vector<Outcome> CudaBackend::run(const EvalInputs &, BackendTimings &) {
 
 #else // PROOFC_HAVE_CUDA
 
+#include "proofc/runtime/Interrupts.h"
 #include "proofc/runtime/KnowledgeBase.h"
 #include "proofc/runtime/cuda/CudaDriver.h"
 #include "proofc/runtime/cuda/Nvrtc.h"
@@ -67,6 +70,7 @@ std::vector<Outcome> CudaBackend::run(const EvalInputs &, BackendTimings &) {
 #include <cstdio>
 #include <functional>
 #include <cstring>
+#include <limits>
 #include <map>
 
 namespace proofc {
@@ -153,6 +157,7 @@ public:
 
   std::vector<Outcome> run(const EvalInputs &inputs, BackendTimings &timings) {
     const Clock::time_point start = Clock::now();
+    control_ = inputs.control;
     openDevice();
     KnowledgeBase kb =
         buildKnowledgeBase(inputs.dataset, inputs.factsIncludeValid);
@@ -183,7 +188,8 @@ public:
     case CondMode::Emulated: timings.steps = runEmulated(); break;
     case CondMode::Host: timings.steps = runHost(); break;
     }
-    PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
+    PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream); // drained
+    if (stoppedEarly_) throwInterrupted();
     timings.runSeconds = secondsSince(loop);
     return readOutcomes(binding);
   }
@@ -218,7 +224,7 @@ private:
     const size_t needed = binding.totalBytes();
     if (needed > freeBytes)
       fail("CUDA: the plan needs {} bytes of device memory, {} are free (of "
-           "{}); lower B or use a smaller dataset",
+           "{}); lower B or --max-pool, or use a smaller dataset",
            needed, freeBytes, totalBytes);
     info_.deviceBytes = needed;
     for (const BoundBuffer &b : binding.buffers()) {
@@ -477,7 +483,15 @@ private:
     }
   }
 
+  /// Polled between graph launches (emulated) or steps (host); the native
+  /// WHILE graph runs a whole chunk in one launch.
+  bool cancelled() {
+    if (control_ && control_->cancelled()) stoppedEarly_ = true;
+    return stoppedEarly_;
+  }
+
   int64_t runNative() {
+    if (cancelled()) return 0;
     PROOFC_CU(s_.drv, cuGraphLaunch, s_.exec, s_.stream);
     info_.graphLaunches = 1;
     return 0; // the WHILE node iterates on the device, uncounted
@@ -505,6 +519,7 @@ private:
       ++info_.hostFlagReads;
       ++checked;
       if (s_.pinned[1 + slot] == 0) break;
+      if (cancelled()) break; // the other launch in flight drains below
       issue(); // reuses the slot just read
     }
     info_.graphLaunches = issued;
@@ -515,6 +530,7 @@ private:
     runNodesDirect(bundle_.plan.schedule.prologue);
     int64_t steps = 0;
     while (readFlag(loopFlag_)) {
+      if (cancelled()) break;
       runNodesDirect(bundle_.plan.schedule.step);
       ++steps;
     }
@@ -552,15 +568,74 @@ private:
   std::map<std::string, CUmodule> modules_;
   std::map<std::string, PreparedLaunch> launches_;
   CUdeviceptr loopFlag_ = 0;
+  const RunControl *control_ = nullptr;
+  bool stoppedEarly_ = false; ///< cancelled before the pool was done
 };
 
 } // namespace
 
 std::vector<Outcome> CudaBackend::run(const EvalInputs &inputs,
                                       BackendTimings &timings) {
+  // A pool run in chunks is several runs: the counters add up over them.
+  const CudaRunInfo before = info_;
   info_ = CudaRunInfo{};
   Runner runner(bundle_, path_, options_, info_);
-  return runner.run(inputs, timings);
+  std::vector<Outcome> outcomes = runner.run(inputs, timings);
+  info_.cache.hits += before.cache.hits;
+  info_.cache.misses += before.cache.misses;
+  info_.cache.discarded += before.cache.discarded;
+  info_.cache.evicted += before.cache.evicted;
+  info_.cache.compileSeconds += before.cache.compileSeconds;
+  info_.cache.loadSeconds += before.cache.loadSeconds;
+  info_.graphLaunches += before.graphLaunches;
+  info_.hostFlagReads += before.hostFlagReads;
+  info_.deviceBytes = std::max(info_.deviceBytes, before.deviceBytes);
+  return outcomes;
+}
+
+int64_t CudaBackend::poolCapacity(const EvalInputs &inputs) {
+  const int64_t n = static_cast<int64_t>(inputs.candidates.candidates.size());
+  if (n <= 1) return 0;
+  CudaDriver &drv = CudaDriver::get();
+  int count = 0;
+  PROOFC_CU(drv, cuDeviceGetCount, &count);
+  if (options_.device < 0 || options_.device >= count) return 0; // run() says
+  CUdevice device = 0;
+  CUcontext ctx = nullptr;
+  PROOFC_CU(drv, cuDeviceGet, &device, options_.device);
+  PROOFC_CU(drv, cuDevicePrimaryCtxRetain, &ctx, device);
+  size_t freeBytes = 0, totalBytes = 0;
+  CUresult r = drv.cuCtxSetCurrent(ctx);
+  if (r == CUDA_SUCCESS) r = drv.cuMemGetInfo(&freeBytes, &totalBytes);
+  drv.cuDevicePrimaryCtxRelease(device);
+  drv.check(r, "cuMemGetInfo");
+
+  // Buffer sizes are products of symbols, linear in the pool size N.
+  const KnowledgeBase kb =
+      buildKnowledgeBase(inputs.dataset, inputs.factsIncludeValid);
+  auto bytesFor = [&](int64_t pool) {
+    const SymbolTable symbols = planSymbols(bundle_.program, kb, pool);
+    uint64_t bytes = 0;
+    for (const BufferDecl &b : bundle_.plan.buffers)
+      bytes += std::max<uint64_t>(
+          4, 4 * static_cast<uint64_t>(evalExtent(
+                     b.elements, symbols, path_ + ": buffer '" + b.name + "'")));
+    return bytes;
+  };
+  const uint64_t all = bytesFor(n), one = bytesFor(1);
+  const uint64_t perCandidate = all > one ? (all - one) / uint64_t(n - 1) : 0;
+  // Candidate indices and N are int32 kernel arguments.
+  int64_t capacity = std::numeric_limits<int32_t>::max();
+  if (perCandidate > 0) {
+    // A tenth of the free memory stays for modules, graphs and the driver.
+    const uint64_t budget = freeBytes / 10 * 9;
+    const uint64_t fixed = one - std::min(one, perCandidate);
+    // When not even one candidate fits, run() says how much was asked.
+    capacity = budget > fixed + perCandidate
+                   ? std::min<uint64_t>(capacity, (budget - fixed) / perCandidate)
+                   : 1;
+  }
+  return capacity >= n ? 0 : capacity;
 }
 
 } // namespace proofc

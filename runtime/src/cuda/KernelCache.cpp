@@ -13,6 +13,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -88,6 +89,16 @@ bool writeAll(int fd, const char *data, size_t size) {
   return true;
 }
 
+/// The cache's one complaint per process: a cache that cannot store entries
+/// (read-only or full directory, one that cannot be created) is not an error,
+/// kernels are compiled in memory instead; saying so once is enough, however
+/// many caches (one per backend run, e.g. per pool chunk) hit the problem.
+void noticeOnce(const std::string &message) {
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true))
+    std::fprintf(stderr, "proofc: notice: %s\n", message.c_str());
+}
+
 bool isEntryName(const std::string &name) {
   const size_t suffix = std::strlen(kEntrySuffix);
   return name.size() == kKeyHexLen + suffix &&
@@ -150,11 +161,10 @@ KernelCache::KernelCache(KernelCacheOptions options)
   std::error_code ec;
   fs::create_directories(options_.dir, ec);
   if (ec || !fs::is_directory(options_.dir)) {
-    std::fprintf(stderr,
-                 "proofc: notice: kernel cache disabled: cannot create %s: "
-                 "%s\n",
-                 options_.dir.c_str(), ec ? ec.message().c_str() : "not a "
-                                                                    "directory");
+    noticeOnce(fmt::format("kernel cache disabled: cannot create {}: {}; "
+                           "compiling in memory",
+                           options_.dir,
+                           ec ? ec.message() : "not a directory"));
     options_.disabled = true;
   }
 }
@@ -207,18 +217,19 @@ void KernelCache::writeEntry(const std::string &path,
   std::string tmp = options_.dir + "/.tmp-" + keyHex + "-XXXXXX";
   int fd = ::mkstemp(tmp.data());
   bool ok = fd >= 0;
+  int err = ok ? 0 : errno;
   if (ok) {
     ok = writeAll(fd, reinterpret_cast<const char *>(&h), sizeof h) &&
          writeAll(fd, payload.data(), payload.size());
-    ok = (::close(fd) == 0) && ok;
-    ok = ok && ::rename(tmp.c_str(), path.c_str()) == 0;
+    if (!ok) err = errno;
+    if (::close(fd) != 0 && ok) ok = false, err = errno;
+    if (ok && ::rename(tmp.c_str(), path.c_str()) != 0) ok = false, err = errno;
     if (!ok) ::unlink(tmp.c_str());
   }
   if (!ok) {
-    std::fprintf(stderr,
-                 "proofc: notice: kernel cache: cannot write %s (%s); "
-                 "compiling in memory from now on\n",
-                 path.c_str(), std::strerror(errno));
+    noticeOnce(fmt::format("kernel cache: cannot write {} ({}); compiling "
+                           "in memory",
+                           path, err == 0 ? "short write" : std::strerror(err)));
     std::lock_guard<std::mutex> lock(mutex_);
     writable_ = false;
   }

@@ -5,6 +5,7 @@
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Program.h"
+#include "proofc/runtime/RunControl.h"
 #include "proofc/runtime/Safetensors.h"
 
 #include <cstdint>
@@ -54,6 +55,8 @@ struct EvalInputs {
   const TensorMap &weights; ///< checked by checkWeights() before a run
   const CandidateSet &candidates;
   bool factsIncludeValid = false;
+  /// Progress and cancellation (RunControl.h); null: run to the end silently.
+  const RunControl *control = nullptr;
 };
 
 /// Throws proofc::Error naming the first tensor whose name or shape does not
@@ -76,8 +79,16 @@ public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
   /// Outcomes indexed like inputs.candidates.candidates.
+  /// Throws Interrupted when inputs.control's flag is raised before the end.
   virtual std::vector<Outcome> run(const EvalInputs &inputs,
                                    BackendTimings &timings) = 0;
+  /// The most candidates one run() can take at once (e.g. what fits in the
+  /// device's free memory), 0 when there is no such limit. A caller with a
+  /// larger pool runs it in chunks; outcomes do not depend on the chunking.
+  virtual int64_t poolCapacity(const EvalInputs &inputs) {
+    (void)inputs;
+    return 0;
+  }
 };
 
 } // namespace proofc

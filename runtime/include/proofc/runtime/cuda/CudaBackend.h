@@ -73,8 +73,15 @@ public:
               CudaBackendOptions options = {});
   ~CudaBackend() override;
   std::string name() const override { return "cuda"; }
+  /// Checks the cancellation flag of inputs.control between graph
+  /// launches (emulated), steps (host) or before the one launch (native),
+  /// drains the stream and throws Interrupted.
   std::vector<Outcome> run(const EvalInputs &inputs,
                            BackendTimings &timings) override;
+  /// The pool that fits in 90% of the device's free memory (the plan's
+  /// buffers are linear in the pool size), and at most 2^31 - 1.
+  int64_t poolCapacity(const EvalInputs &inputs) override;
+  /// Sums the counters over every run() so far (a chunked pool).
   const CudaRunInfo &info() const { return info_; }
 
 private:

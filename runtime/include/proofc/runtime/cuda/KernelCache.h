@@ -72,7 +72,8 @@ public:
 
   /// The payload for `key`: from disk when a valid entry exists, else from
   /// `compile()` (then stored). A directory that cannot be created or written
-  /// disables storing with a one-line notice on stderr (compiling still
+  /// (read-only, full) disables storing with a one-line notice on stderr,
+  /// given once per process however many caches meet it (compiling still
   /// works); an exception from `compile` propagates.
   std::string get(const KernelKey &key, const Compile &compile);
 

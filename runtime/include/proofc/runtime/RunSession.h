@@ -1,0 +1,122 @@
+//===- RunSession.h - One evaluation run, shared by the tools ---*- C++ -*-===//
+//
+// The run flow of `proofc run` and `proofc-run` after the program and the
+// backend are known: load the dataset and weights, check them against the
+// program, build the candidates (spec §6); run the backend over the pool in
+// chunks (contiguous ranges of candidates, at most --max-pool or what the
+// backend says fits, e.g. the device's free memory) with a progress display
+// and Ctrl-C handling; compute the metrics; print the summary; write the
+// report and the outcomes atomically.
+//
+// Chunking never changes a result: a candidate's outcome depends only on the
+// candidate (spec, preamble), so the concatenated chunk outcomes equal one
+// pass bit for bit. SIGINT/SIGTERM during the session stop the backend at its
+// next check and end the session with proofc::Interrupted; no report or
+// outcomes file is written then.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_RUNTIME_RUNSESSION_H
+#define PROOFC_RUNTIME_RUNSESSION_H
+
+#include "proofc/runtime/Candidates.h"
+#include "proofc/runtime/Dataset.h"
+#include "proofc/runtime/Evaluation.h"
+#include "proofc/runtime/Interrupts.h"
+#include "proofc/runtime/Program.h"
+#include "proofc/runtime/Report.h"
+#include "proofc/runtime/Safetensors.h"
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace proofc {
+
+struct RunSessionOptions {
+  std::string data;    ///< dataset directory (spec §1.1)
+  std::string weights; ///< policy weights (.safetensors)
+  std::string split = "test";
+  int64_t corruptions = 0; ///< <= 0: every filtered corruption
+  uint64_t seed = 0;
+  int64_t queries = -1; ///< < 0: all
+  bool factsIncludeValid = false;
+  /// Candidates per backend run; <= 0: only the backend's own limit.
+  int64_t maxPool = 0;
+  bool quiet = false; ///< no progress display
+  std::string report;   ///< JSON report path; empty: none
+  std::string outcomes; ///< outcomes TSV path; empty: none
+  /// Where the progress display goes (a bar when it is a terminal).
+  std::FILE *progressStream = stderr;
+  /// Also told the candidates done after each progress update (embedders,
+  /// tests); never called from two threads at once.
+  std::function<void(int64_t done)> onProgress;
+  /// Where the report's total_seconds starts: by default when the options
+  /// are made, i.e. the tool's start, before the program is compiled/loaded.
+  std::chrono::steady_clock::time_point started =
+      std::chrono::steady_clock::now();
+};
+
+/// What evaluate() produced.
+struct RunOutput {
+  std::vector<Outcome> outcomes; ///< indexed like the candidates
+  /// Complete except `device` (given to evaluate()) and `compileSeconds`,
+  /// which the tool knows (program compile or bundle load, kernel builds);
+  /// `totalSeconds` runs from RunSessionOptions::started to the end of the
+  /// run.
+  ReportInputs report;
+  int64_t chunks = 0;    ///< backend runs
+  int64_t chunkSize = 0; ///< candidates per run (the last may have fewer)
+};
+
+/// Candidates per backend run for a pool of `total`: the smaller of
+/// `maxPool` and `capacity` where each is > 0, else `total` (at least 1).
+int64_t chunkSizeFor(int64_t total, int64_t maxPool, int64_t capacity);
+
+/// The last component of a dataset directory ("../data/kinship/" -> kinship).
+std::string datasetNameOf(const std::string &dir);
+
+/// |F|: the distinct facts the prover may use (spec §1.1).
+int64_t countFacts(const Dataset &dataset, bool includeValid);
+
+class RunSession {
+public:
+  /// Installs the interrupt handlers for the session's lifetime, then loads
+  /// and checks everything; throws proofc::Error on bad input and
+  /// Interrupted when a signal came during loading.
+  RunSession(const ProgramSpec &program, RunSessionOptions options);
+
+  const ProgramSpec &program() const { return program_; }
+  const Dataset &dataset() const { return dataset_; }
+  const TensorMap &weights() const { return weights_; }
+  const CandidateSet &candidates() const { return candidates_; }
+  const RunSessionOptions &options() const { return options_; }
+
+  /// Runs `backend` over every candidate in chunks of chunkSizeFor(pool,
+  /// maxPool, backend.poolCapacity()), reporting progress; `device` names
+  /// the device in the report (a tool may refine it after the run).
+  RunOutput evaluate(Backend &backend, const std::string &device = "");
+
+  /// printRunSummary(), plus a `pool` line when the pool ran in chunks.
+  void printSummary(std::FILE *out, const RunOutput &output) const;
+
+  /// Writes the report and the outcomes that were asked for (each
+  /// atomically), naming each on `out`. Throws Interrupted, writing
+  /// nothing, when a signal has come.
+  void writeOutputs(const RunOutput &output, std::FILE *out = stdout) const;
+
+private:
+  InterruptGuard interrupts_; ///< first: covers loading too
+  RunSessionOptions options_;
+  ProgramSpec program_;
+  Dataset dataset_;
+  TensorMap weights_;
+  CandidateOptions candidateOptions_;
+  CandidateSet candidates_;
+};
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_RUNSESSION_H

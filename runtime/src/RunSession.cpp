@@ -1,0 +1,153 @@
+//===- RunSession.cpp - One evaluation run, shared by the tools -----------===//
+#include "proofc/runtime/RunSession.h"
+
+#include "proofc/runtime/Error.h"
+#include "proofc/runtime/Progress.h"
+#include "proofc/runtime/RunControl.h"
+#include "proofc/runtime/RunSummary.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace proofc {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+} // namespace
+
+int64_t chunkSizeFor(int64_t total, int64_t maxPool, int64_t capacity) {
+  int64_t size = std::max<int64_t>(total, 1);
+  if (maxPool > 0)
+    size = std::min(size, maxPool);
+  if (capacity > 0)
+    size = std::min(size, capacity);
+  return size;
+}
+
+std::string datasetNameOf(const std::string &dir) {
+  std::string trimmed = dir;
+  while (trimmed.size() > 1 && trimmed.back() == '/')
+    trimmed.pop_back();
+  return std::filesystem::path(trimmed).filename().string();
+}
+
+int64_t countFacts(const Dataset &dataset, bool includeValid) {
+  std::vector<Triple> facts = dataset.train;
+  if (includeValid)
+    facts.insert(facts.end(), dataset.valid.begin(), dataset.valid.end());
+  std::sort(facts.begin(), facts.end());
+  return std::unique(facts.begin(), facts.end()) - facts.begin();
+}
+
+RunSession::RunSession(const ProgramSpec &program, RunSessionOptions options)
+    : options_(std::move(options)), program_(program) {
+  dataset_ = loadDataset(options_.data);
+  InterruptGuard::throwIfRaised();
+  weights_ = readSafetensors(options_.weights);
+  checkWeights(program_, dataset_, weights_, options_.weights);
+  candidateOptions_.split = options_.split;
+  candidateOptions_.corruptions = options_.corruptions;
+  candidateOptions_.seed = options_.seed;
+  candidateOptions_.maxQueries = options_.queries;
+  candidates_ = buildCandidates(dataset_, candidateOptions_);
+  InterruptGuard::throwIfRaised();
+}
+
+RunOutput RunSession::evaluate(Backend &backend, const std::string &device) {
+  const std::vector<Candidate> &pool = candidates_.candidates;
+  const int64_t total = static_cast<int64_t>(pool.size());
+  const EvalInputs all{program_, dataset_, weights_, candidates_,
+                       options_.factsIncludeValid};
+
+  RunOutput out;
+  out.chunkSize =
+      chunkSizeFor(total, options_.maxPool, backend.poolCapacity(all));
+  out.outcomes.reserve(pool.size());
+  BackendTimings timings;
+  ProgressReporter progress(
+      total, progressStyleFor(options_.progressStream, options_.quiet),
+      options_.progressStream);
+  int64_t begin = 0;
+  RunControl control;
+  control.cancel = &InterruptGuard::flag();
+  control.progress = [&](int64_t finished) {
+    progress.update(begin + finished);
+    if (options_.onProgress)
+      options_.onProgress(begin + finished);
+  };
+
+  // At least one run, so that an empty pool still checks the backend setup.
+  do {
+    InterruptGuard::throwIfRaised();
+    const int64_t end = std::min(total, begin + out.chunkSize);
+    CandidateSet chunk;
+    const bool whole = begin == 0 && end == total;
+    if (!whole) {
+      chunk.queries = candidates_.queries;
+      chunk.candidates.assign(pool.begin() + begin, pool.begin() + end);
+    }
+    EvalInputs inputs{program_, dataset_, weights_, whole ? candidates_ : chunk,
+                      options_.factsIncludeValid, &control};
+    BackendTimings t;
+    std::vector<Outcome> outcomes = backend.run(inputs, t);
+    if (static_cast<int64_t>(outcomes.size()) != end - begin)
+      fail("{} backend: {} outcomes for the {} candidates {}..{}",
+           backend.name(), outcomes.size(), end - begin, begin, end - 1);
+    out.outcomes.insert(out.outcomes.end(), outcomes.begin(), outcomes.end());
+    timings.setupSeconds += t.setupSeconds;
+    timings.runSeconds += t.runSeconds;
+    timings.steps += t.steps;
+    ++out.chunks;
+    control.report(end - begin);
+    begin = end;
+  } while (begin < total);
+  InterruptGuard::throwIfRaised();
+  progress.finish();
+
+  ReportInputs &r = out.report;
+  r.program = program_;
+  r.datasetDir = options_.data;
+  r.datasetName = datasetNameOf(options_.data);
+  r.entities = dataset_.numEntities();
+  r.relations = dataset_.numRelations();
+  r.facts = countFacts(dataset_, options_.factsIncludeValid);
+  r.rules = static_cast<int64_t>(dataset_.rules.size());
+  r.factsIncludeValid = options_.factsIncludeValid;
+  r.weights = options_.weights;
+  r.candidates = candidateOptions_;
+  r.metrics = computeMetrics(candidates_, out.outcomes);
+  r.timings = timings;
+  r.backend = backend.name();
+  r.device = device;
+  r.totalSeconds = secondsSince(options_.started);
+  return out;
+}
+
+void RunSession::printSummary(std::FILE *out, const RunOutput &output) const {
+  printRunSummary(out, output.report);
+  if (output.chunks > 1)
+    fmt::print(out, "pool      {} chunks of at most {} candidates\n",
+               output.chunks, output.chunkSize);
+}
+
+void RunSession::writeOutputs(const RunOutput &output, std::FILE *out) const {
+  InterruptGuard::throwIfRaised();
+  if (!options_.report.empty()) {
+    writeReportJson(options_.report, output.report);
+    fmt::print(out, "report    {}\n", options_.report);
+  }
+  if (!options_.outcomes.empty()) {
+    writeOutcomesTsv(options_.outcomes, candidates_, dataset_,
+                     output.outcomes);
+    fmt::print(out, "outcomes  {}\n", options_.outcomes);
+  }
+}
+
+} // namespace proofc

@@ -1,0 +1,241 @@
+//===- CompiledBundleGpuTest.cpp - A bundle from `proofc compile` on a GPU ===//
+//
+// The compiler's output cannot be checked without a GPU, so these tests take
+// a bundle written by `proofc compile examples/v10.mlir -o v10.pcb` (path in
+// $PROOFC_TEST_BUNDLE; skipped when unset or without a CUDA device):
+//   - the generated PTX policy kernel `score_select`, launched exactly as the
+//     bundle's plan binds it (PlanBinding: buffers, folded tables, args), on
+//     random-walk states of real datasets, against HostPolicy and the host's
+//     selectAction: same action (up to near-ties within rounding) and logp
+//     within 1e-4; inactive slots untouched;
+//   - the whole bundle run by CudaBackend against the host backend (spec §7:
+//     >= 99.9% equal outcomes, every metric within 1e-3).
+//
+//===----------------------------------------------------------------------===//
+#include "proofc/runtime/cuda/CudaBackend.h"
+
+#include <gtest/gtest.h>
+
+#if PROOFC_HAVE_CUDA
+
+#include "TestUtil.h"
+#include "cuda/GpuTestUtil.h"
+#include "cuda/KernelTestUtil.h"
+#include "proofc/runtime/Engine.h"
+#include "proofc/runtime/Error.h"
+#include "proofc/runtime/HostBackend.h"
+#include "proofc/runtime/HostPolicy.h"
+#include "proofc/runtime/cuda/PlanBinding.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+namespace proofc::test {
+namespace {
+
+/// $PROOFC_TEST_BUNDLE, or "" (the test skips).
+std::string compiledBundlePath() {
+  const char *env = std::getenv("PROOFC_TEST_BUNDLE");
+  return env && *env ? env : "";
+}
+
+#define PROOFC_REQUIRE_COMPILED_BUNDLE(path)                                   \
+  std::string path = compiledBundlePath();                                     \
+  if (path.empty())                                                            \
+    GTEST_SKIP() << "set PROOFC_TEST_BUNDLE to a bundle of `proofc compile "    \
+                    "examples/v10.mlir -o v10.pcb`";
+
+const KernelModule &moduleNamed(const Bundle &bundle, const std::string &name) {
+  for (const KernelModule &m : bundle.modules)
+    if (m.name == name) return m;
+  throw Error("bundle has no module '" + name + "'");
+}
+
+class CompiledPolicyKernel : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(CompiledPolicyKernel, MatchesHostPolicy) {
+  PROOFC_REQUIRE_GPU();
+  PROOFC_REQUIRE_COMPILED_BUNDLE(path);
+  if (!std::filesystem::exists(dataDir(GetParam())))
+    GTEST_SKIP() << "dataset " << GetParam() << " not present";
+  Bundle bundle = readBundle(path);
+  const ProgramSpec &program = bundle.program;
+  const ShapeParams &shape = program.shape;
+  const size_t B = static_cast<size_t>(shape.B), A = shape.A, S = shape.S;
+  const size_t W = 3 * A;
+
+  Dataset ds = loadDataset(dataDir(GetParam()));
+  TensorMap weights = readSafetensors(weightsFile(GetParam()));
+  KnowledgeBase kb = buildKnowledgeBase(ds, false);
+  CandidateOptions opts;
+  opts.maxQueries = 1;
+  opts.corruptions = 2;
+  CandidateSet set = buildCandidates(ds, opts);
+  EvalInputs inputs{program, ds, weights, set, false};
+  PlanBinding binding(bundle, inputs, kb, path);
+  HostPolicy host(program, weights, ds.numEntities(), ds.numRelations());
+
+  // Every buffer of the plan, with its initial contents.
+  GpuContext gpu;
+  CudaDriver &drv = gpu.drv;
+  std::vector<CUdeviceptr> buffers;
+  for (const BoundBuffer &b : binding.buffers()) {
+    CUdeviceptr p = gpu.alloc(b.bytes);
+    PROOFC_CU(drv, cuMemsetD8, p, 0, b.bytes);
+    if (!b.data.empty())
+      PROOFC_CU(drv, cuMemcpyHtoD, p, b.data.data(), b.data.size() * 4);
+    buffers.push_back(p);
+  }
+  auto bufferOf = [&](const std::string &name) {
+    return buffers[binding.bufferIndex(name)];
+  };
+
+  const BoundLaunch &launch = binding.launch("score_select");
+  const KernelModule &ptx = moduleNamed(bundle, launch.launch->module);
+  ASSERT_EQ(ptx.format, "ptx");
+  CUmodule module = gpu.load(ptx.source); // the driver JITs the PTX
+  CUfunction fn = gpu.function(module, launch.launch->entry.c_str());
+  // The buffers the kernel reads and writes, by its arguments' positions.
+  auto argBuffer = [&](size_t i) {
+    const BoundArg &a = launch.args.at(i);
+    EXPECT_EQ(a.kind, BoundArg::Kind::Buffer) << "argument " << i;
+    return buffers[a.buffer];
+  };
+  const size_t nargs = launch.args.size();
+  CUdeviceptr guard = argBuffer(0), state = argBuffer(1),
+              derived = argBuffer(2), count = argBuffer(3),
+              slotCand = argBuffer(4), action = argBuffer(nargs - 2),
+              actionLogp = argBuffer(nargs - 1);
+  const int32_t one = 1;
+  PROOFC_CU(drv, cuMemcpyHtoD, guard, &one, 4);
+
+  // Kernel parameters as the CUDA backend passes them.
+  std::vector<uint64_t> storage(nargs);
+  std::vector<void *> params(nargs);
+  for (size_t i = 0; i < nargs; ++i) {
+    const BoundArg &a = launch.args[i];
+    if (a.kind == BoundArg::Kind::Buffer)
+      std::memcpy(&storage[i], &buffers[a.buffer], 8);
+    else if (a.kind == BoundArg::Kind::I32)
+      std::memcpy(&storage[i], &a.i32, 4);
+    else if (a.kind == BoundArg::Kind::F32)
+      std::memcpy(&storage[i], &a.f32, 4);
+    params[i] = &storage[i];
+  }
+
+  SampledStates sampled = sampleStates(ds, kb, shape, 4 * B, 4321);
+  DerivedSet dset(kb, shape);
+  int64_t checked = 0, nearTies = 0;
+  double maxLogpDiff = 0;
+  for (size_t first = 0; first + B <= sampled.size(); first += B) {
+    std::vector<int32_t> hState(B * W), hDerived(B * S * W, 0), hCount(B),
+        hCand(B);
+    std::vector<std::vector<float>> logits(B);
+    for (size_t b = 0; b < B; ++b) {
+      const Atom *goals = sampled.states.data() + (first + b) * A;
+      std::memcpy(&hState[b * W], goals, W * 4);
+      derive(kb, goals, sampled.candidates[first + b], shape, dset);
+      hCount[b] = dset.count;
+      hCand[b] = b % 7 == 3 ? -1 : static_cast<int32_t>(b); // some inactive
+      std::vector<float> parent = host.encode(
+          std::vector<Atom>(goals, goals + A));
+      std::vector<std::vector<float>> children;
+      for (int32_t i = 0; i < dset.count; ++i) {
+        std::memcpy(&hDerived[(b * S + i) * W], dset.state(i), W * 4);
+        children.push_back(host.encode(
+            std::vector<Atom>(dset.state(i), dset.state(i) + A)));
+      }
+      logits[b] = host.logits(parent, children);
+    }
+    std::vector<int32_t> sentinel(B, -7);
+    PROOFC_CU(drv, cuMemcpyHtoD, state, hState.data(), hState.size() * 4);
+    PROOFC_CU(drv, cuMemcpyHtoD, derived, hDerived.data(), hDerived.size() * 4);
+    PROOFC_CU(drv, cuMemcpyHtoD, count, hCount.data(), B * 4);
+    PROOFC_CU(drv, cuMemcpyHtoD, slotCand, hCand.data(), B * 4);
+    PROOFC_CU(drv, cuMemcpyHtoD, action, sentinel.data(), B * 4);
+    PROOFC_CU(drv, cuLaunchKernel, fn, launch.grid, 1, 1,
+              static_cast<unsigned>(launch.launch->block), 1, 1,
+              static_cast<unsigned>(launch.launch->sharedBytes), nullptr,
+              params.data(), nullptr);
+    PROOFC_CU(drv, cuCtxSynchronize);
+    std::vector<int32_t> gAction = gpu.download<int32_t>(action, B);
+    std::vector<float> gLogp = gpu.download<float>(actionLogp, B);
+
+    for (size_t b = 0; b < B; ++b) {
+      if (hCand[b] < 0) {
+        EXPECT_EQ(gAction[b], -7) << "inactive slot " << b << " was written";
+        continue;
+      }
+      Action want = selectAction(logits[b].data(), hCount[b]);
+      ++checked;
+      if (gAction[b] != want.index) {
+        // Allowed only between logits equal within rounding (spec §7).
+        ASSERT_GE(gAction[b], 0);
+        ASSERT_LT(gAction[b], hCount[b]);
+        float a = logits[b][gAction[b]], w = logits[b][want.index];
+        EXPECT_NEAR(a, w, 1e-4f * std::max(1.f, std::fabs(w)))
+            << GetParam() << ": state " << first + b << " chose "
+            << gAction[b] << " not " << want.index;
+        ++nearTies;
+        continue;
+      }
+      double diff = std::fabs(double(gLogp[b]) - want.logp);
+      maxLogpDiff = std::max(maxLogpDiff, diff);
+      EXPECT_LT(diff, 1e-4) << GetParam() << ": state " << first + b
+                            << " k=" << hCount[b];
+    }
+  }
+  std::cout << "[ ptx      ] " << GetParam() << ": " << checked
+            << " states, near-ties " << nearTies << ", max |dlogp| "
+            << maxLogpDiff << "\n";
+  EXPECT_GT(checked, 0);
+  EXPECT_LE(nearTies, checked / 100);
+}
+
+INSTANTIATE_TEST_SUITE_P(Datasets, CompiledPolicyKernel,
+                         ::testing::Values("kinship", "umls", "nations"));
+
+TEST(CompiledBundle, RunsLikeTheHostBackend) {
+  PROOFC_REQUIRE_GPU();
+  PROOFC_REQUIRE_COMPILED_BUNDLE(path);
+  if (!std::filesystem::exists(dataDir("kinship")))
+    GTEST_SKIP() << "dataset kinship not present";
+  Bundle bundle = readBundle(path);
+  Dataset ds = loadDataset(dataDir("kinship"));
+  TensorMap weights = readSafetensors(weightsFile("kinship"));
+  CandidateOptions opts;
+  opts.maxQueries = 40;
+  opts.corruptions = 100;
+  CandidateSet set = buildCandidates(ds, opts);
+  EvalInputs inputs{bundle.program, ds, weights, set, false};
+  BackendTimings ht, gt;
+  std::vector<Outcome> host = HostBackend().run(inputs, ht);
+  CudaBackendOptions options;
+  options.cache.disabled = true;
+  CudaBackend backend(bundle, path, options);
+  std::vector<Outcome> gpuOut = backend.run(inputs, gt);
+  ASSERT_EQ(gpuOut.size(), host.size());
+  int64_t same = 0;
+  for (size_t i = 0; i < host.size(); ++i)
+    same += gpuOut[i].status == host[i].status &&
+            gpuOut[i].depth == host[i].depth;
+  double agreement = double(same) / double(host.size());
+  std::cout << "[ bundle   ] kinship: " << host.size() << " candidates, agree "
+            << agreement << ", cond " << condModeName(backend.info().cond)
+            << ", run " << gt.runSeconds << "s (host " << ht.runSeconds
+            << "s), steps " << gt.steps << "\n";
+  EXPECT_GE(agreement, 0.999);
+  Metrics a = computeMetrics(set, host), b = computeMetrics(set, gpuOut);
+  EXPECT_NEAR(a.both.mrr, b.both.mrr, 1e-3);
+  EXPECT_NEAR(a.both.hits1, b.both.hits1, 1e-3);
+  EXPECT_NEAR(a.both.hits3, b.both.hits3, 1e-3);
+  EXPECT_NEAR(a.both.hits10, b.both.hits10, 1e-3);
+}
+
+} // namespace
+} // namespace proofc::test
+
+#endif // PROOFC_HAVE_CUDA
