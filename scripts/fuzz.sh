@@ -100,10 +100,10 @@ for t in "${targets[@]}"; do
   wait "${pid_of[$t]}" 2>/dev/null || true
   dir=$work/$t
   rc=$(cat "$dir/rc" 2>/dev/null || echo 1)
-  runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$dir/log" | tail -1)
-  cov=$(grep -o 'cov: [0-9]*' "$dir/log" | tail -1 | cut -d' ' -f2)
-  corpus=$(find "$dir/corpus" -type f | wc -l)
-  findings=$(find "$dir/artifacts" -type f | wc -l)
+  runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$dir/log" 2>/dev/null | tail -1 || true)
+  cov=$(grep -o 'cov: [0-9]*' "$dir/log" 2>/dev/null | tail -1 | cut -d' ' -f2 || true)
+  corpus=$(find "$dir/corpus" -type f 2>/dev/null | wc -l || true)
+  findings=$(find "$dir/artifacts" -type f 2>/dev/null | wc -l || true)
   if [ "$rc" -eq 0 ] && [ "$findings" -eq 0 ] && [ -n "$runs" ]; then
     echo "$t: ok: ${runs} runs in ${seconds} s, coverage ${cov:-?}, corpus ${corpus}"
   else
@@ -113,7 +113,8 @@ for t in "${targets[@]}"; do
     cp "$dir/log" "$keep/log"
     find "$dir/artifacts" -type f -exec cp {} "$keep/" \;
     echo "$t: FAILED (exit $rc, $findings reproducer(s) in out/fuzz/$t/):"
-    tail -n 40 "$dir/log" | sed 's/^/    /'
+    # The report without libFuzzer's progress and coverage lines.
+    grep -v -E '^(#[0-9]+|INFO:|[[:space:]]+NEW_FUNC)' "$dir/log" | tail -n 40 | sed 's/^/    /' || true
   fi
 done
 echo "fuzz.sh: total $(( $(date +%s) - start )) s"

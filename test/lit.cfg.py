@@ -32,3 +32,25 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     ["proofc", "proofc-opt"],
     [config.proofc_tools_dir, config.llvm_tools_dir])
+
+# The CUDA toolkit, for the PTX tests of `proofc compile`: feature `ptxas`
+# (tests that assemble the generated PTX; UNSUPPORTED without it) and
+# feature `libdevice` (tests that run the whole GPU pipeline, which links it).
+cuda_root = os.environ.get("CUDA_HOME") or "/usr/local/cuda"
+ptxas = os.path.join(cuda_root, "bin", "ptxas")
+if os.path.exists(ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+libdevice = os.environ.get("PROOFC_LIBDEVICE") or os.path.join(
+    cuda_root, "nvvm", "libdevice", "libdevice.10.bc")
+if os.path.exists(libdevice):
+    config.available_features.add("libdevice")
+
+# A loadable CUDA driver (feature `cuda-driver`): `proofc run --device cuda`
+# then runs instead of failing (test/proofc/run-device.test).
+try:
+    import ctypes
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass

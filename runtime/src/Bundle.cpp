@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cctype>
+#include <cmath>
 #include <limits>
 #include <set>
 
@@ -219,6 +220,13 @@ public:
     if (!value_.is_number()) error("expected a number");
     return value_.get<double>();
   }
+  /// A number that a float holds (not rounded to inf on the way).
+  float f32() const {
+    double v = number();
+    if (!(std::abs(v) <= std::numeric_limits<float>::max()))
+      error(fmt::format("{} is out of the float range", v));
+    return static_cast<float>(v);
+  }
   bool boolean() const {
     if (!value_.is_boolean()) error("expected true or false");
     return value_.get<bool>();
@@ -292,7 +300,7 @@ ProgramSpec parseProgram(const Node &node) {
 
   Node policy = node["policy"];
   policy.expectObject({"score_scale", "encoder"});
-  program.policy.scoreScale = static_cast<float>(policy["score_scale"].number());
+  program.policy.scoreScale = policy["score_scale"].f32();
   for (const Node &opNode : policy["encoder"].array()) {
     opNode.expectObject({"kind", "pred_table", "const_table", "var_table",
                          "weight", "bias", "in", "out", "eps"});
@@ -313,13 +321,17 @@ ProgramSpec parseProgram(const Node &node) {
     op.bias = opNode["bias"].str();
     op.in = opNode["in"].i32(0);
     op.out = opNode["out"].i32(0);
-    op.eps = static_cast<float>(opNode["eps"].number());
+    op.eps = opNode["eps"].f32();
     program.policy.encoder.push_back(op);
   }
   return program;
 }
 
-std::vector<ScheduleNode> parseNodes(const Node &node) {
+/// Cond bodies nest, and parsing and verification recurse into them: a bound
+/// keeps a hostile bundle from exhausting the stack.
+constexpr int kMaxCondDepth = 64;
+
+std::vector<ScheduleNode> parseNodes(const Node &node, int depth = 0) {
   std::vector<ScheduleNode> nodes;
   for (const Node &item : node.array()) {
     ScheduleNode sn;
@@ -329,9 +341,12 @@ std::vector<ScheduleNode> parseNodes(const Node &node) {
       sn.launch = item["launch"].nonEmptyStr();
     } else {
       item.expectObject({"cond", "flag", "body"});
+      if (depth == kMaxCondDepth)
+        item.error(fmt::format("conds nested deeper than {} levels",
+                               kMaxCondDepth));
       sn.cond = item["cond"].nonEmptyStr();
       sn.flag = item["flag"].nonEmptyStr();
-      sn.body = parseNodes(item["body"]);
+      sn.body = parseNodes(item["body"], depth + 1);
     }
     nodes.push_back(std::move(sn));
   }
@@ -518,10 +533,14 @@ std::string serializeBundle(const Bundle &bundle) {
 }
 
 Bundle parseBundle(const std::string &text, const std::string &path) {
+  // nlohmann's lexer takes a NUL byte for the end of the input: the bytes
+  // after it would be dropped without a word.
+  if (size_t nul = text.find('\0'); nul != std::string::npos)
+    fail("{}: not valid JSON: NUL byte at offset {}", path, nul);
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error &e) {
+  } catch (const json::exception &e) { // parse_error, out_of_range (1e999)
     fail("{}: not valid JSON: {}", path, e.what());
   }
   Node root(j, "", path);

@@ -73,6 +73,10 @@ TensorMap parseSafetensors(std::string_view bytes, const std::string &path) {
          headerSize, bytes.size());
   std::string_view headerText = bytes.substr(8, headerSize);
   std::string_view data = bytes.substr(8 + headerSize);
+  // nlohmann's lexer takes a NUL byte for the end of the input: the rest of
+  // the header would be dropped without a word.
+  if (size_t nul = headerText.find('\0'); nul != std::string_view::npos)
+    fail("{}: header is not valid JSON: NUL byte at offset {}", path, 8 + nul);
 
   // nlohmann keeps the last of duplicate keys silently; a tensor named twice
   // is an error, so watch the top-level keys while parsing.

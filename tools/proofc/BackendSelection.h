@@ -15,11 +15,13 @@ struct SelectedBackend {
       device; ///< for the summary and the report, e.g. "cpu (2 threads)"
 };
 
-/// `device` is cpu, cuda or auto (auto: the best backend built in);
-/// `threads` (0: all) is for the host backend, which uses at most `slots` of
-/// them. Throws proofc::Error when the requested backend is not available.
+/// `device` is cpu, cuda or auto (auto: cuda when a device is usable, else
+/// cpu); `threads` (0: all) is for the host backend, which uses at most
+/// `slots` of them. The CUDA backend gets the bundle of `program`, compiled
+/// in memory. Throws proofc::Error when the requested backend is not
+/// available or the program does not compile.
 SelectedBackend selectBackend(const std::string &device, int threads,
-                              int slots);
+                              int slots, const std::string &program);
 
 } // namespace proofc::driver
 

@@ -58,7 +58,8 @@ driver::compileProgramToBundle(const std::string &path,
   mlir::DialectRegistry registry;
   mlir::eval::registerEvalGpuPipelineDependencies(registry);
   mlir::MLIRContext context(registry);
-  context.disableMultithreading(); // one small program: no thread pool
+  context.disableMultithreading();    // one small program: no thread pool
+  context.printOpOnDiagnostic(false); // one line per problem
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
   OneLineDiagnostics handler(sourceMgr, &context);
@@ -85,7 +86,9 @@ driver::compileProgramToBundle(const std::string &path,
   pipeline.features = options.features;
   pipeline.libdevice = libdevice;
   pipeline.groups = options.groups;
+  pipeline.statesPerThread = options.statesPerThread;
   pipeline.engineThreads = options.engineThreads;
+  pipeline.minBlocksPerSm = options.minBlocksPerSm;
   mlir::eval::buildEvalGpuPipeline(pm, pipeline);
   if (mlir::failed(pm.run(*module)))
     return std::nullopt;
@@ -104,7 +107,7 @@ driver::compileProgramToBundle(const std::string &path,
     module->print(os);
   }
   // The runtime's own verifier: a bundle this compiler writes must load.
-  out.bundle = parseBundle(serializeBundle(out.bundle),
-                           path + " (compiled bundle)");
+  out.bundle =
+      parseBundle(serializeBundle(out.bundle), path + " (compiled bundle)");
   return out;
 }

@@ -1,4 +1,5 @@
-//===- BundleCompiler.h - An eval program -> a bundle, in memory -*- C++ -*-===//
+//===- BundleCompiler.h - An eval program -> a bundle, in memory -*- C++
+//-*-===//
 //
 // `proofc compile` writes what this returns; `proofc run --device cuda`
 // hands the bundle to the CUDA backend without a file. Parses and verifies
@@ -22,9 +23,11 @@ struct BundleCompilerOptions {
   std::string chip = "sm_90";
   std::string features = "+ptx86";
   std::string libdevice; ///< empty: the configured CUDA toolkit's
-  int64_t groups = 4;
+  int64_t groups = 8;    ///< 8 x 64 threads for V10: measured best on an H100
+  int64_t statesPerThread = 2;
   int64_t engineThreads = 128;
-  bool keepMlir = false; ///< fill CompiledProgram::loweredMlir
+  int64_t minBlocksPerSm = 0; ///< policy kernel: 0 = no register cap
+  bool keepMlir = false;      ///< fill CompiledProgram::loweredMlir
 };
 
 struct CompiledProgram {

@@ -24,28 +24,44 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
   compile->add_option("-o,--output", o.output, "Output file")
       ->required()
       ->type_name("FILE");
-  compile->add_option("--emit", o.emit,
-                      "bundle (.pcb), ptx (the policy kernel) or mlir (the "
-                      "lowered module)")
+  compile
+      ->add_option("--emit", o.emit,
+                   "bundle (.pcb), ptx (the policy kernel) or mlir (the "
+                   "lowered module)")
       ->check(CLI::IsMember({"bundle", "ptx", "mlir"}))
       ->capture_default_str();
   BundleCompilerOptions &c = o.compiler;
   compile->add_option("--chip", c.chip, "NVVM target chip of the PTX")
       ->capture_default_str();
-  compile->add_option("--ptx-features", c.features,
-                      "NVVM target features (PTX ISA version)")
+  compile
+      ->add_option("--ptx-features", c.features,
+                   "NVVM target features (PTX ISA version)")
       ->capture_default_str();
-  compile->add_option("--libdevice", c.libdevice,
-                      "libdevice.10.bc to link (default: the configured CUDA "
-                      "toolkit's)")
+  compile
+      ->add_option("--libdevice", c.libdevice,
+                   "libdevice.10.bc to link (default: the configured CUDA "
+                   "toolkit's)")
       ->type_name("FILE");
-  compile->add_option("--groups", c.groups,
-                      "States the policy kernel encodes at once per block")
+  compile
+      ->add_option("--groups", c.groups,
+                   "States the policy kernel encodes at once per block")
       ->check(CLI::Range(1, 32))
       ->capture_default_str();
-  compile->add_option("--engine-threads", c.engineThreads,
-                      "Block size of the engine kernel (power of two)")
+  compile
+      ->add_option("--states-per-thread", c.statesPerThread,
+                   "States each policy-kernel thread encodes at once")
+      ->check(CLI::Range(1, 8))
+      ->capture_default_str();
+  compile
+      ->add_option("--engine-threads", c.engineThreads,
+                   "Block size of the engine kernel (power of two)")
       ->check(CLI::IsMember({32, 64, 128, 256, 512, 1024}))
+      ->capture_default_str();
+  compile
+      ->add_option("--min-blocks-per-sm", c.minBlocksPerSm,
+                   "Policy kernel blocks that must fit on one SM (caps its "
+                   "registers; 0: no cap)")
+      ->check(CLI::Range(0, 32))
       ->capture_default_str();
   return compile;
 }

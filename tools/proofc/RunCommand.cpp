@@ -57,7 +57,7 @@ int driver::runCommand(const RunOptions &o) {
     return 1;
   double compileSeconds = secondsSince(start);
   SelectedBackend selected =
-      selectBackend(o.device, o.threads, program->shape.B);
+      selectBackend(o.device, o.threads, program->shape.B, o.program);
 
   Dataset dataset = loadDataset(o.data);
   TensorMap weights = readSafetensors(o.weights);

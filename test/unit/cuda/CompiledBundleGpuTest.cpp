@@ -1,8 +1,9 @@
 //===- CompiledBundleGpuTest.cpp - A bundle from `proofc compile` on a GPU ===//
 //
 // The compiler's output cannot be checked without a GPU, so these tests take
-// a bundle written by `proofc compile examples/v10.mlir -o v10.pcb` (path in
-// $PROOFC_TEST_BUNDLE; skipped when unset or without a CUDA device):
+// a bundle written by `proofc compile examples/v10.mlir -o v10.pcb`: the one
+// in $PROOFC_TEST_BUNDLE, else the one a full build makes (test/CMakeLists.txt,
+// <build>/test/v10.pcb). Skipped without it or without a CUDA device:
 //   - the generated PTX policy kernel `score_select`, launched exactly as the
 //     bundle's plan binds it (PlanBinding: buffers, folded tables, args), on
 //     random-walk states of real datasets, against HostPolicy and the host's
@@ -36,17 +37,23 @@
 namespace proofc::test {
 namespace {
 
-/// $PROOFC_TEST_BUNDLE, or "" (the test skips).
+/// $PROOFC_TEST_BUNDLE, else the build's bundle if it exists, else "" (the
+/// test skips).
 std::string compiledBundlePath() {
-  const char *env = std::getenv("PROOFC_TEST_BUNDLE");
-  return env && *env ? env : "";
+  if (const char *env = std::getenv("PROOFC_TEST_BUNDLE"); env && *env)
+    return env;
+#ifdef PROOFC_COMPILED_BUNDLE
+  if (std::filesystem::exists(PROOFC_COMPILED_BUNDLE))
+    return PROOFC_COMPILED_BUNDLE;
+#endif
+  return "";
 }
 
 #define PROOFC_REQUIRE_COMPILED_BUNDLE(path)                                   \
   std::string path = compiledBundlePath();                                     \
   if (path.empty())                                                            \
-    GTEST_SKIP() << "set PROOFC_TEST_BUNDLE to a bundle of `proofc compile "    \
-                    "examples/v10.mlir -o v10.pcb`";
+    GTEST_SKIP() << "no compiled bundle: set PROOFC_TEST_BUNDLE to the output " \
+                    "of `proofc compile examples/v10.mlir -o v10.pcb`";
 
 const KernelModule &moduleNamed(const Bundle &bundle, const std::string &name) {
   for (const KernelModule &m : bundle.modules)

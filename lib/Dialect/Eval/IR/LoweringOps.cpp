@@ -30,9 +30,9 @@ bool mlir::eval::isLoweredProofLoop(Operation *op) {
 }
 
 bool mlir::eval::isExtentSymbol(StringRef name) {
-  static const char *const symbols[] = {
-      "B",  "S",  "A",  "A2", "D",  "d",   "L",   "E",  "R",
-      "R1", "R2", "RE1", "NF", "NR", "NR1", "NRB", "N"};
+  static const char *const symbols[] = {"B",  "S",  "A",   "A2",  "D",  "d",
+                                        "L",  "E",  "R",   "R1",  "R2", "RE1",
+                                        "NF", "NR", "NR1", "NRB", "N"};
   for (const char *symbol : symbols)
     if (name == symbol)
       return true;
@@ -99,13 +99,15 @@ LogicalResult FoldColumnsOp::verify() {
   Operation *op = getOperation();
   if (failed(verifyutil::verifyWeightName(op, "table", getTableAttr())) ||
       failed(verifyutil::verifyWeightName(op, "weight", getWeightAttr())) ||
-      failed(verifyNewTensor(op, getDst(),
-                             {getTable(), getWeight(), getBias()})))
+      failed(
+          verifyNewTensor(op, getDst(), {getTable(), getWeight(), getBias()})))
     return failure();
-  if (getColBeginAttr().getInt() < 0 || getColsAttr().getInt() <= 0 || getWidthAttr().getInt() <= 0)
+  if (getColBeginAttr().getInt() < 0 || getColsAttr().getInt() <= 0 ||
+      getWidthAttr().getInt() <= 0)
     return emitOpError() << "needs col_begin >= 0, cols > 0 and width > 0, "
                             "got "
-                         << getColBeginAttr().getInt() << ", " << getColsAttr().getInt() << ", "
+                         << getColBeginAttr().getInt() << ", "
+                         << getColsAttr().getInt() << ", "
                          << getWidthAttr().getInt();
   if (!isExtentFactor(getRows()))
     return emitOpError() << "rows '" << getRows()
@@ -119,8 +121,9 @@ LogicalResult TransposeWeightOp::verify() {
       failed(verifyNewTensor(op, getDst(), {getTable()})))
     return failure();
   if (getRowsAttr().getInt() <= 0 || getColsAttr().getInt() <= 0)
-    return emitOpError() << "needs positive rows and cols, got " << getRowsAttr().getInt()
-                         << " x " << getColsAttr().getInt();
+    return emitOpError() << "needs positive rows and cols, got "
+                         << getRowsAttr().getInt() << " x "
+                         << getColsAttr().getInt();
   return success();
 }
 
@@ -143,7 +146,7 @@ LogicalResult FoldedAtomEmbedOp::verify() {
   RankedTensorType result = getStaticTensor(getType(), 2);
   if (!result || result.getDimSize(0) != atoms)
     return emitOpError() << "result must be a static tensor<" << atoms
-                         << "xWxf32>, got '" << getType() << "'";
+                         << "xWxf32>, got " << getType();
   // Tables folded in this program must fit; others come from the weights
   // file and are checked against the data when they load.
   auto program = op->getParentOfType<ProgramOp>();
@@ -152,12 +155,12 @@ LogicalResult FoldedAtomEmbedOp::verify() {
         findPrologueOp(program, table.name.getValue()));
     if (!fold)
       continue;
-    if (fold.getWidthAttr().getInt() != result.getDimSize(1) || fold.getRows() != table.rows)
+    if (fold.getWidthAttr().getInt() != result.getDimSize(1) ||
+        fold.getRows() != table.rows)
       return emitOpError() << table.attr << " '" << table.name.getValue()
                            << "' is folded as [" << fold.getRows() << ", "
                            << fold.getWidthAttr().getInt() << "], expected ["
-                           << table.rows << ", " << result.getDimSize(1)
-                           << "]";
+                           << table.rows << ", " << result.getDimSize(1) << "]";
   }
   return success();
 }
@@ -200,8 +203,7 @@ static LogicalResult verifySameSlots(Operation *op, SlotsType slots,
   if (derived.getSlots() == slots.getSlots() &&
       derived.getAtoms() == slots.getAtoms())
     return success();
-  return op->emitOpError() << "'" << derived << "' must have the B and A of '"
-                           << slots << "'";
+  return op->emitOpError() << derived << " must have the B and A of " << slots;
 }
 
 LogicalResult EngineOp::verify() {
@@ -217,9 +219,9 @@ static LogicalResult verifyActionTypes(Operation *op, int64_t slots,
   auto expectedLogp = RankedTensorType::get({slots}, Float32Type::get(ctx));
   if (action == expectedAction && logp == expectedLogp)
     return success();
-  return op->emitOpError() << "action and logp must be '" << expectedAction
-                           << "' and '" << expectedLogp << "', got '" << action
-                           << "' and '" << logp << "'";
+  return op->emitOpError() << "action and logp must be " << expectedAction
+                           << " and " << expectedLogp << ", got " << action
+                           << " and " << logp;
 }
 
 LogicalResult ScoreSelectOp::verify() {
@@ -230,8 +232,8 @@ LogicalResult ScoreSelectOp::verify() {
     return failure();
   double scale = getScaleAttr().getValueAsDouble();
   if (!(scale > 0) || !std::isfinite(scale))
-    return emitOpError() << "attribute 'scale' must be positive and finite, got "
-                         << scale;
+    return emitOpError()
+           << "attribute 'scale' must be positive and finite, got " << scale;
   auto program = (*this)->getParentOfType<ProgramOp>();
   auto encoder = dyn_cast_or_null<EncoderOp>(
       program ? SymbolTable::lookupSymbolIn(program, getEncoderAttr())
@@ -241,8 +243,8 @@ LogicalResult ScoreSelectOp::verify() {
                          << " does not name an 'eval.encoder' of the program";
   if (StateType state = encoder.getStateType();
       state && state.getAtoms() != slots.getAtoms())
-    return emitOpError() << getEncoderAttr() << " encodes '" << state
-                         << "', but the slots are '" << slots << "'";
+    return emitOpError() << getEncoderAttr() << " encodes " << state
+                         << ", but the slots are " << slots;
   return success();
 }
 
@@ -253,11 +255,12 @@ LogicalResult AdvanceOp::verify() {
                                getLogp().getType())))
     return failure();
   if (getResult().getType() != slots)
-    return emitOpError() << "result '" << getResult().getType()
-                         << "' must be '" << slots << "'";
+    return emitOpError() << "result " << getResult().getType() << " must be "
+                         << slots;
   std::optional<verifyutil::ProgramShape> shape =
       verifyutil::getEnclosingProgramShape(*this);
-  if (getMaxDepthAttr().getInt() <= 0 || (shape && getMaxDepthAttr().getInt() != shape->D))
+  if (getMaxDepthAttr().getInt() <= 0 ||
+      (shape && getMaxDepthAttr().getInt() != shape->D))
     return emitOpError() << "max_depth = " << getMaxDepthAttr().getInt()
                          << " must be the program's D"
                          << (shape ? " = " + std::to_string(shape->D) : "");
@@ -329,7 +332,8 @@ LogicalResult CudaModuleOp::verify() {
     return emitOpError("needs the name of a kernel template");
   for (Attribute option : getOptions())
     if (cast<StringAttr>(option).getValue().starts_with("-arch"))
-      return emitOpError("must not pass -arch (the runtime picks the device's)");
+      return emitOpError(
+          "must not pass -arch (the runtime picks the device's)");
   return success();
 }
 
@@ -363,8 +367,8 @@ static LogicalResult verifyFlag(Operation *op, FlatSymbolRefAttr flag) {
   ArrayAttr elements = buffer->getElements();
   if (!buffer->getDtype().isSignlessInteger(32) || elements.size() != 1 ||
       cast<StringAttr>(elements[0]).getValue() != "1")
-    return op->emitOpError() << "flag " << flag
-                             << " must be an i32 buffer of [\"1\"]";
+    return op->emitOpError()
+           << "flag " << flag << " must be an i32 buffer of [\"1\"]";
   return success();
 }
 
@@ -381,23 +385,24 @@ static bool hasCond(ProgramOp program, StringRef name) {
 }
 
 /// Cond names are unique in a program (they name graph conditional handles).
-template <typename OpTy>
-static LogicalResult verifyCondName(OpTy op) {
+template <typename OpTy> static LogicalResult verifyCondName(OpTy op) {
   if (op.getName().empty())
     return op.emitOpError("needs a name");
   FailureOr<ProgramOp> program = getProgram(op);
   if (failed(program))
     return failure();
-  int count = 0;
-  program->walk([&](Operation *other) {
-    if (auto c = dyn_cast<LaunchCondOp>(other))
-      count += c.getName() == op.getName();
-    else if (auto l = dyn_cast<LaunchLoopOp>(other))
-      count += l.getName() == op.getName();
+  // Reported once, at the later op (walk order: the earlier one is first).
+  Operation *first = nullptr;
+  program->walk<WalkOrder::PreOrder>([&](Operation *other) {
+    auto c = dyn_cast<LaunchCondOp>(other);
+    auto l = dyn_cast<LaunchLoopOp>(other);
+    if (!first && ((c && c.getName() == op.getName()) ||
+                   (l && l.getName() == op.getName())))
+      first = other;
   });
-  if (count > 1)
-    return op.emitOpError() << "cond name '" << op.getName()
-                            << "' is used more than once";
+  if (first != op.getOperation())
+    return op.emitOpError()
+           << "cond name '" << op.getName() << "' is used more than once";
   return verifyFlag(op, op.getFlagAttr());
 }
 
@@ -409,35 +414,35 @@ static LogicalResult verifyLaunchArg(LaunchOp launch, ProgramOp program,
                                      StringRef arg) {
   auto [kind, value] = arg.split(':');
   if (value.empty())
-    return launch.emitOpError() << "argument '" << arg
-                                << "' is not <kind>:<value>";
+    return launch.emitOpError()
+           << "argument '" << arg << "' is not <kind>:<value>";
   if (kind == "buf")
     return lookupBuffer(launch, program, value);
   if (kind == "sym") {
     if (isExtentSymbol(value))
       return success();
-    return launch.emitOpError() << "argument '" << arg
-                                << "' names no run-time symbol";
+    return launch.emitOpError()
+           << "argument '" << arg << "' names no run-time symbol";
   }
   if (kind == "cond") {
     if (hasCond(program, value))
       return success();
-    return launch.emitOpError() << "argument '" << arg
-                                << "' names no cond of the program";
+    return launch.emitOpError()
+           << "argument '" << arg << "' names no cond of the program";
   }
   if (kind == "i32") {
     int32_t unused;
     if (!value.getAsInteger(10, unused))
       return success();
-    return launch.emitOpError() << "argument '" << arg
-                                << "' is not an int32 literal";
+    return launch.emitOpError()
+           << "argument '" << arg << "' is not an int32 literal";
   }
   if (kind == "f32") {
     double unused;
     if (!value.getAsDouble(unused))
       return success();
-    return launch.emitOpError() << "argument '" << arg
-                                << "' is not a float literal";
+    return launch.emitOpError()
+           << "argument '" << arg << "' is not a float literal";
   }
   return launch.emitOpError() << "argument '" << arg
                               << "' has an unknown kind (buf, sym, i32, f32, "
@@ -450,9 +455,12 @@ LogicalResult LaunchOp::verify() {
   FailureOr<ProgramOp> program = getProgram(*this);
   if (failed(program))
     return failure();
-  int count = 0;
-  program->walk([&](LaunchOp other) { count += other.getName() == getName(); });
-  if (count > 1)
+  LaunchOp first;
+  program->walk<WalkOrder::PreOrder>([&](LaunchOp other) {
+    if (!first && other.getName() == getName())
+      first = other;
+  });
+  if (first != *this)
     return emitOpError() << "launch name '" << getName()
                          << "' is used more than once";
 
@@ -460,35 +468,39 @@ LogicalResult LaunchOp::verify() {
   // beside the program.
   SymbolRefAttr kernel = getKernel();
   if (kernel.getNestedReferences().size() != 1)
-    return emitOpError() << "kernel " << kernel
-                         << " must be @module::@entry";
-  Operation *module = SymbolTable::lookupSymbolIn(*program, kernel.getRootReference());
+    return emitOpError() << "kernel " << kernel << " must be @module::@entry";
+  Operation *module =
+      SymbolTable::lookupSymbolIn(*program, kernel.getRootReference());
   if (module && !isa<CudaModuleOp>(module))
-    return emitOpError() << "kernel module " << kernel.getRootReference()
+    return emitOpError() << "kernel module @"
+                         << kernel.getRootReference().getValue()
                          << " is not an 'eval.cuda_module'";
   if (!module) {
     Operation *parent = (*program)->getParentOp();
     Operation *table =
         parent ? SymbolTable::getNearestSymbolTable(parent) : nullptr;
-    Operation *gpu = table ? SymbolTable::lookupSymbolIn(
-                                 table, kernel.getRootReference())
-                           : nullptr;
+    Operation *gpu =
+        table ? SymbolTable::lookupSymbolIn(table, kernel.getRootReference())
+              : nullptr;
     StringRef name = gpu ? gpu->getName().getStringRef() : "";
     if (name != "gpu.module" && name != "gpu.binary")
-      return emitOpError() << "kernel module " << kernel.getRootReference()
+      return emitOpError() << "kernel module @"
+                           << kernel.getRootReference().getValue()
                            << " names neither an 'eval.cuda_module' of the "
                               "program nor a 'gpu.module' / 'gpu.binary'";
   }
 
   if (failed(verifyExtent(*this, "grid", getGrid())))
     return failure();
-  if (getBlockAttr().getInt() < 1 || getBlockAttr().getInt() > 1024 || getSharedBytesAttr().getInt() < 0)
+  if (getBlockAttr().getInt() < 1 || getBlockAttr().getInt() > 1024 ||
+      getSharedBytesAttr().getInt() < 0)
     return emitOpError() << "block must be in [1, 1024] and shared bytes >= "
                             "0, got "
-                         << getBlockAttr().getInt() << " and " << getSharedBytesAttr().getInt();
+                         << getBlockAttr().getInt() << " and "
+                         << getSharedBytesAttr().getInt();
   for (Attribute arg : getArgs())
-    if (failed(verifyLaunchArg(*this, *program,
-                               cast<StringAttr>(arg).getValue())))
+    if (failed(
+            verifyLaunchArg(*this, *program, cast<StringAttr>(arg).getValue())))
       return failure();
   return success();
 }

@@ -1,0 +1,106 @@
+//===- EvalPasses.td - Passes of the eval GPU pipeline -----*- tablegen -*-===//
+//
+// The pipeline (buildEvalGpuPipeline, docs/lowering.md), in order:
+// fold the atom embedding, fuse the step, outline the engine under a device
+// cond, plan the buffers, lower to launches and a gpu.module, then the
+// upstream NVVM lowering and gpu-module-to-binary give PTX.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_DIALECT_EVAL_TRANSFORMS_EVALPASSES_TD
+#define PROOFC_DIALECT_EVAL_TRANSFORMS_EVALPASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def EvalFoldAtomEmbeddingPass
+    : Pass<"eval-fold-atom-embedding", "::mlir::eval::ProgramOp"> {
+  let summary = "Folds the atom embedding's linear into pre-projected tables";
+  let description = [{
+    `eval.atom_embed` is a linear layer over the concatenation
+    `[pred_emb[p]; term(a); term(b)]`. Splitting its weight into three column
+    blocks makes it a sum of three lookups into tables projected once, when
+    the weights load: `eval.fold_columns` ops (the bias goes into the
+    predicate table) and `eval.folded_atom_embed` in the encoder. Tables are
+    named after the weight: `atom.weight` gives `atom.pred_proj`,
+    `atom.arg0_const`, `atom.arg1_const`, `atom.arg0_var`, `atom.arg1_var`.
+  }];
+}
+
+def EvalFuseStepPass : Pass<"eval-fuse-step", "::mlir::eval::ProgramOp"> {
+  let summary = "Fuses the proof-loop step into few kernels";
+  let description = [{
+    Replaces `eval.proof_loop` by `eval.device_loop`: the slots start from
+    `eval.init_slots`; `eval.derive` becomes `eval.engine`; the two
+    `eval.encode`, `eval.dot_score` and `eval.select` become one
+    `eval.score_select`; `eval.transition`, `eval.terminal_check` and
+    `eval.recycle` become one `eval.advance`, which also computes the loop's
+    flag (some slot active) on the device. The loop must be wired as spec §5
+    runs it (the same checks as the export to the runtime).
+  }];
+}
+
+def EvalOutlineEngineCondPass
+    : Pass<"eval-outline-engine-cond", "::mlir::eval::ProgramOp"> {
+  let summary = "Rotates the loop so the engine runs under a device cond";
+  let description = [{
+    Loop rotation: the engine for the initial slots moves before the loop,
+    its result becomes a loop-carried value, and the engine for the next
+    step runs at the end of the step inside `eval.cond "engine"` on the flag
+    that `eval.advance` computes on the device (V10's
+    `torch.cond(needs_reset.any(), ...)` without the host round trip).
+  }];
+}
+
+def EvalPlanBuffersPass : Pass<"eval-plan-buffers", "::mlir::eval::ProgramOp"> {
+  let summary = "Places every value in a buffer allocated once";
+  let description = [{
+    Declares one `eval.buffer` per component of every value (slots: state,
+    candidate, depth, logp; derived: states, count; ...), weights and folded
+    tables included, with symbolic extents, and annotates each op with the
+    buffers of its results (`eval.buffers`) and the loop with those of its
+    block arguments. Loop-carried values, cond results and the in-place
+    `eval.advance` share buffers; an `eval.copy` is inserted only where a
+    value would still be read after its shared buffer is written in the same
+    step. Nothing is allocated inside the loop. The policy kernel reads
+    linear weights transposed, so they get `eval.transpose_weight` tables.
+  }];
+}
+
+def EvalLowerToGpuPass : Pass<"eval-lower-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lowers a planned program to launches and a gpu.module";
+  let description = [{
+    `eval.score_select` becomes the `gpu.func @score_select` of
+    `gpu.module @policy` (scf/arith/math/memref/gpu ops: one block per slot,
+    groups of threads encoding states, workgroup memory, gpu.barrier),
+    generated from the encoder's op list; the engine, `eval.init_slots` and
+    `eval.advance` become launches of the CUDA C++ templates
+    (`eval.cuda_module @engine`, `@step`); the loop and the cond become
+    `eval.launch_loop` and `eval.launch_cond`. The gpu.module gets the
+    `#nvvm.target` of the options; libdevice is linked for exp/log.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "The NVVM target chip">,
+    Option<"features", "features", "std::string", /*default=*/"\"+ptx86\"",
+           "The NVVM target features (PTX version)">,
+    Option<"libdevice", "libdevice", "std::string", /*default=*/"\"\"",
+           "libdevice.10.bc to link (empty: the configured CUDA toolkit's)">,
+    Option<"groups", "groups", "int64_t", /*default=*/"8",
+           "Groups of threads of a policy kernel block, each encoding "
+           "states-per-thread states at once">,
+    Option<"statesPerThread", "states-per-thread", "int64_t", /*default=*/"2",
+           "States each thread of the policy kernel encodes at once">,
+    Option<"engineThreads", "engine-threads", "int64_t", /*default=*/"128",
+           "Block size of the engine kernel (power of two, 32..1024)">,
+    Option<"minBlocksPerSm", "min-blocks-per-sm", "int64_t", /*default=*/"0",
+           "Blocks of the policy kernel that must fit on one SM (caps its "
+           "registers; 0: no cap)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect"
+  ];
+}
+
+#endif // PROOFC_DIALECT_EVAL_TRANSFORMS_EVALPASSES_TD

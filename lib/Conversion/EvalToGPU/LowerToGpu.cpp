@@ -1,0 +1,478 @@
+//===- LowerToGpu.cpp - eval-lower-to-gpu ---------------------------------===//
+//
+// A planned program becomes its GPU plan as IR, op for op:
+//   eval.init_slots / eval.advance  -> launches of step.cu's proofc_init /
+//                                      proofc_advance
+//   eval.engine                     -> a launch of engine.cu's proofc_engine
+//   eval.score_select               -> gpu.func @score_select (PolicyKernel)
+//                                      in gpu.module @policy, and its launch
+//   eval.copy                       -> launches of gpu.func @copy_words
+//   eval.device_loop / eval.cond    -> eval.launch_loop / eval.launch_cond
+// Kernels inside a cond or the loop take the innermost flag as their guard;
+// those of the prologue after eval.init_slots take the loop's flag, which
+// init has written. Arguments follow docs/gpu-kernels.md.
+//
+//===----------------------------------------------------------------------===//
+#include "PolicyKernel.h"
+
+#include "proofc/Dialect/Eval/Transforms/BufferPlan.h"
+#include "proofc/Dialect/Eval/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#ifndef PROOFC_LIBDEVICE
+#define PROOFC_LIBDEVICE "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc"
+#endif
+
+namespace mlir::eval {
+#define GEN_PASS_DEF_EVALLOWERTOGPUPASS
+#include "proofc/Dialect/Eval/Transforms/Passes.h.inc"
+} // namespace mlir::eval
+
+using namespace mlir;
+using namespace mlir::eval;
+
+std::string mlir::eval::defaultLibdevicePath() { return PROOFC_LIBDEVICE; }
+
+namespace {
+
+constexpr StringLiteral kLoopCond = "loop";
+constexpr int64_t kStepThreads = 256;
+constexpr int64_t kCopyThreads = 256, kCopyBlocks = 120;
+
+std::string bufArg(BufferOp buffer) {
+  return ("buf:" + buffer.getSymName()).str();
+}
+
+/// Lowers one program; owns the names it hands out.
+class ProgramLowering {
+public:
+  ProgramLowering(ProgramOp program, gpu::GPUModuleOp gpuModule,
+                  const EvalLowerToGpuPassOptions &options)
+      : program(program), gpuModule(gpuModule), options(options) {}
+
+  LogicalResult run() {
+    auto loops =
+        llvm::to_vector(program.getBody().front().getOps<DeviceLoopOp>());
+    if (loops.size() != 1 ||
+        program.getBody().front().getOps<BufferOp>().empty())
+      return program.emitOpError(
+          "eval-lower-to-gpu needs a planned program (run eval-fuse-step and "
+          "eval-plan-buffers first)");
+    DeviceLoopOp loop = loops.front();
+    FailureOr<SmallVector<BufferOp>> loopFlag =
+        getValueBuffers(loop.getFlag(), loop);
+    if (failed(loopFlag))
+      return failure();
+    loopFlagBuffer = (*loopFlag)[0];
+    if (failed(findEngineCond(loop)))
+      return failure();
+
+    declareModules();
+    for (LaunchOp launch : program.getBody().front().getOps<LaunchOp>())
+      launchNames.insert(launch.getName());
+    if (failed(lowerBlock(program.getBody().front(), loopFlagBuffer)))
+      return failure();
+    // The value-level ops are replaced; erase them users first.
+    for (Operation *op : llvm::reverse(toErase)) {
+      op->dropAllUses();
+      op->erase();
+    }
+    return success();
+  }
+
+private:
+  /// The cond sharing the loop's flag: its handle is the kernels' second.
+  LogicalResult findEngineCond(DeviceLoopOp loop) {
+    engineCond = kLoopCond.str();
+    SmallVector<CondOp> conds;
+    program.walk([&](CondOp cond) { conds.push_back(cond); });
+    for (CondOp cond : conds) {
+      if (cond.getName() == kLoopCond)
+        return cond.emitOpError()
+               << "the cond name '" << kLoopCond << "' is the proof loop's";
+      FailureOr<SmallVector<BufferOp>> flag =
+          getValueBuffers(cond.getFlag(), cond);
+      if (failed(flag))
+        return failure();
+      if ((*flag)[0] != loopFlagBuffer)
+        return cond.emitOpError("eval-lower-to-gpu: a cond's flag must be "
+                                "the loop's (the kernels set two handles: "
+                                "the engine cond's and the loop's)");
+      if (engineCond != kLoopCond)
+        return cond.emitOpError("eval-lower-to-gpu: at most one cond besides "
+                                "the loop");
+      engineCond = cond.getName().str();
+    }
+    return success();
+  }
+
+  void declareModules() {
+    OpBuilder builder(program.getContext());
+    Block &block = program.getBody().front();
+    auto buffers = llvm::to_vector(block.getOps<BufferOp>());
+    builder.setInsertionPointAfter(buffers.back());
+    Location loc = program.getLoc();
+    std::string A = "-DPROOFC_A=" + std::to_string(program.getAAttr().getInt());
+    std::string S = "-DPROOFC_S=" + std::to_string(program.getSAttr().getInt());
+    std::string threads =
+        "-DPROOFC_ENGINE_THREADS=" + std::to_string(options.engineThreads);
+    CudaModuleOp::create(builder, loc, "engine", "engine.cu",
+                         builder.getStrArrayAttr({A, S, threads}));
+    CudaModuleOp::create(builder, loc, "step", "step.cu",
+                         builder.getStrArrayAttr({A, S}));
+  }
+
+  std::string uniqueName(StringRef base) {
+    std::string name = base.str();
+    for (int n = 1; !launchNames.insert(name).second; ++n)
+      name = base.str() + "_" + std::to_string(n);
+    return name;
+  }
+
+  /// Lowers the ops of `block` in place; `guard` is the innermost flag.
+  LogicalResult lowerBlock(Block &block, BufferOp guard) {
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      OpBuilder builder(&op);
+      LogicalResult result =
+          llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+              .Case([&](InitSlotsOp init) { return lowerInit(builder, init); })
+              .Case([&](EngineOp engine) {
+                return lowerEngine(builder, engine, guard);
+              })
+              .Case([&](ScoreSelectOp score) {
+                return lowerScore(builder, score, guard);
+              })
+              .Case([&](AdvanceOp advance) {
+                return lowerAdvance(builder, advance, guard);
+              })
+              .Case(
+                  [&](CopyOp copy) { return lowerCopy(builder, copy, guard); })
+              .Case([&](DeviceLoopOp loop) { return lowerLoop(builder, loop); })
+              .Case([&](CondOp cond) { return lowerCond(builder, cond); })
+              .Case<KnowledgeBaseOp, CandidatePoolOp, DeviceYieldOp,
+                    CondYieldOp>([&](Operation *valueOp) {
+                toErase.push_back(valueOp);
+                return success();
+              })
+              .Default([](Operation *) { return success(); });
+      if (failed(result))
+        return failure();
+    }
+    return success();
+  }
+
+  /// The buffers of `value` used by `user`, or failure.
+  FailureOr<SmallVector<BufferOp>> buffers(Value value, Operation *user) {
+    return getValueBuffers(value, user);
+  }
+
+  LaunchOp launch(OpBuilder &builder, Location loc, StringRef base,
+                  SymbolRefAttr kernel, ArrayRef<std::string> grid,
+                  int64_t block, ArrayRef<std::string> args) {
+    SmallVector<StringRef> gridRefs(grid.begin(), grid.end());
+    SmallVector<StringRef> argRefs(args.begin(), args.end());
+    return LaunchOp::create(builder, loc, uniqueName(base), kernel,
+                            builder.getStrArrayAttr(gridRefs),
+                            static_cast<uint32_t>(block), 0,
+                            builder.getStrArrayAttr(argRefs));
+  }
+
+  SymbolRefAttr kernelRef(StringRef module, StringRef entry) {
+    MLIRContext *ctx = program.getContext();
+    return SymbolRefAttr::get(ctx, module,
+                              {FlatSymbolRefAttr::get(ctx, entry)});
+  }
+
+  /// The "cond:" handles of a kernel that writes flag `flag`.
+  SmallVector<std::string> flagArgs(BufferOp flag) {
+    return {bufArg(flag), bufArg(flag), "cond:" + engineCond,
+            "cond:" + kLoopCond.str()};
+  }
+
+  LogicalResult checkLoopFlag(Operation *op, BufferOp flag) {
+    if (flag == loopFlagBuffer)
+      return success();
+    return op->emitOpError() << "eval-lower-to-gpu: its flag must be the "
+                                "loop's buffer "
+                             << loopFlagBuffer.getSymNameAttr();
+  }
+
+  LogicalResult lowerInit(OpBuilder &builder, InitSlotsOp init) {
+    auto pool = buffers(init.getPool(), init);
+    auto slots = buffers(init.getSlots(), init);
+    auto flag = buffers(init.getActive(), init);
+    if (failed(pool) || failed(slots) || failed(flag) ||
+        failed(checkLoopFlag(init, (*flag)[0])))
+      return failure();
+    SmallVector<std::string> args = {bufArg((*pool)[0]), "sym:N", "sym:B"};
+    for (BufferOp b : *slots)
+      args.push_back(bufArg(b));
+    args.push_back(bufArg((*pool)[1])); // next_cand
+    llvm::append_range(args, flagArgs((*flag)[0]));
+    launch(builder, init.getLoc(), "init", kernelRef("step", "proofc_init"),
+           {"1"}, kStepThreads, args);
+    toErase.push_back(init);
+    return success();
+  }
+
+  LogicalResult lowerEngine(OpBuilder &builder, EngineOp engine,
+                            BufferOp guard) {
+    auto kb = buffers(engine.getKb(), engine);
+    auto slots = buffers(engine.getSlots(), engine);
+    auto pool = buffers(engine.getPool(), engine);
+    auto derived = buffers(engine.getDerived(), engine);
+    if (failed(kb) || failed(slots) || failed(pool) || failed(derived))
+      return failure();
+    SmallVector<std::string> args = {bufArg(guard), bufArg((*slots)[0]),
+                                     bufArg((*slots)[1]), bufArg((*pool)[0])};
+    for (BufferOp b : *kb)
+      args.push_back(bufArg(b));
+    llvm::append_range(args, SmallVector<std::string>{"sym:E", "sym:R",
+                                                      bufArg((*derived)[0]),
+                                                      bufArg((*derived)[1])});
+    launch(builder, engine.getLoc(), "engine",
+           kernelRef("engine", "proofc_engine"), {"B"}, options.engineThreads,
+           args);
+    toErase.push_back(engine);
+    return success();
+  }
+
+  LogicalResult lowerScore(OpBuilder &builder, ScoreSelectOp score,
+                           BufferOp guard) {
+    std::string name = "score_select";
+    for (int n = 1; SymbolTable::lookupSymbolIn(gpuModule, name); ++n)
+      name = "score_select_" + std::to_string(n);
+    FailureOr<PolicyKernel> kernel = buildPolicyKernel(
+        score, gpuModule, name, guard.getSymName(), options.groups,
+        options.statesPerThread, options.minBlocksPerSm);
+    if (failed(kernel))
+      return failure();
+    launch(builder, score.getLoc(), "score_select",
+           kernelRef(gpuModule.getSymName(), name), {"B"}, kernel->block,
+           kernel->args);
+    toErase.push_back(score);
+    return success();
+  }
+
+  LogicalResult lowerAdvance(OpBuilder &builder, AdvanceOp advance,
+                             BufferOp guard) {
+    auto pool = buffers(advance.getPool(), advance);
+    auto derived = buffers(advance.getDerived(), advance);
+    auto action = buffers(advance.getAction(), advance);
+    auto logp = buffers(advance.getLogp(), advance);
+    auto slots = buffers(advance.getSlots(), advance);
+    auto result = buffers(advance.getResult(), advance);
+    auto flag = buffers(advance.getActive(), advance);
+    if (failed(pool) || failed(derived) || failed(action) || failed(logp) ||
+        failed(slots) || failed(result) || failed(flag) ||
+        failed(checkLoopFlag(advance, (*flag)[0])))
+      return failure();
+    if (*slots != *result)
+      return advance.emitOpError("eval-lower-to-gpu: the kernel advances the "
+                                 "slots in place; operand and result must "
+                                 "share buffers (run eval-plan-buffers)");
+    SmallVector<std::string> args = {
+        bufArg(guard),
+        bufArg((*pool)[0]),
+        "sym:N",
+        "sym:B",
+        "i32:" + std::to_string(advance.getMaxDepthAttr().getInt()),
+        "sym:R",
+        bufArg((*derived)[0]),
+        bufArg((*derived)[1]),
+        bufArg((*action)[0]),
+        bufArg((*logp)[0])};
+    for (BufferOp b : *slots)
+      args.push_back(bufArg(b));
+    for (BufferOp b : ArrayRef<BufferOp>(*pool).drop_front())
+      args.push_back(bufArg(b)); // next_cand, out_status, out_depth, out_logp
+    llvm::append_range(args, flagArgs((*flag)[0]));
+    launch(builder, advance.getLoc(), "advance",
+           kernelRef("step", "proofc_advance"), {"1"}, kStepThreads, args);
+    toErase.push_back(advance);
+    return success();
+  }
+
+  LogicalResult lowerCopy(OpBuilder &builder, CopyOp copy, BufferOp guard) {
+    auto from = buffers(copy.getInput(), copy);
+    auto to = buffers(copy.getResult(), copy);
+    if (failed(from) || failed(to))
+      return failure();
+    StringRef entry = copyKernel();
+    for (auto [src, dst] : llvm::zip(*from, *to)) {
+      SmallVector<std::string> args = {bufArg(guard), bufArg(src), bufArg(dst)};
+      ArrayAttr elements = src.getElements();
+      if (elements.size() > 4)
+        return copy.emitOpError("eval-lower-to-gpu: a copied buffer's extent "
+                                "has more than 4 factors");
+      for (unsigned i = 0; i < 4; ++i) {
+        if (i >= elements.size()) {
+          args.push_back("i32:1");
+          continue;
+        }
+        StringRef factor = cast<StringAttr>(elements[i]).getValue();
+        args.push_back((isExtentSymbol(factor) ? "sym:" : "i32:") +
+                       factor.str());
+      }
+      launch(builder, copy.getLoc(), "copy_" + dst.getSymName().str(),
+             kernelRef(gpuModule.getSymName(), entry),
+             {std::to_string(kCopyBlocks)}, kCopyThreads, args);
+    }
+    toErase.push_back(copy);
+    return success();
+  }
+
+  LogicalResult lowerLoop(OpBuilder &builder, DeviceLoopOp loop) {
+    auto flag = buffers(loop.getFlag(), loop);
+    if (failed(flag))
+      return failure();
+    auto lowered = LaunchLoopOp::create(builder, loop.getLoc(), kLoopCond,
+                                        (*flag)[0].getSymName());
+    Block *body = new Block();
+    lowered.getBody().push_back(body);
+    body->getOperations().splice(body->end(),
+                                 loop.getBody().front().getOperations());
+    toErase.push_back(loop);
+    return lowerBlock(*body, (*flag)[0]);
+  }
+
+  LogicalResult lowerCond(OpBuilder &builder, CondOp cond) {
+    auto flag = buffers(cond.getFlag(), cond);
+    if (failed(flag))
+      return failure();
+    auto lowered = LaunchCondOp::create(builder, cond.getLoc(), cond.getName(),
+                                        (*flag)[0].getSymName());
+    Block *body = new Block();
+    lowered.getBody().push_back(body);
+    body->getOperations().splice(body->end(),
+                                 cond.getBody().front().getOperations());
+    toErase.push_back(cond);
+    return lowerBlock(*body, (*flag)[0]);
+  }
+
+  /// gpu.func @copy_words(guard, src, dst, f0, f1, f2, f3): dst = src over
+  /// f0*f1*f2*f3 words, grid-stride. Made once per GPU module.
+  StringRef copyKernel() {
+    StringRef name = "copy_words";
+    if (SymbolTable::lookupSymbolIn(gpuModule, name))
+      return name;
+    MLIRContext *ctx = program.getContext();
+    ImplicitLocOpBuilder b(program.getLoc(),
+                           OpBuilder::atBlockEnd(gpuModule.getBody()));
+    Type i32 = b.getI32Type();
+    auto global = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Global);
+    auto ptr = MemRefType::get({}, i32, MemRefLayoutAttrInterface(), global);
+    auto func = gpu::GPUFuncOp::create(
+        b, name, b.getFunctionType({ptr, ptr, ptr, i32, i32, i32, i32}, {}));
+    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    Block &entry = func.getBody().front();
+    b.setInsertionPointToStart(&entry);
+    Value n = entry.getArgument(3);
+    for (unsigned i = 4; i < 7; ++i)
+      n = arith::MulIOp::create(b, n, entry.getArgument(i));
+    Value words = arith::IndexCastOp::create(b, b.getIndexType(), n);
+    auto flat = [&](Value p, Value size) {
+      auto type = MemRefType::get({ShapedType::kDynamic}, i32,
+                                  MemRefLayoutAttrInterface(), global);
+      return memref::ReinterpretCastOp::create(
+          b, type, p, b.getIndexAttr(0), ArrayRef<OpFoldResult>{size},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+    };
+    Value guardValue =
+        memref::LoadOp::create(b, entry.getArgument(0), ValueRange{});
+    Value zero = arith::ConstantIntOp::create(b, 0, 32);
+    Value run =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ne, guardValue, zero);
+    auto ifOp = scf::IfOp::create(b, run, /*withElseRegion=*/false);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    Value src = flat(entry.getArgument(1), words);
+    Value dst = flat(entry.getArgument(2), words);
+    Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+    Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+    Value bdim = gpu::BlockDimOp::create(b, gpu::Dimension::x);
+    Value gdim = gpu::GridDimOp::create(b, gpu::Dimension::x);
+    Value start =
+        arith::AddIOp::create(b, arith::MulIOp::create(b, bid, bdim), tid);
+    Value stride = arith::MulIOp::create(b, gdim, bdim);
+    scf::ForOp::create(b, start, words, stride, ValueRange{},
+                       [&](OpBuilder &, Location, Value i, ValueRange) {
+                         Value v = memref::LoadOp::create(b, src, i);
+                         memref::StoreOp::create(b, v, dst, i);
+                         scf::YieldOp::create(b);
+                       });
+    b.setInsertionPointAfter(ifOp);
+    gpu::ReturnOp::create(b);
+    return name;
+  }
+
+  ProgramOp program;
+  gpu::GPUModuleOp gpuModule;
+  const EvalLowerToGpuPassOptions &options;
+  BufferOp loopFlagBuffer;
+  std::string engineCond;
+  llvm::StringSet<> launchNames;
+  SmallVector<Operation *> toErase;
+};
+
+struct EvalLowerToGpuPass
+    : public eval::impl::EvalLowerToGpuPassBase<EvalLowerToGpuPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (engineThreads < 32 || engineThreads > 1024 ||
+        (engineThreads & (engineThreads - 1)) != 0) {
+      module.emitError() << "eval-lower-to-gpu: engine-threads must be a "
+                            "power of two in [32, 1024], got "
+                         << engineThreads;
+      return signalPassFailure();
+    }
+    if (groups < 1 || statesPerThread < 1) {
+      module.emitError() << "eval-lower-to-gpu: groups and states-per-thread "
+                            "must be positive, got "
+                         << groups << " and " << statesPerThread;
+      return signalPassFailure();
+    }
+    auto programs = llvm::to_vector(module.getOps<ProgramOp>());
+    for (ProgramOp program : programs) {
+      if (!program.getBody().front().getOps<LaunchLoopOp>().empty())
+        continue; // already lowered
+      gpu::GPUModuleOp gpuModule = createGpuModule(module, program);
+      EvalLowerToGpuPassOptions opts{
+          chip,          features,      libdevice, groups, statesPerThread,
+          engineThreads, minBlocksPerSm};
+      if (failed(ProgramLowering(program, gpuModule, opts).run()))
+        return signalPassFailure();
+    }
+  }
+
+  gpu::GPUModuleOp createGpuModule(ModuleOp module, ProgramOp program) {
+    MLIRContext *ctx = module.getContext();
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(ctx));
+    std::string name = "policy";
+    for (int n = 1; SymbolTable::lookupSymbolIn(module, name); ++n)
+      name = "policy_" + std::to_string(n);
+    std::string link =
+        libdevice.empty() ? defaultLibdevicePath() : std::string(libdevice);
+    OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+    auto target = NVVM::NVVMTargetAttr::get(
+        ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, features,
+        /*targetFlags=*/nullptr, builder.getStrArrayAttr({link}));
+    return gpu::GPUModuleOp::create(builder, program.getLoc(), name,
+                                    builder.getArrayAttr({target}));
+  }
+};
+
+} // namespace

@@ -1,0 +1,39 @@
+//===- PolicyKernel.h - eval.score_select as a gpu.func ---------*- C++ -*-===//
+//
+// Generates the policy kernel `score_select` (docs/gpu-kernels.md) from the
+// encoder an eval.score_select names: scf/arith/math/memref/gpu ops, one
+// block per slot, lowered to PTX by the upstream NVVM pipeline.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_LIB_CONVERSION_EVALTOGPU_POLICYKERNEL_H
+#define PROOFC_LIB_CONVERSION_EVALTOGPU_POLICYKERNEL_H
+
+#include "proofc/Dialect/Eval/EvalOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+#include <string>
+
+namespace mlir::eval {
+
+struct PolicyKernel {
+  gpu::GPUFuncOp func;
+  /// The launch's arguments in the bundle's form ("buf:state", "sym:E", ...).
+  SmallVector<std::string> args;
+  int64_t block = 0; ///< threads per block (groups x padded width)
+};
+
+/// Adds `gpu.func @<name>` for `op` to `module`. `guard` is the flag buffer
+/// the kernel checks first; a block encodes `groups` x `statesPerThread`
+/// states at once (each thread of a group handles `statesPerThread`);
+/// `minBlocksPerSm` > 0 asks ptxas to fit that many blocks on an SM.
+/// Fails with a diagnostic on `op` for an encoder the generator does not
+/// implement or a shape past the kernel's limits.
+FailureOr<PolicyKernel>
+buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module, StringRef name,
+                  StringRef guard, int64_t groups, int64_t statesPerThread,
+                  int64_t minBlocksPerSm);
+
+} // namespace mlir::eval
+
+#endif // PROOFC_LIB_CONVERSION_EVALTOGPU_POLICYKERNEL_H

@@ -1,0 +1,195 @@
+//===- ExportBundle.cpp - A lowered module -> proofc::Bundle --------------===//
+//
+// One op, one bundle entry: eval.buffer -> BufferDecl, eval.fold_columns /
+// eval.transpose_weight -> PrologueOp, eval.launch -> Launch, the program's
+// top-level launches and conds -> the schedule's prologue, eval.launch_loop
+// -> the step with loop_flag/loop_cond, eval.cuda_module -> a "cuda" module
+// (the template embedded at build time), gpu.binary -> a "ptx" module.
+//
+//===----------------------------------------------------------------------===//
+#include "proofc/Target/ExportBundle.h"
+
+#include "proofc/Dialect/Eval/EvalOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+using namespace mlir;
+using namespace mlir::eval;
+
+namespace {
+struct EmbeddedKernel {
+  const char *file;
+  const char *source;
+};
+const EmbeddedKernel kEmbeddedKernels[] = {
+#include "EmbeddedKernels.inc"
+};
+
+InFlightDiagnostic exportError(Operation *op) {
+  return op->emitError() << "cannot export the bundle: ";
+}
+
+std::vector<std::string> strings(ArrayAttr array) {
+  std::vector<std::string> out;
+  for (Attribute a : array)
+    out.push_back(cast<StringAttr>(a).getValue().str());
+  return out;
+}
+
+FailureOr<proofc::KernelModule> exportPtxModule(gpu::BinaryOp binary) {
+  auto objects = binary.getObjects().getAsRange<gpu::ObjectAttr>();
+  if (llvm::range_size(objects) != 1)
+    return exportError(binary) << "gpu.binary @" << binary.getSymName()
+                               << " must hold exactly one object";
+  gpu::ObjectAttr object = *objects.begin();
+  if (object.getFormat() != gpu::CompilationTarget::Assembly)
+    return exportError(binary)
+           << "gpu.binary @" << binary.getSymName()
+           << " must hold PTX text (gpu-module-to-binary{format=isa})";
+  proofc::KernelModule module;
+  module.name = binary.getSymName().str();
+  module.format = "ptx";
+  module.source = object.getObject().getValue().str();
+  return module;
+}
+
+/// Schedule nodes of `block` (launches and conds, in order).
+LogicalResult exportNodes(Block &block, std::vector<proofc::ScheduleNode> &out,
+                          bool topLevel, LaunchLoopOp *loop) {
+  for (Operation &op : block) {
+    if (auto launch = dyn_cast<LaunchOp>(op)) {
+      if (loop && *loop)
+        return exportError(launch)
+               << "launches after the proof loop are not supported (the "
+                  "outcomes are read after it)";
+      proofc::ScheduleNode node;
+      node.launch = launch.getName().str();
+      out.push_back(std::move(node));
+    } else if (auto cond = dyn_cast<LaunchCondOp>(op)) {
+      if (loop && *loop)
+        return exportError(cond) << "conds after the proof loop are not "
+                                    "supported";
+      proofc::ScheduleNode node;
+      node.cond = cond.getName().str();
+      node.flag = cond.getFlag().str();
+      if (failed(
+              exportNodes(cond.getBody().front(), node.body, false, nullptr)))
+        return failure();
+      out.push_back(std::move(node));
+    } else if (auto inner = dyn_cast<LaunchLoopOp>(op)) {
+      if (!topLevel || !loop)
+        return exportError(inner) << "the proof loop must be at the top "
+                                     "level of the program";
+      *loop = inner;
+    }
+  }
+  return success();
+}
+} // namespace
+
+std::optional<StringRef> mlir::eval::getEmbeddedKernelSource(StringRef file) {
+  for (const EmbeddedKernel &kernel : kEmbeddedKernels)
+    if (file == kernel.file)
+      return StringRef(kernel.source);
+  return std::nullopt;
+}
+
+FailureOr<std::string> mlir::eval::exportPtx(ModuleOp module) {
+  auto binaries = llvm::to_vector(module.getOps<gpu::BinaryOp>());
+  if (binaries.size() != 1)
+    return exportError(module)
+           << "expected one gpu.binary (the policy kernel's PTX), found "
+           << binaries.size();
+  FailureOr<proofc::KernelModule> ptx = exportPtxModule(binaries.front());
+  if (failed(ptx))
+    return failure();
+  return ptx->source;
+}
+
+FailureOr<proofc::Bundle>
+mlir::eval::exportBundle(ModuleOp module, const proofc::ProgramSpec &program) {
+  auto programs = llvm::to_vector(module.getOps<ProgramOp>());
+  if (programs.size() != 1)
+    return exportError(module)
+           << "expected one eval.program, found " << programs.size();
+  ProgramOp programOp = programs.front();
+  for (gpu::GPUModuleOp gpuModule : module.getOps<gpu::GPUModuleOp>())
+    return exportError(gpuModule) << "gpu.module @" << gpuModule.getSymName()
+                                  << " is not serialized (run "
+                                     "gpu-module-to-binary)";
+
+  proofc::Bundle bundle;
+  bundle.program = program;
+  for (gpu::BinaryOp binary : module.getOps<gpu::BinaryOp>()) {
+    FailureOr<proofc::KernelModule> ptx = exportPtxModule(binary);
+    if (failed(ptx))
+      return failure();
+    bundle.modules.push_back(std::move(*ptx));
+  }
+
+  proofc::GpuPlan &plan = bundle.plan;
+  Block &body = programOp.getBody().front();
+  for (Operation &op : body) {
+    if (auto cuda = dyn_cast<CudaModuleOp>(op)) {
+      std::optional<StringRef> source =
+          getEmbeddedKernelSource(cuda.getSource());
+      if (!source)
+        return exportError(cuda) << "no kernel template '" << cuda.getSource()
+                                 << "' is embedded in this compiler";
+      bundle.modules.push_back({cuda.getSymName().str(), "cuda", source->str(),
+                                strings(cuda.getOptions())});
+    } else if (auto buffer = dyn_cast<BufferOp>(op)) {
+      proofc::BufferDecl decl;
+      decl.name = buffer.getSymName().str();
+      decl.dtype =
+          buffer.getDtype().isF32() ? proofc::DType::F32 : proofc::DType::I32;
+      decl.elements.factors = strings(buffer.getElements());
+      decl.init = buffer.getInit().str();
+      plan.buffers.push_back(std::move(decl));
+    } else if (auto fold = dyn_cast<FoldColumnsOp>(op)) {
+      proofc::PrologueOp p;
+      p.op = "fold_columns";
+      p.dst = fold.getDst().str();
+      p.table = fold.getTable().str();
+      p.weight = fold.getWeight().str();
+      p.bias = fold.getBias().str();
+      p.colBegin = fold.getColBeginAttr().getInt();
+      p.cols = fold.getColsAttr().getInt();
+      plan.prologue.push_back(std::move(p));
+    } else if (auto transpose = dyn_cast<TransposeWeightOp>(op)) {
+      proofc::PrologueOp p;
+      p.op = "copy";
+      p.dst = transpose.getDst().str();
+      p.table = transpose.getTable().str();
+      p.transpose = true;
+      plan.prologue.push_back(std::move(p));
+    } else if (isa<DeviceLoopOp, ProofLoopOp, InitSlotsOp, EngineOp,
+                   ScoreSelectOp, AdvanceOp, CondOp, CopyOp>(op)) {
+      return exportError(&op) << "'" << op.getName()
+                              << "' is not lowered (run eval-lower-to-gpu)";
+    }
+  }
+  programOp.walk([&](LaunchOp launch) {
+    proofc::Launch l;
+    l.name = launch.getName().str();
+    l.module = launch.getKernel().getRootReference().str();
+    l.entry = launch.getKernel().getLeafReference().str();
+    l.grid.factors = strings(launch.getGrid());
+    l.block = static_cast<int32_t>(launch.getBlockAttr().getInt());
+    l.sharedBytes = static_cast<int32_t>(launch.getSharedBytesAttr().getInt());
+    l.args = strings(launch.getArgs());
+    plan.launches.push_back(std::move(l));
+  });
+
+  LaunchLoopOp loop;
+  if (failed(exportNodes(body, plan.schedule.prologue, true, &loop)))
+    return failure();
+  if (!loop)
+    return exportError(programOp) << "the program has no eval.launch_loop";
+  plan.schedule.loopFlag = loop.getFlag().str();
+  plan.schedule.loopCond = loop.getName().str();
+  if (failed(exportNodes(loop.getBody().front(), plan.schedule.step, false,
+                         nullptr)))
+    return failure();
+  return bundle;
+}

@@ -1,0 +1,239 @@
+// eval-lower-to-gpu: a planned program becomes its GPU plan as IR. The
+// policy's eval.score_select becomes gpu.func @score_select (generated from
+// the encoder: per-atom lookups, a linear through workgroup memory, layer
+// norm by warp butterflies, the dot, then spec §4's selection in warp 0);
+// init, engine and advance become launches of the CUDA C++ templates; the
+// loop and the cond become eval.launch_loop / eval.launch_cond.
+// RUN: proofc-opt %s -split-input-file -verify-diagnostics -eval-lower-to-gpu \
+// RUN: | FileCheck %s
+
+// CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK:      eval.program @lowered
+// CHECK:      eval.cuda_module @engine "engine.cu" ["-DPROOFC_A=2", "-DPROOFC_S=3", "-DPROOFC_ENGINE_THREADS=128"]
+// CHECK-NEXT: eval.cuda_module @step "step.cu" ["-DPROOFC_A=2", "-DPROOFC_S=3"]
+// CHECK-NOT:  eval.init_slots
+// CHECK:      eval.launch "init" @step::@proofc_init grid ["1"] block 256 args ["buf:pool", "sym:N", "sym:B", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop"]
+// CHECK-NEXT: eval.launch "engine" @engine::@proofc_engine grid ["B"] block 128 args ["buf:loop_flag", "buf:state", "buf:slot_cand", "buf:pool", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "sym:R", "buf:derived", "buf:count"]
+// CHECK-NEXT: eval.launch_loop "loop" flag @loop_flag {
+// CHECK-NEXT:   eval.launch "score_select" @policy::@score_select grid ["B"] block 256 args ["buf:loop_flag", "buf:state", "buf:derived", "buf:count", "buf:slot_cand", "buf:w_atom_pred_proj", "buf:w_atom_arg0_const", "buf:w_atom_arg1_const", "buf:w_atom_arg0_var", "buf:w_atom_arg1_var", "buf:w_mlp_0_weight_T", "buf:w_mlp_0_bias", "buf:w_mlp_0_ln_weight", "buf:w_mlp_0_ln_bias", "sym:R", "f32:0.25", "buf:action", "buf:action_logp"]
+// CHECK-NEXT:   eval.launch "advance" @step::@proofc_advance grid ["1"] block 256 args ["buf:loop_flag", "buf:pool", "sym:N", "sym:B", "i32:4", "sym:R", "buf:derived", "buf:count", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop"]
+// CHECK-NEXT:   eval.launch_cond "engine" flag @loop_flag {
+// CHECK-NEXT:     eval.launch "engine_1" @engine::@proofc_engine grid ["B"] block 128 args ["buf:loop_flag",
+// CHECK-NEXT:   }
+// CHECK-NEXT: }
+// CHECK-NOT:  eval.device_loop
+// CHECK:      gpu.module @policy [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx86", link = ["{{.*}}libdevice.10.bc"]>] {
+//
+// Bare pointers in (0-d memrefs: the C signature), typed views inside; the
+// predicate table gets its run-time extent (R+2 rows), the constant tables
+// (E rows; E is not an argument) the largest an int32 offset reaches.
+// CHECK-NEXT:   gpu.func @score_select(%[[GUARD:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>, %{{.*}}: memref<i32, #gpu.address_space<global>>, %{{.*}}: memref<i32, #gpu.address_space<global>>, %{{.*}}: memref<i32, #gpu.address_space<global>>, %[[CAND:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>, %[[PRED:[a-zA-Z0-9_]+]]: memref<f32, #gpu.address_space<global>>, {{.*}}, %[[R:[a-zA-Z0-9_]+]]: i32, %[[SCALE:[a-zA-Z0-9_]+]]: f32, %{{.*}}: memref<i32, #gpu.address_space<global>>, %{{.*}}: memref<f32, #gpu.address_space<global>>) workgroup(%[[ACT0:[a-zA-Z0-9_]+]] : memref<16x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>, %[[PARENT:[a-zA-Z0-9_]+]] : memref<32xf32, #gpu.address_space<workgroup>>, %[[RED0:[a-zA-Z0-9_]+]] : memref<16x1xf32, #gpu.address_space<workgroup>>, %[[RED1:[a-zA-Z0-9_]+]] : memref<16x1xf32, #gpu.address_space<workgroup>>, %[[LOGITS:[a-zA-Z0-9_]+]] : memref<3xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+// CHECK-NEXT:     %[[G:[a-zA-Z0-9_]+]] = memref.load %[[GUARD]][]
+// CHECK:          %[[SLOT:[a-zA-Z0-9_]+]] = gpu.block_id x
+// CHECK:          memref.load %{{.*}}[%[[SLOT]]] : memref<5xi32, #gpu.address_space<global>>
+// CHECK:          scf.if
+// CHECK:            %[[R2:[a-zA-Z0-9_]+]] = arith.addi %[[R]], %{{.*}} : i32
+// CHECK-NEXT:       %[[PREDROWS:[a-zA-Z0-9_]+]] = arith.index_cast %[[R2]] : i32 to index
+// CHECK-NEXT:       memref.reinterpret_cast %[[PRED]] to offset: [0], sizes: [%[[PREDROWS]], 8], strides: [8, 1] : memref<f32, #gpu.address_space<global>> to memref<?x8xf32, #gpu.address_space<global>>
+// CHECK-NEXT:       memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [268435455, 8], strides: [8, 1]
+// One round per G x R = 8 x 2 items (parent + children), a barrier first:
+// CHECK:            scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:         gpu.barrier
+// The atoms of each of the thread's R = 2 states (A = 2, unrolled): the 3A
+// words of the parent or of a child, then relu'd lookups summed over the
+// goals.
+// CHECK:              scf.if %{{.*}} -> (i32, i32, i32, i32, i32, i32) {
+// CHECK-COUNT-2:        arith.cmpf ogt
+// CHECK:              scf.if %{{.*}} -> (i32, i32, i32, i32, i32, i32) {
+// CHECK-COUNT-2:        arith.cmpf ogt
+// The linear: both states through workgroup memory, one barrier, then each
+// weight load serves both (two accumulators).
+// CHECK:              memref.store %{{.*}}, %[[ACT0]]
+// CHECK-NEXT:         memref.store %{{.*}}, %[[ACT0]]
+// CHECK-NEXT:         }
+// CHECK-NEXT:         gpu.barrier
+// CHECK:              scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32) {
+// Layer norm: two group sums (butterfly, partials in workgroup memory),
+// then sqrt.rn and a correctly rounded division.
+// CHECK:              gpu.shuffle xor %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK:              memref.store %{{.*}}, %[[RED0]]
+// CHECK:              memref.store %{{.*}}, %[[RED1]]
+// CHECK:              %[[ROOT:[a-zA-Z0-9_]+]] = llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"(%{{.*}}) : (f32) -> f32
+// CHECK-NEXT:         %[[ONE:[a-zA-Z0-9_]+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:         arith.divf %[[ONE]], %[[ROOT]] : f32
+// The parent's embedding, then each child's dot, times the scale, into the
+// logits.
+// CHECK:              memref.store %{{.*}}, %[[PARENT]]
+// CHECK:              %[[LOGIT:[a-zA-Z0-9_]+]] = arith.mulf %{{.*}}, %[[SCALE]] : f32
+// CHECK:              memref.store %[[LOGIT]], %[[LOGITS]]
+// Spec §4 in warp 0: max, threshold in f64, first index, log-softmax.
+// CHECK:            gpu.barrier
+// CHECK:            arith.maxnumf
+// CHECK:            arith.extf %{{.*}} : f32 to f64
+// CHECK:            arith.minsi
+// CHECK:            math.exp %{{.*}} : f64
+// CHECK:            math.log %{{.*}} : f64
+// CHECK:        gpu.return
+eval.program @lowered attributes {A = 2 : i64, B = 5 : i64, D = 4 : i64, S = 3 : i64} {
+  eval.transpose_weight "mlp.0.weight.T" {cols = 8 : i64, rows = 8 : i64, table = "mlp.0.weight"}
+  eval.buffer @kb_facts : i32 ["NF", "3"] init "kb.facts"
+  eval.buffer @kb_ps_offsets : i32 ["RE1"] init "kb.psOffsets"
+  eval.buffer @kb_po_facts : i32 ["NF"] init "kb.poFacts"
+  eval.buffer @kb_po_offsets : i32 ["RE1"] init "kb.poOffsets"
+  eval.buffer @kb_pred_offsets : i32 ["R1"] init "kb.predOffsets"
+  eval.buffer @kb_rule_heads : i32 ["NR", "3"] init "kb.ruleHeads"
+  eval.buffer @kb_rule_body_offsets : i32 ["NR1"] init "kb.ruleBodyOffsets"
+  eval.buffer @kb_rule_body : i32 ["NRB", "3"] init "kb.ruleBody"
+  eval.buffer @kb_rule_num_vars : i32 ["NR"] init "kb.ruleNumVars"
+  eval.buffer @kb_rule_pred_offsets : i32 ["R1"] init "kb.rulePredOffsets"
+  eval.buffer @kb_rule_ids_by_pred : i32 ["NR"] init "kb.ruleIdsByPred"
+  eval.buffer @pool : i32 ["N", "3"] init "pool.triples"
+  eval.buffer @next_cand : i32 ["1"]
+  eval.buffer @out_status : i32 ["N"] init "out.status"
+  eval.buffer @out_depth : i32 ["N"] init "out.depth"
+  eval.buffer @out_logp : f32 ["N"] init "out.logp"
+  eval.buffer @state : i32 ["B", "A", "3"]
+  eval.buffer @slot_cand : i32 ["B"]
+  eval.buffer @depth : i32 ["B"]
+  eval.buffer @logp : f32 ["B"]
+  eval.buffer @loop_flag : i32 ["1"]
+  eval.buffer @derived : i32 ["B", "S", "A", "3"]
+  eval.buffer @count : i32 ["B"]
+  eval.buffer @action : i32 ["B"]
+  eval.buffer @action_logp : f32 ["B"]
+  eval.buffer @w_atom_pred_proj : f32 ["R2", "8"] init "weights:atom.pred_proj"
+  eval.buffer @w_atom_arg0_const : f32 ["E", "8"] init "weights:atom.arg0_const"
+  eval.buffer @w_atom_arg1_const : f32 ["E", "8"] init "weights:atom.arg1_const"
+  eval.buffer @w_atom_arg0_var : f32 ["4", "8"] init "weights:atom.arg0_var"
+  eval.buffer @w_atom_arg1_var : f32 ["4", "8"] init "weights:atom.arg1_var"
+  eval.buffer @w_mlp_0_weight_T : f32 ["8", "8"] init "weights:mlp.0.weight.T"
+  eval.buffer @w_mlp_0_bias : f32 ["8"] init "weights:mlp.0.bias"
+  eval.buffer @w_mlp_0_ln_weight : f32 ["8"] init "weights:mlp.0.ln.weight"
+  eval.buffer @w_mlp_0_ln_bias : f32 ["8"] init "weights:mlp.0.ln.bias"
+  eval.encoder @enc(%arg0: !eval.state<2>) -> tensor<8xf32> {
+    %3 = eval.folded_atom_embed %arg0 {arg0_const = "atom.arg0_const", arg0_var = "atom.arg0_var", arg1_const = "atom.arg1_const", arg1_var = "atom.arg1_var", pred_proj = "atom.pred_proj"} : !eval.state<2> -> tensor<2x8xf32>
+    %4 = eval.relu %3 : tensor<2x8xf32>
+    %5 = eval.sum_atoms %4 : tensor<2x8xf32> -> tensor<8xf32>
+    %6 = eval.linear %5 {bias = "mlp.0.bias", weight = "mlp.0.weight"} : tensor<8xf32> -> tensor<8xf32>
+    %7 = eval.layer_norm %6 {bias = "mlp.0.ln.bias", eps = 9.99999974E-6 : f32, weight = "mlp.0.ln.weight"} : tensor<8xf32>
+    %8 = eval.relu %7 : tensor<8xf32>
+    eval.return %8 : tensor<8xf32>
+  }
+  %0 = eval.knowledge_base {eval.buffers = [[@kb_facts, @kb_ps_offsets, @kb_po_facts, @kb_po_offsets, @kb_pred_offsets, @kb_rule_heads, @kb_rule_body_offsets, @kb_rule_body, @kb_rule_num_vars, @kb_rule_pred_offsets, @kb_rule_ids_by_pred]]} : !eval.kb
+  %1 = eval.candidate_pool {eval.buffers = [[@pool, @next_cand, @out_status, @out_depth, @out_logp]]} : !eval.pool
+  %slots, %active = eval.init_slots %1 {eval.buffers = [[@state, @slot_cand, @depth, @logp], [@loop_flag]]} : !eval.pool -> !eval.slots<5x2>
+  %2 = eval.engine %0, %slots, %1 {eval.buffers = [[@derived, @count]]} : !eval.slots<5x2> -> !eval.derived<5x3x2>
+  eval.device_loop %active iter(%slots, %2 : !eval.slots<5x2>, !eval.derived<5x3x2>) attributes {eval.arg_buffers = [[@state, @slot_cand, @depth, @logp], [@derived, @count]]} {
+  ^bb0(%arg0: !eval.slots<5x2>, %arg1: !eval.derived<5x3x2>):
+    %action, %logp = eval.score_select @enc(%arg0, %arg1) {eval.buffers = [[@action], [@action_logp]], eval.weight_buffers = {atom.arg0_const = @w_atom_arg0_const, atom.arg0_var = @w_atom_arg0_var, atom.arg1_const = @w_atom_arg1_const, atom.arg1_var = @w_atom_arg1_var, atom.pred_proj = @w_atom_pred_proj, mlp.0.bias = @w_mlp_0_bias, mlp.0.ln.bias = @w_mlp_0_ln_bias, mlp.0.ln.weight = @w_mlp_0_ln_weight, mlp.0.weight = @w_mlp_0_weight_T}, scale = 2.500000e-01 : f32} : !eval.slots<5x2>, !eval.derived<5x3x2> -> tensor<5xi32>, tensor<5xf32>
+    %result, %active_0 = eval.advance %arg0, %arg1, %action, %logp, %1 {eval.buffers = [[@state, @slot_cand, @depth, @logp], [@loop_flag]], max_depth = 4 : i64} : !eval.slots<5x2>, !eval.derived<5x3x2>, tensor<5xi32>, tensor<5xf32> -> !eval.slots<5x2>
+    %3 = eval.cond "engine" if %active_0 else(%arg1 : !eval.derived<5x3x2>) -> !eval.derived<5x3x2> attributes {eval.buffers = [[@derived, @count]]} {
+      %4 = eval.engine %0, %result, %1 {eval.buffers = [[@derived, @count]]} : !eval.slots<5x2> -> !eval.derived<5x3x2>
+      eval.cond_yield %4 : !eval.derived<5x3x2>
+    }
+    eval.device_yield %active_0, %result, %3 : !eval.slots<5x2>, !eval.derived<5x3x2>
+  }
+}
+
+// -----
+
+// eval.copy: one launch of gpu.func @copy_words per component buffer.
+// CHECK-LABEL: eval.program @copies
+// CHECK:      eval.launch "copy_state_1" @policy::@copy_words grid ["120"] block 256 args ["buf:loop_flag", "buf:state", "buf:state_1", "sym:B", "sym:A", "i32:3", "i32:1"]
+// CHECK-NEXT: eval.launch "copy_slot_cand_1" @policy::@copy_words grid ["120"] block 256 args ["buf:loop_flag", "buf:slot_cand", "buf:slot_cand_1", "sym:B", "i32:1", "i32:1", "i32:1"]
+// CHECK-NEXT: eval.launch "copy_depth_1"
+// CHECK-NEXT: eval.launch "copy_logp_1"
+// CHECK-NEXT: eval.launch "advance" {{.*}} "buf:state_1", "buf:slot_cand_1", "buf:depth_1", "buf:logp_1",
+// CHECK:      eval.launch "copy_state" @policy::@copy_words grid ["120"] block 256 args ["buf:loop_flag", "buf:state_1", "buf:state", "sym:B", "sym:A", "i32:3", "i32:1"]
+// CHECK:      gpu.func @copy_words(%[[GUARD:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>, %[[SRC:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>, %[[DST:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel {
+// CHECK:        scf.for
+// CHECK-NEXT:     %[[V:[a-zA-Z0-9_]+]] = memref.load
+// CHECK-NEXT:     memref.store %[[V]]
+eval.program @copies attributes {A = 2 : i64, B = 5 : i64, D = 4 : i64, S = 3 : i64} {
+  eval.transpose_weight "mlp.0.weight.T" {cols = 8 : i64, rows = 8 : i64, table = "mlp.0.weight"}
+  eval.buffer @kb_facts : i32 ["NF", "3"] init "kb.facts"
+  eval.buffer @kb_ps_offsets : i32 ["RE1"] init "kb.psOffsets"
+  eval.buffer @kb_po_facts : i32 ["NF"] init "kb.poFacts"
+  eval.buffer @kb_po_offsets : i32 ["RE1"] init "kb.poOffsets"
+  eval.buffer @kb_pred_offsets : i32 ["R1"] init "kb.predOffsets"
+  eval.buffer @kb_rule_heads : i32 ["NR", "3"] init "kb.ruleHeads"
+  eval.buffer @kb_rule_body_offsets : i32 ["NR1"] init "kb.ruleBodyOffsets"
+  eval.buffer @kb_rule_body : i32 ["NRB", "3"] init "kb.ruleBody"
+  eval.buffer @kb_rule_num_vars : i32 ["NR"] init "kb.ruleNumVars"
+  eval.buffer @kb_rule_pred_offsets : i32 ["R1"] init "kb.rulePredOffsets"
+  eval.buffer @kb_rule_ids_by_pred : i32 ["NR"] init "kb.ruleIdsByPred"
+  eval.buffer @pool : i32 ["N", "3"] init "pool.triples"
+  eval.buffer @next_cand : i32 ["1"]
+  eval.buffer @out_status : i32 ["N"] init "out.status"
+  eval.buffer @out_depth : i32 ["N"] init "out.depth"
+  eval.buffer @out_logp : f32 ["N"] init "out.logp"
+  eval.buffer @state : i32 ["B", "A", "3"]
+  eval.buffer @slot_cand : i32 ["B"]
+  eval.buffer @depth : i32 ["B"]
+  eval.buffer @logp : f32 ["B"]
+  eval.buffer @loop_flag : i32 ["1"]
+  eval.buffer @derived : i32 ["B", "S", "A", "3"]
+  eval.buffer @count : i32 ["B"]
+  eval.buffer @action : i32 ["B"]
+  eval.buffer @action_logp : f32 ["B"]
+  eval.buffer @state_1 : i32 ["B", "A", "3"]
+  eval.buffer @slot_cand_1 : i32 ["B"]
+  eval.buffer @depth_1 : i32 ["B"]
+  eval.buffer @logp_1 : f32 ["B"]
+  eval.buffer @w_atom_pred_proj : f32 ["R2", "8"] init "weights:atom.pred_proj"
+  eval.buffer @w_atom_arg0_const : f32 ["E", "8"] init "weights:atom.arg0_const"
+  eval.buffer @w_atom_arg1_const : f32 ["E", "8"] init "weights:atom.arg1_const"
+  eval.buffer @w_atom_arg0_var : f32 ["4", "8"] init "weights:atom.arg0_var"
+  eval.buffer @w_atom_arg1_var : f32 ["4", "8"] init "weights:atom.arg1_var"
+  eval.buffer @w_mlp_0_weight_T : f32 ["8", "8"] init "weights:mlp.0.weight.T"
+  eval.buffer @w_mlp_0_bias : f32 ["8"] init "weights:mlp.0.bias"
+  eval.buffer @w_mlp_0_ln_weight : f32 ["8"] init "weights:mlp.0.ln.weight"
+  eval.buffer @w_mlp_0_ln_bias : f32 ["8"] init "weights:mlp.0.ln.bias"
+  eval.encoder @enc(%arg0: !eval.state<2>) -> tensor<8xf32> {
+    %3 = eval.folded_atom_embed %arg0 {arg0_const = "atom.arg0_const", arg0_var = "atom.arg0_var", arg1_const = "atom.arg1_const", arg1_var = "atom.arg1_var", pred_proj = "atom.pred_proj"} : !eval.state<2> -> tensor<2x8xf32>
+    %4 = eval.relu %3 : tensor<2x8xf32>
+    %5 = eval.sum_atoms %4 : tensor<2x8xf32> -> tensor<8xf32>
+    %6 = eval.linear %5 {bias = "mlp.0.bias", weight = "mlp.0.weight"} : tensor<8xf32> -> tensor<8xf32>
+    %7 = eval.layer_norm %6 {bias = "mlp.0.ln.bias", eps = 9.99999974E-6 : f32, weight = "mlp.0.ln.weight"} : tensor<8xf32>
+    %8 = eval.relu %7 : tensor<8xf32>
+    eval.return %8 : tensor<8xf32>
+  }
+  %0 = eval.knowledge_base {eval.buffers = [[@kb_facts, @kb_ps_offsets, @kb_po_facts, @kb_po_offsets, @kb_pred_offsets, @kb_rule_heads, @kb_rule_body_offsets, @kb_rule_body, @kb_rule_num_vars, @kb_rule_pred_offsets, @kb_rule_ids_by_pred]]} : !eval.kb
+  %1 = eval.candidate_pool {eval.buffers = [[@pool, @next_cand, @out_status, @out_depth, @out_logp]]} : !eval.pool
+  %slots, %active = eval.init_slots %1 {eval.buffers = [[@state, @slot_cand, @depth, @logp], [@loop_flag]]} : !eval.pool -> !eval.slots<5x2>
+  %2 = eval.engine %0, %slots, %1 {eval.buffers = [[@derived, @count]]} : !eval.slots<5x2> -> !eval.derived<5x3x2>
+  eval.device_loop %active iter(%slots, %2 : !eval.slots<5x2>, !eval.derived<5x3x2>) attributes {eval.arg_buffers = [[@state, @slot_cand, @depth, @logp], [@derived, @count]]} {
+  ^bb0(%arg0: !eval.slots<5x2>, %arg1: !eval.derived<5x3x2>):
+    %action, %logp = eval.score_select @enc(%arg0, %arg1) {eval.buffers = [[@action], [@action_logp]], eval.weight_buffers = {atom.arg0_const = @w_atom_arg0_const, atom.arg0_var = @w_atom_arg0_var, atom.arg1_const = @w_atom_arg1_const, atom.arg1_var = @w_atom_arg1_var, atom.pred_proj = @w_atom_pred_proj, mlp.0.bias = @w_mlp_0_bias, mlp.0.ln.bias = @w_mlp_0_ln_bias, mlp.0.ln.weight = @w_mlp_0_ln_weight, mlp.0.weight = @w_mlp_0_weight_T}, scale = 2.500000e-01 : f32} : !eval.slots<5x2>, !eval.derived<5x3x2> -> tensor<5xi32>, tensor<5xf32>
+    %3 = eval.copy %arg0 {eval.buffers = [[@state_1, @slot_cand_1, @depth_1, @logp_1]]} : !eval.slots<5x2>
+    %result, %active_0 = eval.advance %3, %arg1, %action, %logp, %1 {eval.buffers = [[@state_1, @slot_cand_1, @depth_1, @logp_1], [@loop_flag]], max_depth = 4 : i64} : !eval.slots<5x2>, !eval.derived<5x3x2>, tensor<5xi32>, tensor<5xf32> -> !eval.slots<5x2>
+    %4 = eval.cond "engine" if %active_0 else(%arg1 : !eval.derived<5x3x2>) -> !eval.derived<5x3x2> attributes {eval.buffers = [[@derived, @count]]} {
+      %6 = eval.engine %0, %arg0, %1 {eval.buffers = [[@derived, @count]]} : !eval.slots<5x2> -> !eval.derived<5x3x2>
+      eval.cond_yield %6 : !eval.derived<5x3x2>
+    }
+    %5 = eval.copy %result {eval.buffers = [[@state, @slot_cand, @depth, @logp]]} : !eval.slots<5x2>
+    eval.device_yield %active_0, %5, %4 : !eval.slots<5x2>, !eval.derived<5x3x2>
+  }
+}
+
+// -----
+
+// The program must be planned first.
+// expected-error @+1 {{'eval.program' op eval-lower-to-gpu needs a planned program (run eval-fuse-step and eval-plan-buffers first)}}
+eval.program @unplanned attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
+  eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {
+    %e = eval.atom_embed %s {preds = "p", consts = "c", vars = "v", weight = "w", bias = "b"} : !eval.state<2> -> tensor<2x8xf32>
+    %h = eval.sum_atoms %e : tensor<2x8xf32> -> tensor<8xf32>
+    eval.return %h : tensor<8xf32>
+  }
+  %kb = eval.knowledge_base : !eval.kb
+  %pool = eval.candidate_pool : !eval.pool
+  %s0, %f0 = eval.init_slots %pool : !eval.pool -> !eval.slots<5x2>
+  eval.device_loop %f0 iter(%s0 : !eval.slots<5x2>) {
+  ^bb0(%slots: !eval.slots<5x2>):
+    %d = eval.engine %kb, %slots, %pool : !eval.slots<5x2> -> !eval.derived<5x3x2>
+    %act, %lp = eval.score_select @enc(%slots, %d) {scale = 2.500000e-01 : f32} : !eval.slots<5x2>, !eval.derived<5x3x2> -> tensor<5xi32>, tensor<5xf32>
+    %next, %active = eval.advance %slots, %d, %act, %lp, %pool {max_depth = 4 : i64} : !eval.slots<5x2>, !eval.derived<5x3x2>, tensor<5xi32>, tensor<5xf32> -> !eval.slots<5x2>
+    eval.device_yield %active, %next : !eval.slots<5x2>
+  }
+}
