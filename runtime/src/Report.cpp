@@ -62,7 +62,7 @@ json reportJson(const ReportInputs &in) {
   json weights = in.weights.empty()
                      ? json{{"file", nullptr}, {"init_seed", in.weightsSeed}}
                      : json{{"file", in.weights}};
-  return {
+  json report{
       {"schema", kReportSchema},
       {"version", kReportVersion},
       {"program", programJson(in.program)},
@@ -98,6 +98,9 @@ json reportJson(const ReportInputs &in) {
       {"backend", in.backend},
       {"device", in.device},
   };
+  if (!in.backendDetails.is_null())
+    report["backend_details"] = in.backendDetails;
+  return report;
 }
 
 void writeReportJson(const std::string &path, const ReportInputs &inputs) {

@@ -139,6 +139,7 @@ int run(const Options &o) {
     const CudaRunInfo &info = cuda->info();
     // Kernel compilation (cold) or cache loads (warm) happen in setup.
     report.compileSeconds += info.cache.compileSeconds + info.cache.loadSeconds;
+    report.backendDetails = cudaRunInfoJson(info);
     deviceText = fmt::format("{}, cond {}{}", info.device,
                              condModeName(info.cond),
                              info.condFellBack ? " (fallback)" : "");

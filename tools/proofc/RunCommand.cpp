@@ -16,6 +16,7 @@
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/Report.h"
 #include "proofc/runtime/Safetensors.h"
+#include "proofc/runtime/cuda/CudaBackend.h"
 
 #include <fmt/format.h>
 
@@ -90,6 +91,13 @@ int driver::runCommand(const RunOptions &o) {
   report.compileSeconds = compileSeconds;
   report.backend = selected.backend->name();
   report.device = selected.device;
+  if (auto *cuda = dynamic_cast<CudaBackend *>(selected.backend.get())) {
+    // Kernels are compiled (cold) or loaded from the disk cache (warm) in
+    // the backend's setup; the report says which.
+    const CudaRunInfo &info = cuda->info();
+    report.compileSeconds += info.cache.compileSeconds + info.cache.loadSeconds;
+    report.backendDetails = cudaRunInfoJson(info);
+  }
   report.totalSeconds = secondsSince(start);
 
   printRunSummary(stdout, report);

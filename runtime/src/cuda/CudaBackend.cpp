@@ -28,6 +28,22 @@ CondMode parseCondMode(const std::string &text, const std::string &flag) {
   fail("{}: unknown cond mode '{}' (native, emulated, host)", flag, text);
 }
 
+nlohmann::json cudaRunInfoJson(const CudaRunInfo &info) {
+  return {{"device", info.device},
+          {"cond", condModeName(info.cond)},
+          {"cond_fell_back", info.condFellBack},
+          {"device_bytes", info.deviceBytes},
+          {"kernel_cache",
+           {{"hits", info.cache.hits},
+            {"misses", info.cache.misses},
+            {"discarded", info.cache.discarded},
+            {"evicted", info.cache.evicted},
+            {"compile_seconds", info.cache.compileSeconds},
+            {"load_seconds", info.cache.loadSeconds}}},
+          {"graph_launches", info.graphLaunches},
+          {"host_flag_reads", info.hostFlagReads}};
+}
+
 bool cudaBackendBuilt() { return PROOFC_HAVE_CUDA != 0; }
 
 CudaBackend::CudaBackend(Bundle bundle, std::string bundlePath,

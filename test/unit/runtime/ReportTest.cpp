@@ -187,3 +187,12 @@ TEST(Report, OutcomesTsv) {
     EXPECT_EQ(std::string(e.what()), path + ": 5 outcomes for 6 candidates");
   }
 }
+
+TEST(Report, BackendDetailsOnlyWhenGiven) {
+  ReportInputs in = sampleInputs();
+  EXPECT_FALSE(reportJson(in).contains("backend_details"));
+  in.backendDetails = {{"kernel_cache", {{"hits", 3}, {"misses", 0}}}};
+  nlohmann::json j = reportJson(in);
+  ASSERT_TRUE(j.contains("backend_details"));
+  EXPECT_EQ(j["backend_details"]["kernel_cache"]["hits"], 3);
+}

@@ -39,6 +39,10 @@ struct ReportInputs {
   BackendTimings timings;
   double compileSeconds = 0, totalSeconds = 0;
   std::string backend, device;
+  /// Backend-specific facts (the CUDA backend: device memory, kernel cache
+  /// hits/misses and compile vs load seconds, graph launches); written as
+  /// "backend_details" when not null.
+  nlohmann::json backendDetails;
 };
 
 nlohmann::json reportJson(const ReportInputs &inputs);

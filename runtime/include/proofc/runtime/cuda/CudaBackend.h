@@ -33,6 +33,8 @@
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/cuda/KernelCache.h"
 
+#include <nlohmann/json.hpp>
+
 #include <memory>
 #include <string>
 
@@ -60,6 +62,11 @@ struct CudaRunInfo {
   int64_t graphLaunches = 0;
   int64_t hostFlagReads = 0;
 };
+
+/// The report's "backend_details" for a CUDA run: device, cond mode, device
+/// bytes, kernel cache (hits, misses, compile and load seconds: a warm run
+/// has no misses and no compile time), graph launches and host flag reads.
+nlohmann::json cudaRunInfoJson(const CudaRunInfo &info);
 
 /// True when built with the CUDA headers.
 bool cudaBackendBuilt();
