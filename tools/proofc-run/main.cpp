@@ -2,25 +2,23 @@
 //
 // proofc-run PROGRAM.pcb --data DIR --weights W [--split --corruptions --seed
 // --queries --device cpu|cuda|auto --cond native|emulated|host --unroll
-// --threads --facts --report --outcomes]
+// --threads --facts --max-pool --quiet --report --outcomes]
 //
 // The runtime-only counterpart of `proofc run`: the program comes from a
 // bundle written by `proofc compile`, so no MLIR is needed. The options,
 // summary and report are those of `proofc run`; --cond and --unroll pick how
-// the CUDA backend runs the proof loop. Every failure ends as one line on
-// stderr (`proofc-run: error: ...`) and exit code 1.
+// the CUDA backend runs the proof loop. The run itself is the runtime's
+// RunSession. Every failure ends as one line on stderr (`proofc-run: error:
+// ...`) and exit code 1; an interrupted run as `proofc-run: interrupted by
+// SIGINT` and exit code 128 + the signal (130, or 143 for SIGTERM).
 //
 //===----------------------------------------------------------------------===//
-#include "RunSummary.h"
-
 #include "proofc/runtime/Bundle.h"
-#include "proofc/runtime/Candidates.h"
-#include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/HostBackend.h"
-#include "proofc/runtime/Report.h"
-#include "proofc/runtime/Safetensors.h"
+#include "proofc/runtime/RunControl.h"
+#include "proofc/runtime/RunSession.h"
+#include "proofc/runtime/RunSummary.h"
 #include "proofc/runtime/cuda/CudaBackend.h"
 
 #include <CLI/CLI.hpp>
@@ -28,7 +26,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <memory>
 #include <thread>
 
@@ -49,31 +46,16 @@ struct Options {
   int unroll = 8;
   int threads = 0;
   std::string facts = "train";
+  int64_t maxPool = 0;
+  bool quiet = false;
   std::string report, outcomes;
 };
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::string datasetName(const std::string &dir) {
-  std::string trimmed = dir;
-  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
-  return std::filesystem::path(trimmed).filename().string();
-}
-
-int64_t countFacts(const Dataset &dataset, bool includeValid) {
-  std::vector<Triple> facts = dataset.train;
-  if (includeValid)
-    facts.insert(facts.end(), dataset.valid.begin(), dataset.valid.end());
-  std::sort(facts.begin(), facts.end());
-  return std::unique(facts.begin(), facts.end()) - facts.begin();
-}
 
 int run(const Options &o) {
   const Clock::time_point start = Clock::now();
   Bundle bundle = readBundle(o.bundle);
-  const double loadSeconds = secondsSince(start);
+  const double loadSeconds =
+      std::chrono::duration<double>(Clock::now() - start).count();
 
   // The device first, so that an unavailable one fails before any loading.
   std::string device = o.device;
@@ -105,69 +87,38 @@ int run(const Options &o) {
     backend = std::make_unique<HostBackend>(options);
   }
 
-  Dataset dataset = loadDataset(o.data);
-  TensorMap weights = readSafetensors(o.weights);
-  checkWeights(bundle.program, dataset, weights, o.weights);
-  CandidateOptions candidateOptions;
-  candidateOptions.split = o.split;
-  candidateOptions.corruptions = o.corruptions;
-  candidateOptions.seed = o.seed;
-  candidateOptions.maxQueries = o.queries;
-  CandidateSet candidates = buildCandidates(dataset, candidateOptions);
+  RunSessionOptions so;
+  so.data = o.data;
+  so.weights = o.weights;
+  so.split = o.split;
+  so.corruptions = o.corruptions;
+  so.seed = o.seed;
+  so.queries = o.queries;
+  so.factsIncludeValid = o.facts == "train+valid";
+  so.maxPool = o.maxPool;
+  so.quiet = o.quiet;
+  so.report = o.report;
+  so.outcomes = o.outcomes;
+  so.started = start;
+  RunSession session(bundle.program, so);
 
-  const bool includeValid = o.facts == "train+valid";
-  EvalInputs inputs{bundle.program, dataset, weights, candidates, includeValid};
-  BackendTimings timings;
-  std::vector<Outcome> outcomes = backend->run(inputs, timings);
-
-  ReportInputs report;
-  report.program = bundle.program;
-  report.datasetDir = o.data;
-  report.datasetName = datasetName(o.data);
-  report.entities = dataset.numEntities();
-  report.relations = dataset.numRelations();
-  report.facts = countFacts(dataset, includeValid);
-  report.rules = static_cast<int64_t>(dataset.rules.size());
-  report.factsIncludeValid = includeValid;
-  report.weights = o.weights;
-  report.candidates = candidateOptions;
-  report.metrics = computeMetrics(candidates, outcomes);
-  report.timings = timings;
-  report.compileSeconds = loadSeconds;
-  report.backend = backend->name();
+  RunOutput out = session.evaluate(*backend, deviceText);
+  out.report.compileSeconds = loadSeconds;
   if (cuda) {
     const CudaRunInfo &info = cuda->info();
     // Kernel compilation (cold) or cache loads (warm) happen in setup.
-    report.compileSeconds += info.cache.compileSeconds + info.cache.loadSeconds;
-    report.backendDetails = cudaRunInfoJson(info);
-    deviceText = fmt::format("{}, cond {}{}", info.device,
-                             condModeName(info.cond),
-                             info.condFellBack ? " (fallback)" : "");
+    out.report.compileSeconds +=
+        info.cache.compileSeconds + info.cache.loadSeconds;
+    out.report.backendDetails = cudaRunInfoJson(info);
+    out.report.device = fmt::format("{}, cond {}{}", info.device,
+                                    condModeName(info.cond),
+                                    info.condFellBack ? " (fallback)" : "");
   }
-  report.device = deviceText;
-  report.totalSeconds = secondsSince(start);
 
-  driver::printRunSummary(stdout, report);
-  if (cuda) {
-    const CudaRunInfo &info = cuda->info();
-    fmt::print("cuda      {} bytes on device; kernels: {} cache hit{}, {} "
-               "miss{} ({:.3f} s compiling, {:.3f} s loading); {} graph "
-               "launch{}, {} host flag read{}\n",
-               info.deviceBytes, info.cache.hits,
-               info.cache.hits == 1 ? "" : "s", info.cache.misses,
-               info.cache.misses == 1 ? "" : "es", info.cache.compileSeconds,
-               info.cache.loadSeconds, info.graphLaunches,
-               info.graphLaunches == 1 ? "" : "es", info.hostFlagReads,
-               info.hostFlagReads == 1 ? "" : "s");
-  }
-  if (!o.report.empty()) {
-    writeReportJson(o.report, report);
-    fmt::print("report    {}\n", o.report);
-  }
-  if (!o.outcomes.empty()) {
-    writeOutcomesTsv(o.outcomes, candidates, dataset, outcomes);
-    fmt::print("outcomes  {}\n", o.outcomes);
-  }
+  session.printSummary(stdout, out);
+  if (cuda)
+    printCudaRunInfo(stdout, cuda->info());
+  session.writeOutputs(out);
   return 0;
 }
 
@@ -221,6 +172,10 @@ int main(int argc, char **argv) {
   app.add_option("--facts", o.facts, "Facts the prover may use")
       ->check(CLI::IsMember({"train", "train+valid"}))
       ->capture_default_str();
+  app.add_option("--max-pool", o.maxPool,
+                 "Candidates per backend run (<= 0: as many as fit)")
+      ->capture_default_str();
+  app.add_flag("--quiet", o.quiet, "No progress display on stderr");
   app.add_option("--report", o.report, "Write the JSON report here");
   app.add_option("--outcomes", o.outcomes,
                  "Write the per-candidate outcomes (TSV) here");
@@ -235,6 +190,10 @@ int main(int argc, char **argv) {
   }
   try {
     return run(o);
+  } catch (const Interrupted &e) {
+    // Ctrl-C / SIGTERM: say so and exit 128 + the signal, like a shell.
+    fmt::print(stderr, "proofc-run: {}\n", e.what());
+    return e.exitCode();
   } catch (const Error &e) {
     return printError(e.what());
   } catch (const std::exception &e) {

@@ -38,6 +38,10 @@ CLI::App *proofc::driver::addRunCommand(CLI::App &app, RunOptions &o) {
   run->add_option("--facts", o.facts, "Facts the prover may use")
       ->check(CLI::IsMember({"train", "train+valid"}))
       ->capture_default_str();
+  run->add_option("--max-pool", o.maxPool,
+                  "Candidates per backend run (<= 0: as many as fit)")
+      ->capture_default_str();
+  run->add_flag("--quiet", o.quiet, "No progress display on stderr");
   run->add_option("--report", o.report, "Write the JSON report here")
       ->type_name("FILE.json");
   run->add_option("--outcomes", o.outcomes,

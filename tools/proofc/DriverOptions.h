@@ -27,6 +27,8 @@ struct RunOptions {
   std::string device = "cpu";
   int threads = 0; ///< 0: every hardware thread
   std::string facts = "train";
+  int64_t maxPool = 0; ///< candidates per backend run; <= 0: no limit
+  bool quiet = false;  ///< no progress display
   std::string report;
   std::string outcomes;
 };

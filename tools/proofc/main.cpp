@@ -1,8 +1,10 @@
 //===- main.cpp - The proofc driver ---------------------------------------===//
 //
-// proofc run | init-weights | compile. Every failure ends as one line on stderr and
-// exit code 1: MLIR diagnostics as `file:line:col: error: ...` (printed by
-// the program loader), everything else as `proofc: error: <message>`.
+// proofc run | init-weights | compile. Every failure ends as one line on
+// stderr and exit code 1: MLIR diagnostics as `file:line:col: error: ...`
+// (printed by the program loader), everything else as `proofc: error:
+// <message>`. An interrupted run ends as `proofc: interrupted by SIGINT` and
+// exit code 128 + the signal (130, or 143 for SIGTERM).
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -10,6 +12,7 @@
 #include "DriverOptions.h"
 
 #include "proofc/runtime/Error.h"
+#include "proofc/runtime/RunControl.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -56,6 +59,10 @@ int main(int argc, char **argv) {
     if (compile->parsed())
       return compileCommand(compileOptions);
     return printError("no subcommand given");
+  } catch (const proofc::Interrupted &e) {
+    // Ctrl-C / SIGTERM: say so and exit 128 + the signal, like a shell.
+    fmt::print(stderr, "proofc: {}\n", e.what());
+    return e.exitCode();
   } catch (const proofc::Error &e) {
     return printError(e.what());
   } catch (const std::exception &e) {
