@@ -15,6 +15,13 @@ build=${PROOFC_ASAN_BUILD_DIR:-$root/build-asan}
 sanitize="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 
 "$root/scripts/install-deps.sh"
+# allow_user_poisoning=0: MLIR/LLVM come prebuilt without ASan, but their
+# BumpPtrAllocator inlined into our sanitized code poisons slabs that the
+# library then fills unpoisoned (a false use-after-poison). Real heap errors
+# are still reported. Set before the build too: it runs proofc (the GPU tests'
+# bundle). lit passes ASAN_OPTIONS/UBSAN_OPTIONS to its tests.
+export ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 start=$(date +%s)
 if [ ! -f "$build/build.ninja" ]; then
   # -O1 -g1 without NDEBUG: usable stacks, assertions on, a tolerable build.
@@ -31,12 +38,6 @@ fi
 cmake --build "$build" -j "$(nproc)"
 built=$(date +%s)
 
-# allow_user_poisoning=0: MLIR/LLVM come prebuilt without ASan, but their
-# BumpPtrAllocator inlined into our sanitized code poisons slabs that the
-# library then fills unpoisoned (a false use-after-poison). Real heap errors
-# are still reported. lit passes ASAN_OPTIONS/UBSAN_OPTIONS to its tests.
-export ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 rc=0
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@" || rc=$?
 done_at=$(date +%s)
