@@ -1,6 +1,8 @@
 //===- BundleCompiler.cpp - An eval program -> a bundle, in memory --------===//
 #include "BundleCompiler.h"
 
+#include "OneLineDiagnostics.h"
+
 #include "proofc/Dialect/Eval/EvalOps.h"
 #include "proofc/Dialect/Eval/Transforms/Passes.h"
 #include "proofc/Target/ExportBundle.h"
@@ -20,25 +22,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 using namespace proofc;
-
-namespace {
-/// One `file:line:col: severity: message` line per diagnostic and note, as
-/// the program loader prints them.
-class OneLineDiagnostics : public mlir::SourceMgrDiagnosticHandler {
-public:
-  OneLineDiagnostics(llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context)
-      : SourceMgrDiagnosticHandler(sourceMgr, context, llvm::errs()) {
-    setHandler([this](mlir::Diagnostic &diag) {
-      emitDiagnostic(diag.getLocation(), diag.str(), diag.getSeverity(),
-                     /*displaySourceLine=*/false);
-      for (mlir::Diagnostic &note : diag.getNotes())
-        emitDiagnostic(note.getLocation(), note.str(), note.getSeverity(),
-                       /*displaySourceLine=*/false);
-      return mlir::success();
-    });
-  }
-};
-} // namespace
 
 std::optional<driver::CompiledProgram>
 driver::compileProgramToBundle(const std::string &path,
@@ -62,7 +45,7 @@ driver::compileProgramToBundle(const std::string &path,
   context.printOpOnDiagnostic(false); // one line per problem
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
-  OneLineDiagnostics handler(sourceMgr, &context);
+  driver::OneLineDiagnostics handler(sourceMgr, &context);
 
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);

@@ -1,6 +1,8 @@
 //===- ProgramLoader.cpp - Parse, verify and export an eval program -------===//
 #include "ProgramLoader.h"
 
+#include "OneLineDiagnostics.h"
+
 #include "proofc/Dialect/Eval/EvalOps.h"
 #include "proofc/Target/ExportProgramSpec.h"
 #include "proofc/runtime/Error.h"
@@ -15,27 +17,6 @@
 
 using namespace proofc;
 
-namespace {
-/// Prints each diagnostic (and each of its notes) as a single
-/// `file:line:col: severity: message` line, without the source excerpt, so
-/// tools and tests see one line per problem.
-class OneLineDiagnosticHandler : public mlir::SourceMgrDiagnosticHandler {
-public:
-  OneLineDiagnosticHandler(llvm::SourceMgr &sourceMgr,
-                           mlir::MLIRContext *context)
-      : SourceMgrDiagnosticHandler(sourceMgr, context, llvm::errs()) {
-    setHandler([this](mlir::Diagnostic &diag) {
-      emitDiagnostic(diag.getLocation(), diag.str(), diag.getSeverity(),
-                     /*displaySourceLine=*/false);
-      for (mlir::Diagnostic &note : diag.getNotes())
-        emitDiagnostic(note.getLocation(), note.str(), note.getSeverity(),
-                       /*displaySourceLine=*/false);
-      return mlir::success();
-    });
-  }
-};
-} // namespace
-
 std::optional<ProgramSpec>
 proofc::driver::loadProgramSpec(const std::string &path) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
@@ -49,7 +30,7 @@ proofc::driver::loadProgramSpec(const std::string &path) {
   context.getOrLoadDialect<mlir::eval::EvalDialect>();
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
-  OneLineDiagnosticHandler handler(sourceMgr, &context);
+  driver::OneLineDiagnostics handler(sourceMgr, &context);
 
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
