@@ -9,13 +9,17 @@
 
 // CHECK-LABEL: module attributes {gpu.container_module}
 // CHECK:      eval.program @lowered
-// CHECK:      eval.cuda_module @engine "engine.cu" ["-DPROOFC_A=2", "-DPROOFC_S=3", "-DPROOFC_ENGINE_THREADS=128"]
+// The policy kernel's scratch: the logits rows a slot's blocks meet in and
+// their arrival counts (zero-filled).
+// CHECK:      eval.buffer @score_select_logits : f32 ["B", "S"]
+// CHECK-NEXT: eval.buffer @score_select_arrivals : i32 ["B"]
+// CHECK-NEXT: eval.cuda_module @engine "engine.cu" ["-DPROOFC_A=2", "-DPROOFC_S=3", "-DPROOFC_ENGINE_THREADS=128"]
 // CHECK-NEXT: eval.cuda_module @step "step.cu" ["-DPROOFC_A=2", "-DPROOFC_S=3"]
 // CHECK-NOT:  eval.init_slots
 // CHECK:      eval.launch "init" @step::@proofc_init grid ["1"] block 256 args ["buf:pool", "sym:N", "sym:B", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop"]
 // CHECK-NEXT: eval.launch "engine" @engine::@proofc_engine grid ["B"] block 128 args ["buf:loop_flag", "buf:state", "buf:slot_cand", "buf:pool", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "sym:R", "buf:derived", "buf:count"]
 // CHECK-NEXT: eval.launch_loop "loop" flag @loop_flag {
-// CHECK-NEXT:   eval.launch "score_select" @policy::@score_select grid ["B"] block 256 args ["buf:loop_flag", "buf:state", "buf:derived", "buf:count", "buf:slot_cand", "buf:w_atom_pred_proj", "buf:w_atom_arg0_const", "buf:w_atom_arg1_const", "buf:w_atom_arg0_var", "buf:w_atom_arg1_var", "buf:w_mlp_0_weight_T", "buf:w_mlp_0_bias", "buf:w_mlp_0_ln_weight", "buf:w_mlp_0_ln_bias", "sym:R", "f32:0.25", "buf:action", "buf:action_logp"]
+// CHECK-NEXT:   eval.launch "score_select" @policy::@score_select grid ["B", "1"] block 128 args ["buf:loop_flag", "buf:state", "buf:derived", "buf:count", "buf:slot_cand", "buf:w_atom_pred_proj", "buf:w_atom_arg0_const", "buf:w_atom_arg1_const", "buf:w_atom_arg0_var", "buf:w_atom_arg1_var", "buf:w_mlp_0_weight_T", "buf:w_mlp_0_bias", "buf:w_mlp_0_ln_weight", "buf:w_mlp_0_ln_bias", "sym:R", "f32:0.25", "buf:action", "buf:action_logp", "buf:score_select_logits", "buf:score_select_arrivals"]
 // CHECK-NEXT:   eval.launch "advance" @step::@proofc_advance grid ["1"] block 256 args ["buf:loop_flag", "buf:pool", "sym:N", "sym:B", "i32:4", "sym:R", "buf:derived", "buf:count", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop"]
 // CHECK-NEXT:   eval.launch_cond "engine" flag @loop_flag {
 // CHECK-NEXT:     eval.launch "engine_1" @engine::@proofc_engine grid ["B"] block 128 args ["buf:loop_flag",
@@ -24,55 +28,58 @@
 // CHECK-NOT:  eval.device_loop
 // CHECK:      gpu.module @policy [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx86", link = ["{{.*}}libdevice.10.bc"]>] {
 //
-// Bare pointers in (0-d memrefs: the C signature), typed views inside; the
-// predicate table gets its run-time extent (R+2 rows), the constant tables
-// (E rows; E is not an argument) the largest an int32 offset reaches.
-// CHECK-NEXT:   gpu.func @score_select(%[[GUARD:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>, %{{.*}}: memref<i32, #gpu.address_space<global>>, %{{.*}}: memref<i32, #gpu.address_space<global>>, %{{.*}}: memref<i32, #gpu.address_space<global>>, %[[CAND:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>, %[[PRED:[a-zA-Z0-9_]+]]: memref<f32, #gpu.address_space<global>>, {{.*}}, %[[R:[a-zA-Z0-9_]+]]: i32, %[[SCALE:[a-zA-Z0-9_]+]]: f32, %{{.*}}: memref<i32, #gpu.address_space<global>>, %{{.*}}: memref<f32, #gpu.address_space<global>>) workgroup(%[[ACT0:[a-zA-Z0-9_]+]] : memref<16x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>, %[[PARENT:[a-zA-Z0-9_]+]] : memref<32xf32, #gpu.address_space<workgroup>>, %[[RED0:[a-zA-Z0-9_]+]] : memref<16x1xf32, #gpu.address_space<workgroup>>, %[[RED1:[a-zA-Z0-9_]+]] : memref<16x1xf32, #gpu.address_space<workgroup>>, %[[LOGITS:[a-zA-Z0-9_]+]] : memref<3xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+// Bare pointers in (0-d memrefs: the C signature); the logits rows and the
+// arrival counts last. Workgroup memory: the activation rows (4 warps x 16
+// row groups x 4 states, width 8), enc(parent), the "last block" flag; 16-byte
+// aligned (vector loads and stores); 6 blocks per SM cap the registers.
+// CHECK-NEXT:   gpu.func @score_select(%[[GUARD:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>, {{.*}}, %[[R:[a-zA-Z0-9_]+]]: i32, %[[SCALE:[a-zA-Z0-9_]+]]: f32, %{{.*}}: memref<i32, #gpu.address_space<global>>, %{{.*}}: memref<f32, #gpu.address_space<global>>, %{{.*}}: memref<f32, #gpu.address_space<global>>, %[[ARRIVALS:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>) workgroup(%{{.*}} : memref<256x8xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<8xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[LAST:[a-zA-Z0-9_]+]] : memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.minctasm = 6 : i32} {
+// Block b is part b / B of slot b % B.
 // CHECK-NEXT:     %[[G:[a-zA-Z0-9_]+]] = memref.load %[[GUARD]][]
-// CHECK:          %[[SLOT:[a-zA-Z0-9_]+]] = gpu.block_id x
-// CHECK:          memref.load %{{.*}}[%[[SLOT]]] : memref<5xi32, #gpu.address_space<global>>
-// CHECK:          scf.if
-// CHECK:            %[[R2:[a-zA-Z0-9_]+]] = arith.addi %[[R]], %{{.*}} : i32
-// CHECK-NEXT:       %[[PREDROWS:[a-zA-Z0-9_]+]] = arith.index_cast %[[R2]] : i32 to index
-// CHECK-NEXT:       memref.reinterpret_cast %[[PRED]] to offset: [0], sizes: [%[[PREDROWS]], 8], strides: [8, 1] : memref<f32, #gpu.address_space<global>> to memref<?x8xf32, #gpu.address_space<global>>
-// CHECK-NEXT:       memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [268435455, 8], strides: [8, 1]
-// One round per G x R = 8 x 2 items (parent + children), a barrier first:
-// CHECK:            scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-NEXT:         gpu.barrier
-// The atoms of each of the thread's R = 2 states (A = 2, unrolled): the 3A
-// words of the parent or of a child, then relu'd lookups summed over the
-// goals.
-// CHECK:              scf.if %{{.*}} -> (i32, i32, i32, i32, i32, i32) {
-// CHECK-COUNT-2:        arith.cmpf ogt
-// CHECK:              scf.if %{{.*}} -> (i32, i32, i32, i32, i32, i32) {
-// CHECK-COUNT-2:        arith.cmpf ogt
-// The linear: both states through workgroup memory, one barrier, then each
-// weight load serves both (two accumulators).
-// CHECK:              memref.store %{{.*}}, %[[ACT0]]
-// CHECK-NEXT:         memref.store %{{.*}}, %[[ACT0]]
-// CHECK-NEXT:         }
-// CHECK-NEXT:         gpu.barrier
-// CHECK:              scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32) {
-// Layer norm: two group sums (butterfly, partials in workgroup memory),
-// then sqrt.rn and a correctly rounded division.
-// CHECK:              gpu.shuffle xor %{{.*}}, %{{.*}}, %{{.*}} : f32
-// CHECK:              memref.store %{{.*}}, %[[RED0]]
-// CHECK:              memref.store %{{.*}}, %[[RED1]]
-// CHECK:              %[[ROOT:[a-zA-Z0-9_]+]] = llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"(%{{.*}}) : (f32) -> f32
-// CHECK-NEXT:         %[[ONE:[a-zA-Z0-9_]+]] = arith.constant 1.000000e+00 : f32
-// CHECK-NEXT:         arith.divf %[[ONE]], %[[ROOT]] : f32
-// The parent's embedding, then each child's dot, times the scale, into the
-// logits.
-// CHECK:              memref.store %{{.*}}, %[[PARENT]]
-// CHECK:              %[[LOGIT:[a-zA-Z0-9_]+]] = arith.mulf %{{.*}}, %[[SCALE]] : f32
-// CHECK:              memref.store %[[LOGIT]], %[[LOGITS]]
-// Spec §4 in warp 0: max, threshold in f64, first index, log-softmax.
-// CHECK:            gpu.barrier
+// CHECK-NEXT:     %[[BID:[a-zA-Z0-9_]+]] = gpu.block_id x
+// CHECK-NEXT:     %[[NB:[a-zA-Z0-9_]+]] = arith.constant 5 : index
+// CHECK-NEXT:     %[[SLOT:[a-zA-Z0-9_]+]] = arith.remui %[[BID]], %[[NB]] : index
+// CHECK-NEXT:     %[[NB2:[a-zA-Z0-9_]+]] = arith.constant 5 : index
+// CHECK-NEXT:     %[[PART:[a-zA-Z0-9_]+]] = arith.divui %[[BID]], %[[NB2]] : index
+// A warp with rows in the list encodes them: the 3A words of the parent or
+// of a child, 16-byte loads of table rows, relu'd and summed over the goals.
+// CHECK:          scf.if %{{.*}} -> ({{(f32, ){15}f32}}) {
+// CHECK:            scf.if %{{.*}} -> (i32, i32, i32, i32, i32, i32) {
+// CHECK:            llvm.load %{{.*}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK:            arith.cmpf ogt
+// The linear: the rows through the warp's workgroup rows (warp barriers),
+// then fma by vector loads of inputs and weight rows.
+// CHECK:            llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK:            nvvm.bar.warp.sync
+// CHECK:            llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK:            math.fma
+// CHECK:            nvvm.bar.warp.sync
+// Layer norm: row sums by butterfly, then sqrt.rn and a correctly rounded
+// division.
+// CHECK:            gpu.shuffle xor %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK:            %[[ROOT:[a-zA-Z0-9_]+]] = llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"(%{{.*}}) : (f32) -> f32
+// CHECK-NEXT:       %[[ONE:[a-zA-Z0-9_]+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:       arith.divf %[[ONE]], %[[ROOT]] : f32
+// enc(parent) through workgroup memory (one block barrier), each child's
+// dot times the scale into its global logit.
+// CHECK:          gpu.barrier
+// CHECK:          %[[LOGIT:[a-zA-Z0-9_]+]] = arith.mulf %{{.*}}, %[[SCALE]] : f32
+// CHECK:          llvm.store %[[LOGIT]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+// Arrival: fence, count; the last block of the slot selects.
+// CHECK:          nvvm.memory.barrier <gpu>
+// CHECK-NEXT:     gpu.barrier
+// CHECK:          memref.atomic_rmw addi %{{.*}}, %[[ARR:[a-zA-Z0-9_]+]][%[[SLOT]]]
+// CHECK:          memref.store %{{.*}}, %[[LAST]]
+// CHECK:          gpu.barrier
+// Spec §4 in warp 0 over volatile (L1-bypassing) loads: max, threshold in
+// f64, first index, log-softmax; then the slot's count is re-zeroed.
+// CHECK:            nvvm.memory.barrier <gpu>
+// CHECK:            llvm.load volatile %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK:            arith.maxnumf
 // CHECK:            arith.extf %{{.*}} : f32 to f64
 // CHECK:            arith.minsi
 // CHECK:            math.exp %{{.*}} : f64
 // CHECK:            math.log %{{.*}} : f64
+// CHECK:            memref.store %{{.*}}, %[[ARR]][%[[SLOT]]]
 // CHECK:        gpu.return
 eval.program @lowered attributes {A = 2 : i64, B = 5 : i64, D = 4 : i64, S = 3 : i64} {
   eval.transpose_weight "mlp.0.weight.T" {cols = 8 : i64, rows = 8 : i64, table = "mlp.0.weight"}

@@ -23,10 +23,13 @@ struct BundleCompilerOptions {
   std::string chip = "sm_90";
   std::string features = "+ptx86";
   std::string libdevice; ///< empty: the configured CUDA toolkit's
-  int64_t groups = 8;    ///< 8 x 64 threads for V10: measured best on an H100
-  int64_t statesPerThread = 2;
+  // Policy kernel: 4 warps of 4 states per thread, at most 80 registers
+  // (6 blocks per SM): measured best of the V10 sweep on an H100
+  // (docs/performance.md).
+  int64_t groups = 4;
+  int64_t statesPerThread = 4;
   int64_t engineThreads = 128;
-  int64_t minBlocksPerSm = 0; ///< policy kernel: 0 = no register cap
+  int64_t minBlocksPerSm = 6; ///< policy kernel: 0 = no register cap
   bool keepMlir = false;      ///< fill CompiledProgram::loweredMlir
 };
 

@@ -69,8 +69,10 @@ def EvalLowerToGpuPass : Pass<"eval-lower-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Lowers a planned program to launches and a gpu.module";
   let description = [{
     `eval.score_select` becomes the `gpu.func @score_select` of
-    `gpu.module @policy` (scf/arith/math/memref/gpu ops: one block per slot,
-    groups of threads encoding states, workgroup memory, gpu.barrier),
+    `gpu.module @policy` (scf/arith/math/memref/gpu/llvm ops: a slot's
+    children spread over blocks of `groups` warps, register-tiled rows,
+    16-byte vector loads, warp butterflies, the last block of a slot
+    selecting),
     generated from the encoder's op list; the engine, `eval.init_slots` and
     `eval.advance` become launches of the CUDA C++ templates
     (`eval.cuda_module @engine`, `@step`); the loop and the cond become
@@ -84,14 +86,13 @@ def EvalLowerToGpuPass : Pass<"eval-lower-to-gpu", "::mlir::ModuleOp"> {
            "The NVVM target features (PTX version)">,
     Option<"libdevice", "libdevice", "std::string", /*default=*/"\"\"",
            "libdevice.10.bc to link (empty: the configured CUDA toolkit's)">,
-    Option<"groups", "groups", "int64_t", /*default=*/"8",
-           "Groups of threads of a policy kernel block, each encoding "
-           "states-per-thread states at once">,
-    Option<"statesPerThread", "states-per-thread", "int64_t", /*default=*/"2",
+    Option<"groups", "groups", "int64_t", /*default=*/"4",
+           "Warps per policy-kernel block (1..32)">,
+    Option<"statesPerThread", "states-per-thread", "int64_t", /*default=*/"4",
            "States each thread of the policy kernel encodes at once">,
     Option<"engineThreads", "engine-threads", "int64_t", /*default=*/"128",
            "Block size of the engine kernel (power of two, 32..1024)">,
-    Option<"minBlocksPerSm", "min-blocks-per-sm", "int64_t", /*default=*/"0",
+    Option<"minBlocksPerSm", "min-blocks-per-sm", "int64_t", /*default=*/"6",
            "Blocks of the policy kernel that must fit on one SM (caps its "
            "registers; 0: no cap)">,
   ];

@@ -253,16 +253,38 @@ private:
     std::string name = "score_select";
     for (int n = 1; SymbolTable::lookupSymbolIn(gpuModule, name); ++n)
       name = "score_select_" + std::to_string(n);
+    // The kernel's scratch: the logits rows its blocks meet in and their
+    // arrival counts (zero-filled once; the last block re-zeroes its slot's).
+    std::string logits = addScratchBuffer(name + "_logits", builder.getF32Type(),
+                                          {"B", "S"});
+    std::string arrivals = addScratchBuffer(name + "_arrivals",
+                                            builder.getI32Type(), {"B"});
     FailureOr<PolicyKernel> kernel = buildPolicyKernel(
         score, gpuModule, name, guard.getSymName(), options.groups,
-        options.statesPerThread, options.minBlocksPerSm);
+        options.statesPerThread, options.minBlocksPerSm, logits, arrivals);
     if (failed(kernel))
       return failure();
+    SmallVector<std::string> grid(kernel->grid.begin(), kernel->grid.end());
     launch(builder, score.getLoc(), "score_select",
-           kernelRef(gpuModule.getSymName(), name), {"B"}, kernel->block,
+           kernelRef(gpuModule.getSymName(), name), grid, kernel->block,
            kernel->args);
     toErase.push_back(score);
     return success();
+  }
+
+  /// Declares a zero-filled buffer named `base` (made unique) after the
+  /// program's buffers; returns its name.
+  std::string addScratchBuffer(StringRef base, Type dtype,
+                               ArrayRef<StringRef> elements) {
+    Block &block = program.getBody().front();
+    std::string name = base.str();
+    for (int n = 1; SymbolTable::lookupSymbolIn(program, name); ++n)
+      name = base.str() + "_" + std::to_string(n);
+    OpBuilder builder(program.getContext());
+    builder.setInsertionPointAfter(llvm::to_vector(block.getOps<BufferOp>()).back());
+    BufferOp::create(builder, program.getLoc(), name, dtype,
+                     builder.getStrArrayAttr(elements), "");
+    return name;
   }
 
   LogicalResult lowerAdvance(OpBuilder &builder, AdvanceOp advance,

@@ -1,31 +1,31 @@
 //===- PolicyKernel.cpp - eval.score_select as a gpu.func -----------------===//
 //
-// One block per slot (grid B), G groups of Wp threads (Wp = the widest layer
-// rounded up to a warp). Thread j of a group owns feature j of T states (the
-// group's "states" t < T). The parent state and the k derived states are
-// "items" 0..k; round r encodes items r*G*T + t*G + g (group g, state t),
-// then dots each child with the parent:
+// One block per slot (grid B) of `groups` warps. The block encodes the
+// parent (item 0) and its k children (items 1..k) as the rows of a
+// register-tiled matrix: Q threads share a row, each owning F consecutive
+// features of T rows (d = 64: Q = 16, F = 4, so a warp holds 2 x T rows and
+// 16 warps x T = 4 cover S = 120 children in one pass). A row never leaves
+// its warp, so encoding needs no block barrier:
 //
 //   atoms     pre = (pred_proj[p] + arg0[a]) + arg1[b]   (p < R relations,
 //             else the predicate row only), relu if the encoder has it, summed
-//             over the goals; rows are clamped and selected, so there are no
-//             branches
-//   Linear    the vectors go through workgroup memory (ping-pong, one
-//             barrier); y = bias[j] + sum_i x[i] * Wt[i][j] (Wt = [in, out]
-//             from eval.transpose_weight, so a warp loads consecutive words;
-//             each load serves the T states)
-//   LayerNorm two group sums (warp butterfly, then the warps' partials in a
-//             fixed order from workgroup memory); 1/sqrt is sqrt.rn + div.rn,
-//             correctly rounded like the host's 1.f / std::sqrt
-//   dot       one group sum, times the scale, into the logits row
-// (the T states' group sums share one barrier).
+//             over the goals; 16-byte loads of table rows, clamped and
+//             selected, so there are no branches
+//   Linear    the T rows go through the warp's workgroup rows (bar.warp.sync);
+//             y = bias + sum_i x[i] * Wt[i][:] by fma: per V = 4 inputs, one
+//             vector load per row and V weight-row loads feed T*V*F fmas
+//             (Wt = [in, out] from eval.transpose_weight)
+//   LayerNorm sums over the row's Q threads by butterfly shuffles; 1/sqrt is
+//             sqrt.rn + div.rn, correctly rounded like the host's 1.f / sqrt
+//   dot       with enc(parent) (through workgroup memory, one barrier), a
+//             butterfly, times the scale, into the logits row
 //
 // Then warp 0 applies spec §4 exactly: the max (a butterfly of maxnum, exact),
 // the threshold m - 1e-5 * max(1, |m|) in double, the smallest index at or
 // above it (a butterfly of min), and log_softmax in double through libdevice's
 // exp/log (__nv_exp/__nv_log): the host's selectAction, reductions aside.
-// Every barrier is reached by every thread of the block: per-group masks
-// select values, they never skip code that holds a barrier.
+// A slot with one successor gets action 0 and log-probability 0 unencoded.
+// Every block barrier is reached by every thread of the block.
 //
 //===----------------------------------------------------------------------===//
 #include "PolicyKernel.h"
@@ -34,11 +34,14 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/SymbolTable.h"
+
+#include "llvm/Support/MathExtras.h"
 
 #include <limits>
 
@@ -148,40 +151,76 @@ FailureOr<EncoderShape> describeEncoder(ScoreSelectOp op, EncoderOp encoder) {
 constexpr int64_t kWarp = 32;
 /// States of at most this many atoms are encoded with the atom loop unrolled.
 constexpr int64_t kUnrolledAtoms = 16;
+/// Inputs of a linear layer per loop iteration (unrolled inside): enough
+/// loads in flight without hoisting a whole layer's weights into registers.
+constexpr int64_t kInputsPerIteration = 16;
+
+/// How a block tiles the (state, feature) plane: Q threads share a state row,
+/// each owning F consecutive features of T rows; a warp holds R = 32 / Q row
+/// groups. Rows are read with V-wide (16-byte when V = 4) loads.
+struct Tiling {
+  int64_t F = 1, V = 1, Q = 1, R = 1, T = 1, warps = 1;
+  int64_t width() const { return Q * F; }
+  int64_t rowsPerWarp() const { return R * T; }
+  int64_t rowsPerPass() const { return warps * R * T; }
+  /// Children per block: the first row of every block is the parent.
+  int64_t childrenPerBlock() const { return rowsPerPass() - 1; }
+  int64_t threads() const { return warps * kWarp; }
+};
+
+Tiling chooseTiling(const EncoderShape &shape, int64_t warps, int64_t T) {
+  bool quads = shape.atomWidth % 4 == 0;
+  for (const VectorLayer &layer : shape.layers)
+    quads &= layer.in % 4 == 0 && layer.out % 4 == 0;
+  Tiling t;
+  t.V = quads ? 4 : 1;
+  int64_t perThread = (shape.maxWidth + kWarp - 1) / kWarp; // so that Q <= 32
+  t.F = std::max(t.V, (perThread + t.V - 1) / t.V * t.V);
+  t.Q = static_cast<int64_t>(
+      llvm::PowerOf2Ceil((shape.maxWidth + t.F - 1) / t.F));
+  t.R = kWarp / t.Q;
+  t.T = T;
+  t.warps = warps;
+  return t;
+}
 
 class KernelGenerator {
 public:
   KernelGenerator(ScoreSelectOp op, const EncoderShape &shape, int64_t A,
-                  int64_t S, int64_t B, int64_t groups, int64_t perThread,
+                  int64_t S, int64_t B, const Tiling &tiling,
                   gpu::GPUModuleOp module)
-      : op(op), shape(shape), A(A), S(S), B(B), G(groups), T(perThread),
-        Wp((shape.maxWidth + kWarp - 1) / kWarp * kWarp), NW(Wp / kWarp),
+      : op(op), shape(shape), A(A), S(S), B(B), tl(tiling),
         b(op.getLoc(), OpBuilder::atBlockEnd(module.getBody())) {
     MLIRContext *ctx = op.getContext();
     i1 = b.getI1Type();
     i32 = b.getI32Type();
+    i64 = b.getI64Type();
     f32 = b.getF32Type();
     f64 = b.getF64Type();
     index = b.getIndexType();
+    vec4 = VectorType::get({4}, f32);
     global = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Global);
     workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    globalPtr = LLVM::LLVMPointerType::get(ctx, 1);
+    sharedPtr = LLVM::LLVMPointerType::get(ctx, 3);
   }
 
-  int64_t threads() const { return G * Wp; }
-
-  /// Emits the kernel; `tables` are the buffers of the encoder's weights in
-  /// argument order (after the five state arguments).
+  /// Emits the kernel with arguments `argTypes` (docs/gpu-kernels.md).
   gpu::GPUFuncOp emit(StringRef name, ArrayRef<Type> argTypes) {
     auto fnType = b.getFunctionType(argTypes, {});
     SmallVector<Type> shared = {
-        wgType({G * T, Wp}), wgType({G * T, Wp}), // activations
-        wgType({Wp}),                             // parent embedding
-        wgType({G * T, NW}), wgType({G * T, NW}), // group partials
-        wgType({S})};                             // logits
+        wgType({tl.rowsPerPass(), tl.width()}), // activations, a warp's rows
+        wgType({tl.width()}),                   // enc(parent)
+        MemRefType::get({1}, i32, MemRefLayoutAttrInterface(),
+                        workgroup)};            // "this block is the last"
     func = gpu::GPUFuncOp::create(b, name, fnType, shared);
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    // Rows are read and written 16 bytes at a time.
+    for (unsigned i = 0; i < shared.size(); ++i)
+      func.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                                       b.getI64IntegerAttr(16));
     func.setKnownBlockSizeAttr(
-        b.getDenseI32ArrayAttr({static_cast<int32_t>(threads()), 1, 1}));
+        b.getDenseI32ArrayAttr({static_cast<int32_t>(tl.threads()), 1, 1}));
     b.setInsertionPointToStart(&func.getBody().front());
     emitBody();
     return func;
@@ -197,6 +236,7 @@ private:
   }
   Value cIdx(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
   Value cI32(int64_t v) { return arith::ConstantIntOp::create(b, v, 32); }
+  Value cI64(int64_t v) { return arith::ConstantIntOp::create(b, v, 64); }
   Value cF32(double v) {
     return arith::ConstantFloatOp::create(b, cast<FloatType>(f32),
                                           APFloat(static_cast<float>(v)));
@@ -206,6 +246,7 @@ private:
   }
   Value toIndex(Value v) { return arith::IndexCastOp::create(b, index, v); }
   Value toI32(Value v) { return arith::IndexCastOp::create(b, i32, v); }
+  Value toI64(Value v) { return arith::IndexCastOp::create(b, i64, v); }
   Value cmpI(arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, p, x, y);
   }
@@ -213,6 +254,8 @@ private:
     return arith::SelectOp::create(b, c, x, y);
   }
   Value andI(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
+  Value addI(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value mulI(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
   Value load(Value mem, ValueRange idx) {
     return memref::LoadOp::create(b, mem, idx);
   }
@@ -226,6 +269,8 @@ private:
     return arith::MinSIOp::create(b, lo, top);
   }
   void barrier() { gpu::BarrierOp::create(b); }
+  /// Orders a warp's workgroup-memory writes before its reads (and back).
+  void syncWarp() { NVVM::SyncWarpOp::create(b, cI32(-1)); }
 
   /// A typed view of bare pointer `arg`: `sizes` static, or dynamic
   /// (index Values) where given.
@@ -292,9 +337,10 @@ private:
     return sel(pos, x, zero);
   }
 
-  /// Butterfly over the 32 lanes of a warp with `combine`.
-  Value warpReduce(Value v, function_ref<Value(Value, Value)> combine) {
-    for (int64_t offset = kWarp / 2; offset >= 1; offset /= 2) {
+  /// Butterfly over `lanes` (a power of two) aligned lanes of a warp.
+  Value butterfly(Value v, int64_t lanes,
+                  function_ref<Value(Value, Value)> combine) {
+    for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
       auto shuffle = gpu::ShuffleOp::create(b, v, static_cast<int32_t>(offset),
                                             static_cast<int32_t>(kWarp),
                                             gpu::ShuffleMode::XOR);
@@ -302,31 +348,77 @@ private:
     }
     return v;
   }
-
-  /// The sums of the T values `vs` (value t of state t of the group) over
-  /// the threads of this group (block-uniform: one barrier). Lane 0's warp
-  /// sums go to workgroup memory; every thread adds its group's NW partials
-  /// in the same order, so the group agrees on each sum.
-  SmallVector<Value> groupSums(ArrayRef<Value> vs) {
-    SmallVector<Value> parts;
-    for (Value v : vs)
-      parts.push_back(warpReduce(
-          v, [&](Value x, Value y) { return arith::AddFOp::create(b, x, y); }));
-    Value red = func.getWorkgroupAttributions()[3 + redParity];
-    redParity ^= 1;
-    ifThen(cmpI(arith::CmpIPredicate::eq, lane, cIdx(0)), [&] {
-      for (int64_t t = 0; t < T; ++t)
-        store(parts[t], red, {rows[t], warpInGroup});
+  Value warpReduce(Value v, function_ref<Value(Value, Value)> combine) {
+    return butterfly(v, kWarp, combine);
+  }
+  /// The sum of `v` over the Q threads of this thread's state row; every one
+  /// of them gets the same value (the butterfly is symmetric).
+  Value rowSum(Value v) {
+    return butterfly(v, tl.Q, [&](Value x, Value y) {
+      return arith::AddFOp::create(b, x, y);
     });
-    barrier();
-    SmallVector<Value> sums;
-    for (int64_t t = 0; t < T; ++t) {
-      Value sum = load(red, {rows[t], cIdx(0)});
-      for (int64_t w = 1; w < NW; ++w)
-        sum = arith::AddFOp::create(b, sum, load(red, {rows[t], cIdx(w)}));
-      sums.push_back(sum);
+  }
+
+  //===------------------------------------------------------------------===//
+  // Row access: F consecutive features from column col0 = (lane % Q) * F
+  //===------------------------------------------------------------------===//
+
+  /// The address (i64) of `mem`'s first element.
+  Value baseAddress(Value mem) {
+    Value ptr = memref::ExtractAlignedPointerAsIndexOp::create(b, mem);
+    return toI64(ptr);
+  }
+  /// `base` + (row * cols + col) * 4 for f32 elements; row, col index.
+  Value elementAddress(Value base, Value row, int64_t cols, Value col) {
+    Value offset = addI(mulI(row, cIdx(cols)), col);
+    return addI(base, mulI(toI64(offset), cI64(4)));
+  }
+  /// This thread's F features of the f32 row at byte address `rowAddr`
+  /// (width `width`; features past it read as 0). `shared` picks the
+  /// address space; `invariant` marks read-only tables.
+  SmallVector<Value> loadRow(Value rowAddr, int64_t width, bool shared,
+                             bool invariant) {
+    Type ptrType = shared ? sharedPtr : globalPtr;
+    SmallVector<Value> values;
+    Value zero = cF32(0);
+    for (int64_t c = 0; c < tl.F; c += tl.V) {
+      Value col = addI(col0, cIdx(c));
+      Value inRange = cmpI(arith::CmpIPredicate::ult, col, cIdx(width));
+      // Past the width the load is clamped into the row, then zeroed.
+      Value clamped = arith::MinUIOp::create(b, col, cIdx(width - tl.V));
+      Value addr = addI(rowAddr, mulI(toI64(clamped), cI64(4)));
+      Value ptr = LLVM::IntToPtrOp::create(b, ptrType, addr);
+      if (tl.V == 4) {
+        Value v = LLVM::LoadOp::create(b, vec4, ptr, /*alignment=*/16,
+                                       /*isVolatile=*/false,
+                                       /*isNonTemporal=*/false, invariant);
+        for (int64_t e = 0; e < 4; ++e) {
+          Value x = LLVM::ExtractElementOp::create(b, f32, v, cI32(e));
+          values.push_back(sel(inRange, x, zero));
+        }
+      } else {
+        Value x = LLVM::LoadOp::create(b, f32, ptr, /*alignment=*/4,
+                                       /*isVolatile=*/false,
+                                       /*isNonTemporal=*/false, invariant);
+        values.push_back(sel(inRange, x, zero));
+      }
     }
-    return sums;
+    return values;
+  }
+  /// Writes this thread's F features to the workgroup row at `rowAddr`.
+  void storeRow(Value rowAddr, ArrayRef<Value> values) {
+    for (int64_t c = 0; c < tl.F; c += tl.V) {
+      Value addr = addI(rowAddr, mulI(toI64(addI(col0, cIdx(c))), cI64(4)));
+      Value ptr = LLVM::IntToPtrOp::create(b, sharedPtr, addr);
+      if (tl.V == 4) {
+        Value v = LLVM::PoisonOp::create(b, vec4);
+        for (int64_t e = 0; e < 4; ++e)
+          v = LLVM::InsertElementOp::create(b, vec4, v, values[c + e], cI32(e));
+        LLVM::StoreOp::create(b, v, ptr, /*alignment=*/16);
+      } else {
+        LLVM::StoreOp::create(b, values[c], ptr, /*alignment=*/4);
+      }
+    }
   }
 
   //===------------------------------------------------------------------===//
@@ -348,9 +440,14 @@ private:
     scale = entry.getArgument(arg++);
     Value actionPtr = entry.getArgument(arg++);
     Value logpPtr = entry.getArgument(arg++);
+    Value logitsPtr = entry.getArgument(arg++);
+    Value arrivalsPtr = entry.getArgument(arg++);
 
     Value guard = load(guardPtr, {});
-    Value slot = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+    // Block bid is part bid / B of slot bid % B.
+    Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+    Value slot = arith::RemUIOp::create(b, bid, cIdx(B));
+    Value part = arith::DivUIOp::create(b, bid, cIdx(B));
     Value slotCand = view(candPtr, i32, {fixed(B)});
     Value cand = load(slotCand, {slot});
     Value run = andI(cmpI(arith::CmpIPredicate::ne, guard, cI32(0)),
@@ -358,7 +455,9 @@ private:
     // Block-uniform: every thread of a block sees the same guard and slot.
     ifThen(run, [&] {
       makeViews(statePtr, derivedPtr, countPtr, tablePtrs, actionPtr, logpPtr);
-      emitSlot(slot);
+      logitsBase = baseAddress(logitsPtr);
+      arrivals = view(arrivalsPtr, i32, {fixed(B)});
+      emitSlot(slot, part);
     });
     gpu::ReturnOp::create(b);
   }
@@ -377,127 +476,195 @@ private:
     count = view(countPtr, i32, {fixed(B)});
     action = view(actionPtr, i32, {fixed(B)});
     actionLogp = view(logpPtr, f32, {fixed(B)});
-    int64_t w = shape.atomWidth;
-    Value predRows = toIndex(arith::AddIOp::create(b, numR, cI32(2)));
-    // The kernel is not told E (docs/gpu-kernels.md's signature): constant
-    // ids come from engine-made states, so they are < E; the view takes the
-    // largest extent an int32 offset reaches.
-    int64_t constRows = std::numeric_limits<int32_t>::max() / w;
-    predProj = view(tablePtrs[0], f32, {predRows, fixed(w)});
-    argConst[0] = view(tablePtrs[1], f32, {fixed(constRows), fixed(w)});
-    argConst[1] = view(tablePtrs[2], f32, {fixed(constRows), fixed(w)});
-    argVar[0] = view(tablePtrs[3], f32, {fixed(2 * A), fixed(w)});
-    argVar[1] = view(tablePtrs[4], f32, {fixed(2 * A), fixed(w)});
+    // Tables are read through 16-byte vector loads at computed addresses:
+    // only their base addresses are kept. The kernel is not told E
+    // (docs/gpu-kernels.md's signature): constant ids come from engine-made
+    // states, so they are < E.
+    for (unsigned i = 0; i < 5; ++i)
+      atomTables[i] = baseAddress(tablePtrs[i]);
     unsigned next = 5;
     for (const VectorLayer &layer : shape.layers) {
-      LayerViews views;
-      if (layer.kind == VectorLayer::Linear) {
-        views.weight =
-            view(tablePtrs[next++], f32, {fixed(layer.in), fixed(layer.out)});
-        views.bias = view(tablePtrs[next++], f32, {fixed(layer.out)});
-      } else if (layer.kind == VectorLayer::LayerNorm) {
-        views.weight = view(tablePtrs[next++], f32, {fixed(layer.out)});
-        views.bias = view(tablePtrs[next++], f32, {fixed(layer.out)});
+      LayerTables tables;
+      if (layer.kind != VectorLayer::Relu) {
+        tables.weight = baseAddress(tablePtrs[next++]);
+        tables.bias = baseAddress(tablePtrs[next++]);
       }
-      layerViews.push_back(views);
+      layerTables.push_back(tables);
     }
   }
 
-  void emitSlot(Value slot) {
+  void emitSlot(Value slot, Value part) {
     Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
-    group = arith::DivUIOp::create(b, tid, cIdx(Wp));
-    feature = arith::RemUIOp::create(b, tid, cIdx(Wp));
     lane = arith::RemUIOp::create(b, tid, cIdx(kWarp));
-    warpInGroup = arith::DivUIOp::create(b, feature, cIdx(kWarp));
-    // Row t of the group's block of the per-state workgroup buffers.
-    for (int64_t t = 0; t < T; ++t)
-      rows.push_back(arith::AddIOp::create(
-          b, arith::MulIOp::create(b, group, cIdx(T)), cIdx(t)));
+    warp = arith::DivUIOp::create(b, tid, cIdx(kWarp));
+    Value rowGroup = arith::DivUIOp::create(b, lane, cIdx(tl.Q));
+    featureThread = arith::RemUIOp::create(b, lane, cIdx(tl.Q));
+    col0 = mulI(featureThread, cIdx(tl.F));
+    // Row t of this thread: the warp's R*T rows, T per row group.
+    Value firstRow = addI(mulI(warp, cIdx(tl.rowsPerWarp())),
+                          mulI(rowGroup, cIdx(tl.T)));
+    rows.clear();
+    for (int64_t t = 0; t < tl.T; ++t)
+      rows.push_back(addI(firstRow, cIdx(t)));
+    actBase = baseAddress(func.getWorkgroupAttributions()[0]);
+    parentBase = baseAddress(func.getWorkgroupAttributions()[1]);
+
     Value k = toIndex(load(count, {slot}));
-    Value items = arith::AddIOp::create(b, k, cIdx(1));
-    Value rounds = arith::DivUIOp::create(
-        b, arith::AddIOp::create(b, items, cIdx(G * T - 1)), cIdx(G * T));
-    Value parent = func.getWorkgroupAttributions()[2];
-    Value logits = func.getWorkgroupAttributions()[5];
-    int64_t d = shape.outWidth;
-    Value inOut = cmpI(arith::CmpIPredicate::ult, feature, cIdx(d));
-    Value featureOut = arith::MinUIOp::create(b, feature, cIdx(d - 1));
-
-    forLoop(cIdx(0), rounds, cIdx(1), {}, [&](Value round, ValueRange) {
-      // Reads of the previous round's workgroup memory end here.
-      barrier();
-      redParity = 0;
-      actParity = 0;
-      // State t of the group is item round*G*T + t*G + group: item 0 (the
-      // parent) is state 0 of group 0 in round 0.
-      Value base = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, round, cIdx(G * T)), group);
-      SmallVector<Value> item, valid;
-      for (int64_t t = 0; t < T; ++t) {
-        item.push_back(arith::AddIOp::create(b, base, cIdx(t * G)));
-        valid.push_back(cmpI(arith::CmpIPredicate::ult, item[t], items));
-      }
-      SmallVector<Value> enc = encode(slot, item, valid);
-
-      Value isParent =
-          andI(cmpI(arith::CmpIPredicate::eq, item[0], cIdx(0)), inOut);
-      ifThen(isParent, [&] { store(enc[0], parent, {feature}); });
-      barrier();
-      Value parentFeature = load(parent, {featureOut});
-      SmallVector<Value> prods, isChild;
-      for (int64_t t = 0; t < T; ++t) {
-        isChild.push_back(
-            andI(valid[t], cmpI(arith::CmpIPredicate::ugt, item[t], cIdx(0))));
-        Value prod = arith::MulFOp::create(b, enc[t], parentFeature);
-        prods.push_back(sel(andI(isChild[t], inOut), prod, cF32(0)));
-      }
-      SmallVector<Value> dots = groupSums(prods);
-      Value first = cmpI(arith::CmpIPredicate::eq, feature, cIdx(0));
-      for (int64_t t = 0; t < T; ++t)
-        ifThen(andI(isChild[t], first), [&] {
-          Value logit = arith::MulFOp::create(b, dots[t], scale);
-          store(logit, logits,
-                {arith::SubIOp::create(b, item[t], cIdx(1)).getResult()});
-        });
-      return SmallVector<Value>{};
+    Value first = cmpI(arith::CmpIPredicate::eq, tid, cIdx(0));
+    Value firstPart = cmpI(arith::CmpIPredicate::eq, part, cIdx(0));
+    Value single = cmpI(arith::CmpIPredicate::ule, k, cIdx(1));
+    // One successor (TRUE, FALSE or a lone state): action 0, log-probability
+    // 0, without encoding anything (spec §4).
+    ifThen(andI(andI(single, firstPart), first), [&] {
+      store(cI32(0), action, {slot});
+      store(cF32(0), actionLogp, {slot});
     });
-    barrier();
-    Value firstWarp = cmpI(arith::CmpIPredicate::ult, tid, cIdx(kWarp));
-    ifThen(firstWarp, [&] { emitSelect(slot, k, logits); });
+    // The blocks this slot's k children need; the others return at once.
+    Value parts = arith::DivUIOp::create(
+        b, addI(k, cIdx(tl.childrenPerBlock() - 1)),
+        cIdx(tl.childrenPerBlock()));
+    Value busy = andI(cmpI(arith::CmpIPredicate::ugt, k, cIdx(1)),
+                      cmpI(arith::CmpIPredicate::ult, part, parts));
+    ifThen(busy, [&] { emitPart(slot, part, k, parts, tid); });
   }
 
-  /// enc(item[t]) for this thread's feature, t < T (0 past the output
-  /// width).
+  /// Part `part` of a slot: the parent (row 0) and the children
+  /// part * (rows - 1) + row - 1; their logits go to the slot's global
+  /// logits row, and the last of the slot's blocks to finish selects.
+  void emitPart(Value slot, Value part, Value k, Value parts, Value tid) {
+    Value childBase = mulI(part, cIdx(tl.childrenPerBlock()));
+    SmallVector<Value> item, valid, childOf;
+    for (int64_t t = 0; t < tl.T; ++t) {
+      Value isParent = cmpI(arith::CmpIPredicate::eq, rows[t], cIdx(0));
+      // Item 0 is the parent, item i child i - 1.
+      Value child = addI(
+          childBase,
+          arith::SubIOp::create(b, arith::MaxUIOp::create(b, rows[t], cIdx(1)),
+                                cIdx(1)));
+      childOf.push_back(child);
+      item.push_back(sel(isParent, cIdx(0), addI(child, cIdx(1))));
+      Value inList = cmpI(arith::CmpIPredicate::ult, child, k);
+      valid.push_back(arith::OrIOp::create(b, isParent, inList));
+    }
+    // Warp-uniform: a warp whose rows are all past the list encodes nothing
+    // (its workgroup rows are its own; no block barrier inside).
+    Value used = addI(cIdx(1), arith::MinUIOp::create(
+                                   b, arith::SubIOp::create(b, k, childBase),
+                                   cIdx(tl.childrenPerBlock())));
+    Value warpFirst = mulI(warp, cIdx(tl.rowsPerWarp()));
+    Value warpBusy = cmpI(arith::CmpIPredicate::ult, warpFirst, used);
+    SmallVector<Type> encTypes(tl.T * tl.F, f32);
+    SmallVector<Value> enc = ifElse(
+        warpBusy, encTypes, [&] { return encode(slot, item, valid); },
+        [&] { return SmallVector<Value>(tl.T * tl.F, cF32(0)); });
+
+    // enc(parent) = row 0, shared through workgroup memory.
+    ifThen(cmpI(arith::CmpIPredicate::eq, rows[0], cIdx(0)), [&] {
+      storeRow(parentBase, ArrayRef<Value>(enc).take_front(tl.F));
+    });
+    barrier();
+    SmallVector<Value> parentFeatures =
+        loadRow(parentBase, shape.outWidth, /*shared=*/true, false);
+    Value firstFeature =
+        cmpI(arith::CmpIPredicate::eq, featureThread, cIdx(0));
+    for (int64_t t = 0; t < tl.T; ++t) {
+      Value dot = cF32(0);
+      for (int64_t c = 0; c < tl.F; ++c)
+        dot =
+            math::FmaOp::create(b, enc[t * tl.F + c], parentFeatures[c], dot);
+      dot = rowSum(dot);
+      Value isChild = andI(valid[t],
+                           cmpI(arith::CmpIPredicate::ugt, rows[t], cIdx(0)));
+      ifThen(andI(isChild, firstFeature), [&] {
+        Value logit = arith::MulFOp::create(b, dot, scale);
+        LLVM::StoreOp::create(b, logit, logitAddress(slot, childOf[t]), 4);
+      });
+    }
+
+    // Arrival: the logits are visible GPU-wide before the count is
+    // (threadfence-reduction pattern).
+    NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+    barrier();
+    Value lastFlag = func.getWorkgroupAttributions()[2];
+    ifThen(cmpI(arith::CmpIPredicate::eq, tid, cIdx(0)), [&] {
+      Value before = memref::AtomicRMWOp::create(
+          b, arith::AtomicRMWKind::addi, cI32(1), arrivals, ValueRange{slot});
+      Value isLast = cmpI(arith::CmpIPredicate::eq, toIndex(before),
+                          arith::SubIOp::create(b, parts, cIdx(1)));
+      store(arith::ExtUIOp::create(b, i32, isLast), lastFlag, {cIdx(0)});
+    });
+    barrier();
+    Value last =
+        cmpI(arith::CmpIPredicate::ne, load(lastFlag, {cIdx(0)}), cI32(0));
+    Value selector =
+        andI(last, cmpI(arith::CmpIPredicate::ult, tid, cIdx(kWarp)));
+    ifThen(selector, [&] {
+      NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+      emitSelect(slot, k);
+      // Ready for the next step's arrivals.
+      ifThen(cmpI(arith::CmpIPredicate::eq, lane, cIdx(0)),
+             [&] { store(cI32(0), arrivals, {slot}); });
+    });
+  }
+
+  /// The address of logit `child` of `slot` in the global logits rows.
+  Value logitAddress(Value slot, Value child) {
+    Value addr = elementAddress(logitsBase, slot, S, child);
+    return LLVM::IntToPtrOp::create(b, globalPtr, addr);
+  }
+  /// A logit another block may have written: volatile, so not from L1.
+  Value loadLogit(Value slot, Value child) {
+    return LLVM::LoadOp::create(b, f32, logitAddress(slot, child), 4,
+                                /*isVolatile=*/true);
+  }
+
+  /// enc(item[t]) for this thread's F features of each of its T rows,
+  /// flattened [T][F] (0 past the output width).
   SmallVector<Value> encode(Value slot, ArrayRef<Value> items,
                             ArrayRef<Value> valids) {
     int64_t w = shape.atomWidth;
-    Value inAtom = cmpI(arith::CmpIPredicate::ult, feature, cIdx(w));
-    Value col = arith::MinUIOp::create(b, feature, cIdx(w - 1));
     Value varRows = cI32(2 * A);
-    SmallVector<Value> curs;
-    for (size_t t = 0; t < items.size(); ++t) {
+    Value predRows = addI(numR, cI32(2));
+    SmallVector<SmallVector<Value>> curs;
+    for (int64_t t = 0; t < tl.T; ++t) {
       Value item = items[t], valid = valids[t];
       Value isState = cmpI(arith::CmpIPredicate::eq, item, cIdx(0));
       Value child = arith::SubIOp::create(
           b, arith::MaxUIOp::create(b, item, cIdx(1)), cIdx(1));
 
-      // One atom's term, added to `acc` when the atom is a goal (p >= 0) and
-      // the feature is in the atom width.
-      auto addAtom = [&](Value acc, Value p, Value x, Value y) -> Value {
+      // The row of argument `which` for term `term`: argN_const[t] for a
+      // constant, argN_var[k-1] for variable Vk (one load either way).
+      auto argRow = [&](int which, Value term) {
+        Value isConst = cmpI(arith::CmpIPredicate::sge, term, cI32(0));
+        Value constRow = toIndex(arith::MaxSIOp::create(b, term, cI32(0)));
+        Value varRow = toIndex(clampRow(
+            arith::SubIOp::create(
+                b, arith::SubIOp::create(b, cI32(0), term), cI32(1)),
+            varRows));
+        Value fromConst =
+            elementAddress(atomTables[1 + which], constRow, w, cIdx(0));
+        Value fromVar =
+            elementAddress(atomTables[3 + which], varRow, w, cIdx(0));
+        return loadRow(sel(isConst, fromConst, fromVar), w, false, true);
+      };
+      // One atom's features, added to `acc` when the atom is a goal (p >= 0).
+      auto addAtom = [&](SmallVector<Value> acc, Value p, Value x, Value y) {
         p = sel(valid, p, cI32(-1)); // an item past the list reads as padding
         Value isAtom = cmpI(arith::CmpIPredicate::sge, p, cI32(0));
         Value hasArgs = andI(isAtom, cmpI(arith::CmpIPredicate::slt, p, numR));
-        Value predRow =
-            toIndex(clampRow(p, arith::AddIOp::create(b, numR, cI32(2))));
-        Value pre = load(predProj, {predRow, col});
-        Value sum = arith::AddFOp::create(
-            b, arith::AddFOp::create(b, pre, argTerm(0, x, col, varRows)),
-            argTerm(1, y, col, varRows));
-        Value value = sel(hasArgs, sum, pre);
-        if (shape.atomRelu)
-          value = relu(value);
-        Value next = arith::AddFOp::create(b, acc, value);
-        return sel(andI(isAtom, inAtom), next, acc);
+        Value predRow = toIndex(clampRow(p, predRows));
+        SmallVector<Value> pre = loadRow(
+            elementAddress(atomTables[0], predRow, w, cIdx(0)), w, false, true);
+        SmallVector<Value> arg0 = argRow(0, x), arg1 = argRow(1, y);
+        for (int64_t c = 0; c < tl.F; ++c) {
+          Value sum = arith::AddFOp::create(
+              b, arith::AddFOp::create(b, pre[c], arg0[c]), arg1[c]);
+          Value value = sel(hasArgs, sum, pre[c]);
+          if (shape.atomRelu)
+            value = relu(value);
+          acc[c] = sel(isAtom, arith::AddFOp::create(b, acc[c], value), acc[c]);
+        }
+        return acc;
       };
       // The atoms (p, x, y) of the parent or of child `item - 1`.
       auto loadAtoms = [&](ValueRange positions) {
@@ -521,7 +688,7 @@ private:
             });
       };
 
-      Value cur;
+      SmallVector<Value> acc(tl.F, cF32(0));
       if (A <= kUnrolledAtoms) {
         // Straight-line code: all 3A state words, then all table rows, are
         // independent loads in flight together.
@@ -529,111 +696,130 @@ private:
         for (int64_t a = 0; a < A; ++a)
           positions.push_back(cIdx(a));
         SmallVector<Value> atoms = loadAtoms(positions);
-        cur = cF32(0);
         for (int64_t a = 0; a < A; ++a)
-          cur = addAtom(cur, atoms[3 * a], atoms[3 * a + 1], atoms[3 * a + 2]);
+          acc = addAtom(acc, atoms[3 * a], atoms[3 * a + 1], atoms[3 * a + 2]);
       } else {
-        cur = forLoop(cIdx(0), cIdx(A), cIdx(1), {cF32(0)},
+        acc = forLoop(cIdx(0), cIdx(A), cIdx(1), acc,
                       [&](Value a, ValueRange iters) {
                         SmallVector<Value> atom = loadAtoms({a});
-                        return SmallVector<Value>{
-                            addAtom(iters[0], atom[0], atom[1], atom[2])};
-                      })[0];
+                        return addAtom(llvm::to_vector(iters), atom[0],
+                                       atom[1], atom[2]);
+                      });
       }
-
-      curs.push_back(cur);
+      curs.push_back(acc);
     }
 
-    // The vector layers, on the T states together.
-    for (auto [layer, views] : llvm::zip(shape.layers, layerViews)) {
+    // The vector layers, on the T rows together.
+    for (auto [layer, tables] : llvm::zip(shape.layers, layerTables)) {
       if (layer.kind == VectorLayer::Relu) {
-        for (Value &cur : curs)
-          cur = relu(cur);
+        for (SmallVector<Value> &cur : curs)
+          for (Value &x : cur)
+            x = relu(x);
       } else if (layer.kind == VectorLayer::Linear) {
-        curs = linear(layer, views, curs);
+        curs = linear(layer, tables, curs);
       } else {
-        curs = layerNorm(layer, views, curs);
+        curs = layerNorm(layer, tables, curs);
       }
     }
-    return curs;
+    SmallVector<Value> flat;
+    for (const SmallVector<Value> &cur : curs)
+      llvm::append_range(flat, cur);
+    return flat;
   }
 
-  /// argN of the atom: argN_const[t] for a constant, argN_var[k-1] for Vk.
-  Value argTerm(int which, Value term, Value col, Value varRows) {
-    Value isConst = cmpI(arith::CmpIPredicate::sge, term, cI32(0));
-    Value constRow =
-        toIndex(arith::MaxSIOp::create(b, term, cI32(0)).getResult());
-    Value varRow = toIndex(
-        clampRow(arith::SubIOp::create(
-                     b, arith::SubIOp::create(b, cI32(0), term), cI32(1)),
-                 varRows));
-    Value fromConst = load(argConst[which], {constRow, col});
-    Value fromVar = load(argVar[which], {varRow, col});
-    return sel(isConst, fromConst, fromVar);
-  }
-
-  struct LayerViews {
-    Value weight, bias;
+  struct LayerTables {
+    Value weight, bias; ///< base addresses (i64)
   };
 
-  /// y[j] = bias[j] + sum_i x[i] * Wt[i][j] for each of the T states, x
-  /// through workgroup memory; each weight load serves the T states.
-  SmallVector<Value> linear(const VectorLayer &layer, const LayerViews &views,
-                            ArrayRef<Value> curs) {
-    Value act = func.getWorkgroupAttributions()[actParity];
-    actParity ^= 1;
-    Value inIn = cmpI(arith::CmpIPredicate::ult, feature, cIdx(layer.in));
-    ifThen(inIn, [&] {
-      for (int64_t t = 0; t < T; ++t)
-        store(curs[t], act, {rows[t], feature});
-    });
-    barrier();
-    Value col = arith::MinUIOp::create(b, feature, cIdx(layer.out - 1));
-    Value bias = load(views.bias, {col});
-    SmallVector<Value> inits(T, bias);
+  /// y[j] = bias[j] + sum_i x[i] * Wt[i][j] for the T rows: the rows go
+  /// through the warp's workgroup rows; each step reads V inputs of every
+  /// row and V weight rows, for T * V * F fused multiply-adds.
+  SmallVector<SmallVector<Value>> linear(const VectorLayer &layer,
+                                         const LayerTables &tables,
+                                         ArrayRef<SmallVector<Value>> curs) {
+    SmallVector<Value> rowAddrs;
+    for (int64_t t = 0; t < tl.T; ++t) {
+      rowAddrs.push_back(elementAddress(actBase, rows[t], tl.width(), cIdx(0)));
+      storeRow(rowAddrs[t], curs[t]);
+    }
+    syncWarp();
+    SmallVector<Value> bias = loadRow(tables.bias, layer.out, false, true);
+    SmallVector<Value> inits;
+    for (int64_t t = 0; t < tl.T; ++t)
+      llvm::append_range(inits, bias);
+    // `chunk` inputs per loop iteration, fully unrolled inside.
+    int64_t chunk =
+        layer.in % kInputsPerIteration == 0 ? kInputsPerIteration : tl.V;
+    auto body = [&](Value i0, ValueRange iters) {
+      SmallVector<Value> ys(iters.begin(), iters.end());
+      for (int64_t i = 0; i < chunk; i += tl.V) {
+        Value in = addI(i0, cIdx(i));
+        // x[t][in .. in + V) of each row (one vector load per row).
+        SmallVector<SmallVector<Value>> xs;
+        for (int64_t t = 0; t < tl.T; ++t) {
+          Value addr = addI(rowAddrs[t], mulI(toI64(in), cI64(4)));
+          Value ptr = LLVM::IntToPtrOp::create(b, sharedPtr, addr);
+          SmallVector<Value> x;
+          if (tl.V == 4) {
+            Value v = LLVM::LoadOp::create(b, vec4, ptr, /*alignment=*/16);
+            for (int64_t e = 0; e < 4; ++e)
+              x.push_back(LLVM::ExtractElementOp::create(b, f32, v, cI32(e)));
+          } else {
+            x.push_back(LLVM::LoadOp::create(b, f32, ptr, /*alignment=*/4));
+          }
+          xs.push_back(x);
+        }
+        for (int64_t e = 0; e < tl.V; ++e) {
+          Value wRow = elementAddress(tables.weight, addI(in, cIdx(e)),
+                                      layer.out, cIdx(0));
+          SmallVector<Value> w = loadRow(wRow, layer.out, false, true);
+          for (int64_t t = 0; t < tl.T; ++t)
+            for (int64_t c = 0; c < tl.F; ++c)
+              ys[t * tl.F + c] =
+                  math::FmaOp::create(b, xs[t][e], w[c], ys[t * tl.F + c]);
+        }
+      }
+      return ys;
+    };
     SmallVector<Value> ys =
-        forLoop(cIdx(0), cIdx(layer.in), cIdx(1), inits,
-                [&](Value i, ValueRange iters) {
-                  Value w = load(views.weight, {i, col});
-                  SmallVector<Value> next;
-                  for (int64_t t = 0; t < T; ++t) {
-                    Value x = load(act, {rows[t], i});
-                    next.push_back(arith::AddFOp::create(
-                        b, iters[t], arith::MulFOp::create(b, x, w)));
-                  }
-                  return next;
-                });
-    Value inOut = cmpI(arith::CmpIPredicate::ult, feature, cIdx(layer.out));
-    for (Value &y : ys)
-      y = sel(inOut, y, cF32(0));
-    return ys;
+        chunk == layer.in
+            ? body(cIdx(0), inits)
+            : forLoop(cIdx(0), cIdx(layer.in), cIdx(chunk), inits, body);
+    // The next layer's writes wait for every lane's reads.
+    syncWarp();
+    SmallVector<SmallVector<Value>> out(tl.T);
+    for (int64_t t = 0; t < tl.T; ++t)
+      out[t].assign(ys.begin() + t * tl.F, ys.begin() + (t + 1) * tl.F);
+    return out;
   }
 
   /// ((x - mean) * (1 / sqrt(var + eps))) * gamma + beta over the width, for
-  /// each of the T states.
-  SmallVector<Value> layerNorm(const VectorLayer &layer,
-                               const LayerViews &views, ArrayRef<Value> curs) {
-    Value inW = cmpI(arith::CmpIPredicate::ult, feature, cIdx(layer.out));
+  /// each of the T rows (the sums over the row's Q threads by butterfly).
+  SmallVector<SmallVector<Value>>
+  layerNorm(const VectorLayer &layer, const LayerTables &tables,
+            ArrayRef<SmallVector<Value>> curs) {
     Value zero = cF32(0);
     Value n = cF32(static_cast<double>(layer.out));
-    SmallVector<Value> xs;
-    for (Value cur : curs)
-      xs.push_back(sel(inW, cur, zero));
-    SmallVector<Value> sums = groupSums(xs);
-    SmallVector<Value> centered, squares;
-    for (int64_t t = 0; t < T; ++t) {
-      Value mean = arith::DivFOp::create(b, sums[t], n);
-      centered.push_back(arith::SubFOp::create(b, xs[t], mean));
-      Value masked = sel(inW, centered[t], zero);
-      squares.push_back(arith::MulFOp::create(b, masked, masked));
-    }
-    SmallVector<Value> sqSums = groupSums(squares);
-    Value col = arith::MinUIOp::create(b, feature, cIdx(layer.out - 1));
-    Value gamma = load(views.weight, {col});
-    Value beta = load(views.bias, {col});
-    SmallVector<Value> ys;
-    for (int64_t t = 0; t < T; ++t) {
-      Value var = arith::DivFOp::create(b, sqSums[t], n);
+    SmallVector<Value> inW;
+    for (int64_t c = 0; c < tl.F; ++c)
+      inW.push_back(cmpI(arith::CmpIPredicate::ult, addI(col0, cIdx(c)),
+                         cIdx(layer.out)));
+    SmallVector<Value> gamma = loadRow(tables.weight, layer.out, false, true);
+    SmallVector<Value> beta = loadRow(tables.bias, layer.out, false, true);
+    SmallVector<SmallVector<Value>> out;
+    for (int64_t t = 0; t < tl.T; ++t) {
+      Value sum = zero;
+      for (int64_t c = 0; c < tl.F; ++c)
+        sum = arith::AddFOp::create(b, sum, sel(inW[c], curs[t][c], zero));
+      Value mean = arith::DivFOp::create(b, rowSum(sum), n);
+      SmallVector<Value> centered;
+      Value squares = zero;
+      for (int64_t c = 0; c < tl.F; ++c) {
+        centered.push_back(
+            sel(inW[c], arith::SubFOp::create(b, curs[t][c], mean), zero));
+        squares = math::FmaOp::create(b, centered[c], centered[c], squares);
+      }
+      Value var = arith::DivFOp::create(b, rowSum(squares), n);
       Value shifted = arith::AddFOp::create(b, var, cF32(layer.eps));
       // llvm.nvvm.sqrt.rn.f: IEEE sqrt (libdevice's __nv_sqrtf would be the
       // approximate sqrt unless __CUDA_PREC_SQRT is reflected as 1).
@@ -642,21 +828,34 @@ private:
                        ValueRange{shifted})
                        .getResult(0);
       Value rstd = arith::DivFOp::create(b, cF32(1), root);
-      Value scaled = arith::MulFOp::create(
-          b, arith::MulFOp::create(b, centered[t], rstd), gamma);
-      ys.push_back(sel(inW, arith::AddFOp::create(b, scaled, beta), zero));
+      SmallVector<Value> ys;
+      for (int64_t c = 0; c < tl.F; ++c) {
+        Value scaled = arith::MulFOp::create(
+            b, arith::MulFOp::create(b, centered[c], rstd), gamma[c]);
+        ys.push_back(arith::AddFOp::create(b, scaled, beta[c]));
+      }
+      out.push_back(ys);
     }
-    return ys;
+    return out;
   }
 
-  /// Spec §4 over logits[0..k) by warp 0 (lane = thread).
-  void emitSelect(Value slot, Value k, Value logits) {
+  /// Spec §4 over logits[0..k) by warp 0 (lane = thread). Lane l reads
+  /// logits l, l + 32, ... once, all loads in flight together (they come
+  /// from L2: other blocks wrote them); the three passes then use registers.
+  void emitSelect(Value slot, Value k) {
+    int64_t perLane = (S + kWarp - 1) / kWarp;
     Value negInf = cF32(-std::numeric_limits<float>::infinity());
-    Value m =
-        forLoop(lane, k, cIdx(kWarp), {negInf}, [&](Value i, ValueRange iters) {
-          Value l = load(logits, {i});
-          return SmallVector<Value>{arith::MaxNumFOp::create(b, iters[0], l)};
-        })[0];
+    SmallVector<Value> index, inList, logit;
+    for (int64_t j = 0; j < perLane; ++j) {
+      index.push_back(addI(lane, cIdx(j * kWarp)));
+      inList.push_back(cmpI(arith::CmpIPredicate::ult, index[j], k));
+      // Past the list: a clamped (in-bounds) read, then -inf.
+      Value at = arith::MinUIOp::create(b, index[j], cIdx(S - 1));
+      logit.push_back(sel(inList[j], loadLogit(slot, at), negInf));
+    }
+    Value m = negInf;
+    for (Value l : logit)
+      m = arith::MaxNumFOp::create(b, m, l);
     m = warpReduce(
         m, [&](Value x, Value y) { return arith::MaxNumFOp::create(b, x, y); });
     Value md = arith::ExtFOp::create(b, f64, m);
@@ -666,57 +865,63 @@ private:
         b, md, arith::MulFOp::create(b, cF64(1e-5), magnitude));
 
     Value kI32 = toI32(k);
-    Value first =
-        forLoop(lane, k, cIdx(kWarp), {kI32}, [&](Value i, ValueRange iters) {
-          Value l = arith::ExtFOp::create(b, f64, load(logits, {i}));
-          Value hit =
-              arith::CmpFOp::create(b, arith::CmpFPredicate::OGE, l, threshold);
-          Value better = arith::MinSIOp::create(b, iters[0], toI32(i));
-          return SmallVector<Value>{sel(hit, better, iters[0])};
-        })[0];
+    Value first = kI32;
+    Value sum = cF64(0);
+    SmallVector<Value> wide;
+    for (int64_t j = 0; j < perLane; ++j) {
+      Value l = arith::ExtFOp::create(b, f64, logit[j]);
+      wide.push_back(l);
+      Value hit = andI(inList[j], arith::CmpFOp::create(
+                                      b, arith::CmpFPredicate::OGE, l, threshold));
+      first = sel(hit, arith::MinSIOp::create(b, first, toI32(index[j])), first);
+      Value e = math::ExpOp::create(b, arith::SubFOp::create(b, l, md));
+      sum = sel(inList[j], arith::AddFOp::create(b, sum, e), sum);
+    }
     first = warpReduce(first, [&](Value x, Value y) {
       return arith::MinSIOp::create(b, x, y);
     });
     // In range even for NaN logits (no index reaches the threshold).
     first = arith::MinSIOp::create(b, first,
                                    arith::SubIOp::create(b, kI32, cI32(1)));
-    Value sum = forLoop(
-        lane, k, cIdx(kWarp), {cF64(0)}, [&](Value i, ValueRange iters) {
-          Value l = arith::ExtFOp::create(b, f64, load(logits, {i}));
-          Value e = math::ExpOp::create(b, arith::SubFOp::create(b, l, md));
-          return SmallVector<Value>{arith::AddFOp::create(b, iters[0], e)};
-        })[0];
     sum = warpReduce(
         sum, [&](Value x, Value y) { return arith::AddFOp::create(b, x, y); });
+    // The chosen logit is in the registers of lane first % 32.
+    Value owner = arith::RemUIOp::create(b, toIndex(first), cIdx(kWarp));
+    Value mine = cF64(0);
+    for (int64_t j = 0; j < perLane; ++j)
+      mine = sel(cmpI(arith::CmpIPredicate::eq, index[j], toIndex(first)),
+                 wide[j], mine);
+    Value chosen =
+        gpu::ShuffleOp::create(
+            b, mine, toI32(owner), cI32(kWarp),
+            gpu::ShuffleModeAttr::get(b.getContext(), gpu::ShuffleMode::IDX))
+            .getShuffleResult();
     ifThen(cmpI(arith::CmpIPredicate::eq, lane, cIdx(0)), [&] {
-      Value chosen =
-          arith::ExtFOp::create(b, f64, load(logits, {toIndex(first)}));
       Value logp = arith::SubFOp::create(
           b, arith::SubFOp::create(b, chosen, md), math::LogOp::create(b, sum));
-      Value single = cmpI(arith::CmpIPredicate::sle, k, cIdx(1));
-      Value result =
-          sel(single, cF32(0), arith::TruncFOp::create(b, f32, logp));
-      store(sel(single, cI32(0), first), action, {slot});
-      store(result, actionLogp, {slot});
+      store(first, action, {slot});
+      store(arith::TruncFOp::create(b, f32, logp), actionLogp, {slot});
     });
   }
 
   ScoreSelectOp op;
   const EncoderShape &shape;
-  int64_t A, S, B, G, T, Wp, NW;
+  int64_t A, S, B;
+  Tiling tl;
   ImplicitLocOpBuilder b;
-  Type i1, i32, f32, f64, index;
+  Type i1, i32, i64, f32, f64, index;
+  VectorType vec4;
   Attribute global, workgroup;
+  Type globalPtr, sharedPtr;
   gpu::GPUFuncOp func;
 
-  // Views and per-thread values of the body.
-  Value state, derived, count, action, actionLogp, predProj;
-  Value argConst[2], argVar[2];
-  SmallVector<LayerViews> layerViews;
+  // Views, table addresses and per-thread values of the body.
+  Value state, derived, count, action, actionLogp, arrivals, logitsBase;
+  Value atomTables[5]; ///< pred_proj, arg0/arg1 const, arg0/arg1 var
+  SmallVector<LayerTables> layerTables;
   Value numR, scale;
-  Value group, feature, lane, warpInGroup;
-  SmallVector<Value> rows; ///< group * T + t, t < T
-  int redParity = 0, actParity = 0;
+  Value lane, warp, featureThread, col0, actBase, parentBase;
+  SmallVector<Value> rows; ///< this thread's T rows within a pass
 };
 
 } // namespace
@@ -724,7 +929,8 @@ private:
 FailureOr<PolicyKernel>
 mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
                               StringRef name, StringRef guard, int64_t groups,
-                              int64_t statesPerThread, int64_t minBlocksPerSm) {
+                              int64_t statesPerThread, int64_t minBlocksPerSm,
+                              StringRef logitsBuffer, StringRef arrivalsBuffer) {
   auto program = op->getParentOfType<ProgramOp>();
   auto encoder = dyn_cast_or_null<EncoderOp>(
       SymbolTable::lookupSymbolIn(program, op.getEncoderAttr()));
@@ -736,15 +942,21 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
 
   int64_t A = program.getAAttr().getInt(), S = program.getSAttr().getInt(),
           B = program.getBAttr().getInt();
-  int64_t Wp = (shape->maxWidth + kWarp - 1) / kWarp * kWarp;
-  if (Wp > 1024)
-    return op.emitOpError() << "the GPU policy kernel supports widths up to "
-                               "1024, got "
-                            << shape->maxWidth;
-  int64_t G = std::max<int64_t>(1, std::min<int64_t>(groups, 1024 / Wp));
-  int64_t T = statesPerThread;
+  if (groups < 1 || groups > 32)
+    return op.emitOpError() << "the GPU policy kernel takes 1 to 32 warps per "
+                               "block (--groups), got "
+                            << groups;
+  Tiling tiling = chooseTiling(*shape, groups, statesPerThread);
+  if (tiling.F * tiling.T > 64)
+    return op.emitOpError()
+           << "the GPU policy kernel would hold " << tiling.F * tiling.T
+           << " values per thread (width " << shape->maxWidth
+           << "); lower the states per thread";
+  if (tiling.rowsPerPass() < 2)
+    return op.emitOpError() << "the GPU policy kernel needs at least 2 rows "
+                               "per block (the parent and a child)";
   int64_t sharedBytes =
-      4 * (2 * G * T * Wp + Wp + 2 * G * T * (Wp / kWarp) + S);
+      4 * (tiling.rowsPerPass() * tiling.width() + tiling.width() + 1);
   if (sharedBytes > 48 * 1024)
     return op.emitOpError()
            << "the GPU policy kernel would need " << sharedBytes
@@ -802,6 +1014,11 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
   kernel.args.push_back(("f32:" + scale).str());
   kernel.args.push_back(buf((*action)[0]));
   kernel.args.push_back(buf((*logp)[0]));
+  kernel.args.push_back(("buf:" + logitsBuffer).str());
+  kernel.args.push_back(("buf:" + arrivalsBuffer).str());
+  // B x parts blocks: enough parts of childrenPerBlock() children for S.
+  int64_t parts = (S + tiling.childrenPerBlock() - 1) / tiling.childrenPerBlock();
+  kernel.grid = {"B", std::to_string(parts)};
 
   MLIRContext *ctx = op.getContext();
   auto global = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Global);
@@ -812,15 +1029,15 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
   SmallVector<Type> argTypes = {ptr(i32), ptr(i32), ptr(i32), ptr(i32),
                                 ptr(i32)};
   argTypes.append(tables.size(), ptr(f32));
-  argTypes.append({i32, f32, ptr(i32), ptr(f32)});
+  argTypes.append({i32, f32, ptr(i32), ptr(f32), ptr(f32), ptr(i32)});
 
-  KernelGenerator generator(op, *shape, A, S, B, G, T, module);
+  KernelGenerator generator(op, *shape, A, S, B, tiling, module);
   kernel.func = generator.emit(name, argTypes);
   // ptxas caps the registers so that this many blocks fit on an SM.
   if (minBlocksPerSm > 0)
     kernel.func->setAttr("nvvm.minctasm",
                          IntegerAttr::get(IntegerType::get(op.getContext(), 32),
                                           minBlocksPerSm));
-  kernel.block = generator.threads();
+  kernel.block = tiling.threads();
   return kernel;
 }

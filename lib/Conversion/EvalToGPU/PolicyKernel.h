@@ -20,19 +20,23 @@ struct PolicyKernel {
   gpu::GPUFuncOp func;
   /// The launch's arguments in the bundle's form ("buf:state", "sym:E", ...).
   SmallVector<std::string> args;
-  int64_t block = 0; ///< threads per block (groups x padded width)
+  SmallVector<std::string> grid; ///< blocks: the product of the factors
+  int64_t block = 0;              ///< threads per block
 };
 
 /// Adds `gpu.func @<name>` for `op` to `module`. `guard` is the flag buffer
-/// the kernel checks first; a block encodes `groups` x `statesPerThread`
-/// states at once (each thread of a group handles `statesPerThread`);
-/// `minBlocksPerSm` > 0 asks ptxas to fit that many blocks on an SM.
+/// the kernel checks first; a block is `groups` warps whose threads each
+/// encode `statesPerThread` states; a slot's children are spread over
+/// several blocks, whose logits meet in `logitsBuffer` (f32 [B, S]) and
+/// whose arrivals are counted in `arrivalsBuffer` (i32 [B], zero between
+/// steps); `minBlocksPerSm` > 0 asks ptxas to fit that many blocks on an SM.
 /// Fails with a diagnostic on `op` for an encoder the generator does not
 /// implement or a shape past the kernel's limits.
 FailureOr<PolicyKernel>
 buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module, StringRef name,
                   StringRef guard, int64_t groups, int64_t statesPerThread,
-                  int64_t minBlocksPerSm);
+                  int64_t minBlocksPerSm, StringRef logitsBuffer,
+                  StringRef arrivalsBuffer);
 
 } // namespace mlir::eval
 

@@ -11,6 +11,8 @@
 
 #include "proofc/runtime/Error.h"
 
+#include <cstdlib>
+
 namespace proofc {
 
 const char *condModeName(CondMode mode) {
@@ -28,7 +30,7 @@ CondMode parseCondMode(const std::string &text, const std::string &flag) {
   fail("{}: unknown cond mode '{}' (native, emulated, host)", flag, text);
 }
 
-nlohmann::json cudaRunInfoJson(const CudaRunInfo &info) {
+static nlohmann::json cudaRunInfoBaseJson(const CudaRunInfo &info) {
   return {{"device", info.device},
           {"cond", condModeName(info.cond)},
           {"cond_fell_back", info.condFellBack},
@@ -42,6 +44,33 @@ nlohmann::json cudaRunInfoJson(const CudaRunInfo &info) {
             {"load_seconds", info.cache.loadSeconds}}},
           {"graph_launches", info.graphLaunches},
           {"host_flag_reads", info.hostFlagReads}};
+}
+
+nlohmann::json cudaRunInfoJson(const CudaRunInfo &info) {
+  nlohmann::json j = cudaRunInfoBaseJson(info);
+  if (!info.profiled) return j;
+  auto sumOf = [&](const std::vector<std::string> &names) {
+    double total = 0;
+    for (const std::string &n : names) {
+      auto it = info.launchSeconds.find(n);
+      if (it != info.launchSeconds.end()) total += it->second;
+    }
+    return total;
+  };
+  double all = 0;
+  for (const auto &[name, seconds] : info.launchSeconds) all += seconds;
+  const double policy = sumOf(info.policyLaunches);
+  const double engine = sumOf(info.engineLaunches);
+  j["phases"] = {{"policy_s", policy},
+                 {"engine_s", engine},
+                 {"rest_s", all - policy - engine},
+                 {"by_launch", info.launchSeconds}};
+  return j;
+}
+
+bool CudaBackendOptions::profileFromEnvironment() {
+  const char *v = std::getenv("PROOFC_PROFILE");
+  return v && std::string(v) == "1";
 }
 
 bool cudaBackendBuilt() { return PROOFC_HAVE_CUDA != 0; }
@@ -129,6 +158,7 @@ struct DeviceSession {
   CUgraph graph = nullptr;
   CUgraphExec exec = nullptr;
   CUevent events[2] = {nullptr, nullptr};
+  std::vector<CUevent> timing; ///< profiling events (timing enabled)
   int32_t *pinned = nullptr; ///< host-visible flag slots
 
   explicit DeviceSession(CudaDriver &d) : drv(d) {}
@@ -138,6 +168,7 @@ struct DeviceSession {
     if (graph) drv.cuGraphDestroy(graph);
     for (CUevent e : events)
       if (e) drv.cuEventDestroy(e);
+    for (CUevent e : timing) drv.cuEventDestroy(e);
     if (pinned) drv.cuMemFreeHost(pinned);
     for (CUmodule m : modules) drv.cuModuleUnload(m);
     for (CUdeviceptr p : buffers)
@@ -336,6 +367,12 @@ private:
 
   void resolveCondMode() {
     info_.cond = options_.cond;
+    if (options_.profile) {
+      // Every launch timed on its own: host-driven steps, no graph.
+      info_.cond = CondMode::Host;
+      info_.profiled = true;
+      return;
+    }
     if (options_.cond != CondMode::Native) return;
     std::string why;
     if (!probeConditionalNodes(s_.drv, s_.ctx, &why)) {
@@ -403,6 +440,10 @@ private:
       }
       for (uint64_t &slot : p.storage) p.params.push_back(&slot);
       launches_.emplace(launch.name, std::move(p));
+      if (launch.entry == "proofc_engine")
+        info_.engineLaunches.push_back(launch.name);
+      else if (launch.entry.rfind("score_select", 0) == 0)
+        info_.policyLaunches.push_back(launch.name);
     }
   }
 
@@ -424,28 +465,32 @@ private:
   }
 
   /// Appends `nodes` to `graph` after `dep`; returns the last node. Conds
-  /// become IF nodes (native) or are inlined (emulated: their kernels check
-  /// the flag themselves).
+  /// become IF nodes (native, unless `inlineConds`) or are inlined (their
+  /// kernels check the flag themselves).
   CUgraphNode addNodes(CUgraph graph, CUgraphNode dep,
                        const std::vector<ScheduleNode> &nodes,
-                       const std::map<std::string, CUgraphConditionalHandle> &handles) {
+                       const std::map<std::string, CUgraphConditionalHandle> &handles,
+                       bool inlineConds = false) {
     for (const ScheduleNode &n : nodes) {
       if (!n.launch.empty()) {
         dep = addKernelNode(graph, dep, launches_.at(n.launch));
-      } else if (info_.cond == CondMode::Native) {
+      } else if (info_.cond == CondMode::Native && !inlineConds) {
         dep = addConditional(graph, dep, CU_GRAPH_COND_TYPE_IF,
-                             handles.at(n.cond), n.body, handles);
+                             handles.at(n.cond), [&](CUgraph body) {
+                               addNodes(body, nullptr, n.body, handles);
+                             });
       } else {
-        dep = addNodes(graph, dep, n.body, handles);
+        dep = addNodes(graph, dep, n.body, handles, inlineConds);
       }
     }
     return dep;
   }
 
-  CUgraphNode addConditional(
-      CUgraph graph, CUgraphNode dep, CUgraphConditionalNodeType type,
-      CUgraphConditionalHandle handle, const std::vector<ScheduleNode> &body,
-      const std::map<std::string, CUgraphConditionalHandle> &handles) {
+  /// A conditional node after `dep` whose body graph `fillBody` fills.
+  CUgraphNode addConditional(CUgraph graph, CUgraphNode dep,
+                             CUgraphConditionalNodeType type,
+                             CUgraphConditionalHandle handle,
+                             const std::function<void(CUgraph)> &fillBody) {
     CUgraphNodeParams params{};
     params.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
     params.conditional.handle = handle;
@@ -455,17 +500,26 @@ private:
     CUgraphNode node = nullptr;
     PROOFC_CU(s_.drv, cuGraphAddNode, &node, graph, dep ? &dep : nullptr,
               nullptr, dep ? 1 : 0, &params);
-    addNodes(params.conditional.phGraph_out[0], nullptr, body, handles);
+    fillBody(params.conditional.phGraph_out[0]);
     return node;
   }
 
   void buildGraph(const std::map<std::string, CUgraphConditionalHandle> &handles) {
     const Schedule &schedule = bundle_.plan.schedule;
     if (info_.cond == CondMode::Native) {
-      // ONE graph: prologue, then WHILE(loop) { step }.
+      // ONE graph: prologue, then WHILE(loop) { step x K }. K steps per
+      // iteration amortize the conditional node's cost; the steps after the
+      // last candidate are no-ops (every step kernel checks the loop flag).
+      // A conditional handle drives one node, so only the first copy's
+      // conds are IF nodes; the later copies' are inlined.
       CUgraphNode dep = addNodes(s_.graph, nullptr, schedule.prologue, handles);
       addConditional(s_.graph, dep, CU_GRAPH_COND_TYPE_WHILE,
-                     handles.at(schedule.loopCond), schedule.step, handles);
+                     handles.at(schedule.loopCond), [&](CUgraph body) {
+                       CUgraphNode last = nullptr;
+                       for (int k = 0; k < std::max(1, options_.unroll); ++k)
+                         last = addNodes(body, last, schedule.step, handles,
+                                         /*inlineConds=*/k > 0);
+                     });
     } else {
       // Emulated: K copies of the step; the prologue runs once, directly.
       PROOFC_CU(s_.drv, cuGraphCreate, &s_.graph, 0);
@@ -477,14 +531,48 @@ private:
   }
 
   void launchDirect(const PreparedLaunch &l) {
+    CUevent before = nullptr, after = nullptr;
+    if (info_.profiled) {
+      before = timingEvent();
+      after = timingEvent();
+      PROOFC_CU(s_.drv, cuEventRecord, before, s_.stream);
+    }
     PROOFC_CU(s_.drv, cuLaunchKernel, l.function, l.grid, 1, 1, l.block, 1, 1,
               l.sharedBytes, s_.stream,
               const_cast<void **>(l.params.data()), nullptr);
+    if (info_.profiled) {
+      PROOFC_CU(s_.drv, cuEventRecord, after, s_.stream);
+      timed_.push_back({&l.name, before, after});
+    }
+  }
+
+  /// The next event of the profiling pool (made on first use; reused after
+  /// collectTimings()).
+  CUevent timingEvent() {
+    if (nextEvent_ == s_.timing.size()) {
+      CUevent e = nullptr;
+      PROOFC_CU(s_.drv, cuEventCreate, &e, CU_EVENT_DEFAULT);
+      s_.timing.push_back(e);
+    }
+    return s_.timing[nextEvent_++];
+  }
+
+  /// Adds the timed launches since the last call to launchSeconds; the
+  /// stream must be synchronized.
+  void collectTimings() {
+    for (const TimedLaunch &t : timed_) {
+      float ms = 0;
+      PROOFC_CU(s_.drv, cuEventElapsedTime, &ms, t.before, t.after);
+      info_.launchSeconds[*t.name] += ms * 1e-3;
+    }
+    timed_.clear();
+    nextEvent_ = 0;
   }
 
   int32_t readFlag(CUdeviceptr flag) {
     PROOFC_CU(s_.drv, cuMemcpyDtoHAsync, s_.pinned, flag, 4, s_.stream);
     PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
+    if (info_.profiled) collectTimings();
     ++info_.hostFlagReads;
     return s_.pinned[0];
   }
@@ -586,6 +674,13 @@ private:
   CUdeviceptr loopFlag_ = 0;
   const RunControl *control_ = nullptr;
   bool stoppedEarly_ = false; ///< cancelled before the pool was done
+  // Profiling: launches timed since the last collectTimings().
+  struct TimedLaunch {
+    const std::string *name;
+    CUevent before, after;
+  };
+  std::vector<TimedLaunch> timed_;
+  size_t nextEvent_ = 0;
 };
 
 } // namespace
@@ -606,6 +701,8 @@ std::vector<Outcome> CudaBackend::run(const EvalInputs &inputs,
   info_.graphLaunches += before.graphLaunches;
   info_.hostFlagReads += before.hostFlagReads;
   info_.deviceBytes = std::max(info_.deviceBytes, before.deviceBytes);
+  for (const auto &[name, seconds] : before.launchSeconds)
+    info_.launchSeconds[name] += seconds;
   return outcomes;
 }
 

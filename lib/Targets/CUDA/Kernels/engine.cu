@@ -9,6 +9,13 @@
 // state, or an earlier item of the chunk) and an exclusive scan appends the
 // survivors in order, until S states are kept (§3 steps 4 and 6).
 //
+// "Seen before" is one lookup, not a scan: a workgroup hash table maps a
+// state's hash to its smallest claimant, an item of this chunk (its thread
+// index) or a kept state (-(position + 1)), set with atomicCAS/atomicMin. An
+// item keeps its yield when it is the smallest claimant; otherwise it
+// compares the claimant's state, and only when two different states share a
+// 32-bit hash does it fall back to comparing every earlier state.
+//
 // Two exact shortcuts (the host engine takes the same ones): a yield is empty
 // only for a fact step of a one-goal state, so the first such success makes
 // the result [TRUE] (§3 steps 3, 5) and no other yield can be TRUE; and when
@@ -46,7 +53,19 @@ constexpr int kMaxVars = 4 * A + 2;
 
 static_assert(T >= 2 && T <= 1024 && (T & (T - 1)) == 0,
               "PROOFC_ENGINE_THREADS must be a power of two in [2, 1024]");
-static_assert((S + T) * (W + 1) * 4 + 4 * T * 4 + 256 <= 48 * 1024,
+/// Hash table slots: the power of two at or above twice the states it can
+/// hold (bit smearing: NVRTC's JIT mode has no host constexpr functions).
+constexpr int kTableBits0 = 2 * (S + T) - 1;
+constexpr int kTableBits1 = kTableBits0 | (kTableBits0 >> 1);
+constexpr int kTableBits2 = kTableBits1 | (kTableBits1 >> 2);
+constexpr int kTableBits3 = kTableBits2 | (kTableBits2 >> 4);
+constexpr int kTableBits4 = kTableBits3 | (kTableBits3 >> 8);
+constexpr int kTable = (kTableBits4 | (kTableBits4 >> 16)) + 1;
+constexpr unsigned kEmpty = 0u; // hashState never returns it
+constexpr int kNoClaim = 0x7fffffff;
+
+static_assert((S + T) * (W + 1) * 4 + 4 * T * 4 + 8 * kTable + 256 <=
+                  48 * 1024,
               "engine.cu: S and A too large for 48 KiB of static shared memory");
 
 /// Per-slot setup, computed by thread 0.
@@ -103,7 +122,22 @@ __device__ __forceinline__ void canonicalize(int *out, int m) {
 __device__ __forceinline__ unsigned hashState(const int *st) {
   unsigned h = 2166136261u;
   for (int i = 0; i < W; ++i) h = (h ^ static_cast<unsigned>(st[i])) * 16777619u;
-  return h;
+  return h == kEmpty ? 1u : h;
+}
+
+/// Claims hash `h` for `claimant`; returns its table slot, whose claim is
+/// then the smallest claimant of `h` so far (linear probing).
+__device__ __forceinline__ int claimHash(unsigned *keys, int *claims,
+                                         unsigned h, int claimant) {
+  int slot = static_cast<int>(h & (kTable - 1));
+  for (;;) {
+    const unsigned key = atomicCAS(keys + slot, kEmpty, h);
+    if (key == kEmpty || key == h) {
+      atomicMin(claims + slot, claimant);
+      return slot;
+    }
+    slot = (slot + 1) & (kTable - 1);
+  }
 }
 
 __device__ __forceinline__ bool sameState(const int *x, const int *y) {
@@ -251,9 +285,15 @@ extern "C" __global__ void proofc_engine(
   __shared__ int sChunk[T * W];
   __shared__ unsigned sHash[T];
   __shared__ int sValid[T], sScan[T];
+  __shared__ unsigned sTableKey[kTable];
+  __shared__ int sTableClaim[kTable];
   __shared__ int sKeptCount, sNext, sDone, sTrue, sFactHit;
 
   for (int i = tid; i < W; i += T) sG[i] = state[b * W + i];
+  for (int i = tid; i < kTable; i += T) {
+    sTableKey[i] = kEmpty;
+    sTableClaim[i] = kNoClaim;
+  }
   __syncthreads();
   if (tid == 0) {
     planSlot(pl, sG, pool + 3 * cand, facts, psOffsets, poOffsets, predOffsets,
@@ -283,16 +323,26 @@ extern "C" __global__ void proofc_engine(
     const unsigned h = valid ? hashState(mine) : 0u;
     sHash[tid] = h;
     sValid[tid] = valid;
+    const int slot = valid ? claimHash(sTableKey, sTableClaim, h, tid) : 0;
     __syncthreads();
 
     // Drop a yield seen before: in the kept states or earlier in the chunk.
     int keep = valid;
     const int kept = sKeptCount;
-    for (int j = 0; keep && j < tid; ++j)
-      if (sValid[j] && sHash[j] == h && sameState(sChunk + j * W, mine))
+    const int claim = valid ? sTableClaim[slot] : tid;
+    if (claim != tid) {
+      const int *first =
+          claim < 0 ? sKept + (-claim - 1) * W : sChunk + claim * W;
+      if (sameState(first, mine)) {
         keep = 0;
-    for (int k = 0; keep && k < kept; ++k)
-      if (sKeptHash[k] == h && sameState(sKept + k * W, mine)) keep = 0;
+      } else { // two states share the hash: compare with every earlier one
+        for (int j = 0; keep && j < tid; ++j)
+          if (sValid[j] && sHash[j] == h && sameState(sChunk + j * W, mine))
+            keep = 0;
+        for (int k = 0; keep && k < kept; ++k)
+          if (sKeptHash[k] == h && sameState(sKept + k * W, mine)) keep = 0;
+      }
+    }
 
     // Inclusive scan of keep (Hillis-Steele; no warp intrinsics, see top).
     sScan[tid] = keep;
@@ -307,6 +357,8 @@ extern "C" __global__ void proofc_engine(
     if (keep && pos < S) {
       for (int w = 0; w < W; ++w) sKept[pos * W + w] = mine[w];
       sKeptHash[pos] = h;
+      // Later chunks find the kept state (every claim was read above).
+      if (claim == tid) sTableClaim[slot] = -(pos + 1);
     }
     __syncthreads();
 

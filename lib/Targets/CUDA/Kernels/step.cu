@@ -36,9 +36,10 @@ enum Status { kProved = 0, kFailed = 1, kTruncated = 2 };
 
 /// The start state canon([(r, h, t)]) of candidate c: the triple is ground.
 __device__ __forceinline__ void startState(int *st, const int *pool, int c) {
-  st[0] = pool[3 * c + 1];
-  st[1] = pool[3 * c];
-  st[2] = pool[3 * c + 2];
+  const int h = pool[3 * c], r = pool[3 * c + 1], t = pool[3 * c + 2];
+  st[0] = r;
+  st[1] = h;
+  st[2] = t;
   for (int a = 1; a < A; ++a) {
     st[3 * a] = kPadPred;
     st[3 * a + 1] = 0;
@@ -106,10 +107,15 @@ extern "C" __global__ void proofc_advance(
     if (a < 0 || a >= count[b]) __trap(); // the policy broke its contract
     int *st = state + b * W;
     const int *chosen = derived + (static_cast<long long>(b) * S + a) * W;
-    for (int w = 0; w < W; ++w) st[w] = chosen[w];
+    // All loads first, then the stores: the compiler cannot tell that state
+    // and derived do not overlap, so a load-store loop would wait for each
+    // load in turn (W round trips to L2 instead of one).
+    int words[W];
+    for (int w = 0; w < W; ++w) words[w] = chosen[w];
     const float lp = logp[b] + actionLogp[b];
     const int d = depth[b] + 1;
-    const int pred = st[0];
+    for (int w = 0; w < W; ++w) st[w] = words[w];
+    const int pred = words[0];
     const int status = pred == R       ? kProved
                        : pred == R + 1 ? kFailed
                        : d >= D        ? kTruncated

@@ -2,7 +2,8 @@
 //
 // Test-only. The kernel templates (lib/Targets/CUDA/Kernels/*.cu) use a small
 // subset of CUDA: __global__/__device__/__shared__, threadIdx/blockIdx/
-// blockDim, __syncthreads(), atomicAdd, __trap and cudaGraphSetConditional.
+// blockDim, __syncthreads(), atomicAdd/CAS/Min, __trap and
+// cudaGraphSetConditional.
 // Including this header before a .cu file compiles it as plain C++; launch()
 // then runs a grid block by block, each block's threads as cooperative fibers
 // on one OS thread: __syncthreads() switches to the next fiber, so a round
@@ -43,6 +44,18 @@ inline void __trap() {
 template <typename T> T atomicAdd(T *address, T value) {
   T old = *address;
   *address += value;
+  return old;
+}
+
+template <typename T> T atomicCAS(T *address, T compare, T value) {
+  T old = *address;
+  if (old == compare) *address = value;
+  return old;
+}
+
+template <typename T> T atomicMin(T *address, T value) {
+  T old = *address;
+  if (value < old) *address = value;
   return old;
 }
 

@@ -40,19 +40,19 @@ struct EvalGpuPipelineOptions
       llvm::cl::desc("libdevice.10.bc (empty: the configured toolkit's)"),
       llvm::cl::init("")};
   Option<int64_t> groups{*this, "groups",
-                         llvm::cl::desc("States encoded at once per block"),
-                         llvm::cl::init(8)};
+                         llvm::cl::desc("Warps per policy-kernel block"),
+                         llvm::cl::init(4)};
   Option<int64_t> statesPerThread{
       *this, "states-per-thread",
       llvm::cl::desc("States each policy-kernel thread encodes at once"),
-      llvm::cl::init(2)};
+      llvm::cl::init(4)};
   Option<int64_t> engineThreads{*this, "engine-threads",
                                 llvm::cl::desc("Engine kernel block size"),
                                 llvm::cl::init(128)};
   Option<int64_t> minBlocksPerSm{
       *this, "min-blocks-per-sm",
       llvm::cl::desc("Policy kernel blocks per SM (caps registers; 0: none)"),
-      llvm::cl::init(0)};
+      llvm::cl::init(6)};
   /// Stop before the upstream NVVM lowering (the gpu.module stays as
   /// scf/arith/memref/gpu ops).
   Option<bool> stopBeforeNvvm{*this, "stop-before-nvvm",

@@ -9,7 +9,8 @@
 // copied back once; ranking stays on the host.
 //
 // CondMode picks how the loop and conds run:
-//   native    conditional graph nodes (handles set on the device);
+//   native    conditional graph nodes (handles set on the device); the
+//             WHILE body holds K copies of the step;
 //   emulated  no conditional nodes: the step is unrolled K times per graph
 //             launch, kernels in a cond body return at once when its flag is
 //             0, and the host reads the loop flag (pinned, async) after each
@@ -35,7 +36,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <memory>
+#include <vector>
 #include <string>
 
 namespace proofc {
@@ -48,7 +51,13 @@ CondMode parseCondMode(const std::string &text, const std::string &flag);
 struct CudaBackendOptions {
   CondMode cond = CondMode::Native;
   int device = 0;  ///< CUDA device ordinal
-  int unroll = 8;  ///< K, steps per graph launch in emulated mode
+  int unroll = 8;  ///< K, steps per WHILE iteration (native) or per graph
+                   ///< launch (emulated)
+  /// Time every kernel launch with events (host-driven steps, no graph):
+  /// slower, for the per-phase split in CudaRunInfo::launchSeconds. Default
+  /// from the environment variable PROOFC_PROFILE=1.
+  bool profile = profileFromEnvironment();
+  static bool profileFromEnvironment();
   KernelCacheOptions cache = KernelCacheOptions::fromEnvironment();
 };
 
@@ -61,11 +70,17 @@ struct CudaRunInfo {
   KernelCacheStats cache;
   int64_t graphLaunches = 0;
   int64_t hostFlagReads = 0;
+  bool profiled = false; ///< CudaBackendOptions::profile was set
+  /// Profiled runs: kernel time per launch name (summed over the run).
+  std::map<std::string, double> launchSeconds;
+  /// The launch names of the engine and of the policy (for the phase split).
+  std::vector<std::string> engineLaunches, policyLaunches;
 };
 
 /// The report's "backend_details" for a CUDA run: device, cond mode, device
 /// bytes, kernel cache (hits, misses, compile and load seconds: a warm run
-/// has no misses and no compile time), graph launches and host flag reads.
+/// has no misses and no compile time), graph launches and host flag reads;
+/// for a profiled run also "phases" (policy_s, engine_s, rest_s, by_launch).
 nlohmann::json cudaRunInfoJson(const CudaRunInfo &info);
 
 /// True when built with the CUDA headers.

@@ -67,6 +67,7 @@ namespace proofc {
   X(cuEventDestroy, 4000)                                                      \
   X(cuEventRecord, 2000)                                                       \
   X(cuEventSynchronize, 2000)                                                  \
+  X(cuEventElapsedTime, 2000)                                                  \
   X(cuGraphCreate, 10000)                                                      \
   X(cuGraphDestroy, 10000)                                                     \
   X(cuGraphAddNode, 12030)                                                     \

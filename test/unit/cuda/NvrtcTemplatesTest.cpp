@@ -1,0 +1,59 @@
+//===- NvrtcTemplatesTest.cpp - The kernel templates compile with NVRTC ---===//
+//
+// NVRTC needs no GPU: this checks on any machine with the CUDA toolkit that
+// every CUDA C++ template compiles for sm_90 in the configurations the
+// compiler emits (NVRTC's JIT mode rejects what a plain C++ compile of the
+// CPU-emulation tests accepts, e.g. host constexpr functions). Skipped, with
+// the reason, where libnvrtc cannot load.
+//
+//===----------------------------------------------------------------------===//
+#include <gtest/gtest.h>
+
+#if PROOFC_HAVE_CUDA
+
+#include "cuda/KernelTestUtil.h"
+#include "proofc/runtime/Error.h"
+#include "proofc/runtime/FileIO.h"
+#include "proofc/runtime/cuda/Nvrtc.h"
+
+namespace proofc::test {
+namespace {
+
+TEST(NvrtcTemplates, CompileForSm90InEveryEmittedConfiguration) {
+  const Nvrtc *nvrtc = nullptr;
+  try {
+    nvrtc = &Nvrtc::get();
+  } catch (const Error &e) {
+    GTEST_SKIP() << "no NVRTC: " << e.what();
+  }
+  const std::string dir = sourceDir() + "/lib/Targets/CUDA/Kernels/";
+  struct Config {
+    int A, S, threads;
+  };
+  // V10 at the engine block sizes proofc compile offers, and a small shape
+  // at the largest block whose tables fit 48 KiB.
+  const Config configs[] = {{6, 120, 32}, {6, 120, 128}, {6, 120, 256},
+                            {2, 8, 512}};
+  for (const char *file : {"engine.cu", "step.cu"})
+    for (const Config &c : configs) {
+      const std::vector<std::string> options = {
+          "-DPROOFC_A=" + std::to_string(c.A),
+          "-DPROOFC_S=" + std::to_string(c.S),
+          "-DPROOFC_ENGINE_THREADS=" + std::to_string(c.threads)};
+      EXPECT_NO_THROW(
+          nvrtc->compileToCubin(readFile(dir + file), file, options, 9, 0))
+          << file << " " << options[0] << " " << options[1] << " "
+          << options[2];
+    }
+}
+
+} // namespace
+} // namespace proofc::test
+
+#else // !PROOFC_HAVE_CUDA
+
+TEST(NvrtcTemplates, CompileForSm90InEveryEmittedConfiguration) {
+  GTEST_SKIP() << "no NVRTC: built without the CUDA headers";
+}
+
+#endif // PROOFC_HAVE_CUDA
