@@ -20,13 +20,8 @@ mkdir -p "$out/logs"
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PROOFC_CACHE_DIR=${PROOFC_CACHE_DIR:-/tmp/proofc-kernel-cache}
 
-if [ ! -x "$build/bin/proofc-run" ]; then
-  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DPROOFC_BUILD_COMPILER=OFF -DPROOFC_BUILD_TESTS=OFF \
-    -DPROOFC_DEPS_INCLUDE="$root/.deps/include" > "$out/agreement-build.log" 2>&1 &&
-  ninja -C "$build" proofc-run >> "$out/agreement-build.log" 2>&1 ||
-    { echo "gpu-agreement: BUILD FAILED"; tail -30 "$out/agreement-build.log"; exit 1; }
-fi
+PROOFC_GPU_BUILD_DIR=$build "$root/scripts/gpu-build.sh" "$out/agreement-build.log" proofc-run ||
+  exit 1
 run=$build/bin/proofc-run
 
 failed=0

@@ -22,13 +22,8 @@ export PROOFC_CACHE_DIR=${PROOFC_CACHE_DIR:-/tmp/proofc-kernel-cache}
 } > "$out/env.log" 2>&1
 
 start=$(date +%s)
-if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-         -DPROOFC_BUILD_COMPILER=OFF -DPROOFC_DEPS_INCLUDE="$root/.deps/include" \
-         -DGTEST_ROOT="$root/.deps/gtest" &&
-       ninja -C "$build" -j"$(nproc)" proofc-unittests proofc-run; } \
-     > "$out/build.log" 2>&1; then
-  echo "gpu-check: BUILD FAILED (log: build.log)"; tail -40 "$out/build.log"; exit 1
-fi
+PROOFC_GPU_BUILD_DIR=$build "$root/scripts/gpu-build.sh" "$out/build.log" \
+  proofc-unittests proofc-run || exit 1
 echo "gpu-check: built in $(( $(date +%s) - start )) s"
 
 "$build/bin/proofc-unittests" --gtest_filter="$filter" \

@@ -99,28 +99,15 @@ def seconds(path: str) -> Tuple[str, float]:
     raise InputError(f"{path}: no timings.steady_seconds or timings.run_seconds")
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python3 -m bench.torch.compare", description=__doc__.split("\n")[0])
-    ap.add_argument("a", help="outcomes TSV (e.g. proofc run --outcomes)")
-    ap.add_argument("b", help="outcomes TSV (e.g. bench.torch.evaluate --outcomes)")
-    ap.add_argument("--report-a", help="JSON report of A (for the time ratio)")
-    ap.add_argument("--report-b", help="JSON report of B (for the time ratio)")
-    args = ap.parse_args(argv)
-    try:
-        order_a, rows_a = read_outcomes(args.a)
-        order_b, rows_b = read_outcomes(args.b)
-        if set(rows_a) != set(rows_b):
-            only_a = len(set(rows_a) - set(rows_b))
-            only_b = len(set(rows_b) - set(rows_a))
-            raise InputError(f"{args.a} and {args.b} list different candidates "
-                             f"({only_a} only in the first, {only_b} only in the second)")
-        timing = None
-        if args.report_a and args.report_b:
-            timing = (seconds(args.report_a), seconds(args.report_b))
-    except (InputError, OSError, json.JSONDecodeError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-
+def compare_outcomes(path_a: str, path_b: str) -> Dict:
+    """The §7 verdict for two outcome files (raises InputError, OSError)."""
+    order_a, rows_a = read_outcomes(path_a)
+    order_b, rows_b = read_outcomes(path_b)
+    if set(rows_a) != set(rows_b):
+        only_a = len(set(rows_a) - set(rows_b))
+        only_b = len(set(rows_b) - set(rows_a))
+        raise InputError(f"{path_a} and {path_b} list different candidates "
+                         f"({only_a} only in the first, {only_b} only in the second)")
     n = len(order_a)
     agree = sum(rows_a[k][:2] == rows_b[k][:2] for k in order_a)
     both_proved = [k for k in order_a if rows_a[k][0] == rows_b[k][0] == "proved"]
@@ -129,18 +116,41 @@ def main(argv=None) -> int:
     worst = max(ma, key=lambda key: abs(ma[key] - mb[key]))
     worst_diff = abs(ma[worst] - mb[worst])
     fraction = agree / n if n else 1.0
-    ok = fraction >= MIN_AGREEMENT and worst_diff <= METRIC_TOLERANCE
-    print(f"candidates {n}: status+depth agree on {agree} ({100 * fraction:.3f}%, need "
-          f">= {100 * MIN_AGREEMENT:.1f}%); largest metric difference {worst_diff:.2e} ({worst}, "
-          f"tolerance {METRIC_TOLERANCE:g}); largest logp difference on candidates proved by both "
-          f"{max_dlogp:.2e}")
-    print(f"MRR {ma['both.mrr']:.4f} vs {mb['both.mrr']:.4f}, Hits@10 {ma['both.hits10']:.4f} vs "
-          f"{mb['both.hits10']:.4f}")
+    return {"candidates": n, "agree": agree, "fraction": fraction,
+            "worst_metric": worst, "worst_metric_diff": worst_diff,
+            "max_logp_diff_proved": max_dlogp,
+            "mrr": [ma["both.mrr"], mb["both.mrr"]], "hits10": [ma["both.hits10"], mb["both.hits10"]],
+            "ok": fraction >= MIN_AGREEMENT and worst_diff <= METRIC_TOLERANCE}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python3 -m bench.torch.compare", description=__doc__.split("\n")[0])
+    ap.add_argument("a", help="outcomes TSV (e.g. proofc run --outcomes)")
+    ap.add_argument("b", help="outcomes TSV (e.g. bench.torch.evaluate --outcomes)")
+    ap.add_argument("--report-a", help="JSON report of A (for the time ratio)")
+    ap.add_argument("--report-b", help="JSON report of B (for the time ratio)")
+    args = ap.parse_args(argv)
+    try:
+        c = compare_outcomes(args.a, args.b)
+        timing = None
+        if args.report_a and args.report_b:
+            timing = (seconds(args.report_a), seconds(args.report_b))
+    except (InputError, OSError, json.JSONDecodeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+    print(f"candidates {c['candidates']}: status+depth agree on {c['agree']} "
+          f"({100 * c['fraction']:.3f}%, need >= {100 * MIN_AGREEMENT:.1f}%); largest metric "
+          f"difference {c['worst_metric_diff']:.2e} ({c['worst_metric']}, tolerance "
+          f"{METRIC_TOLERANCE:g}); largest logp difference on candidates proved by both "
+          f"{c['max_logp_diff_proved']:.2e}")
+    print(f"MRR {c['mrr'][0]:.4f} vs {c['mrr'][1]:.4f}, Hits@10 {c['hits10'][0]:.4f} vs "
+          f"{c['hits10'][1]:.4f}")
     if timing:
         (ka, ta), (kb, tb) = timing
         print(f"time: {ta:.3f} s ({ka}) vs {tb:.3f} s ({kb}): B/A = {tb / ta:.2f}x")
-    print("agree (spec §7)" if ok else "DISAGREE (spec §7)")
-    return 0 if ok else 1
+    print("agree (spec §7)" if c["ok"] else "DISAGREE (spec §7)")
+    return 0 if c["ok"] else 1
 
 
 if __name__ == "__main__":

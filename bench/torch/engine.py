@@ -226,7 +226,6 @@ def derive(t: EngineTensors, k: EngineShape, G: torch.Tensor, c: torch.Tensor):
     match = in_window & (sV.unsqueeze(1) | (fs == s.unsqueeze(1))) \
         & (oV.unsqueeze(1) | (fo == o.unsqueeze(1))) \
         & ~(same.unsqueeze(1) & (fs != fo)) & ~is_cand(fidx)
-    is_true = one_goal & match.any(1)
 
     # Which bound variables occur in rest decides which facts give equal states.
     rest_p, rest_a, rest_b = preds[:, 1:], args_a[:, 1:], args_b[:, 1:]
@@ -238,6 +237,9 @@ def derive(t: EngineTensors, k: EngineShape, G: torch.Tensor, c: torch.Tensor):
     by_s_group = used_s & ~used_o & oV & ~same   # all facts of p: one state per s'
     by_o_group = used_o & ~used_s & sV & ~same   # all facts of p: one state per o'
     first_match = torch.where(match, j, torch.full_like(pos, W)).amin(1, keepdim=True)
+    # "some fact matches", read off first_match rather than a match.any(1)
+    # that Inductor could fuse into the cumsum's split scan below (NYI there).
+    is_true = one_goal & (first_match.squeeze(1) < W)
     g_s = t.ps_first[fidx]
     first_in_s = torch.where(is_cand(g_s), fidx == g_s + 1, fidx == g_s)
     g_o = t.po_first[fidx]

@@ -23,8 +23,10 @@ Variants:
 
 import argparse
 import json
+import logging
 import math
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -199,6 +201,50 @@ def copy_back(bufs: List[torch.Tensor], outs) -> None:
             b.copy_(o)
 
 
+def configure_dynamo(allow_recompile: bool) -> None:
+    """The step has fixed shapes: a changed shape must not quietly turn into a
+    dynamic-shape recompile, and (unless allowed) any recompile is an error
+    rather than a silent per-step cost."""
+    cfg = torch._dynamo.config
+    cfg.automatic_dynamic_shapes = False
+    cfg.assume_static_by_default = True
+    if not allow_recompile:
+        cfg.error_on_recompile = True
+
+
+class SkipReasons(logging.Handler):
+    """Collects Inductor's "skipping cudagraphs due to ..." messages."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.reasons: List[str] = []
+
+    def emit(self, record):
+        message = record.getMessage()
+        if "skipping cudagraphs" in message and message not in self.reasons:
+            self.reasons.append(message.splitlines()[0])
+
+
+def capture_cudagraph_skips() -> SkipReasons:
+    """Turns on the torch log artifact that carries the skip reason
+    (`cudagraphs` in torch >= 2.6, `perf_hints` before) and listens to it."""
+    from torch._logging._internal import log_registry
+    names = [n for n in ("cudagraphs", "perf_hints") if n in log_registry.artifact_names]
+    if names and not os.environ.get("TORCH_LOGS"):
+        torch._logging.set_logs(**{n: True for n in names})
+    handler = SkipReasons()
+    for name in ("torch", "torch._inductor"):
+        logging.getLogger(name).addHandler(handler)
+    return handler
+
+
+def dynamo_stats() -> Dict:
+    from torch._dynamo.utils import counters
+    return {"unique_graphs": int(counters["stats"].get("unique_graphs", 0)),
+            "graph_breaks": int(sum(counters["graph_break"].values())),
+            "cudagraph_skips": int(counters["inductor"].get("cudagraph_skips", 0))}
+
+
 def run_pass(step, bufs, initial, compiled: bool, check_every: int, max_steps: int) -> int:
     """One full evaluation; returns the number of steps."""
     copy_back(bufs, initial)
@@ -291,7 +337,10 @@ def parse_args(argv):
     ap.add_argument("--check-every", type=int, default=16,
                     help="steps between host checks for the end of the pool")
     ap.add_argument("--passes", type=int, default=2,
-                    help="full passes; the first includes compilation, the last is timed")
+                    help="full passes; the first includes compilation (warm-up), the "
+                         "median of the others is the steady time")
+    ap.add_argument("--allow-recompile", action="store_true",
+                    help="let Dynamo recompile the step (default: a recompile is an error)")
     ap.add_argument("--outcomes", help="write per-candidate outcomes TSV (proofc's format)")
     ap.add_argument("--json", help="write metrics and timings as JSON")
     args = ap.parse_args(argv)
@@ -330,7 +379,10 @@ def main(argv=None) -> int:
     setup_s = time.perf_counter() - t0
 
     step = prover
+    skips = None
     if compiled:
+        configure_dynamo(args.allow_recompile)
+        skips = capture_cudagraph_skips()
         for tensor in prover.constant_tensors() + bufs:
             torch._dynamo.mark_static_address(tensor)
         step = torch.compile(prover, mode=args.compile_mode, fullgraph=True)
@@ -344,9 +396,8 @@ def main(argv=None) -> int:
         copy_back(bufs, step(*bufs))
         sync(device)
     compile_s = time.perf_counter() - t1
-    first_pass_s, results, steps = 0.0, None, 0
+    first_pass_s, results, steps, pass_seconds = 0.0, None, 0, []
     for pass_index in range(args.passes):
-        last = pass_index == args.passes - 1
         sync(device)
         if device.type == "cuda":
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -361,24 +412,30 @@ def main(argv=None) -> int:
             elapsed = time.perf_counter() - tp
         if pass_index == 0:
             first_pass_s = time.perf_counter() - tp
+        pass_seconds.append(elapsed)
         outs = (bufs[-3][:N].tolist(), bufs[-2][:N].tolist(), bufs[-1][:N].tolist())
         if results is not None and outs != results:
             differing = sum(a != b for x, y in zip(outs, results) for a, b in zip(x, y))
             print(f"warning: pass {pass_index + 1} differs from the previous pass in {differing} "
                   f"outcome fields (the compiled step is not deterministic)", file=sys.stderr)
         results = outs
-        if last:
-            steady_s = elapsed
+    # Steady time: the median of the passes after the first (which compiles,
+    # warms up and records the CUDA graphs); the first pass alone if only one.
+    steady_s = statistics.median(pass_seconds[1:] or pass_seconds)
     status, depth, logp = results
     if min(status) < 0:
         missing = status.index(-1)
         sys.exit(f"error: candidate {missing} never finished (internal error)")
 
     metrics = compute_metrics(cs, status, depth, logp)
-    cudagraph_skips = None
-    if compiled:  # Inductor counts the graphs it could not capture ("skipping cudagraphs due to ...")
-        from torch._dynamo.utils import counters
-        cudagraph_skips = int(counters["inductor"].get("cudagraph_skips", 0))
+    # Inductor counts the graphs it could not capture ("skipping cudagraphs due to ...").
+    stats = dynamo_stats() if compiled else {}
+    cudagraph_skips = stats.get("cudagraph_skips")
+    skip_reasons = skips.reasons if skips else []
+    memory = None
+    if device.type == "cuda":  # the caching allocator's peaks over the whole run
+        memory = {"max_allocated_bytes": int(torch.cuda.max_memory_allocated(device)),
+                  "max_reserved_bytes": int(torch.cuda.max_memory_reserved(device))}
     per_cand_ms = 1000.0 * steady_s / N
     report = {
         "schema": "proofc-torch-report", "version": 1,
@@ -386,7 +443,9 @@ def main(argv=None) -> int:
         if device.type == "cuda" else "cpu",
         "variant": args.variant, "compiled": compiled,
         "compile_mode": args.compile_mode if compiled else None,
-        "cudagraph_skips": cudagraph_skips,
+        "cudagraph_skips": cudagraph_skips, "cudagraph_skip_reasons": skip_reasons,
+        "dynamo": stats or None, "memory": memory,
+        "tf32_matmul": bool(torch.backends.cuda.matmul.allow_tf32),
         "dataset": {"dir": args.data, "entities": ds.num_entities, "relations": ds.num_relations,
                     "facts": eshape.NF, "rules": len(ds.rules), "fact_window": eshape.W,
                     "rules_per_pred": eshape.RMAX},
@@ -397,7 +456,8 @@ def main(argv=None) -> int:
         "metrics": metrics,
         "timings": {"setup_seconds": setup_s, "compile_seconds": compile_s,
                     "first_pass_seconds": first_pass_s, "steady_seconds": steady_s,
-                    "passes": args.passes, "steps": steps, "ms_per_candidate": per_cand_ms},
+                    "pass_seconds": pass_seconds, "passes": args.passes, "steps": steps,
+                    "ms_per_candidate": per_cand_ms},
     }
     both = metrics["both"]
     print(f"torch {torch.__version__} on {report['device']}, variant {args.variant}"
@@ -409,9 +469,16 @@ def main(argv=None) -> int:
           f"tail MRR {metrics['tail']['mrr']:.4f})")
     print(f"setup {setup_s:.2f} s, compile {compile_s:.2f} s, first pass {first_pass_s:.3f} s, "
           f"steady {steady_s:.3f} s ({steps} steps), {per_cand_ms:.4f} ms per candidate")
-    if cudagraph_skips:
-        print(f"note: Inductor skipped CUDA graphs {cudagraph_skips} time(s) (see its log: "
-              f"'skipping cudagraphs due to ...'); this variant ran without CUDA graphs")
+    if cudagraph_skips or skip_reasons:
+        why = f": {skip_reasons[0]}" if skip_reasons else " (see its log: 'skipping cudagraphs due to ...')"
+        print(f"note: Inductor skipped CUDA graphs {cudagraph_skips} time(s){why}; this variant ran "
+              f"without CUDA graphs")
+    if stats:
+        print(f"dynamo: {stats['unique_graphs']} graph(s) compiled, {stats['graph_breaks']} graph "
+              f"break(s)")
+    if memory:
+        print(f"memory: max allocated {memory['max_allocated_bytes'] / 2**20:.0f} MiB, max reserved "
+              f"{memory['max_reserved_bytes'] / 2**20:.0f} MiB")
     if args.outcomes:
         write_atomically(args.outcomes, outcomes_tsv(ds, cs, status, depth, logp))
     if args.json:

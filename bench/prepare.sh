@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Run HERE (the machine with MLIR and the full build) before a bench call to
+# the GPU machine. Fills the git-ignored folders the call carries:
+#   .deps/                          header-only deps (scripts/make-deps.sh)
+#   .gpudata/data/kinship/          the V10 workload's data and trained weights
+#   .gpudata/bundles/v10-b<B>.pcb   examples/v10.mlir compiled with B slots,
+#                                   for each B of BENCH_BATCHES (B is a program
+#                                   attribute: only `B = 256` and the `<256x`
+#                                   dimensions of the slot types are rewritten)
+#   .gpudata/data/fb15k-237/        the large workload (largest dataset with rules)
+#   .gpudata/weights/fb15k-237-random.safetensors
+#                                   `proofc init-weights --seed 0`: fb15k-237 has no
+#                                   trained policy, so the large workload runs
+#                                   with random weights
+#   .gpudata/bench-manifest.json    what was prepared (read by bench/bench.py)
+# and fails when .deps + .gpudata + the tracked tree reach the 64 MiB a call
+# can carry.
+# Usage: bench/prepare.sh
+# Environment: PROOFC_BUILD_DIR (default build/; needs bin/proofc),
+# PROOFC_SHARED_DIR (default ../shared), BENCH_BATCHES (default "256 1024 4096"),
+# BENCH_LARGE (default fb15k-237).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+shared=${PROOFC_SHARED_DIR:-$root/../shared}
+build=${PROOFC_BUILD_DIR:-$root/build}
+proofc=$build/bin/proofc
+dest=$root/.gpudata
+batches=(${BENCH_BATCHES:-256 1024 4096})
+large=${BENCH_LARGE:-fb15k-237}
+program=$root/examples/v10.mlir
+limit=$((64 * 1024 * 1024))
+
+[ -x "$proofc" ] || { echo "prepare: $proofc not found (build it, or set PROOFC_BUILD_DIR)" >&2; exit 1; }
+# kinship data + weights, .deps, and bundles/v10.pcb (the agreement scripts' bundle).
+PROOFC_BUILD_DIR=$build PROOFC_SHARED_DIR=$shared "$root/scripts/prepare-gpu-run.sh" kinship > /dev/null
+
+# One bundle per B. Every `256` outside comments must be B, or the rewrite
+# would change something else: count them before and check none is left.
+code_256() { grep -v '^[[:space:]]*//' "$1" | grep -oP '(?<![0-9])256(?![0-9])' | wc -l; }
+expected=$(grep -v '^[[:space:]]*//' "$program" | grep -oE 'B = 256 : i64|<256x' | wc -l)
+found=$(code_256 "$program")
+[ "$expected" -eq "$found" ] && [ "$found" -gt 0 ] || {
+  echo "prepare: $program has $found '256' outside comments but $expected of them are B (B = 256, <256x...>);" \
+       "the B rewrite would be wrong" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bundles=()
+for B in "${batches[@]}"; do
+  [[ "$B" =~ ^[1-9][0-9]*$ ]] || { echo "prepare: BENCH_BATCHES: '$B' is not a positive integer" >&2; exit 1; }
+  src=$tmp/v10-b$B.mlir
+  sed -E "s/B = 256 : i64/B = $B : i64/; s/<256x/<${B}x/g" "$program" > "$src"
+  if [ "$B" != 256 ] && [ "$(code_256 "$src")" -ne 0 ]; then
+    echo "prepare: a '256' is left in the B=$B program" >&2; exit 1
+  fi
+  "$proofc" compile "$src" -o "$dest/bundles/v10-b$B.pcb"
+  bundles+=("\"$B\": \"bundles/v10-b$B.pcb\"")
+done
+
+# The large workload: data and seed-0 random weights.
+rm -rf "$dest/data/$large"
+cp -r "$shared/data/$large" "$dest/data/$large"
+chmod -R u+w "$dest/data/$large"
+"$proofc" init-weights "$program" --data "$shared/data/$large" --seed 0 \
+  -o "$dest/weights/$large-random.safetensors" > /dev/null
+if [ -f "$shared/weights/$large.safetensors" ]; then
+  echo "prepare: note: $shared/weights/$large.safetensors exists; the bench still uses random weights" >&2
+fi
+
+joined=$(IFS=,; echo "${bundles[*]}")
+cat > "$dest/bench-manifest.json" <<EOF
+{
+  "schema": "proofc-bench-manifest", "version": 1,
+  "v10": {"dataset": "kinship", "data": "data/kinship", "weights": "weights/kinship.safetensors",
+          "weights_kind": "trained", "bundles": {$joined}},
+  "large": {"dataset": "$large", "data": "data/$large", "weights": "weights/$large-random.safetensors",
+            "weights_kind": "random (proofc init-weights --seed 0; no trained policy exists)"},
+  "prepared_by": "bench/prepare.sh", "proofc": "$proofc"
+}
+EOF
+
+# What a call carries: tracked and untracked-but-not-ignored files, plus the two dirs.
+tracked=$(cd "$root" && git ls-files -z --cached --others --exclude-standard |
+          xargs -0 stat -c %s 2>/dev/null | awk '{s += $1} END {print s + 0}')
+carried=$(du -sb "$root/.deps" "$dest" | awk '{s += $1} END {print s}')
+total=$((tracked + carried))
+awk -v c="$carried" -v t="$tracked" 'BEGIN {
+  printf "prepare: .deps + .gpudata %.1f MiB, working tree %.1f MiB: %.1f MiB of the 64 MiB a call carries\n",
+         c / 1048576, t / 1048576, (c + t) / 1048576 }'
+if [ "$total" -ge "$limit" ]; then
+  echo "prepare: too large to carry; remove datasets from .gpudata/data that this call does not need" >&2
+  exit 1
+fi
