@@ -4,9 +4,10 @@
 // run-time symbols, allocates every buffer once, uploads the bindings, loads
 // the modules through the disk kernel cache (NVRTC for CUDA C++, the driver
 // JIT for PTX) and builds ONE CUDA graph with cuGraphAddNode: the schedule's
-// prologue, then the step under a conditional WHILE node, each cond of the
-// step as a conditional IF node. Outcomes are written on the device and
-// copied back once; ranking stays on the host.
+// prologue, then K copies of the step under a conditional WHILE node, the
+// first copy's conds as conditional IF nodes (a handle drives one node; the
+// later copies' cond bodies check their flag themselves). Outcomes are
+// written on the device and copied back once; ranking stays on the host.
 //
 // CondMode picks how the loop and conds run:
 //   native    conditional graph nodes (handles set on the device); the
