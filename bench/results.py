@@ -12,8 +12,9 @@ import json
 import math
 import os
 import statistics
-import tempfile
 from typing import Dict, Iterable, List, Optional
+
+from .fileio import write_atomically
 
 SCHEMA, VERSION = "proofc-bench-results", 1
 MIB = 1024.0 * 1024.0
@@ -97,17 +98,8 @@ def _finite(x):
 
 def write_json(path: str, doc: Dict) -> None:
     """Atomically (a reader sees the old or the new file, never a torn one)."""
-    text = json.dumps(_finite(doc), indent=2, sort_keys=False, allow_nan=False) + "\n"
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=os.path.basename(path) + ".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomically(path, json.dumps(_finite(doc), indent=2, sort_keys=False,
+                                      allow_nan=False) + "\n")
 
 
 # --- the text table ---------------------------------------------------------

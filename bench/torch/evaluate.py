@@ -28,7 +28,6 @@ import math
 import os
 import statistics
 import sys
-import tempfile
 import time
 from typing import Dict, List
 
@@ -37,6 +36,7 @@ import torch
 from . import data as kgdata
 from .engine import EngineShape, EngineTensors, build_engine, derive, initial_states
 from .policy import PolicyTensors, WeightsError, load_policy, select
+from ..fileio import write_atomically
 
 PROVED, FAILED, TRUNCATED = 0, 1, 2
 STATUS_NAMES = ("proved", "failed", "truncated")  # runtime/src/Metrics.cpp statusName
@@ -292,18 +292,6 @@ def compute_metrics(cs: kgdata.CandidateSet, status: List[int], depth: List[int]
             "truncated": status.count(TRUNCATED),
             "mean_depth": sum(depth) / n if n else 0.0}
 
-
-def write_atomically(path: str, text: str) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=os.path.basename(path) + ".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def outcomes_tsv(ds: kgdata.Dataset, cs: kgdata.CandidateSet, status, depth, logp) -> str:
