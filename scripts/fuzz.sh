@@ -1,49 +1,29 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of test/fuzz in build-fuzz/ (clang, with
-# ASan + UBSan + libFuzzer) and runs each for SECONDS (default 60) on a copy
-# of its seed corpus. Fails on any finding: a crash, a sanitizer report, a
-# leak, a timeout or an out-of-memory; the reproducer is kept under
-# out/fuzz/<target>/ and the log's tail is printed. One summary line per
-# target either way.
+# Builds the libFuzzer targets of test/fuzz in the sanitized build
+# (scripts/sanitized-build.sh: clang, ASan + UBSan + libFuzzer coverage; the
+# build directory scripts/test-sanitizers.sh shares) and runs each for
+# SECONDS (default 60) on a copy of its seed corpus. Fails on any finding: a
+# crash, a sanitizer report, a leak, a timeout or an out-of-memory; the
+# reproducer is kept under out/fuzz/<target>/ and the log's tail is printed.
+# One summary line per target either way.
 #
 #   scripts/fuzz.sh [SECONDS]
 #
-# Environment: PROOFC_FUZZ_BUILD_DIR (default build-fuzz), PROOFC_FUZZ_TARGETS
-# (space-separated subset, default all built), PROOFC_FUZZ_JOBS (fuzzers run
-# at once, default nproc), PROOFC_FUZZ_RSS_MB (default 2048), CXX/CC (a clang;
-# default clang++/clang).
+# Environment: PROOFC_SANITIZE_BUILD_DIR (default build-sanitize),
+# PROOFC_FUZZ_TARGETS (space-separated subset, default all built),
+# PROOFC_FUZZ_JOBS (fuzzers run at once, default nproc), PROOFC_FUZZ_RSS_MB
+# (default 2048), CXX/CC (a clang; default clang++/clang).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
-build=${PROOFC_FUZZ_BUILD_DIR:-$root/build-fuzz}
+build=${PROOFC_SANITIZE_BUILD_DIR:-$root/build-sanitize}
+export PROOFC_SANITIZE_BUILD_DIR=$build
 jobs=${PROOFC_FUZZ_JOBS:-$(nproc)}
 rss_mb=${PROOFC_FUZZ_RSS_MB:-2048}
 case "$seconds" in '' | *[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2 ;; esac
 
-"$root/scripts/install-deps.sh"
-cxx=${CXX:-clang++}
-cc=${CC:-clang}
-# libFuzzer ships in Debian's libclang-rt-<N>-dev (clang itself does not pull it).
-if ! command -v "$cxx" >/dev/null ||
-   ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char *, long) { return 0; }' |
-     "$cxx" -x c++ -fsanitize=fuzzer -o /dev/null - 2>/dev/null; then
-  echo "fuzz.sh: installing clang and libFuzzer (clang libclang-rt-dev)"
-  SUDO=""
-  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq clang libclang-rt-dev >/dev/null
-fi
-
 start=$(date +%s)
-if [ ! -f "$build/build.ninja" ]; then
-  # -O1 -g without NDEBUG: assertions (ours and MLIR's inline ones) stay on.
-  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" \
-    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER="$cc" \
-    -DPROOFC_FUZZ=ON -DPROOFC_BUILD_TESTS=OFF \
-    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir >/dev/null
-fi
-cmake --build "$build" --target proofc-fuzzers -j "$(nproc)"
+"$root/scripts/sanitized-build.sh" proofc-fuzzers
 echo "fuzz.sh: build took $(( $(date +%s) - start )) s"
 
 all=()

@@ -11,6 +11,7 @@
 
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/FileIO.h"
+#include "proofc/runtime/MessageText.h"
 
 #include <nlohmann/json.hpp>
 
@@ -161,6 +162,9 @@ json planJson(const GpuPlan &plan) {
 // Parsing: a JSON value together with its path, for error messages.
 //===----------------------------------------------------------------------===//
 
+/// Longest name a bundle may hold (see Node::str).
+constexpr size_t kMaxNameBytes = 256;
+
 class Node {
 public:
   Node(const json &value, std::string path, const std::string &file)
@@ -192,9 +196,26 @@ public:
     return Node(value_.at(key), child(key).path_, file_);
   }
 
-  std::string str() const {
+  /// Free-form text: kernel source, compile options, versions, paths.
+  std::string text() const {
     if (!value_.is_string()) error("expected a string");
     return value_.get<std::string>();
+  }
+  std::string nonEmptyText() const {
+    std::string s = text();
+    if (s.empty()) error("must not be empty");
+    return s;
+  }
+  /// A name (of a module, buffer, launch, cond, tensor, op...). The runtime
+  /// echoes names in its messages, so a name must be printable on one line
+  /// as it is (escapeForMessage leaves it unchanged) and short.
+  std::string str() const {
+    std::string s = text();
+    if (escapeForMessage(s, kMaxNameBytes) != s)
+      error(fmt::format("'{}' is not a name (at most {} bytes of printable "
+                        "UTF-8, no backslash)",
+                        escapeForMessage(s), kMaxNameBytes));
+    return s;
   }
   std::string nonEmptyStr() const {
     std::string s = str();
@@ -240,8 +261,10 @@ public:
   }
 
 private:
+  // Keys of unknown fields come from the file.
   Node child(const std::string &key) const {
-    return Node(value_, path_.empty() ? key : path_ + "." + key, file_);
+    std::string shown = escapeForMessage(key);
+    return Node(value_, path_.empty() ? shown : path_ + "." + shown, file_);
   }
 
   const json &value_;
@@ -271,7 +294,7 @@ Extent parseExtent(const Node &node) {
     if (!isDecimal(f) && !isSymbol(f))
       item.error(fmt::format("'{}' is neither a decimal literal nor a run-time "
                              "symbol",
-                             f));
+                             escapeForMessage(f)));
     extent.factors.push_back(f);
   }
   return extent;
@@ -282,7 +305,8 @@ DType parseDType(const Node &node) {
   if (s == "i32") return DType::I32;
   if (s == "f32") return DType::F32;
   if (s == "u32") return DType::U32;
-  node.error(fmt::format("unknown dtype '{}' (i32, f32, u32)", s));
+  node.error(
+      fmt::format("unknown dtype '{}' (i32, f32, u32)", escapeForMessage(s)));
 }
 
 ProgramSpec parseProgram(const Node &node) {
@@ -313,7 +337,9 @@ ProgramSpec parseProgram(const Node &node) {
         op.kind = name.kind;
         found = true;
       }
-    if (!found) opNode["kind"].error(fmt::format("unknown op '{}'", kind));
+    if (!found)
+      opNode["kind"].error(
+          fmt::format("unknown op '{}'", escapeForMessage(kind)));
     op.predTable = opNode["pred_table"].str();
     op.constTable = opNode["const_table"].str();
     op.varTable = opNode["var_table"].str();
@@ -330,6 +356,9 @@ ProgramSpec parseProgram(const Node &node) {
 /// Cond bodies nest, and parsing and verification recurse into them: a bound
 /// keeps a hostile bundle from exhausting the stack.
 constexpr int kMaxCondDepth = 64;
+
+/// Bytes of a JSON parse error kept in the message (see parseBundle).
+constexpr size_t kJsonErrorBytes = 320;
 
 std::vector<ScheduleNode> parseNodes(const Node &node, int depth = 0) {
   std::vector<ScheduleNode> nodes;
@@ -364,15 +393,16 @@ public:
     Node planNode = root_["plan"];
     for (size_t i = 0; i < bundle_.modules.size(); ++i)
       if (!modules_.insert(bundle_.modules[i].name).second)
-        root_["modules"].array()[i]["name"].error(fmt::format(
-            "duplicate module '{}'", bundle_.modules[i].name));
+        root_["modules"].array()[i]["name"].error(
+            fmt::format("duplicate module '{}'",
+                        escapeForMessage(bundle_.modules[i].name)));
 
     std::vector<Node> bufferNodes = planNode["buffers"].array();
     for (size_t i = 0; i < plan.buffers.size(); ++i) {
       const BufferDecl &b = plan.buffers[i];
       if (!buffers_.emplace(b.name, &b).second)
         bufferNodes[i]["name"].error(
-            fmt::format("duplicate buffer '{}'", b.name));
+            fmt::format("duplicate buffer '{}'", escapeForMessage(b.name)));
       checkInit(b, bufferNodes[i]["init"]);
     }
 
@@ -381,7 +411,8 @@ public:
     for (size_t i = 0; i < plan.prologue.size(); ++i)
       if (!dsts.insert(plan.prologue[i].dst).second)
         prologueNodes[i]["dst"].error(
-            fmt::format("duplicate prologue dst '{}'", plan.prologue[i].dst));
+            fmt::format("duplicate prologue dst '{}'",
+                        escapeForMessage(plan.prologue[i].dst)));
 
     // Conds: the loop cond plus every cond node, names unique.
     Node schedule = planNode["schedule"];
@@ -395,9 +426,11 @@ public:
       const Launch &l = plan.launches[i];
       const Node &ln = launchNodes[i];
       if (!launches_.insert(l.name).second)
-        ln["name"].error(fmt::format("duplicate launch '{}'", l.name));
+        ln["name"].error(
+            fmt::format("duplicate launch '{}'", escapeForMessage(l.name)));
       if (!modules_.count(l.module))
-        ln["module"].error(fmt::format("unknown module '{}'", l.module));
+        ln["module"].error(
+            fmt::format("unknown module '{}'", escapeForMessage(l.module)));
       std::vector<Node> argNodes = ln["args"].array();
       for (size_t a = 0; a < l.args.size(); ++a)
         checkArg(l.args[a], argNodes[a]);
@@ -415,28 +448,28 @@ private:
       if (b.dtype != DType::F32)
         node.error(fmt::format("a weights binding needs dtype f32, buffer "
                                "'{}' is {}",
-                               b.name, dtypeName(b.dtype)));
+                               escapeForMessage(b.name), dtypeName(b.dtype)));
       return;
     }
     auto it = bundleBindings().find(init);
     if (it == bundleBindings().end())
-      node.error(fmt::format("unknown binding '{}'", init));
+      node.error(fmt::format("unknown binding '{}'", escapeForMessage(init)));
     if (it->second != b.dtype)
       node.error(fmt::format("binding '{}' needs dtype {}, buffer '{}' is {}",
-                             init, dtypeName(it->second), b.name,
-                             dtypeName(b.dtype)));
+                             escapeForMessage(init), dtypeName(it->second),
+                             escapeForMessage(b.name), dtypeName(b.dtype)));
   }
 
   void checkFlag(const std::string &name, const Node &node) {
     auto it = buffers_.find(name);
     if (it == buffers_.end())
-      node.error(fmt::format("unknown buffer '{}'", name));
+      node.error(fmt::format("unknown buffer '{}'", escapeForMessage(name)));
     const BufferDecl &b = *it->second;
     if (b.dtype != DType::I32 || b.elements.factors.size() != 1 ||
         b.elements.factors[0] != "1")
       node.error(fmt::format("flag buffer '{}' must be i32 with elements "
                              "[\"1\"]",
-                             name));
+                             escapeForMessage(name)));
   }
 
   void collectConds(const std::vector<ScheduleNode> &nodes, const Node &node) {
@@ -445,7 +478,8 @@ private:
       const ScheduleNode &sn = nodes[i];
       if (sn.cond.empty()) continue;
       if (!conds_.insert(sn.cond).second)
-        items[i]["cond"].error(fmt::format("duplicate cond '{}'", sn.cond));
+        items[i]["cond"].error(
+            fmt::format("duplicate cond '{}'", escapeForMessage(sn.cond)));
       checkFlag(sn.flag, items[i]["flag"]);
       collectConds(sn.body, items[i]["body"]);
     }
@@ -459,7 +493,7 @@ private:
       if (!sn.launch.empty()) {
         if (!launches_.count(sn.launch))
           items[i]["launch"].error(
-              fmt::format("unknown launch '{}'", sn.launch));
+              fmt::format("unknown launch '{}'", escapeForMessage(sn.launch)));
       } else {
         checkLaunchRefs(sn.body, items[i]["body"]);
       }
@@ -469,17 +503,18 @@ private:
   void checkArg(const std::string &arg, const Node &node) {
     size_t colon = arg.find(':');
     if (colon == std::string::npos || colon + 1 == arg.size())
-      node.error(fmt::format("argument '{}' is not <kind>:<value>", arg));
+      node.error(fmt::format("argument '{}' is not <kind>:<value>",
+                             escapeForMessage(arg)));
     std::string kind = arg.substr(0, colon), value = arg.substr(colon + 1);
     if (kind == "buf") {
       if (!buffers_.count(value))
-        node.error(fmt::format("unknown buffer '{}'", value));
+        node.error(fmt::format("unknown buffer '{}'", escapeForMessage(value)));
     } else if (kind == "sym") {
       if (!isSymbol(value))
-        node.error(fmt::format("unknown symbol '{}'", value));
+        node.error(fmt::format("unknown symbol '{}'", escapeForMessage(value)));
     } else if (kind == "cond") {
       if (!conds_.count(value))
-        node.error(fmt::format("unknown cond '{}'", value));
+        node.error(fmt::format("unknown cond '{}'", escapeForMessage(value)));
     } else if (kind == "i32") {
       size_t used = 0;
       long long v = 0;
@@ -490,7 +525,8 @@ private:
       }
       if (used != value.size() || v < std::numeric_limits<int32_t>::min() ||
           v > std::numeric_limits<int32_t>::max())
-        node.error(fmt::format("'{}' is not an int32 literal", value));
+        node.error(fmt::format("'{}' is not an int32 literal",
+                               escapeForMessage(value)));
     } else if (kind == "f32") {
       size_t used = 0;
       try {
@@ -499,11 +535,12 @@ private:
         used = 0;
       }
       if (used != value.size())
-        node.error(fmt::format("'{}' is not a float literal", value));
+        node.error(fmt::format("'{}' is not a float literal",
+                               escapeForMessage(value)));
     } else {
       node.error(fmt::format("unknown argument kind '{}' (buf, sym, i32, f32, "
                              "cond)",
-                             kind));
+                             escapeForMessage(kind)));
     }
   }
 
@@ -541,7 +578,9 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
   try {
     j = json::parse(text);
   } catch (const json::exception &e) { // parse_error, out_of_range (1e999)
-    fail("{}: not valid JSON: {}", path, e.what());
+    // The parser quotes the token it stopped in: bound and escape it.
+    fail("{}: not valid JSON: {}", path,
+         escapeForMessage(e.what(), kJsonErrorBytes));
   }
   Node root(j, "", path);
   if (!j.is_object()) root.error("expected a JSON object");
@@ -561,8 +600,8 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
 
   Bundle bundle;
   bundle.formatVersion = kBundleFormatVersion;
-  bundle.proofcVersion = root["proofc_version"].str();
-  bundle.source = root["source"].str();
+  bundle.proofcVersion = root["proofc_version"].text();
+  bundle.source = root["source"].text();
   bundle.program = parseProgram(root["program"]);
 
   for (const Node &m : root["modules"].array()) {
@@ -571,11 +610,11 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
     module.name = m["name"].nonEmptyStr();
     module.format = m["format"].str();
     if (module.format != "ptx" && module.format != "cuda")
-      m["format"].error(
-          fmt::format("unknown module format '{}' (ptx, cuda)", module.format));
-    module.source = m["source"].nonEmptyStr();
+      m["format"].error(fmt::format("unknown module format '{}' (ptx, cuda)",
+                                    escapeForMessage(module.format)));
+    module.source = m["source"].nonEmptyText();
     for (const Node &o : m["options"].array())
-      module.options.push_back(o.str());
+      module.options.push_back(o.text());
     if (module.format == "ptx" && !module.options.empty())
       m["options"].error("a ptx module takes no compile options");
     bundle.modules.push_back(std::move(module));
@@ -613,8 +652,8 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
       if (!op.weight.empty() || !op.bias.empty())
         p["weight"].error("copy takes only a table");
     } else {
-      p["op"].error(
-          fmt::format("unknown prologue op '{}' (fold_columns, copy)", op.op));
+      p["op"].error(fmt::format("unknown prologue op '{}' (fold_columns, copy)",
+                                escapeForMessage(op.op)));
     }
     bundle.plan.prologue.push_back(std::move(op));
   }

@@ -9,6 +9,7 @@
 
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/FileIO.h"
+#include "proofc/runtime/MessageText.h"
 
 #include <algorithm>
 #include <cstring>
@@ -42,45 +43,6 @@ const std::vector<Triple> &Dataset::split(std::string_view name) const {
 }
 
 namespace {
-
-/// Strict UTF-8 (RFC 3629): no overlong forms, no surrogates, <= U+10FFFF.
-bool isValidUtf8(std::string_view s) {
-  const auto *p = reinterpret_cast<const unsigned char *>(s.data());
-  const auto *end = p + s.size();
-  while (p < end) {
-    unsigned c = *p;
-    if (c < 0x80) {
-      ++p;
-      continue;
-    }
-    int len;
-    unsigned lo = 0x80, hi = 0xBF; // allowed range of the second byte
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0)
-        lo = 0xA0; // overlong
-      else if (c == 0xED)
-        hi = 0x9F; // surrogates
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0)
-        lo = 0x90; // overlong
-      else if (c == 0xF4)
-        hi = 0x8F; // > U+10FFFF
-    } else {
-      return false;
-    }
-    if (end - p < len || p[1] < lo || p[1] > hi)
-      return false;
-    for (int i = 2; i < len; ++i)
-      if ((p[i] & 0xC0) != 0x80)
-        return false;
-    p += len;
-  }
-  return true;
-}
 
 struct RawTriple {
   std::string_view h, r, t;

@@ -15,6 +15,7 @@
 #include "proofc/runtime/Dataset.h"
 
 #include "proofc/runtime/Error.h"
+#include "proofc/runtime/MessageText.h"
 
 #include <utility>
 
@@ -102,9 +103,15 @@ private:
     char c = text_[at];
     if (c == '\n')
       return "end of line";
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-      return fmt::format("byte 0x{:02x}", static_cast<unsigned char>(c));
-    return fmt::format("'{}'", c);
+    // A whole printable character, else the byte (never raw bytes that
+    // would make the message invalid UTF-8 or reach the terminal).
+    const auto byte = static_cast<unsigned char>(c);
+    std::string_view character =
+        text_.substr(at, utf8SequenceLength(text_, at));
+    if (byte < 0x20 || byte == 0x7f || character.empty() ||
+        (character != "\\" && escapeForMessage(character) != character))
+      return fmt::format("byte 0x{:02x}", byte);
+    return fmt::format("'{}'", character);
   }
 
   void expect(char c, const char *what) {
@@ -148,7 +155,7 @@ private:
     int32_t id = relations_.find(name.text);
     if (id < 0)
       error(name.at, "unknown relation '{}' (not in train, valid or test)",
-            name.text);
+            escapeForMessage(name.text));
     return id;
   }
 
@@ -160,7 +167,7 @@ private:
       int32_t id = entities_.find(name.text);
       if (id < 0)
         error(name.at, "unknown entity '{}' (not in train, valid or test)",
-              name.text);
+              escapeForMessage(name.text));
       return id;
     }
     if (isUpper(c) || c == '_') {

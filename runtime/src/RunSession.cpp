@@ -2,6 +2,7 @@
 #include "proofc/runtime/RunSession.h"
 
 #include "proofc/runtime/Error.h"
+#include "proofc/runtime/FileIO.h"
 #include "proofc/runtime/Progress.h"
 #include "proofc/runtime/RunControl.h"
 #include "proofc/runtime/RunSummary.h"
@@ -46,8 +47,29 @@ int64_t countFacts(const Dataset &dataset, bool includeValid) {
   return std::unique(facts.begin(), facts.end()) - facts.begin();
 }
 
+void checkOutputPaths(const RunSessionOptions &options) {
+  if (!options.report.empty() && !options.outcomes.empty()) {
+    namespace fs = std::filesystem;
+    std::error_code e1, e2;
+    fs::path report = fs::weakly_canonical(options.report, e1);
+    fs::path outcomes = fs::weakly_canonical(options.outcomes, e2);
+    if (options.report == options.outcomes ||
+        (!e1 && !e2 && report == outcomes))
+      fail("{}: the report and the outcomes would overwrite each other "
+           "(--report and --outcomes name the same file)",
+           options.report);
+  }
+  if (!options.report.empty())
+    checkWritable(options.report);
+  if (!options.outcomes.empty())
+    checkWritable(options.outcomes);
+}
+
 RunSession::RunSession(const ProgramSpec &program, RunSessionOptions options)
     : options_(std::move(options)), program_(program) {
+  // The destinations first: one that cannot be written fails now, not after
+  // a run that may take hours.
+  checkOutputPaths(options_);
   dataset_ = loadDataset(options_.data);
   InterruptGuard::throwIfRaised();
   weights_ = readSafetensors(options_.weights);

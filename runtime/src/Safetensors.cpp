@@ -11,6 +11,7 @@
 
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/FileIO.h"
+#include "proofc/runtime/MessageText.h"
 
 #include <nlohmann/json.hpp>
 
@@ -37,6 +38,9 @@ namespace {
 using json = nlohmann::json;
 
 constexpr const char *kMetadataKey = "__metadata__";
+/// nlohmann's parse errors quote the token they stopped in, which may be a
+/// whole (huge, binary) string of the header.
+constexpr size_t kJsonErrorBytes = 320;
 
 uint64_t readU64LE(const char *p) {
   uint64_t v;
@@ -50,10 +54,10 @@ uint64_t asCount(const json &value, const std::string &path,
   if (value.is_number_unsigned())
     return value.get<uint64_t>();
   if (value.is_number_integer())
-    fail("{}: tensor '{}': negative {} {}", path, name, what,
+    fail("{}: tensor '{}': negative {} {}", path, escapeForMessage(name), what,
          value.get<int64_t>());
-  fail("{}: tensor '{}': {} must be an integer, found {}", path, name, what,
-       value.dump());
+  fail("{}: tensor '{}': {} must be an integer, found {}", path,
+       escapeForMessage(name), what, escapeForMessage(value.dump()));
 }
 
 struct Entry {
@@ -93,12 +97,14 @@ TensorMap parseSafetensors(std::string_view bytes, const std::string &path) {
   try {
     header = json::parse(headerText.begin(), headerText.end(), watchKeys);
   } catch (const json::exception &e) {
-    fail("{}: header is not valid JSON: {}", path, e.what());
+    fail("{}: header is not valid JSON: {}", path,
+         escapeForMessage(e.what(), kJsonErrorBytes));
   }
   if (!header.is_object())
     fail("{}: header is not a JSON object", path);
   if (!duplicate.empty())
-    fail("{}: tensor '{}' is listed twice in the header", path, duplicate);
+    fail("{}: tensor '{}' is listed twice in the header", path,
+         escapeForMessage(duplicate));
 
   TensorMap tensors;
   std::vector<Entry> entries;
@@ -111,20 +117,23 @@ TensorMap parseSafetensors(std::string_view bytes, const std::string &path) {
       continue;
     }
     if (!info.is_object())
-      fail("{}: tensor '{}': entry is not a JSON object", path, name);
+      fail("{}: tensor '{}': entry is not a JSON object", path,
+           escapeForMessage(name));
     for (const auto &field : info.items())
       if (field.key() != "dtype" && field.key() != "shape" &&
           field.key() != "data_offsets")
-        fail("{}: tensor '{}': unexpected field '{}'", path, name,
-             field.key());
+        fail("{}: tensor '{}': unexpected field '{}'", path,
+             escapeForMessage(name), escapeForMessage(field.key()));
     if (!info.contains("dtype") || !info["dtype"].is_string())
-      fail("{}: tensor '{}': missing or non-string 'dtype'", path, name);
+      fail("{}: tensor '{}': missing or non-string 'dtype'", path,
+           escapeForMessage(name));
     std::string dtype = info["dtype"].get<std::string>();
     if (dtype != "F32")
-      fail("{}: tensor '{}' has dtype {}, only F32 is supported", path, name,
-           dtype);
+      fail("{}: tensor '{}' has dtype {}, only F32 is supported", path,
+           escapeForMessage(name), escapeForMessage(dtype));
     if (!info.contains("shape") || !info["shape"].is_array())
-      fail("{}: tensor '{}': missing or non-array 'shape'", path, name);
+      fail("{}: tensor '{}': missing or non-array 'shape'", path,
+           escapeForMessage(name));
     Tensor tensor;
     uint64_t numel = 1;
     bool overflow = false;
@@ -139,23 +148,23 @@ TensorMap parseSafetensors(std::string_view bytes, const std::string &path) {
       tensor.shape.push_back(static_cast<int64_t>(n));
     }
     if (overflow)
-      fail("{}: tensor '{}': shape is too large", path, name);
+      fail("{}: tensor '{}': shape is too large", path, escapeForMessage(name));
     const json &offsets = info.value("data_offsets", json());
     if (!offsets.is_array() || offsets.size() != 2)
       fail("{}: tensor '{}': 'data_offsets' must be an array [begin, end]",
-           path, name);
+           path, escapeForMessage(name));
     uint64_t begin = asCount(offsets[0], path, name, "data offset");
     uint64_t end = asCount(offsets[1], path, name, "data offset");
     if (begin > end)
       fail("{}: tensor '{}': data_offsets [{}, {}] has begin > end", path,
-           name, begin, end);
+           escapeForMessage(name), begin, end);
     if (end > data.size())
       fail("{}: tensor '{}': data_offsets [{}, {}] run past the end of the "
            "data ({} bytes)",
-           path, name, begin, end, data.size());
+           path, escapeForMessage(name), begin, end, data.size());
     if (end - begin != numel * 4)
       fail("{}: tensor '{}': data is {} bytes, but shape needs {} x 4 bytes",
-           path, name, end - begin, numel);
+           path, escapeForMessage(name), end - begin, numel);
     tensor.data.resize(numel);
     if (numel > 0)
       std::memcpy(tensor.data.data(), data.data() + begin, numel * 4);
@@ -174,8 +183,8 @@ TensorMap parseSafetensors(std::string_view bytes, const std::string &path) {
     if (previous && e.begin < previous->end)
       fail("{}: tensors '{}' and '{}' overlap (data_offsets [{}, {}] and "
            "[{}, {}])",
-           path, previous->name, e.name, previous->begin, previous->end,
-           e.begin, e.end);
+           path, escapeForMessage(previous->name), escapeForMessage(e.name),
+           previous->begin, previous->end, e.begin, e.end);
     previous = &e;
   }
   return tensors;
@@ -190,13 +199,15 @@ void writeSafetensors(const std::string &path, const TensorMap &tensors) {
   uint64_t offset = 0;
   for (const auto &[name, tensor] : tensors) {
     if (name == kMetadataKey)
-      fail("{}: cannot write a tensor named '{}'", path, name);
+      fail("{}: cannot write a tensor named '{}'", path,
+           escapeForMessage(name));
     for (int64_t dim : tensor.shape)
       if (dim < 0)
-        fail("{}: tensor '{}' has a negative dimension {}", path, name, dim);
+        fail("{}: tensor '{}' has a negative dimension {}", path,
+             escapeForMessage(name), dim);
     if (tensor.numel() != static_cast<int64_t>(tensor.data.size()))
-      fail("{}: tensor '{}' has {} values, but its shape needs {}", path, name,
-           tensor.data.size(), tensor.numel());
+      fail("{}: tensor '{}' has {} values, but its shape needs {}", path,
+           escapeForMessage(name), tensor.data.size(), tensor.numel());
     uint64_t size = tensor.data.size() * sizeof(float);
     header[name] = {{"dtype", "F32"},
                     {"shape", tensor.shape},

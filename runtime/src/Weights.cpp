@@ -10,6 +10,7 @@
 #include "proofc/runtime/Evaluation.h"
 
 #include "proofc/runtime/Error.h"
+#include "proofc/runtime/MessageText.h"
 
 #include <fmt/ranges.h>
 
@@ -108,8 +109,8 @@ private:
   [[noreturn]] void opError(size_t index, const PolicyOp &op,
                             fmt::format_string<Args...> format,
                             Args &&...args) const {
-    fail("program '{}': encoder op {} ({}): {}", program_.name, index,
-         policyOpName(op.kind),
+    fail("program '{}': encoder op {} ({}): {}",
+         escapeForMessage(program_.name), index, policyOpName(op.kind),
          fmt::format(format, std::forward<Args>(args)...));
   }
 
@@ -130,7 +131,8 @@ private:
       for (const RequiredTensor &t : tensors_)
         if (t.name == name && t.shape != shape)
           opError(index, op, "tensor '{}' is shared with shape [{}] and [{}]",
-                  name, fmt::join(t.shape, ", "), fmt::join(shape, ", "));
+                  escapeForMessage(name), fmt::join(t.shape, ", "),
+                  fmt::join(shape, ", "));
       return;
     }
     tensors_.push_back({name, std::move(shape), init});
@@ -162,17 +164,18 @@ void checkWeights(const ProgramSpec &program, const Dataset &dataset,
   for (const RequiredTensor &need : required.tensors()) {
     auto it = weights.find(need.name);
     if (it == weights.end())
-      fail("{}: missing tensor '{}' (shape [{}])", path, need.name,
-           fmt::join(need.shape, ", "));
+      fail("{}: missing tensor '{}' (shape [{}])", path,
+           escapeForMessage(need.name), fmt::join(need.shape, ", "));
     if (it->second.shape != need.shape)
-      fail("{}: tensor '{}' has shape [{}], expected [{}]", path, need.name,
-           fmt::join(it->second.shape, ", "), fmt::join(need.shape, ", "));
+      fail("{}: tensor '{}' has shape [{}], expected [{}]", path,
+           escapeForMessage(need.name), fmt::join(it->second.shape, ", "),
+           fmt::join(need.shape, ", "));
   }
   for (const auto &entry : weights)
     if (!required.uses(entry.first))
       fail("{}: unexpected tensor '{}': program '{}' does not use it (weights "
            "for another program?)",
-           path, entry.first, program.name);
+           path, escapeForMessage(entry.first), escapeForMessage(program.name));
 }
 
 TensorMap initWeights(const ProgramSpec &program, const Dataset &dataset,

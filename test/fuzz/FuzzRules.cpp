@@ -62,6 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   } catch (const Error &e) {
     FUZZ_CHECK(std::strncmp(e.what(), "rules.txt:", 10) == 0,
                "message does not name the file: %s", e.what());
+    proofc::fuzz::checkMessage(e.what());
     return 0;
   }
   int lines = 1;

@@ -26,6 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   } catch (const Error &e) {
     FUZZ_CHECK(std::strncmp(e.what(), "fuzz.safetensors: ", 18) == 0,
                "message does not name the file: %s", e.what());
+    proofc::fuzz::checkMessage(e.what());
     return 0;
   }
   for (const auto &[name, tensor] : tensors) {

@@ -89,6 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       namesFile = namesFile || message.rfind(dir.file(file) + ":", 0) == 0;
     FUZZ_CHECK(namesFile, "message does not name a dataset file: %s",
                e.what());
+    proofc::fuzz::checkMessage(e.what());
     return 0;
   }
   for (int32_t i = 1; i < ds.numEntities(); ++i)

@@ -1,13 +1,16 @@
 //===- FuzzUtil.h - Shared helpers of the libFuzzer targets -----*- C++ -*-===//
 //
 // FUZZ_CHECK reports a broken invariant of an accepted input and aborts, so
-// libFuzzer saves the input as a crash. ScratchDir is one temporary directory
-// per fuzzer process (under $TMPDIR, /tmp by default), removed at exit, for
-// the parsers that only read files.
+// libFuzzer saves the input as a crash; checkMessage holds a rejected input's
+// message to the contract of docs/errors.md. ScratchDir is one temporary
+// directory per fuzzer process (under $TMPDIR, /tmp by default), removed at
+// exit, for the parsers that only read files.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_TEST_FUZZ_FUZZUTIL_H
 #define PROOFC_TEST_FUZZ_FUZZUTIL_H
+
+#include "proofc/runtime/MessageText.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +34,23 @@
   } while (0)
 
 namespace proofc::fuzz {
+
+/// Longest message allowed: names from the input are echoed escaped and
+/// elided (MessageText.h), so no input makes a longer one (the fuzzers'
+/// paths are short).
+constexpr size_t kMaxMessageBytes = 4096;
+
+/// One line of printable, valid UTF-8, bounded whatever the input.
+inline void checkMessage(const char *what) {
+  std::string_view message(what);
+  FUZZ_CHECK(message.size() <= kMaxMessageBytes, "message of %zu bytes: %.300s",
+             message.size(), what);
+  FUZZ_CHECK(proofc::isValidUtf8(message), "message is not UTF-8: %s", what);
+  for (char c : message)
+    FUZZ_CHECK(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f,
+               "control byte 0x%02x in the message: %s",
+               static_cast<unsigned char>(c), what);
+}
 
 class ScratchDir {
 public:

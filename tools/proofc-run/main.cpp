@@ -5,18 +5,21 @@
 // --threads --facts --max-pool --quiet --report --outcomes]
 //
 // The runtime-only counterpart of `proofc run`: the program comes from a
-// bundle written by `proofc compile`, so no MLIR is needed. The options,
-// summary and report are those of `proofc run`; --cond and --unroll pick how
-// the CUDA backend runs the proof loop. The run itself is the runtime's
-// RunSession. Every failure ends as one line on stderr (`proofc-run: error:
-// ...`) and exit code 1; an interrupted run as `proofc-run: interrupted by
-// SIGINT` and exit code 128 + the signal (130, or 143 for SIGTERM).
+// bundle written by `proofc compile`, so no MLIR is needed. The run flags
+// (tools/common/RunFlags.h), summary and report are those of `proofc run`;
+// --cond and --unroll pick how the CUDA backend runs the proof loop. The run
+// itself is the runtime's RunSession. Every failure ends as one line on
+// stderr (`proofc-run: error: ...`) and exit code 1; an interrupted run as
+// `proofc-run: interrupted by SIGINT` and exit code 128 + the signal (130,
+// or 143 for SIGTERM).
 //
 //===----------------------------------------------------------------------===//
+#include "CommandLine.h"
+#include "RunFlags.h"
+
 #include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/HostBackend.h"
-#include "proofc/runtime/RunControl.h"
 #include "proofc/runtime/RunSession.h"
 #include "proofc/runtime/RunSummary.h"
 #include "proofc/runtime/cuda/CudaBackend.h"
@@ -36,29 +39,22 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct Options {
-  std::string bundle, data, weights;
-  std::string split = "test";
-  int64_t corruptions = 0;
-  uint64_t seed = 0;
-  int64_t queries = -1;
-  std::string device = "cpu";
+  std::string bundle;
+  cli::RunFlags run;
   std::string cond = "native";
   int unroll = 8;
-  int threads = 0;
-  std::string facts = "train";
-  int64_t maxPool = 0;
-  bool quiet = false;
-  std::string report, outcomes;
 };
 
 int run(const Options &o) {
   const Clock::time_point start = Clock::now();
+  const RunSessionOptions so = o.run.sessionOptions(start);
+  checkOutputPaths(so); // before anything slow
   Bundle bundle = readBundle(o.bundle);
   const double loadSeconds =
       std::chrono::duration<double>(Clock::now() - start).count();
 
   // The device first, so that an unavailable one fails before any loading.
-  std::string device = o.device;
+  std::string device = o.run.device;
   if (device == "auto") {
     std::string why;
     device = cudaDeviceAvailable(&why) ? "cuda" : "cpu";
@@ -78,28 +74,16 @@ int run(const Options &o) {
     backend = std::move(b);
   } else {
     HostBackendOptions options;
-    options.threads = o.threads;
+    options.threads = o.run.threads;
     const int used =
-        o.threads > 0 ? o.threads
-                      : std::max(1, static_cast<int>(
-                                        std::thread::hardware_concurrency()));
+        o.run.threads > 0
+            ? o.run.threads
+            : std::max(1,
+                       static_cast<int>(std::thread::hardware_concurrency()));
     deviceText = fmt::format("cpu ({} thread{})", used, used == 1 ? "" : "s");
     backend = std::make_unique<HostBackend>(options);
   }
 
-  RunSessionOptions so;
-  so.data = o.data;
-  so.weights = o.weights;
-  so.split = o.split;
-  so.corruptions = o.corruptions;
-  so.seed = o.seed;
-  so.queries = o.queries;
-  so.factsIncludeValid = o.facts == "train+valid";
-  so.maxPool = o.maxPool;
-  so.quiet = o.quiet;
-  so.report = o.report;
-  so.outcomes = o.outcomes;
-  so.started = start;
   RunSession session(bundle.program, so);
 
   RunOutput out = session.evaluate(*backend, deviceText);
@@ -122,11 +106,6 @@ int run(const Options &o) {
   return 0;
 }
 
-int printError(const std::string &message) {
-  fmt::print(stderr, "proofc-run: error: {}\n", message);
-  return 1;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -136,67 +115,18 @@ int main(int argc, char **argv) {
   Options o;
   app.add_option("bundle", o.bundle, "The compiled program (.pcb)")
       ->required()
-      ->check(CLI::ExistingFile);
-  app.add_option("--data", o.data, "Dataset directory (train/valid/test.tsv, "
-                                   "rules.txt)")
-      ->required()
-      ->check(CLI::ExistingDirectory);
-  app.add_option("--weights", o.weights, "Policy weights (.safetensors)")
-      ->required()
-      ->check(CLI::ExistingFile);
-  app.add_option("--split", o.split, "Split whose triples are the queries")
-      ->check(CLI::IsMember({"train", "valid", "test"}))
-      ->capture_default_str();
-  app.add_option("--corruptions", o.corruptions,
-                 "Corruptions sampled per query and mode (<= 0: all)")
-      ->capture_default_str();
-  app.add_option("--seed", o.seed, "Seed of the corruption sampler")
-      ->capture_default_str();
-  app.add_option("--queries", o.queries, "Only the first N queries (< 0: all)")
-      ->capture_default_str();
-  app.add_option("--device", o.device, "Backend: cpu, cuda or auto")
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
-      ->capture_default_str();
+      ->type_name("PROGRAM.pcb");
+  cli::addRunFlags(app, o.run);
   app.add_option("--cond", o.cond,
                  "CUDA proof loop: native (conditional graph nodes), "
                  "emulated (unrolled graph, host-polled flag), host (host "
                  "reads the flags every step)")
       ->check(CLI::IsMember({"native", "emulated", "host"}))
       ->capture_default_str();
-  app.add_option("--unroll", o.unroll, "Steps per graph launch (--cond emulated)")
-      ->check(CLI::Range(1, 1024))
-      ->capture_default_str();
-  app.add_option("--threads", o.threads, "CPU threads (0: every hardware thread)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  app.add_option("--facts", o.facts, "Facts the prover may use")
-      ->check(CLI::IsMember({"train", "train+valid"}))
-      ->capture_default_str();
-  app.add_option("--max-pool", o.maxPool,
-                 "Candidates per backend run (<= 0: as many as fit)")
-      ->capture_default_str();
-  app.add_flag("--quiet", o.quiet, "No progress display on stderr");
-  app.add_option("--report", o.report, "Write the JSON report here");
-  app.add_option("--outcomes", o.outcomes,
-                 "Write the per-candidate outcomes (TSV) here");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp &e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion &e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError &e) {
-    return printError(e.what());
-  }
-  try {
-    return run(o);
-  } catch (const Interrupted &e) {
-    // Ctrl-C / SIGTERM: say so and exit 128 + the signal, like a shell.
-    fmt::print(stderr, "proofc-run: {}\n", e.what());
-    return e.exitCode();
-  } catch (const Error &e) {
-    return printError(e.what());
-  } catch (const std::exception &e) {
-    return printError(fmt::format("internal error: {}", e.what()));
-  }
+  cli::addIntegerOption(app, "--unroll", o.unroll,
+                        "Steps per graph launch (--cond emulated)", 1, 1024);
+  if (std::optional<int> exitCode =
+          cli::parseCommandLine(app, argc, argv, "proofc-run"))
+    return *exitCode;
+  return cli::runReportingErrors("proofc-run", [&] { return run(o); });
 }

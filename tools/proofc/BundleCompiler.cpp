@@ -2,6 +2,7 @@
 #include "BundleCompiler.h"
 
 #include "OneLineDiagnostics.h"
+#include "ProgramLoader.h"
 
 #include "proofc/Dialect/Eval/EvalOps.h"
 #include "proofc/Dialect/Eval/Transforms/Passes.h"
@@ -26,10 +27,7 @@ using namespace proofc;
 std::optional<driver::CompiledProgram>
 driver::compileProgramToBundle(const std::string &path,
                                const BundleCompilerOptions &options) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!file)
-    fail("{}: cannot read: {}", path, file.getError().message());
+  std::unique_ptr<llvm::MemoryBuffer> file = readProgramFile(path);
   std::string libdevice = options.libdevice.empty()
                               ? mlir::eval::defaultLibdevicePath()
                               : options.libdevice;
@@ -44,7 +42,7 @@ driver::compileProgramToBundle(const std::string &path,
   context.disableMultithreading();    // one small program: no thread pool
   context.printOpOnDiagnostic(false); // one line per problem
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   driver::OneLineDiagnostics handler(sourceMgr, &context);
 
   mlir::OwningOpRef<mlir::ModuleOp> module =

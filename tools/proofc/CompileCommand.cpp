@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "CompileCommand.h"
 
+#include "CommandLine.h"
+
 #include "proofc/runtime/FileIO.h"
 
 #include <CLI/CLI.hpp>
@@ -42,31 +44,25 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
                    "libdevice.10.bc to link (default: the configured CUDA "
                    "toolkit's)")
       ->type_name("FILE");
-  compile
-      ->add_option("--groups", c.groups,
-                   "States the policy kernel encodes at once per block")
-      ->check(CLI::Range(1, 32))
-      ->capture_default_str();
-  compile
-      ->add_option("--states-per-thread", c.statesPerThread,
-                   "States each policy-kernel thread encodes at once")
-      ->check(CLI::Range(1, 8))
-      ->capture_default_str();
+  cli::addIntegerOption(*compile, "--groups", c.groups,
+                        "Warps per policy-kernel block", 1, 32);
+  cli::addIntegerOption(*compile, "--states-per-thread", c.statesPerThread,
+                        "States each policy-kernel thread encodes at once", 1,
+                        8);
   compile
       ->add_option("--engine-threads", c.engineThreads,
                    "Block size of the engine kernel (power of two)")
       ->check(CLI::IsMember({32, 64, 128, 256, 512, 1024}))
       ->capture_default_str();
-  compile
-      ->add_option("--min-blocks-per-sm", c.minBlocksPerSm,
-                   "Policy kernel blocks that must fit on one SM (caps its "
-                   "registers; 0: no cap)")
-      ->check(CLI::Range(0, 32))
-      ->capture_default_str();
+  cli::addIntegerOption(*compile, "--min-blocks-per-sm", c.minBlocksPerSm,
+                        "Policy kernel blocks that must fit on one SM (caps "
+                        "its registers; 0: no cap)",
+                        0, 32);
   return compile;
 }
 
 int driver::compileCommand(const CompileOptions &o) {
+  checkWritable(o.output); // before the compilation
   BundleCompilerOptions options = o.compiler;
   options.keepMlir = o.emit == "mlir";
   std::optional<CompiledProgram> compiled =

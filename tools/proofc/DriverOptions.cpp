@@ -1,6 +1,8 @@
 //===- DriverOptions.cpp - Command-line options of the proofc driver ------===//
 #include "DriverOptions.h"
 
+#include "CommandLine.h"
+
 #include <CLI/CLI.hpp>
 
 using namespace proofc::driver;
@@ -11,42 +13,7 @@ CLI::App *proofc::driver::addRunCommand(CLI::App &app, RunOptions &o) {
   run->add_option("program", o.program, "The eval program (.mlir)")
       ->required()
       ->type_name("PROGRAM.mlir");
-  run->add_option("--data", o.data,
-                  "Dataset directory (train/valid/test.tsv, rules.txt)")
-      ->required()
-      ->type_name("DIR");
-  run->add_option("--weights", o.weights, "Policy weights (.safetensors)")
-      ->required()
-      ->type_name("W.safetensors");
-  run->add_option("--split", o.split, "Split whose triples are the queries")
-      ->check(CLI::IsMember({"train", "valid", "test"}))
-      ->capture_default_str();
-  run->add_option("--corruptions", o.corruptions,
-                  "Corruptions sampled per query and mode (<= 0: all)")
-      ->capture_default_str();
-  run->add_option("--seed", o.seed, "Seed of the corruption sampler")
-      ->capture_default_str();
-  run->add_option("--queries", o.queries, "Only the first N queries (< 0: all)")
-      ->capture_default_str();
-  run->add_option("--device", o.device, "Backend: cpu, cuda or auto")
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
-      ->capture_default_str();
-  run->add_option("--threads", o.threads,
-                  "CPU threads for the host backend (0: all)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  run->add_option("--facts", o.facts, "Facts the prover may use")
-      ->check(CLI::IsMember({"train", "train+valid"}))
-      ->capture_default_str();
-  run->add_option("--max-pool", o.maxPool,
-                  "Candidates per backend run (<= 0: as many as fit)")
-      ->capture_default_str();
-  run->add_flag("--quiet", o.quiet, "No progress display on stderr");
-  run->add_option("--report", o.report, "Write the JSON report here")
-      ->type_name("FILE.json");
-  run->add_option("--outcomes", o.outcomes,
-                  "Write every candidate's outcome here (TSV)")
-      ->type_name("FILE.tsv");
+  cli::addRunFlags(*run, o.run);
   return run;
 }
 
@@ -61,8 +28,8 @@ CLI::App *proofc::driver::addInitWeightsCommand(CLI::App &app,
   init->add_option("--data", o.data, "Dataset directory (sets E and R)")
       ->required()
       ->type_name("DIR");
-  init->add_option("--seed", o.seed, "Seed of the initialization")
-      ->capture_default_str();
+  cli::addIntegerOption(*init, "--seed", o.seed,
+                        "Seed of the initialization (0 to 2^64 - 1)");
   init->add_option("-o,--output", o.output, "Output file (.safetensors)")
       ->required()
       ->type_name("W.safetensors");

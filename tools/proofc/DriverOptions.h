@@ -7,6 +7,8 @@
 #ifndef PROOFC_TOOLS_PROOFC_DRIVEROPTIONS_H
 #define PROOFC_TOOLS_PROOFC_DRIVEROPTIONS_H
 
+#include "RunFlags.h"
+
 #include <cstdint>
 #include <string>
 
@@ -17,20 +19,8 @@ class App;
 namespace proofc::driver {
 
 struct RunOptions {
-  std::string program;
-  std::string data;
-  std::string weights;
-  std::string split = "test";
-  int64_t corruptions = 0; ///< <= 0: every filtered corruption
-  uint64_t seed = 0;
-  int64_t queries = -1; ///< < 0: all
-  std::string device = "cpu";
-  int threads = 0; ///< 0: every hardware thread
-  std::string facts = "train";
-  int64_t maxPool = 0; ///< candidates per backend run; <= 0: no limit
-  bool quiet = false;  ///< no progress display
-  std::string report;
-  std::string outcomes;
+  std::string program; ///< PROGRAM.mlir
+  cli::RunFlags run;   ///< the flags shared with proofc-run
 };
 
 struct InitWeightsOptions {

@@ -10,6 +10,7 @@
 
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Evaluation.h"
+#include "proofc/runtime/FileIO.h"
 #include "proofc/runtime/Safetensors.h"
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 using namespace proofc;
 
 int driver::initWeightsCommand(const InitWeightsOptions &o) {
+  checkWritable(o.output); // before the loading
   std::optional<ProgramSpec> program = loadProgramSpec(o.program);
   if (!program)
     return 1;

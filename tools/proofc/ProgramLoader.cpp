@@ -6,6 +6,7 @@
 #include "proofc/Dialect/Eval/EvalOps.h"
 #include "proofc/Target/ExportProgramSpec.h"
 #include "proofc/runtime/Error.h"
+#include "proofc/runtime/FileIO.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -17,19 +18,21 @@
 
 using namespace proofc;
 
+std::unique_ptr<llvm::MemoryBuffer>
+proofc::driver::readProgramFile(const std::string &path) {
+  return llvm::MemoryBuffer::getMemBufferCopy(readFile(path), path);
+}
+
 std::optional<ProgramSpec>
 proofc::driver::loadProgramSpec(const std::string &path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!file)
-    fail("{}: cannot read: {}", path, file.getError().message());
+  std::unique_ptr<llvm::MemoryBuffer> file = readProgramFile(path);
 
   mlir::MLIRContext context;
   context.disableMultithreading();    // one small program: no thread pool
   context.printOpOnDiagnostic(false); // the location says where
   context.getOrLoadDialect<mlir::eval::EvalDialect>();
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   driver::OneLineDiagnostics handler(sourceMgr, &context);
 
   mlir::OwningOpRef<mlir::ModuleOp> module =

@@ -9,10 +9,19 @@
 
 #include "proofc/runtime/Program.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 
+namespace llvm {
+class MemoryBuffer;
+} // namespace llvm
+
 namespace proofc::driver {
+
+/// The bytes of the program file `path`, named `path` for diagnostics, read
+/// by the runtime's readFile (its size limit and its errors).
+std::unique_ptr<llvm::MemoryBuffer> readProgramFile(const std::string &path);
 
 /// Parses `path` (one eval.program), verifies it and exports its
 /// ProgramSpec. Returns nullopt once the diagnostics are printed; throws

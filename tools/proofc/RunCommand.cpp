@@ -21,27 +21,15 @@ using namespace proofc;
 int driver::runCommand(const RunOptions &o) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
+  const RunSessionOptions so = o.run.sessionOptions(start);
+  checkOutputPaths(so); // before anything slow
   std::optional<ProgramSpec> program = loadProgramSpec(o.program);
   if (!program)
     return 1;
   const double compileSeconds =
       std::chrono::duration<double>(Clock::now() - start).count();
   SelectedBackend selected =
-      selectBackend(o.device, o.threads, program->shape.B, o.program);
-
-  RunSessionOptions so;
-  so.data = o.data;
-  so.weights = o.weights;
-  so.split = o.split;
-  so.corruptions = o.corruptions;
-  so.seed = o.seed;
-  so.queries = o.queries;
-  so.factsIncludeValid = o.facts == "train+valid";
-  so.maxPool = o.maxPool;
-  so.quiet = o.quiet;
-  so.report = o.report;
-  so.outcomes = o.outcomes;
-  so.started = start;
+      selectBackend(o.run.device, o.run.threads, program->shape.B, o.program);
   RunSession session(*program, so);
 
   RunOutput out = session.evaluate(*selected.backend, selected.device);

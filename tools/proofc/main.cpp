@@ -7,24 +7,16 @@
 // exit code 128 + the signal (130, or 143 for SIGTERM).
 //
 //===----------------------------------------------------------------------===//
+#include "CommandLine.h"
 #include "Commands.h"
 #include "CompileCommand.h"
 #include "DriverOptions.h"
 
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/RunControl.h"
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
-#include <exception>
 
 using namespace proofc::driver;
-
-static int printError(const std::string &message) {
-  fmt::print(stderr, "proofc: error: {}\n", message);
-  return 1;
-}
 
 int main(int argc, char **argv) {
   CLI::App app{"proofc: compile and evaluate eval programs (policy-guided "
@@ -39,33 +31,16 @@ int main(int argc, char **argv) {
   CompileOptions compileOptions;
   CLI::App *compile = addCompileCommand(app, compileOptions);
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp &e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp &e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion &e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError &e) {
-    return printError(e.what());
-  }
-
-  try {
+  if (std::optional<int> exitCode =
+          proofc::cli::parseCommandLine(app, argc, argv, "proofc"))
+    return *exitCode;
+  return proofc::cli::runReportingErrors("proofc", [&] {
     if (run->parsed())
       return runCommand(runOptions);
     if (init->parsed())
       return initWeightsCommand(initOptions);
     if (compile->parsed())
       return compileCommand(compileOptions);
-    return printError("no subcommand given");
-  } catch (const proofc::Interrupted &e) {
-    // Ctrl-C / SIGTERM: say so and exit 128 + the signal, like a shell.
-    fmt::print(stderr, "proofc: {}\n", e.what());
-    return e.exitCode();
-  } catch (const proofc::Error &e) {
-    return printError(e.what());
-  } catch (const std::exception &e) {
-    return printError(fmt::format("internal error: {}", e.what()));
-  }
+    proofc::fail("no subcommand given");
+  });
 }

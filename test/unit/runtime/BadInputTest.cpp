@@ -212,9 +212,13 @@ TEST(BadInputRules, HugeCommentLineIsSkipped) {
 }
 
 TEST(BadInputRules, HugeUnknownNameNamesLineAndColumn) {
+  // The name is echoed, but only its first 80 bytes and its length.
   std::string message =
       rulesError("p(X,Y) :- '" + std::string(kHugeLine, 'x') + "'(X,Y).\n");
-  EXPECT_TRUE(startsWith(message, "rules.txt:1:11: unknown relation '"))
+  EXPECT_EQ(message, "rules.txt:1:11: unknown relation '" +
+                         std::string(80, 'x') +
+                         "\xe2\x80\xa6(10485760 bytes)' (not in train, valid "
+                         "or test)")
       << message.substr(0, kShortMessage);
 }
 
@@ -225,21 +229,37 @@ TEST(BadInputRules, NulByteOutsideQuotes) {
 }
 
 TEST(BadInputRules, NulByteInQuotedNameDoesNotTruncateIt) {
-  // 'q\0' is not q: the name is compared whole. (The message holds the NUL
-  // as it is, so what() -- a C string -- ends there.)
+  // 'q\0' is not q: the name is compared whole, and echoed escaped (a raw
+  // NUL would end what(), a C string, early).
   std::string message = rulesError("p(X,Y) :- 'q\0'(X,Y).\n"s);
-  EXPECT_EQ(message, "rules.txt:1:11: unknown relation 'q") << message;
+  EXPECT_EQ(message, "rules.txt:1:11: unknown relation 'q\\x00' (not in "
+                     "train, valid or test)")
+      << message;
+}
+
+TEST(BadInputRules, ControlBytesInNamesAreEscaped) {
+  // A terminal escape sequence in a name must not reach the terminal.
+  EXPECT_EQ(rulesError("p(X,Y) :- q(X,'\x1b[2J\x07').\n"),
+            "rules.txt:1:15: unknown entity '\\x1b[2J\\x07' (not in train, "
+            "valid or test)");
+  EXPECT_EQ(rulesError("p(X,Y) :- q(X,Y)\x1b.\n"),
+            "rules.txt:1:17: expected ',' or '.' after a body atom, found "
+            "byte 0x1b");
+  // Printable non-ASCII is shown as the character.
+  EXPECT_EQ(rulesError("p(X,Y) :- q(X,Y)\xc3\xa9.\n"),
+            "rules.txt:1:17: expected ',' or '.' after a body atom, found "
+            "'\xc3\xa9'");
 }
 
 TEST(BadInputRules, InvalidUtf8Name) {
   // Names of the vocabulary are valid UTF-8, so an invalid one never matches.
+  // Echoed byte by byte: the message itself stays valid UTF-8.
   EXPECT_EQ(rulesError("p(X,Y) :- '\xff\xfe'(X,Y).\n"),
-            "rules.txt:1:11: unknown relation '\xff\xfe' (not in train, valid "
-            "or test)");
-  std::string message = rulesError("p(X,Y) :- q\xe9(X,Y).\n");
-  EXPECT_TRUE(startsWith(message, "rules.txt:1:12: expected '(' after the "
-                                  "predicate name, found "))
-      << message;
+            "rules.txt:1:11: unknown relation '\\xff\\xfe' (not in train, "
+            "valid or test)");
+  EXPECT_EQ(rulesError("p(X,Y) :- q\xe9(X,Y).\n"),
+            "rules.txt:1:12: expected '(' after the predicate name, found "
+            "byte 0xe9");
 }
 
 TEST(BadInputRules, TruncatedAfterNeck) {
@@ -350,6 +370,42 @@ TEST(BadInputSafetensors, HugeMetadataIsAccepted) {
   EXPECT_EQ(t.at("t").data, std::vector<float>{1.0f});
 }
 
+TEST(BadInputSafetensors, NamesAreEscapedAndBoundedInMessages) {
+  // JSON can spell any control character; the message shows it escaped.
+  EXPECT_EQ(errorOf([] {
+              parseSafetensors(
+                  safetensorsImage(R"({"\u001b]0;x\u0007": {"dtype": "F16",
+                                       "shape": [], "data_offsets": [0, 2]}})",
+                                   std::string(2, '\0')),
+                  "w");
+            }),
+            "w: tensor '\\x1b]0;x\\x07' has dtype F16, only F32 is supported");
+  // A 10 MiB tensor name and a 10 MiB dtype: 80 bytes of each, and sizes.
+  std::string huge(kHugeLine, 'n');
+  EXPECT_EQ(
+      errorOf([&] {
+        parseSafetensors(safetensorsImage("{\"" + huge + "\": {\"dtype\": \"" +
+                                          huge + "\"}}"),
+                         "w");
+      }),
+      "w: tensor '" + std::string(80, 'n') +
+          "\xe2\x80\xa6(10485760 bytes)' has dtype " + std::string(80, 'n') +
+          "\xe2\x80\xa6(10485760 bytes), only F32 is supported");
+}
+
+TEST(BadInputSafetensors, ParseErrorQuotingAHugeTokenIsBounded) {
+  // nlohmann quotes the token it stopped in: here 10 MiB of an unterminated
+  // string with a control byte at its end.
+  std::string message = errorOf([] {
+    parseSafetensors(
+        safetensorsImage("{\"" + std::string(kHugeLine, 's') + "\x01"), "w");
+  });
+  EXPECT_TRUE(startsWith(message, "w: header is not valid JSON: ")) << message;
+  EXPECT_LE(message.size(), kShortMessage * 5) << message.substr(0, 400);
+  for (char c : message)
+    ASSERT_FALSE(static_cast<unsigned char>(c) < 0x20) << message;
+}
+
 //===----------------------------------------------------------------------===//
 // Weights for another program (real kinship weights, V10 variants)
 //===----------------------------------------------------------------------===//
@@ -419,6 +475,17 @@ TEST_F(BadInputWeights, FewerAtomsPerState) {
   program.shape.A = 4; // var_emb has 2A rows
   EXPECT_EQ(checkError(program),
             path() + ": tensor 'var_emb' has shape [12, 64], expected [8, 64]");
+}
+
+TEST_F(BadInputWeights, ExtraTensorNameIsEscaped) {
+  TensorMap weights = *weights_;
+  weights["\x1b[2Jextra"] = Tensor{{1}, {0.0f}};
+  EXPECT_EQ(errorOf([&] {
+              checkWeights(proofc::test::v10Program(), *dataset_, weights,
+                           path());
+            }),
+            path() + ": unexpected tensor '\\x1b[2Jextra': program 'v10' does "
+                     "not use it (weights for another program?)");
 }
 
 TEST_F(BadInputWeights, OtherTensorNames) {
@@ -557,6 +624,46 @@ TEST(BadInputBundle, FloatOutOfFloatRange) {
             }),
             "b.pcb: program.policy.encoder[0].eps: -1e+39 is out of the float "
             "range");
+}
+
+TEST(BadInputBundle, UnknownKeysAreEscapedInThePath) {
+  EXPECT_EQ(bundleErrorAfter([](json &j) { j["plan"]["\x1b[2J"] = 1; }),
+            "b.pcb: plan.\\x1b[2J: unknown field");
+  EXPECT_EQ(bundleErrorAfter(
+                [](json &j) { j["plan"][std::string(kHugeLine, 'k')] = 1; }),
+            "b.pcb: plan." + std::string(80, 'k') +
+                "\xe2\x80\xa6(10485760 bytes): unknown field");
+}
+
+TEST(BadInputBundle, NamesMustBePrintableAndShort) {
+  // The runtime echoes bundle names in its messages (the CUDA backend too),
+  // so the parser admits only names that need no escaping.
+  EXPECT_EQ(bundleErrorAfter([](json &j) {
+              j["modules"][0]["name"] = "m\n";
+              j["plan"]["launches"][0]["module"] = "m\n";
+            }),
+            "b.pcb: modules[0].name: 'm\\x0a' is not a name (at most 256 bytes "
+            "of printable UTF-8, no backslash)");
+  EXPECT_EQ(bundleErrorAfter([](json &j) {
+              j["plan"]["buffers"][0]["name"] = std::string(300, 'f');
+            }),
+            "b.pcb: plan.buffers[0].name: '" + std::string(80, 'f') +
+                "\xe2\x80\xa6(300 bytes)' is not a name (at most 256 bytes of "
+                "printable UTF-8, no backslash)");
+  EXPECT_EQ(bundleErrorAfter([](json &j) {
+              j["plan"]["launches"][0]["args"][0] = "buf:\x1b";
+            }),
+            "b.pcb: plan.launches[0].args[0]: 'buf:\\x1b' is not a name (at "
+            "most 256 bytes of printable UTF-8, no backslash)");
+  // Free text (kernel source, options, the program's path) is not a name.
+  EXPECT_EQ(bundleErrorAfter([](json &j) {
+              j["modules"][0]["source"] = "line 1\n\tline 2\n";
+              j["source"] = "dir\\p.mlir";
+            }),
+            "(no error)");
+  EXPECT_EQ(bundleErrorAfter(
+                [](json &j) { j["program"]["name"] = std::string(256, 'p'); }),
+            "(no error)");
 }
 
 TEST(BadInputBundle, DeeplyNestedCondsAreAnErrorNotACrash) {

@@ -81,11 +81,16 @@ std::string datasetNameOf(const std::string &dir);
 /// |F|: the distinct facts the prover may use (spec §1.1).
 int64_t countFacts(const Dataset &dataset, bool includeValid);
 
+/// Throws proofc::Error unless the report and outcomes paths that are set
+/// can be written (checkWritable) and are two different files.
+void checkOutputPaths(const RunSessionOptions &options);
+
 class RunSession {
 public:
-  /// Installs the interrupt handlers for the session's lifetime, then loads
-  /// and checks everything; throws proofc::Error on bad input and
-  /// Interrupted when a signal came during loading.
+  /// Installs the interrupt handlers for the session's lifetime, checks the
+  /// output paths (checkOutputPaths), then loads and checks everything;
+  /// throws proofc::Error on bad input and Interrupted when a signal came
+  /// during loading.
   RunSession(const ProgramSpec &program, RunSessionOptions options);
 
   const ProgramSpec &program() const { return program_; }

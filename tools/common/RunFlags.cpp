@@ -1,0 +1,71 @@
+//===- RunFlags.cpp - The run flags of proofc run and proofc-run ----------===//
+#include "RunFlags.h"
+
+#include "CommandLine.h"
+
+#include <CLI/CLI.hpp>
+
+#include <limits>
+
+namespace proofc::cli {
+
+RunSessionOptions
+RunFlags::sessionOptions(std::chrono::steady_clock::time_point started) const {
+  RunSessionOptions so;
+  so.data = data;
+  so.weights = weights;
+  so.split = split;
+  so.corruptions = corruptions;
+  so.seed = seed;
+  so.queries = queries;
+  so.factsIncludeValid = facts == "train+valid";
+  so.maxPool = maxPool;
+  so.quiet = quiet;
+  so.report = report;
+  so.outcomes = outcomes;
+  so.started = started;
+  return so;
+}
+
+void addRunFlags(CLI::App &command, RunFlags &f) {
+  // No existence checks here: the runtime's own errors name the file that
+  // is missing and why (e.g. DIR/train.tsv: cannot read: ...).
+  command
+      .add_option("--data", f.data,
+                  "Dataset directory (train/valid/test.tsv, rules.txt)")
+      ->required()
+      ->type_name("DIR");
+  command.add_option("--weights", f.weights, "Policy weights (.safetensors)")
+      ->required()
+      ->type_name("W.safetensors");
+  command.add_option("--split", f.split, "Split whose triples are the queries")
+      ->check(CLI::IsMember({"train", "valid", "test"}))
+      ->capture_default_str();
+  addIntegerOption(command, "--corruptions", f.corruptions,
+                   "Corruptions sampled per query and mode (<= 0: all)");
+  addIntegerOption(command, "--seed", f.seed,
+                   "Seed of the corruption sampler (0 to 2^64 - 1)");
+  addIntegerOption(command, "--queries", f.queries,
+                   "Only the first N queries (< 0: all)");
+  command.add_option("--device", f.device, "Backend: cpu, cuda or auto")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+      ->capture_default_str();
+  addIntegerOption(command, "--threads", f.threads,
+                   "CPU threads of the host backend (0: every hardware "
+                   "thread)",
+                   0, std::numeric_limits<int>::max());
+  command.add_option("--facts", f.facts, "Facts the prover may use")
+      ->check(CLI::IsMember({"train", "train+valid"}))
+      ->capture_default_str();
+  addIntegerOption(command, "--max-pool", f.maxPool,
+                   "Candidates per backend run (<= 0: as many as fit)");
+  command.add_flag("--quiet", f.quiet, "No progress display on stderr");
+  command.add_option("--report", f.report, "Write the JSON report here")
+      ->type_name("FILE.json");
+  command
+      .add_option("--outcomes", f.outcomes,
+                  "Write every candidate's outcome here (TSV)")
+      ->type_name("FILE.tsv");
+}
+
+} // namespace proofc::cli

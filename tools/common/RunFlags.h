@@ -1,0 +1,53 @@
+//===- RunFlags.h - The run flags of proofc run and proofc-run --*- C++ -*-===//
+//
+// `proofc run PROGRAM.mlir` and `proofc-run PROGRAM.pcb` differ in where the
+// program comes from; everything else about a run -- dataset, weights,
+// candidates, device, threads, chunking, progress, outputs -- is one set of
+// flags, defined here once and mapped onto the runtime's RunSessionOptions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_TOOLS_COMMON_RUNFLAGS_H
+#define PROOFC_TOOLS_COMMON_RUNFLAGS_H
+
+#include "proofc/runtime/RunSession.h"
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace CLI {
+class App;
+} // namespace CLI
+
+namespace proofc::cli {
+
+struct RunFlags {
+  std::string data;    ///< --data DIR
+  std::string weights; ///< --weights W.safetensors
+  std::string split = "test";
+  int64_t corruptions = 0; ///< <= 0: every filtered corruption
+  uint64_t seed = 0;
+  int64_t queries = -1;        ///< < 0: all
+  std::string device = "cpu";  ///< cpu | cuda | auto
+  int threads = 0;             ///< host backend threads; 0: all
+  std::string facts = "train"; ///< train | train+valid
+  int64_t maxPool = 0;         ///< candidates per backend run; <= 0: no limit
+  bool quiet = false;          ///< no progress display
+  std::string report;          ///< JSON report path; empty: none
+  std::string outcomes;        ///< outcomes TSV path; empty: none
+
+  /// The session's options; `started` is where the report's total_seconds
+  /// starts (the tool's start, before the program is compiled or loaded).
+  RunSessionOptions
+  sessionOptions(std::chrono::steady_clock::time_point started) const;
+};
+
+/// Adds the run flags to `command` (the `proofc run` subcommand, or
+/// proofc-run's app), filling `flags`: --data and --weights (required),
+/// --split, --corruptions, --seed, --queries, --device, --threads, --facts,
+/// --max-pool, --quiet, --report, --outcomes.
+void addRunFlags(CLI::App &command, RunFlags &flags);
+
+} // namespace proofc::cli
+
+#endif // PROOFC_TOOLS_COMMON_RUNFLAGS_H
