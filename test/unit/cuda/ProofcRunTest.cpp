@@ -8,6 +8,7 @@
 #ifdef PROOFC_RUN_BINARY
 
 #include "TestUtil.h"
+#include "ToolRunner.h"
 #include "cuda/TestBundle.h"
 #include "proofc/runtime/FileIO.h"
 #include "proofc/runtime/cuda/CudaBackend.h"
@@ -21,24 +22,10 @@
 namespace proofc::test {
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string output; ///< stdout and stderr
-};
+using Result = ToolResult;
 
 Result runTool(const std::string &args) {
-  Result r;
-  const std::string command =
-      std::string(PROOFC_RUN_BINARY) + " " + args + " 2>&1";
-  std::FILE *pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return r;
-  char buffer[4096];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0)
-    r.output.append(buffer, n);
-  const int raw = ::pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
+  return runBinary(PROOFC_RUN_BINARY, args);
 }
 
 class ProofcRun : public ::testing::Test {

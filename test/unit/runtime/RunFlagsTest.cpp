@@ -10,10 +10,9 @@
 #ifdef PROOFC_RUN_BINARY
 
 #include "TestUtil.h"
+#include "ToolRunner.h"
 
 #include <gtest/gtest.h>
-
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <string>
@@ -21,25 +20,10 @@
 namespace proofc::test {
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string output; ///< stdout and stderr
-};
+using Result = ToolResult;
 
 Result runTool(const std::string &args) {
-  Result r;
-  const std::string command =
-      std::string(PROOFC_RUN_BINARY) + " " + args + " 2>&1";
-  std::FILE *pipe = ::popen(command.c_str(), "r");
-  if (!pipe)
-    return r;
-  char buffer[4096];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0)
-    r.output.append(buffer, n);
-  const int raw = ::pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
+  return runBinary(PROOFC_RUN_BINARY, args);
 }
 
 /// The one error line proofc-run prints for `flags` after a valid start.
