@@ -9,7 +9,10 @@
 #define PROOFC_TEST_UNIT_TESTUTIL_H
 
 #include "proofc/runtime/Program.h"
+#include "proofc/runtime/RunSession.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 namespace proofc::test {
 
@@ -37,6 +41,27 @@ inline std::string weightsFile(const std::string &dataset) {
 
 /// The reference `mlp-dot` policy (spec §4) with A=6, S=120, D=20, B=256,
 /// d=64, L=2 and the tensor names of the shared weight files.
+/// The entries of directory `dir`, sorted by name.
+inline std::vector<std::string> listDir(const std::string &dir) {
+  std::vector<std::string> names;
+  for (const auto &e : std::filesystem::directory_iterator(dir))
+    names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+/// A quiet run of the first `queries` queries of a shared dataset with its
+/// trained weights.
+inline RunSessionOptions sessionOptions(const std::string &dataset,
+                                        int64_t queries) {
+  RunSessionOptions o;
+  o.data = dataDir(dataset);
+  o.weights = weightsFile(dataset);
+  o.queries = queries;
+  o.quiet = true;
+  return o;
+}
+
 inline ProgramSpec v10Program() {
   ProgramSpec program;
   program.name = "v10";

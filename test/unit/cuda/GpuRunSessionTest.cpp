@@ -44,15 +44,6 @@ CudaBackendOptions optionsFor(CondMode mode) {
   return options;
 }
 
-RunSessionOptions sessionOptions(const std::string &dataset, int64_t queries) {
-  RunSessionOptions o;
-  o.data = dataDir(dataset);
-  o.weights = weightsFile(dataset);
-  o.queries = queries;
-  o.quiet = true;
-  return o;
-}
-
 class GpuRunSession : public ::testing::TestWithParam<CondMode> {};
 
 TEST_P(GpuRunSession, ChunksEqualOnePassBitForBit) {

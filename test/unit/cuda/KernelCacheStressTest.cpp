@@ -59,14 +59,6 @@ std::string payloadOf(size_t bytes, uint32_t seed) {
   return p;
 }
 
-std::vector<std::string> listDir(const std::string &dir) {
-  std::vector<std::string> names;
-  for (const auto &e : fs::directory_iterator(dir))
-    names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 std::vector<std::string> tempFiles(const std::string &dir) {
   std::vector<std::string> temps;
   for (const std::string &name : listDir(dir))

@@ -41,14 +41,6 @@ struct CountingCompiler {
   }
 };
 
-std::vector<std::string> listDir(const std::string &dir) {
-  std::vector<std::string> names;
-  for (const auto &e : fs::directory_iterator(dir))
-    names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 TEST(KernelCache, KeyCoversEveryFieldAndIgnoresOptionOrder) {
   const KernelKey base = sampleKey();
   const std::string h = kernelKeyHex(base);

@@ -124,14 +124,6 @@ int waitExit(Child &c) {
                            : 1000 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-std::vector<std::string> listDir(const std::string &dir) {
-  std::vector<std::string> names;
-  for (const auto &e : fs::directory_iterator(dir))
-    names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 TEST(InterruptProcess, SigintMidRunExits130WithNoFilesAndTheNextRunWorks) {
   TempDir dir;
   // Every kinship test query with all corruptions, one thread: about a

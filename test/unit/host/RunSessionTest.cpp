@@ -24,23 +24,6 @@ namespace proofc::test {
 namespace {
 namespace fs = std::filesystem;
 
-RunSessionOptions sessionOptions(const std::string &dataset, int64_t queries) {
-  RunSessionOptions o;
-  o.data = dataDir(dataset);
-  o.weights = weightsFile(dataset);
-  o.queries = queries;
-  o.quiet = true;
-  return o;
-}
-
-std::vector<std::string> listDir(const std::string &dir) {
-  std::vector<std::string> names;
-  for (const auto &e : fs::directory_iterator(dir))
-    names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 void expectSameBits(const std::vector<Outcome> &a,
                     const std::vector<Outcome> &b) {
   ASSERT_EQ(a.size(), b.size());
