@@ -59,6 +59,7 @@ void eval::buildEvalGpuPipeline(OpPassManager &pm,
   lower.statesPerThread = options.statesPerThread;
   lower.engineThreads = options.engineThreads;
   lower.minBlocksPerSm = options.minBlocksPerSm;
+  lower.fuseAdvanceEngine = options.fuseAdvanceEngine;
   pm.addPass(createEvalLowerToGpuPass(lower));
   if (options.stopBeforeNvvm)
     return;

@@ -2,29 +2,43 @@
 // policy's eval.score_select becomes gpu.func @score_select (generated from
 // the encoder: per-atom lookups, a linear through workgroup memory, layer
 // norm by warp butterflies, the dot, then spec §4's selection in warp 0);
-// init, engine and advance become launches of the CUDA C++ templates; the
-// loop and the cond become eval.launch_loop / eval.launch_cond.
+// init, engine and advance become launches of the CUDA C++ templates (one
+// module: step.cu includes engine.cu); the loop becomes eval.launch_loop.
+// By default the advance and the engine cond after it are ONE launch of
+// proofc_advance_engine (two kernels per step, no IF node left); with
+// fuse-advance-engine=false they stay apart, the cond an eval.launch_cond.
 // RUN: proofc-opt %s -split-input-file -verify-diagnostics -eval-lower-to-gpu \
 // RUN: | FileCheck %s
+// RUN: proofc-opt %s -split-input-file -verify-diagnostics -eval-lower-to-gpu=fuse-advance-engine=false \
+// RUN: | FileCheck %s --check-prefix=UNFUSED
 
 // CHECK-LABEL: module attributes {gpu.container_module}
 // CHECK:      eval.program @lowered
 // The policy kernel's scratch: the logits rows a slot's blocks meet in and
-// their arrival counts (zero-filled).
+// their arrival counts (zero-filled); the fused step's two counters.
 // CHECK:      eval.buffer @score_select_logits : f32 ["B", "S"]
 // CHECK-NEXT: eval.buffer @score_select_arrivals : i32 ["B"]
-// CHECK-NEXT: eval.cuda_module @engine "engine.cu" ["-DPROOFC_A=2", "-DPROOFC_S=3", "-DPROOFC_ENGINE_THREADS=128"]
-// CHECK-NEXT: eval.cuda_module @step "step.cu" ["-DPROOFC_A=2", "-DPROOFC_S=3"]
+// CHECK-NEXT: eval.buffer @advance_engine_counters : i32 ["2"]
+// CHECK-NEXT: eval.cuda_module @step "step.cu" ["-DPROOFC_A=2", "-DPROOFC_S=3", "-DPROOFC_ENGINE_THREADS=128"]
+// CHECK-NOT:  eval.cuda_module
 // CHECK-NOT:  eval.init_slots
-// CHECK:      eval.launch "init" @step::@proofc_init grid ["1"] block 256 args ["buf:pool", "sym:N", "sym:B", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop"]
-// CHECK-NEXT: eval.launch "engine" @engine::@proofc_engine grid ["B"] block 128 args ["buf:loop_flag", "buf:state", "buf:slot_cand", "buf:pool", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "sym:R", "buf:derived", "buf:count"]
+// With the cond gone, the kernels' engine handle is the loop's.
+// CHECK:      eval.launch "init" @step::@proofc_init grid ["1"] block 256 args ["buf:pool", "sym:N", "sym:B", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:loop_flag", "buf:loop_flag", "cond:loop", "cond:loop"]
+// CHECK-NEXT: eval.launch "engine" @step::@proofc_engine grid ["B"] block 128 args ["buf:loop_flag", "buf:state", "buf:slot_cand", "buf:pool", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "sym:R", "buf:derived", "buf:count"]
 // CHECK-NEXT: eval.launch_loop "loop" flag @loop_flag {
 // CHECK-NEXT:   eval.launch "score_select" @policy::@score_select grid ["B", "1"] block 128 args ["buf:loop_flag", "buf:state", "buf:derived", "buf:count", "buf:slot_cand", "buf:w_atom_pred_proj", "buf:w_atom_arg0_const", "buf:w_atom_arg1_const", "buf:w_atom_arg0_var", "buf:w_atom_arg1_var", "buf:w_mlp_0_weight_T", "buf:w_mlp_0_bias", "buf:w_mlp_0_ln_weight", "buf:w_mlp_0_ln_bias", "sym:R", "f32:0.25", "buf:action", "buf:action_logp", "buf:score_select_logits", "buf:score_select_arrivals"]
-// CHECK-NEXT:   eval.launch "advance" @step::@proofc_advance grid ["1"] block 256 args ["buf:loop_flag", "buf:pool", "sym:N", "sym:B", "i32:4", "sym:R", "buf:derived", "buf:count", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop"]
-// CHECK-NEXT:   eval.launch_cond "engine" flag @loop_flag {
-// CHECK-NEXT:     eval.launch "engine_1" @engine::@proofc_engine grid ["B"] block 128 args ["buf:loop_flag",
-// CHECK-NEXT:   }
+// CHECK-NEXT:   eval.launch "advance_engine" @step::@proofc_advance_engine grid ["B"] block 128 args ["buf:loop_flag", "buf:pool", "sym:N", "i32:4", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count", "buf:advance_engine_counters", "buf:loop_flag", "buf:loop_flag", "cond:loop", "cond:loop"]
 // CHECK-NEXT: }
+// UNFUSED-LABEL: eval.program @lowered
+// UNFUSED-NOT:   @advance_engine_counters
+// UNFUSED:       eval.launch "init" @step::@proofc_init {{.*}} "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop"]
+// UNFUSED:       eval.launch_loop "loop" flag @loop_flag {
+// UNFUSED-NEXT:    eval.launch "score_select" @policy::@score_select
+// UNFUSED-NEXT:    eval.launch "advance" @step::@proofc_advance grid ["1"] block 256 args ["buf:loop_flag", "buf:pool", "sym:N", "sym:B", "i32:4", "sym:R", "buf:derived", "buf:count", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop"]
+// UNFUSED-NEXT:    eval.launch_cond "engine" flag @loop_flag {
+// UNFUSED-NEXT:      eval.launch "engine_1" @step::@proofc_engine grid ["B"] block 128 args ["buf:loop_flag",
+// UNFUSED-NEXT:    }
+// UNFUSED-NEXT:  }
 // CHECK-NOT:  eval.device_loop
 // CHECK:      gpu.module @policy [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx86", link = ["{{.*}}libdevice.10.bc"]>] {
 //

@@ -70,6 +70,7 @@ driver::compileProgramToBundle(const std::string &path,
   pipeline.statesPerThread = options.statesPerThread;
   pipeline.engineThreads = options.engineThreads;
   pipeline.minBlocksPerSm = options.minBlocksPerSm;
+  pipeline.fuseAdvanceEngine = options.fuseAdvanceEngine;
   mlir::eval::buildEvalGpuPipeline(pm, pipeline);
   if (mlir::failed(pm.run(*module)))
     return std::nullopt;

@@ -30,6 +30,7 @@ struct BundleCompilerOptions {
   int64_t statesPerThread = 4;
   int64_t engineThreads = 128;
   int64_t minBlocksPerSm = 6; ///< policy kernel: 0 = no register cap
+  bool fuseAdvanceEngine = true; ///< two kernels per step instead of three
   bool keepMlir = false;      ///< fill CompiledProgram::loweredMlir
 };
 

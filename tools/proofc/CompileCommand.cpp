@@ -58,6 +58,10 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
                         "Policy kernel blocks that must fit on one SM (caps "
                         "its registers; 0: no cap)",
                         0, 32);
+  compile->add_flag(
+      "--unfused-step{false}", c.fuseAdvanceEngine,
+      "Keep the advance and the engine (under its cond) as separate launches: "
+      "three kernels per step instead of two");
   return compile;
 }
 

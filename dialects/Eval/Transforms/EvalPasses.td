@@ -75,9 +75,14 @@ def EvalLowerToGpuPass : Pass<"eval-lower-to-gpu", "::mlir::ModuleOp"> {
     selecting),
     generated from the encoder's op list; the engine, `eval.init_slots` and
     `eval.advance` become launches of the CUDA C++ templates
-    (`eval.cuda_module @engine`, `@step`); the loop and the cond become
-    `eval.launch_loop` and `eval.launch_cond`. The gpu.module gets the
-    `#nvvm.target` of the options; libdevice is linked for exp/log.
+    (`eval.cuda_module @step`: step.cu with engine.cu); the loop and the
+    cond become `eval.launch_loop` and `eval.launch_cond`. With
+    `fuse-advance-engine`, an `eval.advance` followed by the engine cond
+    (`eval.cond` on its flag holding only `eval.engine` of its slots) becomes
+    ONE launch of `proofc_advance_engine`: a step is two kernels, and the
+    cond's else value (the old derived states, only seen once the loop
+    stops) is not kept. The gpu.module gets the `#nvvm.target` of the
+    options; libdevice is linked for exp/log.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
@@ -95,6 +100,10 @@ def EvalLowerToGpuPass : Pass<"eval-lower-to-gpu", "::mlir::ModuleOp"> {
     Option<"minBlocksPerSm", "min-blocks-per-sm", "int64_t", /*default=*/"6",
            "Blocks of the policy kernel that must fit on one SM (caps its "
            "registers; 0: no cap)">,
+    Option<"fuseAdvanceEngine", "fuse-advance-engine", "bool",
+           /*default=*/"true",
+           "Advance each slot and derive its next states in one kernel "
+           "(replaces the engine cond)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

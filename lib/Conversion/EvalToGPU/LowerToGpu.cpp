@@ -3,7 +3,10 @@
 // A planned program becomes its GPU plan as IR, op for op:
 //   eval.init_slots / eval.advance  -> launches of step.cu's proofc_init /
 //                                      proofc_advance
-//   eval.engine                     -> a launch of engine.cu's proofc_engine
+//   eval.engine                     -> a launch of proofc_engine (engine.cu,
+//                                      which step.cu includes)
+//   eval.advance + the engine cond  -> ONE launch of proofc_advance_engine
+//                                      (fuse-advance-engine)
 //   eval.score_select               -> gpu.func @score_select (PolicyKernel)
 //                                      in gpu.module @policy, and its launch
 //   eval.copy                       -> launches of gpu.func @copy_words
@@ -77,6 +80,8 @@ public:
     loopFlagBuffer = (*loopFlag)[0];
     if (failed(findEngineCond(loop)))
       return failure();
+    if (options.fuseAdvanceEngine)
+      findFusableCond(loop);
 
     declareModules();
     for (LaunchOp launch : program.getBody().front().getOps<LaunchOp>())
@@ -117,6 +122,27 @@ private:
     return success();
   }
 
+  /// With fuse-advance-engine: the cond right after the loop's eval.advance
+  /// that holds only eval.engine of the advanced slots, on the advance's
+  /// flag. It becomes part of the advance's launch, and the kernels' engine
+  /// handle is the loop's (no IF node is left).
+  void findFusableCond(DeviceLoopOp loop) {
+    for (AdvanceOp advance : loop.getBody().front().getOps<AdvanceOp>()) {
+      auto cond = dyn_cast_or_null<CondOp>(advance->getNextNode());
+      if (!cond || cond.getFlag() != advance.getActive())
+        continue;
+      Block &body = cond.getBody().front();
+      auto engine = dyn_cast<EngineOp>(body.front());
+      if (!engine || body.getOperations().size() != 2 ||
+          engine.getSlots() != advance.getResult())
+        continue;
+      fusedAdvance = advance;
+      fusedCond = cond;
+      engineCond = kLoopCond.str();
+      return;
+    }
+  }
+
   void declareModules() {
     OpBuilder builder(program.getContext());
     Block &block = program.getBody().front();
@@ -127,10 +153,9 @@ private:
     std::string S = "-DPROOFC_S=" + std::to_string(program.getSAttr().getInt());
     std::string threads =
         "-DPROOFC_ENGINE_THREADS=" + std::to_string(options.engineThreads);
-    CudaModuleOp::create(builder, loc, "engine", "engine.cu",
-                         builder.getStrArrayAttr({A, S, threads}));
+    // One NVRTC compile for every CUDA C++ kernel: step.cu includes engine.cu.
     CudaModuleOp::create(builder, loc, "step", "step.cu",
-                         builder.getStrArrayAttr({A, S}));
+                         builder.getStrArrayAttr({A, S, threads}));
   }
 
   std::string uniqueName(StringRef base) {
@@ -154,12 +179,20 @@ private:
                 return lowerScore(builder, score, guard);
               })
               .Case([&](AdvanceOp advance) {
+                if (advance == fusedAdvance)
+                  return lowerAdvanceEngine(builder, advance, guard);
                 return lowerAdvance(builder, advance, guard);
               })
               .Case(
                   [&](CopyOp copy) { return lowerCopy(builder, copy, guard); })
               .Case([&](DeviceLoopOp loop) { return lowerLoop(builder, loop); })
-              .Case([&](CondOp cond) { return lowerCond(builder, cond); })
+              .Case([&](CondOp cond) {
+                if (cond == fusedCond) { // lowered with the advance
+                  toErase.push_back(cond);
+                  return success();
+                }
+                return lowerCond(builder, cond);
+              })
               .Case<KnowledgeBaseOp, CandidatePoolOp, DeviceYieldOp,
                     CondYieldOp>([&](Operation *valueOp) {
                 toErase.push_back(valueOp);
@@ -242,7 +275,7 @@ private:
                                                       bufArg((*derived)[0]),
                                                       bufArg((*derived)[1])});
     launch(builder, engine.getLoc(), "engine",
-           kernelRef("engine", "proofc_engine"), {"B"}, options.engineThreads,
+           kernelRef("step", "proofc_engine"), {"B"}, options.engineThreads,
            args);
     toErase.push_back(engine);
     return success();
@@ -287,8 +320,12 @@ private:
     return name;
   }
 
-  LogicalResult lowerAdvance(OpBuilder &builder, AdvanceOp advance,
-                             BufferOp guard) {
+  /// The advance's buffers, checked: the slots advance in place and the
+  /// flag is the loop's.
+  struct AdvanceBuffers {
+    SmallVector<BufferOp> pool, derived, action, logp, slots, flag;
+  };
+  FailureOr<AdvanceBuffers> advanceBuffers(AdvanceOp advance) {
     auto pool = buffers(advance.getPool(), advance);
     auto derived = buffers(advance.getDerived(), advance);
     auto action = buffers(advance.getAction(), advance);
@@ -304,24 +341,72 @@ private:
       return advance.emitOpError("eval-lower-to-gpu: the kernel advances the "
                                  "slots in place; operand and result must "
                                  "share buffers (run eval-plan-buffers)");
-    SmallVector<std::string> args = {
-        bufArg(guard),
-        bufArg((*pool)[0]),
-        "sym:N",
-        "sym:B",
-        "i32:" + std::to_string(advance.getMaxDepthAttr().getInt()),
-        "sym:R",
-        bufArg((*derived)[0]),
-        bufArg((*derived)[1]),
-        bufArg((*action)[0]),
-        bufArg((*logp)[0])};
-    for (BufferOp b : *slots)
+    return AdvanceBuffers{*pool, *derived, *action, *logp, *slots, *flag};
+  }
+
+  /// The slots, then next_cand and the outcome buffers.
+  static void appendSlotsAndOutcomes(SmallVector<std::string> &args,
+                                     const AdvanceBuffers &a) {
+    for (BufferOp b : a.slots)
       args.push_back(bufArg(b));
-    for (BufferOp b : ArrayRef<BufferOp>(*pool).drop_front())
+    for (BufferOp b : ArrayRef<BufferOp>(a.pool).drop_front())
       args.push_back(bufArg(b)); // next_cand, out_status, out_depth, out_logp
-    llvm::append_range(args, flagArgs((*flag)[0]));
+  }
+
+  std::string maxDepthArg(AdvanceOp advance) {
+    return "i32:" + std::to_string(advance.getMaxDepthAttr().getInt());
+  }
+
+  LogicalResult lowerAdvance(OpBuilder &builder, AdvanceOp advance,
+                             BufferOp guard) {
+    FailureOr<AdvanceBuffers> a = advanceBuffers(advance);
+    if (failed(a))
+      return failure();
+    SmallVector<std::string> args = {
+        bufArg(guard),        bufArg(a->pool[0]),    "sym:N",
+        "sym:B",              maxDepthArg(advance),  "sym:R",
+        bufArg(a->derived[0]), bufArg(a->derived[1]), bufArg(a->action[0]),
+        bufArg(a->logp[0])};
+    appendSlotsAndOutcomes(args, *a);
+    llvm::append_range(args, flagArgs(a->flag[0]));
     launch(builder, advance.getLoc(), "advance",
            kernelRef("step", "proofc_advance"), {"1"}, kStepThreads, args);
+    toErase.push_back(advance);
+    return success();
+  }
+
+  /// eval.advance and the engine cond after it (findFusableCond): one block
+  /// per slot advances it and derives its next states; the last block
+  /// reduces the flags through a zero-filled pair of counters.
+  LogicalResult lowerAdvanceEngine(OpBuilder &builder, AdvanceOp advance,
+                                   BufferOp guard) {
+    FailureOr<AdvanceBuffers> a = advanceBuffers(advance);
+    auto engine = cast<EngineOp>(fusedCond.getBody().front().front());
+    auto kb = buffers(engine.getKb(), engine);
+    auto derived = buffers(engine.getDerived(), engine);
+    if (failed(a) || failed(kb) || failed(derived))
+      return failure();
+    if (*derived != a->derived)
+      return engine.emitOpError("eval-lower-to-gpu: the engine must derive "
+                                "into the buffers the advance reads (run "
+                                "eval-plan-buffers)");
+    std::string counters = addScratchBuffer("advance_engine_counters",
+                                            builder.getI32Type(), {"2"});
+    SmallVector<std::string> args = {
+        bufArg(guard),        bufArg(a->pool[0]), "sym:N",
+        maxDepthArg(advance), "sym:R",            bufArg(a->action[0]),
+        bufArg(a->logp[0])};
+    appendSlotsAndOutcomes(args, *a);
+    for (BufferOp b : *kb)
+      args.push_back(bufArg(b));
+    args.push_back("sym:E");
+    args.push_back(bufArg(a->derived[0]));
+    args.push_back(bufArg(a->derived[1]));
+    args.push_back("buf:" + counters);
+    llvm::append_range(args, flagArgs(a->flag[0]));
+    launch(builder, advance.getLoc(), "advance_engine",
+           kernelRef("step", "proofc_advance_engine"), {"B"},
+           options.engineThreads, args);
     toErase.push_back(advance);
     return success();
   }
@@ -443,6 +528,8 @@ private:
   const EvalLowerToGpuPassOptions &options;
   BufferOp loopFlagBuffer;
   std::string engineCond;
+  AdvanceOp fusedAdvance; ///< with fusedCond: one launch (fuse-advance-engine)
+  CondOp fusedCond;
   llvm::StringSet<> launchNames;
   SmallVector<Operation *> toErase;
 };
@@ -472,8 +559,8 @@ struct EvalLowerToGpuPass
         continue; // already lowered
       gpu::GPUModuleOp gpuModule = createGpuModule(module, program);
       EvalLowerToGpuPassOptions opts{
-          chip,          features,      libdevice, groups, statesPerThread,
-          engineThreads, minBlocksPerSm};
+          chip,          features,       libdevice,        groups,
+          statesPerThread, engineThreads, minBlocksPerSm, fuseAdvanceEngine};
       if (failed(ProgramLowering(program, gpuModule, opts).run()))
         return signalPassFailure();
     }

@@ -440,7 +440,9 @@ private:
       }
       for (uint64_t &slot : p.storage) p.params.push_back(&slot);
       launches_.emplace(launch.name, std::move(p));
-      if (launch.entry == "proofc_engine")
+      // The fused step kernel counts as the engine (it is mostly derive).
+      if (launch.entry == "proofc_engine" ||
+          launch.entry == "proofc_advance_engine")
         info_.engineLaunches.push_back(launch.name);
       else if (launch.entry.rfind("score_select", 0) == 0)
         info_.policyLaunches.push_back(launch.name);

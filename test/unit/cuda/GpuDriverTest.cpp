@@ -49,21 +49,20 @@ TEST(GpuNvrtc, CompilesTheKernelTemplatesForTheDevice) {
   PROOFC_REQUIRE_GPU();
   GpuContext gpu;
   const Nvrtc &nvrtc = Nvrtc::get();
-  const std::string dir = sourceDir() + "/lib/Targets/CUDA/Kernels/";
   struct Case {
-    std::string file;
+    std::string source;
     std::vector<std::string> options;
-    const char *entries[2];
+    const char *entries[3];
   };
   const Case cases[] = {
-      {dir + "engine.cu", {"-DPROOFC_A=6", "-DPROOFC_S=120"}, {"proofc_engine", nullptr}},
-      {dir + "step.cu", {"-DPROOFC_A=6", "-DPROOFC_S=120"}, {"proofc_init", "proofc_advance"}},
-      {sourceDir() + "/test/unit/cuda/fixtures/policy.cu",
+      {kernelTemplate("engine.cu"), {"-DPROOFC_A=6", "-DPROOFC_S=120"}, {"proofc_engine", nullptr, nullptr}},
+      {kernelTemplate("step.cu"), {"-DPROOFC_A=6", "-DPROOFC_S=120"}, {"proofc_init", "proofc_advance", "proofc_advance_engine"}},
+      {readFile(sourceDir() + "/test/unit/cuda/fixtures/policy.cu"),
        {"-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_DIM=64"},
-       {"score_select", nullptr}},
+       {"score_select", nullptr, nullptr}},
   };
   for (const Case &c : cases) {
-    std::string cubin = nvrtc.compileToCubin(readFile(c.file), c.file, c.options,
+    std::string cubin = nvrtc.compileToCubin(c.source, "template.cu", c.options,
                                              gpu.major, gpu.minor);
     CUmodule m = gpu.load(cubin); // also resolves cudaGraphSetConditional
     for (const char *entry : c.entries)
@@ -83,7 +82,7 @@ TEST(GpuNvrtc, CompilesTheKernelTemplatesForTheDevice) {
   }
   // A missing -DPROOFC_A is a clear #error.
   try {
-    nvrtc.compileToCubin(readFile(dir + "engine.cu"), "engine.cu", {},
+    nvrtc.compileToCubin(kernelTemplate("engine.cu"), "engine.cu", {},
                          gpu.major, gpu.minor);
     FAIL() << "no error";
   } catch (const Error &e) {
@@ -100,7 +99,7 @@ TEST(GpuKernelCache, ColdCompileThenWarmHitLoadsOnTheDevice) {
   options.dir = dir.path();
   const Nvrtc &nvrtc = Nvrtc::get();
   const std::string source =
-      readFile(sourceDir() + "/lib/Targets/CUDA/Kernels/engine.cu");
+      kernelTemplate("engine.cu");
   KernelKey key{source, {"-DPROOFC_A=6", "-DPROOFC_S=120"}, gpu.arch(),
                 "nvrtc " + nvrtc.version(), CudaDriver::get().version(), "test"};
   auto compile = [&] {

@@ -38,7 +38,7 @@ TEST_P(GpuEngine, DerivesExactlyLikeTheHostEngine) {
   SampledStates sampled = sampleStates(ds, kb, shape, 4 * B, 1234);
 
   const std::string cubin = Nvrtc::get().compileToCubin(
-      readFile(sourceDir() + "/lib/Targets/CUDA/Kernels/engine.cu"),
+      kernelTemplate("engine.cu"),
       "engine.cu", {"-DPROOFC_A=6", "-DPROOFC_S=120"}, gpu.major, gpu.minor);
   CUfunction engine = gpu.function(gpu.load(cubin), "proofc_engine");
 

@@ -11,6 +11,7 @@
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Engine.h"
+#include "proofc/runtime/FileIO.h"
 #include "proofc/runtime/KnowledgeBase.h"
 
 #include <gtest/gtest.h>
@@ -24,6 +25,25 @@ namespace proofc::test {
 /// Kernel source files of the repository (lib/Targets/CUDA/Kernels, test
 /// fixtures) are read at run time by the GPU tests.
 inline std::string sourceDir() { return PROOFC_SOURCE_DIR; }
+
+/// A kernel template of lib/Targets/CUDA/Kernels as the compiler embeds it:
+/// each `#include "<other>.cu"` line replaced by that template's text
+/// (lib/Targets/Bundle/EmbedKernels.cmake), one self-contained NVRTC source.
+inline std::string kernelTemplate(const std::string &name) {
+  const std::string dir = sourceDir() + "/lib/Targets/CUDA/Kernels/";
+  std::string text = readFile(dir + name);
+  const std::string directive = "#include \"";
+  for (size_t at = text.find(directive); at != std::string::npos;
+       at = text.find(directive, at)) {
+    const size_t begin = at + directive.size();
+    const size_t end = text.find('"', begin);
+    const std::string included = text.substr(begin, end - begin);
+    const std::string inner = readFile(dir + included);
+    text.replace(at, end + 1 - at, inner);
+    at += inner.size();
+  }
+  return text;
+}
 
 struct SampledStates {
   std::vector<Atom> states;     ///< [count][A]

@@ -26,7 +26,6 @@ TEST(NvrtcTemplates, CompileForSm90InEveryEmittedConfiguration) {
   } catch (const Error &e) {
     GTEST_SKIP() << "no NVRTC: " << e.what();
   }
-  const std::string dir = sourceDir() + "/lib/Targets/CUDA/Kernels/";
   struct Config {
     int A, S, threads;
   };
@@ -41,7 +40,7 @@ TEST(NvrtcTemplates, CompileForSm90InEveryEmittedConfiguration) {
           "-DPROOFC_S=" + std::to_string(c.S),
           "-DPROOFC_ENGINE_THREADS=" + std::to_string(c.threads)};
       EXPECT_NO_THROW(
-          nvrtc->compileToCubin(readFile(dir + file), file, options, 9, 0))
+          nvrtc->compileToCubin(kernelTemplate(file), file, options, 9, 0))
           << file << " " << options[0] << " " << options[1] << " "
           << options[2];
     }

@@ -4,7 +4,9 @@
 // `mlp-dot` policy (docs/gpu-kernels.md, "The schedule of the reference
 // plan"), with the CUDA C++ templates of lib/Targets/CUDA/Kernels and the
 // test fixture test/unit/cuda/fixtures/policy.cu standing in for the PTX
-// policy kernel. Used by the bundle, emulation and GPU tests.
+// policy kernel. Used by the bundle, emulation and GPU tests. With
+// `fusedStep`, the step is the compiler's default shape instead: the policy,
+// then proofc_advance_engine (no cond).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_TEST_UNIT_CUDA_TESTBUNDLE_H
@@ -22,19 +24,19 @@
 namespace proofc::test {
 
 inline Bundle makeTestBundle(const ProgramSpec &program,
-                             int engineThreads = 128) {
+                             int engineThreads = 128, bool fusedStep = false) {
   const ShapeParams &s = program.shape;
   const std::string A = "-DPROOFC_A=" + std::to_string(s.A);
   const std::string S = "-DPROOFC_S=" + std::to_string(s.S);
-  const std::string kernels = sourceDir() + "/lib/Targets/CUDA/Kernels/";
+  const std::string threads =
+      "-DPROOFC_ENGINE_THREADS=" + std::to_string(engineThreads);
   Bundle bundle;
   bundle.proofcVersion = "test";
   bundle.source = "TestBundle.h";
   bundle.program = program;
   bundle.modules = {
-      {"engine", "cuda", readFile(kernels + "engine.cu"),
-       {A, S, "-DPROOFC_ENGINE_THREADS=" + std::to_string(engineThreads)}},
-      {"step", "cuda", readFile(kernels + "step.cu"), {A, S}},
+      {"engine", "cuda", kernelTemplate("engine.cu"), {A, S, threads}},
+      {"step", "cuda", kernelTemplate("step.cu"), {A, S, threads}},
       {"policy", "cuda",
        readFile(sourceDir() + "/test/unit/cuda/fixtures/policy.cu"),
        {A, S, "-DPROOFC_DIM=" + std::to_string(s.d)}},
@@ -72,6 +74,7 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
   buffer("out_logp", F, {"N"}, "out.logp");
   buffer("engine_flag", I, {"1"});
   buffer("loop_flag", I, {"1"});
+  if (fusedStep) buffer("step_counters", I, {"2"});
 
   // The AtomEmbed linear folded into per-position tables (HostPolicy's).
   const int64_t d = s.d;
@@ -120,7 +123,8 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
   launch("init", "step", "proofc_init", {"1"}, 256,
          {"buf:pool", "sym:N", "sym:B", "buf:state", "buf:slot_cand",
           "buf:depth", "buf:logp", "buf:next_cand", "buf:engine_flag",
-          "buf:loop_flag", "cond:engine", "cond:loop"});
+          "buf:loop_flag", fusedStep ? "cond:loop" : "cond:engine",
+          "cond:loop"});
   launch("engine", "engine", "proofc_engine", {"B"}, engineThreads,
          {"buf:engine_flag", "buf:state", "buf:slot_cand", "buf:pool",
           "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts",
@@ -140,22 +144,45 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
                         std::string("buf:action_logp")})
     scoreArgs.push_back(a);
   launch("score", "policy", "score_select", {"B"}, s.d, scoreArgs);
+  plan.schedule.prologue = {ScheduleNode{"init", "", "", {}}};
+  plan.schedule.loopFlag = "loop_flag";
+  plan.schedule.loopCond = "loop";
+  if (fusedStep) {
+    std::vector<std::string> args = {
+        "buf:loop_flag", "buf:pool",       "sym:N",          "sym:D",
+        "sym:R",         "buf:action",     "buf:action_logp", "buf:state",
+        "buf:slot_cand", "buf:depth",      "buf:logp",       "buf:next_cand",
+        "buf:out_status", "buf:out_depth", "buf:out_logp"};
+    for (const char *kb :
+         {"kb_facts", "kb_ps_offsets", "kb_po_facts", "kb_po_offsets",
+          "kb_pred_offsets", "kb_rule_heads", "kb_rule_body_offsets",
+          "kb_rule_body", "kb_rule_num_vars", "kb_rule_pred_offsets",
+          "kb_rule_ids_by_pred"})
+      args.push_back(std::string("buf:") + kb);
+    for (const char *a : {"sym:E", "buf:derived", "buf:count",
+                          "buf:step_counters", "buf:engine_flag",
+                          "buf:loop_flag", "cond:loop", "cond:loop"})
+      args.push_back(a);
+    launch("advance_engine", "step", "proofc_advance_engine", {"B"},
+           engineThreads, args);
+    // The engine of the first state: after init, guarded like the step.
+    plan.schedule.prologue.push_back(ScheduleNode{"engine", "", "", {}});
+    plan.schedule.step = {ScheduleNode{"score", "", "", {}},
+                          ScheduleNode{"advance_engine", "", "", {}}};
+    return bundle;
+  }
   launch("advance", "step", "proofc_advance", {"1"}, 256,
          {"buf:loop_flag", "buf:pool", "sym:N", "sym:B", "sym:D", "sym:R",
           "buf:derived", "buf:count", "buf:action", "buf:action_logp",
           "buf:state", "buf:slot_cand", "buf:depth", "buf:logp",
           "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp",
           "buf:engine_flag", "buf:loop_flag", "cond:engine", "cond:loop"});
-
   ScheduleNode engineCond;
   engineCond.cond = "engine";
   engineCond.flag = "engine_flag";
   engineCond.body = {ScheduleNode{"engine", "", "", {}}};
-  plan.schedule.prologue = {ScheduleNode{"init", "", "", {}}};
   plan.schedule.step = {engineCond, ScheduleNode{"score", "", "", {}},
                         ScheduleNode{"advance", "", "", {}}};
-  plan.schedule.loopFlag = "loop_flag";
-  plan.schedule.loopCond = "loop";
   return bundle;
 }
 

@@ -29,6 +29,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#ifndef PROOFC_ENGINE_CU
+#define PROOFC_ENGINE_CU
+
 #ifndef PROOFC_A
 #error "engine.cu: compile with -DPROOFC_A=<max atoms per state>"
 #endif
@@ -260,18 +263,16 @@ __device__ void planSlot(SlotPlan &pl, const int *g, const int *cand,
     }
 }
 
-} // namespace proofc_engine_impl
-
-extern "C" __global__ void proofc_engine(
-    const int *guard, const int *state, const int *slotCand, const int *pool,
+/// The whole block derives slot b: derived[b, ..] and count[b] (0 for an
+/// empty slot). Called by every thread of the block; returns block-uniformly.
+__device__ void deriveSlot(
+    int b, const int *state, const int *slotCand, const int *pool,
     const int *facts, const int *psOffsets, const int *poFacts,
     const int *poOffsets, const int *predOffsets, const int *ruleHeads,
     const int *ruleBodyOffsets, const int *ruleBody, const int *ruleNumVars,
     const int *rulePredOffsets, const int *ruleIdsByPred, int E, int R,
     int *derived, int *count) {
-  using namespace proofc_engine_impl;
-  if (*guard == 0) return;
-  const int b = blockIdx.x, tid = threadIdx.x;
+  const int tid = threadIdx.x;
   const int cand = slotCand[b];
   if (cand < 0) {
     if (tid == 0) count[b] = 0;
@@ -399,3 +400,21 @@ extern "C" __global__ void proofc_engine(
   for (int k = tid; k < n; k += T) out[k] = sKept[k];
   if (tid == 0) count[b] = sKeptCount;
 }
+
+} // namespace proofc_engine_impl
+
+extern "C" __global__ void proofc_engine(
+    const int *guard, const int *state, const int *slotCand, const int *pool,
+    const int *facts, const int *psOffsets, const int *poFacts,
+    const int *poOffsets, const int *predOffsets, const int *ruleHeads,
+    const int *ruleBodyOffsets, const int *ruleBody, const int *ruleNumVars,
+    const int *rulePredOffsets, const int *ruleIdsByPred, int E, int R,
+    int *derived, int *count) {
+  if (*guard == 0) return;
+  proofc_engine_impl::deriveSlot(
+      blockIdx.x, state, slotCand, pool, facts, psOffsets, poFacts, poOffsets,
+      predOffsets, ruleHeads, ruleBodyOffsets, ruleBody, ruleNumVars,
+      rulePredOffsets, ruleIdsByPred, E, R, derived, count);
+}
+
+#endif // PROOFC_ENGINE_CU

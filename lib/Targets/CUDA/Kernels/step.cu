@@ -1,16 +1,22 @@
 //===- step.cu - Slot setup, transition, terminal check, recycling --------===//
 //
-// proofc_init fills the B slots from the candidate pool once; proofc_advance
-// ends every step (spec §5): it moves each active slot to the state the
-// policy chose, accumulates the log-probability, applies the terminal check
-// (TRUE, FALSE, max depth), writes the outcome of finished candidates and
-// refills their slots from the pool with an atomic counter. Both run as ONE
-// block so that the flags that drive the conditional graph nodes (any slot
-// still active) are reduced without a second kernel; they are tiny next to
-// the engine and the policy.
+// proofc_init fills the B slots from the candidate pool once. A step ends
+// (spec §5) by moving each active slot to the state the policy chose,
+// accumulating the log-probability, applying the terminal check (TRUE,
+// FALSE, max depth), writing the outcome of finished candidates and
+// refilling their slots from the pool with an atomic counter (advanceSlot).
+// Two kernels do it:
+//  - proofc_advance: ONE block for all slots, so that the flags that drive
+//    the conditional graph nodes (any slot still active) are reduced without
+//    a second kernel; the engine then runs under the engine cond.
+//  - proofc_advance_engine: one block per slot advances it and derives its
+//    next states at once (engine.cu's deriveSlot), so a step is two kernels
+//    (the policy, then this) instead of three; the last block to finish
+//    reduces the flags (a threadfence reduction over two counters).
 //
-// Plain CUDA C++ with no includes (NVRTC, -DPROOFC_A=..); the unit tests also
-// compile it through a CPU shim. Signatures: docs/gpu-kernels.md.
+// Plain CUDA C++, compiled by NVRTC with -DPROOFC_A=.. (the compiler embeds
+// it with engine.cu inlined at the #include); the unit tests also compile it
+// through a CPU shim. Signatures: docs/gpu-kernels.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +26,8 @@
 #ifndef PROOFC_S
 #error "step.cu: compile with -DPROOFC_S=<max derived states>"
 #endif
+
+#include "engine.cu"
 
 // From the CUDA device runtime (cuda_device_runtime_api.h), declared here so
 // that NVRTC needs no CUDA headers.
@@ -55,6 +63,52 @@ __device__ __forceinline__ void setFlags(int anyActive, int *engineFlag,
   *loopFlag = anyActive;
   if (engineHandle) cudaGraphSetConditional(engineHandle, anyActive);
   if (loopHandle) cudaGraphSetConditional(loopHandle, anyActive);
+}
+
+/// Ends the step of slot b; returns 1 when the slot holds an active
+/// candidate afterwards (the same one, or the next from the pool).
+__device__ __forceinline__ int advanceSlot(
+    int b, const int *pool, int N, int D, int R, const int *derived,
+    const int *count, const int *action, const float *actionLogp, int *state,
+    int *slotCand, int *depth, float *logp, int *nextCand, int *outStatus,
+    int *outDepth, float *outLogp) {
+  const int c = slotCand[b];
+  if (c < 0) return 0;
+  const int a = action[b];
+  if (a < 0 || a >= count[b]) __trap(); // the policy broke its contract
+  int *st = state + b * W;
+  const int *chosen = derived + (static_cast<long long>(b) * S + a) * W;
+  // All loads first, then the stores: the compiler cannot tell that state
+  // and derived do not overlap, so a load-store loop would wait for each
+  // load in turn (W round trips to L2 instead of one).
+  int words[W];
+  for (int w = 0; w < W; ++w) words[w] = chosen[w];
+  const float lp = logp[b] + actionLogp[b];
+  const int d = depth[b] + 1;
+  for (int w = 0; w < W; ++w) st[w] = words[w];
+  const int pred = words[0];
+  const int status = pred == R       ? kProved
+                     : pred == R + 1 ? kFailed
+                     : d >= D        ? kTruncated
+                                     : -1;
+  if (status < 0) {
+    logp[b] = lp;
+    depth[b] = d;
+    return 1;
+  }
+  outStatus[c] = status;
+  outDepth[c] = d;
+  outLogp[c] = lp;
+  const int next = atomicAdd(nextCand, 1);
+  if (next >= N) {
+    slotCand[b] = -1;
+    return 0;
+  }
+  slotCand[b] = next;
+  depth[b] = 0;
+  logp[b] = 0.f;
+  startState(st, pool, next);
+  return 1;
 }
 
 } // namespace proofc_step
@@ -100,48 +154,52 @@ extern "C" __global__ void proofc_advance(
   __syncthreads();
 
   int active = 0;
-  for (int b = threadIdx.x; b < B; b += blockDim.x) {
-    const int c = slotCand[b];
-    if (c < 0) continue;
-    const int a = action[b];
-    if (a < 0 || a >= count[b]) __trap(); // the policy broke its contract
-    int *st = state + b * W;
-    const int *chosen = derived + (static_cast<long long>(b) * S + a) * W;
-    // All loads first, then the stores: the compiler cannot tell that state
-    // and derived do not overlap, so a load-store loop would wait for each
-    // load in turn (W round trips to L2 instead of one).
-    int words[W];
-    for (int w = 0; w < W; ++w) words[w] = chosen[w];
-    const float lp = logp[b] + actionLogp[b];
-    const int d = depth[b] + 1;
-    for (int w = 0; w < W; ++w) st[w] = words[w];
-    const int pred = words[0];
-    const int status = pred == R       ? kProved
-                       : pred == R + 1 ? kFailed
-                       : d >= D        ? kTruncated
-                                       : -1;
-    if (status < 0) {
-      logp[b] = lp;
-      depth[b] = d;
-      ++active;
-      continue;
-    }
-    outStatus[c] = status;
-    outDepth[c] = d;
-    outLogp[c] = lp;
-    const int next = atomicAdd(nextCand, 1);
-    if (next < N) {
-      slotCand[b] = next;
-      depth[b] = 0;
-      logp[b] = 0.f;
-      startState(st, pool, next);
-      ++active;
-    } else {
-      slotCand[b] = -1;
-    }
-  }
+  for (int b = threadIdx.x; b < B; b += blockDim.x)
+    active += advanceSlot(b, pool, N, D, R, derived, count, action, actionLogp,
+                          state, slotCand, depth, logp, nextCand, outStatus,
+                          outDepth, outLogp);
   if (active) atomicAdd(&sActive, active);
   __syncthreads();
   if (threadIdx.x == 0)
     setFlags(sActive > 0, engineFlag, loopFlag, engineHandle, loopHandle);
+}
+
+extern "C" __global__ void proofc_advance_engine(
+    const int *guard, const int *pool, int N, int D, int R, const int *action,
+    const float *actionLogp, int *state, int *slotCand, int *depth,
+    float *logp, int *nextCand, int *outStatus, int *outDepth, float *outLogp,
+    const int *facts, const int *psOffsets, const int *poFacts,
+    const int *poOffsets, const int *predOffsets, const int *ruleHeads,
+    const int *ruleBodyOffsets, const int *ruleBody, const int *ruleNumVars,
+    const int *rulePredOffsets, const int *ruleIdsByPred, int E, int *derived,
+    int *count, int *counters, int *engineFlag, int *loopFlag,
+    unsigned long long engineHandle, unsigned long long loopHandle) {
+  using namespace proofc_step;
+  // Every thread reads the guard before its block arrives below, and only
+  // the last block to arrive writes the flag, so the grid agrees.
+  if (*guard == 0) return;
+  const int b = blockIdx.x;
+  __shared__ int sActive;
+  if (threadIdx.x == 0)
+    sActive = advanceSlot(b, pool, N, D, R, derived, count, action,
+                          actionLogp, state, slotCand, depth, logp, nextCand,
+                          outStatus, outDepth, outLogp);
+  // The barrier also makes thread 0's stores to state[b] and slotCand[b]
+  // visible to the block, which derives from them.
+  __syncthreads();
+  proofc_engine_impl::deriveSlot(b, state, slotCand, pool, facts, psOffsets,
+                                 poFacts, poOffsets, predOffsets, ruleHeads,
+                                 ruleBodyOffsets, ruleBody, ruleNumVars,
+                                 rulePredOffsets, ruleIdsByPred, E, R, derived,
+                                 count);
+  // counters[0]: active slots, counters[1]: blocks arrived; the last block
+  // reads and re-zeroes both for the next step.
+  if (threadIdx.x != 0) return;
+  if (sActive) atomicAdd(counters, 1);
+  __threadfence();
+  if (atomicAdd(counters + 1, 1) != static_cast<int>(gridDim.x) - 1) return;
+  __threadfence();
+  const int anyActive = atomicExch(counters, 0) > 0;
+  atomicExch(counters + 1, 0);
+  setFlags(anyActive, engineFlag, loopFlag, engineHandle, loopHandle);
 }

@@ -2,8 +2,8 @@
 //
 // Test-only. The kernel templates (lib/Targets/CUDA/Kernels/*.cu) use a small
 // subset of CUDA: __global__/__device__/__shared__, threadIdx/blockIdx/
-// blockDim, __syncthreads(), atomicAdd/CAS/Min, __trap and
-// cudaGraphSetConditional.
+// blockDim, gridDim, __syncthreads(), __threadfence(), atomicAdd/CAS/Min/Exch,
+// __trap and cudaGraphSetConditional.
 // Including this header before a .cu file compiles it as plain C++; launch()
 // then runs a grid block by block, each block's threads as cooperative fibers
 // on one OS thread: __syncthreads() switches to the next fiber, so a round
@@ -52,6 +52,15 @@ template <typename T> T atomicCAS(T *address, T compare, T value) {
   if (old == compare) *address = value;
   return old;
 }
+
+template <typename T> T atomicExch(T *address, T value) {
+  T old = *address;
+  *address = value;
+  return old;
+}
+
+/// Blocks run one at a time on one OS thread: memory is always in order.
+inline void __threadfence() {}
 
 template <typename T> T atomicMin(T *address, T value) {
   T old = *address;

@@ -53,6 +53,10 @@ struct EvalGpuPipelineOptions
       *this, "min-blocks-per-sm",
       llvm::cl::desc("Policy kernel blocks per SM (caps registers; 0: none)"),
       llvm::cl::init(6)};
+  Option<bool> fuseAdvanceEngine{
+      *this, "fuse-advance-engine",
+      llvm::cl::desc("Advance and derive in one kernel per step"),
+      llvm::cl::init(true)};
   /// Stop before the upstream NVVM lowering (the gpu.module stays as
   /// scf/arith/memref/gpu ops).
   Option<bool> stopBeforeNvvm{*this, "stop-before-nvvm",
