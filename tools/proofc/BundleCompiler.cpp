@@ -69,7 +69,9 @@ driver::compileProgramToBundle(const std::string &path,
   pipeline.groups = options.groups;
   pipeline.statesPerThread = options.statesPerThread;
   pipeline.engineThreads = options.engineThreads;
-  pipeline.minBlocksPerSm = options.minBlocksPerSm;
+  pipeline.minBlocksPerSm = options.minBlocksPerSm == kAutoBlocksPerSm
+                                ? autoBlocksPerSm(spec->shape.B)
+                                : options.minBlocksPerSm;
   pipeline.fuseAdvanceEngine = options.fuseAdvanceEngine;
   mlir::eval::buildEvalGpuPipeline(pm, pipeline);
   if (mlir::failed(pm.run(*module)))

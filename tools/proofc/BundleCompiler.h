@@ -19,17 +19,25 @@
 
 namespace proofc::driver {
 
+inline constexpr int64_t kAutoBlocksPerSm = -1;
+
+/// The register cap for B slots: more blocks per SM (fewer registers each)
+/// pay off once there are enough of them to fill the SMs.
+inline int64_t autoBlocksPerSm(int64_t B) { return B >= 1024 ? 8 : 6; }
+
 struct BundleCompilerOptions {
   std::string chip = "sm_90";
   std::string features = "+ptx86";
   std::string libdevice; ///< empty: the configured CUDA toolkit's
-  // Policy kernel: 4 warps of 4 states per thread, at most 80 registers
-  // (6 blocks per SM): measured best of the V10 sweep on an H100
-  // (docs/performance.md).
+  // Policy kernel: 4 warps of 4 states per thread, with a register cap of
+  // 6 blocks per SM below B = 1024 and 8 from there on (kAutoBlocksPerSm):
+  // measured best of the V10 sweeps on an H100 (docs/performance.md).
   int64_t groups = 4;
   int64_t statesPerThread = 4;
   int64_t engineThreads = 128;
-  int64_t minBlocksPerSm = 6; ///< policy kernel: 0 = no register cap
+  /// Policy kernel blocks per SM: 0 = no register cap, kAutoBlocksPerSm =
+  /// chosen from the program's B (autoBlocksPerSm).
+  int64_t minBlocksPerSm = kAutoBlocksPerSm;
   bool fuseAdvanceEngine = true; ///< two kernels per step instead of three
   bool keepMlir = false;      ///< fill CompiledProgram::loweredMlir
 };

@@ -56,10 +56,12 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
       ->capture_default_str();
   cli::addIntegerOption(*compile, "--min-blocks-per-sm", c.minBlocksPerSm,
                         "Policy kernel blocks that must fit on one SM (caps "
-                        "its registers; 0: no cap)",
-                        0, 32);
-  compile->add_flag(
-      "--unfused-step{false}", c.fuseAdvanceEngine,
+                        "its registers; 0: no cap; default: 6 below B = 1024, "
+                        "8 from there on)",
+                        0, 32)
+      ->default_str("auto");
+  compile->add_flag_callback(
+      "--unfused-step", [&c] { c.fuseAdvanceEngine = false; },
       "Keep the advance and the engine (under its cond) as separate launches: "
       "three kernels per step instead of two");
   return compile;

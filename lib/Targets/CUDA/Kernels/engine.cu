@@ -265,7 +265,9 @@ __device__ void planSlot(SlotPlan &pl, const int *g, const int *cand,
 
 /// The whole block derives slot b: derived[b, ..] and count[b] (0 for an
 /// empty slot). Called by every thread of the block; returns block-uniformly.
-__device__ void deriveSlot(
+/// Not inlined: proofc_engine and step.cu's proofc_advance_engine share one
+/// copy, which keeps the cold NVRTC compile of the module short.
+__noinline__ __device__ void deriveSlot(
     int b, const int *state, const int *slotCand, const int *pool,
     const int *facts, const int *psOffsets, const int *poFacts,
     const int *poOffsets, const int *predOffsets, const int *ruleHeads,

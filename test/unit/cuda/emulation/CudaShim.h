@@ -1,7 +1,7 @@
 //===- CudaShim.h - Run the CUDA C++ kernel templates on the CPU -*- C++ -*-===//
 //
 // Test-only. The kernel templates (lib/Targets/CUDA/Kernels/*.cu) use a small
-// subset of CUDA: __global__/__device__/__shared__, threadIdx/blockIdx/
+// subset of CUDA: __global__/__device__/__shared__/__noinline__, threadIdx/blockIdx/
 // blockDim, gridDim, __syncthreads(), __threadfence(), atomicAdd/CAS/Min/Exch,
 // __trap and cudaGraphSetConditional.
 // Including this header before a .cu file compiles it as plain C++; launch()
@@ -35,6 +35,7 @@ inline proofc::emu::Dim3 threadIdx, blockIdx, blockDim, gridDim;
 #define __device__
 #define __shared__ static
 #define __forceinline__ inline
+#define __noinline__
 
 inline void __trap() {
   std::fprintf(stderr, "emulated kernel executed __trap()\n");
