@@ -8,6 +8,7 @@
 #ifndef PROOFC_TEST_UNIT_TESTUTIL_H
 #define PROOFC_TEST_UNIT_TESTUTIL_H
 
+#include "proofc/runtime/Error.h"
 #include "proofc/runtime/Program.h"
 #include "proofc/runtime/RunSession.h"
 
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -25,6 +27,16 @@
 namespace proofc::test {
 
 /// $PROOFC_SHARED_DIR when set, else the path CMake compiled in.
+/// The message of the proofc::Error that `fn` throws, or "(no error)".
+inline std::string errorOf(const std::function<void()> &fn) {
+  try {
+    fn();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
 inline std::string sharedDir() {
   if (const char *env = std::getenv("PROOFC_SHARED_DIR"); env && *env)
     return env;

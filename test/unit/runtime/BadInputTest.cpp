@@ -35,15 +35,7 @@ constexpr size_t kHugeLine = 10u << 20; // 10 MiB
 /// Bound on a message about a huge input: it names the place, not the bytes.
 constexpr size_t kShortMessage = 300;
 
-/// The message of the proofc::Error that `fn` throws, or "(no error)".
-std::string errorOf(const std::function<void()> &fn) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::errorOf;
 
 bool startsWith(const std::string &s, const std::string &prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;

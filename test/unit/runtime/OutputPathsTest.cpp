@@ -23,14 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string errorOf(const std::function<void()> &fn) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::errorOf;
 
 size_t entriesIn(const std::string &dir) {
   return static_cast<size_t>(

@@ -30,14 +30,7 @@ using proofc::test::TempDir;
 
 namespace {
 
-std::string errorOf(const std::function<void()> &fn) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::errorOf;
 
 /// A sparse file of `size` bytes: no disk space, no time.
 std::string sparseFile(const TempDir &dir, const std::string &name,
