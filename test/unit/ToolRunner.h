@@ -35,6 +35,13 @@ inline ToolResult runBinary(const std::string &binary,
   return r;
 }
 
+#ifdef PROOFC_RUN_BINARY
+/// Runs the proofc-run binary this test suite was built with.
+inline ToolResult runProofcRun(const std::string &args) {
+  return runBinary(PROOFC_RUN_BINARY, args);
+}
+#endif
+
 } // namespace proofc::test
 
 #endif // PROOFC_TEST_UNIT_TOOLRUNNER_H

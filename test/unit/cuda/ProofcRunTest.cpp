@@ -24,10 +24,6 @@ namespace {
 
 using Result = ToolResult;
 
-Result runTool(const std::string &args) {
-  return runBinary(PROOFC_RUN_BINARY, args);
-}
-
 class ProofcRun : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -59,7 +55,7 @@ std::vector<std::string> statusAndDepth(const std::string &tsv) {
 
 TEST_F(ProofcRun, RunsABundleOnTheCpuAndWritesReportAndOutcomes) {
   const std::string report = dir_.file("r.json"), outcomes = dir_.file("o.tsv");
-  Result r = runTool(common_ + " --device cpu --threads 2 --report " + report +
+  Result r = runProofcRun(common_ + " --device cpu --threads 2 --report " + report +
                      " --outcomes " + outcomes);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("MRR"), std::string::npos) << r.output;
@@ -73,21 +69,21 @@ TEST_F(ProofcRun, RunsABundleOnTheCpuAndWritesReportAndOutcomes) {
 TEST_F(ProofcRun, FailuresAreOneLineErrors) {
   TempDir d;
   const std::string bad = d.write("bad.pcb", "{\"schema\": \"proofc-bundle\"}");
-  Result r = runTool(bad + " --data " + dataDir("countries_s2") +
+  Result r = runProofcRun(bad + " --data " + dataDir("countries_s2") +
                      " --weights " + weightsFile("countries_s2"));
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.output.rfind("proofc-run: error: " + bad + ": format_version", 0),
             0u)
       << r.output;
-  r = runTool(common_ + " --cond sideways");
+  r = runProofcRun(common_ + " --cond sideways");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("--cond"), std::string::npos) << r.output;
-  r = runTool(bundle_ + " --data " + dataDir("countries_s2") + " --weights " +
+  r = runProofcRun(bundle_ + " --data " + dataDir("countries_s2") + " --weights " +
               weightsFile("nations"));
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.output.rfind("proofc-run: error: ", 0), 0u) << r.output;
   if (!cudaDeviceAvailable()) {
-    r = runTool(common_ + " --device cuda");
+    r = runProofcRun(common_ + " --device cuda");
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.output.find("proofc-run: error: --device cuda: "),
               std::string::npos)
@@ -98,11 +94,11 @@ TEST_F(ProofcRun, FailuresAreOneLineErrors) {
 TEST_F(ProofcRun, CudaRunsMatchTheCpuRunInEveryCondMode) {
   if (!cudaDeviceAvailable()) GTEST_SKIP() << "no CUDA driver";
   const std::string cpu = dir_.file("cpu.tsv");
-  Result r = runTool(common_ + " --device cpu --outcomes " + cpu);
+  Result r = runProofcRun(common_ + " --device cpu --outcomes " + cpu);
   ASSERT_EQ(r.status, 0) << r.output;
   for (const char *mode : {"native", "emulated", "host"}) {
     const std::string gpu = dir_.file(std::string(mode) + ".tsv");
-    r = runTool(common_ + " --device cuda --cond " + mode + " --outcomes " + gpu);
+    r = runProofcRun(common_ + " --device cuda --cond " + mode + " --outcomes " + gpu);
     ASSERT_EQ(r.status, 0) << r.output;
     EXPECT_NE(r.output.find(std::string("cond ") + mode), std::string::npos)
         << r.output;

@@ -125,14 +125,20 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
           "buf:depth", "buf:logp", "buf:next_cand", "buf:engine_flag",
           "buf:loop_flag", fusedStep ? "cond:loop" : "cond:engine",
           "cond:loop"});
-  launch("engine", "engine", "proofc_engine", {"B"}, engineThreads,
-         {"buf:engine_flag", "buf:state", "buf:slot_cand", "buf:pool",
-          "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts",
-          "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads",
-          "buf:kb_rule_body_offsets", "buf:kb_rule_body",
-          "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets",
-          "buf:kb_rule_ids_by_pred", "sym:E", "sym:R", "buf:derived",
-          "buf:count"});
+  // The knowledge base's buffers, in the engine kernels' argument order.
+  const std::vector<std::string> kbArgs = {
+      "buf:kb_facts",         "buf:kb_ps_offsets",
+      "buf:kb_po_facts",      "buf:kb_po_offsets",
+      "buf:kb_pred_offsets",  "buf:kb_rule_heads",
+      "buf:kb_rule_body_offsets", "buf:kb_rule_body",
+      "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets",
+      "buf:kb_rule_ids_by_pred"};
+  std::vector<std::string> engineArgs = {"buf:engine_flag", "buf:state",
+                                         "buf:slot_cand", "buf:pool"};
+  engineArgs.insert(engineArgs.end(), kbArgs.begin(), kbArgs.end());
+  for (const char *a : {"sym:E", "sym:R", "buf:derived", "buf:count"})
+    engineArgs.push_back(a);
+  launch("engine", "engine", "proofc_engine", {"B"}, engineThreads, engineArgs);
   std::vector<std::string> scoreArgs = {
       "buf:loop_flag", "buf:state",      "buf:derived",    "buf:count",
       "buf:slot_cand", "buf:pred_proj",  "buf:arg0_const", "buf:arg1_const",
@@ -153,12 +159,7 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
         "sym:R",         "buf:action",     "buf:action_logp", "buf:state",
         "buf:slot_cand", "buf:depth",      "buf:logp",       "buf:next_cand",
         "buf:out_status", "buf:out_depth", "buf:out_logp"};
-    for (const char *kb :
-         {"kb_facts", "kb_ps_offsets", "kb_po_facts", "kb_po_offsets",
-          "kb_pred_offsets", "kb_rule_heads", "kb_rule_body_offsets",
-          "kb_rule_body", "kb_rule_num_vars", "kb_rule_pred_offsets",
-          "kb_rule_ids_by_pred"})
-      args.push_back(std::string("buf:") + kb);
+    args.insert(args.end(), kbArgs.begin(), kbArgs.end());
     for (const char *a : {"sym:E", "buf:derived", "buf:count",
                           "buf:step_counters", "buf:engine_flag",
                           "buf:loop_flag", "cond:loop", "cond:loop"})

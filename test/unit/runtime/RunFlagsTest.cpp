@@ -22,13 +22,9 @@ namespace {
 
 using Result = ToolResult;
 
-Result runTool(const std::string &args) {
-  return runBinary(PROOFC_RUN_BINARY, args);
-}
-
 /// The one error line proofc-run prints for `flags` after a valid start.
 std::string errorFor(const std::string &flags) {
-  Result r = runTool("b.pcb --data d --weights w " + flags);
+  Result r = runProofcRun("b.pcb --data d --weights w " + flags);
   EXPECT_EQ(r.status, 1) << r.output;
   return r.output;
 }
@@ -68,7 +64,7 @@ TEST(RunFlags, ProofcRunChecksOutputsBeforeReadingAnything) {
 }
 
 TEST(RunFlags, ProofcRunHelpListsTheSharedFlags) {
-  Result r = runTool("--help");
+  Result r = runProofcRun("--help");
   EXPECT_EQ(r.status, 0) << r.output;
   for (const char *flag :
        {"--data DIR", "--weights W.safetensors", "--split", "--corruptions INT",
