@@ -8,8 +8,9 @@ bench/run.sh builds proofc-run on the GPU machine and runs this with the
 defaults; --device cpu is the smoke mode (host backend, torch uncompiled).
 Everything is timed from the tools' own reports:
   proofc  steady wall = timings.run_seconds of the warm runs (median); compile
-          = backend_details.kernel_cache compile_seconds + load_seconds of a
-          run with an empty PROOFC_CACHE_DIR (cold) and of the next run (warm);
+          = backend_details.modules_seconds (older runners: kernel_cache
+          compile_seconds + load_seconds) of a run with an empty
+          PROOFC_CACHE_DIR (cold) and of the next run (warm);
           memory = backend_details.device_bytes (the plan's buffers); steps =
           timings.steps, or from a `--cond host` run when the native loop does
           not count them; phases = backend_details.phases of a separate
@@ -470,6 +471,9 @@ class Bench:
 
 def compile_seconds(report: Dict):
     details = report.get("backend_details") or {}
+    if "modules_seconds" in details:
+        return (details["modules_seconds"],
+                "backend_details.modules_seconds (every module, compiled in parallel, and loaded)")
     cache = details.get("kernel_cache")
     if cache:
         return (cache.get("compile_seconds", 0.0) + cache.get("load_seconds", 0.0),

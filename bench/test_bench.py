@@ -130,6 +130,10 @@ class HelperTest(unittest.TestCase):
         cuda = {"backend_details": {"kernel_cache": {"compile_seconds": 2.0, "load_seconds": 0.25}},
                 "timings": {"compile_seconds": 9.0}}
         self.assertEqual(B.compile_seconds(cuda)[0], 2.25)
+        # The modules compile in parallel: their wall time wins over the sum.
+        parallel = {"backend_details": {"modules_seconds": 1.5,
+                                        "kernel_cache": {"compile_seconds": 2.0, "load_seconds": 0.25}}}
+        self.assertEqual(B.compile_seconds(parallel)[0], 1.5)
         host = {"timings": {"compile_seconds": 0.004}}
         self.assertEqual(B.compile_seconds(host), (0.004, "timings.compile_seconds (bundle read)"))
 

@@ -55,11 +55,18 @@
 // CHECK-NEXT:     %[[NB2:[a-zA-Z0-9_]+]] = arith.constant 5 : index
 // CHECK-NEXT:     %[[PART:[a-zA-Z0-9_]+]] = arith.divui %[[BID]], %[[NB2]] : index
 // A warp with rows in the list encodes them: the 3A words of the parent or
-// of a child, 16-byte loads of table rows, relu'd and summed over the goals.
+// of a child (8-byte loads from the selected row), 16-byte loads of table
+// rows; an atom's argument rows and the atom itself are scaled by 1 or 0
+// (TRUE/FALSE, padding) instead of selected, relu'd and summed by fma.
 // CHECK:          scf.if %{{.*}} -> ({{(f32, ){15}f32}}) {
-// CHECK:            scf.if %{{.*}} -> (i32, i32, i32, i32, i32, i32) {
+// CHECK:            arith.select %{{.*}}, %{{.*}}, %{{.*}} : i64
+// CHECK-COUNT-3:    llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xi32>
+// CHECK-NOT:        scf.if
 // CHECK:            llvm.load %{{.*}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
-// CHECK:            arith.cmpf ogt
+// CHECK:            %[[PRE:[a-zA-Z0-9_]+]] = math.fma %{{.*}}, %[[ARGSCALE:[a-zA-Z0-9_]+]], %{{.*}} : f32
+// CHECK-NEXT:       %[[SUM:[a-zA-Z0-9_]+]] = math.fma %{{.*}}, %[[ARGSCALE]], %[[PRE]] : f32
+// CHECK-NEXT:       %[[RELU:[a-zA-Z0-9_]+]] = arith.maxnumf %[[SUM]], %{{.*}} : f32
+// CHECK-NEXT:       math.fma %[[RELU]], %{{.*}}, %{{.*}} : f32
 // The linear: the rows through the warp's workgroup rows (warp barriers),
 // then fma by vector loads of inputs and weight rows.
 // CHECK:            llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>

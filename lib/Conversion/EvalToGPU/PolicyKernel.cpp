@@ -262,12 +262,6 @@ private:
   void store(Value v, Value mem, ValueRange idx) {
     memref::StoreOp::create(b, v, mem, idx);
   }
-  /// min(max(v, 0), hi - 1) for an i32 row index.
-  Value clampRow(Value v, Value hi) {
-    Value lo = arith::MaxSIOp::create(b, v, cI32(0));
-    Value top = arith::SubIOp::create(b, hi, cI32(1));
-    return arith::MinSIOp::create(b, lo, top);
-  }
   void barrier() { gpu::BarrierOp::create(b); }
   /// Orders a warp's workgroup-memory writes before its reads (and back).
   void syncWarp() { NVVM::SyncWarpOp::create(b, cI32(-1)); }
@@ -378,6 +372,10 @@ private:
   /// address space; `invariant` marks read-only tables.
   SmallVector<Value> loadRow(Value rowAddr, int64_t width, bool shared,
                              bool invariant) {
+    // A row's threads never reach past the width: no clamps or selects.
+    if (tl.width() <= width)
+      return loadColumns(addI(rowAddr, mulI(toI64(col0), cI64(4))), shared,
+                         invariant);
     Type ptrType = shared ? sharedPtr : globalPtr;
     SmallVector<Value> values;
     Value zero = cF32(0);
@@ -404,6 +402,47 @@ private:
       }
     }
     return values;
+  }
+  /// The F features at byte address `addr` (this thread's first column of
+  /// a row it knows to be in range), V-wide loads.
+  SmallVector<Value> loadColumns(Value addr, bool shared, bool invariant) {
+    Type ptrType = shared ? sharedPtr : globalPtr;
+    SmallVector<Value> values;
+    for (int64_t c = 0; c < tl.F; c += tl.V) {
+      Value ptr = LLVM::IntToPtrOp::create(b, ptrType, addI(addr, cI64(4 * c)));
+      if (tl.V == 4) {
+        Value v = LLVM::LoadOp::create(b, vec4, ptr, /*alignment=*/16,
+                                       /*isVolatile=*/false,
+                                       /*isNonTemporal=*/false, invariant);
+        for (int64_t e = 0; e < 4; ++e)
+          values.push_back(LLVM::ExtractElementOp::create(b, f32, v, cI32(e)));
+      } else {
+        values.push_back(LLVM::LoadOp::create(b, f32, ptr, /*alignment=*/4,
+                                              /*isVolatile=*/false,
+                                              /*isNonTemporal=*/false,
+                                              invariant));
+      }
+    }
+    return values;
+  }
+  /// `n` i32 words of global memory from byte address `addr` (8-byte
+  /// aligned when n is even: state rows are 12 * A bytes apart), two per
+  /// load where they can be.
+  SmallVector<Value> loadWords(Value addr, int64_t n) {
+    auto vec2 = VectorType::get({2}, i32);
+    bool pairs = n % 2 == 0;
+    SmallVector<Value> words;
+    for (int64_t i = 0; i < n; i += pairs ? 2 : 1) {
+      Value ptr = LLVM::IntToPtrOp::create(b, globalPtr, addI(addr, cI64(4 * i)));
+      if (pairs) {
+        Value v = LLVM::LoadOp::create(b, vec2, ptr, /*alignment=*/8);
+        for (int64_t e = 0; e < 2; ++e)
+          words.push_back(LLVM::ExtractElementOp::create(b, i32, v, cI32(e)));
+      } else {
+        words.push_back(LLVM::LoadOp::create(b, i32, ptr, /*alignment=*/4));
+      }
+    }
+    return words;
   }
   /// Writes this thread's F features to the workgroup row at `rowAddr`.
   void storeRow(Value rowAddr, ArrayRef<Value> values) {
@@ -555,7 +594,7 @@ private:
     Value warpBusy = cmpI(arith::CmpIPredicate::ult, warpFirst, used);
     SmallVector<Type> encTypes(tl.T * tl.F, f32);
     SmallVector<Value> enc = ifElse(
-        warpBusy, encTypes, [&] { return encode(slot, item, valid); },
+        warpBusy, encTypes, [&] { return encode(slot, item); },
         [&] { return SmallVector<Value>(tl.T * tl.F, cF32(0)); });
 
     // enc(parent) = row 0, shared through workgroup memory.
@@ -619,92 +658,98 @@ private:
   }
 
   /// enc(item[t]) for this thread's F features of each of its T rows,
-  /// flattened [T][F] (0 past the output width).
-  SmallVector<Value> encode(Value slot, ArrayRef<Value> items,
-                            ArrayRef<Value> valids) {
+  /// flattened [T][F] (0 past the output width). Items past the list encode
+  /// whatever their (in-bounds) derived row holds; nothing reads the result.
+  SmallVector<Value> encode(Value slot, ArrayRef<Value> items) {
     int64_t w = shape.atomWidth;
-    Value varRows = cI32(2 * A);
-    Value predRows = addI(numR, cI32(2));
+    int64_t words = 3 * A;
+    Value rowBytes = cI64(4 * w);
+    Value hiVarRow = cI32(2 * A - 1);
+    Value hiPredRow = addI(numR, cI32(1));
+    Value one = cF32(1), zero = cF32(0);
+    // Table t's row r is at base(t) + r * rowBytes. When the row's threads
+    // cover the width exactly, base(t) already points at this thread's first
+    // feature, so a row costs one multiply-add of address arithmetic.
+    bool exact = tl.width() == w;
+    Value tableBase[5];
+    for (int i = 0; i < 5; ++i)
+      tableBase[i] = exact ? addI(atomTables[i], mulI(toI64(col0), cI64(4)))
+                           : atomTables[i];
+    auto readRow = [&](Value base, Value row) {
+      Value addr = addI(base, mulI(arith::ExtUIOp::create(b, i64, row),
+                                   rowBytes));
+      return exact ? loadColumns(addr, /*shared=*/false, /*invariant=*/true)
+                   : loadRow(addr, w, /*shared=*/false, /*invariant=*/true);
+    };
+    Value stateBase = baseAddress(state), derivedBase = baseAddress(derived);
+
     SmallVector<SmallVector<Value>> curs;
     for (int64_t t = 0; t < tl.T; ++t) {
-      Value item = items[t], valid = valids[t];
+      Value item = items[t];
       Value isState = cmpI(arith::CmpIPredicate::eq, item, cIdx(0));
       Value child = arith::SubIOp::create(
           b, arith::MaxUIOp::create(b, item, cIdx(1)), cIdx(1));
+      // The item's state row: the slot's state, or its derived row (clamped
+      // into the slot's S rows for items past the list).
+      Value derivedRow = addI(mulI(slot, cIdx(S)),
+                              arith::MinUIOp::create(b, child, cIdx(S - 1)));
+      Value rowAddr = sel(
+          isState, addI(stateBase, mulI(toI64(slot), cI64(4 * words))),
+          addI(derivedBase, mulI(toI64(derivedRow), cI64(4 * words))));
 
-      // The row of argument `which` for term `term`: argN_const[t] for a
-      // constant, argN_var[k-1] for variable Vk (one load either way).
+      // Argument `which` of term `term`: argN_const[t] for a constant,
+      // argN_var[k-1] (= ~t) for variable Vk.
       auto argRow = [&](int which, Value term) {
         Value isConst = cmpI(arith::CmpIPredicate::sge, term, cI32(0));
-        Value constRow = toIndex(arith::MaxSIOp::create(b, term, cI32(0)));
-        Value varRow = toIndex(clampRow(
-            arith::SubIOp::create(
-                b, arith::SubIOp::create(b, cI32(0), term), cI32(1)),
-            varRows));
-        Value fromConst =
-            elementAddress(atomTables[1 + which], constRow, w, cIdx(0));
-        Value fromVar =
-            elementAddress(atomTables[3 + which], varRow, w, cIdx(0));
-        return loadRow(sel(isConst, fromConst, fromVar), w, false, true);
+        Value varRow = arith::MinUIOp::create(
+            b, arith::XOrIOp::create(b, term, cI32(-1)), hiVarRow);
+        return readRow(sel(isConst, tableBase[1 + which], tableBase[3 + which]),
+                       sel(isConst, term, varRow));
       };
-      // One atom's features, added to `acc` when the atom is a goal (p >= 0).
+      // relu?((pred[p] + arg0[x]) + arg1[y]) added to `acc`, without
+      // branches or per-feature selects: TRUE/FALSE (p >= R) scale their
+      // argument rows by 0, padding (p < 0) scales the atom by 0. Every row
+      // read is in bounds and finite, and x * 1 + y rounds as x + y, so a
+      // goal adds exactly what the host adds.
       auto addAtom = [&](SmallVector<Value> acc, Value p, Value x, Value y) {
-        p = sel(valid, p, cI32(-1)); // an item past the list reads as padding
         Value isAtom = cmpI(arith::CmpIPredicate::sge, p, cI32(0));
-        Value hasArgs = andI(isAtom, cmpI(arith::CmpIPredicate::slt, p, numR));
-        Value predRow = toIndex(clampRow(p, predRows));
-        SmallVector<Value> pre = loadRow(
-            elementAddress(atomTables[0], predRow, w, cIdx(0)), w, false, true);
+        Value hasArgs = cmpI(arith::CmpIPredicate::ult, p, numR);
+        Value argScale = sel(hasArgs, one, zero);
+        Value atomScale = sel(isAtom, one, zero);
+        SmallVector<Value> pre = readRow(
+            tableBase[0], arith::MinUIOp::create(b, p, hiPredRow));
         SmallVector<Value> arg0 = argRow(0, x), arg1 = argRow(1, y);
         for (int64_t c = 0; c < tl.F; ++c) {
-          Value sum = arith::AddFOp::create(
-              b, arith::AddFOp::create(b, pre[c], arg0[c]), arg1[c]);
-          Value value = sel(hasArgs, sum, pre[c]);
+          Value sum = math::FmaOp::create(b, arg0[c], argScale, pre[c]);
+          sum = math::FmaOp::create(b, arg1[c], argScale, sum);
           if (shape.atomRelu)
-            value = relu(value);
-          acc[c] = sel(isAtom, arith::AddFOp::create(b, acc[c], value), acc[c]);
+            sum = arith::MaxNumFOp::create(b, sum, zero);
+          acc[c] = math::FmaOp::create(b, sum, atomScale, acc[c]);
         }
         return acc;
       };
-      // The atoms (p, x, y) of the parent or of child `item - 1`.
-      auto loadAtoms = [&](ValueRange positions) {
-        SmallVector<Type> types(3 * positions.size(), i32);
-        return ifElse(
-            isState, types,
-            [&] {
-              SmallVector<Value> v;
-              for (Value a : positions)
-                for (int64_t c = 0; c < 3; ++c)
-                  v.push_back(load(state, {slot, a, cIdx(c)}));
-              return v;
-            },
-            [&] {
-              Value s = arith::MinUIOp::create(b, child, cIdx(S - 1));
-              SmallVector<Value> v;
-              for (Value a : positions)
-                for (int64_t c = 0; c < 3; ++c)
-                  v.push_back(load(derived, {slot, s, a, cIdx(c)}));
-              return v;
-            });
-      };
 
-      SmallVector<Value> acc(tl.F, cF32(0));
+      SmallVector<Value> acc(tl.F, zero);
       if (A <= kUnrolledAtoms) {
         // Straight-line code: all 3A state words, then all table rows, are
         // independent loads in flight together.
-        SmallVector<Value> positions;
-        for (int64_t a = 0; a < A; ++a)
-          positions.push_back(cIdx(a));
-        SmallVector<Value> atoms = loadAtoms(positions);
+        SmallVector<Value> atoms = loadWords(rowAddr, words);
         for (int64_t a = 0; a < A; ++a)
           acc = addAtom(acc, atoms[3 * a], atoms[3 * a + 1], atoms[3 * a + 2]);
       } else {
-        acc = forLoop(cIdx(0), cIdx(A), cIdx(1), acc,
-                      [&](Value a, ValueRange iters) {
-                        SmallVector<Value> atom = loadAtoms({a});
-                        return addAtom(llvm::to_vector(iters), atom[0],
-                                       atom[1], atom[2]);
-                      });
+        acc = forLoop(
+            cIdx(0), cIdx(A), cIdx(1), acc, [&](Value a, ValueRange iters) {
+              Value atomAddr = addI(rowAddr, mulI(toI64(a), cI64(12)));
+              SmallVector<Value> atom;
+              for (int64_t c = 0; c < 3; ++c)
+                atom.push_back(LLVM::LoadOp::create(
+                    b, i32,
+                    LLVM::IntToPtrOp::create(b, globalPtr,
+                                             addI(atomAddr, cI64(4 * c))),
+                    /*alignment=*/4));
+              return addAtom(llvm::to_vector(iters), atom[0], atom[1],
+                             atom[2]);
+            });
       }
       curs.push_back(acc);
     }

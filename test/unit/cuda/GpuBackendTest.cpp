@@ -124,6 +124,11 @@ TEST_P(GpuBackendVsHost, AgreesPerSpecSection7) {
   expectMetricsNear(a.tail, b.tail, "tail");
   EXPECT_NEAR(a.meanDepth, b.meanDepth, 1e-2);
   EXPECT_EQ(info.cache.hits + info.cache.misses, 3);
+  // The wall time of getting and loading the modules: never zero, and with
+  // the compiles overlapped, no more than their sum plus the loads' time.
+  EXPECT_GT(info.moduleSeconds, 0.0);
+  EXPECT_LT(info.moduleSeconds,
+            info.cache.compileSeconds + info.cache.loadSeconds + 0.5);
 }
 
 std::string caseName(
@@ -175,6 +180,22 @@ TEST(GpuBackend, ReportsOutOfRangeDeviceAndBrokenModules) {
               std::string::npos)
         << e.what();
     EXPECT_NE(std::string(e.what()).find("deliberately broken"),
+              std::string::npos)
+        << e.what();
+  }
+  // The modules compile at once, each in its own thread: with two broken,
+  // the error is the first one's, whichever thread fails first.
+  Bundle twoBroken = makeTestBundle(in.program);
+  twoBroken.modules[0].source += "\n#error the first broken module\n";
+  twoBroken.modules[2].source += "\n#error the last broken module\n";
+  try {
+    CudaBackend(twoBroken, "x.pcb", options).run(inputs, t);
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("x.pcb: module 'engine'"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("the first broken module"),
               std::string::npos)
         << e.what();
   }

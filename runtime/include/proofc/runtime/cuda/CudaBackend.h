@@ -69,6 +69,9 @@ struct CudaRunInfo {
   bool condFellBack = false;        ///< native requested, emulated used
   size_t deviceBytes = 0;           ///< all plan buffers
   KernelCacheStats cache;
+  /// Wall time to get every module's cubin (from the cache, or compiled,
+  /// all modules at once) and load it: a cold program's compile time.
+  double moduleSeconds = 0;
   int64_t graphLaunches = 0;
   int64_t hostFlagReads = 0;
   bool profiled = false; ///< CudaBackendOptions::profile was set
