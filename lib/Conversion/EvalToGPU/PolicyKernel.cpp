@@ -9,8 +9,11 @@
 //
 //   atoms     pre = (pred_proj[p] + arg0[a]) + arg1[b]   (p < R relations,
 //             else the predicate row only), relu if the encoder has it, summed
-//             over the goals; 16-byte loads of table rows, clamped and
-//             selected, so there are no branches
+//             over the goals; the state's words two at a time, 16-byte loads
+//             of table rows at this thread's column; no branches and no
+//             per-feature selects: TRUE/FALSE scale their argument rows and
+//             padding its atom by 0 in an fma (exact: x * 1 + y rounds as
+//             x + y), with every row index clamped in bounds
 //   Linear    the T rows go through the warp's workgroup rows (bar.warp.sync);
 //             y = bias + sum_i x[i] * Wt[i][:] by fma: per V = 4 inputs, one
 //             vector load per row and V weight-row loads feed T*V*F fmas
