@@ -585,6 +585,8 @@ def main(argv=None) -> int:
         return 2
     bench = Bench(args)
     bench.describe_environment()
+    if manifest.get("git"):  # what was prepared, not the GPU machine's checkout
+        bench.environment["git"] = manifest["git"]
     g = lambda rel: os.path.join(args.gpudata, rel)
     v10, large = manifest["v10"], manifest["large"]
     bench.workloads = {

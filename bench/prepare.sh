@@ -67,6 +67,10 @@ if [ -f "$shared/weights/$large.safetensors" ]; then
 fi
 
 joined=$(IFS=,; echo "${bundles[*]}")
+# The commit the bundles and the carried tree come from (the GPU machine's
+# copy may not carry this repository's history); "+dirty" for local changes.
+commit=$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)
+[ -z "$(git -C "$root" status --porcelain 2>/dev/null)" ] || commit="$commit+dirty"
 cat > "$dest/bench-manifest.json" <<EOF
 {
   "schema": "proofc-bench-manifest", "version": 1,
@@ -74,7 +78,7 @@ cat > "$dest/bench-manifest.json" <<EOF
           "weights_kind": "trained", "bundles": {$joined}},
   "large": {"dataset": "$large", "data": "data/$large", "weights": "weights/$large-random.safetensors",
             "weights_kind": "random (proofc init-weights --seed 0; no trained policy exists)"},
-  "prepared_by": "bench/prepare.sh", "proofc": "$proofc"
+  "prepared_by": "bench/prepare.sh", "proofc": "$proofc", "git": "$commit"
 }
 EOF
 

@@ -1,0 +1,191 @@
+// policy_layouts.cu - how fast can the policy's two 64x64 layers (+ layer
+// norms, relu and the dot) run per row, in three thread layouts? The study
+// behind docs/performance.md's "not built" row: one row per thread with the
+// weights in constant memory ("const") or in shared memory ("shared"),
+// against the Q=16 threads x T rows tiling the generated kernel uses
+// ("q16t4", "q16t2"). Standalone; inputs are random rows.
+//   nvcc -O3 -arch=sm_90 bench/proto/policy_layouts.cu -o /tmp/layouts && /tmp/layouts
+// Prints ns per row for 4.15 M rows (full GPU) and for 15,616 rows (one
+// B=256 step), and the largest difference between the layouts' outputs.
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include <cuda_runtime.h>
+#define D 64
+__constant__ float cW[2][D * D]; // [layer][i*D + o]  (Wt: in-major)
+__constant__ float cB[2][D], cG[2][D], cBe[2][D];
+
+__device__ __forceinline__ void layerNormRelu(float *y, const float *g, const float *be, bool constant) {
+  float s = 0.f;
+#pragma unroll
+  for (int o = 0; o < D; ++o) s += y[o];
+  float mean = s / D;
+  float v = 0.f;
+#pragma unroll
+  for (int o = 0; o < D; ++o) { float t = y[o] - mean; v = fmaf(t, t, v); }
+  float inv = 1.f / sqrtf(v / D + 1e-5f);
+#pragma unroll
+  for (int o = 0; o < D; ++o) { float t = (y[o] - mean) * inv * g[o] + be[o]; y[o] = t > 0.f ? t : 0.f; }
+}
+
+// Variant C: row per thread, weights in __constant__, fully unrolled.
+__global__ void __launch_bounds__(128) mlpConst(const float *__restrict__ in, float *out, int n) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= n) return;
+  float x[D], y[D];
+  const float4 *row = reinterpret_cast<const float4 *>(in + (size_t)r * D);
+#pragma unroll
+  for (int i = 0; i < D / 4; ++i) { float4 v = row[i]; x[4*i]=v.x; x[4*i+1]=v.y; x[4*i+2]=v.z; x[4*i+3]=v.w; }
+#pragma unroll
+  for (int l = 0; l < 2; ++l) {
+#pragma unroll
+    for (int o = 0; o < D; ++o) y[o] = cB[l][o];
+#pragma unroll
+    for (int i = 0; i < D; ++i)
+#pragma unroll
+      for (int o = 0; o < D; ++o) y[o] = fmaf(x[i], cW[l][i * D + o], y[o]);
+    layerNormRelu(y, cG[l], cBe[l], true);
+#pragma unroll
+    for (int o = 0; o < D; ++o) x[o] = y[o];
+  }
+  float dot = 0.f;
+#pragma unroll
+  for (int o = 0; o < D; ++o) dot = fmaf(x[o], cW[0][o], dot);
+  out[r] = dot;
+}
+
+// Variant S: row per thread, weights in shared memory (broadcast LDS.128), fully unrolled.
+__global__ void __launch_bounds__(128) mlpShared(const float *__restrict__ in, const float *__restrict__ gW, float *out, int n) {
+  __shared__ __align__(16) float sW[2][D * D];
+  for (int i = threadIdx.x; i < 2 * D * D / 4; i += blockDim.x)
+    reinterpret_cast<float4 *>(&sW[0][0])[i] = reinterpret_cast<const float4 *>(gW)[i];
+  __syncthreads();
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= n) return;
+  float x[D], y[D];
+  const float4 *row = reinterpret_cast<const float4 *>(in + (size_t)r * D);
+#pragma unroll
+  for (int i = 0; i < D / 4; ++i) { float4 v = row[i]; x[4*i]=v.x; x[4*i+1]=v.y; x[4*i+2]=v.z; x[4*i+3]=v.w; }
+#pragma unroll
+  for (int l = 0; l < 2; ++l) {
+#pragma unroll
+    for (int o = 0; o < D; ++o) y[o] = cB[l][o];
+#pragma unroll
+    for (int i = 0; i < D; ++i) {
+      const float4 *w = reinterpret_cast<const float4 *>(&sW[l][i * D]);
+#pragma unroll
+      for (int o4 = 0; o4 < D / 4; ++o4) {
+        float4 wv = w[o4];
+        y[4*o4] = fmaf(x[i], wv.x, y[4*o4]); y[4*o4+1] = fmaf(x[i], wv.y, y[4*o4+1]);
+        y[4*o4+2] = fmaf(x[i], wv.z, y[4*o4+2]); y[4*o4+3] = fmaf(x[i], wv.w, y[4*o4+3]);
+      }
+    }
+    layerNormRelu(y, cG[l], cBe[l], true);
+#pragma unroll
+    for (int o = 0; o < D; ++o) x[o] = y[o];
+  }
+  float dot = 0.f;
+#pragma unroll
+  for (int o = 0; o < D; ++o) dot = fmaf(x[o], sW[0][o], dot);
+  out[r] = dot;
+}
+
+// Variant Q: 16 threads per row, 4 features each, T=4 rows/thread (like today), weights via L1 (ldg).
+template <int T>
+__global__ void __launch_bounds__(128) mlpQ16(const float *__restrict__ in, const float *__restrict__ gW, float *out, int n) {
+  __shared__ __align__(16) float act[4][2 * T][D]; // per warp rows
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, q = lane & 15, rg = lane >> 4;
+  int base = (blockIdx.x * 4 + warp) * 2 * T + rg * T;
+  float y[T][4], x[T][4];
+#pragma unroll
+  for (int t = 0; t < T; ++t) {
+    int r = min(base + t, n - 1);
+    float4 v = reinterpret_cast<const float4 *>(in + (size_t)r * D)[q];
+    x[t][0]=v.x; x[t][1]=v.y; x[t][2]=v.z; x[t][3]=v.w;
+  }
+  for (int l = 0; l < 2; ++l) {
+#pragma unroll
+    for (int t = 0; t < T; ++t) *reinterpret_cast<float4 *>(&act[warp][rg * T + t][4 * q]) = make_float4(x[t][0], x[t][1], x[t][2], x[t][3]);
+    __syncwarp();
+#pragma unroll
+    for (int t = 0; t < T; ++t) for (int c = 0; c < 4; ++c) y[t][c] = cB[l][4 * q + c];
+    const float *W = gW + l * D * D;
+#pragma unroll 4
+    for (int i = 0; i < D; i += 4) {
+      float4 xs[T];
+#pragma unroll
+      for (int t = 0; t < T; ++t) xs[t] = *reinterpret_cast<const float4 *>(&act[warp][rg * T + t][i]);
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        float4 w = __ldg(reinterpret_cast<const float4 *>(W + (i + e) * D) + q);
+#pragma unroll
+        for (int t = 0; t < T; ++t) {
+          float xv = e == 0 ? xs[t].x : e == 1 ? xs[t].y : e == 2 ? xs[t].z : xs[t].w;
+          y[t][0] = fmaf(xv, w.x, y[t][0]); y[t][1] = fmaf(xv, w.y, y[t][1]);
+          y[t][2] = fmaf(xv, w.z, y[t][2]); y[t][3] = fmaf(xv, w.w, y[t][3]);
+        }
+      }
+    }
+    __syncwarp();
+#pragma unroll
+    for (int t = 0; t < T; ++t) {
+      float s = y[t][0] + y[t][1] + y[t][2] + y[t][3];
+      for (int off = 8; off; off >>= 1) s += __shfl_xor_sync(~0u, s, off);
+      float mean = s / D, v = 0;
+      for (int c = 0; c < 4; ++c) { float d = y[t][c] - mean; v = fmaf(d, d, v); }
+      for (int off = 8; off; off >>= 1) v += __shfl_xor_sync(~0u, v, off);
+      float inv = 1.f / sqrtf(v / D + 1e-5f);
+      for (int c = 0; c < 4; ++c) { float z = (y[t][c] - mean) * inv * cG[l][4*q+c] + cBe[l][4*q+c]; x[t][c] = z > 0 ? z : 0; }
+    }
+  }
+#pragma unroll
+  for (int t = 0; t < T; ++t) {
+    float dot = 0;
+    for (int c = 0; c < 4; ++c) dot = fmaf(x[t][c], gW[4 * q + c], dot);
+    for (int off = 8; off; off >>= 1) dot += __shfl_xor_sync(~0u, dot, off);
+    if (q == 0 && base + t < n) out[base + t] = dot;
+  }
+}
+
+int main(int argc, char **argv) {
+  int n = 16600000 / 4; // rows per launch
+  std::vector<float> h((size_t)n * D), w(2 * D * D), p(D);
+  for (auto &v : h) v = (rand() % 2001 - 1000) / 1000.f;
+  for (auto &v : w) v = (rand() % 2001 - 1000) / 8000.f;
+  for (auto &v : p) v = 1.f;
+  float *dIn, *dW, *dOut[3];
+  cudaMalloc(&dIn, h.size() * 4); cudaMalloc(&dW, w.size() * 4);
+  for (auto &o : dOut) cudaMalloc(&o, (size_t)n * 4);
+  cudaMemcpy(dIn, h.data(), h.size() * 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(dW, w.data(), w.size() * 4, cudaMemcpyHostToDevice);
+  cudaMemcpyToSymbol(cW, w.data(), w.size() * 4);
+  std::vector<float> z(2 * D, 0.f), one(2 * D, 1.f);
+  cudaMemcpyToSymbol(cB, z.data(), 2 * D * 4); cudaMemcpyToSymbol(cBe, z.data(), 2 * D * 4); cudaMemcpyToSymbol(cG, one.data(), 2 * D * 4);
+  cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
+  auto time = [&](const char *name, auto launch, int rowsPerBlock, int nn) {
+    launch(nn); cudaDeviceSynchronize();
+    float best = 1e9;
+    for (int rep = 0; rep < 5; ++rep) {
+      cudaEventRecord(a); launch(nn); cudaEventRecord(b); cudaEventSynchronize(b);
+      float ms; cudaEventElapsedTime(&ms, a, b); best = ms < best ? ms : best;
+    }
+    printf("%-10s rows %9d  %8.3f ms  %.3f ns/row  (x4 = 16.6M rows: %.2f ms) err=%s\n", name, nn, best, best * 1e6 / nn, best * 4 * n / nn, cudaGetErrorString(cudaGetLastError()));
+  };
+  for (int nn : {n, 256 * 61}) {
+    time("const", [&](int m) { mlpConst<<<(m + 127) / 128, 128>>>(dIn, dOut[0], m); }, 128, nn);
+    time("shared", [&](int m) { mlpShared<<<(m + 127) / 128, 128>>>(dIn, dW, dOut[1], m); }, 128, nn);
+    time("q16t4", [&](int m) { mlpQ16<4><<<(m + 31) / 32, 128>>>(dIn, dW, dOut[2], m); }, 32, nn);
+    time("q16t2", [&](int m) { mlpQ16<2><<<(m + 15) / 16, 128>>>(dIn, dW, dOut[2], m); }, 16, nn);
+  }
+  // cross-check const vs shared vs q16
+  std::vector<float> o0(n), o1(n), o2(n);
+  mlpConst<<<(n + 127) / 128, 128>>>(dIn, dOut[0], n);
+  mlpShared<<<(n + 127) / 128, 128>>>(dIn, dW, dOut[1], n);
+  mlpQ16<4><<<(n + 31) / 32, 128>>>(dIn, dW, dOut[2], n);
+  cudaMemcpy(o0.data(), dOut[0], n * 4, cudaMemcpyDeviceToHost);
+  cudaMemcpy(o1.data(), dOut[1], n * 4, cudaMemcpyDeviceToHost);
+  cudaMemcpy(o2.data(), dOut[2], n * 4, cudaMemcpyDeviceToHost);
+  double m01 = 0, m02 = 0;
+  for (int i = 0; i < n; ++i) { m01 = fmax(m01, fabs(o0[i] - o1[i])); m02 = fmax(m02, fabs(o0[i] - o2[i])); }
+  printf("max|const-shared| %g  max|const-q16| %g  sample %g\n", m01, m02, o0[12345]);
+}
