@@ -15,7 +15,7 @@
 __constant__ float cW[2][D * D]; // [layer][i*D + o]  (Wt: in-major)
 __constant__ float cB[2][D], cG[2][D], cBe[2][D];
 
-__device__ __forceinline__ void layerNormRelu(float *y, const float *g, const float *be, bool constant) {
+__device__ __forceinline__ void layerNormRelu(float *y, const float *g, const float *be) {
   float s = 0.f;
 #pragma unroll
   for (int o = 0; o < D; ++o) s += y[o];
@@ -28,14 +28,19 @@ __device__ __forceinline__ void layerNormRelu(float *y, const float *g, const fl
   for (int o = 0; o < D; ++o) { float t = (y[o] - mean) * inv * g[o] + be[o]; y[o] = t > 0.f ? t : 0.f; }
 }
 
+// Row r of `in` into x (16-byte loads).
+__device__ __forceinline__ void loadRow(const float *__restrict__ in, int r, float *x) {
+  const float4 *row = reinterpret_cast<const float4 *>(in + (size_t)r * D);
+#pragma unroll
+  for (int i = 0; i < D / 4; ++i) { float4 v = row[i]; x[4*i]=v.x; x[4*i+1]=v.y; x[4*i+2]=v.z; x[4*i+3]=v.w; }
+}
+
 // Variant C: row per thread, weights in __constant__, fully unrolled.
 __global__ void __launch_bounds__(128) mlpConst(const float *__restrict__ in, float *out, int n) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= n) return;
   float x[D], y[D];
-  const float4 *row = reinterpret_cast<const float4 *>(in + (size_t)r * D);
-#pragma unroll
-  for (int i = 0; i < D / 4; ++i) { float4 v = row[i]; x[4*i]=v.x; x[4*i+1]=v.y; x[4*i+2]=v.z; x[4*i+3]=v.w; }
+  loadRow(in, r, x);
 #pragma unroll
   for (int l = 0; l < 2; ++l) {
 #pragma unroll
@@ -44,7 +49,7 @@ __global__ void __launch_bounds__(128) mlpConst(const float *__restrict__ in, fl
     for (int i = 0; i < D; ++i)
 #pragma unroll
       for (int o = 0; o < D; ++o) y[o] = fmaf(x[i], cW[l][i * D + o], y[o]);
-    layerNormRelu(y, cG[l], cBe[l], true);
+    layerNormRelu(y, cG[l], cBe[l]);
 #pragma unroll
     for (int o = 0; o < D; ++o) x[o] = y[o];
   }
@@ -63,9 +68,7 @@ __global__ void __launch_bounds__(128) mlpShared(const float *__restrict__ in, c
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= n) return;
   float x[D], y[D];
-  const float4 *row = reinterpret_cast<const float4 *>(in + (size_t)r * D);
-#pragma unroll
-  for (int i = 0; i < D / 4; ++i) { float4 v = row[i]; x[4*i]=v.x; x[4*i+1]=v.y; x[4*i+2]=v.z; x[4*i+3]=v.w; }
+  loadRow(in, r, x);
 #pragma unroll
   for (int l = 0; l < 2; ++l) {
 #pragma unroll
@@ -80,7 +83,7 @@ __global__ void __launch_bounds__(128) mlpShared(const float *__restrict__ in, c
         y[4*o4+2] = fmaf(x[i], wv.z, y[4*o4+2]); y[4*o4+3] = fmaf(x[i], wv.w, y[4*o4+3]);
       }
     }
-    layerNormRelu(y, cG[l], cBe[l], true);
+    layerNormRelu(y, cG[l], cBe[l]);
 #pragma unroll
     for (int o = 0; o < D; ++o) x[o] = y[o];
   }

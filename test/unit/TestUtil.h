@@ -26,7 +26,6 @@
 
 namespace proofc::test {
 
-/// $PROOFC_SHARED_DIR when set, else the path CMake compiled in.
 /// The message of the proofc::Error that `fn` throws, or "(no error)".
 inline std::string errorOf(const std::function<void()> &fn) {
   try {
@@ -37,6 +36,7 @@ inline std::string errorOf(const std::function<void()> &fn) {
   return "(no error)";
 }
 
+/// $PROOFC_SHARED_DIR when set, else the path CMake compiled in.
 inline std::string sharedDir() {
   if (const char *env = std::getenv("PROOFC_SHARED_DIR"); env && *env)
     return env;
