@@ -1,0 +1,214 @@
+// policy_tf32.cu - the policy's two 64x64 layers (+ layer norms, relu and
+// the dot) on the tensor cores with 3xTF32 (each operand split into a TF32
+// high and low part; a_lo*b_hi + a_hi*b_lo + a_hi*b_hi by mma.sync
+// m16n8k8, FP32 accumulate), one warp per 16 rows, against the FP32 fma
+// tiling the generated kernel uses (Q=16 threads per row, T=4 rows). The
+// weights are pre-split on the host in fragment order (one 16-byte load per
+// lane per mma tile). Standalone; random rows and weights.
+//   nvcc -O3 -arch=sm_90 bench/proto/policy_tf32.cu -o /tmp/tf32 && /tmp/tf32
+// Prints ns per row for 4.15 M rows and for 15,616 rows (one B=256 step),
+// and the largest difference from the FP32 result (1x, 2x and 3x TF32).
+// The numbers: docs/performance.md, "What would close the gap".
+#include <cstdio>
+#include <cstdlib>
+#include <cmath>
+#include <cstring>
+#include <vector>
+#include <cuda_runtime.h>
+#define D 64
+__constant__ float cB[2][D], cG[2][D], cBe[2][D];
+
+__device__ __forceinline__ unsigned tf32(float x) { unsigned r; asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x)); return r; }
+__device__ __forceinline__ void mma(float *c, const unsigned *a, unsigned b0, unsigned b1) {
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// Wf: [layer][ks 8][nt 8][lane 32] uint4 {b0 big, b1 big, b0 small, b1 small}
+template <int SPLIT>
+__global__ void __launch_bounds__(128) mlpTF32(const float *__restrict__ in, const uint4 *__restrict__ Wf, const float *__restrict__ dotv, float *out, int n) {
+  constexpr int P = D + 4; // padded row stride
+  __shared__ __align__(16) float act[4][16 * P];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+  const int row0 = (blockIdx.x * 4 + warp) * 16;
+  float *A = act[warp];
+  // rows into shared (coalesced float4)
+  for (int i = lane; i < 16 * D / 4; i += 32) {
+    int r = i / (D / 4), c4 = i % (D / 4);
+    int gr = min(row0 + r, n - 1);
+    *reinterpret_cast<float4 *>(&A[r * P + 4 * c4]) = reinterpret_cast<const float4 *>(in + (size_t)gr * D)[c4];
+  }
+  __syncwarp();
+  float c[8][4];
+  for (int l = 0; l < 2; ++l) {
+#pragma unroll
+    for (int nt = 0; nt < 8; ++nt) {
+      float b0 = cB[l][8 * nt + 2 * t], b1 = cB[l][8 * nt + 2 * t + 1];
+      c[nt][0] = b0; c[nt][1] = b1; c[nt][2] = b0; c[nt][3] = b1;
+    }
+#pragma unroll
+    for (int ks = 0; ks < 8; ++ks) {
+      float a[4] = {A[g * P + 8 * ks + t], A[(g + 8) * P + 8 * ks + t], A[g * P + 8 * ks + t + 4], A[(g + 8) * P + 8 * ks + t + 4]};
+      unsigned big[4], small[4];
+#pragma unroll
+      for (int e = 0; e < 4; ++e) { big[e] = tf32(a[e]); small[e] = tf32(a[e] - __uint_as_float(big[e])); }
+#pragma unroll
+      for (int nt = 0; nt < 8; ++nt) {
+        uint4 w = Wf[((l * 8 + ks) * 8 + nt) * 32 + lane];
+        if (SPLIT >= 3) mma(c[nt], small, w.x, w.y);
+        if (SPLIT >= 2) mma(c[nt], big, w.z, w.w);
+        mma(c[nt], big, w.x, w.y);
+      }
+    }
+    // LN over each row: lane holds rows g (c[.][0..1]) and g+8 (c[.][2..3])
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float s = 0;
+#pragma unroll
+      for (int nt = 0; nt < 8; ++nt) s += c[nt][2 * h] + c[nt][2 * h + 1];
+      s += __shfl_xor_sync(~0u, s, 1); s += __shfl_xor_sync(~0u, s, 2);
+      float mean = s / D, v = 0;
+#pragma unroll
+      for (int nt = 0; nt < 8; ++nt) { float d0 = c[nt][2*h] - mean, d1 = c[nt][2*h+1] - mean; v = fmaf(d0, d0, v); v = fmaf(d1, d1, v); }
+      v += __shfl_xor_sync(~0u, v, 1); v += __shfl_xor_sync(~0u, v, 2);
+      float inv = 1.f / sqrtf(v / D + 1e-5f);
+#pragma unroll
+      for (int nt = 0; nt < 8; ++nt)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          int col = 8 * nt + 2 * t + e;
+          float z = (c[nt][2 * h + e] - mean) * inv * cG[l][col] + cBe[l][col];
+          c[nt][2 * h + e] = z > 0 ? z : 0;
+        }
+    }
+    if (l == 0) {
+      __syncwarp();
+#pragma unroll
+      for (int nt = 0; nt < 8; ++nt) {
+        *reinterpret_cast<float2 *>(&A[g * P + 8 * nt + 2 * t]) = make_float2(c[nt][0], c[nt][1]);
+        *reinterpret_cast<float2 *>(&A[(g + 8) * P + 8 * nt + 2 * t]) = make_float2(c[nt][2], c[nt][3]);
+      }
+      __syncwarp();
+    }
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float dot = 0;
+#pragma unroll
+    for (int nt = 0; nt < 8; ++nt) { dot = fmaf(c[nt][2*h], dotv[8*nt+2*t], dot); dot = fmaf(c[nt][2*h+1], dotv[8*nt+2*t+1], dot); }
+    dot += __shfl_xor_sync(~0u, dot, 1); dot += __shfl_xor_sync(~0u, dot, 2);
+    int r = row0 + g + 8 * h;
+    if (t == 0 && r < n) out[r] = dot;
+  }
+}
+
+// FP32 reference: Q=16 threads per row, T=4 rows per thread (the kernel's tiling).
+template <int T>
+__global__ void __launch_bounds__(128) mlpQ16(const float *__restrict__ in, const float *__restrict__ gW, const float *__restrict__ dotv, float *out, int n) {
+  __shared__ __align__(16) float act[4][2 * T][D];
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, q = lane & 15, rg = lane >> 4;
+  int base = (blockIdx.x * 4 + warp) * 2 * T + rg * T;
+  float y[T][4], x[T][4];
+#pragma unroll
+  for (int t = 0; t < T; ++t) {
+    int r = min(base + t, n - 1);
+    float4 v = reinterpret_cast<const float4 *>(in + (size_t)r * D)[q];
+    x[t][0]=v.x; x[t][1]=v.y; x[t][2]=v.z; x[t][3]=v.w;
+  }
+  for (int l = 0; l < 2; ++l) {
+#pragma unroll
+    for (int t = 0; t < T; ++t) *reinterpret_cast<float4 *>(&act[warp][rg * T + t][4 * q]) = make_float4(x[t][0], x[t][1], x[t][2], x[t][3]);
+    __syncwarp();
+#pragma unroll
+    for (int t = 0; t < T; ++t) for (int c = 0; c < 4; ++c) y[t][c] = cB[l][4 * q + c];
+    const float *W = gW + l * D * D; // Wt [in][out]
+#pragma unroll 4
+    for (int i = 0; i < D; i += 4) {
+      float4 xs[T];
+#pragma unroll
+      for (int t = 0; t < T; ++t) xs[t] = *reinterpret_cast<const float4 *>(&act[warp][rg * T + t][i]);
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        float4 w = __ldg(reinterpret_cast<const float4 *>(W + (i + e) * D) + q);
+#pragma unroll
+        for (int t = 0; t < T; ++t) {
+          float xv = e == 0 ? xs[t].x : e == 1 ? xs[t].y : e == 2 ? xs[t].z : xs[t].w;
+          y[t][0] = fmaf(xv, w.x, y[t][0]); y[t][1] = fmaf(xv, w.y, y[t][1]);
+          y[t][2] = fmaf(xv, w.z, y[t][2]); y[t][3] = fmaf(xv, w.w, y[t][3]);
+        }
+      }
+    }
+    __syncwarp();
+#pragma unroll
+    for (int t = 0; t < T; ++t) {
+      float s = y[t][0] + y[t][1] + y[t][2] + y[t][3];
+      for (int off = 8; off; off >>= 1) s += __shfl_xor_sync(~0u, s, off);
+      float mean = s / D, v = 0;
+      for (int c = 0; c < 4; ++c) { float d = y[t][c] - mean; v = fmaf(d, d, v); }
+      for (int off = 8; off; off >>= 1) v += __shfl_xor_sync(~0u, v, off);
+      float inv = 1.f / sqrtf(v / D + 1e-5f);
+      for (int c = 0; c < 4; ++c) { float z = (y[t][c] - mean) * inv * cG[l][4*q+c] + cBe[l][4*q+c]; x[t][c] = z > 0 ? z : 0; }
+    }
+  }
+#pragma unroll
+  for (int t = 0; t < T; ++t) {
+    float dot = 0;
+    for (int c = 0; c < 4; ++c) dot = fmaf(x[t][c], dotv[4 * q + c], dot);
+    for (int off = 8; off; off >>= 1) dot += __shfl_xor_sync(~0u, dot, off);
+    if (q == 0 && base + t < n) out[base + t] = dot;
+  }
+}
+
+static unsigned tf32host(float x) { // round-to-nearest-away on the 13 dropped bits (as cvt.rna)
+  unsigned u; memcpy(&u, &x, 4); u = (u + 0x1000u) & 0xffffe000u; return u;
+}
+int main() {
+  int n = 4150000;
+  std::vector<float> h((size_t)n * D), w(2 * D * D), dv(D);
+  srand(1);
+  for (auto &v : h) v = (rand() % 2001 - 1000) / 1000.f;
+  for (auto &v : w) v = (rand() % 2001 - 1000) / 8000.f; // Wt[l][in][out]
+  for (auto &v : dv) v = (rand() % 2001 - 1000) / 1000.f;
+  // fragments: b0 = B[k0+t][n0+g] = Wt[k][n], b1 = Wt[k+4][n]
+  std::vector<uint4> wf(2 * 8 * 8 * 32);
+  for (int l = 0; l < 2; ++l) for (int ks = 0; ks < 8; ++ks) for (int nt = 0; nt < 8; ++nt) for (int lane = 0; lane < 32; ++lane) {
+    int g = lane >> 2, t = lane & 3;
+    float v0 = w[l * D * D + (8 * ks + t) * D + 8 * nt + g], v1 = w[l * D * D + (8 * ks + t + 4) * D + 8 * nt + g];
+    unsigned b0 = tf32host(v0), b1 = tf32host(v1); float f0, f1; memcpy(&f0, &b0, 4); memcpy(&f1, &b1, 4);
+    wf[((l * 8 + ks) * 8 + nt) * 32 + lane] = make_uint4(b0, b1, tf32host(v0 - f0), tf32host(v1 - f1));
+  }
+  float *dIn, *dW, *dD, *o1, *o2; uint4 *dWf;
+  cudaMalloc(&dIn, h.size() * 4); cudaMalloc(&dW, w.size() * 4); cudaMalloc(&dD, D * 4); cudaMalloc(&dWf, wf.size() * 16);
+  cudaMalloc(&o1, n * 4); cudaMalloc(&o2, n * 4);
+  cudaMemcpy(dIn, h.data(), h.size() * 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(dW, w.data(), w.size() * 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(dD, dv.data(), D * 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(dWf, wf.data(), wf.size() * 16, cudaMemcpyHostToDevice);
+  std::vector<float> z(2 * D), one(2 * D, 1.f);
+  for (auto &v : z) v = (rand() % 2001 - 1000) / 10000.f;
+  cudaMemcpyToSymbol(cB, z.data(), 2 * D * 4); cudaMemcpyToSymbol(cBe, z.data(), 2 * D * 4); cudaMemcpyToSymbol(cG, one.data(), 2 * D * 4);
+  cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
+  auto time = [&](const char *name, auto launch, int nn) {
+    launch(nn); cudaDeviceSynchronize();
+    float best = 1e9;
+    for (int rep = 0; rep < 5; ++rep) { cudaEventRecord(a); launch(nn); cudaEventRecord(b); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); best = ms < best ? ms : best; }
+    printf("%-10s rows %8d  %8.3f ms  %.3f ns/row  err=%s\n", name, nn, best, best * 1e6 / nn, cudaGetErrorString(cudaGetLastError()));
+  };
+  for (int nn : {n, 256 * 61}) {
+    time("fp32-q16t4", [&](int m) { mlpQ16<4><<<(m + 31) / 32, 128>>>(dIn, dW, dD, o1, m); }, nn);
+    time("3xtf32", [&](int m) { mlpTF32<3><<<(m + 63) / 64, 128>>>(dIn, dWf, dD, o2, m); }, nn);
+    time("2xtf32", [&](int m) { mlpTF32<2><<<(m + 63) / 64, 128>>>(dIn, dWf, dD, o2, m); }, nn);
+    time("1xtf32", [&](int m) { mlpTF32<1><<<(m + 63) / 64, 128>>>(dIn, dWf, dD, o2, m); }, nn);
+  }
+  std::vector<float> r1(n), r2(n);
+  for (int s = 1; s <= 3; ++s) {
+    mlpQ16<4><<<(n + 31) / 32, 128>>>(dIn, dW, dD, o1, n);
+    if (s == 3) mlpTF32<3><<<(n + 63) / 64, 128>>>(dIn, dWf, dD, o2, n);
+    if (s == 2) mlpTF32<2><<<(n + 63) / 64, 128>>>(dIn, dWf, dD, o2, n);
+    if (s == 1) mlpTF32<1><<<(n + 63) / 64, 128>>>(dIn, dWf, dD, o2, n);
+    cudaMemcpy(r1.data(), o1, n * 4, cudaMemcpyDeviceToHost); cudaMemcpy(r2.data(), o2, n * 4, cudaMemcpyDeviceToHost);
+    double mx = 0, mrel = 0; for (int i = 0; i < n; ++i) { double d = fabs(r1[i] - r2[i]); mx = fmax(mx, d); mrel = fmax(mrel, d / fmax(1e-3, fabs(r1[i]))); }
+    printf("%dxtf32 vs fp32: max |diff| %.3g  max rel %.3g  (sample %g %g)\n", s, mx, mrel, r1[777], r2[777]);
+  }
+}
