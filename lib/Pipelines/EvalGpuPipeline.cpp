@@ -49,7 +49,9 @@ void eval::buildEvalGpuPipeline(OpPassManager &pm,
   program.addPass(createEvalFoldAtomEmbeddingPass());
   program.addPass(createEvalFuseStepPass());
   program.addPass(createEvalOutlineEngineCondPass());
-  program.addPass(createEvalPlanBuffersPass());
+  EvalPlanBuffersPassOptions plan;
+  plan.matmul = options.matmul;
+  program.addPass(createEvalPlanBuffersPass(plan));
 
   EvalLowerToGpuPassOptions lower;
   lower.chip = options.chip;

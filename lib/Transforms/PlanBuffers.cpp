@@ -132,11 +132,17 @@ private:
 
 struct EvalPlanBuffersPass
     : public eval::impl::EvalPlanBuffersPassBase<EvalPlanBuffersPass> {
+  using EvalPlanBuffersPassBase::EvalPlanBuffersPassBase;
   void runOnOperation() override {
     ProgramOp program = getOperation();
     if (program.getProofLoop()) {
       program.emitOpError("eval-plan-buffers needs the fused step (run "
                           "eval-fuse-step first)");
+      return signalPassFailure();
+    }
+    if (matmul != "fma" && matmul != "tf32x3") {
+      program.emitOpError() << "eval-plan-buffers: unknown matmul '" << matmul
+                            << "' (fma, tf32x3)";
       return signalPassFailure();
     }
     if (!program.getBody().front().getOps<BufferOp>().empty())
@@ -195,7 +201,8 @@ struct EvalPlanBuffersPass
     Block &block = program.getBody().front();
     OpBuilder builder = OpBuilder::atBlockBegin(&block);
     while (builder.getInsertionPoint() != block.end() &&
-           isa<FoldColumnsOp, TransposeWeightOp>(*builder.getInsertionPoint()))
+           isa<FoldColumnsOp, TransposeWeightOp, SplitTf32WeightOp>(
+               *builder.getInsertionPoint()))
       builder.setInsertionPointAfter(&*builder.getInsertionPoint());
     insertionPoint = builder.saveInsertionPoint();
 
@@ -289,9 +296,19 @@ struct EvalPlanBuffersPass
         } else if (auto linear = dyn_cast<LinearOp>(op)) {
           int64_t in = linear.getInput().getType().getDimSize(0);
           int64_t out = linear.getType().getDimSize(0);
-          std::string transposed = transposeWeight(program, linear, in, out);
-          bind(linear.getWeight(), f32, transposed,
-               {std::to_string(in), std::to_string(out)});
+          if (matmul == "tf32x3") {
+            if (in % 8 != 0 || out % 8 != 0)
+              return linear.emitOpError()
+                     << "matmul=tf32x3 needs linear layers whose widths are "
+                        "multiples of 8 (the mma tile), got "
+                     << in << " -> " << out << " (use matmul=fma)";
+            bind(linear.getWeight(), f32, splitWeight(program, linear, in, out),
+                 {std::to_string(2 * in * out)});
+          } else {
+            bind(linear.getWeight(), f32,
+                 transposeWeight(program, linear, in, out),
+                 {std::to_string(in), std::to_string(out)});
+          }
           bind(linear.getBias(), f32, linear.getBias(), {std::to_string(out)});
         } else if (auto norm = dyn_cast<LayerNormOp>(op)) {
           std::string w = std::to_string(norm.getType().getDimSize(0));
@@ -334,10 +351,28 @@ struct EvalPlanBuffersPass
         return dst;
     Block &block = program.getBody().front();
     OpBuilder builder = OpBuilder::atBlockBegin(&block);
-    while (isa<FoldColumnsOp, TransposeWeightOp>(*builder.getInsertionPoint()))
+    while (isa<FoldColumnsOp, TransposeWeightOp, SplitTf32WeightOp>(
+        *builder.getInsertionPoint()))
       builder.setInsertionPointAfter(&*builder.getInsertionPoint());
     TransposeWeightOp::create(builder, linear.getLoc(), dst, linear.getWeight(),
                               out, in);
+    return dst;
+  }
+
+  /// Makes (once) `linear`'s weight split into TF32 fragments; returns its
+  /// name.
+  std::string splitWeight(ProgramOp program, LinearOp linear, int64_t in,
+                          int64_t out) {
+    std::string dst = (linear.getWeight() + ".tf32").str();
+    for (auto op : program.getBody().front().getOps<SplitTf32WeightOp>())
+      if (op.getDst() == dst)
+        return dst;
+    OpBuilder builder = OpBuilder::atBlockBegin(&program.getBody().front());
+    while (isa<FoldColumnsOp, TransposeWeightOp, SplitTf32WeightOp>(
+        *builder.getInsertionPoint()))
+      builder.setInsertionPointAfter(&*builder.getInsertionPoint());
+    SplitTf32WeightOp::create(builder, linear.getLoc(), dst,
+                              linear.getWeight(), out, in);
     return dst;
   }
 

@@ -651,9 +651,14 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
     } else if (op.op == "copy") {
       if (!op.weight.empty() || !op.bias.empty())
         p["weight"].error("copy takes only a table");
+    } else if (op.op == "tf32_fragments") {
+      if (!op.weight.empty() || !op.bias.empty())
+        p["weight"].error("tf32_fragments takes only a table");
+      if (op.transpose) p["transpose"].error("tf32_fragments does not transpose");
     } else {
-      p["op"].error(fmt::format("unknown prologue op '{}' (fold_columns, copy)",
-                                escapeForMessage(op.op)));
+      p["op"].error(fmt::format(
+          "unknown prologue op '{}' (fold_columns, copy, tf32_fragments)",
+          escapeForMessage(op.op)));
     }
     bundle.plan.prologue.push_back(std::move(op));
   }

@@ -24,6 +24,17 @@
 
 using namespace proofc;
 
+std::string driver::autoMatmul(const ProgramSpec &spec) {
+  bool aligned = false;
+  for (const PolicyOp &op : spec.policy.encoder)
+    if (op.kind == PolicyOpKind::Linear) {
+      if (op.in % 8 != 0 || op.out % 8 != 0)
+        return "fma";
+      aligned = true;
+    }
+  return aligned ? "tf32x3" : "fma";
+}
+
 std::optional<driver::CompiledProgram>
 driver::compileProgramToBundle(const std::string &path,
                                const BundleCompilerOptions &options) {
@@ -66,11 +77,16 @@ driver::compileProgramToBundle(const std::string &path,
   pipeline.chip = options.chip;
   pipeline.features = options.features;
   pipeline.libdevice = libdevice;
-  pipeline.groups = options.groups;
+  const std::string matmul =
+      options.matmul == "auto" ? driver::autoMatmul(*spec) : options.matmul;
+  const int64_t B = spec->shape.B;
+  pipeline.matmul = matmul;
+  pipeline.groups = options.groups == kAutoGroups ? autoGroups(matmul, B)
+                                                  : options.groups;
   pipeline.statesPerThread = options.statesPerThread;
   pipeline.engineThreads = options.engineThreads;
   pipeline.minBlocksPerSm = options.minBlocksPerSm == kAutoBlocksPerSm
-                                ? autoBlocksPerSm(spec->shape.B)
+                                ? autoBlocksPerSm(matmul, B)
                                 : options.minBlocksPerSm;
   pipeline.fuseAdvanceEngine = options.fuseAdvanceEngine;
   mlir::eval::buildEvalGpuPipeline(pm, pipeline);

@@ -19,24 +19,43 @@
 
 namespace proofc::driver {
 
+/// Options chosen from the program when left at these values.
 inline constexpr int64_t kAutoBlocksPerSm = -1;
+inline constexpr int64_t kAutoGroups = -1;
 
-/// The register cap for B slots: more blocks per SM (fewer registers each)
-/// pay off once there are enough of them to fill the SMs.
-inline int64_t autoBlocksPerSm(int64_t B) { return B >= 1024 ? 8 : 6; }
+/// How the policy multiplies its linear layers: "tf32x3" (tensor cores)
+/// when every linear is 8-aligned (the mma tile), else "fma".
+std::string autoMatmul(const ProgramSpec &spec);
+
+/// The policy kernel's shape for B slots, the measured best of the V10
+/// sweeps on an H100 (docs/performance.md): with FMA layers 4 warps per
+/// block, 6 blocks per SM below B = 1024 and 8 from there on; with the
+/// tensor cores small blocks once the slots fill the SMs (8 warps and 2
+/// blocks per SM below B = 1024, 2 and 10 below 4096, 1 and 16 from there).
+inline int64_t autoGroups(const std::string &matmul, int64_t B) {
+  if (matmul != "tf32x3")
+    return 4;
+  return B < 1024 ? 8 : B < 4096 ? 2 : 1;
+}
+inline int64_t autoBlocksPerSm(const std::string &matmul, int64_t B) {
+  if (matmul != "tf32x3")
+    return B >= 1024 ? 8 : 6;
+  return B < 1024 ? 2 : B < 4096 ? 10 : 16;
+}
 
 struct BundleCompilerOptions {
   std::string chip = "sm_90";
   std::string features = "+ptx86";
   std::string libdevice; ///< empty: the configured CUDA toolkit's
-  // Policy kernel: 4 warps of 4 states per thread, with a register cap of
-  // 6 blocks per SM below B = 1024 and 8 from there on (kAutoBlocksPerSm):
-  // measured best of the V10 sweeps on an H100 (docs/performance.md).
-  int64_t groups = 4;
-  int64_t statesPerThread = 4;
+  /// The policy's linear layers: "auto" (autoMatmul), "fma" (CUDA cores)
+  /// or "tf32x3" (tensor cores).
+  std::string matmul = "auto";
+  /// Policy kernel warps per block and blocks per SM (the register cap;
+  /// 0 = none): kAutoGroups / kAutoBlocksPerSm choose from the program's B
+  /// (autoGroups, autoBlocksPerSm).
+  int64_t groups = kAutoGroups;
+  int64_t statesPerThread = 4; ///< FMA layers only (tensor cores: 16 rows/warp)
   int64_t engineThreads = 128;
-  /// Policy kernel blocks per SM: 0 = no register cap, kAutoBlocksPerSm =
-  /// chosen from the program's B (autoBlocksPerSm).
   int64_t minBlocksPerSm = kAutoBlocksPerSm;
   bool fuseAdvanceEngine = true; ///< two kernels per step instead of three
   bool keepMlir = false;      ///< fill CompiledProgram::loweredMlir

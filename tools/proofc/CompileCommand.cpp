@@ -45,9 +45,14 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
                    "toolkit's)")
       ->type_name("FILE");
   cli::addIntegerOption(*compile, "--groups", c.groups,
-                        "Warps per policy-kernel block", 1, 32);
+                        "Warps per policy-kernel block (default: chosen from "
+                        "B and --policy-matmul)",
+                        1, 32)
+      ->default_str("auto");
   cli::addIntegerOption(*compile, "--states-per-thread", c.statesPerThread,
-                        "States each policy-kernel thread encodes at once", 1,
+                        "States each policy-kernel thread encodes at once (FMA "
+                        "layers; with the tensor cores a warp holds 16 rows)",
+                        1,
                         8);
   compile
       ->add_option("--engine-threads", c.engineThreads,
@@ -56,10 +61,18 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
       ->capture_default_str();
   cli::addIntegerOption(*compile, "--min-blocks-per-sm", c.minBlocksPerSm,
                         "Policy kernel blocks that must fit on one SM (caps "
-                        "its registers; 0: no cap; default: 6 below B = 1024, "
-                        "8 from there on)",
+                        "its registers; 0: no cap; default: chosen from B and "
+                        "--policy-matmul)",
                         0, 32)
       ->default_str("auto");
+  compile
+      ->add_option("--policy-matmul", c.matmul,
+                   "The policy's linear layers: tf32x3 (mma.sync on the "
+                   "tensor cores, each operand split into two TF32 parts: "
+                   "FP32 accuracy), fma (FP32 on the CUDA cores), or auto "
+                   "(tf32x3 when every linear is 8-aligned)")
+      ->check(CLI::IsMember({"auto", "fma", "tf32x3"}))
+      ->capture_default_str();
   compile->add_flag_callback(
       "--unfused-step", [&c] { c.fuseAdvanceEngine = false; },
       "Keep the advance and the engine (under its cond) as separate launches: "

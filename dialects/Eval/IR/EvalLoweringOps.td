@@ -72,6 +72,27 @@ def Eval_TransposeWeightOp : Eval_Op<"transpose_weight", [
   let hasVerifier = 1;
 }
 
+def Eval_SplitTf32WeightOp : Eval_Op<"split_tf32_weight", [
+    HasParent<"ProgramOp">]> {
+  let summary = "A linear weight split for 3xTF32 mma.sync, made once at load";
+  let description = [{
+    The bundle's prologue op `tf32_fragments`: `table` is an `nn.Linear`
+    weight `[rows = out, cols = in]` (both multiples of 8). Each element
+    `w` becomes `hi = tf32(w)` and `lo = tf32(w - hi)` (round to nearest,
+    ties away, as `cvt.rna.tf32.f32`), stored in the order in which lane
+    `l` of a warp loads the B operand of `mma.sync.m16n8k8.row.col` for
+    k-step `ks` and n-tile `nt`: 4 words `{hi(W[n][k]), hi(W[n][k+4]),
+    lo(W[n][k]), lo(W[n][k+4])}` at `((ks * rows/8 + nt) * 32 + l) * 4`,
+    `k = 8ks + l % 4`, `n = 8nt + l / 4`. `dst` has `2 * rows * cols`
+    words. The GPU policy kernel multiplies with three MMAs per tile
+    (`a_lo*b_hi + a_hi*b_lo + a_hi*b_hi`, FP32 accumulate).
+  }];
+  let arguments = (ins StrAttr:$dst, StrAttr:$table, I64Attr:$rows,
+                       I64Attr:$cols);
+  let assemblyFormat = "$dst attr-dict";
+  let hasVerifier = 1;
+}
+
 def Eval_FoldedAtomEmbedOp : Eval_Op<"folded_atom_embed", [
     Pure, HasParent<"EncoderOp">]> {
   let summary = "eval.atom_embed as a sum of lookups into folded tables";

@@ -61,8 +61,16 @@ def EvalPlanBuffersPass : Pass<"eval-plan-buffers", "::mlir::eval::ProgramOp"> {
     `eval.advance` share buffers; an `eval.copy` is inserted only where a
     value would still be read after its shared buffer is written in the same
     step. Nothing is allocated inside the loop. The policy kernel reads
-    linear weights transposed, so they get `eval.transpose_weight` tables.
+    linear weights transposed, so they get `eval.transpose_weight` tables;
+    with `matmul=tf32x3` (every linear 8-aligned) they get
+    `eval.split_tf32_weight` tables instead, and the kernel multiplies on
+    the tensor cores.
   }];
+  let options = [
+    Option<"matmul", "matmul", "std::string", /*default=*/"\"fma\"",
+           "How the GPU policy kernel multiplies its linear layers: fma "
+           "(FP32 on the CUDA cores) or tf32x3 (mma.sync with 3xTF32)">,
+  ];
 }
 
 def EvalLowerToGpuPass : Pass<"eval-lower-to-gpu", "::mlir::ModuleOp"> {

@@ -163,7 +163,12 @@ constexpr int64_t kInputsPerIteration = 16;
 /// groups. Rows are read with V-wide (16-byte when V = 4) loads.
 struct Tiling {
   int64_t F = 1, V = 1, Q = 1, R = 1, T = 1, warps = 1;
+  /// Linear layers by mma.sync 3xTF32: a warp's 16 rows are one m16 tile,
+  /// and the activation rows are padded by 4 floats so that the A-fragment
+  /// loads (8 rows x 4 columns) hit 32 different banks.
+  bool tf32 = false;
   int64_t width() const { return Q * F; }
+  int64_t actStride() const { return tf32 ? width() + 4 : width(); }
   int64_t rowsPerWarp() const { return R * T; }
   int64_t rowsPerPass() const { return warps * R * T; }
   /// Children per block: the first row of every block is the parent.
@@ -212,7 +217,7 @@ public:
   gpu::GPUFuncOp emit(StringRef name, ArrayRef<Type> argTypes) {
     auto fnType = b.getFunctionType(argTypes, {});
     SmallVector<Type> shared = {
-        wgType({tl.rowsPerPass(), tl.width()}), // activations, a warp's rows
+        wgType({tl.rowsPerPass(), tl.actStride()}), // a warp's activation rows
         wgType({tl.width()}),                   // enc(parent)
         MemRefType::get({1}, i32, MemRefLayoutAttrInterface(),
                         workgroup)};            // "this block is the last"
@@ -541,6 +546,8 @@ private:
     warp = arith::DivUIOp::create(b, tid, cIdx(kWarp));
     Value rowGroup = arith::DivUIOp::create(b, lane, cIdx(tl.Q));
     featureThread = arith::RemUIOp::create(b, lane, cIdx(tl.Q));
+    quadGroup = arith::DivUIOp::create(b, lane, cIdx(4));
+    quadLane = arith::RemUIOp::create(b, lane, cIdx(4));
     col0 = mulI(featureThread, cIdx(tl.F));
     // Row t of this thread: the warp's R*T rows, T per row group.
     Value firstRow = addI(mulI(warp, cIdx(tl.rowsPerWarp())),
@@ -584,7 +591,7 @@ private:
           arith::SubIOp::create(b, arith::MaxUIOp::create(b, rows[t], cIdx(1)),
                                 cIdx(1)));
       childOf.push_back(child);
-      item.push_back(sel(isParent, cIdx(0), addI(child, cIdx(1))));
+      item.push_back(itemOfRow(rows[t], childBase));
       Value inList = cmpI(arith::CmpIPredicate::ult, child, k);
       valid.push_back(arith::OrIOp::create(b, isParent, inList));
     }
@@ -595,10 +602,16 @@ private:
                                    cIdx(tl.childrenPerBlock())));
     Value warpFirst = mulI(warp, cIdx(tl.rowsPerWarp()));
     Value warpBusy = cmpI(arith::CmpIPredicate::ult, warpFirst, used);
-    SmallVector<Type> encTypes(tl.T * tl.F, f32);
+    // Q x F rows [T][F], or the C layout of the tensor-core layers.
+    int64_t encCount = tl.tf32 ? shape.outWidth / 2 : tl.T * tl.F;
+    SmallVector<Type> encTypes(encCount, f32);
     SmallVector<Value> enc = ifElse(
-        warpBusy, encTypes, [&] { return encode(slot, item); },
-        [&] { return SmallVector<Value>(tl.T * tl.F, cF32(0)); });
+        warpBusy, encTypes, [&] { return encode(slot, item, childBase); },
+        [&] { return SmallVector<Value>(encCount, cF32(0)); });
+    if (tl.tf32) {
+      emitLogitsC(slot, childBase, k, enc);
+      return emitArrival(slot, k, parts, tid);
+    }
 
     // enc(parent) = row 0, shared through workgroup memory.
     ifThen(cmpI(arith::CmpIPredicate::eq, rows[0], cIdx(0)), [&] {
@@ -623,6 +636,50 @@ private:
       });
     }
 
+    emitArrival(slot, k, parts, tid);
+  }
+
+  /// The logits of the C-layout encodings `enc`: enc(parent) (block row 0,
+  /// the quad g = 0 of warp 0) through workgroup memory, then each row's dot
+  /// as a quad sum, stored by the row's first lane.
+  void emitLogitsC(Value slot, Value childBase, Value k, ArrayRef<Value> enc) {
+    int64_t width = shape.outWidth;
+    Value isParentQuad =
+        andI(cmpI(arith::CmpIPredicate::eq, warp, cIdx(0)),
+             cmpI(arith::CmpIPredicate::eq, quadGroup, cIdx(0)));
+    ifThen(isParentQuad, [&] {
+      for (int64_t nt = 0; nt < width / 8; ++nt) {
+        Value col = addI(cIdx(8 * nt), mulI(quadLane, cIdx(2)));
+        Value addr = addI(parentBase, mulI(toI64(col), cI64(4)));
+        storePair(addr, enc[cIndex(width, 0, nt, 0)],
+                  enc[cIndex(width, 0, nt, 1)]);
+      }
+    });
+    barrier();
+    SmallVector<Value> parent =
+        loadCColumns(parentBase, width, /*shared=*/true, false);
+    Value firstLane = cmpI(arith::CmpIPredicate::eq, quadLane, cIdx(0));
+    for (int64_t h = 0; h < 2; ++h) {
+      Value dot = cF32(0);
+      for (int64_t i = 0; i < width / 4; ++i)
+        dot = math::FmaOp::create(b, enc[h * (width / 4) + i], parent[i], dot);
+      dot = quadSum(dot);
+      Value row = cRow(h);
+      Value child = addI(childBase, arith::SubIOp::create(
+                                        b, arith::MaxUIOp::create(b, row, cIdx(1)),
+                                        cIdx(1)));
+      Value isChild = andI(cmpI(arith::CmpIPredicate::ugt, row, cIdx(0)),
+                           cmpI(arith::CmpIPredicate::ult, child, k));
+      ifThen(andI(isChild, firstLane), [&] {
+        Value logit = arith::MulFOp::create(b, dot, scale);
+        LLVM::StoreOp::create(b, logit, logitAddress(slot, child), 4);
+      });
+    }
+  }
+
+  /// The block's logits are in its slot's row: count the arrival; the last
+  /// block of the slot selects.
+  void emitArrival(Value slot, Value k, Value parts, Value tid) {
     // Arrival: the logits are visible GPU-wide before the count is
     // (threadfence-reduction pattern).
     NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
@@ -663,7 +720,8 @@ private:
   /// enc(item[t]) for this thread's F features of each of its T rows,
   /// flattened [T][F] (0 past the output width). Items past the list encode
   /// whatever their (in-bounds) derived row holds; nothing reads the result.
-  SmallVector<Value> encode(Value slot, ArrayRef<Value> items) {
+  SmallVector<Value> encode(Value slot, ArrayRef<Value> items,
+                            Value childBase) {
     int64_t w = shape.atomWidth;
     int64_t words = 3 * A;
     Value rowBytes = cI64(4 * w);
@@ -686,9 +744,8 @@ private:
     };
     Value stateBase = baseAddress(state), derivedBase = baseAddress(derived);
 
-    SmallVector<SmallVector<Value>> curs;
-    for (int64_t t = 0; t < tl.T; ++t) {
-      Value item = items[t];
+    // emb(item) for this thread's F features.
+    auto embed = [&](Value item) {
       Value isState = cmpI(arith::CmpIPredicate::eq, item, cIdx(0));
       Value child = arith::SubIOp::create(
           b, arith::MaxUIOp::create(b, item, cIdx(1)), cIdx(1));
@@ -754,21 +811,31 @@ private:
                              atom[2]);
             });
       }
-      curs.push_back(acc);
+      return acc;
+    };
+
+    if (tl.tf32) {
+      // One row at a time, through the layers before the first linear, into
+      // the warp's activation rows: with all T rows at once their 3A state
+      // words each would be live together (spills).
+      forLoop(cIdx(0), cIdx(tl.T), cIdx(1), {}, [&](Value t, ValueRange) {
+        Value row = addI(rows[0], t);
+        SmallVector<SmallVector<Value>> cur = {embed(itemOfRow(row, childBase))};
+        cur = vectorLayers(ArrayRef(shape.layers).take_front(firstLinear()),
+                           ArrayRef(layerTables).take_front(firstLinear()),
+                           cur);
+        storeRow(actAddress(row, cIdx(0)), cur[0]);
+        return SmallVector<Value>{};
+      });
+      syncWarp();
+      return vectorLayersTf32();
     }
 
+    SmallVector<SmallVector<Value>> curs;
+    for (int64_t t = 0; t < tl.T; ++t)
+      curs.push_back(embed(items[t]));
     // The vector layers, on the T rows together.
-    for (auto [layer, tables] : llvm::zip(shape.layers, layerTables)) {
-      if (layer.kind == VectorLayer::Relu) {
-        for (SmallVector<Value> &cur : curs)
-          for (Value &x : cur)
-            x = relu(x);
-      } else if (layer.kind == VectorLayer::Linear) {
-        curs = linear(layer, tables, curs);
-      } else {
-        curs = layerNorm(layer, tables, curs);
-      }
-    }
+    curs = vectorLayers(shape.layers, layerTables, curs);
     SmallVector<Value> flat;
     for (const SmallVector<Value> &cur : curs)
       llvm::append_range(flat, cur);
@@ -779,6 +846,41 @@ private:
     Value weight, bias; ///< base addresses (i64)
   };
 
+  /// Item of block row `row` of part `childBase / rows-1`: 0 (the parent)
+  /// for row 0, else child childBase + row - 1, as item child + 1.
+  Value itemOfRow(Value row, Value childBase) {
+    Value isParent = cmpI(arith::CmpIPredicate::eq, row, cIdx(0));
+    Value child = addI(childBase,
+                       arith::SubIOp::create(
+                           b, arith::MaxUIOp::create(b, row, cIdx(1)), cIdx(1)));
+    return sel(isParent, cIdx(0), addI(child, cIdx(1)));
+  }
+  /// The index of the first linear layer (layers before it run on the Q x F
+  /// rows in the tensor-core kernel).
+  size_t firstLinear() const {
+    for (size_t i = 0; i < shape.layers.size(); ++i)
+      if (shape.layers[i].kind == VectorLayer::Linear)
+        return i;
+    return shape.layers.size();
+  }
+  /// `layers` on the Q x F rows `curs` (any number of them).
+  SmallVector<SmallVector<Value>>
+  vectorLayers(ArrayRef<VectorLayer> layers, ArrayRef<LayerTables> tables,
+               SmallVector<SmallVector<Value>> curs) {
+    for (auto [layer, t] : llvm::zip(layers, tables)) {
+      if (layer.kind == VectorLayer::Relu) {
+        for (SmallVector<Value> &cur : curs)
+          for (Value &x : cur)
+            x = relu(x);
+      } else if (layer.kind == VectorLayer::Linear) {
+        curs = linear(layer, t, curs);
+      } else {
+        curs = layerNorm(layer, t, curs);
+      }
+    }
+    return curs;
+  }
+
   /// y[j] = bias[j] + sum_i x[i] * Wt[i][j] for the T rows: the rows go
   /// through the warp's workgroup rows; each step reads V inputs of every
   /// row and V weight rows, for T * V * F fused multiply-adds.
@@ -787,7 +889,8 @@ private:
                                          ArrayRef<SmallVector<Value>> curs) {
     SmallVector<Value> rowAddrs;
     for (int64_t t = 0; t < tl.T; ++t) {
-      rowAddrs.push_back(elementAddress(actBase, rows[t], tl.width(), cIdx(0)));
+      rowAddrs.push_back(
+          elementAddress(actBase, rows[t], tl.actStride(), cIdx(0)));
       storeRow(rowAddrs[t], curs[t]);
     }
     syncWarp();
@@ -855,7 +958,7 @@ private:
     SmallVector<Value> gamma = loadRow(tables.weight, layer.out, false, true);
     SmallVector<Value> beta = loadRow(tables.bias, layer.out, false, true);
     SmallVector<SmallVector<Value>> out;
-    for (int64_t t = 0; t < tl.T; ++t) {
+    for (size_t t = 0; t < curs.size(); ++t) {
       Value sum = zero;
       for (int64_t c = 0; c < tl.F; ++c)
         sum = arith::AddFOp::create(b, sum, sel(inW[c], curs[t][c], zero));
@@ -883,6 +986,232 @@ private:
         ys.push_back(arith::AddFOp::create(b, scaled, beta[c]));
       }
       out.push_back(ys);
+    }
+    return out;
+  }
+
+  //===------------------------------------------------------------------===//
+  // Linear layers on the tensor cores (Tiling::tf32)
+  //
+  // A warp's 16 rows are one m16 tile. After the first linear the values
+  // live in the mma accumulator layout ("C layout"): lane l = 4g + t holds,
+  // for n-tile nt, the columns 8nt + 2t + {0, 1} of the warp's rows g
+  // (h = 0) and g + 8 (h = 1), flattened [h][nt][e]. A row's sums are over
+  // its 4 lanes (a quad butterfly).
+  //===------------------------------------------------------------------===//
+
+  /// Index of (h, nt, e) in a C-layout vector of `width` columns.
+  static int64_t cIndex(int64_t width, int64_t h, int64_t nt, int64_t e) {
+    return (h * (width / 8) + nt) * 2 + e;
+  }
+  /// The block row of this lane's C-layout row h.
+  Value cRow(int64_t h) {
+    return addI(mulI(warp, cIdx(16)), addI(quadGroup, cIdx(8 * h)));
+  }
+  /// The address of column `col` (index) of block row `row` in the
+  /// activation rows.
+  Value actAddress(Value row, Value col) {
+    return elementAddress(actBase, row, tl.actStride(), col);
+  }
+  /// Two consecutive f32 at byte address `addr` (8-byte aligned).
+  SmallVector<Value> loadPair(Value addr, bool shared, bool invariant) {
+    auto vec2 = VectorType::get({2}, f32);
+    Value v = LLVM::LoadOp::create(
+        b, vec2, LLVM::IntToPtrOp::create(b, shared ? sharedPtr : globalPtr, addr),
+        /*alignment=*/8, /*isVolatile=*/false, /*isNonTemporal=*/false,
+        invariant);
+    return {LLVM::ExtractElementOp::create(b, f32, v, cI32(0)),
+            LLVM::ExtractElementOp::create(b, f32, v, cI32(1))};
+  }
+  void storePair(Value addr, Value x, Value y) {
+    auto vec2 = VectorType::get({2}, f32);
+    Value v = LLVM::PoisonOp::create(b, vec2);
+    v = LLVM::InsertElementOp::create(b, vec2, v, x, cI32(0));
+    v = LLVM::InsertElementOp::create(b, vec2, v, y, cI32(1));
+    LLVM::StoreOp::create(b, v, LLVM::IntToPtrOp::create(b, sharedPtr, addr),
+                          /*alignment=*/8);
+  }
+  /// This lane's columns 8nt + 2t + {0, 1} of an f32 vector (a bias, a
+  /// LayerNorm's gamma or beta, enc(parent)) at `base`: [nt][e].
+  SmallVector<Value> loadCColumns(Value base, int64_t width, bool shared,
+                                  bool invariant) {
+    SmallVector<Value> out;
+    for (int64_t nt = 0; nt < width / 8; ++nt) {
+      Value col = addI(cIdx(8 * nt), mulI(quadLane, cIdx(2)));
+      llvm::append_range(out, loadPair(addI(base, mulI(toI64(col), cI64(4))),
+                                       shared, invariant));
+    }
+    return out;
+  }
+  /// The sum of `v` over the 4 lanes of this lane's quad (one row).
+  Value quadSum(Value v) {
+    return butterfly(v, 4, [&](Value x, Value y) {
+      return arith::AddFOp::create(b, x, y);
+    });
+  }
+  /// tf32(x), round to nearest with ties away (cvt.rna.tf32.f32): the TF32
+  /// bits in an i32.
+  Value toTf32(Value x) {
+    return LLVM::CallIntrinsicOp::create(
+               b, i32, b.getStringAttr("llvm.nvvm.f2tf32.rna"), ValueRange{x})
+        .getResult(0);
+  }
+
+  /// The vector layers from the first linear on, when the linears use the
+  /// tensor cores: the rows are in the warp's activation rows (padded
+  /// stride); every linear reads them from there, and its output stays in
+  /// the C layout for the layers after it. Returns the C-layout encoding.
+  SmallVector<Value> vectorLayersTf32() {
+    SmallVector<Value> cv;
+    int64_t width = 0; // of cv; 0 before the first linear
+    for (size_t i = firstLinear(); i < shape.layers.size(); ++i) {
+      const VectorLayer &layer = shape.layers[i];
+      const LayerTables &tables = layerTables[i];
+      if (layer.kind == VectorLayer::Relu) {
+        for (Value &x : cv)
+          x = relu(x);
+      } else if (layer.kind == VectorLayer::LayerNorm) {
+        cv = layerNormC(layer, tables, cv);
+      } else {
+        if (width) { // the previous linear's output into the rows
+          for (int64_t h = 0; h < 2; ++h)
+            for (int64_t nt = 0; nt < width / 8; ++nt) {
+              Value col = addI(cIdx(8 * nt), mulI(quadLane, cIdx(2)));
+              storePair(actAddress(cRow(h), col), cv[cIndex(width, h, nt, 0)],
+                        cv[cIndex(width, h, nt, 1)]);
+            }
+          syncWarp();
+        }
+        cv = linearTf32(layer, tables);
+        width = layer.out;
+        // The next layer's writes wait for every lane's reads.
+        syncWarp();
+      }
+    }
+    return cv;
+  }
+
+  /// y = bias + x · Wᵀ for the warp's 16 rows (read from its activation
+  /// rows) by mma.sync m16n8k8 with 3xTF32: x and W split into TF32 high and
+  /// low parts, x_lo·W_hi + x_hi·W_lo + x_hi·W_hi accumulated in f32 (the
+  /// dropped x_lo·W_lo is below f32 rounding). W comes split and in
+  /// fragment order from eval.split_tf32_weight: one 16-byte load per lane
+  /// and tile. One k-step (8 inputs) per loop iteration.
+  SmallVector<Value> linearTf32(const VectorLayer &layer,
+                                const LayerTables &tables) {
+    MLIRContext *ctx = b.getContext();
+    int64_t tiles = layer.out / 8;
+    SmallVector<Value> bias = loadCColumns(tables.bias, layer.out, false, true);
+    SmallVector<Value> inits; // [nt][c0..c3]: (g, 2t), (g, 2t+1), (g+8, ..)
+    for (int64_t nt = 0; nt < tiles; ++nt)
+      inits.append({bias[2 * nt], bias[2 * nt + 1], bias[2 * nt],
+                    bias[2 * nt + 1]});
+    auto vec4i = VectorType::get({4}, i32);
+    Type accType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+    Value lanesBase =
+        addI(tables.weight, mulI(toI64(lane), cI64(16))); // this lane's tile
+    SmallVector<Value> acc = forLoop(
+        cIdx(0), cIdx(layer.in / 8), cIdx(1), inits,
+        [&](Value ks, ValueRange iters) {
+          SmallVector<Value> c(iters.begin(), iters.end());
+          // A: rows g, g + 8; columns 8ks + t, 8ks + t + 4.
+          Value col = addI(mulI(ks, cIdx(8)), quadLane);
+          Value col4 = addI(col, cIdx(4));
+          SmallVector<Value> a = {
+              load1(actAddress(cRow(0), col)), load1(actAddress(cRow(1), col)),
+              load1(actAddress(cRow(0), col4)),
+              load1(actAddress(cRow(1), col4))};
+          SmallVector<Value> hi, lo;
+          for (Value x : a) {
+            Value h = toTf32(x);
+            Value rest = arith::SubFOp::create(
+                b, x, arith::BitcastOp::create(b, f32, h));
+            hi.push_back(h);
+            lo.push_back(toTf32(rest));
+          }
+          Value ksBase = addI(
+              lanesBase, mulI(toI64(ks), cI64(tiles * 32 * 16)));
+          for (int64_t nt = 0; nt < tiles; ++nt) {
+            Value ptr = LLVM::IntToPtrOp::create(
+                b, globalPtr, addI(ksBase, cI64(nt * 32 * 16)));
+            Value w = LLVM::LoadOp::create(b, vec4i, ptr, /*alignment=*/16,
+                                           /*isVolatile=*/false,
+                                           /*isNonTemporal=*/false,
+                                           /*invariant=*/true);
+            SmallVector<Value> wv;
+            for (int64_t e = 0; e < 4; ++e)
+              wv.push_back(LLVM::ExtractElementOp::create(b, i32, w, cI32(e)));
+            ValueRange cTile(ArrayRef<Value>(c).slice(4 * nt, 4));
+            SmallVector<Value> tile(cTile.begin(), cTile.end());
+            auto mma = [&](ArrayRef<Value> aPart, Value b0, Value b1) {
+              Value r = NVVM::MmaOp::create(
+                  b, accType, aPart, ValueRange{b0, b1}, tile, {16, 8, 8},
+                  std::nullopt, std::nullopt,
+                  std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32,
+                                                NVVM::MMATypes::tf32},
+                  std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                                 NVVM::MMALayout::col});
+              for (int64_t e = 0; e < 4; ++e)
+                tile[e] = LLVM::ExtractValueOp::create(b, r, e);
+            };
+            // Small terms first: they are added to the accumulator before
+            // the large one.
+            mma(lo, wv[0], wv[1]);
+            mma(hi, wv[2], wv[3]);
+            mma(hi, wv[0], wv[1]);
+            for (int64_t e = 0; e < 4; ++e)
+              c[4 * nt + e] = tile[e];
+          }
+          return c;
+        });
+    // [nt][c0..c3] -> [h][nt][e]
+    SmallVector<Value> cv(layer.out / 2);
+    for (int64_t nt = 0; nt < tiles; ++nt)
+      for (int64_t h = 0; h < 2; ++h)
+        for (int64_t e = 0; e < 2; ++e)
+          cv[cIndex(layer.out, h, nt, e)] = acc[4 * nt + 2 * h + e];
+    return cv;
+  }
+  /// One f32 from workgroup memory.
+  Value load1(Value addr) {
+    return LLVM::LoadOp::create(b, f32,
+                                LLVM::IntToPtrOp::create(b, sharedPtr, addr), 4);
+  }
+
+  /// LayerNorm of both C-layout rows; the same formulas as layerNorm().
+  SmallVector<Value> layerNormC(const VectorLayer &layer,
+                                const LayerTables &tables,
+                                ArrayRef<Value> cv) {
+    int64_t width = layer.out;
+    Value n = cF32(static_cast<double>(width));
+    SmallVector<Value> gamma = loadCColumns(tables.weight, width, false, true);
+    SmallVector<Value> beta = loadCColumns(tables.bias, width, false, true);
+    SmallVector<Value> out(cv.begin(), cv.end());
+    int64_t per = width / 4; // values of one row in this lane
+    for (int64_t h = 0; h < 2; ++h) {
+      Value sum = cF32(0);
+      for (int64_t i = 0; i < per; ++i)
+        sum = arith::AddFOp::create(b, sum, cv[h * per + i]);
+      Value mean = arith::DivFOp::create(b, quadSum(sum), n);
+      SmallVector<Value> centered;
+      Value squares = cF32(0);
+      for (int64_t i = 0; i < per; ++i) {
+        centered.push_back(
+            arith::SubFOp::create(b, cv[h * per + i], mean));
+        squares = math::FmaOp::create(b, centered[i], centered[i], squares);
+      }
+      Value var = arith::DivFOp::create(b, quadSum(squares), n);
+      Value shifted = arith::AddFOp::create(b, var, cF32(layer.eps));
+      Value root = LLVM::CallIntrinsicOp::create(
+                       b, f32, b.getStringAttr("llvm.nvvm.sqrt.rn.f"),
+                       ValueRange{shifted})
+                       .getResult(0);
+      Value rstd = arith::DivFOp::create(b, cF32(1), root);
+      for (int64_t i = 0; i < per; ++i) {
+        Value scaled = arith::MulFOp::create(
+            b, arith::MulFOp::create(b, centered[i], rstd), gamma[i]);
+        out[h * per + i] = arith::AddFOp::create(b, scaled, beta[i]);
+      }
     }
     return out;
   }
@@ -969,6 +1298,7 @@ private:
   SmallVector<LayerTables> layerTables;
   Value numR, scale;
   Value lane, warp, featureThread, col0, actBase, parentBase;
+  Value quadGroup, quadLane; ///< C layout: lane / 4 and lane % 4
   SmallVector<Value> rows; ///< this thread's T rows within a pass
 };
 
@@ -994,7 +1324,29 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
     return op.emitOpError() << "the GPU policy kernel takes 1 to 32 warps per "
                                "block (--groups), got "
                             << groups;
+  // With the tensor cores a warp's rows are one m16 tile: T follows.
+  bool tf32Weights = false;
+  for (const VectorLayer &layer : shape->layers)
+    if (layer.kind == VectorLayer::Linear) {
+      FailureOr<BufferOp> weight = getWeightBuffer(op, layer.weight);
+      if (succeeded(weight))
+        tf32Weights |= llvm::any_of(
+            program.getBody().front().getOps<SplitTf32WeightOp>(),
+            [&](SplitTf32WeightOp t) {
+              return ("weights:" + t.getDst()).str() == weight->getInit();
+            });
+    }
   Tiling tiling = chooseTiling(*shape, groups, statesPerThread);
+  if (tf32Weights) {
+    if (kWarp % tiling.Q != 0 || 16 % tiling.R != 0 ||
+        tiling.width() != shape->maxWidth)
+      return op.emitOpError()
+             << "the tensor-core policy kernel needs a width of 16 x 4 "
+                "features per row group (d = 64), got "
+             << shape->maxWidth << " (plan with matmul=fma)";
+    tiling.T = 16 / tiling.R; // a warp's R row groups x T rows = 16
+    tiling.tf32 = true;
+  }
   if (tiling.F * tiling.T > 64)
     return op.emitOpError()
            << "the GPU policy kernel would hold " << tiling.F * tiling.T
@@ -1004,7 +1356,7 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
     return op.emitOpError() << "the GPU policy kernel needs at least 2 rows "
                                "per block (the parent and a child)";
   int64_t sharedBytes =
-      4 * (tiling.rowsPerPass() * tiling.width() + tiling.width() + 1);
+      4 * (tiling.rowsPerPass() * tiling.actStride() + tiling.width() + 1);
   if (sharedBytes > 48 * 1024)
     return op.emitOpError()
            << "the GPU policy kernel would need " << sharedBytes
@@ -1041,21 +1393,33 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
       return failure();
     kernel.args.push_back(buf(*buffer));
   }
+  // The kernel reads each linear weight as Wt [in, out] (fma) or as TF32
+  // fragments (tensor cores), as eval-plan-buffers planned it; one form for
+  // all layers.
+  int64_t linears = 0, split = 0;
   for (const VectorLayer &layer : shape->layers) {
     if (layer.kind != VectorLayer::Linear)
       continue;
-    // The kernel reads Wt [in, out]: the buffer must be the transposed table.
+    ++linears;
     BufferOp weight = *getWeightBuffer(op, layer.weight);
     StringRef init = weight.getInit();
-    bool transposed = false;
-    if (init.consume_front("weights:"))
+    bool transposed = false, fragments = false;
+    if (init.consume_front("weights:")) {
       for (auto t : program.getBody().front().getOps<TransposeWeightOp>())
         transposed |= t.getDst() == init && t.getTable() == layer.weight;
-    if (!transposed)
+      for (auto t : program.getBody().front().getOps<SplitTf32WeightOp>())
+        fragments |= t.getDst() == init && t.getTable() == layer.weight;
+    }
+    if (!transposed && !fragments)
       return op.emitOpError() << "linear weight '" << layer.weight
-                              << "' must be planned as its transpose (run "
-                                 "eval-plan-buffers)";
+                              << "' must be planned as its transpose or as "
+                                 "TF32 fragments (run eval-plan-buffers)";
+    split += fragments;
   }
+  if (split != 0 && split != linears)
+    return op.emitOpError() << "the linear weights must all be TF32 fragments "
+                               "or all transposed, got "
+                            << split << " of " << linears;
   kernel.args.push_back("sym:R");
   SmallString<16> scale; // the shortest text that reads back as this float
   op.getScaleAttr().getValue().toString(scale);

@@ -163,6 +163,12 @@ mlir::eval::exportBundle(ModuleOp module, const proofc::ProgramSpec &program) {
       p.table = transpose.getTable().str();
       p.transpose = true;
       plan.prologue.push_back(std::move(p));
+    } else if (auto split = dyn_cast<SplitTf32WeightOp>(op)) {
+      proofc::PrologueOp p;
+      p.op = "tf32_fragments";
+      p.dst = split.getDst().str();
+      p.table = split.getTable().str();
+      plan.prologue.push_back(std::move(p));
     } else if (isa<DeviceLoopOp, ProofLoopOp, InitSlotsOp, EngineOp,
                    ScoreSelectOp, AdvanceOp, CondOp, CopyOp>(op)) {
       return exportError(&op) << "'" << op.getName()

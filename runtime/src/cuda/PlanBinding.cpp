@@ -128,6 +128,46 @@ Tensor copyTensor(const PrologueOp &op, const TensorMap &tensors,
   return dst;
 }
 
+/// tf32(x) as cvt.rna.tf32.f32 computes it: the 13 low mantissa bits
+/// dropped, rounding to nearest with ties away from zero (weights are
+/// finite; a carry into the exponent is the correct rounding).
+float roundToTf32(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  u = (u + 0x1000u) & 0xffffe000u;
+  float y;
+  std::memcpy(&y, &u, 4);
+  return y;
+}
+
+/// `table` [rows = out, cols = in] split into TF32 high and low parts in
+/// mma.sync m16n8k8 B-fragment order (eval.split_tf32_weight).
+Tensor tf32Fragments(const PrologueOp &op, const TensorMap &tensors,
+                     const std::string &what) {
+  const Tensor &w = findTensor(tensors, op.table, what);
+  if (w.shape.size() != 2 || w.shape[0] % 8 != 0 || w.shape[1] % 8 != 0 ||
+      w.shape[0] == 0 || w.shape[1] == 0)
+    fail("{}: '{}' must be a 2-D weight whose sizes are multiples of 8", what,
+         op.table);
+  const int64_t rows = w.shape[0], cols = w.shape[1];
+  Tensor dst;
+  dst.shape = {2 * rows * cols};
+  dst.data.resize(static_cast<size_t>(2 * rows * cols));
+  for (int64_t ks = 0; ks < cols / 8; ++ks)
+    for (int64_t nt = 0; nt < rows / 8; ++nt)
+      for (int64_t lane = 0; lane < 32; ++lane) {
+        const int64_t k = 8 * ks + lane % 4, n = 8 * nt + lane / 4;
+        const float w0 = w.data[n * cols + k], w1 = w.data[n * cols + k + 4];
+        const float hi0 = roundToTf32(w0), hi1 = roundToTf32(w1);
+        float *out = dst.data.data() + ((ks * (rows / 8) + nt) * 32 + lane) * 4;
+        out[0] = hi0;
+        out[1] = hi1;
+        out[2] = roundToTf32(w0 - hi0);
+        out[3] = roundToTf32(w1 - hi1);
+      }
+  return dst;
+}
+
 template <typename T>
 std::vector<uint32_t> words(const T *data, size_t count) {
   static_assert(sizeof(T) % 4 == 0, "bindings are arrays of 32-bit words");
@@ -211,6 +251,8 @@ TensorMap runPlanPrologue(const GpuPlan &plan, const TensorMap &weights,
       tensors.emplace(op.dst, foldColumns(op, tensors, what));
     else if (op.op == "copy")
       tensors.emplace(op.dst, copyTensor(op, tensors, what));
+    else if (op.op == "tf32_fragments")
+      tensors.emplace(op.dst, tf32Fragments(op, tensors, what));
     else
       fail("{}: unknown prologue op", what);
   }

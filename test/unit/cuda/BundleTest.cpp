@@ -32,6 +32,8 @@ std::string errorAfter(const std::function<void(json &)> &edit) {
 TEST(Bundle, RoundTripsEveryField) {
   Bundle a = referenceBundle();
   a.plan.prologue.push_back({"copy", "t_copy", "mlp.0.weight", "", "", 0, 0, true});
+  a.plan.prologue.push_back(
+      {"tf32_fragments", "t_tf32", "mlp.0.weight", "", "", 0, 0, false});
   std::string text = serializeBundle(a);
   Bundle b = parseBundle(text, "x.pcb");
   EXPECT_EQ(serializeBundle(b), text);
@@ -42,7 +44,8 @@ TEST(Bundle, RoundTripsEveryField) {
   EXPECT_FLOAT_EQ(b.program.policy.encoder[4].eps, 1e-5f);
   EXPECT_EQ(b.modules.at(0).source, a.modules.at(0).source);
   EXPECT_EQ(b.plan.buffers.size(), a.plan.buffers.size());
-  EXPECT_EQ(b.plan.prologue.back().transpose, true);
+  EXPECT_EQ(b.plan.prologue.back().op, "tf32_fragments");
+  EXPECT_EQ(b.plan.prologue.end()[-2].transpose, true);
   EXPECT_EQ(b.plan.prologue.at(0).bias, "atom.bias");
   EXPECT_EQ(b.plan.schedule.step.at(0).cond, "engine");
   EXPECT_EQ(b.plan.schedule.step.at(0).body.at(0).launch, "engine");
@@ -136,6 +139,8 @@ TEST(Bundle, ErrorsNameThePathAndTheField) {
        "x.pcb: plan.prologue[1].dst: duplicate prologue dst 'pred_proj'"},
       {[](json &j) { j["plan"]["prologue"][0]["cols"] = 0; },
        "x.pcb: plan.prologue[0].cols: must be > 0"},
+      {[](json &j) { j["plan"]["prologue"][0]["op"] = "tf32_fragments"; },
+       "x.pcb: plan.prologue[0].weight: tf32_fragments takes only a table"},
   };
   for (const Case &c : cases) {
     std::string error = errorAfter(c.edit);

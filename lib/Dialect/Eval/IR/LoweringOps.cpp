@@ -72,6 +72,8 @@ static Operation *findPrologueOp(ProgramOp program, StringRef name) {
       return &op;
     if (auto t = dyn_cast<TransposeWeightOp>(op); t && t.getDst() == name)
       return &op;
+    if (auto t = dyn_cast<SplitTf32WeightOp>(op); t && t.getDst() == name)
+      return &op;
   }
   return nullptr;
 }
@@ -124,6 +126,19 @@ LogicalResult TransposeWeightOp::verify() {
     return emitOpError() << "needs positive rows and cols, got "
                          << getRowsAttr().getInt() << " x "
                          << getColsAttr().getInt();
+  return success();
+}
+
+LogicalResult SplitTf32WeightOp::verify() {
+  Operation *op = getOperation();
+  if (failed(verifyutil::verifyWeightName(op, "table", getTableAttr())) ||
+      failed(verifyNewTensor(op, getDst(), {getTable()})))
+    return failure();
+  int64_t rows = getRowsAttr().getInt(), cols = getColsAttr().getInt();
+  if (rows <= 0 || cols <= 0 || rows % 8 != 0 || cols % 8 != 0)
+    return emitOpError() << "needs rows and cols that are positive multiples "
+                            "of 8 (the mma tile), got "
+                         << rows << " x " << cols;
   return success();
 }
 

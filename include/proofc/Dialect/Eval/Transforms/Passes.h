@@ -53,6 +53,11 @@ struct EvalGpuPipelineOptions
       *this, "min-blocks-per-sm",
       llvm::cl::desc("Policy kernel blocks per SM (caps registers; 0: none)"),
       llvm::cl::init(6)};
+  Option<std::string> matmul{
+      *this, "matmul",
+      llvm::cl::desc("Policy linear layers: fma (CUDA cores) or tf32x3 "
+                     "(tensor cores, mma.sync with 3xTF32)"),
+      llvm::cl::init("fma")};
   Option<bool> fuseAdvanceEngine{
       *this, "fuse-advance-engine",
       llvm::cl::desc("Advance and derive in one kernel per step"),
