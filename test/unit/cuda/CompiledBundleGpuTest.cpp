@@ -112,10 +112,14 @@ TEST_P(CompiledPolicyKernel, MatchesHostPolicy) {
     return buffers[a.buffer];
   };
   const size_t nargs = launch.args.size();
+  // The outputs by name: the signature ends with the logits rows and the
+  // arrival counts after them (docs/gpu-kernels.md).
   CUdeviceptr guard = argBuffer(0), state = argBuffer(1),
               derived = argBuffer(2), count = argBuffer(3),
-              slotCand = argBuffer(4), action = argBuffer(nargs - 2),
-              actionLogp = argBuffer(nargs - 1);
+              slotCand = argBuffer(4), action = bufferOf("action"),
+              actionLogp = bufferOf("action_logp");
+  EXPECT_EQ(action, argBuffer(nargs - 4));
+  EXPECT_EQ(actionLogp, argBuffer(nargs - 3));
   const int32_t one = 1;
   PROOFC_CU(drv, cuMemcpyHtoD, guard, &one, 4);
 
