@@ -198,12 +198,7 @@ struct EvalPlanBuffersPass
     });
 
     // Name and declare one set of buffers per class, in program order.
-    Block &block = program.getBody().front();
-    OpBuilder builder = OpBuilder::atBlockBegin(&block);
-    while (builder.getInsertionPoint() != block.end() &&
-           isa<FoldColumnsOp, TransposeWeightOp, SplitTf32WeightOp>(
-               *builder.getInsertionPoint()))
-      builder.setInsertionPointAfter(&*builder.getInsertionPoint());
+    OpBuilder builder = afterPrologueOps(program);
     insertionPoint = builder.saveInsertionPoint();
 
     llvm::DenseMap<Value, ArrayAttr> classBuffers;
@@ -342,6 +337,18 @@ struct EvalPlanBuffersPass
     return ref;
   }
 
+  /// A builder after the program's leading prologue ops (the weight tables
+  /// made when the weights load), where new ones and the buffers go.
+  static OpBuilder afterPrologueOps(ProgramOp program) {
+    Block &block = program.getBody().front();
+    OpBuilder builder = OpBuilder::atBlockBegin(&block);
+    while (builder.getInsertionPoint() != block.end() &&
+           isa<FoldColumnsOp, TransposeWeightOp, SplitTf32WeightOp>(
+               *builder.getInsertionPoint()))
+      builder.setInsertionPointAfter(&*builder.getInsertionPoint());
+    return builder;
+  }
+
   /// Makes (once) the transposed copy of `linear`'s weight; returns its name.
   std::string transposeWeight(ProgramOp program, LinearOp linear, int64_t in,
                               int64_t out) {
@@ -349,11 +356,7 @@ struct EvalPlanBuffersPass
     for (auto op : program.getBody().front().getOps<TransposeWeightOp>())
       if (op.getDst() == dst)
         return dst;
-    Block &block = program.getBody().front();
-    OpBuilder builder = OpBuilder::atBlockBegin(&block);
-    while (isa<FoldColumnsOp, TransposeWeightOp, SplitTf32WeightOp>(
-        *builder.getInsertionPoint()))
-      builder.setInsertionPointAfter(&*builder.getInsertionPoint());
+    OpBuilder builder = afterPrologueOps(program);
     TransposeWeightOp::create(builder, linear.getLoc(), dst, linear.getWeight(),
                               out, in);
     return dst;
@@ -367,10 +370,7 @@ struct EvalPlanBuffersPass
     for (auto op : program.getBody().front().getOps<SplitTf32WeightOp>())
       if (op.getDst() == dst)
         return dst;
-    OpBuilder builder = OpBuilder::atBlockBegin(&program.getBody().front());
-    while (isa<FoldColumnsOp, TransposeWeightOp, SplitTf32WeightOp>(
-        *builder.getInsertionPoint()))
-      builder.setInsertionPointAfter(&*builder.getInsertionPoint());
+    OpBuilder builder = afterPrologueOps(program);
     SplitTf32WeightOp::create(builder, linear.getLoc(), dst,
                               linear.getWeight(), out, in);
     return dst;

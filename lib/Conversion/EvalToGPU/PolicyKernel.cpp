@@ -944,13 +944,51 @@ private:
     return out;
   }
 
+  /// LayerNorm of one row of which this thread holds `x` (with `inWidth`,
+  /// the values past the width read as 0): the row's sums by `rowReduce`,
+  /// ((x - mean) * (1 / sqrt(var + eps))) * gamma + beta, the host's order.
+  SmallVector<Value> normalizeRow(ArrayRef<Value> x, ArrayRef<Value> inWidth,
+                                  ArrayRef<Value> gamma, ArrayRef<Value> beta,
+                                  const VectorLayer &layer,
+                                  function_ref<Value(Value)> rowReduce) {
+    Value zero = cF32(0);
+    Value n = cF32(static_cast<double>(layer.out));
+    auto masked = [&](size_t i, Value v) {
+      return inWidth.empty() ? v : sel(inWidth[i], v, zero);
+    };
+    Value sum = zero;
+    for (size_t i = 0; i < x.size(); ++i)
+      sum = arith::AddFOp::create(b, sum, masked(i, x[i]));
+    Value mean = arith::DivFOp::create(b, rowReduce(sum), n);
+    SmallVector<Value> centered;
+    Value squares = zero;
+    for (size_t i = 0; i < x.size(); ++i) {
+      centered.push_back(masked(i, arith::SubFOp::create(b, x[i], mean)));
+      squares = math::FmaOp::create(b, centered[i], centered[i], squares);
+    }
+    Value var = arith::DivFOp::create(b, rowReduce(squares), n);
+    Value shifted = arith::AddFOp::create(b, var, cF32(layer.eps));
+    // llvm.nvvm.sqrt.rn.f: IEEE sqrt (libdevice's __nv_sqrtf would be the
+    // approximate sqrt unless __CUDA_PREC_SQRT is reflected as 1).
+    Value root = LLVM::CallIntrinsicOp::create(
+                     b, f32, b.getStringAttr("llvm.nvvm.sqrt.rn.f"),
+                     ValueRange{shifted})
+                     .getResult(0);
+    Value rstd = arith::DivFOp::create(b, cF32(1), root);
+    SmallVector<Value> y;
+    for (size_t i = 0; i < x.size(); ++i) {
+      Value scaled = arith::MulFOp::create(
+          b, arith::MulFOp::create(b, centered[i], rstd), gamma[i]);
+      y.push_back(arith::AddFOp::create(b, scaled, beta[i]));
+    }
+    return y;
+  }
+
   /// ((x - mean) * (1 / sqrt(var + eps))) * gamma + beta over the width, for
   /// each of the T rows (the sums over the row's Q threads by butterfly).
   SmallVector<SmallVector<Value>>
   layerNorm(const VectorLayer &layer, const LayerTables &tables,
             ArrayRef<SmallVector<Value>> curs) {
-    Value zero = cF32(0);
-    Value n = cF32(static_cast<double>(layer.out));
     SmallVector<Value> inW;
     for (int64_t c = 0; c < tl.F; ++c)
       inW.push_back(cmpI(arith::CmpIPredicate::ult, addI(col0, cIdx(c)),
@@ -958,35 +996,9 @@ private:
     SmallVector<Value> gamma = loadRow(tables.weight, layer.out, false, true);
     SmallVector<Value> beta = loadRow(tables.bias, layer.out, false, true);
     SmallVector<SmallVector<Value>> out;
-    for (size_t t = 0; t < curs.size(); ++t) {
-      Value sum = zero;
-      for (int64_t c = 0; c < tl.F; ++c)
-        sum = arith::AddFOp::create(b, sum, sel(inW[c], curs[t][c], zero));
-      Value mean = arith::DivFOp::create(b, rowSum(sum), n);
-      SmallVector<Value> centered;
-      Value squares = zero;
-      for (int64_t c = 0; c < tl.F; ++c) {
-        centered.push_back(
-            sel(inW[c], arith::SubFOp::create(b, curs[t][c], mean), zero));
-        squares = math::FmaOp::create(b, centered[c], centered[c], squares);
-      }
-      Value var = arith::DivFOp::create(b, rowSum(squares), n);
-      Value shifted = arith::AddFOp::create(b, var, cF32(layer.eps));
-      // llvm.nvvm.sqrt.rn.f: IEEE sqrt (libdevice's __nv_sqrtf would be the
-      // approximate sqrt unless __CUDA_PREC_SQRT is reflected as 1).
-      Value root = LLVM::CallIntrinsicOp::create(
-                       b, f32, b.getStringAttr("llvm.nvvm.sqrt.rn.f"),
-                       ValueRange{shifted})
-                       .getResult(0);
-      Value rstd = arith::DivFOp::create(b, cF32(1), root);
-      SmallVector<Value> ys;
-      for (int64_t c = 0; c < tl.F; ++c) {
-        Value scaled = arith::MulFOp::create(
-            b, arith::MulFOp::create(b, centered[c], rstd), gamma[c]);
-        ys.push_back(arith::AddFOp::create(b, scaled, beta[c]));
-      }
-      out.push_back(ys);
-    }
+    for (const SmallVector<Value> &cur : curs)
+      out.push_back(normalizeRow(cur, inW, gamma, beta, layer,
+                                 [&](Value v) { return rowSum(v); }));
     return out;
   }
 
@@ -1183,35 +1195,15 @@ private:
                                 const LayerTables &tables,
                                 ArrayRef<Value> cv) {
     int64_t width = layer.out;
-    Value n = cF32(static_cast<double>(width));
     SmallVector<Value> gamma = loadCColumns(tables.weight, width, false, true);
     SmallVector<Value> beta = loadCColumns(tables.bias, width, false, true);
     SmallVector<Value> out(cv.begin(), cv.end());
     int64_t per = width / 4; // values of one row in this lane
     for (int64_t h = 0; h < 2; ++h) {
-      Value sum = cF32(0);
-      for (int64_t i = 0; i < per; ++i)
-        sum = arith::AddFOp::create(b, sum, cv[h * per + i]);
-      Value mean = arith::DivFOp::create(b, quadSum(sum), n);
-      SmallVector<Value> centered;
-      Value squares = cF32(0);
-      for (int64_t i = 0; i < per; ++i) {
-        centered.push_back(
-            arith::SubFOp::create(b, cv[h * per + i], mean));
-        squares = math::FmaOp::create(b, centered[i], centered[i], squares);
-      }
-      Value var = arith::DivFOp::create(b, quadSum(squares), n);
-      Value shifted = arith::AddFOp::create(b, var, cF32(layer.eps));
-      Value root = LLVM::CallIntrinsicOp::create(
-                       b, f32, b.getStringAttr("llvm.nvvm.sqrt.rn.f"),
-                       ValueRange{shifted})
-                       .getResult(0);
-      Value rstd = arith::DivFOp::create(b, cF32(1), root);
-      for (int64_t i = 0; i < per; ++i) {
-        Value scaled = arith::MulFOp::create(
-            b, arith::MulFOp::create(b, centered[i], rstd), gamma[i]);
-        out[h * per + i] = arith::AddFOp::create(b, scaled, beta[i]);
-      }
+      SmallVector<Value> y =
+          normalizeRow(ArrayRef<Value>(cv).slice(h * per, per), {}, gamma,
+                       beta, layer, [&](Value v) { return quadSum(v); });
+      std::copy(y.begin(), y.end(), out.begin() + h * per);
     }
     return out;
   }
