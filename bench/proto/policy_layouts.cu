@@ -10,10 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-#include <cuda_runtime.h>
-#define D 64
+#include "fp32_tiling.cuh"
 __constant__ float cW[2][D * D]; // [layer][i*D + o]  (Wt: in-major)
-__constant__ float cB[2][D], cG[2][D], cBe[2][D];
 
 __device__ __forceinline__ void layerNormRelu(float *y, const float *g, const float *be) {
   float s = 0.f;
@@ -93,63 +91,6 @@ __global__ void __launch_bounds__(128) mlpShared(const float *__restrict__ in, c
   out[r] = dot;
 }
 
-// Variant Q: 16 threads per row, 4 features each, T=4 rows/thread (like today), weights via L1 (ldg).
-template <int T>
-__global__ void __launch_bounds__(128) mlpQ16(const float *__restrict__ in, const float *__restrict__ gW, float *out, int n) {
-  __shared__ __align__(16) float act[4][2 * T][D]; // per warp rows
-  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, q = lane & 15, rg = lane >> 4;
-  int base = (blockIdx.x * 4 + warp) * 2 * T + rg * T;
-  float y[T][4], x[T][4];
-#pragma unroll
-  for (int t = 0; t < T; ++t) {
-    int r = min(base + t, n - 1);
-    float4 v = reinterpret_cast<const float4 *>(in + (size_t)r * D)[q];
-    x[t][0]=v.x; x[t][1]=v.y; x[t][2]=v.z; x[t][3]=v.w;
-  }
-  for (int l = 0; l < 2; ++l) {
-#pragma unroll
-    for (int t = 0; t < T; ++t) *reinterpret_cast<float4 *>(&act[warp][rg * T + t][4 * q]) = make_float4(x[t][0], x[t][1], x[t][2], x[t][3]);
-    __syncwarp();
-#pragma unroll
-    for (int t = 0; t < T; ++t) for (int c = 0; c < 4; ++c) y[t][c] = cB[l][4 * q + c];
-    const float *W = gW + l * D * D;
-#pragma unroll 4
-    for (int i = 0; i < D; i += 4) {
-      float4 xs[T];
-#pragma unroll
-      for (int t = 0; t < T; ++t) xs[t] = *reinterpret_cast<const float4 *>(&act[warp][rg * T + t][i]);
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        float4 w = __ldg(reinterpret_cast<const float4 *>(W + (i + e) * D) + q);
-#pragma unroll
-        for (int t = 0; t < T; ++t) {
-          float xv = e == 0 ? xs[t].x : e == 1 ? xs[t].y : e == 2 ? xs[t].z : xs[t].w;
-          y[t][0] = fmaf(xv, w.x, y[t][0]); y[t][1] = fmaf(xv, w.y, y[t][1]);
-          y[t][2] = fmaf(xv, w.z, y[t][2]); y[t][3] = fmaf(xv, w.w, y[t][3]);
-        }
-      }
-    }
-    __syncwarp();
-#pragma unroll
-    for (int t = 0; t < T; ++t) {
-      float s = y[t][0] + y[t][1] + y[t][2] + y[t][3];
-      for (int off = 8; off; off >>= 1) s += __shfl_xor_sync(~0u, s, off);
-      float mean = s / D, v = 0;
-      for (int c = 0; c < 4; ++c) { float d = y[t][c] - mean; v = fmaf(d, d, v); }
-      for (int off = 8; off; off >>= 1) v += __shfl_xor_sync(~0u, v, off);
-      float inv = 1.f / sqrtf(v / D + 1e-5f);
-      for (int c = 0; c < 4; ++c) { float z = (y[t][c] - mean) * inv * cG[l][4*q+c] + cBe[l][4*q+c]; x[t][c] = z > 0 ? z : 0; }
-    }
-  }
-#pragma unroll
-  for (int t = 0; t < T; ++t) {
-    float dot = 0;
-    for (int c = 0; c < 4; ++c) dot = fmaf(x[t][c], gW[4 * q + c], dot);
-    for (int off = 8; off; off >>= 1) dot += __shfl_xor_sync(~0u, dot, off);
-    if (q == 0 && base + t < n) out[base + t] = dot;
-  }
-}
-
 int main(int argc, char **argv) {
   int n = 16600000 / 4; // rows per launch
   std::vector<float> h((size_t)n * D), w(2 * D * D), p(D);
@@ -177,14 +118,14 @@ int main(int argc, char **argv) {
   for (int nn : {n, 256 * 61}) {
     time("const", [&](int m) { mlpConst<<<(m + 127) / 128, 128>>>(dIn, dOut[0], m); }, 128, nn);
     time("shared", [&](int m) { mlpShared<<<(m + 127) / 128, 128>>>(dIn, dW, dOut[1], m); }, 128, nn);
-    time("q16t4", [&](int m) { mlpQ16<4><<<(m + 31) / 32, 128>>>(dIn, dW, dOut[2], m); }, 32, nn);
-    time("q16t2", [&](int m) { mlpQ16<2><<<(m + 15) / 16, 128>>>(dIn, dW, dOut[2], m); }, 16, nn);
+    time("q16t4", [&](int m) { mlpQ16<4><<<(m + 31) / 32, 128>>>(dIn, dW, dW, dOut[2], m); }, 32, nn);
+    time("q16t2", [&](int m) { mlpQ16<2><<<(m + 15) / 16, 128>>>(dIn, dW, dW, dOut[2], m); }, 16, nn);
   }
   // cross-check const vs shared vs q16
   std::vector<float> o0(n), o1(n), o2(n);
   mlpConst<<<(n + 127) / 128, 128>>>(dIn, dOut[0], n);
   mlpShared<<<(n + 127) / 128, 128>>>(dIn, dW, dOut[1], n);
-  mlpQ16<4><<<(n + 31) / 32, 128>>>(dIn, dW, dOut[2], n);
+  mlpQ16<4><<<(n + 31) / 32, 128>>>(dIn, dW, dW, dOut[2], n);
   cudaMemcpy(o0.data(), dOut[0], n * 4, cudaMemcpyDeviceToHost);
   cudaMemcpy(o1.data(), dOut[1], n * 4, cudaMemcpyDeviceToHost);
   cudaMemcpy(o2.data(), dOut[2], n * 4, cudaMemcpyDeviceToHost);
