@@ -1,11 +1,11 @@
 //===- PolicyKernel.cpp - eval.score_select as a gpu.func -----------------===//
 //
-// One block per slot (grid B) of `groups` warps. The block encodes the
-// parent (item 0) and its k children (items 1..k) as the rows of a
-// register-tiled matrix: Q threads share a row, each owning F consecutive
-// features of T rows (d = 64: Q = 16, F = 4, so a warp holds 2 x T rows and
-// 16 warps x T = 4 cover S = 120 children in one pass). A row never leaves
-// its warp, so encoding needs no block barrier:
+// Blocks of `groups` warps, B x parts of them: a slot's children are spread
+// over `parts` blocks whose logits meet in a global row. A block encodes the
+// parent (row 0) and up to rows - 1 children as the rows of a register-tiled
+// matrix: Q threads share a row, each owning F consecutive features of T
+// rows (d = 64: Q = 16, F = 4, so a warp holds 2 x T rows). A row never
+// leaves its warp, so encoding needs no block barrier:
 //
 //   atoms     pre = (pred_proj[p] + arg0[a]) + arg1[b]   (p < R relations,
 //             else the predicate row only), relu if the encoder has it, summed
@@ -17,7 +17,11 @@
 //   Linear    the T rows go through the warp's workgroup rows (bar.warp.sync);
 //             y = bias + sum_i x[i] * Wt[i][:] by fma: per V = 4 inputs, one
 //             vector load per row and V weight-row loads feed T*V*F fmas
-//             (Wt = [in, out] from eval.transpose_weight)
+//             (Wt = [in, out] from eval.transpose_weight). Or, when the plan
+//             gives TF32 fragments (eval.split_tf32_weight), on the tensor
+//             cores: the warp's 16 rows are one m16 tile, three mma.sync per
+//             tile (3xTF32, FP32 accurate), and the values stay in the
+//             accumulator layout for the layers after it (linearTf32)
 //   LayerNorm sums over the row's Q threads by butterfly shuffles; 1/sqrt is
 //             sqrt.rn + div.rn, correctly rounded like the host's 1.f / sqrt
 //   dot       with enc(parent) (through workgroup memory, one barrier), a
