@@ -33,44 +33,49 @@ __device__ __forceinline__ void loadRow(const float *__restrict__ in, int r, flo
   for (int i = 0; i < D / 4; ++i) { float4 v = row[i]; x[4*i]=v.x; x[4*i+1]=v.y; x[4*i+2]=v.z; x[4*i+3]=v.w; }
 }
 
-// Variant C: row per thread, weights in __constant__, fully unrolled.
-__global__ void __launch_bounds__(128) mlpConst(const float *__restrict__ in, float *out, int n) {
-  int r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r >= n) return;
+// Both row-per-thread variants: the two layers on row r (bias, the
+// layer's product by `multiply(l, x, y)`, LayerNorm, relu), then the dot with
+// `dotv`; they differ only in where the weights live.
+template <class Multiply>
+__device__ __forceinline__ void mlpRow(const float *__restrict__ in, int r,
+                                       float *out, Multiply multiply,
+                                       const float *dotv) {
   float x[D], y[D];
   loadRow(in, r, x);
 #pragma unroll
   for (int l = 0; l < 2; ++l) {
 #pragma unroll
     for (int o = 0; o < D; ++o) y[o] = cB[l][o];
-#pragma unroll
-    for (int i = 0; i < D; ++i)
-#pragma unroll
-      for (int o = 0; o < D; ++o) y[o] = fmaf(x[i], cW[l][i * D + o], y[o]);
+    multiply(l, x, y);
     layerNormRelu(y, cG[l], cBe[l]);
 #pragma unroll
     for (int o = 0; o < D; ++o) x[o] = y[o];
   }
   float dot = 0.f;
 #pragma unroll
-  for (int o = 0; o < D; ++o) dot = fmaf(x[o], cW[0][o], dot);
+  for (int o = 0; o < D; ++o) dot = fmaf(x[o], dotv[o], dot);
   out[r] = dot;
 }
 
-// Variant S: row per thread, weights in shared memory (broadcast LDS.128), fully unrolled.
-__global__ void __launch_bounds__(128) mlpShared(const float *__restrict__ in, const float *__restrict__ gW, float *out, int n) {
-  __shared__ __align__(16) float sW[2][D * D];
-  for (int i = threadIdx.x; i < 2 * D * D / 4; i += blockDim.x)
-    reinterpret_cast<float4 *>(&sW[0][0])[i] = reinterpret_cast<const float4 *>(gW)[i];
-  __syncthreads();
+// Variant C: row per thread, weights in __constant__, fully unrolled.
+struct ConstantWeights {
+  __device__ __forceinline__ void operator()(int l, const float *x, float *y) const {
+#pragma unroll
+    for (int i = 0; i < D; ++i)
+#pragma unroll
+      for (int o = 0; o < D; ++o) y[o] = fmaf(x[i], cW[l][i * D + o], y[o]);
+  }
+};
+__global__ void __launch_bounds__(128) mlpConst(const float *__restrict__ in, float *out, int n) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= n) return;
-  float x[D], y[D];
-  loadRow(in, r, x);
-#pragma unroll
-  for (int l = 0; l < 2; ++l) {
-#pragma unroll
-    for (int o = 0; o < D; ++o) y[o] = cB[l][o];
+  mlpRow(in, r, out, ConstantWeights{}, cW[0]);
+}
+
+// Variant S: row per thread, weights in shared memory (broadcast LDS.128), fully unrolled.
+struct SharedWeights {
+  const float (*sW)[D * D];
+  __device__ __forceinline__ void operator()(int l, const float *x, float *y) const {
 #pragma unroll
     for (int i = 0; i < D; ++i) {
       const float4 *w = reinterpret_cast<const float4 *>(&sW[l][i * D]);
@@ -81,14 +86,16 @@ __global__ void __launch_bounds__(128) mlpShared(const float *__restrict__ in, c
         y[4*o4+2] = fmaf(x[i], wv.z, y[4*o4+2]); y[4*o4+3] = fmaf(x[i], wv.w, y[4*o4+3]);
       }
     }
-    layerNormRelu(y, cG[l], cBe[l]);
-#pragma unroll
-    for (int o = 0; o < D; ++o) x[o] = y[o];
   }
-  float dot = 0.f;
-#pragma unroll
-  for (int o = 0; o < D; ++o) dot = fmaf(x[o], sW[0][o], dot);
-  out[r] = dot;
+};
+__global__ void __launch_bounds__(128) mlpShared(const float *__restrict__ in, const float *__restrict__ gW, float *out, int n) {
+  __shared__ __align__(16) float sW[2][D * D];
+  for (int i = threadIdx.x; i < 2 * D * D / 4; i += blockDim.x)
+    reinterpret_cast<float4 *>(&sW[0][0])[i] = reinterpret_cast<const float4 *>(gW)[i];
+  __syncthreads();
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= n) return;
+  mlpRow(in, r, out, SharedWeights{sW}, sW[0]);
 }
 
 int main(int argc, char **argv) {

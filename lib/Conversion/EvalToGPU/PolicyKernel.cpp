@@ -590,10 +590,7 @@ private:
     for (int64_t t = 0; t < tl.T; ++t) {
       Value isParent = cmpI(arith::CmpIPredicate::eq, rows[t], cIdx(0));
       // Item 0 is the parent, item i child i - 1.
-      Value child = addI(
-          childBase,
-          arith::SubIOp::create(b, arith::MaxUIOp::create(b, rows[t], cIdx(1)),
-                                cIdx(1)));
+      Value child = childOfRow(rows[t], childBase);
       childOf.push_back(child);
       item.push_back(itemOfRow(rows[t], childBase));
       Value inList = cmpI(arith::CmpIPredicate::ult, child, k);
@@ -669,9 +666,7 @@ private:
         dot = math::FmaOp::create(b, enc[h * (width / 4) + i], parent[i], dot);
       dot = quadSum(dot);
       Value row = cRow(h);
-      Value child = addI(childBase, arith::SubIOp::create(
-                                        b, arith::MaxUIOp::create(b, row, cIdx(1)),
-                                        cIdx(1)));
+      Value child = childOfRow(row, childBase);
       Value isChild = andI(cmpI(arith::CmpIPredicate::ugt, row, cIdx(0)),
                            cmpI(arith::CmpIPredicate::ult, child, k));
       ifThen(andI(isChild, firstLane), [&] {
@@ -854,10 +849,14 @@ private:
   /// for row 0, else child childBase + row - 1, as item child + 1.
   Value itemOfRow(Value row, Value childBase) {
     Value isParent = cmpI(arith::CmpIPredicate::eq, row, cIdx(0));
-    Value child = addI(childBase,
-                       arith::SubIOp::create(
-                           b, arith::MaxUIOp::create(b, row, cIdx(1)), cIdx(1)));
-    return sel(isParent, cIdx(0), addI(child, cIdx(1)));
+    return sel(isParent, cIdx(0), addI(childOfRow(row, childBase), cIdx(1)));
+  }
+  /// Child childBase + row - 1 of block row `row` (row 0, the parent, maps
+  /// to childBase).
+  Value childOfRow(Value row, Value childBase) {
+    return addI(childBase,
+                arith::SubIOp::create(
+                    b, arith::MaxUIOp::create(b, row, cIdx(1)), cIdx(1)));
   }
   /// The index of the first linear layer (layers before it run on the Q x F
   /// rows in the tensor-core kernel).
@@ -1320,25 +1319,43 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
     return op.emitOpError() << "the GPU policy kernel takes 1 to 32 warps per "
                                "block (--groups), got "
                             << groups;
-  // With the tensor cores a warp's rows are one m16 tile: T follows.
-  bool tf32Weights = false;
-  for (const VectorLayer &layer : shape->layers)
-    if (layer.kind == VectorLayer::Linear) {
-      FailureOr<BufferOp> weight = getWeightBuffer(op, layer.weight);
-      if (succeeded(weight))
-        tf32Weights |= llvm::any_of(
-            program.getBody().front().getOps<SplitTf32WeightOp>(),
-            [&](SplitTf32WeightOp t) {
-              return ("weights:" + t.getDst()).str() == weight->getInit();
-            });
+  // The kernel reads each linear weight as Wt [in, out] (fma) or as TF32
+  // fragments (tensor cores), as eval-plan-buffers planned it; one form for
+  // all layers.
+  int64_t linears = 0, split = 0;
+  for (const VectorLayer &layer : shape->layers) {
+    if (layer.kind != VectorLayer::Linear)
+      continue;
+    ++linears;
+    FailureOr<BufferOp> weight = getWeightBuffer(op, layer.weight);
+    if (failed(weight))
+      return failure();
+    StringRef init = weight->getInit();
+    bool transposed = false, fragments = false;
+    if (init.consume_front("weights:")) {
+      for (auto t : program.getBody().front().getOps<TransposeWeightOp>())
+        transposed |= t.getDst() == init && t.getTable() == layer.weight;
+      for (auto t : program.getBody().front().getOps<SplitTf32WeightOp>())
+        fragments |= t.getDst() == init && t.getTable() == layer.weight;
     }
+    if (!transposed && !fragments)
+      return op.emitOpError() << "linear weight '" << layer.weight
+                              << "' must be planned as its transpose or as "
+                                 "TF32 fragments (run eval-plan-buffers)";
+    split += fragments;
+  }
+  if (split != 0 && split != linears)
+    return op.emitOpError() << "the linear weights must all be TF32 fragments "
+                               "or all transposed, got "
+                            << split << " of " << linears;
   Tiling tiling = chooseTiling(*shape, groups, statesPerThread);
-  if (tf32Weights) {
+  if (split > 0) {
+    // With the tensor cores a warp's rows are one m16 tile: T follows.
     if (kWarp % tiling.Q != 0 || 16 % tiling.R != 0 ||
         tiling.width() != shape->maxWidth)
       return op.emitOpError()
-             << "the tensor-core policy kernel needs a width of 16 x 4 "
-                "features per row group (d = 64), got "
+             << "the tensor-core policy kernel needs row groups that tile a "
+                "warp's 16 rows, got width "
              << shape->maxWidth << " (plan with matmul=fma)";
     tiling.T = 16 / tiling.R; // a warp's R row groups x T rows = 16
     tiling.tf32 = true;
@@ -1389,33 +1406,6 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
       return failure();
     kernel.args.push_back(buf(*buffer));
   }
-  // The kernel reads each linear weight as Wt [in, out] (fma) or as TF32
-  // fragments (tensor cores), as eval-plan-buffers planned it; one form for
-  // all layers.
-  int64_t linears = 0, split = 0;
-  for (const VectorLayer &layer : shape->layers) {
-    if (layer.kind != VectorLayer::Linear)
-      continue;
-    ++linears;
-    BufferOp weight = *getWeightBuffer(op, layer.weight);
-    StringRef init = weight.getInit();
-    bool transposed = false, fragments = false;
-    if (init.consume_front("weights:")) {
-      for (auto t : program.getBody().front().getOps<TransposeWeightOp>())
-        transposed |= t.getDst() == init && t.getTable() == layer.weight;
-      for (auto t : program.getBody().front().getOps<SplitTf32WeightOp>())
-        fragments |= t.getDst() == init && t.getTable() == layer.weight;
-    }
-    if (!transposed && !fragments)
-      return op.emitOpError() << "linear weight '" << layer.weight
-                              << "' must be planned as its transpose or as "
-                                 "TF32 fragments (run eval-plan-buffers)";
-    split += fragments;
-  }
-  if (split != 0 && split != linears)
-    return op.emitOpError() << "the linear weights must all be TF32 fragments "
-                               "or all transposed, got "
-                            << split << " of " << linears;
   kernel.args.push_back("sym:R");
   SmallString<16> scale; // the shortest text that reads back as this float
   op.getScaleAttr().getValue().toString(scale);
