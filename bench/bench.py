@@ -346,6 +346,14 @@ class Bench:
             phases = ((prof or {}).get("backend_details") or {}).get("phases")
             if phases:
                 row["phases"] = {k: phases.get(k) for k in ("policy_s", "engine_s", "rest_s")}
+                if phases.get("fused_s"):
+                    # The persistent kernel scores, advances and derives:
+                    # one launch, no split between policy and engine.
+                    row["phases"] = {"policy_s": None, "engine_s": None,
+                                     "rest_s": phases.get("rest_s")}
+                    row["reason"] = ("persistent schedule: one kernel runs every "
+                                     "slot to the end (no per-phase split; "
+                                     "steps = loop iterations)")
                 row["extra"]["profile_run_s"] = prof["timings"]["run_seconds"]
             if prof and not row["steps"] and (prof["timings"].get("steps") or 0) > 0:
                 row["steps"], row["steps_source"] = prof["timings"]["steps"], "profile run timings.steps"

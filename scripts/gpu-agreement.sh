@@ -5,15 +5,17 @@
 # backend in every --cond mode on the same bundle and inputs, and fails unless
 # each CUDA run agrees with the host per spec §7 (bench/torch/compare.py).
 # Datasets: test split, first 500 queries where there are more, 100
-# corruptions, both modes. Also runs compute-sanitizer memcheck and racecheck
-# on a small run. Logs and outcome files go under $OUT.
+# corruptions, both modes. Bundles: the V10 program under each proof-loop
+# schedule (v10-step.pcb, v10-persistent.pcb), or PROOFC_BUNDLES. Also runs
+# compute-sanitizer memcheck and racecheck on a small run of each. Logs and
+# outcome files go under $OUT.
 #   scripts/gpu-agreement.sh [DATASET...]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/.out}
 build=${PROOFC_GPU_BUILD_DIR:-$root/build-gpu-device}
 data=$root/.gpudata
-bundle=${PROOFC_BUNDLE:-$data/bundles/v10.pcb}
+read -r -a bundles <<< "${PROOFC_BUNDLES:-$data/bundles/v10-step.pcb $data/bundles/v10-persistent.pcb}"
 datasets=("$@")
 [ ${#datasets[@]} -gt 0 ] || datasets=(countries_s3 kinship umls nations)
 mkdir -p "$out/logs"
@@ -25,19 +27,22 @@ PROOFC_GPU_BUILD_DIR=$build "$root/scripts/gpu-build.sh" "$out/agreement-build.l
 run=$build/bin/proofc-run
 
 failed=0
-table="dataset\tcandidates\tcond\tagreement\tmax|dmetric|\thost_s\tcuda_s\tresult"
+table="bundle\tdataset\tcandidates\tcond\tagreement\tmax|dmetric|\thost_s\tcuda_s\tresult"
 for name in "${datasets[@]}"; do
   common=(--data "$data/data/$name" --weights "$data/weights/$name.safetensors"
           --queries 500 --corruptions 100)
-  "$run" "$bundle" "${common[@]}" --device cpu --report "$out/logs/$name-host.json" \
+  # The host backend runs the program, not the schedule: once per dataset.
+  "$run" "${bundles[0]}" "${common[@]}" --device cpu --report "$out/logs/$name-host.json" \
     --outcomes "$out/logs/$name-host.tsv" > "$out/logs/$name-host.log" 2>&1 ||
     { echo "gpu-agreement: host run failed on $name"; cat "$out/logs/$name-host.log"; failed=1; continue; }
+  for bundle in "${bundles[@]}"; do
+  bname=$(basename "$bundle" .pcb)
   for cond in native emulated host; do
-    tag=$name-cuda-$cond
+    tag=$bname-$name-cuda-$cond
     if ! "$run" "$bundle" "${common[@]}" --device cuda --cond "$cond" \
          --report "$out/logs/$tag.json" --outcomes "$out/logs/$tag.tsv" > "$out/logs/$tag.log" 2>&1; then
       echo "gpu-agreement: cuda run failed on $name ($cond)"; tail -5 "$out/logs/$tag.log"
-      table+="\n$name\t-\t$cond\t-\t-\t-\t-\tRUN FAILED"; failed=1; continue
+      table+="\n$bname\t$name\t-\t$cond\t-\t-\t-\t-\tRUN FAILED"; failed=1; continue
     fi
     python3 "$root/bench/torch/compare.py" "$out/logs/$name-host.tsv" "$out/logs/$tag.tsv" \
       --report-a "$out/logs/$name-host.json" --report-b "$out/logs/$tag.json" > "$out/logs/$tag.compare" 2>&1
@@ -58,8 +63,9 @@ PY
 )
     c=$(echo "$row" | cut -f1); rest=$(echo "$row" | cut -f2-)
     if [ $rc -eq 0 ]; then result=PASS; else result=FAIL; failed=1; fi
-    table+="\n$name\t$c\t$cond\t$rest\t$result"
+    table+="\n$bname\t$name\t$c\t$cond\t$rest\t$result"
   done
+done
 done
 
 # compute-sanitizer on a small run (countries_s3, 5 queries), each cond mode.
@@ -70,18 +76,21 @@ if command -v compute-sanitizer > /dev/null; then
   # CUDA 13.0) racecheck makes the process fail without reporting any hazard as
   # soon as the graph holds device-set conditional nodes, while the same
   # kernels launched without them (emulated) and memcheck in both modes pass.
+  for bundle in "${bundles[@]}"; do
+  bname=$(basename "$bundle" .pcb)
   for check in memcheck:native memcheck:emulated racecheck:emulated; do
     tool=${check%%:*} cond=${check#*:}
     {
-      log=$out/logs/sanitizer-$tool-$cond.log
+      log=$out/logs/sanitizer-$bname-$tool-$cond.log
       if compute-sanitizer --tool $tool --error-exitcode 9 "$run" "$bundle" "${small[@]}" \
            --cond $cond > "$log" 2>&1; then
-        table+="\ncountries_s3(5q)\t-\t$cond\t$tool\t-\t-\t-\tPASS"
+        table+="\n$bname\tcountries_s3(5q)\t-\t$cond\t$tool\t-\t-\t-\tPASS"
       else
-        table+="\ncountries_s3(5q)\t-\t$cond\t$tool\t-\t-\t-\tFAIL"; failed=1
-        echo "== $tool $cond"; grep -v '^=========     ' "$log" | tail -15
+        table+="\n$bname\tcountries_s3(5q)\t-\t$cond\t$tool\t-\t-\t-\tFAIL"; failed=1
+        echo "== $bname $tool $cond"; grep -v '^=========     ' "$log" | tail -15
       fi
     }
+  done
   done
 fi
 

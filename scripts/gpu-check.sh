@@ -13,10 +13,11 @@ build=${PROOFC_GPU_BUILD_DIR:-$root/build-gpu-device}
 filter=${1:-'*Gpu*:ProofcRun*:Bundle*:KernelCache*:*Compiled*'}
 mkdir -p "$out"
 export PROOFC_SHARED_DIR=${PROOFC_SHARED_DIR:-$root/.gpudata}
-# The compiler's bundle (prepare-gpu-run.sh compiles it here): the generated
-# policy kernel against HostPolicy and the whole bundle against the host.
-if [ -z "${PROOFC_TEST_BUNDLE:-}" ] && [ -f "$PROOFC_SHARED_DIR/bundles/v10.pcb" ]; then
-  export PROOFC_TEST_BUNDLE=$PROOFC_SHARED_DIR/bundles/v10.pcb
+# The compiler's bundles, one per schedule (prepare-gpu-run.sh compiles
+# them here): the generated step policy kernel against HostPolicy and each
+# whole bundle against the host.
+if [ -z "${PROOFC_TEST_BUNDLE:-}" ] && [ -f "$PROOFC_SHARED_DIR/bundles/v10-step.pcb" ]; then
+  export PROOFC_TEST_BUNDLE="$PROOFC_SHARED_DIR/bundles/v10-step.pcb $PROOFC_SHARED_DIR/bundles/v10-persistent.pcb"
 fi
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PROOFC_CACHE_DIR=${PROOFC_CACHE_DIR:-/tmp/proofc-kernel-cache}

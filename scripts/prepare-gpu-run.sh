@@ -5,6 +5,7 @@
 #   .gpudata/  data/<name>/ and weights/<name>.safetensors copied from
 #              ../shared for the named datasets (the GPU machine does not see
 #              ../shared), and bundles/<program>.pcb compiled by `proofc compile`
+#              (and <program>-step.pcb, <program>-persistent.pcb: each schedule)
 # Usage: scripts/prepare-gpu-run.sh [DATASET...]   (default: the agreement set)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,6 +24,12 @@ for name in "${datasets[@]}"; do
     cp "$shared/weights/$name.safetensors" "$dest/weights/"
 done
 for program in "$root"/examples/*.mlir; do
-  "$build/bin/proofc" compile "$program" -o "$dest/bundles/$(basename "$program" .mlir).pcb"
+  name=$(basename "$program" .mlir)
+  "$build/bin/proofc" compile "$program" -o "$dest/bundles/$name.pcb"
+  # Both proof-loop schedules (the default picks one from B).
+  for schedule in step persistent; do
+    "$build/bin/proofc" compile "$program" --schedule $schedule \
+      -o "$dest/bundles/$name-$schedule.pcb"
+  done
 done
 du -sh "$dest" "$root/.deps"

@@ -62,6 +62,7 @@ void eval::buildEvalGpuPipeline(OpPassManager &pm,
   lower.engineThreads = options.engineThreads;
   lower.minBlocksPerSm = options.minBlocksPerSm;
   lower.fuseAdvanceEngine = options.fuseAdvanceEngine;
+  lower.schedule = options.schedule;
   pm.addPass(createEvalLowerToGpuPass(lower));
   if (options.stopBeforeNvvm)
     return;

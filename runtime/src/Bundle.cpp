@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -397,6 +398,8 @@ public:
             fmt::format("duplicate module '{}'",
                         escapeForMessage(bundle_.modules[i].name)));
 
+    checkLinks();
+
     std::vector<Node> bufferNodes = planNode["buffers"].array();
     for (size_t i = 0; i < plan.buffers.size(); ++i) {
       const BufferDecl &b = plan.buffers[i];
@@ -431,6 +434,10 @@ public:
       if (!modules_.count(l.module))
         ln["module"].error(
             fmt::format("unknown module '{}'", escapeForMessage(l.module)));
+      if (linked_.count(l.module))
+        ln["module"].error(fmt::format(
+            "module '{}' is linked into another and has no kernels of its own",
+            escapeForMessage(l.module)));
       std::vector<Node> argNodes = ln["args"].array();
       for (size_t a = 0; a < l.args.size(); ++a)
         checkArg(l.args[a], argNodes[a]);
@@ -548,6 +555,30 @@ private:
   const Node &root_;
   std::set<std::string> modules_, launches_, conds_;
   std::map<std::string, const BufferDecl *> buffers_;
+
+  /// A module's link list names "cuda" modules, each linked into one module.
+  void checkLinks() {
+    std::vector<Node> moduleNodes = root_["modules"].array();
+    for (size_t i = 0; i < bundle_.modules.size(); ++i) {
+      const KernelModule &m = bundle_.modules[i];
+      for (size_t k = 0; k < m.link.size(); ++k) {
+        Node at = moduleNodes[i]["link"].array()[k];
+        const std::string &name = m.link[k];
+        auto it = std::find_if(
+            bundle_.modules.begin(), bundle_.modules.end(),
+            [&](const KernelModule &o) { return o.name == name; });
+        if (it == bundle_.modules.end())
+          at.error(fmt::format("unknown module '{}'", escapeForMessage(name)));
+        if (it->format != "cuda")
+          at.error(fmt::format("module '{}' is not a cuda module",
+                               escapeForMessage(name)));
+        if (!linked_.insert(name).second)
+          at.error(fmt::format("module '{}' is linked more than once",
+                               escapeForMessage(name)));
+      }
+    }
+  }
+  std::set<std::string> linked_;
 };
 
 } // namespace
@@ -559,6 +590,9 @@ std::string serializeBundle(const Bundle &bundle) {
                        {"format", m.format},
                        {"source", m.source},
                        {"options", m.options}});
+  for (size_t i = 0; i < bundle.modules.size(); ++i)
+    if (!bundle.modules[i].link.empty())
+      modules[i]["link"] = bundle.modules[i].link;
   json j = {{"schema", kSchema},
             {"format_version", bundle.formatVersion},
             {"proofc_version", bundle.proofcVersion},
@@ -605,7 +639,10 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
   bundle.program = parseProgram(root["program"]);
 
   for (const Node &m : root["modules"].array()) {
-    m.expectObject({"name", "format", "source", "options"});
+    if (m.has("link"))
+      m.expectObject({"name", "format", "source", "options", "link"});
+    else
+      m.expectObject({"name", "format", "source", "options"});
     KernelModule module;
     module.name = m["name"].nonEmptyStr();
     module.format = m["format"].str();
@@ -617,6 +654,12 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
       module.options.push_back(o.text());
     if (module.format == "ptx" && !module.options.empty())
       m["options"].error("a ptx module takes no compile options");
+    if (m.has("link")) {
+      for (const Node &l : m["link"].array())
+        module.link.push_back(l.nonEmptyStr());
+      if (module.format != "ptx")
+        m["link"].error("only a ptx module links other modules");
+    }
     bundle.modules.push_back(std::move(module));
   }
 

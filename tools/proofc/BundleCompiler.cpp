@@ -35,6 +35,10 @@ std::string driver::autoMatmul(const ProgramSpec &spec) {
   return aligned ? "tf32x3" : "fma";
 }
 
+std::string driver::autoSchedule(const std::string &matmul, int64_t B) {
+  return matmul == "tf32x3" && B <= 256 ? "persistent" : "step";
+}
+
 std::optional<driver::CompiledProgram>
 driver::compileProgramToBundle(const std::string &path,
                                const BundleCompilerOptions &options) {
@@ -80,15 +84,23 @@ driver::compileProgramToBundle(const std::string &path,
   const std::string matmul =
       options.matmul == "auto" ? driver::autoMatmul(*spec) : options.matmul;
   const int64_t B = spec->shape.B;
+  // The persistent kernel replaces the fused step: --unfused-step keeps
+  // the step schedule.
+  const std::string schedule =
+      options.schedule != "auto"    ? options.schedule
+      : !options.fuseAdvanceEngine ? "step"
+                                    : autoSchedule(matmul, B);
   pipeline.matmul = matmul;
-  pipeline.groups = options.groups == kAutoGroups ? autoGroups(matmul, B)
-                                                  : options.groups;
+  pipeline.groups = options.groups == kAutoGroups
+                        ? autoGroups(matmul, B, schedule)
+                        : options.groups;
   pipeline.statesPerThread = options.statesPerThread;
   pipeline.engineThreads = options.engineThreads;
   pipeline.minBlocksPerSm = options.minBlocksPerSm == kAutoBlocksPerSm
-                                ? autoBlocksPerSm(matmul, B)
+                                ? autoBlocksPerSm(matmul, B, schedule)
                                 : options.minBlocksPerSm;
   pipeline.fuseAdvanceEngine = options.fuseAdvanceEngine;
+  pipeline.schedule = schedule;
   mlir::eval::buildEvalGpuPipeline(pm, pipeline);
   if (mlir::failed(pm.run(*module)))
     return std::nullopt;

@@ -73,6 +73,15 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
                    "(tf32x3 when every linear is 8-aligned)")
       ->check(CLI::IsMember({"auto", "fma", "tf32x3"}))
       ->capture_default_str();
+  compile
+      ->add_option("--schedule", c.schedule,
+                   "The proof loop: step (a policy and an advance-engine "
+                   "kernel per step, every slot in lockstep), persistent (one "
+                   "kernel whose block per slot scores, advances and derives "
+                   "it until the pool is empty), or auto (chosen from B and "
+                   "--policy-matmul)")
+      ->check(CLI::IsMember({"auto", "step", "persistent"}))
+      ->capture_default_str();
   compile->add_flag_callback(
       "--unfused-step", [&c] { c.fuseAdvanceEngine = false; },
       "Keep the advance and the engine (under its cond) as separate launches: "

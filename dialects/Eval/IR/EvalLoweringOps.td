@@ -318,11 +318,20 @@ def Eval_CudaModuleOp : Eval_Op<"cuda_module", [Symbol, HasParent<"ProgramOp">]>
   let description = [{
     `source` names a template of lib/Targets/CUDA/Kernels (embedded in the
     compiler at build time); `options` are its NVRTC options (the
-    `-DPROOFC_...` parameters; the runtime adds `-arch`).
+    `-DPROOFC_...` parameters; the runtime adds `-arch`). With `link_into`,
+    the module is relocatable device code (the runtime adds `-rdc=true`)
+    that the driver links into the PTX of the named `gpu.module`, whose
+    kernels call its `extern "C"` device functions; it is not loaded alone.
+
+    ```mlir
+    eval.cuda_module @slot "slot.cu" ["-DPROOFC_A=6", "-DPROOFC_S=120"] link_into @policy
+    ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$source,
-                       StrArrayAttr:$options);
-  let assemblyFormat = "$sym_name $source $options attr-dict";
+                       StrArrayAttr:$options,
+                       OptionalAttr<FlatSymbolRefAttr>:$link_into);
+  let assemblyFormat =
+      "$sym_name $source $options (`link_into` $link_into^)? attr-dict";
   let hasVerifier = 1;
 }
 

@@ -89,8 +89,13 @@ def EvalLowerToGpuPass : Pass<"eval-lower-to-gpu", "::mlir::ModuleOp"> {
     (`eval.cond` on its flag holding only `eval.engine` of its slots) becomes
     ONE launch of `proofc_advance_engine`: a step is two kernels, and the
     cond's else value (the old derived states, only seen once the loop
-    stops) is not kept. The gpu.module gets the `#nvvm.target` of the
-    options; libdevice is linked for exp/log.
+    stops) is not kept. With `schedule=persistent` (which needs that fused
+    form) the loop's policy and advance-engine launches become ONE launch
+    of the persistent policy kernel, whose block per slot scores, advances
+    and derives its slot until the pool is empty (calling slot.cu's
+    `proofc_slot_advance_engine`, `eval.cuda_module @slot` linked into the
+    gpu.module), then `proofc_finish` ends the loop. The gpu.module gets the
+    `#nvvm.target` of the options; libdevice is linked for exp/log.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
@@ -112,6 +117,10 @@ def EvalLowerToGpuPass : Pass<"eval-lower-to-gpu", "::mlir::ModuleOp"> {
            /*default=*/"true",
            "Advance each slot and derive its next states in one kernel "
            "(replaces the engine cond)">,
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"step\"",
+           "The proof loop: step (the policy and advance-engine kernels "
+           "once per step, every slot in lockstep) or persistent (one "
+           "policy kernel runs each slot to the end of the pool)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

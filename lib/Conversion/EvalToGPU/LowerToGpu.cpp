@@ -9,6 +9,11 @@
 //                                      (fuse-advance-engine)
 //   eval.score_select               -> gpu.func @score_select (PolicyKernel)
 //                                      in gpu.module @policy, and its launch
+//   with schedule=persistent: the
+//   loop's score_select + advance   -> ONE launch of the persistent policy
+//   engine                             kernel (each block runs its slot to
+//                                      the end; slot.cu linked in), then
+//                                      step.cu's proofc_finish
 //   eval.copy                       -> launches of gpu.func @copy_words
 //   eval.device_loop / eval.cond    -> eval.launch_loop / eval.launch_cond
 // Kernels inside a cond or the loop take the innermost flag as their guard;
@@ -50,7 +55,7 @@ std::string mlir::eval::defaultLibdevicePath() { return PROOFC_LIBDEVICE; }
 namespace {
 
 constexpr StringLiteral kLoopCond = "loop";
-constexpr int64_t kStepThreads = 256;
+constexpr int64_t kStepThreads = 256, kWarpThreads = 32;
 constexpr int64_t kCopyThreads = 256, kCopyBlocks = 120;
 
 std::string bufArg(BufferOp buffer) {
@@ -82,6 +87,12 @@ public:
       return failure();
     if (options.fuseAdvanceEngine)
       findFusableCond(loop);
+    if (options.schedule != "step" && options.schedule != "persistent")
+      return program.emitOpError()
+             << "eval-lower-to-gpu: unknown schedule '" << options.schedule
+             << "' (step or persistent)";
+    if (persistent() && failed(checkPersistent(loop)))
+      return failure();
 
     declareModules();
     for (LaunchOp launch : program.getBody().front().getOps<LaunchOp>())
@@ -143,6 +154,41 @@ private:
     }
   }
 
+  bool persistent() const { return options.schedule == "persistent"; }
+
+  /// The persistent kernel replaces exactly the fused step: the loop holds
+  /// one eval.score_select, then the fused advance and engine cond, on the
+  /// same buffers (it reads its own slot's derived states, writes its own
+  /// action, then advances and derives that slot).
+  LogicalResult checkPersistent(DeviceLoopOp loop) {
+    auto fail = [&](Operation *at, const Twine &why) {
+      return at->emitOpError() << "eval-lower-to-gpu: schedule=persistent "
+                               << why;
+    };
+    if (!fusedAdvance)
+      return fail(loop, "needs the fused step (an eval.advance followed by "
+                        "the engine cond, with fuse-advance-engine; in "
+                        "proofc compile, no --unfused-step)");
+    auto scores = llvm::to_vector(loop.getBody().front().getOps<ScoreSelectOp>());
+    if (scores.size() != 1 || scores.front()->getNextNode() != fusedAdvance)
+      return fail(loop, "needs the loop's one eval.score_select right "
+                        "before the fused eval.advance");
+    ScoreSelectOp score = scores.front();
+    auto same = [&](Value x, Value y) {
+      FailureOr<SmallVector<BufferOp>> bx = buffers(x, score);
+      FailureOr<SmallVector<BufferOp>> by = buffers(y, fusedAdvance);
+      return succeeded(bx) && succeeded(by) && *bx == *by;
+    };
+    if (!same(score.getAction(), fusedAdvance.getAction()) ||
+        !same(score.getLogp(), fusedAdvance.getLogp()) ||
+        !same(score.getDerived(), fusedAdvance.getDerived()) ||
+        !same(score.getSlots(), fusedAdvance.getSlots()))
+      return fail(score, "needs the policy and the advance on the same "
+                         "buffers (run eval-plan-buffers)");
+    persistentScore = score;
+    return success();
+  }
+
   void declareModules() {
     OpBuilder builder(program.getContext());
     Block &block = program.getBody().front();
@@ -155,7 +201,15 @@ private:
         "-DPROOFC_ENGINE_THREADS=" + std::to_string(options.engineThreads);
     // One NVRTC compile for every CUDA C++ kernel: step.cu includes engine.cu.
     CudaModuleOp::create(builder, loc, "step", "step.cu",
-                         builder.getStrArrayAttr({A, S, threads}));
+                         builder.getStrArrayAttr({A, S, threads}),
+                         FlatSymbolRefAttr());
+    // The persistent kernel's advance-and-derive: relocatable code linked
+    // into the gpu.module; deriveSlot's items are one per policy thread,
+    // so its threads are set once the policy kernel's block is known.
+    if (persistent())
+      slotModule = CudaModuleOp::create(
+          builder, loc, "slot", "slot.cu", builder.getStrArrayAttr({A, S}),
+          FlatSymbolRefAttr::get(builder.getContext(), gpuModule.getSymName()));
   }
 
   std::string uniqueName(StringRef base) {
@@ -212,12 +266,14 @@ private:
 
   LaunchOp launch(OpBuilder &builder, Location loc, StringRef base,
                   SymbolRefAttr kernel, ArrayRef<std::string> grid,
-                  int64_t block, ArrayRef<std::string> args) {
+                  int64_t block, ArrayRef<std::string> args,
+                  int64_t sharedBytes = 0) {
     SmallVector<StringRef> gridRefs(grid.begin(), grid.end());
     SmallVector<StringRef> argRefs(args.begin(), args.end());
     return LaunchOp::create(builder, loc, uniqueName(base), kernel,
                             builder.getStrArrayAttr(gridRefs),
-                            static_cast<uint32_t>(block), 0,
+                            static_cast<uint32_t>(block),
+                            static_cast<uint32_t>(sharedBytes),
                             builder.getStrArrayAttr(argRefs));
   }
 
@@ -292,17 +348,82 @@ private:
                                           {"B", "S"});
     std::string arrivals = addScratchBuffer(name + "_arrivals",
                                             builder.getI32Type(), {"B"});
+    SmallVector<std::string> slotArgs;
+    if (score == persistentScore) {
+      FailureOr<SmallVector<std::string>> args = slotStepArgs();
+      if (failed(args))
+        return failure();
+      slotArgs = std::move(*args);
+    }
     FailureOr<PolicyKernel> kernel = buildPolicyKernel(
         score, gpuModule, name, guard.getSymName(), options.groups,
-        options.statesPerThread, options.minBlocksPerSm, logits, arrivals);
+        options.statesPerThread, options.minBlocksPerSm, logits, arrivals,
+        slotArgs);
     if (failed(kernel))
       return failure();
     SmallVector<std::string> grid(kernel->grid.begin(), kernel->grid.end());
-    launch(builder, score.getLoc(), "score_select",
+    launch(builder, score.getLoc(),
+           slotArgs.empty() ? "score_select" : "persistent",
            kernelRef(gpuModule.getSymName(), name), grid, kernel->block,
-           kernel->args);
+           kernel->args, kernel->sharedBytes);
+    if (!slotArgs.empty()) {
+      if (failed(checkSlotBlock(score, kernel->block)))
+        return failure();
+      SmallVector<Attribute> opts(slotModule.getOptions().getValue());
+      opts.push_back(builder.getStringAttr("-DPROOFC_ENGINE_THREADS=" +
+                                           std::to_string(kernel->block)));
+      // The linker refuses a callee that may use more registers than the
+      // kernel's cap (65536 per SM over its blocks' threads, in 8s).
+      if (options.minBlocksPerSm > 0) {
+        int64_t regs =
+            65536 / (options.minBlocksPerSm * kernel->block) / 8 * 8;
+        opts.push_back(builder.getStringAttr(
+            "-maxrregcount=" + std::to_string(std::min<int64_t>(regs, 255))));
+      }
+      slotModule.setOptionsAttr(builder.getArrayAttr(opts));
+    }
     toErase.push_back(score);
     return success();
+  }
+
+  /// The persistent kernel's block also derives its slot (engine.cu with
+  /// PROOFC_ENGINE_THREADS = the block): a power of two of threads, and
+  /// engine.cu's static shared memory (its static_assert) within 48 KiB.
+  LogicalResult checkSlotBlock(ScoreSelectOp score, int64_t threads) {
+    int64_t A = program.getAAttr().getInt(), S = program.getSAttr().getInt();
+    int64_t table = llvm::PowerOf2Ceil(2 * (S + threads));
+    int64_t bytes = (S + threads) * (3 * A + 1) * 4 + 4 * threads * 4 +
+                    8 * table + 256;
+    if (!llvm::isPowerOf2_64(threads) || bytes > kSlotStepSharedBytes)
+      return score.emitOpError()
+             << "eval-lower-to-gpu: the persistent kernel's block of "
+             << threads << " threads also derives its slot, which needs a "
+             << "power of two of threads and " << bytes
+             << " bytes of static shared memory (limit "
+             << kSlotStepSharedBytes << "); change --groups or "
+             << "--states-per-thread, or use --schedule step";
+    return success();
+  }
+
+  /// slot.cu's proofc_slot_advance_engine after the slot index: the fused
+  /// advance-engine kernel's arguments without the guard, the counters and
+  /// the flags (the persistent kernel neither waits for nor signals a step).
+  FailureOr<SmallVector<std::string>> slotStepArgs() {
+    FailureOr<AdvanceBuffers> a = advanceBuffers(fusedAdvance);
+    auto engine = cast<EngineOp>(fusedCond.getBody().front().front());
+    auto kb = buffers(engine.getKb(), engine);
+    if (failed(a) || failed(kb))
+      return failure();
+    SmallVector<std::string> args = {
+        bufArg(a->pool[0]), "sym:N", maxDepthArg(fusedAdvance), "sym:R",
+        bufArg(a->action[0]), bufArg(a->logp[0])};
+    appendSlotsAndOutcomes(args, *a);
+    for (BufferOp b : *kb)
+      args.push_back(bufArg(b));
+    args.push_back("sym:E");
+    args.push_back(bufArg(a->derived[0]));
+    args.push_back(bufArg(a->derived[1]));
+    return args;
   }
 
   /// Declares a zero-filled buffer named `base` (made unique) after the
@@ -390,6 +511,15 @@ private:
       return engine.emitOpError("eval-lower-to-gpu: the engine must derive "
                                 "into the buffers the advance reads (run "
                                 "eval-plan-buffers)");
+    if (persistentScore) {
+      // The persistent kernel before it has advanced and derived every slot
+      // to the end of the pool: the loop ends.
+      launch(builder, advance.getLoc(), "finish",
+             kernelRef("step", "proofc_finish"), {"1"}, kWarpThreads,
+             {bufArg(a->flag[0]), "cond:" + kLoopCond.str()});
+      toErase.push_back(advance);
+      return success();
+    }
     std::string counters = addScratchBuffer("advance_engine_counters",
                                             builder.getI32Type(), {"2"});
     SmallVector<std::string> args = {
@@ -530,6 +660,8 @@ private:
   std::string engineCond;
   AdvanceOp fusedAdvance; ///< with fusedCond: one launch (fuse-advance-engine)
   CondOp fusedCond;
+  ScoreSelectOp persistentScore; ///< schedule=persistent: its kernel loops
+  CudaModuleOp slotModule;       ///< schedule=persistent: slot.cu
   llvm::StringSet<> launchNames;
   SmallVector<Operation *> toErase;
 };
@@ -544,13 +676,16 @@ struct EvalLowerToGpuPass
         (engineThreads & (engineThreads - 1)) != 0) {
       module.emitError() << "eval-lower-to-gpu: engine-threads must be a "
                             "power of two in [32, 1024], got "
-                         << engineThreads;
+                         << static_cast<int64_t>(engineThreads);
       return signalPassFailure();
     }
-    if (groups < 1 || statesPerThread < 1) {
+    if (groups < 0 || statesPerThread < 1 ||
+        (groups == 0 && schedule != "persistent")) {
       module.emitError() << "eval-lower-to-gpu: groups and states-per-thread "
-                            "must be positive, got "
-                         << groups << " and " << statesPerThread;
+                            "must be positive (groups 0: fit a slot, with "
+                            "schedule=persistent), got "
+                         << static_cast<int64_t>(groups) << " and "
+                         << static_cast<int64_t>(statesPerThread);
       return signalPassFailure();
     }
     auto programs = llvm::to_vector(module.getOps<ProgramOp>());
@@ -560,7 +695,8 @@ struct EvalLowerToGpuPass
       gpu::GPUModuleOp gpuModule = createGpuModule(module, program);
       EvalLowerToGpuPassOptions opts{
           chip,          features,       libdevice,        groups,
-          statesPerThread, engineThreads, minBlocksPerSm, fuseAdvanceEngine};
+          statesPerThread, engineThreads, minBlocksPerSm, fuseAdvanceEngine,
+          schedule};
       if (failed(ProgramLowering(program, gpuModule, opts).run()))
         return signalPassFailure();
     }

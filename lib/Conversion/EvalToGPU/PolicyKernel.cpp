@@ -57,6 +57,9 @@ using namespace mlir::eval;
 
 namespace {
 
+/// The persistent kernel's dynamic shared memory (rows, enc(parent), logits).
+constexpr StringLiteral kPolicyRowsSymbol = "proofc_policy_rows";
+
 //===----------------------------------------------------------------------===//
 // The encoder as the kernel sees it
 //===----------------------------------------------------------------------===//
@@ -200,8 +203,8 @@ class KernelGenerator {
 public:
   KernelGenerator(ScoreSelectOp op, const EncoderShape &shape, int64_t A,
                   int64_t S, int64_t B, const Tiling &tiling,
-                  gpu::GPUModuleOp module)
-      : op(op), shape(shape), A(A), S(S), B(B), tl(tiling),
+                  gpu::GPUModuleOp module, LLVM::LLVMFuncOp slotStep)
+      : op(op), shape(shape), A(A), S(S), B(B), tl(tiling), slotStep(slotStep),
         b(op.getLoc(), OpBuilder::atBlockEnd(module.getBody())) {
     MLIRContext *ctx = op.getContext();
     i1 = b.getI1Type();
@@ -220,11 +223,15 @@ public:
   /// Emits the kernel with arguments `argTypes` (docs/gpu-kernels.md).
   gpu::GPUFuncOp emit(StringRef name, ArrayRef<Type> argTypes) {
     auto fnType = b.getFunctionType(argTypes, {});
-    SmallVector<Type> shared = {
-        wgType({tl.rowsPerPass(), tl.actStride()}), // a warp's activation rows
-        wgType({tl.width()}),                   // enc(parent)
-        MemRefType::get({1}, i32, MemRefLayoutAttrInterface(),
-                        workgroup)};            // "this block is the last"
+    // The persistent kernel's rows are in dynamic shared memory: the slot
+    // function's static shared memory (the engine's) takes most of the 48 KiB
+    // a kernel may declare statically.
+    SmallVector<Type> shared;
+    if (!slotStep)
+      shared = {wgType({tl.rowsPerPass(), tl.actStride()}), // a warp's rows
+                wgType({tl.width()}),                       // enc(parent)
+                MemRefType::get({1}, i32, MemRefLayoutAttrInterface(),
+                                workgroup)}; // "this block is the last"
     func = gpu::GPUFuncOp::create(b, name, fnType, shared);
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     // Rows are read and written 16 bytes at a time.
@@ -494,8 +501,10 @@ private:
     Value logitsPtr = entry.getArgument(arg++);
     Value arrivalsPtr = entry.getArgument(arg++);
 
+    SmallVector<Value> slotStepArgs(entry.getArguments().drop_front(arg));
+
     Value guard = load(guardPtr, {});
-    // Block bid is part bid / B of slot bid % B.
+    // Block bid is part bid / B of slot bid % B (persistent: one part).
     Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
     Value slot = arith::RemUIOp::create(b, bid, cIdx(B));
     Value part = arith::DivUIOp::create(b, bid, cIdx(B));
@@ -508,9 +517,59 @@ private:
       makeViews(statePtr, derivedPtr, countPtr, tablePtrs, actionPtr, logpPtr);
       logitsBase = baseAddress(logitsPtr);
       arrivals = view(arrivalsPtr, i32, {fixed(B)});
-      emitSlot(slot, part);
+      if (!slotStep)
+        return emitSlot(slot, part);
+      emitPersistentLoop(slot, part, slotStepArgs);
     });
     gpu::ReturnOp::create(b);
+  }
+
+  /// The persistent kernel's dynamic shared memory: the rows, enc(parent),
+  /// the logits, the slot function's arguments. `extern __shared__`: it
+  /// starts after all static shared memory, the linked function's included.
+  void persistentSharedBases() {
+    Value rows = LLVM::AddressOfOp::create(b, sharedPtr, kPolicyRowsSymbol);
+    actBase = LLVM::PtrToIntOp::create(b, i64, rows);
+    parentBase = addI(actBase, cI64(4 * tl.rowsPerPass() * tl.actStride()));
+    logitsShared = addI(parentBase, cI64(4 * tl.width()));
+    slotArgsShared = addI(logitsShared, cI64(llvm::alignTo(4 * S, 8)));
+  }
+
+  /// The persistent kernel's block: score the slot, then advance and derive
+  /// it (slot.cu's function, linked in), until the pool is empty.
+  void emitPersistentLoop(Value slot, Value part, ValueRange slotStepArgs) {
+    // The function's arguments go through shared memory, 8 bytes each,
+    // stored once by thread 0: a call with 29 parameters cost ~4k cycles
+    // per step (spilled argument registers), one with 2 does not.
+    persistentSharedBases();
+    Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+    ifThen(cmpI(arith::CmpIPredicate::eq, tid, cIdx(0)), [&] {
+      for (auto [i, a] : llvm::enumerate(slotStepArgs)) {
+        Value word = isa<MemRefType>(a.getType())
+                         ? baseAddress(a)
+                         : Value(arith::ExtSIOp::create(b, i64, a));
+        Value addr = addI(slotArgsShared, cI64(8 * static_cast<int64_t>(i)));
+        LLVM::StoreOp::create(b, word,
+                              LLVM::IntToPtrOp::create(b, sharedPtr, addr), 8);
+      }
+    });
+    Value argsPtr = LLVM::AddrSpaceCastOp::create(
+        b, LLVM::LLVMPointerType::get(b.getContext()),
+        LLVM::IntToPtrOp::create(b, sharedPtr, slotArgsShared));
+    SmallVector<Value> callArgs = {toI32(slot), argsPtr};
+    auto loop = scf::WhileOp::create(b, TypeRange{}, ValueRange{});
+    Block *before = b.createBlock(&loop.getBefore());
+    b.setInsertionPointToStart(before);
+    emitSlot(slot, part);
+    // The select's action is written before thread 0 advances the slot.
+    barrier();
+    Value active = LLVM::CallOp::create(b, slotStep, callArgs).getResult();
+    scf::ConditionOp::create(b, cmpI(arith::CmpIPredicate::ne, active, cI32(0)),
+                             ValueRange{});
+    Block *after = b.createBlock(&loop.getAfter());
+    b.setInsertionPointToStart(after);
+    scf::YieldOp::create(b, ValueRange{});
+    b.setInsertionPointAfter(loop);
   }
 
   unsigned numTables() const {
@@ -559,8 +618,12 @@ private:
     rows.clear();
     for (int64_t t = 0; t < tl.T; ++t)
       rows.push_back(addI(firstRow, cIdx(t)));
-    actBase = baseAddress(func.getWorkgroupAttributions()[0]);
-    parentBase = baseAddress(func.getWorkgroupAttributions()[1]);
+    if (slotStep) {
+      persistentSharedBases();
+    } else {
+      actBase = baseAddress(func.getWorkgroupAttributions()[0]);
+      parentBase = baseAddress(func.getWorkgroupAttributions()[1]);
+    }
 
     Value k = toIndex(load(count, {slot}));
     Value first = cmpI(arith::CmpIPredicate::eq, tid, cIdx(0));
@@ -603,6 +666,7 @@ private:
                                    cIdx(tl.childrenPerBlock())));
     Value warpFirst = mulI(warp, cIdx(tl.rowsPerWarp()));
     Value warpBusy = cmpI(arith::CmpIPredicate::ult, warpFirst, used);
+    blockUsed = used;
     // Q x F rows [T][F], or the C layout of the tensor-core layers.
     int64_t encCount = tl.tf32 ? shape.outWidth / 2 : tl.T * tl.F;
     SmallVector<Type> encTypes(encCount, f32);
@@ -679,6 +743,14 @@ private:
   /// The block's logits are in its slot's row: count the arrival; the last
   /// block of the slot selects.
   void emitArrival(Value slot, Value k, Value parts, Value tid) {
+    if (slotStep) {
+      // One block per slot: its logits are visible to warp 0 after the
+      // barrier (global stores of the block, ordered by bar.sync).
+      barrier();
+      ifThen(cmpI(arith::CmpIPredicate::ult, tid, cIdx(kWarp)),
+             [&] { emitSelect(slot, k); });
+      return;
+    }
     // Arrival: the logits are visible GPU-wide before the count is
     // (threadfence-reduction pattern).
     NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
@@ -706,14 +778,19 @@ private:
   }
 
   /// The address of logit `child` of `slot` in the global logits rows.
+  /// (The persistent kernel's block is its slot's only one: its logits row
+  /// is in shared memory, after enc(parent).)
   Value logitAddress(Value slot, Value child) {
+    if (slotStep)
+      return LLVM::IntToPtrOp::create(
+          b, sharedPtr, addI(logitsShared, mulI(toI64(child), cI64(4))));
     Value addr = elementAddress(logitsBase, slot, S, child);
     return LLVM::IntToPtrOp::create(b, globalPtr, addr);
   }
   /// A logit another block may have written: volatile, so not from L1.
   Value loadLogit(Value slot, Value child) {
     return LLVM::LoadOp::create(b, f32, logitAddress(slot, child), 4,
-                                /*isVolatile=*/true);
+                                /*isVolatile=*/!slotStep);
   }
 
   /// enc(item[t]) for this thread's F features of each of its T rows,
@@ -743,8 +820,8 @@ private:
     };
     Value stateBase = baseAddress(state), derivedBase = baseAddress(derived);
 
-    // emb(item) for this thread's F features.
-    auto embed = [&](Value item) {
+    // The address of item's state row.
+    auto stateRow = [&](Value item) {
       Value isState = cmpI(arith::CmpIPredicate::eq, item, cIdx(0));
       Value child = arith::SubIOp::create(
           b, arith::MaxUIOp::create(b, item, cIdx(1)), cIdx(1));
@@ -752,9 +829,13 @@ private:
       // into the slot's S rows for items past the list).
       Value derivedRow = addI(mulI(slot, cIdx(S)),
                               arith::MinUIOp::create(b, child, cIdx(S - 1)));
-      Value rowAddr = sel(
-          isState, addI(stateBase, mulI(toI64(slot), cI64(4 * words))),
-          addI(derivedBase, mulI(toI64(derivedRow), cI64(4 * words))));
+      return sel(isState, addI(stateBase, mulI(toI64(slot), cI64(4 * words))),
+                 addI(derivedBase, mulI(toI64(derivedRow), cI64(4 * words))));
+    };
+    // emb(item) for this thread's F features; `stateWords`, when given, are
+    // its 3A state words, already loaded.
+    auto embed = [&](Value item, ArrayRef<Value> stateWords = {}) {
+      Value rowAddr = stateRow(item);
 
       // Argument `which` of term `term`: argN_const[t] for a constant,
       // argN_var[k-1] (= ~t) for variable Vk.
@@ -792,7 +873,9 @@ private:
       if (A <= kUnrolledAtoms) {
         // Straight-line code: all 3A state words, then all table rows, are
         // independent loads in flight together.
-        SmallVector<Value> atoms = loadWords(rowAddr, words);
+        SmallVector<Value> atoms(stateWords);
+        if (atoms.empty())
+          atoms = loadWords(rowAddr, words);
         for (int64_t a = 0; a < A; ++a)
           acc = addAtom(acc, atoms[3 * a], atoms[3 * a + 1], atoms[3 * a + 2]);
       } else {
@@ -817,14 +900,38 @@ private:
       // One row at a time, through the layers before the first linear, into
       // the warp's activation rows: with all T rows at once their 3A state
       // words each would be live together (spills).
-      forLoop(cIdx(0), cIdx(tl.T), cIdx(1), {}, [&](Value t, ValueRange) {
-        Value row = addI(rows[0], t);
-        SmallVector<SmallVector<Value>> cur = {embed(itemOfRow(row, childBase))};
+      // Iteration t embeds the warp's row t * R + (row group), and the loop
+      // stops after the rows that hold items: ceil(rows in use / R)
+      // iterations, warp-uniform (this warp holds some: warpBusy). Rows past
+      // them keep stale values; their results are never read.
+      Value warpRows = arith::MinUIOp::create(
+          b, arith::SubIOp::create(b, blockUsed, mulI(warp, cIdx(16))),
+          cIdx(16));
+      Value trips = arith::DivUIOp::create(b, addI(warpRows, cIdx(tl.R - 1)),
+                                           cIdx(tl.R));
+      Value rowGroup = arith::DivUIOp::create(b, lane, cIdx(tl.Q));
+      Value warpRow0 = addI(mulI(warp, cIdx(16)), rowGroup);
+      // The next row's state words are loaded before this row is embedded
+      // (one row of words in flight: the L2 latency of a derived row is
+      // hidden behind the table reads of the previous one).
+      auto rowOf = [&](Value t) { return addI(warpRow0, mulI(t, cIdx(tl.R))); };
+      bool prefetch = A <= kUnrolledAtoms;
+      SmallVector<Value> first;
+      if (prefetch)
+        first = loadWords(stateRow(itemOfRow(rowOf(cIdx(0)), childBase)), words);
+      forLoop(cIdx(0), trips, cIdx(1), first, [&](Value t, ValueRange cur0) {
+        Value row = rowOf(t);
+        SmallVector<Value> next;
+        if (prefetch)
+          next = loadWords(
+              stateRow(itemOfRow(rowOf(addI(t, cIdx(1))), childBase)), words);
+        SmallVector<SmallVector<Value>> cur = {
+            embed(itemOfRow(row, childBase), llvm::to_vector(cur0))};
         cur = vectorLayers(ArrayRef(shape.layers).take_front(firstLinear()),
                            ArrayRef(layerTables).take_front(firstLinear()),
                            cur);
         storeRow(actAddress(row, cIdx(0)), cur[0]);
-        return SmallVector<Value>{};
+        return next;
       });
       syncWarp();
       return vectorLayersTf32();
@@ -1280,6 +1387,8 @@ private:
   const EncoderShape &shape;
   int64_t A, S, B;
   Tiling tl;
+  /// slot.cu's advance-and-derive: the persistent form; null: one step.
+  LLVM::LLVMFuncOp slotStep;
   ImplicitLocOpBuilder b;
   Type i1, i32, i64, f32, f64, index;
   VectorType vec4;
@@ -1292,7 +1401,10 @@ private:
   Value atomTables[5]; ///< pred_proj, arg0/arg1 const, arg0/arg1 var
   SmallVector<LayerTables> layerTables;
   Value numR, scale;
-  Value lane, warp, featureThread, col0, actBase, parentBase;
+  Value lane, warp, featureThread, col0, actBase, parentBase, logitsShared,
+      slotArgsShared;
+  /// Items (parent and children) of the block's current pass.
+  Value blockUsed;
   Value quadGroup, quadLane; ///< C layout: lane / 4 and lane % 4
   SmallVector<Value> rows; ///< this thread's T rows within a pass
 };
@@ -1303,7 +1415,8 @@ FailureOr<PolicyKernel>
 mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
                               StringRef name, StringRef guard, int64_t groups,
                               int64_t statesPerThread, int64_t minBlocksPerSm,
-                              StringRef logitsBuffer, StringRef arrivalsBuffer) {
+                              StringRef logitsBuffer, StringRef arrivalsBuffer,
+                              ArrayRef<std::string> slotStepArgs) {
   auto program = op->getParentOfType<ProgramOp>();
   auto encoder = dyn_cast_or_null<EncoderOp>(
       SymbolTable::lookupSymbolIn(program, op.getEncoderAttr()));
@@ -1315,7 +1428,8 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
 
   int64_t A = program.getAAttr().getInt(), S = program.getSAttr().getInt(),
           B = program.getBAttr().getInt();
-  if (groups < 1 || groups > 32)
+  bool persistent = !slotStepArgs.empty();
+  if (groups < (persistent ? 0 : 1) || groups > 32)
     return op.emitOpError() << "the GPU policy kernel takes 1 to 32 warps per "
                                "block (--groups), got "
                             << groups;
@@ -1348,7 +1462,8 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
     return op.emitOpError() << "the linear weights must all be TF32 fragments "
                                "or all transposed, got "
                             << split << " of " << linears;
-  Tiling tiling = chooseTiling(*shape, groups, statesPerThread);
+  Tiling tiling = chooseTiling(*shape, std::max<int64_t>(groups, 1),
+                               statesPerThread);
   if (split > 0) {
     // With the tensor cores a warp's rows are one m16 tile: T follows.
     if (kWarp % tiling.Q != 0 || 16 % tiling.R != 0 ||
@@ -1360,6 +1475,14 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
     tiling.T = 16 / tiling.R; // a warp's R row groups x T rows = 16
     tiling.tf32 = true;
   }
+  // groups = 0: the fewest warps whose rows hold the parent and S children,
+  // a power of two (the persistent kernel's block also derives: engine.cu's
+  // items are one per thread, a power of two of them).
+  if (groups == 0) {
+    int64_t rowsPerWarp = tiling.rowsPerWarp();
+    tiling.warps = std::min<int64_t>(
+        32, llvm::PowerOf2Ceil((S + 1 + rowsPerWarp - 1) / rowsPerWarp));
+  }
   if (tiling.F * tiling.T > 64)
     return op.emitOpError()
            << "the GPU policy kernel would hold " << tiling.F * tiling.T
@@ -1368,9 +1491,16 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
   if (tiling.rowsPerPass() < 2)
     return op.emitOpError() << "the GPU policy kernel needs at least 2 rows "
                                "per block (the parent and a child)";
+  // Rows, enc(parent), then the "last block" flag, or (persistent) the
+  // slot's logits.
   int64_t sharedBytes =
-      4 * (tiling.rowsPerPass() * tiling.actStride() + tiling.width() + 1);
-  if (sharedBytes > 48 * 1024)
+      4 * (tiling.rowsPerPass() * tiling.actStride() + tiling.width() +
+           (persistent ? S : 1));
+  if (persistent) // the slot function's arguments, 8 bytes each
+    sharedBytes = llvm::alignTo(sharedBytes, 8) + 8 * slotStepArgs.size();
+  // The persistent kernel's rows are dynamic shared memory: the slot
+  // function's static shared memory comes on top (up to 227 KiB in all).
+  if (!persistent && sharedBytes > 48 * 1024)
     return op.emitOpError()
            << "the GPU policy kernel would need " << sharedBytes
            << " bytes of workgroup memory (limit 49152); "
@@ -1417,6 +1547,18 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
   // B x parts blocks: enough parts of childrenPerBlock() children for S.
   int64_t parts = (S + tiling.childrenPerBlock() - 1) / tiling.childrenPerBlock();
   kernel.grid = {"B", std::to_string(parts)};
+  if (persistent && parts != 1)
+    return op.emitOpError()
+           << "the persistent policy kernel scores a slot's S = " << S
+           << " children in one block, which holds "
+           << tiling.childrenPerBlock() << " (raise --groups)";
+  if (persistent && sharedBytes > kMaxSharedPerBlock - kSlotStepSharedBytes)
+    return op.emitOpError()
+           << "the persistent policy kernel would need " << sharedBytes
+           << " bytes of dynamic shared memory beside the engine's "
+           << "(limit " << kMaxSharedPerBlock - kSlotStepSharedBytes
+           << "); lower S or the groups";
+  kernel.sharedBytes = persistent ? sharedBytes : 0;
 
   MLIRContext *ctx = op.getContext();
   auto global = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Global);
@@ -1429,7 +1571,41 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
   argTypes.append(tables.size(), ptr(f32));
   argTypes.append({i32, f32, ptr(i32), ptr(f32), ptr(f32), ptr(i32)});
 
-  KernelGenerator generator(op, *shape, A, S, B, tiling, module);
+  // The persistent form also takes slot.cu's arguments and hands them to
+  // its advance-and-derive function, declared here and linked at load.
+  LLVM::LLVMFuncOp slotStep;
+  if (persistent) {
+    for (const std::string &arg : slotStepArgs) {
+      bool pointer = StringRef(arg).starts_with("buf:");
+      argTypes.push_back(pointer ? Type(ptr(i32)) : i32);
+      kernel.args.push_back(arg);
+    }
+    SmallVector<Type> params = {i32, LLVM::LLVMPointerType::get(ctx)};
+    OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+    if (!SymbolTable::lookupSymbolIn(module, kPolicyRowsSymbol))
+      LLVM::GlobalOp::create(
+          builder, op.getLoc(),
+          LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
+          /*isConstant=*/false, LLVM::Linkage::External, kPolicyRowsSymbol,
+          /*value=*/Attribute(), /*alignment=*/16,
+          static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+    slotStep = dyn_cast_or_null<LLVM::LLVMFuncOp>(
+        SymbolTable::lookupSymbolIn(module, kSlotStepFunction));
+    auto fnType = LLVM::LLVMFunctionType::get(i32, params);
+    if (!slotStep) {
+      slotStep = LLVM::LLVMFuncOp::create(builder, op.getLoc(),
+                                          kSlotStepFunction, fnType);
+      // Every thread of the block calls it: it holds block barriers.
+      slotStep.setPassthroughAttr(
+          builder.getArrayAttr({builder.getStringAttr("convergent")}));
+    } else if (slotStep.getFunctionType() != fnType) {
+      return op.emitOpError() << "two persistent policy kernels disagree on "
+                              << kSlotStepFunction << "'s signature";
+    }
+    kernel.grid = {"B"};
+  }
+
+  KernelGenerator generator(op, *shape, A, S, B, tiling, module, slotStep);
   kernel.func = generator.emit(name, argTypes);
   // ptxas caps the registers so that this many blocks fit on an SM.
   if (minBlocksPerSm > 0)

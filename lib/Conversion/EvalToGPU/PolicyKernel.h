@@ -22,7 +22,16 @@ struct PolicyKernel {
   SmallVector<std::string> args;
   SmallVector<std::string> grid; ///< blocks: the product of the factors
   int64_t block = 0;              ///< threads per block
+  int64_t sharedBytes = 0;        ///< dynamic shared memory per block
 };
+
+/// slot.cu's device function that the persistent policy kernel calls.
+inline constexpr llvm::StringLiteral kSlotStepFunction =
+    "proofc_slot_advance_engine";
+/// Its static shared memory at most (engine.cu's static_assert), and the
+/// most shared memory a block may have (sm_90).
+inline constexpr int64_t kSlotStepSharedBytes = 48 * 1024;
+inline constexpr int64_t kMaxSharedPerBlock = 227 * 1024;
 
 /// Adds `gpu.func @<name>` for `op` to `module`. `guard` is the flag buffer
 /// the kernel checks first; a block is `groups` warps whose threads each
@@ -30,13 +39,19 @@ struct PolicyKernel {
 /// several blocks, whose logits meet in `logitsBuffer` (f32 [B, S]) and
 /// whose arrivals are counted in `arrivalsBuffer` (i32 [B], zero between
 /// steps); `minBlocksPerSm` > 0 asks ptxas to fit that many blocks on an SM.
+/// With `slotStepArgs` (bundle argument strings, appended to the kernel's)
+/// the kernel is the persistent form: one block per slot loops score ->
+/// kSlotStepFunction(slot, args) until the function returns 0, `args`
+/// pointing at slotStepArgs' values, 8 bytes each, in the kernel's shared
+/// memory; its rows are `sharedBytes` of dynamic shared memory.
 /// Fails with a diagnostic on `op` for an encoder the generator does not
 /// implement or a shape past the kernel's limits.
 FailureOr<PolicyKernel>
 buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module, StringRef name,
                   StringRef guard, int64_t groups, int64_t statesPerThread,
                   int64_t minBlocksPerSm, StringRef logitsBuffer,
-                  StringRef arrivalsBuffer);
+                  StringRef arrivalsBuffer,
+                  ArrayRef<std::string> slotStepArgs = {});
 
 } // namespace mlir::eval
 

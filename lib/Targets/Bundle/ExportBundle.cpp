@@ -4,7 +4,8 @@
 // eval.transpose_weight -> PrologueOp, eval.launch -> Launch, the program's
 // top-level launches and conds -> the schedule's prologue, eval.launch_loop
 // -> the step with loop_flag/loop_cond, eval.cuda_module -> a "cuda" module
-// (the template embedded at build time), gpu.binary -> a "ptx" module.
+// (the template embedded at build time; with link_into, named in that "ptx"
+// module's link list), gpu.binary -> a "ptx" module.
 //
 //===----------------------------------------------------------------------===//
 #include "proofc/Target/ExportBundle.h"
@@ -138,6 +139,15 @@ mlir::eval::exportBundle(ModuleOp module, const proofc::ProgramSpec &program) {
                                  << "' is embedded in this compiler";
       bundle.modules.push_back({cuda.getSymName().str(), "cuda", source->str(),
                                 strings(cuda.getOptions())});
+      if (FlatSymbolRefAttr into = cuda.getLinkIntoAttr()) {
+        auto target = llvm::find_if(bundle.modules, [&](const auto &m) {
+          return m.format == "ptx" && m.name == into.getValue();
+        });
+        if (target == bundle.modules.end())
+          return exportError(cuda)
+                 << "link_into " << into << " names no gpu.binary";
+        target->link.push_back(cuda.getSymName().str());
+      }
     } else if (auto buffer = dyn_cast<BufferOp>(op)) {
       proofc::BufferDecl decl;
       decl.name = buffer.getSymName().str();

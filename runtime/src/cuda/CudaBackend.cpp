@@ -62,9 +62,11 @@ nlohmann::json cudaRunInfoJson(const CudaRunInfo &info) {
   for (const auto &[name, seconds] : info.launchSeconds) all += seconds;
   const double policy = sumOf(info.policyLaunches);
   const double engine = sumOf(info.engineLaunches);
+  const double fused = sumOf(info.fusedLaunches);
   j["phases"] = {{"policy_s", policy},
                  {"engine_s", engine},
-                 {"rest_s", all - policy - engine},
+                 {"fused_s", fused},
+                 {"rest_s", all - policy - engine - fused},
                  {"by_launch", info.launchSeconds}};
   return j;
 }
@@ -117,6 +119,7 @@ std::vector<Outcome> CudaBackend::run(const EvalInputs &, BackendTimings &) {
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <future>
 #include <limits>
 #include <map>
 #include <thread>
@@ -317,10 +320,53 @@ private:
       });
     }
     key.compilerVersion = "ptx-jit";
-    return cache.get(key, [&] { return linkPtx(m.source, name); });
+    // Modules linked in: relocatable NVRTC cubins; their sources and options
+    // are part of the key.
+    std::vector<const KernelModule *> linked;
+    for (const std::string &l : m.link) {
+      const KernelModule &c = moduleNamed(l);
+      linked.push_back(&c);
+      key.code += "\n// link " + c.name + "\n" + c.source;
+      for (const std::string &o : relocatableOptions(c))
+        key.options.push_back(c.name + ": " + o);
+    }
+    if (!linked.empty())
+      key.compilerVersion += " + nvrtc " + Nvrtc::get().version();
+    return cache.get(key, [&] {
+      // NVRTC compiles the linked modules while the driver JITs the PTX.
+      std::vector<std::future<std::string>> objects;
+      for (const KernelModule *c : linked)
+        objects.push_back(std::async(std::launch::async, [this, c] {
+          return Nvrtc::get().compileToCubin(
+              c->source, path_ + ": module '" + c->name + "'",
+              relocatableOptions(*c), major_, minor_);
+        }));
+      return linkPtx(m.source, name, objects);
+    });
   }
 
-  std::string linkPtx(const std::string &ptx, const std::string &name) {
+  const KernelModule &moduleNamed(const std::string &name) const {
+    for (const KernelModule &m : bundle_.modules)
+      if (m.name == name) return m;
+    fail("{}: no module '{}'", path_, name); // the bundle verifier checks
+  }
+  /// A linked module's NVRTC options: its own, relocatable device code.
+  std::vector<std::string> relocatableOptions(const KernelModule &m) const {
+    std::vector<std::string> options = m.options;
+    options.push_back("-rdc=true");
+    return options;
+  }
+  bool isLinked(const std::string &name) const {
+    for (const KernelModule &m : bundle_.modules)
+      if (std::find(m.link.begin(), m.link.end(), name) != m.link.end())
+        return true;
+    return false;
+  }
+
+  /// PTX (and the relocatable cubins `objects` will give, which it calls)
+  /// through the driver's JIT linker.
+  std::string linkPtx(const std::string &ptx, const std::string &name,
+                      std::vector<std::future<std::string>> &objects) {
     CudaDriver &drv = s_.drv;
     std::vector<char> log(16384, '\0');
     CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER,
@@ -338,6 +384,14 @@ private:
                                    const_cast<char *>(ptx.c_str()),
                                    ptx.size() + 1, name.c_str(), 0, nullptr,
                                    nullptr);
+    std::vector<std::string> cubins;
+    for (std::future<std::string> &object : objects)
+      cubins.push_back(object.get()); // rethrows an NVRTC error
+    for (size_t i = 0; r == CUDA_SUCCESS && i < cubins.size(); ++i)
+      r = drv.cuLinkAddData(state, CU_JIT_INPUT_CUBIN,
+                            const_cast<char *>(cubins[i].data()),
+                            cubins[i].size(), name.c_str(), 0, nullptr,
+                            nullptr);
     void *cubin = nullptr;
     size_t size = 0;
     if (r == CUDA_SUCCESS) r = drv.cuLinkComplete(state, &cubin, &size);
@@ -358,6 +412,8 @@ private:
     std::vector<std::string> cubins(n);
     std::vector<std::exception_ptr> errors(n);
     auto compileOne = [&](size_t i) {
+      if (isLinked(bundle_.modules[i].name))
+        return; // compiled into the module that links it
       try {
         // The PTX JIT links in the calling thread's context.
         PROOFC_CU(drv, cuCtxSetCurrent, s_.ctx);
@@ -379,6 +435,8 @@ private:
 
     for (size_t i = 0; i < n; ++i) {
       const KernelModule &m = bundle_.modules[i];
+      if (isLinked(m.name))
+        continue;
       std::vector<char> log(16384, '\0');
       CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER,
                              CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -457,6 +515,17 @@ private:
         fail("{}: launch '{}': block of {} threads, kernel '{}' allows at most "
              "{}",
              path_, launch.name, launch.block, launch.entry, maxThreads);
+      // Past 48 KiB of static plus dynamic shared memory a kernel must opt in.
+      if (launch.sharedBytes > 0) {
+        CUresult sr = drv.cuFuncSetAttribute(
+            p.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            launch.sharedBytes);
+        if (sr != CUDA_SUCCESS)
+          fail("{}: launch '{}': {} bytes of dynamic shared memory for kernel "
+               "'{}': {}",
+               path_, launch.name, launch.sharedBytes, launch.entry,
+               drv.errorName(sr));
+      }
       p.storage.assign(bound.args.size(), 0);
       for (size_t i = 0; i < bound.args.size(); ++i) {
         const BoundArg &a = bound.args[i];
@@ -478,6 +547,8 @@ private:
       if (launch.entry == "proofc_engine" ||
           launch.entry == "proofc_advance_engine")
         info_.engineLaunches.push_back(launch.name);
+      else if (!moduleNamed(launch.module).link.empty())
+        info_.fusedLaunches.push_back(launch.name); // the persistent kernel
       else if (launch.entry.rfind("score_select", 0) == 0)
         info_.policyLaunches.push_back(launch.name);
     }

@@ -51,6 +51,56 @@ TEST(Bundle, RoundTripsEveryField) {
   EXPECT_EQ(b.plan.schedule.step.at(0).body.at(0).launch, "engine");
 }
 
+TEST(Bundle, RoundTripsModuleLinks) {
+  Bundle a = referenceBundle();
+  a.modules.push_back({"ptx", "ptx", ".version 8.6", {}, {"engine"}});
+  // The linked module has no kernels of its own: nothing launches it.
+  for (Launch &l : a.plan.launches)
+    if (l.module == "engine")
+      l.module = "step";
+  std::string text = serializeBundle(a);
+  EXPECT_NE(text.find("\"link\": [\n    \"engine\"\n   ]"), std::string::npos);
+  Bundle b = parseBundle(text, "x.pcb");
+  EXPECT_EQ(b.modules.back().link, std::vector<std::string>{"engine"});
+  EXPECT_TRUE(b.modules.front().link.empty());
+  EXPECT_EQ(serializeBundle(b), text);
+  // A module without links has no "link" field.
+  EXPECT_EQ(json::parse(text)["modules"][0].count("link"), 0u);
+}
+
+TEST(Bundle, RejectsBadModuleLinks) {
+  auto withPtx = [](json links) {
+    return [links](json &j) {
+      j["modules"].push_back({{"name", "p"}, {"format", "ptx"},
+                              {"source", ".version 8.6"},
+                              {"options", json::array()}, {"link", links}});
+    };
+  };
+  struct Case {
+    std::function<void(json &)> edit;
+    const char *expected;
+  };
+  const Case cases[] = {
+      {withPtx({"nope"}), "x.pcb: modules[3].link[0]: unknown module 'nope'"},
+      {withPtx({"p"}), "x.pcb: modules[3].link[0]: module 'p' is not a cuda "
+                       "module"},
+      {withPtx({"policy", "policy"}),
+       "x.pcb: modules[3].link[1]: module 'policy' is linked more than once"},
+      {withPtx({""}), "x.pcb: modules[3].link[0]: "},
+      {withPtx("engine"), "x.pcb: modules[3].link: expected an array"},
+      {[](json &j) { j["modules"][0]["link"] = {"step"}; },
+       "x.pcb: modules[0].link: only a ptx module links other modules"},
+      {withPtx({"engine"}),
+       "plan.launches[1].module: module 'engine' is linked into another and "
+       "has no kernels of its own"},
+  };
+  for (const Case &c : cases) {
+    std::string error = errorAfter(c.edit);
+    EXPECT_NE(error.find(c.expected), std::string::npos)
+        << "expected '" << c.expected << "', got '" << error << "'";
+  }
+}
+
 TEST(Bundle, WriteIsAtomicAndReadsBack) {
   TempDir dir;
   const std::string path = dir.file("p.pcb");

@@ -1,21 +1,26 @@
 //===- CompiledBundleGpuTest.cpp - A bundle from `proofc compile` on a GPU ===//
 //
 // The compiler's output cannot be checked without a GPU, so these tests take
-// a bundle written by `proofc compile examples/v10.mlir -o v10.pcb`: the one
-// in $PROOFC_TEST_BUNDLE, else the one a full build makes (test/CMakeLists.txt,
-// <build>/test/v10.pcb). Skipped without it or without a CUDA device:
-//   - the generated PTX policy kernel `score_select`, launched exactly as the
-//     bundle's plan binds it (PlanBinding: buffers, folded tables, args), on
-//     random-walk states of real datasets, against HostPolicy and the host's
-//     selectAction: same action (up to near-ties within rounding) and logp
-//     within 1e-4; inactive slots untouched;
-//   - the whole bundle run by CudaBackend against the host backend (spec §7:
-//     >= 99.9% equal outcomes, every metric within 1e-3).
+// bundles written by `proofc compile examples/v10.mlir --schedule ...`: those
+// in $PROOFC_TEST_BUNDLE (paths separated by spaces), else those a full build
+// makes (test/CMakeLists.txt, <build>/test/v10-{step,persistent}.pcb).
+// Skipped without them or without a CUDA device:
+//   - the generated PTX policy kernel `score_select` of a step-schedule
+//     bundle, launched exactly as the bundle's plan binds it (PlanBinding:
+//     buffers, folded tables, args), on random-walk states of real datasets,
+//     against HostPolicy and the host's selectAction: same action (up to
+//     near-ties within rounding) and logp within 1e-4; inactive slots
+//     untouched (the persistent kernel advances and derives too: it is
+//     checked whole, below);
+//   - each whole bundle run by CudaBackend against the host backend (spec
+//     §7: >= 99.9% equal outcomes, every metric within 1e-3).
 //
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/cuda/CudaBackend.h"
 
 #include <gtest/gtest.h>
+
+#include <sstream>
 
 #if PROOFC_HAVE_CUDA
 
@@ -37,22 +42,28 @@
 namespace proofc::test {
 namespace {
 
-/// $PROOFC_TEST_BUNDLE, else the build's bundle if it exists, else "" (the
-/// test skips).
-std::string compiledBundlePath() {
+/// $PROOFC_TEST_BUNDLE's paths, else the build's bundles that exist (the
+/// tests skip when there are none).
+std::vector<std::string> compiledBundlePaths() {
+  std::string list;
   if (const char *env = std::getenv("PROOFC_TEST_BUNDLE"); env && *env)
-    return env;
-#ifdef PROOFC_COMPILED_BUNDLE
-  if (std::filesystem::exists(PROOFC_COMPILED_BUNDLE))
-    return PROOFC_COMPILED_BUNDLE;
+    list = env;
+#ifdef PROOFC_COMPILED_BUNDLES
+  else
+    list = PROOFC_COMPILED_BUNDLES;
 #endif
-  return "";
+  std::vector<std::string> paths;
+  std::istringstream words(list);
+  for (std::string path; words >> path;)
+    if (std::getenv("PROOFC_TEST_BUNDLE") || std::filesystem::exists(path))
+      paths.push_back(path);
+  return paths;
 }
 
-#define PROOFC_REQUIRE_COMPILED_BUNDLE(path)                                   \
-  std::string path = compiledBundlePath();                                     \
-  if (path.empty())                                                            \
-    GTEST_SKIP() << "no compiled bundle: set PROOFC_TEST_BUNDLE to the output " \
+#define PROOFC_REQUIRE_COMPILED_BUNDLES(paths)                                 \
+  std::vector<std::string> paths = compiledBundlePaths();                      \
+  if (paths.empty())                                                           \
+    GTEST_SKIP() << "no compiled bundle: set PROOFC_TEST_BUNDLE to outputs "   \
                     "of `proofc compile examples/v10.mlir -o v10.pcb`";
 
 const KernelModule &moduleNamed(const Bundle &bundle, const std::string &name) {
@@ -65,10 +76,23 @@ class CompiledPolicyKernel : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(CompiledPolicyKernel, MatchesHostPolicy) {
   PROOFC_REQUIRE_GPU();
-  PROOFC_REQUIRE_COMPILED_BUNDLE(path);
+  PROOFC_REQUIRE_COMPILED_BUNDLES(paths);
   if (!std::filesystem::exists(dataDir(GetParam())))
     GTEST_SKIP() << "dataset " << GetParam() << " not present";
-  Bundle bundle = readBundle(path);
+  // The step schedule's policy kernel: a bundle with a "score_select" launch.
+  std::string path;
+  Bundle bundle;
+  for (const std::string &p : paths) {
+    bundle = readBundle(p);
+    for (const Launch &l : bundle.plan.launches)
+      if (l.name == "score_select")
+        path = p;
+    if (!path.empty())
+      break;
+  }
+  if (path.empty())
+    GTEST_SKIP() << "no step-schedule bundle (proofc compile --schedule step) "
+                    "among PROOFC_TEST_BUNDLE's";
   const ProgramSpec &program = bundle.program;
   const ShapeParams &shape = program.shape;
   const size_t B = static_cast<size_t>(shape.B), A = shape.A, S = shape.S;
@@ -211,39 +235,43 @@ INSTANTIATE_TEST_SUITE_P(Datasets, CompiledPolicyKernel,
 
 TEST(CompiledBundle, RunsLikeTheHostBackend) {
   PROOFC_REQUIRE_GPU();
-  PROOFC_REQUIRE_COMPILED_BUNDLE(path);
+  PROOFC_REQUIRE_COMPILED_BUNDLES(paths);
   if (!std::filesystem::exists(dataDir("kinship")))
     GTEST_SKIP() << "dataset kinship not present";
-  Bundle bundle = readBundle(path);
-  Dataset ds = loadDataset(dataDir("kinship"));
-  TensorMap weights = readSafetensors(weightsFile("kinship"));
-  CandidateOptions opts;
-  opts.maxQueries = 40;
-  opts.corruptions = 100;
-  CandidateSet set = buildCandidates(ds, opts);
-  EvalInputs inputs{bundle.program, ds, weights, set, false};
-  BackendTimings ht, gt;
-  std::vector<Outcome> host = HostBackend().run(inputs, ht);
-  CudaBackendOptions options;
-  options.cache.disabled = true;
-  CudaBackend backend(bundle, path, options);
-  std::vector<Outcome> gpuOut = backend.run(inputs, gt);
-  ASSERT_EQ(gpuOut.size(), host.size());
-  int64_t same = 0;
-  for (size_t i = 0; i < host.size(); ++i)
-    same += gpuOut[i].status == host[i].status &&
-            gpuOut[i].depth == host[i].depth;
-  double agreement = double(same) / double(host.size());
-  std::cout << "[ bundle   ] kinship: " << host.size() << " candidates, agree "
-            << agreement << ", cond " << condModeName(backend.info().cond)
-            << ", run " << gt.runSeconds << "s (host " << ht.runSeconds
-            << "s), steps " << gt.steps << "\n";
-  EXPECT_GE(agreement, 0.999);
-  Metrics a = computeMetrics(set, host), b = computeMetrics(set, gpuOut);
-  EXPECT_NEAR(a.both.mrr, b.both.mrr, 1e-3);
-  EXPECT_NEAR(a.both.hits1, b.both.hits1, 1e-3);
-  EXPECT_NEAR(a.both.hits3, b.both.hits3, 1e-3);
-  EXPECT_NEAR(a.both.hits10, b.both.hits10, 1e-3);
+  for (const std::string &path : paths) {
+    SCOPED_TRACE(path);
+    Bundle bundle = readBundle(path);
+    Dataset ds = loadDataset(dataDir("kinship"));
+    TensorMap weights = readSafetensors(weightsFile("kinship"));
+    CandidateOptions opts;
+    opts.maxQueries = 40;
+    opts.corruptions = 100;
+    CandidateSet set = buildCandidates(ds, opts);
+    EvalInputs inputs{bundle.program, ds, weights, set, false};
+    BackendTimings ht, gt;
+    std::vector<Outcome> host = HostBackend().run(inputs, ht);
+    CudaBackendOptions options;
+    options.cache.disabled = true;
+    CudaBackend backend(bundle, path, options);
+    std::vector<Outcome> gpuOut = backend.run(inputs, gt);
+    ASSERT_EQ(gpuOut.size(), host.size());
+    int64_t same = 0;
+    for (size_t i = 0; i < host.size(); ++i)
+      same += gpuOut[i].status == host[i].status &&
+              gpuOut[i].depth == host[i].depth;
+    double agreement = double(same) / double(host.size());
+    std::cout << "[ bundle   ] " << path << ": kinship: " << host.size()
+              << " candidates, agree "
+              << agreement << ", cond " << condModeName(backend.info().cond)
+              << ", run " << gt.runSeconds << "s (host " << ht.runSeconds
+              << "s), steps " << gt.steps << "\n";
+    EXPECT_GE(agreement, 0.999);
+    Metrics a = computeMetrics(set, host), b = computeMetrics(set, gpuOut);
+    EXPECT_NEAR(a.both.mrr, b.both.mrr, 1e-3);
+    EXPECT_NEAR(a.both.hits1, b.both.hits1, 1e-3);
+    EXPECT_NEAR(a.both.hits3, b.both.hits3, 1e-3);
+    EXPECT_NEAR(a.both.hits10, b.both.hits10, 1e-3);
+  }
 }
 
 } // namespace

@@ -46,6 +46,33 @@ TEST(NvrtcTemplates, CompileForSm90InEveryEmittedConfiguration) {
     }
 }
 
+// slot.cu is relocatable device code linked into the persistent policy
+// kernel: -rdc=true, at the policy's block and register cap (v10: 256
+// threads, 2 blocks per SM), and it must export its one function.
+TEST(NvrtcTemplates, SlotCompilesAsRelocatableCode) {
+  const Nvrtc *nvrtc = nullptr;
+  try {
+    nvrtc = &Nvrtc::get();
+  } catch (const Error &e) {
+    GTEST_SKIP() << "no NVRTC: " << e.what();
+  }
+  const std::vector<std::string> options = {
+      "-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_ENGINE_THREADS=256",
+      "-maxrregcount=128", "-rdc=true"};
+  std::string cubin;
+  ASSERT_NO_THROW(cubin = nvrtc->compileToCubin(kernelTemplate("slot.cu"),
+                                                "slot.cu", options, 9, 0));
+  EXPECT_NE(cubin.find("proofc_slot_advance_engine"), std::string::npos);
+  // Without the register cap it would not link into the capped kernel;
+  // with 512 threads its tables pass 48 KiB (the compiler refuses that).
+  EXPECT_THROW(nvrtc->compileToCubin(
+                   kernelTemplate("slot.cu"), "slot.cu",
+                   {"-DPROOFC_A=6", "-DPROOFC_S=120",
+                    "-DPROOFC_ENGINE_THREADS=512", "-rdc=true"},
+                   9, 0),
+               Error);
+}
+
 } // namespace
 } // namespace proofc::test
 

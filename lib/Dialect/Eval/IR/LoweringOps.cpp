@@ -349,6 +349,10 @@ LogicalResult CudaModuleOp::verify() {
     if (cast<StringAttr>(option).getValue().starts_with("-arch"))
       return emitOpError(
           "must not pass -arch (the runtime picks the device's)");
+  for (Attribute option : getOptions())
+    if (cast<StringAttr>(option).getValue().starts_with("-rdc"))
+      return emitOpError("must not pass -rdc (the runtime adds -rdc=true to "
+                         "a module with link_into)");
   return success();
 }
 
@@ -490,6 +494,13 @@ LogicalResult LaunchOp::verify() {
     return emitOpError() << "kernel module @"
                          << kernel.getRootReference().getValue()
                          << " is not an 'eval.cuda_module'";
+  if (auto cuda = dyn_cast_or_null<CudaModuleOp>(module);
+      cuda && cuda.getLinkIntoAttr())
+    return emitOpError() << "kernel module @"
+                         << kernel.getRootReference().getValue()
+                         << " is linked into @"
+                         << cuda.getLinkIntoAttr().getValue()
+                         << " and has no kernels of its own";
   if (!module) {
     Operation *parent = (*program)->getParentOp();
     Operation *table =

@@ -4,8 +4,8 @@
 // (spec §5) by moving each active slot to the state the policy chose,
 // accumulating the log-probability, applying the terminal check (TRUE,
 // FALSE, max depth), writing the outcome of finished candidates and
-// refilling their slots from the pool with an atomic counter (advanceSlot).
-// Two kernels do it:
+// refilling their slots from the pool with an atomic counter (advance.cu's
+// advanceSlot). Two kernels do it:
 //  - proofc_advance: ONE block for all slots, so that the flags that drive
 //    the conditional graph nodes (any slot still active) are reduced without
 //    a second kernel; the engine then runs under the engine cond.
@@ -13,9 +13,11 @@
 //    next states at once (engine.cu's deriveSlot), so a step is two kernels
 //    (the policy, then this) instead of three; the last block to finish
 //    reduces the flags (a threadfence reduction over two counters).
+// proofc_finish ends the proof loop of the persistent schedule, whose one
+// policy kernel has run every slot to the end (slot.cu).
 //
 // Plain CUDA C++, compiled by NVRTC with -DPROOFC_A=.. (the compiler embeds
-// it with engine.cu inlined at the #include); the unit tests also compile it
+// it with engine.cu and advance.cu inlined at the #includes); the unit tests also compile it
 // through a CPU shim. Signatures: docs/gpu-kernels.md.
 //
 //===----------------------------------------------------------------------===//
@@ -28,6 +30,7 @@
 #endif
 
 #include "engine.cu"
+#include "advance.cu"
 
 // From the CUDA device runtime (cuda_device_runtime_api.h), declared here so
 // that NVRTC needs no CUDA headers.
@@ -35,25 +38,6 @@ extern "C" __device__ void cudaGraphSetConditional(unsigned long long handle,
                                                    unsigned int value);
 
 namespace proofc_step {
-
-constexpr int A = PROOFC_A;
-constexpr int S = PROOFC_S;
-constexpr int W = 3 * A;
-constexpr int kPadPred = -1;
-enum Status { kProved = 0, kFailed = 1, kTruncated = 2 };
-
-/// The start state canon([(r, h, t)]) of candidate c: the triple is ground.
-__device__ __forceinline__ void startState(int *st, const int *pool, int c) {
-  const int h = pool[3 * c], r = pool[3 * c + 1], t = pool[3 * c + 2];
-  st[0] = r;
-  st[1] = h;
-  st[2] = t;
-  for (int a = 1; a < A; ++a) {
-    st[3 * a] = kPadPred;
-    st[3 * a + 1] = 0;
-    st[3 * a + 2] = 0;
-  }
-}
 
 __device__ __forceinline__ void setFlags(int anyActive, int *engineFlag,
                                          int *loopFlag,
@@ -63,52 +47,6 @@ __device__ __forceinline__ void setFlags(int anyActive, int *engineFlag,
   *loopFlag = anyActive;
   if (engineHandle) cudaGraphSetConditional(engineHandle, anyActive);
   if (loopHandle) cudaGraphSetConditional(loopHandle, anyActive);
-}
-
-/// Ends the step of slot b; returns 1 when the slot holds an active
-/// candidate afterwards (the same one, or the next from the pool).
-__device__ __forceinline__ int advanceSlot(
-    int b, const int *pool, int N, int D, int R, const int *derived,
-    const int *count, const int *action, const float *actionLogp, int *state,
-    int *slotCand, int *depth, float *logp, int *nextCand, int *outStatus,
-    int *outDepth, float *outLogp) {
-  const int c = slotCand[b];
-  if (c < 0) return 0;
-  const int a = action[b];
-  if (a < 0 || a >= count[b]) __trap(); // the policy broke its contract
-  int *st = state + b * W;
-  const int *chosen = derived + (static_cast<long long>(b) * S + a) * W;
-  // All loads first, then the stores: the compiler cannot tell that state
-  // and derived do not overlap, so a load-store loop would wait for each
-  // load in turn (W round trips to L2 instead of one).
-  int words[W];
-  for (int w = 0; w < W; ++w) words[w] = chosen[w];
-  const float lp = logp[b] + actionLogp[b];
-  const int d = depth[b] + 1;
-  for (int w = 0; w < W; ++w) st[w] = words[w];
-  const int pred = words[0];
-  const int status = pred == R       ? kProved
-                     : pred == R + 1 ? kFailed
-                     : d >= D        ? kTruncated
-                                     : -1;
-  if (status < 0) {
-    logp[b] = lp;
-    depth[b] = d;
-    return 1;
-  }
-  outStatus[c] = status;
-  outDepth[c] = d;
-  outLogp[c] = lp;
-  const int next = atomicAdd(nextCand, 1);
-  if (next >= N) {
-    slotCand[b] = -1;
-    return 0;
-  }
-  slotCand[b] = next;
-  depth[b] = 0;
-  logp[b] = 0.f;
-  startState(st, pool, next);
-  return 1;
 }
 
 } // namespace proofc_step
@@ -202,4 +140,13 @@ extern "C" __global__ void proofc_advance_engine(
   const int anyActive = atomicExch(counters, 0) > 0;
   atomicExch(counters + 1, 0);
   setFlags(anyActive, engineFlag, loopFlag, engineHandle, loopHandle);
+}
+
+/// The persistent schedule's step after its one kernel (which returns only
+/// when every candidate has finished): the loop ends.
+extern "C" __global__ void proofc_finish(int *loopFlag,
+                                         unsigned long long loopHandle) {
+  if (threadIdx.x != 0) return;
+  *loopFlag = 0;
+  if (loopHandle) cudaGraphSetConditional(loopHandle, 0);
 }

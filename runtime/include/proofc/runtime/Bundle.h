@@ -71,6 +71,9 @@ struct KernelModule {
   std::string format; ///< "ptx" (from MLIR) or "cuda" (CUDA C++ for NVRTC)
   std::string source;
   std::vector<std::string> options; ///< NVRTC options for "cuda"
+  /// "ptx": the "cuda" modules linked into it (compiled as relocatable
+  /// device code, not loaded alone); JSON field "link", absent when empty.
+  std::vector<std::string> link;
 };
 
 /// A kernel argument: "buf:<buffer>" (device pointer), "sym:<symbol>" (int32

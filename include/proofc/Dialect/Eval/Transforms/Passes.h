@@ -62,6 +62,11 @@ struct EvalGpuPipelineOptions
       *this, "fuse-advance-engine",
       llvm::cl::desc("Advance and derive in one kernel per step"),
       llvm::cl::init(true)};
+  Option<std::string> schedule{
+      *this, "schedule",
+      llvm::cl::desc("The proof loop: step (every slot in lockstep) or "
+                     "persistent (one kernel runs each slot to the end)"),
+      llvm::cl::init("step")};
   /// Stop before the upstream NVVM lowering (the gpu.module stays as
   /// scf/arith/memref/gpu ops).
   Option<bool> stopBeforeNvvm{*this, "stop-before-nvvm",

@@ -77,8 +77,9 @@ struct CudaRunInfo {
   bool profiled = false; ///< CudaBackendOptions::profile was set
   /// Profiled runs: kernel time per launch name (summed over the run).
   std::map<std::string, double> launchSeconds;
-  /// The launch names of the engine and of the policy (for the phase split).
-  std::vector<std::string> engineLaunches, policyLaunches;
+  /// The launch names of the engine and of the policy (for the phase split),
+  /// and of the persistent kernel, which is both (not split).
+  std::vector<std::string> engineLaunches, policyLaunches, fusedLaunches;
 };
 
 /// The report's "backend_details" for a CUDA run: device, cond mode, device

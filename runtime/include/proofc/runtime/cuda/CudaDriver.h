@@ -55,6 +55,7 @@ namespace proofc {
   X(cuModuleUnload, 2000)                                                      \
   X(cuModuleGetFunction, 2000)                                                 \
   X(cuFuncGetAttribute, 2020)                                                  \
+  X(cuFuncSetAttribute, 9000)                                                  \
   X(cuLinkCreate, 6050)                                                        \
   X(cuLinkAddData, 6050)                                                       \
   X(cuLinkComplete, 5050)                                                      \

@@ -1,0 +1,40 @@
+// eval-lower-to-gpu{schedule=persistent}: the loop's policy and fused
+// advance-engine launches become ONE launch of the persistent policy kernel
+// (one block per slot looping score -> advance -> derive until the pool is
+// empty), then proofc_finish, which ends the loop. The kernel calls slot.cu's
+// proofc_slot_advance_engine (declared here, convergent: every thread of the
+// block calls it), passing the slot and a pointer to its arguments, stored
+// once in the kernel's dynamic shared memory (`extern __shared__`
+// proofc_policy_rows: rows, enc(parent), logits, arguments). slot.cu is an
+// eval.cuda_module linked into the gpu.module, its derive one item per thread
+// of the policy's block, capped at the policy's registers.
+// RUN: proofc-opt %examples/v10.mlir --pass-pipeline='builtin.module(eval-gpu-pipeline{matmul=tf32x3 groups=0 min-blocks-per-sm=2 schedule=persistent stop-before-nvvm=true})' \
+// RUN: | FileCheck %s
+
+// CHECK:      eval.cuda_module @step "step.cu" ["-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_ENGINE_THREADS=128"]
+// CHECK-NEXT: eval.cuda_module @slot "slot.cu" ["-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_ENGINE_THREADS=256", "-maxrregcount=128"] link_into @policy
+// CHECK:      eval.launch "init" @step::@proofc_init
+// CHECK-NEXT: eval.launch "engine" @step::@proofc_engine
+// CHECK-NEXT: eval.launch_loop "loop" flag @loop_flag {
+// CHECK-NEXT:   eval.launch "persistent" @policy::@score_select grid ["B"] block 256 shared 35776 args ["buf:loop_flag", "buf:state", "buf:derived", "buf:count", "buf:slot_cand", {{.*}}, "buf:score_select_logits", "buf:score_select_arrivals", "buf:pool", "sym:N", "i32:20", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count"]
+// CHECK-NEXT:   eval.launch "finish" @step::@proofc_finish grid ["1"] block 32 args ["buf:loop_flag", "cond:loop"]
+// CHECK-NEXT: }
+// CHECK-NOT:  proofc_advance_engine
+// CHECK:      gpu.module @policy
+// CHECK-DAG:  llvm.mlir.global external @proofc_policy_rows() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK-DAG:  llvm.func @proofc_slot_advance_engine(i32, !llvm.ptr) -> i32 attributes {passthrough = ["convergent"]}
+// CHECK:      gpu.func @score_select(
+// CHECK:        llvm.mlir.addressof @proofc_policy_rows : !llvm.ptr<3>
+// CHECK:        scf.while
+// CHECK:          gpu.barrier
+// CHECK:          %[[ACTIVE:.+]] = llvm.call @proofc_slot_advance_engine(%{{.+}}, %{{.+}}) : (i32, !llvm.ptr) -> i32
+// CHECK:          scf.condition
+
+// RUN: not proofc-opt %examples/v10.mlir --pass-pipeline='builtin.module(eval-gpu-pipeline{schedule=bogus stop-before-nvvm=true})' 2>&1 \
+// RUN: | FileCheck %s --check-prefix=BOGUS
+// BOGUS: error: 'eval.program' op eval-lower-to-gpu: unknown schedule 'bogus' (step or persistent)
+
+// groups=0 (fit a slot in one block) is the persistent kernel's only.
+// RUN: not proofc-opt %examples/v10.mlir --pass-pipeline='builtin.module(eval-gpu-pipeline{groups=0 stop-before-nvvm=true})' 2>&1 \
+// RUN: | FileCheck %s --check-prefix=FIT
+// FIT: error: eval-lower-to-gpu: groups and states-per-thread must be positive (groups 0: fit a slot, with schedule=persistent), got 0 and 4
