@@ -164,6 +164,8 @@ constexpr int64_t kUnrolledAtoms = 16;
 /// Inputs of a linear layer per loop iteration (unrolled inside): enough
 /// loads in flight without hoisting a whole layer's weights into registers.
 constexpr int64_t kInputsPerIteration = 16;
+/// Tensor-core k-steps per loop iteration (their loads issued together).
+constexpr int64_t kStepsPerIteration = 2;
 
 /// How a block tiles the (state, feature) plane: Q threads share a state row,
 /// each owning F consecutive features of T rows; a warp holds R = 32 / Q row
@@ -1232,58 +1234,81 @@ private:
     Type accType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
     Value lanesBase =
         addI(tables.weight, mulI(toI64(lane), cI64(16))); // this lane's tile
+    // One k-step's operands: A (rows g, g + 8; columns 8ks + t, 8ks + t + 4)
+    // split into TF32 high and low parts, and the lane's B fragments of
+    // every n-tile (16 bytes each).
+    struct StepOperands {
+      SmallVector<Value> hi, lo;
+      SmallVector<SmallVector<Value>> w;
+    };
+    auto loadStep = [&](Value ks) {
+      StepOperands op;
+      Value col = addI(mulI(ks, cIdx(8)), quadLane);
+      Value col4 = addI(col, cIdx(4));
+      SmallVector<Value> a = {
+          load1(actAddress(cRow(0), col)), load1(actAddress(cRow(1), col)),
+          load1(actAddress(cRow(0), col4)), load1(actAddress(cRow(1), col4))};
+      for (Value x : a) {
+        Value h = toTf32(x);
+        Value rest =
+            arith::SubFOp::create(b, x, arith::BitcastOp::create(b, f32, h));
+        op.hi.push_back(h);
+        op.lo.push_back(toTf32(rest));
+      }
+      Value ksBase =
+          addI(lanesBase, mulI(toI64(ks), cI64(tiles * 32 * 16)));
+      for (int64_t nt = 0; nt < tiles; ++nt) {
+        Value ptr = LLVM::IntToPtrOp::create(
+            b, globalPtr, addI(ksBase, cI64(nt * 32 * 16)));
+        Value w = LLVM::LoadOp::create(b, vec4i, ptr, /*alignment=*/16,
+                                       /*isVolatile=*/false,
+                                       /*isNonTemporal=*/false,
+                                       /*invariant=*/true);
+        SmallVector<Value> wv;
+        for (int64_t e = 0; e < 4; ++e)
+          wv.push_back(LLVM::ExtractElementOp::create(b, i32, w, cI32(e)));
+        op.w.push_back(wv);
+      }
+      return op;
+    };
+    auto mmaStep = [&](const StepOperands &op, SmallVector<Value> c) {
+      for (int64_t nt = 0; nt < tiles; ++nt) {
+        SmallVector<Value> tile(ArrayRef<Value>(c).slice(4 * nt, 4));
+        auto mma = [&](ArrayRef<Value> aPart, Value b0, Value b1) {
+          Value r = NVVM::MmaOp::create(
+              b, accType, aPart, ValueRange{b0, b1}, tile, {16, 8, 8},
+              std::nullopt, std::nullopt,
+              std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32,
+                                            NVVM::MMATypes::tf32},
+              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                             NVVM::MMALayout::col});
+          for (int64_t e = 0; e < 4; ++e)
+            tile[e] = LLVM::ExtractValueOp::create(b, r, e);
+        };
+        // Small terms first: they are added to the accumulator before the
+        // large one.
+        const SmallVector<Value> &wv = op.w[nt];
+        mma(op.lo, wv[0], wv[1]);
+        mma(op.hi, wv[2], wv[3]);
+        mma(op.hi, wv[0], wv[1]);
+        for (int64_t e = 0; e < 4; ++e)
+          c[4 * nt + e] = tile[e];
+      }
+      return c;
+    };
+    // kStepsPerIteration k-steps per iteration, their loads first: one L2
+    // round trip for the weights of both.
+    int64_t steps = layer.in / 8;
+    int64_t per = steps % kStepsPerIteration == 0 ? kStepsPerIteration : 1;
     SmallVector<Value> acc = forLoop(
-        cIdx(0), cIdx(layer.in / 8), cIdx(1), inits,
+        cIdx(0), cIdx(steps), cIdx(per), inits,
         [&](Value ks, ValueRange iters) {
+          SmallVector<StepOperands> ops;
+          for (int64_t i = 0; i < per; ++i)
+            ops.push_back(loadStep(addI(ks, cIdx(i))));
           SmallVector<Value> c(iters.begin(), iters.end());
-          // A: rows g, g + 8; columns 8ks + t, 8ks + t + 4.
-          Value col = addI(mulI(ks, cIdx(8)), quadLane);
-          Value col4 = addI(col, cIdx(4));
-          SmallVector<Value> a = {
-              load1(actAddress(cRow(0), col)), load1(actAddress(cRow(1), col)),
-              load1(actAddress(cRow(0), col4)),
-              load1(actAddress(cRow(1), col4))};
-          SmallVector<Value> hi, lo;
-          for (Value x : a) {
-            Value h = toTf32(x);
-            Value rest = arith::SubFOp::create(
-                b, x, arith::BitcastOp::create(b, f32, h));
-            hi.push_back(h);
-            lo.push_back(toTf32(rest));
-          }
-          Value ksBase = addI(
-              lanesBase, mulI(toI64(ks), cI64(tiles * 32 * 16)));
-          for (int64_t nt = 0; nt < tiles; ++nt) {
-            Value ptr = LLVM::IntToPtrOp::create(
-                b, globalPtr, addI(ksBase, cI64(nt * 32 * 16)));
-            Value w = LLVM::LoadOp::create(b, vec4i, ptr, /*alignment=*/16,
-                                           /*isVolatile=*/false,
-                                           /*isNonTemporal=*/false,
-                                           /*invariant=*/true);
-            SmallVector<Value> wv;
-            for (int64_t e = 0; e < 4; ++e)
-              wv.push_back(LLVM::ExtractElementOp::create(b, i32, w, cI32(e)));
-            ValueRange cTile(ArrayRef<Value>(c).slice(4 * nt, 4));
-            SmallVector<Value> tile(cTile.begin(), cTile.end());
-            auto mma = [&](ArrayRef<Value> aPart, Value b0, Value b1) {
-              Value r = NVVM::MmaOp::create(
-                  b, accType, aPart, ValueRange{b0, b1}, tile, {16, 8, 8},
-                  std::nullopt, std::nullopt,
-                  std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32,
-                                                NVVM::MMATypes::tf32},
-                  std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                                 NVVM::MMALayout::col});
-              for (int64_t e = 0; e < 4; ++e)
-                tile[e] = LLVM::ExtractValueOp::create(b, r, e);
-            };
-            // Small terms first: they are added to the accumulator before
-            // the large one.
-            mma(lo, wv[0], wv[1]);
-            mma(hi, wv[2], wv[3]);
-            mma(hi, wv[0], wv[1]);
-            for (int64_t e = 0; e < 4; ++e)
-              c[4 * nt + e] = tile[e];
-          }
+          for (const StepOperands &op : ops)
+            c = mmaStep(op, c);
           return c;
         });
     // [nt][c0..c3] -> [h][nt][e]
