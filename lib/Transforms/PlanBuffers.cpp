@@ -352,27 +352,28 @@ struct EvalPlanBuffersPass
   /// Makes (once) the transposed copy of `linear`'s weight; returns its name.
   std::string transposeWeight(ProgramOp program, LinearOp linear, int64_t in,
                               int64_t out) {
-    std::string dst = (linear.getWeight() + ".T").str();
-    for (auto op : program.getBody().front().getOps<TransposeWeightOp>())
-      if (op.getDst() == dst)
-        return dst;
-    OpBuilder builder = afterPrologueOps(program);
-    TransposeWeightOp::create(builder, linear.getLoc(), dst, linear.getWeight(),
-                              out, in);
-    return dst;
+    return weightForm<TransposeWeightOp>(program, linear, ".T", in, out);
   }
 
   /// Makes (once) `linear`'s weight split into TF32 fragments; returns its
   /// name.
   std::string splitWeight(ProgramOp program, LinearOp linear, int64_t in,
                           int64_t out) {
-    std::string dst = (linear.getWeight() + ".tf32").str();
-    for (auto op : program.getBody().front().getOps<SplitTf32WeightOp>())
+    return weightForm<SplitTf32WeightOp>(program, linear, ".tf32", in, out);
+  }
+
+  /// The prologue op OpTy (dst, table, rows = out, cols = in) that makes
+  /// `linear`'s weight in the form the kernel reads, named weight + suffix,
+  /// once per weight.
+  template <typename OpTy>
+  std::string weightForm(ProgramOp program, LinearOp linear, StringRef suffix,
+                         int64_t in, int64_t out) {
+    std::string dst = (linear.getWeight() + suffix).str();
+    for (auto op : program.getBody().front().getOps<OpTy>())
       if (op.getDst() == dst)
         return dst;
     OpBuilder builder = afterPrologueOps(program);
-    SplitTf32WeightOp::create(builder, linear.getLoc(), dst,
-                              linear.getWeight(), out, in);
+    OpTy::create(builder, linear.getLoc(), dst, linear.getWeight(), out, in);
     return dst;
   }
 

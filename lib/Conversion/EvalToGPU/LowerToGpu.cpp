@@ -414,17 +414,9 @@ private:
     auto kb = buffers(engine.getKb(), engine);
     if (failed(a) || failed(kb))
       return failure();
-    SmallVector<std::string> args = {
-        bufArg(a->pool[0]), "sym:N", maxDepthArg(fusedAdvance), "sym:R",
-        bufArg(a->action[0]), bufArg(a->logp[0])};
-    appendSlotsAndOutcomes(args, *a);
-    for (BufferOp b : *kb)
-      args.push_back(bufArg(b));
-    args.push_back("sym:E");
-    args.push_back(bufArg(a->derived[0]));
-    args.push_back(bufArg(a->derived[1]));
-    return args;
+    return advanceEngineArgs(fusedAdvance, *a, *kb);
   }
+
 
   /// Declares a zero-filled buffer named `base` (made unique) after the
   /// program's buffers; returns its name.
@@ -478,6 +470,24 @@ private:
     return "i32:" + std::to_string(advance.getMaxDepthAttr().getInt());
   }
 
+  /// What advancing and deriving a slot reads and writes, in slot.cu's and
+  /// proofc_advance_engine's order: pool, N, D, R, the action and its logp,
+  /// the slots, next_cand and the outcomes, the knowledge base, E, derived.
+  SmallVector<std::string> advanceEngineArgs(AdvanceOp advance,
+                                             const AdvanceBuffers &a,
+                                             ArrayRef<BufferOp> kb) {
+    SmallVector<std::string> args = {
+        bufArg(a.pool[0]), "sym:N", maxDepthArg(advance), "sym:R",
+        bufArg(a.action[0]), bufArg(a.logp[0])};
+    appendSlotsAndOutcomes(args, a);
+    for (BufferOp b : kb)
+      args.push_back(bufArg(b));
+    args.push_back("sym:E");
+    args.push_back(bufArg(a.derived[0]));
+    args.push_back(bufArg(a.derived[1]));
+    return args;
+  }
+
   LogicalResult lowerAdvance(OpBuilder &builder, AdvanceOp advance,
                              BufferOp guard) {
     FailureOr<AdvanceBuffers> a = advanceBuffers(advance);
@@ -522,16 +532,8 @@ private:
     }
     std::string counters = addScratchBuffer("advance_engine_counters",
                                             builder.getI32Type(), {"2"});
-    SmallVector<std::string> args = {
-        bufArg(guard),        bufArg(a->pool[0]), "sym:N",
-        maxDepthArg(advance), "sym:R",            bufArg(a->action[0]),
-        bufArg(a->logp[0])};
-    appendSlotsAndOutcomes(args, *a);
-    for (BufferOp b : *kb)
-      args.push_back(bufArg(b));
-    args.push_back("sym:E");
-    args.push_back(bufArg(a->derived[0]));
-    args.push_back(bufArg(a->derived[1]));
+    SmallVector<std::string> args = {bufArg(guard)};
+    llvm::append_range(args, advanceEngineArgs(advance, *a, *kb));
     args.push_back("buf:" + counters);
     llvm::append_range(args, flagArgs(a->flag[0]));
     launch(builder, advance.getLoc(), "advance_engine",

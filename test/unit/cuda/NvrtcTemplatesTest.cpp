@@ -19,13 +19,17 @@
 namespace proofc::test {
 namespace {
 
-TEST(NvrtcTemplates, CompileForSm90InEveryEmittedConfiguration) {
-  const Nvrtc *nvrtc = nullptr;
-  try {
-    nvrtc = &Nvrtc::get();
-  } catch (const Error &e) {
-    GTEST_SKIP() << "no NVRTC: " << e.what();
+/// `nvrtc`: the loaded NVRTC, or the test skips with why it cannot load.
+#define PROOFC_REQUIRE_NVRTC(nvrtc)                                            \
+  const Nvrtc *nvrtc = nullptr;                                                \
+  try {                                                                        \
+    nvrtc = &Nvrtc::get();                                                     \
+  } catch (const Error &e) {                                                   \
+    GTEST_SKIP() << "no NVRTC: " << e.what();                                  \
   }
+
+TEST(NvrtcTemplates, CompileForSm90InEveryEmittedConfiguration) {
+  PROOFC_REQUIRE_NVRTC(nvrtc);
   struct Config {
     int A, S, threads;
   };
@@ -50,12 +54,7 @@ TEST(NvrtcTemplates, CompileForSm90InEveryEmittedConfiguration) {
 // kernel: -rdc=true, at the policy's block and register cap (v10: 256
 // threads, 2 blocks per SM), and it must export its one function.
 TEST(NvrtcTemplates, SlotCompilesAsRelocatableCode) {
-  const Nvrtc *nvrtc = nullptr;
-  try {
-    nvrtc = &Nvrtc::get();
-  } catch (const Error &e) {
-    GTEST_SKIP() << "no NVRTC: " << e.what();
-  }
+  PROOFC_REQUIRE_NVRTC(nvrtc);
   const std::vector<std::string> options = {
       "-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_ENGINE_THREADS=256",
       "-maxrregcount=128", "-rdc=true"};
