@@ -57,7 +57,8 @@ using namespace mlir::eval;
 
 namespace {
 
-/// The persistent kernel's dynamic shared memory (rows, enc(parent), logits).
+/// The persistent kernel's dynamic shared memory (rows, enc(parent), logits,
+/// the slot function's arguments).
 constexpr StringLiteral kPolicyRowsSymbol = "proofc_policy_rows";
 
 //===----------------------------------------------------------------------===//
