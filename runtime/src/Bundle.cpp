@@ -564,12 +564,10 @@ private:
       for (size_t k = 0; k < m.link.size(); ++k) {
         Node at = moduleNodes[i]["link"].array()[k];
         const std::string &name = m.link[k];
-        auto it = std::find_if(
-            bundle_.modules.begin(), bundle_.modules.end(),
-            [&](const KernelModule &o) { return o.name == name; });
-        if (it == bundle_.modules.end())
+        const KernelModule *linked = findModule(bundle_, name);
+        if (!linked)
           at.error(fmt::format("unknown module '{}'", escapeForMessage(name)));
-        if (it->format != "cuda")
+        if (linked->format != "cuda")
           at.error(fmt::format("module '{}' is not a cuda module",
                                escapeForMessage(name)));
         if (!linked_.insert(name).second)
@@ -582,6 +580,19 @@ private:
 };
 
 } // namespace
+
+const KernelModule *findModule(const Bundle &bundle, const std::string &name) {
+  for (const KernelModule &m : bundle.modules)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+bool isLinkedModule(const Bundle &bundle, const std::string &name) {
+  for (const KernelModule &m : bundle.modules)
+    if (std::find(m.link.begin(), m.link.end(), name) != m.link.end())
+      return true;
+  return false;
+}
 
 std::string serializeBundle(const Bundle &bundle) {
   json modules = json::array();

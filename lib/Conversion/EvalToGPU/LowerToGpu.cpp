@@ -342,18 +342,21 @@ private:
     std::string name = "score_select";
     for (int n = 1; SymbolTable::lookupSymbolIn(gpuModule, name); ++n)
       name = "score_select_" + std::to_string(n);
-    // The kernel's scratch: the logits rows its blocks meet in and their
-    // arrival counts (zero-filled once; the last block re-zeroes its slot's).
-    std::string logits = addScratchBuffer(name + "_logits", builder.getF32Type(),
-                                          {"B", "S"});
-    std::string arrivals = addScratchBuffer(name + "_arrivals",
-                                            builder.getI32Type(), {"B"});
     SmallVector<std::string> slotArgs;
+    std::string logits, arrivals;
     if (score == persistentScore) {
       FailureOr<SmallVector<std::string>> args = slotStepArgs();
       if (failed(args))
         return failure();
       slotArgs = std::move(*args);
+    } else {
+      // The kernel's scratch: the logits rows its blocks meet in and their
+      // arrival counts (zero-filled once; the last block re-zeroes its
+      // slot's). The persistent kernel's block is its slot's only one.
+      logits = addScratchBuffer(name + "_logits", builder.getF32Type(),
+                                {"B", "S"});
+      arrivals = addScratchBuffer(name + "_arrivals", builder.getI32Type(),
+                                  {"B"});
     }
     FailureOr<PolicyKernel> kernel = buildPolicyKernel(
         score, gpuModule, name, guard.getSymName(), options.groups,
@@ -416,7 +419,6 @@ private:
       return failure();
     return advanceEngineArgs(fusedAdvance, *a, *kb);
   }
-
 
   /// Declares a zero-filled buffer named `base` (made unique) after the
   /// program's buffers; returns its name.

@@ -501,8 +501,13 @@ private:
     scale = entry.getArgument(arg++);
     Value actionPtr = entry.getArgument(arg++);
     Value logpPtr = entry.getArgument(arg++);
-    Value logitsPtr = entry.getArgument(arg++);
-    Value arrivalsPtr = entry.getArgument(arg++);
+    // The step form's scratch, where a slot's blocks meet (the persistent
+    // block is its slot's only one and keeps its logits in shared memory).
+    Value logitsPtr, arrivalsPtr;
+    if (!slotStep) {
+      logitsPtr = entry.getArgument(arg++);
+      arrivalsPtr = entry.getArgument(arg++);
+    }
 
     SmallVector<Value> slotStepArgs(entry.getArguments().drop_front(arg));
 
@@ -518,11 +523,11 @@ private:
     // Block-uniform: every thread of a block sees the same guard and slot.
     ifThen(run, [&] {
       makeViews(statePtr, derivedPtr, countPtr, tablePtrs, actionPtr, logpPtr);
+      if (slotStep)
+        return emitPersistentLoop(slot, part, slotStepArgs);
       logitsBase = baseAddress(logitsPtr);
       arrivals = view(arrivalsPtr, i32, {fixed(B)});
-      if (!slotStep)
-        return emitSlot(slot, part);
-      emitPersistentLoop(slot, part, slotStepArgs);
+      emitSlot(slot, part);
     });
     gpu::ReturnOp::create(b);
   }
@@ -838,7 +843,6 @@ private:
     // emb(item) for this thread's F features; `stateWords`, when given, are
     // its 3A state words, already loaded.
     auto embed = [&](Value item, ArrayRef<Value> stateWords = {}) {
-      Value rowAddr = stateRow(item);
 
       // Argument `which` of term `term`: argN_const[t] for a constant,
       // argN_var[k-1] (= ~t) for variable Vk.
@@ -878,10 +882,11 @@ private:
         // independent loads in flight together.
         SmallVector<Value> atoms(stateWords);
         if (atoms.empty())
-          atoms = loadWords(rowAddr, words);
+          atoms = loadWords(stateRow(item), words);
         for (int64_t a = 0; a < A; ++a)
           acc = addAtom(acc, atoms[3 * a], atoms[3 * a + 1], atoms[3 * a + 2]);
       } else {
+        Value rowAddr = stateRow(item);
         acc = forLoop(
             cIdx(0), cIdx(A), cIdx(1), acc, [&](Value a, ValueRange iters) {
               Value atomAddr = addI(rowAddr, mulI(toI64(a), cI64(12)));
@@ -1568,8 +1573,10 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
   kernel.args.push_back(("f32:" + scale).str());
   kernel.args.push_back(buf((*action)[0]));
   kernel.args.push_back(buf((*logp)[0]));
-  kernel.args.push_back(("buf:" + logitsBuffer).str());
-  kernel.args.push_back(("buf:" + arrivalsBuffer).str());
+  if (!persistent) {
+    kernel.args.push_back(("buf:" + logitsBuffer).str());
+    kernel.args.push_back(("buf:" + arrivalsBuffer).str());
+  }
   // B x parts blocks: enough parts of childrenPerBlock() children for S.
   int64_t parts = (S + tiling.childrenPerBlock() - 1) / tiling.childrenPerBlock();
   kernel.grid = {"B", std::to_string(parts)};
@@ -1595,7 +1602,9 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
   SmallVector<Type> argTypes = {ptr(i32), ptr(i32), ptr(i32), ptr(i32),
                                 ptr(i32)};
   argTypes.append(tables.size(), ptr(f32));
-  argTypes.append({i32, f32, ptr(i32), ptr(f32), ptr(f32), ptr(i32)});
+  argTypes.append({i32, f32, ptr(i32), ptr(f32)});
+  if (!persistent)
+    argTypes.append({ptr(f32), ptr(i32)}); // logits rows, arrival counts
 
   // The persistent form also takes slot.cu's arguments and hands them to
   // its advance-and-derive function, declared here and linked at load.

@@ -41,7 +41,8 @@ inline constexpr int64_t kMaxSharedPerBlock = 227 * 1024;
 /// steps); `minBlocksPerSm` > 0 asks ptxas to fit that many blocks on an SM.
 /// With `slotStepArgs` (bundle argument strings, appended to the kernel's)
 /// the kernel is the persistent form: one block per slot loops score ->
-/// kSlotStepFunction(slot, args) until the function returns 0, `args`
+/// kSlotStepFunction(slot, args) until the function returns 0 (it takes no
+/// logits or arrivals buffers: a block is its slot's only one), `args`
 /// pointing at slotStepArgs' values, 8 bytes each, in the kernel's shared
 /// memory; its rows are `sharedBytes` of dynamic shared memory.
 /// Fails with a diagnostic on `op` for an encoder the generator does not

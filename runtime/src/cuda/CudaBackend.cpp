@@ -346,8 +346,7 @@ private:
   }
 
   const KernelModule &moduleNamed(const std::string &name) const {
-    for (const KernelModule &m : bundle_.modules)
-      if (m.name == name) return m;
+    if (const KernelModule *m = findModule(bundle_, name)) return *m;
     fail("{}: no module '{}'", path_, name); // the bundle verifier checks
   }
   /// A linked module's NVRTC options: its own, relocatable device code.
@@ -357,10 +356,7 @@ private:
     return options;
   }
   bool isLinked(const std::string &name) const {
-    for (const KernelModule &m : bundle_.modules)
-      if (std::find(m.link.begin(), m.link.end(), name) != m.link.end())
-        return true;
-    return false;
+    return isLinkedModule(bundle_, name);
   }
 
   /// PTX (and the relocatable cubins `objects` will give, which it calls)

@@ -67,8 +67,7 @@ std::vector<std::string> compiledBundlePaths() {
                     "of `proofc compile examples/v10.mlir -o v10.pcb`";
 
 const KernelModule &moduleNamed(const Bundle &bundle, const std::string &name) {
-  for (const KernelModule &m : bundle.modules)
-    if (m.name == name) return m;
+  if (const KernelModule *m = findModule(bundle, name)) return *m;
   throw Error("bundle has no module '" + name + "'");
 }
 
@@ -238,15 +237,16 @@ TEST(CompiledBundle, RunsLikeTheHostBackend) {
   PROOFC_REQUIRE_COMPILED_BUNDLES(paths);
   if (!std::filesystem::exists(dataDir("kinship")))
     GTEST_SKIP() << "dataset kinship not present";
+  Dataset ds = loadDataset(dataDir("kinship"));
+  TensorMap weights = readSafetensors(weightsFile("kinship"));
+  CandidateOptions opts;
+  opts.maxQueries = 40;
+  opts.corruptions = 100;
+  CandidateSet set = buildCandidates(ds, opts);
   for (const std::string &path : paths) {
     SCOPED_TRACE(path);
     Bundle bundle = readBundle(path);
-    Dataset ds = loadDataset(dataDir("kinship"));
-    TensorMap weights = readSafetensors(weightsFile("kinship"));
-    CandidateOptions opts;
-    opts.maxQueries = 40;
-    opts.corruptions = 100;
-    CandidateSet set = buildCandidates(ds, opts);
+    // The host runs each bundle's own program (they may differ).
     EvalInputs inputs{bundle.program, ds, weights, set, false};
     BackendTimings ht, gt;
     std::vector<Outcome> host = HostBackend().run(inputs, ht);

@@ -126,6 +126,12 @@ struct Bundle {
   GpuPlan plan;
 };
 
+/// The module of `bundle` named `name`, or null.
+const KernelModule *findModule(const Bundle &bundle, const std::string &name);
+/// Whether a module of `bundle` links the module named `name` (which then
+/// has no kernels of its own).
+bool isLinkedModule(const Bundle &bundle, const std::string &name);
+
 /// JSON text of `bundle`.
 std::string serializeBundle(const Bundle &bundle);
 /// Parses and verifies (schema, version, every name reference resolves);
