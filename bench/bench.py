@@ -246,11 +246,14 @@ class Bench:
     # -- proofc --
 
     def proofc(self, workload: str, B: int, bundle: str, data: str, weights: str, queries: int,
-               corruptions: int, repeats: int, keep_outcomes: bool) -> Dict:
+               corruptions: int, repeats: int, keep_outcomes: bool, variant: str = "",
+               run_flags=()) -> Dict:
+        """A proofc row; `variant` names one run with `run_flags` added
+        (e.g. "nomemo": --memo-entries 0)."""
         a = self.args
-        impl = "proofc" if self.cuda else "proofc-host"
+        impl = ("proofc" if self.cuda else "proofc-host") + (f"-{variant}" if variant else "")
         row = R.new_row(impl, workload, B)
-        tag = f"proofc-{workload}-b{B}"
+        tag = f"{impl}-{workload}-b{B}"
         # Cold means both caches empty: proofc's kernel cache and the CUDA
         # driver's JIT cache (CUDA_CACHE_PATH), which would otherwise keep the
         # PTX of an earlier run with the same B.
@@ -269,7 +272,7 @@ class Bench:
                 c += ["--threads", str(a.threads)]
             if outcomes:
                 c += ["--outcomes", outcomes]
-            return c + list(extra)
+            return c + list(run_flags) + list(extra)
 
         def one(name, outcomes=None, extra=(), sampler=None, run_env=None):
             report = self.path(f"{tag}-{name}.json")
@@ -457,9 +460,9 @@ class Bench:
 
     # -- comparisons --
 
-    def row_of(self, impl_prefix: str, workload: str, B: int) -> Optional[Dict]:
+    def row_of(self, impl: str, workload: str, B: int) -> Optional[Dict]:
         for r in self.rows:
-            if r["impl"].startswith(impl_prefix) and r["workload"] == workload and r["B"] == B:
+            if r["impl"] == impl and r["workload"] == workload and r["B"] == B:
                 return r
         return None
 
@@ -549,6 +552,8 @@ def parse_args(argv=None):
                     help="large workload: corruptions (0: every filtered corruption)")
     ap.add_argument("--large-batches", default="1024,4096", help="B values of the large workload")
     ap.add_argument("--large-repeats", type=int, default=1)
+    ap.add_argument("--no-memo-off", action="store_true",
+                    help="skip the proofc row with the step memo off (--memo-entries 0)")
     ap.add_argument("--no-torch", action="store_true", help="skip the PyTorch port")
     ap.add_argument("--torch-variants", default="cond,nocond")
     ap.add_argument("--torch-batch", type=int, default=256)
@@ -618,6 +623,13 @@ def main(argv=None) -> int:
             continue
         bench.proofc("v10", B, g(bundle), g(v10["data"]), g(v10["weights"]), args.queries,
                      args.corruptions, args.repeats, keep_outcomes=True)
+    # 1b. proofc at the torch port's B with the step memo off (CUDA): what the
+    # memo adds, shown beside the ratios it gives.
+    if bench.cuda and not args.no_memo_off and v10["bundles"].get(str(args.torch_batch)):
+        bench.proofc("v10", args.torch_batch, g(v10["bundles"][str(args.torch_batch)]),
+                     g(v10["data"]), g(v10["weights"]), args.queries, args.corruptions,
+                     args.repeats, keep_outcomes=True, variant="nomemo",
+                     run_flags=["--memo-entries", "0"])
     # 2. proofc, the large workload.
     if not args.no_large:
         for B in args.large_batches:
@@ -641,14 +653,22 @@ def main(argv=None) -> int:
     impl = "proofc" if bench.cuda else "proofc-host"
     tb = args.torch_batch
     base = bench.row_of(impl, "v10", tb)
+    nomemo = bench.row_of(f"{impl}-nomemo", "v10", tb)
     if not args.no_torch:
         for variant in args.torch_variants:
-            torch_row = bench.row_of(f"torch-{variant}", "v10", tb)
-            name = torch_row["impl"] if torch_row else f"torch-{variant}"
-            bench.ratios.append(R.ratio_entry(f"{name} / {impl} (v10, B={tb})", "v10", tb,
+            torch_impl = f"torch-{variant}" + ("" if bench.cuda else "(eager)")
+            torch_row = bench.row_of(torch_impl, "v10", tb)
+            bench.ratios.append(R.ratio_entry(f"{torch_impl} / {impl} (v10, B={tb})", "v10", tb,
                                               torch_row, base))
+            if nomemo:
+                bench.ratios.append(R.ratio_entry(f"{torch_impl} / {impl}-nomemo (v10, B={tb})",
+                                                  "v10", tb, torch_row, nomemo))
             if torch_row:
                 bench.agree(f"{impl} v10 B={tb}", f"{torch_row['impl']} v10 B={tb}")
+    if nomemo:
+        bench.ratios.append(R.ratio_entry(f"{impl}-nomemo / {impl} (v10, B={tb}: the step memo)",
+                                          "v10", tb, nomemo, base))
+        bench.agree(f"{impl} v10 B={tb}", f"{impl}-nomemo v10 B={tb}")
     for B in args.batches:
         if B != tb:
             bench.agree(f"{impl} v10 B={tb}", f"{impl} v10 B={B}")

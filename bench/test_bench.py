@@ -212,7 +212,7 @@ opt = lambda name: argv[argv.index(name) + 1] if name in argv else None
 with open(argv[0]) as f:
     B = json.load(f)["B"]
 fail = os.environ.get("FAKE_FAIL")
-if fail and fail in ("all", opt("--cond")):
+if fail and fail in ("all", opt("--cond"), "memo" if opt("--memo-entries") == "0" else None):
     print("proofc-run: error: fake failure", file=sys.stderr); sys.exit(1)
 cache = os.environ["PROOFC_CACHE_DIR"]
 cold = not os.listdir(cache)
@@ -295,6 +295,23 @@ class ProofcFlowTest(unittest.TestCase):
         self.assertIn("proofc v10 B=256", bench.outcomes)
         with open(bench.args.json) as f:
             self.assertEqual(json.load(f)["rows"][0]["wall_s"], row["wall_s"])
+
+    def test_variant_row_passes_its_flags_to_every_run(self):
+        bench = self.bench()
+        os.environ["FAKE_FAIL"] = "memo"  # the fake fails only with --memo-entries 0
+        with contextlib.redirect_stdout(io.StringIO()):
+            row = bench.proofc("v10", 256, self.bundle, self.dir.name, self.exe, 10, 5, 2, True,
+                               variant="nomemo", run_flags=["--memo-entries", "0"])
+        self.assertEqual((row["impl"], row["status"]), ("proofc-nomemo", "failed"))
+        os.environ.pop("FAKE_FAIL")
+        bench = self.bench()
+        with contextlib.redirect_stdout(io.StringIO()):
+            row = bench.proofc("v10", 256, self.bundle, self.dir.name, self.exe, 10, 5, 2, True,
+                               variant="nomemo", run_flags=["--memo-entries", "0"])
+        self.assertEqual((row["impl"], row["status"]), ("proofc-nomemo", "ok"))
+        self.assertIn("proofc-nomemo v10 B=256", bench.outcomes)
+        self.assertIs(bench.row_of("proofc", "v10", 256), None)
+        self.assertIs(bench.row_of("proofc-nomemo", "v10", 256), row)
 
     def test_profile_run_gives_phases(self):
         os.environ["FAKE_PROFILE"] = "1"

@@ -28,7 +28,7 @@ using nlohmann::json;
 const std::vector<std::string> &bundleSymbols() {
   static const std::vector<std::string> symbols = {
       "B", "S", "A", "A2", "D", "d", "L",  "E",   "R",
-      "R1", "R2", "RE1", "NF", "NR", "NR1", "NRB", "N"};
+      "R1", "R2", "RE1", "NF", "NR", "NR1", "NRB", "N", "MEMO"};
   return symbols;
 }
 

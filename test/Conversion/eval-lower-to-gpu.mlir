@@ -7,6 +7,9 @@
 // By default the advance and the engine cond after it are ONE launch of
 // proofc_advance_engine (two kernels per step, no IF node left); with
 // fuse-advance-engine=false they stay apart, the cond an eval.launch_cond.
+// The fused step's advance takes the steps its step memo knows (memo.cu:
+// MEMO entries of 16 words for A = 2, each slot's claim); the unfused one
+// has no memo.
 // RUN: proofc-opt %s -split-input-file -verify-diagnostics -eval-lower-to-gpu \
 // RUN: | FileCheck %s
 // RUN: proofc-opt %s -split-input-file -verify-diagnostics -eval-lower-to-gpu=fuse-advance-engine=false \
@@ -15,10 +18,13 @@
 // CHECK-LABEL: module attributes {gpu.container_module}
 // CHECK:      eval.program @lowered
 // The policy kernel's scratch: the logits rows a slot's blocks meet in and
-// their arrival counts (zero-filled); the fused step's two counters.
+// their arrival counts (zero-filled); the fused step's two counters and
+// its memo.
 // CHECK:      eval.buffer @score_select_logits : f32 ["B", "S"]
 // CHECK-NEXT: eval.buffer @score_select_arrivals : i32 ["B"]
 // CHECK-NEXT: eval.buffer @advance_engine_counters : i32 ["2"]
+// CHECK-NEXT: eval.buffer @memo_table : i32 ["MEMO", "16"]
+// CHECK-NEXT: eval.buffer @memo_claims : i32 ["B"]
 // CHECK-NEXT: eval.cuda_module @step "step.cu" ["-DPROOFC_A=2", "-DPROOFC_S=3", "-DPROOFC_ENGINE_THREADS=128"]
 // CHECK-NOT:  eval.cuda_module
 // CHECK-NOT:  eval.init_slots
@@ -27,10 +33,11 @@
 // CHECK-NEXT: eval.launch "engine" @step::@proofc_engine grid ["B"] block 128 args ["buf:loop_flag", "buf:state", "buf:slot_cand", "buf:pool", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "sym:R", "buf:derived", "buf:count"]
 // CHECK-NEXT: eval.launch_loop "loop" flag @loop_flag {
 // CHECK-NEXT:   eval.launch "score_select" @policy::@score_select grid ["B", "1"] block 128 args ["buf:loop_flag", "buf:state", "buf:derived", "buf:count", "buf:slot_cand", "buf:w_atom_pred_proj", "buf:w_atom_arg0_const", "buf:w_atom_arg1_const", "buf:w_atom_arg0_var", "buf:w_atom_arg1_var", "buf:w_mlp_0_weight_T", "buf:w_mlp_0_bias", "buf:w_mlp_0_ln_weight", "buf:w_mlp_0_ln_bias", "sym:R", "f32:0.25", "buf:action", "buf:action_logp", "buf:score_select_logits", "buf:score_select_arrivals"]
-// CHECK-NEXT:   eval.launch "advance_engine" @step::@proofc_advance_engine grid ["B"] block 128 args ["buf:loop_flag", "buf:pool", "sym:N", "i32:4", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count", "buf:advance_engine_counters", "buf:loop_flag", "buf:loop_flag", "cond:loop", "cond:loop"]
+// CHECK-NEXT:   eval.launch "advance_engine" @step::@proofc_advance_engine grid ["B"] block 128 args ["buf:loop_flag", "buf:pool", "sym:N", "i32:4", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count", "buf:memo_table", "buf:memo_claims", "sym:MEMO", "buf:advance_engine_counters", "buf:loop_flag", "buf:loop_flag", "cond:loop", "cond:loop"]
 // CHECK-NEXT: }
 // UNFUSED-LABEL: eval.program @lowered
 // UNFUSED-NOT:   @advance_engine_counters
+// UNFUSED-NOT:   @memo_table
 // UNFUSED:       eval.launch "init" @step::@proofc_init {{.*}} "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop"]
 // UNFUSED:       eval.launch_loop "loop" flag @loop_flag {
 // UNFUSED-NEXT:    eval.launch "score_select" @policy::@score_select

@@ -2,12 +2,13 @@
 //
 // proofc-run PROGRAM.pcb --data DIR --weights W [--split --corruptions --seed
 // --queries --device cpu|cuda|auto --cond native|emulated|host --unroll
-// --threads --facts --max-pool --quiet --report --outcomes]
+// --memo-entries --threads --facts --max-pool --quiet --report --outcomes]
 //
 // The runtime-only counterpart of `proofc run`: the program comes from a
 // bundle written by `proofc compile`, so no MLIR is needed. The run flags
 // (tools/common/RunFlags.h), summary and report are those of `proofc run`;
-// --cond and --unroll pick how the CUDA backend runs the proof loop. The run
+// --cond and --unroll pick how the CUDA backend runs the proof loop,
+// --memo-entries sizes (or, with 0, turns off) its step memo. The run
 // itself is the runtime's RunSession. Every failure ends as one line on
 // stderr (`proofc-run: error: ...`) and exit code 1; an interrupted run as
 // `proofc-run: interrupted by SIGINT` and exit code 128 + the signal (130,
@@ -43,10 +44,13 @@ struct Options {
   cli::RunFlags run;
   std::string cond = "native";
   int unroll = 8;
+  int64_t memoEntries = -1;
 };
 
 int run(const Options &o) {
   const Clock::time_point start = Clock::now();
+  if (o.memoEntries > 0 && (o.memoEntries & (o.memoEntries - 1)) != 0)
+    fail("--memo-entries: {} is not -1, 0 or a power of two", o.memoEntries);
   const RunSessionOptions so = o.run.sessionOptions(start);
   checkOutputPaths(so); // before anything slow
   Bundle bundle = readBundle(o.bundle);
@@ -69,6 +73,7 @@ int run(const Options &o) {
     CudaBackendOptions options;
     options.cond = parseCondMode(o.cond, "--cond");
     options.unroll = o.unroll;
+    options.memoEntries = o.memoEntries;
     auto b = std::make_unique<CudaBackend>(bundle, o.bundle, options);
     cuda = b.get();
     backend = std::move(b);
@@ -125,6 +130,11 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   cli::addIntegerOption(app, "--unroll", o.unroll,
                         "Steps per graph launch (--cond emulated)", 1, 1024);
+  cli::addIntegerOption(
+      app, "--memo-entries", o.memoEntries,
+      "CUDA step memo (persistent-schedule bundles): entries, a power of two; "
+      "0 turns it off, -1 sizes it from the pool",
+      -1, int64_t{1} << 28);
   if (std::optional<int> exitCode =
           cli::parseCommandLine(app, argc, argv, "proofc-run"))
     return *exitCode;

@@ -290,7 +290,7 @@ def Eval_BufferOp : Eval_Op<"buffer", [Symbol, HasParent<"ProgramOp">]> {
   let description = [{
     `elements` is a symbolic extent: the product of its factors, each a
     decimal or a run-time symbol (B, S, A, A2, D, d, L, E, R, R1, R2, RE1,
-    NF, NR, NR1, NRB, N). `init` says where the initial contents come from:
+    NF, NR, NR1, NRB, N, MEMO). `init` says where the initial contents come from:
     empty (zero-filled), a run-time binding (`kb.facts`, `pool.triples`,
     `out.status`, ...) or a weight or folded table (`weights:<name>`, f32).
     Values are placed in buffers by the `eval.buffers` attribute that

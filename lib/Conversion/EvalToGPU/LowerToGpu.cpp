@@ -420,6 +420,23 @@ private:
     return advanceEngineArgs(fusedAdvance, *a, *kb);
   }
 
+  /// The step memo's arguments (memo.cu, after advance.cu's count): MEMO
+  /// entries of memoEntryWords() words and each slot's claimed entry, both
+  /// zero-filled before the run, then MEMO.
+  SmallVector<std::string> memoArgs() {
+    Type i32 = IntegerType::get(program.getContext(), 32);
+    std::string words = std::to_string(memoEntryWords());
+    return {"buf:" + addScratchBuffer("memo_table", i32, {"MEMO", words}),
+            "buf:" + addScratchBuffer("memo_claims", i32, {"B"}), "sym:MEMO"};
+  }
+
+  /// memo.cu's kEntryWords: hash, h, t, the state, the chosen state and the
+  /// log-probability, rounded up to 16 bytes.
+  int64_t memoEntryWords() {
+    int64_t W = 3 * program.getAAttr().getInt();
+    return llvm::alignTo(4 + 2 * W, 4);
+  }
+
   /// Declares a zero-filled buffer named `base` (made unique) after the
   /// program's buffers; returns its name.
   std::string addScratchBuffer(StringRef base, Type dtype,
@@ -474,7 +491,8 @@ private:
 
   /// What advancing and deriving a slot reads and writes, in slot.cu's and
   /// proofc_advance_engine's order: pool, N, D, R, the action and its logp,
-  /// the slots, next_cand and the outcomes, the knowledge base, E, derived.
+  /// the slots, next_cand and the outcomes, the knowledge base, E, derived,
+  /// the step memo.
   SmallVector<std::string> advanceEngineArgs(AdvanceOp advance,
                                              const AdvanceBuffers &a,
                                              ArrayRef<BufferOp> kb) {
@@ -487,6 +505,7 @@ private:
     args.push_back("sym:E");
     args.push_back(bufArg(a.derived[0]));
     args.push_back(bufArg(a.derived[1]));
+    llvm::append_range(args, memoArgs());
     return args;
   }
 

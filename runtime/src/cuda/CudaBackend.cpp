@@ -214,7 +214,7 @@ public:
     openDevice();
     KnowledgeBase kb =
         buildKnowledgeBase(inputs.dataset, inputs.factsIncludeValid);
-    PlanBinding binding(bundle_, inputs, kb, path_);
+    PlanBinding binding(bundle_, inputs, kb, path_, options_.memoEntries);
     allocate(binding);
     loadModules();
     resolveCondMode();
@@ -831,7 +831,8 @@ int64_t CudaBackend::poolCapacity(const EvalInputs &inputs) {
   const KnowledgeBase kb =
       buildKnowledgeBase(inputs.dataset, inputs.factsIncludeValid);
   auto bytesFor = [&](int64_t pool) {
-    const SymbolTable symbols = planSymbols(bundle_.program, kb, pool);
+    const SymbolTable symbols =
+        planSymbols(bundle_.program, kb, pool, options_.memoEntries);
     uint64_t bytes = 0;
     for (const BufferDecl &b : bundle_.plan.buffers)
       bytes += std::max<uint64_t>(

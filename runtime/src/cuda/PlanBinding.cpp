@@ -16,8 +16,23 @@
 
 namespace proofc {
 
+int64_t memoEntriesFor(int64_t requested, int64_t numCandidates) {
+  constexpr int64_t kMaxRequested = int64_t{1} << 28;
+  if (requested >= 0) {
+    if (requested > kMaxRequested || (requested & (requested - 1)) != 0)
+      fail("step memo: {} entries is neither 0 (off) nor a power of two up "
+           "to 2^28",
+           requested);
+    return requested;
+  }
+  int64_t entries = int64_t{1} << 12;
+  while (entries < 16 * numCandidates && entries < (int64_t{1} << 22))
+    entries <<= 1;
+  return entries;
+}
+
 SymbolTable planSymbols(const ProgramSpec &program, const KnowledgeBase &kb,
-                        int64_t numCandidates) {
+                        int64_t numCandidates, int64_t memoEntries) {
   const ShapeParams &s = program.shape;
   const int64_t E = kb.numEntities, R = kb.numRelations;
   const int64_t NR = kb.numRules();
@@ -37,7 +52,8 @@ SymbolTable planSymbols(const ProgramSpec &program, const KnowledgeBase &kb,
           {"NR", NR},
           {"NR1", NR + 1},
           {"NRB", static_cast<int64_t>(kb.ruleBody.size())},
-          {"N", numCandidates}};
+          {"N", numCandidates},
+          {"MEMO", memoEntriesFor(memoEntries, numCandidates)}};
 }
 
 int64_t evalExtent(const Extent &extent, const SymbolTable &symbols,
@@ -260,11 +276,13 @@ TensorMap runPlanPrologue(const GpuPlan &plan, const TensorMap &weights,
 }
 
 PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
-                         const KnowledgeBase &kb, const std::string &bundlePath)
+                         const KnowledgeBase &kb, const std::string &bundlePath,
+                         int64_t memoEntries)
     : path_(bundlePath),
       symbols_(planSymbols(bundle.program, kb,
                            static_cast<int64_t>(
-                               inputs.candidates.candidates.size()))) {
+                               inputs.candidates.candidates.size()),
+                           memoEntries)) {
   const GpuPlan &plan = bundle.plan;
   const TensorMap tensors = runPlanPrologue(plan, inputs.weights, path_);
 

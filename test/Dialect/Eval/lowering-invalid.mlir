@@ -289,7 +289,7 @@ module attributes {gpu.container_module} {
 // -----
 
 eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
-  // expected-error @+1 {{'eval.buffer' op elements factor 'K' is neither a decimal nor a run-time symbol (B, S, A, A2, D, d, L, E, R, R1, R2, RE1, NF, NR, NR1, NRB, N)}}
+  // expected-error @+1 {{'eval.buffer' op elements factor 'K' is neither a decimal nor a run-time symbol (B, S, A, A2, D, d, L, E, R, R1, R2, RE1, NF, NR, NR1, NRB, N, MEMO)}}
   eval.buffer @b : i32 ["B", "K"]
   eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {
     %e = eval.folded_atom_embed %s {pred_proj = "p", arg0_const = "c0", arg1_const = "c1", arg0_var = "v0", arg1_var = "v1"} : !eval.state<2> -> tensor<2x8xf32>

@@ -13,7 +13,10 @@
 //     untouched (the persistent kernel advances and derives too: it is
 //     checked whole, below);
 //   - each whole bundle run by CudaBackend against the host backend (spec
-//     §7: >= 99.9% equal outcomes, every metric within 1e-3).
+//     §7: >= 99.9% equal outcomes, every metric within 1e-3);
+//   - a bundle with the step memo (persistent schedule) gives bit for bit
+//     the same outcomes with the memo off, sized from the pool, and so small
+//     (64 entries, or 1) that it fills and every key collides.
 //
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/cuda/CudaBackend.h"
@@ -272,6 +275,57 @@ TEST(CompiledBundle, RunsLikeTheHostBackend) {
     EXPECT_NEAR(a.both.hits3, b.both.hits3, 1e-3);
     EXPECT_NEAR(a.both.hits10, b.both.hits10, 1e-3);
   }
+}
+
+bool hasStepMemo(const Bundle &bundle) {
+  for (const BufferDecl &b : bundle.plan.buffers)
+    for (const std::string &factor : b.elements.factors)
+      if (factor == "MEMO") return true;
+  return false;
+}
+
+TEST(CompiledBundle, StepMemoChangesNoOutcome) {
+  PROOFC_REQUIRE_GPU();
+  PROOFC_REQUIRE_COMPILED_BUNDLES(paths);
+  if (!std::filesystem::exists(dataDir("kinship")))
+    GTEST_SKIP() << "dataset kinship not present";
+  Dataset ds = loadDataset(dataDir("kinship"));
+  TensorMap weights = readSafetensors(weightsFile("kinship"));
+  CandidateOptions opts;
+  opts.maxQueries = 20;
+  opts.corruptions = 100;
+  CandidateSet set = buildCandidates(ds, opts);
+  int tested = 0;
+  for (const std::string &path : paths) {
+    Bundle bundle = readBundle(path);
+    if (!hasStepMemo(bundle)) continue;
+    SCOPED_TRACE(path);
+    ++tested;
+    EvalInputs inputs{bundle.program, ds, weights, set, false};
+    auto runWith = [&](int64_t memoEntries) {
+      CudaBackendOptions options;
+      options.memoEntries = memoEntries;
+      BackendTimings t;
+      std::vector<Outcome> out = CudaBackend(bundle, path, options).run(inputs, t);
+      std::cout << "[ memo     ] " << path << ": entries " << memoEntries
+                << ", run " << t.runSeconds << "s\n";
+      return out;
+    };
+    const std::vector<Outcome> off = runWith(0);
+    for (int64_t entries : {int64_t{-1}, int64_t{64}, int64_t{1}}) {
+      SCOPED_TRACE(entries);
+      const std::vector<Outcome> on = runWith(entries);
+      ASSERT_EQ(on.size(), off.size());
+      int64_t differ = 0;
+      for (size_t i = 0; i < off.size(); ++i)
+        differ += on[i].status != off[i].status ||
+                  on[i].depth != off[i].depth ||
+                  std::memcmp(&on[i].logp, &off[i].logp, sizeof(float)) != 0;
+      EXPECT_EQ(differ, 0) << "of " << off.size() << " candidates";
+    }
+  }
+  if (tested == 0)
+    GTEST_SKIP() << "no bundle with the step memo among " << paths.size();
 }
 
 } // namespace

@@ -125,13 +125,14 @@ private:
                        ip(15), ip(16), fp(17), ip(18), ip(19), H(20), H(21));
       };
     } else if (entry == "proofc_advance_engine") {
-      ASSERT_EQ(l.args.size(), 34u);
+      ASSERT_EQ(l.args.size(), 37u);
       body = [&] {
         proofc_advance_engine(
             ip(0), ip(1), I(2), I(3), I(4), ip(5), fp(6), ip(7), ip(8), ip(9),
             fp(10), ip(11), ip(12), ip(13), fp(14), ip(15), ip(16), ip(17),
             ip(18), ip(19), ip(20), ip(21), ip(22), ip(23), ip(24), ip(25),
-            I(26), ip(27), ip(28), ip(29), ip(30), ip(31), H(32), H(33));
+            I(26), ip(27), ip(28), ip(29), ip(30), I(31), ip(32), ip(33),
+            ip(34), H(35), H(36));
       };
     } else {
       FAIL() << "no emulated kernel for entry " << entry;

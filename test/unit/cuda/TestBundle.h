@@ -74,7 +74,11 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
   buffer("out_logp", F, {"N"}, "out.logp");
   buffer("engine_flag", I, {"1"});
   buffer("loop_flag", I, {"1"});
-  if (fusedStep) buffer("step_counters", I, {"2"});
+  if (fusedStep) {
+    buffer("step_counters", I, {"2"});
+    buffer("memo_table", I, {"MEMO", "40"}); // A = 6: memo.cu's kEntryWords
+    buffer("memo_claims", I, {"B"});
+  }
 
   // The AtomEmbed linear folded into per-position tables (HostPolicy's).
   const int64_t d = s.d;
@@ -161,6 +165,7 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
         "buf:out_status", "buf:out_depth", "buf:out_logp"};
     args.insert(args.end(), kbArgs.begin(), kbArgs.end());
     for (const char *a : {"sym:E", "buf:derived", "buf:count",
+                          "buf:memo_table", "buf:memo_claims", "sym:MEMO",
                           "buf:step_counters", "buf:engine_flag",
                           "buf:loop_flag", "cond:loop", "cond:loop"})
       args.push_back(a);

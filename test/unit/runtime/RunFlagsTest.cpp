@@ -45,6 +45,13 @@ TEST(RunFlags, ProofcRunRejectsTheSameNumbers) {
             "proofc-run: error: --max-pool: '0x10' is not an integer\n");
   EXPECT_EQ(errorFor("--unroll 0"),
             "proofc-run: error: --unroll: 0 is out of range [1, 1024]\n");
+  EXPECT_EQ(errorFor("--memo-entries -2"),
+            "proofc-run: error: --memo-entries: -2 is out of range [-1, "
+            "268435456]\n");
+  // Checked before the bundle is read (b.pcb does not exist).
+  EXPECT_EQ(errorFor("--memo-entries 1000"),
+            "proofc-run: error: --memo-entries: 1000 is not -1, 0 or a power "
+            "of two\n");
   EXPECT_EQ(errorFor("--split dev"),
             "proofc-run: error: --split: dev not in {train,valid,test}\n");
 }
@@ -70,7 +77,8 @@ TEST(RunFlags, ProofcRunHelpListsTheSharedFlags) {
        {"--data DIR", "--weights W.safetensors", "--split", "--corruptions INT",
         "--seed INT=0", "--queries INT=-1", "--device", "--threads INT=0",
         "--facts", "--max-pool INT=0", "--quiet", "--report FILE.json",
-        "--outcomes FILE.tsv", "--cond", "--unroll INT=8"})
+        "--outcomes FILE.tsv", "--cond", "--unroll INT=8",
+        "--memo-entries INT=-1"})
     EXPECT_NE(r.output.find(flag), std::string::npos) << flag << "\n"
                                                       << r.output;
 }

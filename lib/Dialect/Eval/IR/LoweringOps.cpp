@@ -32,7 +32,8 @@ bool mlir::eval::isLoweredProofLoop(Operation *op) {
 bool mlir::eval::isExtentSymbol(StringRef name) {
   static const char *const symbols[] = {"B",  "S",  "A",   "A2",  "D",  "d",
                                         "L",  "E",  "R",   "R1",  "R2", "RE1",
-                                        "NF", "NR", "NR1", "NRB", "N"};
+                                        "NF", "NR", "NR1", "NRB", "N",
+                                        "MEMO"};
   for (const char *symbol : symbols)
     if (name == symbol)
       return true;
@@ -57,7 +58,7 @@ static LogicalResult verifyExtent(Operation *op, StringRef what,
       return op->emitOpError()
              << what << " factor '" << text
              << "' is neither a decimal nor a run-time symbol (B, S, A, A2, "
-                "D, d, L, E, R, R1, R2, RE1, NF, NR, NR1, NRB, N)";
+                "D, d, L, E, R, R1, R2, RE1, NF, NR, NR1, NRB, N, MEMO)";
   }
   return success();
 }

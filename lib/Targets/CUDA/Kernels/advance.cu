@@ -3,9 +3,11 @@
 // advanceSlot (spec §5) moves slot b to the state the policy chose,
 // accumulates the log-probability, applies the terminal check (TRUE, FALSE,
 // max depth), writes the outcome of a finished candidate and refills the
-// slot from the pool with an atomic counter. step.cu's kernels and slot.cu's
-// persistent slot function call it; it touches no graph API, so slot.cu can
-// be compiled as relocatable device code without the device runtime.
+// slot from the pool with an atomic counter; with the step memo (memo.cu)
+// it goes on through the steps the memo knows. step.cu's kernels and
+// slot.cu's persistent slot function call it; it touches no graph API, so
+// slot.cu can be compiled as relocatable device code without the device
+// runtime.
 //
 // Plain CUDA C++ with no includes, compiled by NVRTC with -DPROOFC_A=..
 // and -DPROOFC_S=.. (the compiler embeds it where a template includes it).
@@ -14,6 +16,10 @@
 
 #ifndef PROOFC_ADVANCE_CU
 #define PROOFC_ADVANCE_CU
+
+#ifndef PROOFC_MEMO_CU
+#error "advance.cu: include memo.cu first (template includes do not nest)"
+#endif
 
 #ifndef PROOFC_A
 #error "advance.cu: compile with -DPROOFC_A=<max atoms per state>"
@@ -43,50 +49,97 @@ __device__ __forceinline__ void startState(int *st, const int *pool, int c) {
   }
 }
 
-/// Ends the step of slot b; returns 1 when the slot holds an active
-/// candidate afterwards (the same one, or the next from the pool).
-__device__ __forceinline__ int advanceSlot(
-    int b, const int *pool, int N, int D, int R, const int *derived,
-    const int *count, const int *action, const float *actionLogp, int *state,
-    int *slotCand, int *depth, float *logp, int *nextCand, int *outStatus,
-    int *outDepth, float *outLogp) {
-  const int c = slotCand[b];
-  if (c < 0) return 0;
-  const int a = action[b];
-  if (a < 0 || a >= count[b]) __trap(); // the policy broke its contract
-  int *st = state + b * W;
-  const int *chosen = derived + (static_cast<long long>(b) * S + a) * W;
-  // All loads first, then the stores: the compiler cannot tell that state
-  // and derived do not overlap, so a load-store loop would wait for each
-  // load in turn (W round trips to L2 instead of one).
-  int words[W];
-  for (int w = 0; w < W; ++w) words[w] = chosen[w];
-  const float lp = logp[b] + actionLogp[b];
-  const int d = depth[b] + 1;
-  for (int w = 0; w < W; ++w) st[w] = words[w];
-  const int pred = words[0];
-  const int status = pred == R       ? kProved
-                     : pred == R + 1 ? kFailed
-                     : d >= D        ? kTruncated
-                                     : -1;
-  if (status < 0) {
-    logp[b] = lp;
-    depth[b] = d;
-    return 1;
-  }
+/// Spec §5's terminal check after a step to a state whose first predicate
+/// is `pred`, at depth d: the status the candidate ends with, or -1.
+__device__ __forceinline__ int terminalStatus(int pred, int d, int R, int D) {
+  return pred == R       ? kProved
+         : pred == R + 1 ? kFailed
+         : d >= D        ? kTruncated
+                         : -1;
+}
+
+/// Writes the outcome of candidate c and takes the next one from the pool:
+/// its index, or -1 when the pool is empty.
+__device__ __forceinline__ int finishCandidate(int c, int status, int d,
+                                               float lp, int N, int *nextCand,
+                                               int *outStatus, int *outDepth,
+                                               float *outLogp) {
   outStatus[c] = status;
   outDepth[c] = d;
   outLogp[c] = lp;
   const int next = atomicAdd(nextCand, 1);
-  if (next >= N) {
-    slotCand[b] = -1;
-    return 0;
+  return next < N ? next : -1;
+}
+
+/// Ends the step of slot b: the state the policy chose, then (memo on,
+/// memoEntries > 0) every step the memo knows (memo.cu), while the slot's
+/// state, depth and log-probability stay in registers. A slot whose step
+/// missed has claimed an entry (memoClaims[b]); this publishes the policy's
+/// choice into it first. Returns 1 when the slot holds an active candidate
+/// afterwards (the same one, or the next from the pool). Thread 0 of a
+/// block, or one thread per slot.
+__device__ __forceinline__ int advanceSlot(
+    int b, const int *pool, int N, int D, int R, const int *derived,
+    const int *count, const int *action, const float *actionLogp, int *state,
+    int *slotCand, int *depth, float *logp, int *nextCand, int *outStatus,
+    int *outDepth, float *outLogp, int *memo, int *memoClaims,
+    int memoEntries) {
+  int c = slotCand[b];
+  if (c < 0) return 0;
+  const int a = action[b];
+  if (a < 0 || a >= count[b]) __trap(); // the policy broke its contract
+  // All loads first, then the stores: the compiler cannot tell that state
+  // and derived do not overlap, so a load-store loop would wait for each
+  // load in turn (W round trips to L2 instead of one).
+  const int *chosen = derived + (static_cast<long long>(b) * S + a) * W;
+  int words[W];
+  for (int w = 0; w < W; ++w) words[w] = chosen[w];
+  float step = actionLogp[b];
+  float lp = logp[b];
+  int d = depth[b];
+  int h = pool[3 * c], r = pool[3 * c + 1], t = pool[3 * c + 2];
+  const unsigned mask = static_cast<unsigned>(memoEntries) - 1u;
+  int claim = memoEntries > 0 ? memoClaims[b] : 0;
+  if (claim) proofc_memo::publish(memo, claim, words, step);
+  const int cand0 = c;
+  int active = 1;
+  for (;;) {
+    lp += step;
+    ++d;
+    const int status = terminalStatus(words[0], d, R, D);
+    if (status >= 0) {
+      c = finishCandidate(c, status, d, lp, N, nextCand, outStatus, outDepth,
+                          outLogp);
+      if (c < 0) {
+        active = 0;
+        claim = 0;
+        break;
+      }
+      startState(words, pool, c);
+      r = words[0];
+      h = words[1];
+      t = words[2];
+      d = 0;
+      lp = 0.f;
+    }
+    // A start state is its candidate's own: nothing to share.
+    if (memoEntries <= 0 || d == 0) {
+      claim = 0;
+      break;
+    }
+    const proofc_memo::Key key = proofc_memo::makeKey(words, h, r, t);
+    int next[W];
+    if (!proofc_memo::lookup(memo, mask, words, key, next, step, claim))
+      break;
+    for (int w = 0; w < W; ++w) words[w] = next[w];
   }
-  slotCand[b] = next;
-  depth[b] = 0;
-  logp[b] = 0.f;
-  startState(st, pool, next);
-  return 1;
+  int *st = state + b * W;
+  for (int w = 0; w < W; ++w) st[w] = words[w];
+  depth[b] = d;
+  logp[b] = lp;
+  if (c != cand0) slotCand[b] = c;
+  if (memoEntries > 0) memoClaims[b] = claim;
+  return active;
 }
 
 } // namespace proofc_step

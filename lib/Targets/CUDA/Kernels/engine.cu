@@ -231,17 +231,32 @@ __device__ void planSlot(SlotPlan &pl, const int *g, const int *cand,
   // gets no items and so the result [FALSE].
   if (pl.n == 0 || pl.p < 0 || pl.p >= R) return;
   const int p = pl.p, s = pl.s, o = pl.o;
+  // The rules' range first: its loads overlap the facts' below.
+  const int ruleBegin = rulePredOffsets[p], ruleEnd = rulePredOffsets[p + 1];
   if (s >= 0) {
     const int lo = psOffsets[p * E + s], hi = psOffsets[p * E + s + 1];
-    if (o >= 0) { // at most one fact: binary search o in the (p, s) range
+    if (o >= 0) { // at most one fact: search o in the (p, s) range
+      // Halve the range down to kScan facts, then read those at once: one
+      // round trip for the usual short range, not one per halving. The
+      // first fact with an object >= o is in [a, b] (b == hi: none).
+      constexpr int kScan = 8;
       int a = lo, b = hi;
-      while (a < b) {
+      while (b - a >= kScan) {
         const int mid = (a + b) >> 1;
         if (facts[3 * mid + 2] < o) a = mid + 1;
         else b = mid;
       }
-      pl.factBegin = a;
-      pl.numFacts = (a < hi && facts[3 * a + 2] == o) ? 1 : 0;
+      int objects[kScan];
+      for (int j = 0; j < kScan; ++j)
+        objects[j] = a + j < hi && a + j <= b ? facts[3 * (a + j) + 2] : o;
+      int first = b, match = 0;
+      for (int j = kScan - 1; j >= 0; --j)
+        if (a + j < hi && a + j <= b && objects[j] >= o) {
+          first = a + j;
+          match = objects[j] == o;
+        }
+      pl.factBegin = first;
+      pl.numFacts = match;
     } else {
       pl.factBegin = lo;
       pl.numFacts = hi - lo;
@@ -254,8 +269,8 @@ __device__ void planSlot(SlotPlan &pl, const int *g, const int *cand,
     pl.factBegin = predOffsets[p];
     pl.numFacts = predOffsets[p + 1] - pl.factBegin;
   }
-  pl.ruleBegin = rulePredOffsets[p];
-  pl.numRules = rulePredOffsets[p + 1] - pl.ruleBegin;
+  pl.ruleBegin = ruleBegin;
+  pl.numRules = ruleEnd - ruleBegin;
   for (int i = 1; i < pl.n; ++i)
     for (int k = 1; k <= 2; ++k) {
       const int t = g[3 * i + k];

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "engine.cu"
+#include "memo.cu"
 #include "advance.cu"
 
 namespace proofc_slot {
@@ -29,7 +30,7 @@ enum Arg {
   kNextCand, kOutStatus, kOutDepth, kOutLogp, kFacts, kPsOffsets, kPoFacts,
   kPoOffsets, kPredOffsets, kRuleHeads, kRuleBodyOffsets, kRuleBody,
   kRuleNumVars, kRulePredOffsets, kRuleIdsByPred, kE, kDerived, kCount,
-  kNumArgs
+  kMemo, kMemoClaims, kMemoEntries, kNumArgs
 };
 
 template <typename T>
@@ -62,7 +63,9 @@ proofc_slot_advance_engine(int b, const unsigned long long *args) {
         ptr<const int>(args, kAction), ptr<const float>(args, kActionLogp),
         state, slotCand, ptr<int>(args, kDepth), ptr<float>(args, kLogp),
         ptr<int>(args, kNextCand), ptr<int>(args, kOutStatus),
-        ptr<int>(args, kOutDepth), ptr<float>(args, kOutLogp));
+        ptr<int>(args, kOutDepth), ptr<float>(args, kOutLogp),
+        ptr<int>(args, kMemo), ptr<int>(args, kMemoClaims),
+        i32(args, kMemoEntries));
   // Also makes thread 0's stores to state[b] and slotCand[b] visible to the
   // block, which derives from them.
   __syncthreads();

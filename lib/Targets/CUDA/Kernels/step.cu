@@ -12,13 +12,15 @@
 //  - proofc_advance_engine: one block per slot advances it and derives its
 //    next states at once (engine.cu's deriveSlot), so a step is two kernels
 //    (the policy, then this) instead of three; the last block to finish
-//    reduces the flags (a threadfence reduction over two counters).
+//    reduces the flags (a threadfence reduction over two counters). Its
+//    advance takes the steps the step memo knows (memo.cu) at once.
 // proofc_finish ends the proof loop of the persistent schedule, whose one
 // policy kernel has run every slot to the end (slot.cu).
 //
 // Plain CUDA C++, compiled by NVRTC with -DPROOFC_A=.. (the compiler embeds
-// it with engine.cu and advance.cu inlined at the #includes); the unit tests also compile it
-// through a CPU shim. Signatures: docs/gpu-kernels.md.
+// it with engine.cu, memo.cu and advance.cu inlined at the #includes); the
+// unit tests also compile it through a CPU shim. Signatures:
+// docs/gpu-kernels.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +32,7 @@
 #endif
 
 #include "engine.cu"
+#include "memo.cu"
 #include "advance.cu"
 
 // From the CUDA device runtime (cuda_device_runtime_api.h), declared here so
@@ -95,7 +98,7 @@ extern "C" __global__ void proofc_advance(
   for (int b = threadIdx.x; b < B; b += blockDim.x)
     active += advanceSlot(b, pool, N, D, R, derived, count, action, actionLogp,
                           state, slotCand, depth, logp, nextCand, outStatus,
-                          outDepth, outLogp);
+                          outDepth, outLogp, nullptr, nullptr, 0);
   if (active) atomicAdd(&sActive, active);
   __syncthreads();
   if (threadIdx.x == 0)
@@ -110,8 +113,9 @@ extern "C" __global__ void proofc_advance_engine(
     const int *poOffsets, const int *predOffsets, const int *ruleHeads,
     const int *ruleBodyOffsets, const int *ruleBody, const int *ruleNumVars,
     const int *rulePredOffsets, const int *ruleIdsByPred, int E, int *derived,
-    int *count, int *counters, int *engineFlag, int *loopFlag,
-    unsigned long long engineHandle, unsigned long long loopHandle) {
+    int *count, int *memo, int *memoClaims, int memoEntries, int *counters,
+    int *engineFlag, int *loopFlag, unsigned long long engineHandle,
+    unsigned long long loopHandle) {
   using namespace proofc_step;
   // Every thread reads the guard before its block arrives below, and only
   // the last block to arrive writes the flag, so the grid agrees.
@@ -121,7 +125,8 @@ extern "C" __global__ void proofc_advance_engine(
   if (threadIdx.x == 0)
     sActive = advanceSlot(b, pool, N, D, R, derived, count, action,
                           actionLogp, state, slotCand, depth, logp, nextCand,
-                          outStatus, outDepth, outLogp);
+                          outStatus, outDepth, outLogp, memo, memoClaims,
+                          memoEntries);
   // The barrier also makes thread 0's stores to state[b] and slotCand[b]
   // visible to the block, which derives from them.
   __syncthreads();

@@ -33,7 +33,8 @@ struct Extent {
 /// The run-time symbols a bundle may name: from the program "B", "S", "A",
 /// "A2" (2A), "D", "d", "L"; from the data "E", "R", "R1" (R+1), "R2" (R+2),
 /// "RE1" (R*E+1), "NF" (facts), "NR" (rules), "NR1" (NR+1), "NRB" (rule body
-/// atoms), "N" (candidates).
+/// atoms), "N" (candidates); from the runtime "MEMO" (the step memo's
+/// entries, memoEntriesFor()).
 const std::vector<std::string> &bundleSymbols();
 
 enum class DType { I32, F32, U32 };

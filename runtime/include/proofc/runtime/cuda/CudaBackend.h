@@ -60,6 +60,9 @@ struct CudaBackendOptions {
   bool profile = profileFromEnvironment();
   static bool profileFromEnvironment();
   KernelCacheOptions cache = KernelCacheOptions::fromEnvironment();
+  /// The step memo's entries for bundles that have one (persistent
+  /// schedule): < 0 sized from the pool (memoEntriesFor), 0 off.
+  int64_t memoEntries = -1;
 };
 
 /// What a run did, for reports (valid after run()).

@@ -26,9 +26,18 @@ namespace proofc {
 
 using SymbolTable = std::map<std::string, int64_t>;
 
-/// The values of bundleSymbols() for a program, knowledge base and pool.
+/// The step memo's entries (symbol MEMO) for a pool of N candidates:
+/// `requested` when it is 0 (off) or a power of two up to 2^28, the power of
+/// two at or above 16N within [2^12, 2^22] when it is negative (auto: a
+/// candidate takes ~14 steps, about a quarter of them new on the V10
+/// workload, so the table stays under a quarter full and a probe rarely
+/// goes past its first entry); anything else is an error.
+int64_t memoEntriesFor(int64_t requested, int64_t numCandidates);
+
+/// The values of bundleSymbols() for a program, knowledge base, pool and
+/// step memo (MEMO = memoEntriesFor(memoEntries, numCandidates)).
 SymbolTable planSymbols(const ProgramSpec &program, const KnowledgeBase &kb,
-                        int64_t numCandidates);
+                        int64_t numCandidates, int64_t memoEntries = -1);
 
 /// The product of `extent`'s factors; `what` names it in errors (overflow
 /// past 2^40 elements, unknown symbol).
@@ -70,7 +79,8 @@ public:
   /// Binds `bundle` (already verified by parseBundle) to `inputs` and `kb`
   /// (the knowledge base of inputs.dataset). `bundlePath` names errors.
   PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
-              const KnowledgeBase &kb, const std::string &bundlePath);
+              const KnowledgeBase &kb, const std::string &bundlePath,
+              int64_t memoEntries = -1);
 
   const SymbolTable &symbols() const { return symbols_; }
   const std::vector<BoundBuffer> &buffers() const { return buffers_; }

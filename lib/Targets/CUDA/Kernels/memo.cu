@@ -1,0 +1,172 @@
+//===- memo.cu - The step memo: a state's step, shared across candidates --===//
+//
+// A proof step is a pure function of the slot's state G and of the
+// candidate c only through §3's "never use c as a fact": derive(G, c) can
+// differ from derive(G, c') only when c's triple unifies with G's first goal.
+// So the step's result (the chosen state and its log-probability, spec §4)
+// is keyed by G plus, for such "relevant" steps, c's (h, t). The policy's
+// rows are encoded independently of each other and the action rule sees
+// only the slot's logits, so a step taken from the memo is the step the
+// slot would compute, bit for bit.
+//
+// The table: `entries` (a power of two) entries of kEntryWords int32 words,
+// open addressing with linear probing, zero-filled before the run:
+//   [0] the key's hash (0: empty), [1] h, [2] t of a relevant step (-1
+//   otherwise), [3, 3+W) the state, [3+W, 3+2W) the chosen state, [3+2W]
+//   the step's log-probability (float bits).
+// Every word but the hash is stored XOR kMark, so a word is 0 until it is
+// written, and each is written once: a reader that sees all of an entry's
+// words non-zero has the final entry, whatever order the writes became
+// visible in, so one round of relaxed loads reads it (no acquire/release
+// pair, which would cost a second round trip). A slot that misses claims an
+// empty entry (atomicCAS of the hash) and writes the key; at its next
+// advance it writes the value. An entry with a zero word is a miss: not yet
+// written, or (a -0.0 log-probability or a word equal to kMark, never seen)
+// never usable, which only costs the recomputation. Entries are never
+// removed: a full table only stops new claims (kMaxProbes).
+//
+// advance.cu's advanceSlot calls these (one thread per slot). Plain CUDA
+// C++ with inline PTX (relaxed loads and stores at GPU scope, sm_70+), no
+// includes; compiled by NVRTC with -DPROOFC_A=... The unit tests' CPU shim
+// (no __CUDA_ARCH__) runs one block at a time: plain accesses there.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PROOFC_MEMO_CU
+#define PROOFC_MEMO_CU
+
+#ifndef PROOFC_A
+#error "memo.cu: compile with -DPROOFC_A=<max atoms per state>"
+#endif
+
+namespace proofc_memo {
+
+constexpr int W = 3 * PROOFC_A;
+/// The hash, h, t, the state, the chosen state, the log-probability,
+/// rounded up to 16 bytes (docs/gpu-kernels.md: the compiler sizes the
+/// buffer with the same formula).
+constexpr int kEntryWords = (4 + 2 * W + 3) / 4 * 4;
+constexpr unsigned kMark = 0x80000000u;
+constexpr int kNotRelevant = -1; // entity ids are >= 0
+constexpr int kMaxProbes = 8;
+
+struct Key {
+  int relH, relT; // c's head and tail for a relevant step, else kNotRelevant
+  unsigned hash;  // never 0
+};
+
+/// The key of state g (W words, canonical) for candidate (h, r, t).
+__device__ __forceinline__ Key makeKey(const int *g, int h, int r, int t) {
+  const int p = g[0], s = g[1], o = g[2];
+  const bool relevant = p == r && (s < 0 || s == h) && (o < 0 || o == t) &&
+                        !(s < 0 && s == o && h != t);
+  Key k;
+  k.relH = relevant ? h : kNotRelevant;
+  k.relT = relevant ? t : kNotRelevant;
+  unsigned x = 2166136261u;
+  for (int i = 0; i < W; ++i) x = (x ^ static_cast<unsigned>(g[i])) * 16777619u;
+  x = (x ^ static_cast<unsigned>(k.relH)) * 16777619u;
+  x = (x ^ static_cast<unsigned>(k.relT)) * 16777619u;
+  k.hash = x == 0u ? 1u : x;
+  return k;
+}
+
+__device__ __forceinline__ void loadEntry(const int *entry, unsigned *w) {
+  for (int q = 0; q < kEntryWords; q += 4) {
+#if defined(__CUDA_ARCH__)
+    asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(w[q]), "=r"(w[q + 1]), "=r"(w[q + 2]), "=r"(w[q + 3])
+                 : "l"(entry + q)
+                 : "memory");
+#else
+    for (int i = 0; i < 4; ++i) w[q + i] = static_cast<unsigned>(entry[q + i]);
+#endif
+  }
+}
+
+__device__ __forceinline__ void storeMarked(int *p, int v) {
+  const unsigned marked = static_cast<unsigned>(v) ^ kMark;
+#if defined(__CUDA_ARCH__)
+  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(marked)
+               : "memory");
+#else
+  *p = static_cast<int>(marked);
+#endif
+}
+
+__device__ __forceinline__ unsigned floatBits(float x) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<unsigned>(__float_as_int(x));
+#else
+  unsigned u;
+  std::memcpy(&u, &x, 4);
+  return u;
+#endif
+}
+
+__device__ __forceinline__ float bitsFloat(unsigned u) {
+#if defined(__CUDA_ARCH__)
+  return __int_as_float(static_cast<int>(u));
+#else
+  float x;
+  std::memcpy(&x, &u, 4);
+  return x;
+#endif
+}
+
+/// Looks up state g under key k. On a hit copies the chosen state into
+/// `next` and its log-probability into `stepLogp` and returns true. On a
+/// miss returns false and sets `claim` to the entry it claimed plus one (the
+/// caller publishes into it after the step), or 0.
+__device__ __forceinline__ bool lookup(int *table, unsigned mask,
+                                       const int *g, const Key &k, int *next,
+                                       float &stepLogp, int &claim) {
+  claim = 0;
+  unsigned e = k.hash & mask;
+  for (int probe = 0; probe < kMaxProbes; ++probe, e = (e + 1) & mask) {
+    int *entry = table + static_cast<unsigned long long>(e) * kEntryWords;
+    unsigned w[kEntryWords];
+    loadEntry(entry, w);
+    unsigned hash = w[0];
+    if (hash == 0u) {
+      hash = static_cast<unsigned>(
+          atomicCAS(reinterpret_cast<unsigned *>(entry), 0u, k.hash));
+      if (hash == 0u) { // claimed: the key now, the value after the step
+        storeMarked(entry + 1, k.relH);
+        storeMarked(entry + 2, k.relT);
+        for (int i = 0; i < W; ++i) storeMarked(entry + 3 + i, g[i]);
+        claim = static_cast<int>(e) + 1;
+        return false;
+      }
+      if (hash == k.hash) return false; // just claimed by another slot
+      continue;
+    }
+    if (hash != k.hash) continue;
+    bool written = true;
+    for (int i = 1; i < 4 + 2 * W; ++i) written = written && w[i] != 0u;
+    if (!written) return false; // being written (or never usable)
+    bool same = static_cast<int>(w[1] ^ kMark) == k.relH &&
+                static_cast<int>(w[2] ^ kMark) == k.relT;
+    for (int i = 0; i < W; ++i)
+      same = same && static_cast<int>(w[3 + i] ^ kMark) == g[i];
+    if (!same) continue; // another key with the same hash
+    for (int i = 0; i < W; ++i) next[i] = static_cast<int>(w[3 + W + i] ^ kMark);
+    stepLogp = bitsFloat(w[3 + 2 * W] ^ kMark);
+    return true;
+  }
+  return false;
+}
+
+/// Publishes the step of claimed entry `claim - 1`: to state `next` with
+/// log-probability `stepLogp`.
+__device__ __forceinline__ void publish(int *table, int claim, const int *next,
+                                        float stepLogp) {
+  int *entry =
+      table + static_cast<unsigned long long>(claim - 1) * kEntryWords;
+  for (int i = 0; i < W; ++i) storeMarked(entry + 3 + W + i, next[i]);
+  storeMarked(entry + 3 + 2 * W, static_cast<int>(floatBits(stepLogp)));
+}
+
+} // namespace proofc_memo
+
+#endif // PROOFC_MEMO_CU
