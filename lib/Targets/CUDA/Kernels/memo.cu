@@ -23,7 +23,10 @@
 // advance it writes the value. An entry with a zero word is a miss: not yet
 // written, or (a -0.0 log-probability or a word equal to kMark, never seen)
 // never usable, which only costs the recomputation. Entries are never
-// removed: a full table only stops new claims (kMaxProbes).
+// removed: a full table only stops new claims. A lookup visits kProbes
+// entries at most: its first round of loads reads the first entry whole and
+// the hashes of the others, so a hit on the first entry, and a miss in a
+// full table, cost one round trip; a later entry, a second.
 //
 // advance.cu's advanceSlot calls these (one thread per slot). Plain CUDA
 // C++ with inline PTX (relaxed loads and stores at GPU scope, sm_70+), no
@@ -48,7 +51,7 @@ constexpr int W = 3 * PROOFC_A;
 constexpr int kEntryWords = (4 + 2 * W + 3) / 4 * 4;
 constexpr unsigned kMark = 0x80000000u;
 constexpr int kNotRelevant = -1; // entity ids are >= 0
-constexpr int kMaxProbes = 8;
+constexpr int kProbes = 4; // entries a lookup may visit
 
 struct Key {
   int relH, relT; // c's head and tail for a relevant step, else kNotRelevant
@@ -82,6 +85,19 @@ __device__ __forceinline__ void loadEntry(const int *entry, unsigned *w) {
     for (int i = 0; i < 4; ++i) w[q + i] = static_cast<unsigned>(entry[q + i]);
 #endif
   }
+}
+
+__device__ __forceinline__ unsigned loadHash(const int *entry) {
+#if defined(__CUDA_ARCH__)
+  unsigned v;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];"
+               : "=r"(v)
+               : "l"(entry)
+               : "memory");
+  return v;
+#else
+  return static_cast<unsigned>(*entry);
+#endif
 }
 
 __device__ __forceinline__ void storeMarked(int *p, int v) {
@@ -122,12 +138,18 @@ __device__ __forceinline__ bool lookup(int *table, unsigned mask,
                                        const int *g, const Key &k, int *next,
                                        float &stepLogp, int &claim) {
   claim = 0;
-  unsigned e = k.hash & mask;
-  for (int probe = 0; probe < kMaxProbes; ++probe, e = (e + 1) & mask) {
-    int *entry = table + static_cast<unsigned long long>(e) * kEntryWords;
-    unsigned w[kEntryWords];
-    loadEntry(entry, w);
-    unsigned hash = w[0];
+  const unsigned first = k.hash & mask;
+  auto entryAt = [&](int j) {
+    return table +
+           static_cast<unsigned long long>((first + j) & mask) * kEntryWords;
+  };
+  unsigned w[kEntryWords], hashes[kProbes];
+  loadEntry(entryAt(0), w);
+  hashes[0] = w[0];
+  for (int j = 1; j < kProbes; ++j) hashes[j] = loadHash(entryAt(j));
+  for (int j = 0; j < kProbes; ++j) {
+    int *entry = entryAt(j);
+    unsigned hash = hashes[j];
     if (hash == 0u) {
       hash = static_cast<unsigned>(
           atomicCAS(reinterpret_cast<unsigned *>(entry), 0u, k.hash));
@@ -135,13 +157,14 @@ __device__ __forceinline__ bool lookup(int *table, unsigned mask,
         storeMarked(entry + 1, k.relH);
         storeMarked(entry + 2, k.relT);
         for (int i = 0; i < W; ++i) storeMarked(entry + 3 + i, g[i]);
-        claim = static_cast<int>(e) + 1;
+        claim = static_cast<int>((first + j) & mask) + 1;
         return false;
       }
       if (hash == k.hash) return false; // just claimed by another slot
       continue;
     }
     if (hash != k.hash) continue;
+    if (j > 0) loadEntry(entry, w);
     bool written = true;
     for (int i = 1; i < 4 + 2 * W; ++i) written = written && w[i] != 0u;
     if (!written) return false; // being written (or never usable)
