@@ -235,17 +235,36 @@ TEST_P(CompiledPolicyKernel, MatchesHostPolicy) {
 INSTANTIATE_TEST_SUITE_P(Datasets, CompiledPolicyKernel,
                          ::testing::Values("kinship", "umls", "nations"));
 
+#define PROOFC_REQUIRE_KINSHIP()                                               \
+  if (!std::filesystem::exists(dataDir("kinship")))                            \
+    GTEST_SKIP() << "dataset kinship not present";
+
+/// kinship with its trained weights: the first `queries` test queries, 100
+/// corruptions, both modes.
+struct KinshipWorkload {
+  Dataset ds;
+  TensorMap weights;
+  CandidateSet set;
+};
+
+KinshipWorkload loadKinship(int64_t queries) {
+  KinshipWorkload w{loadDataset(dataDir("kinship")),
+                    readSafetensors(weightsFile("kinship")), {}};
+  CandidateOptions opts;
+  opts.maxQueries = queries;
+  opts.corruptions = 100;
+  w.set = buildCandidates(w.ds, opts);
+  return w;
+}
+
 TEST(CompiledBundle, RunsLikeTheHostBackend) {
   PROOFC_REQUIRE_GPU();
   PROOFC_REQUIRE_COMPILED_BUNDLES(paths);
-  if (!std::filesystem::exists(dataDir("kinship")))
-    GTEST_SKIP() << "dataset kinship not present";
-  Dataset ds = loadDataset(dataDir("kinship"));
-  TensorMap weights = readSafetensors(weightsFile("kinship"));
-  CandidateOptions opts;
-  opts.maxQueries = 40;
-  opts.corruptions = 100;
-  CandidateSet set = buildCandidates(ds, opts);
+  PROOFC_REQUIRE_KINSHIP();
+  const KinshipWorkload w = loadKinship(40);
+  const Dataset &ds = w.ds;
+  const TensorMap &weights = w.weights;
+  const CandidateSet &set = w.set;
   for (const std::string &path : paths) {
     SCOPED_TRACE(path);
     Bundle bundle = readBundle(path);
@@ -287,14 +306,11 @@ bool hasStepMemo(const Bundle &bundle) {
 TEST(CompiledBundle, StepMemoChangesNoOutcome) {
   PROOFC_REQUIRE_GPU();
   PROOFC_REQUIRE_COMPILED_BUNDLES(paths);
-  if (!std::filesystem::exists(dataDir("kinship")))
-    GTEST_SKIP() << "dataset kinship not present";
-  Dataset ds = loadDataset(dataDir("kinship"));
-  TensorMap weights = readSafetensors(weightsFile("kinship"));
-  CandidateOptions opts;
-  opts.maxQueries = 20;
-  opts.corruptions = 100;
-  CandidateSet set = buildCandidates(ds, opts);
+  PROOFC_REQUIRE_KINSHIP();
+  const KinshipWorkload w = loadKinship(20);
+  const Dataset &ds = w.ds;
+  const TensorMap &weights = w.weights;
+  const CandidateSet &set = w.set;
   int tested = 0;
   for (const std::string &path : paths) {
     Bundle bundle = readBundle(path);
