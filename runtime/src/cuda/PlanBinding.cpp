@@ -16,6 +16,16 @@
 
 namespace proofc {
 
+std::vector<int64_t> poolOrder(int64_t numCandidates, int64_t B) {
+  std::vector<int64_t> order;
+  order.reserve(static_cast<size_t>(std::max<int64_t>(numCandidates, 0)));
+  const int64_t stride = B > 0 ? (numCandidates + B - 1) / B : 1;
+  for (int64_t first = 0; first < stride; ++first)
+    for (int64_t c = first; c < numCandidates; c += stride)
+      order.push_back(c);
+  return order;
+}
+
 int64_t memoEntriesFor(int64_t requested, int64_t numCandidates) {
   constexpr int64_t kMaxRequested = int64_t{1} << 28;
   if (requested >= 0) {
@@ -199,7 +209,8 @@ template <typename T> std::vector<uint32_t> words(const std::vector<T> &v) {
 /// Contents of a named binding (bundleBindings()); empty for out.*.
 std::vector<uint32_t> bindingWords(const std::string &init,
                                    const KnowledgeBase &kb,
-                                   const CandidateSet &candidates) {
+                                   const CandidateSet &candidates,
+                                   const std::vector<int64_t> &order) {
   if (init == "kb.facts") return words(kb.facts);
   if (init == "kb.psOffsets") return words(kb.psOffsets);
   if (init == "kb.poFacts") return words(kb.poFacts);
@@ -213,9 +224,8 @@ std::vector<uint32_t> bindingWords(const std::string &init,
   if (init == "kb.ruleIdsByPred") return words(kb.ruleIdsByPred);
   if (init == "pool.triples") {
     std::vector<Triple> triples;
-    triples.reserve(candidates.candidates.size());
-    for (const Candidate &c : candidates.candidates)
-      triples.push_back(c.triple);
+    triples.reserve(order.size());
+    for (int64_t c : order) triples.push_back(candidates.candidates[c].triple);
     return words(triples);
   }
   return {};
@@ -282,7 +292,8 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
       symbols_(planSymbols(bundle.program, kb,
                            static_cast<int64_t>(
                                inputs.candidates.candidates.size()),
-                           memoEntries)) {
+                           memoEntries)),
+      poolOrder_(poolOrder(symbols_.at("N"), symbols_.at("B"))) {
   const GpuPlan &plan = bundle.plan;
   const TensorMap tensors = runPlanPrologue(plan, inputs.weights, path_);
 
@@ -304,7 +315,7 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
              name, it->second.numel(), b.elements);
       b.data = words(it->second.data);
     } else if (!decl.init.empty()) {
-      b.data = bindingWords(decl.init, kb, inputs.candidates);
+      b.data = bindingWords(decl.init, kb, inputs.candidates, poolOrder_);
       const bool isOutput = decl.init.rfind("out.", 0) == 0;
       if (!isOutput && static_cast<int64_t>(b.data.size()) != b.elements)
         fail("{}: binding '{}' has {} elements, the plan declares {}", what,
@@ -377,14 +388,15 @@ PlanBinding::outcomes(const std::vector<int32_t> &status,
     fail("{}: outcome buffers have {}, {}, {} elements, expected N = {}",
          path_, status.size(), depth.size(), logp.size(), n);
   std::vector<Outcome> out(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (status[i] < 0 || status[i] > 2 || depth[i] < 1)
+  for (size_t q = 0; q < n; ++q) { // pool position q: candidate poolOrder_[q]
+    const size_t i = static_cast<size_t>(poolOrder_[q]);
+    if (status[q] < 0 || status[q] > 2 || depth[q] < 1)
       fail("{}: candidate {} has no valid outcome (status {}, depth {}): the "
            "plan did not finish it",
-           path_, i, status[i], depth[i]);
-    out[i].status = static_cast<ProofStatus>(status[i]);
-    out[i].depth = depth[i];
-    out[i].logp = logp[i];
+           path_, i, status[q], depth[q]);
+    out[i].status = static_cast<ProofStatus>(status[q]);
+    out[i].depth = depth[q];
+    out[i].logp = logp[q];
   }
   return out;
 }

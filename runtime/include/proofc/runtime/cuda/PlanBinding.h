@@ -34,6 +34,16 @@ using SymbolTable = std::map<std::string, int64_t>;
 /// goes past its first entry); anything else is an error.
 int64_t memoEntriesFor(int64_t requested, int64_t numCandidates);
 
+/// The order in which the device takes the N candidates from its pool, for
+/// B slots: pool position q holds candidate order[q]. Strided: with
+/// s = ceil(N / B), positions run 0, s, 2s, ..., then 1, s + 1, ... So the
+/// candidates in flight at once come from all over the list -- other
+/// queries, rarely the same states at the same moment -- and the step
+/// memo has usually answered a query's shared steps before its next
+/// candidate starts (docs/performance.md, row 20). Outcomes do not depend
+/// on the order; PlanBinding uploads the pool in it and puts them back.
+std::vector<int64_t> poolOrder(int64_t numCandidates, int64_t B);
+
 /// The values of bundleSymbols() for a program, knowledge base, pool and
 /// step memo (MEMO = memoEntriesFor(memoEntries, numCandidates)).
 SymbolTable planSymbols(const ProgramSpec &program, const KnowledgeBase &kb,
@@ -108,6 +118,7 @@ private:
   std::map<std::string, int32_t> bufferIndex_;
   std::map<std::string, BoundLaunch> launches_;
   int32_t outStatus_ = -1, outDepth_ = -1, outLogp_ = -1;
+  std::vector<int64_t> poolOrder_; ///< pool position -> candidate
 };
 
 } // namespace proofc
