@@ -262,14 +262,11 @@ TEST(CompiledBundle, RunsLikeTheHostBackend) {
   PROOFC_REQUIRE_COMPILED_BUNDLES(paths);
   PROOFC_REQUIRE_KINSHIP();
   const KinshipWorkload w = loadKinship(40);
-  const Dataset &ds = w.ds;
-  const TensorMap &weights = w.weights;
-  const CandidateSet &set = w.set;
   for (const std::string &path : paths) {
     SCOPED_TRACE(path);
     Bundle bundle = readBundle(path);
     // The host runs each bundle's own program (they may differ).
-    EvalInputs inputs{bundle.program, ds, weights, set, false};
+    EvalInputs inputs{bundle.program, w.ds, w.weights, w.set, false};
     BackendTimings ht, gt;
     std::vector<Outcome> host = HostBackend().run(inputs, ht);
     CudaBackendOptions options;
@@ -288,7 +285,7 @@ TEST(CompiledBundle, RunsLikeTheHostBackend) {
               << ", run " << gt.runSeconds << "s (host " << ht.runSeconds
               << "s), steps " << gt.steps << "\n";
     EXPECT_GE(agreement, 0.999);
-    Metrics a = computeMetrics(set, host), b = computeMetrics(set, gpuOut);
+    Metrics a = computeMetrics(w.set, host), b = computeMetrics(w.set, gpuOut);
     EXPECT_NEAR(a.both.mrr, b.both.mrr, 1e-3);
     EXPECT_NEAR(a.both.hits1, b.both.hits1, 1e-3);
     EXPECT_NEAR(a.both.hits3, b.both.hits3, 1e-3);
@@ -308,16 +305,13 @@ TEST(CompiledBundle, StepMemoChangesNoOutcome) {
   PROOFC_REQUIRE_COMPILED_BUNDLES(paths);
   PROOFC_REQUIRE_KINSHIP();
   const KinshipWorkload w = loadKinship(20);
-  const Dataset &ds = w.ds;
-  const TensorMap &weights = w.weights;
-  const CandidateSet &set = w.set;
   int tested = 0;
   for (const std::string &path : paths) {
     Bundle bundle = readBundle(path);
     if (!hasStepMemo(bundle)) continue;
     SCOPED_TRACE(path);
     ++tested;
-    EvalInputs inputs{bundle.program, ds, weights, set, false};
+    EvalInputs inputs{bundle.program, w.ds, w.weights, w.set, false};
     auto runWith = [&](int64_t memoEntries) {
       CudaBackendOptions options;
       options.memoEntries = memoEntries;
