@@ -97,7 +97,14 @@ __device__ __forceinline__ int advanceSlot(
   float step = actionLogp[b];
   float lp = logp[b];
   int d = depth[b];
-  int h = pool[3 * c], r = pool[3 * c + 1], t = pool[3 * c + 2];
+  // The candidate's triple keys the memo's relevant steps: read only with
+  // the memo on.
+  int h = 0, r = 0, t = 0;
+  if (memoEntries > 0) {
+    h = pool[3 * c];
+    r = pool[3 * c + 1];
+    t = pool[3 * c + 2];
+  }
   const unsigned mask = static_cast<unsigned>(memoEntries) - 1u;
   int claim = memoEntries > 0 ? memoClaims[b] : 0;
   if (claim) proofc_memo::publish(memo, claim, words, step);

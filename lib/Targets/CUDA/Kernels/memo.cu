@@ -30,7 +30,9 @@
 //
 // advance.cu's advanceSlot calls these (one thread per slot). Plain CUDA
 // C++ with inline PTX (relaxed loads and stores at GPU scope, sm_70+), no
-// includes; compiled by NVRTC with -DPROOFC_A=... The unit tests' CPU shim
+// includes of its own: step.cu and slot.cu include engine.cu (whose state
+// hash it extends) before it; compiled by NVRTC with -DPROOFC_A=... The
+// unit tests' CPU shim
 // (no __CUDA_ARCH__) runs one block at a time: plain accesses there.
 //
 //===----------------------------------------------------------------------===//
@@ -38,13 +40,13 @@
 #ifndef PROOFC_MEMO_CU
 #define PROOFC_MEMO_CU
 
-#ifndef PROOFC_A
-#error "memo.cu: compile with -DPROOFC_A=<max atoms per state>"
+#ifndef PROOFC_ENGINE_CU
+#error "memo.cu: include engine.cu first (its state hash; template includes do not nest)"
 #endif
 
 namespace proofc_memo {
 
-constexpr int W = 3 * PROOFC_A;
+constexpr int W = proofc_engine_impl::W;
 /// The hash, h, t, the state, the chosen state, the log-probability,
 /// rounded up to 16 bytes (docs/gpu-kernels.md: the compiler sizes the
 /// buffer with the same formula).
@@ -66,8 +68,8 @@ __device__ __forceinline__ Key makeKey(const int *g, int h, int r, int t) {
   Key k;
   k.relH = relevant ? h : kNotRelevant;
   k.relT = relevant ? t : kNotRelevant;
-  unsigned x = 2166136261u;
-  for (int i = 0; i < W; ++i) x = (x ^ static_cast<unsigned>(g[i])) * 16777619u;
+  // engine.cu's FNV-1a of the state, continued over h and t.
+  unsigned x = proofc_engine_impl::hashState(g);
   x = (x ^ static_cast<unsigned>(k.relH)) * 16777619u;
   x = (x ^ static_cast<unsigned>(k.relT)) * 16777619u;
   k.hash = x == 0u ? 1u : x;
