@@ -5,9 +5,9 @@
 // (ascending (s', o') straight from the knowledge base's CSR indices), then
 // the rules whose head predicate is g1's, in file order. Items are processed
 // in chunks of PROOFC_ENGINE_THREADS, one thread per item: the thread builds
-// and canonicalizes its yield, the block drops yields already seen (a kept
-// state, or an earlier item of the chunk) and an exclusive scan appends the
-// survivors in order, until S states are kept (§3 steps 4 and 6).
+// and canonicalizes its yield in registers, the block drops yields already
+// seen (a kept state, or an earlier item of the chunk) and an exclusive scan
+// appends the survivors in order, until S states are kept (§3 steps 4, 6).
 //
 // "Seen before" is one lookup, not a scan: a workgroup hash table maps a
 // state's hash to its smallest claimant, an item of this chunk (its thread
@@ -82,43 +82,59 @@ struct SlotPlan {
   int factsYieldOne; // every fact step yields the same state
 };
 
-__device__ __forceinline__ int walk(int t, const int *bind) {
-  while (t < 0 && bind[-t - 1] != kUnbound) t = bind[-t - 1];
+/// θ in registers: each of an item's two unifications binds at most one
+/// variable, the k-th into (vk, tk); an unused one is (kUnbound, kUnbound),
+/// which no term equals (walking through it folds away). A variable is only
+/// bound to a walked, hence unbound, term: t0 may be v1 but t1 is never v0,
+/// so walking applies binding 0, then binding 1 (a chain is at most two
+/// long: head (X, X) against goal (V1, V2) binds X -> V1, then V1 -> V2).
+struct Subst {
+  int v0, t0, v1, t1;
+};
+
+__device__ __forceinline__ int walk(int t, const Subst &th) {
+  if (t == th.v0) t = th.t0;
+  if (t == th.v1) t = th.t1;
   return t;
 }
 
-__device__ __forceinline__ bool unify(int x, int y, int *bind) {
-  x = walk(x, bind);
-  y = walk(y, bind);
+/// Unifies x and y under th; a new binding goes to (v, t), th's unused one.
+__device__ __forceinline__ bool unify(int x, int y, const Subst &th, int &v,
+                                      int &t) {
+  x = walk(x, th);
+  y = walk(y, th);
   if (x == y) return true;
   if (x < 0) {
-    bind[-x - 1] = y;
+    v = x;
+    t = y;
     return true;
   }
   if (y < 0) {
-    bind[-y - 1] = x;
+    v = y;
+    t = x;
     return true;
   }
   return false;
 }
 
-/// Renames the variables of out[0 .. 3m) by first occurrence and pads to A.
-__device__ __forceinline__ void canonicalize(int *out, int m) {
-  int map[kMaxVars];
-  for (int v = 0; v < kMaxVars; ++v) map[v] = 0;
+/// Renames the variables of st (padding atoms (kPadPred, 0, 0)) by first
+/// occurrence, in registers: an argument takes the new name of the first
+/// earlier argument holding the same variable, else the next fresh one.
+/// Every index is a compile-time constant once unrolled, so st and orig
+/// stay in registers (a map indexed by variable id would be local memory).
+__device__ __forceinline__ void canonicalize(int (&st)[W]) {
+  int orig[2 * A];
+#pragma unroll
+  for (int i = 0; i < 2 * A; ++i) orig[i] = st[3 * (i >> 1) + 1 + (i & 1)];
   int next = 0;
-  for (int i = 0; i < m; ++i)
-    for (int k = 1; k <= 2; ++k) {
-      int t = out[3 * i + k];
-      if (t < 0) {
-        if (map[-t - 1] == 0) map[-t - 1] = ++next;
-        out[3 * i + k] = -map[-t - 1];
-      }
-    }
-  for (int i = m; i < A; ++i) {
-    out[3 * i] = kPadPred;
-    out[3 * i + 1] = 0;
-    out[3 * i + 2] = 0;
+#pragma unroll
+  for (int i = 0; i < 2 * A; ++i) {
+    const int t = orig[i];
+    int name = 0; // none: new names are negative
+#pragma unroll
+    for (int k = 0; k < i; ++k)
+      if (orig[k] == t) name = st[3 * (k >> 1) + 1 + (k & 1)];
+    if (t < 0) st[3 * (i >> 1) + 1 + (i & 1)] = name != 0 ? name : -++next;
   }
 }
 
@@ -149,61 +165,83 @@ __device__ __forceinline__ bool sameState(const int *x, const int *y) {
   return true;
 }
 
-/// Fact item i: θ(rest) into out. Returns false when the fact does not match
-/// or is the candidate's own triple.
+/// Canonicalizes the yield st, stores it to out (shared) in one pass and
+/// returns its hash.
+__device__ __forceinline__ unsigned storeYield(int (&st)[W], int *out) {
+  canonicalize(st);
+#pragma unroll
+  for (int w = 0; w < W; ++w) out[w] = st[w];
+  return hashState(st);
+}
+
+/// Fact item i: θ(rest) into out and its hash into h. Returns false when the
+/// fact does not match or is the candidate's own triple.
 __device__ __forceinline__ bool factYield(const SlotPlan &pl, const int *g,
                                           int i, const int *facts,
-                                          const int *poFacts, int *out) {
+                                          const int *poFacts, int *out,
+                                          unsigned &h) {
   const int f = pl.factIndirect ? poFacts[pl.factBegin + i] : pl.factBegin + i;
   const int fp = facts[3 * f], fs = facts[3 * f + 1], fo = facts[3 * f + 2];
   if (fp == pl.ownP && fs == pl.ownS && fo == pl.ownO) return false;
-  int bind[kMaxVars];
-  for (int v = 0; v < pl.nVars; ++v) bind[v] = kUnbound;
-  if (!unify(pl.s, fs, bind) || !unify(pl.o, fo, bind)) return false;
+  Subst th = {kUnbound, kUnbound, kUnbound, kUnbound};
+  if (!unify(pl.s, fs, th, th.v0, th.t0) || !unify(pl.o, fo, th, th.v1, th.t1))
+    return false;
   const int m = pl.n - 1;
-  for (int j = 0; j < m; ++j) {
-    out[3 * j] = g[3 * (j + 1)];
-    out[3 * j + 1] = walk(g[3 * (j + 1) + 1], bind);
-    out[3 * j + 2] = walk(g[3 * (j + 1) + 2], bind);
+  int st[W];
+#pragma unroll
+  for (int j = 0; j < A; ++j) { // goal j + 1 of G, or padding
+    const bool goal = j < m;
+    const int *a = g + 3 * (j + 1);
+    st[3 * j] = goal ? a[0] : kPadPred;
+    st[3 * j + 1] = goal ? walk(a[1], th) : 0;
+    st[3 * j + 2] = goal ? walk(a[2], th) : 0;
   }
-  canonicalize(out, m);
+  h = storeYield(st, out);
   return true;
 }
 
-/// Rule item k: θ(body ++ rest) into out, the rule's variables renamed apart
-/// (rule variable -j becomes -(nVars + j)). False when the head does not
-/// unify or the result has more than A atoms.
+/// Rule item k: θ(body ++ rest) into out and its hash into h, the rule's
+/// variables renamed apart (rule variable -j becomes -(nVars + j)). False
+/// when the head does not unify or the result has more than A atoms.
 __device__ __forceinline__ bool ruleYield(const SlotPlan &pl, const int *g,
                                           int k, const int *ruleHeads,
                                           const int *ruleBodyOffsets,
                                           const int *ruleBody,
                                           const int *ruleNumVars,
-                                          const int *ruleIdsByPred, int *out) {
+                                          const int *ruleIdsByPred, int *out,
+                                          unsigned &h) {
   const int r = ruleIdsByPred[pl.ruleBegin + k];
   const int b0 = ruleBodyOffsets[r], len = ruleBodyOffsets[r + 1] - b0;
   const int m = len + pl.n - 1;
   if (m > A) return false;
   const int nv = pl.nVars + ruleNumVars[r];
   if (nv > kMaxVars) __trap(); // impossible for a usable rule (see kMaxVars)
-  int bind[kMaxVars];
-  for (int v = 0; v < nv; ++v) bind[v] = kUnbound;
   const int shift = pl.nVars;
   auto ren = [shift](int t) { return t < 0 ? t - shift : t; };
-  if (!unify(ren(ruleHeads[3 * r + 1]), pl.s, bind) ||
-      !unify(ren(ruleHeads[3 * r + 2]), pl.o, bind))
+  Subst th = {kUnbound, kUnbound, kUnbound, kUnbound};
+  if (!unify(ren(ruleHeads[3 * r + 1]), pl.s, th, th.v0, th.t0) ||
+      !unify(ren(ruleHeads[3 * r + 2]), pl.o, th, th.v1, th.t1))
     return false;
-  for (int j = 0; j < len; ++j) {
-    const int *atom = ruleBody + 3 * (b0 + j);
-    out[3 * j] = atom[0];
-    out[3 * j + 1] = walk(ren(atom[1]), bind);
-    out[3 * j + 2] = walk(ren(atom[2]), bind);
+  int st[W];
+#pragma unroll
+  for (int j = 0; j < A; ++j) { // body atom j, goal j - len + 1 of G, or pad
+    int p = kPadPred, x = 0, y = 0;
+    if (j < len) {
+      const int *a = ruleBody + 3 * (b0 + j);
+      p = a[0];
+      x = ren(a[1]);
+      y = ren(a[2]);
+    } else if (j < m) {
+      const int *a = g + 3 * (j - len + 1);
+      p = a[0];
+      x = a[1];
+      y = a[2];
+    }
+    st[3 * j] = p;
+    st[3 * j + 1] = walk(x, th);
+    st[3 * j + 2] = walk(y, th);
   }
-  for (int j = 1; j < pl.n; ++j) {
-    out[3 * (len + j - 1)] = g[3 * j];
-    out[3 * (len + j - 1) + 1] = walk(g[3 * j + 1], bind);
-    out[3 * (len + j - 1) + 2] = walk(g[3 * j + 2], bind);
-  }
-  canonicalize(out, m);
+  h = storeYield(st, out);
   return true;
 }
 
@@ -329,16 +367,17 @@ __noinline__ __device__ void deriveSlot(
     const int i = base + tid;
     int *mine = sChunk + tid * W;
     int valid = 0;
+    unsigned h = 0u;
     if (i < pl.numFacts) {
-      if (factYield(pl, sG, i, facts, poFacts, mine)) {
+      if (factYield(pl, sG, i, facts, poFacts, mine, h)) {
         sFactHit = 1; // every writer stores 1
         valid = pl.n > 1; // a one-goal fact step is TRUE, never kept
       }
     } else if (i < pl.numFacts + pl.numRules) {
       valid = ruleYield(pl, sG, i - pl.numFacts, ruleHeads, ruleBodyOffsets,
-                        ruleBody, ruleNumVars, ruleIdsByPred, mine);
+                        ruleBody, ruleNumVars, ruleIdsByPred, mine, h);
     }
-    const unsigned h = valid ? hashState(mine) : 0u;
+    if (!valid) h = 0u;
     sHash[tid] = h;
     sValid[tid] = valid;
     const int slot = valid ? claimHash(sTableKey, sTableClaim, h, tid) : 0;
