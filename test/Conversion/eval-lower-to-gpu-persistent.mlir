@@ -5,7 +5,10 @@
 // proofc_slot_advance_engine (declared here, convergent: every thread of the
 // block calls it), passing the slot and a pointer to its arguments, stored
 // once in the kernel's dynamic shared memory (`extern __shared__`
-// proofc_policy_rows: rows, enc(parent), logits, arguments). slot.cu is an
+// proofc_policy_rows: the derive's DeriveScratch, whose kept states and
+// state the encoding reads there, copied in from global memory once before
+// the loop; then the rows, enc(parent), logits, arguments: 38976 + 128 x 68
+// x 4 + 256 + 480 + 31 x 8 = 74776 bytes). slot.cu is an
 // eval.cuda_module linked into the gpu.module, its derive one item per thread
 // of the policy's block, capped at the policy's registers. The step memo
 // (memo.cu) is two zero-filled buffers: MEMO entries of 40 words (A = 6) and
@@ -22,7 +25,7 @@
 // CHECK:      eval.launch "init" @step::@proofc_init
 // CHECK-NEXT: eval.launch "engine" @step::@proofc_engine
 // CHECK-NEXT: eval.launch_loop "loop" flag @loop_flag {
-// CHECK-NEXT:   eval.launch "persistent" @policy::@score_select grid ["B"] block 256 shared 35800 args ["buf:loop_flag", "buf:state", "buf:derived", "buf:count", "buf:slot_cand", {{.*}}, "buf:action", "buf:action_logp", "buf:pool", "sym:N", "i32:20", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count", "buf:memo_table", "buf:memo_claims", "sym:MEMO"]
+// CHECK-NEXT:   eval.launch "persistent" @policy::@score_select grid ["B"] block 256 shared 74776 args ["buf:loop_flag", "buf:state", "buf:derived", "buf:count", "buf:slot_cand", {{.*}}, "buf:action", "buf:action_logp", "buf:pool", "sym:N", "i32:20", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count", "buf:memo_table", "buf:memo_claims", "sym:MEMO"]
 // CHECK-NEXT:   eval.launch "finish" @step::@proofc_finish grid ["1"] block 32 args ["buf:loop_flag", "cond:loop"]
 // CHECK-NEXT: }
 // CHECK-NOT:  proofc_advance_engine
@@ -31,7 +34,12 @@
 // CHECK-DAG:  llvm.func @proofc_slot_advance_engine(i32, !llvm.ptr) -> i32 attributes {passthrough = ["convergent"]}
 // CHECK:      gpu.func @score_select(
 // CHECK:        llvm.mlir.addressof @proofc_policy_rows : !llvm.ptr<3>
+// CHECK:        scf.for %{{.+}} = %thread_id_x to %c2178 step %c256
+// CHECK:          llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK:          llvm.store %{{.+}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// CHECK:        gpu.barrier
 // CHECK:        scf.while
+// CHECK:          llvm.load %{{.+}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xi32>
 // CHECK:          gpu.barrier
 // CHECK:          %[[ACTIVE:.+]] = llvm.call @proofc_slot_advance_engine(%{{.+}}, %{{.+}}) : (i32, !llvm.ptr) -> i32
 // CHECK:          scf.condition

@@ -18,12 +18,14 @@
 
 // d = 8: row groups of Q = 2 threads, 16 per warp, one row each (T = 1);
 // the rows are padded to 12 floats. The embedding goes row by row into the
-// warp's rows; the linear splits each A value into two TF32 parts and
+// block's rows (a block barrier hands them to the tiles' warps); the linear
+// splits each A value into two TF32 parts and
 // loads the weight fragments 16 bytes per lane; the LayerNorm's sums are
 // over a quad (butterflies of 2 and 1).
 // GPU-LABEL:   gpu.func @score_select
 // GPU-SAME:    workgroup(%{{.*}} : memref<64x12xf32, #gpu.address_space<workgroup>>
 // GPU:         scf.for
+// GPU:         gpu.barrier
 // GPU:         llvm.call_intrinsic "llvm.nvvm.f2tf32.rna"
 // GPU:         llvm.load %{{.*}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
 // GPU-COUNT-3: nvvm.mma.sync

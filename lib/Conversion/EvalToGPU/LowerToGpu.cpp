@@ -390,20 +390,14 @@ private:
   }
 
   /// The persistent kernel's block also derives its slot (engine.cu with
-  /// PROOFC_ENGINE_THREADS = the block): a power of two of threads, and
-  /// engine.cu's static shared memory (its static_assert) within 48 KiB.
+  /// PROOFC_ENGINE_THREADS = the block): a power of two of threads. (The
+  /// derive's shared memory is the kernel's, sized by buildPolicyKernel.)
   LogicalResult checkSlotBlock(ScoreSelectOp score, int64_t threads) {
-    int64_t A = program.getAAttr().getInt(), S = program.getSAttr().getInt();
-    int64_t table = llvm::PowerOf2Ceil(2 * (S + threads));
-    int64_t bytes = (S + threads) * (3 * A + 1) * 4 + 4 * threads * 4 +
-                    8 * table + 256;
-    if (!llvm::isPowerOf2_64(threads) || bytes > kSlotStepSharedBytes)
+    if (!llvm::isPowerOf2_64(threads))
       return score.emitOpError()
              << "eval-lower-to-gpu: the persistent kernel's block of "
              << threads << " threads also derives its slot, which needs a "
-             << "power of two of threads and " << bytes
-             << " bytes of static shared memory (limit "
-             << kSlotStepSharedBytes << "); change --groups or "
+             << "power of two of threads; change --groups or "
              << "--states-per-thread, or use --schedule step";
     return success();
   }

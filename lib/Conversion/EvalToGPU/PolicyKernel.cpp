@@ -202,6 +202,27 @@ Tiling chooseTiling(const EncoderShape &shape, int64_t warps, int64_t T) {
   return t;
 }
 
+/// Byte offsets in the persistent kernel's dynamic shared memory: the
+/// derive's (engine.cu's DeriveScratch, whose first member is the slot's
+/// kept states and second its state, which the encoding reads from there)
+/// at 0, then the rows, enc(parent), the logits and the slot function's
+/// arguments.
+struct PersistentLayout {
+  int64_t rows = 0, parent = 0, logits = 0, args = 0, total = 0;
+};
+
+PersistentLayout persistentLayout(const Tiling &tl, int64_t A, int64_t S,
+                                  int64_t numArgs) {
+  PersistentLayout l;
+  l.rows = static_cast<int64_t>(
+      llvm::alignTo(deriveScratchBytes(A, S, tl.threads()), 16));
+  l.parent = l.rows + 4 * tl.rowsPerPass() * tl.actStride();
+  l.logits = l.parent + 4 * tl.width();
+  l.args = l.logits + static_cast<int64_t>(llvm::alignTo(4 * S, 8));
+  l.total = l.args + 8 * numArgs;
+  return l;
+}
+
 class KernelGenerator {
 public:
   KernelGenerator(ScoreSelectOp op, const EncoderShape &shape, int64_t A,
@@ -447,15 +468,17 @@ private:
     }
     return values;
   }
-  /// `n` i32 words of global memory from byte address `addr` (8-byte
-  /// aligned when n is even: state rows are 12 * A bytes apart), two per
-  /// load where they can be.
+  /// `n` i32 words of a state row at byte address `addr` (8-byte aligned
+  /// when n is even: state rows are 12 * A bytes apart), two per load where
+  /// they can be; global memory, or (persistent) the derive's shared
+  /// memory (stateSpace).
   SmallVector<Value> loadWords(Value addr, int64_t n) {
     auto vec2 = VectorType::get({2}, i32);
     bool pairs = n % 2 == 0;
     SmallVector<Value> words;
     for (int64_t i = 0; i < n; i += pairs ? 2 : 1) {
-      Value ptr = LLVM::IntToPtrOp::create(b, globalPtr, addI(addr, cI64(4 * i)));
+      Value ptr =
+          LLVM::IntToPtrOp::create(b, stateSpace(), addI(addr, cI64(4 * i)));
       if (pairs) {
         Value v = LLVM::LoadOp::create(b, vec2, ptr, /*alignment=*/8);
         for (int64_t e = 0; e < 2; ++e)
@@ -532,15 +555,17 @@ private:
     gpu::ReturnOp::create(b);
   }
 
-  /// The persistent kernel's dynamic shared memory: the rows, enc(parent),
-  /// the logits, the slot function's arguments. `extern __shared__`: it
+  /// The persistent kernel's dynamic shared memory (PersistentLayout).
+  /// `extern __shared__`: it
   /// starts after all static shared memory, the linked function's included.
   void persistentSharedBases() {
-    Value rows = LLVM::AddressOfOp::create(b, sharedPtr, kPolicyRowsSymbol);
-    actBase = LLVM::PtrToIntOp::create(b, i64, rows);
-    parentBase = addI(actBase, cI64(4 * tl.rowsPerPass() * tl.actStride()));
-    logitsShared = addI(parentBase, cI64(4 * tl.width()));
-    slotArgsShared = addI(logitsShared, cI64(llvm::alignTo(4 * S, 8)));
+    PersistentLayout l = persistentLayout(tl, A, S, numSlotStepArgs);
+    Value dyn = LLVM::AddressOfOp::create(b, sharedPtr, kPolicyRowsSymbol);
+    scratchBase = LLVM::PtrToIntOp::create(b, i64, dyn);
+    actBase = addI(scratchBase, cI64(l.rows));
+    parentBase = addI(scratchBase, cI64(l.parent));
+    logitsShared = addI(scratchBase, cI64(l.logits));
+    slotArgsShared = addI(scratchBase, cI64(l.args));
   }
 
   /// The persistent kernel's block: score the slot, then advance and derive
@@ -549,8 +574,33 @@ private:
     // The function's arguments go through shared memory, 8 bytes each,
     // stored once by thread 0: a call with 29 parameters cost ~4k cycles
     // per step (spilled argument registers), one with 2 does not.
+    numSlotStepArgs = static_cast<int64_t>(slotStepArgs.size());
     persistentSharedBases();
     Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+    // The slot's first state and derived states (the init and engine
+    // launches') into the derive's shared memory, where each later derive
+    // leaves them (slot.cu).
+    int64_t words = 3 * A;
+    Value stateAddr =
+        addI(baseAddress(state), mulI(toI64(slot), cI64(4 * words)));
+    Value derivedAddr =
+        addI(baseAddress(derived), mulI(toI64(slot), cI64(4 * S * words)));
+    auto copyWord = [&](Value i, ValueRange) -> SmallVector<Value> {
+      // Word i: derived[slot] for i < S * W, then state[slot]; the scratch
+      // holds them in that order.
+      Value inDerived = cmpI(arith::CmpIPredicate::ult, i, cIdx(S * words));
+      Value offset = mulI(toI64(i), cI64(4));
+      Value src = sel(inDerived, addI(derivedAddr, offset),
+                      addI(stateAddr, addI(offset, cI64(-4 * S * words))));
+      Value v = LLVM::LoadOp::create(
+          b, i32, LLVM::IntToPtrOp::create(b, globalPtr, src), 4);
+      Value dst =
+          LLVM::IntToPtrOp::create(b, sharedPtr, addI(scratchBase, offset));
+      LLVM::StoreOp::create(b, v, dst, 4);
+      return {};
+    };
+    forLoop(tid, cIdx((S + 1) * words), cIdx(tl.threads()), {}, copyWord);
+    barrier();
     ifThen(cmpI(arith::CmpIPredicate::eq, tid, cIdx(0)), [&] {
       for (auto [i, a] : llvm::enumerate(slotStepArgs)) {
         Value word = isa<MemRefType>(a.getType())
@@ -678,13 +728,19 @@ private:
     // Q x F rows [T][F], or the C layout of the tensor-core layers.
     int64_t encCount = tl.tf32 ? shape.outWidth / 2 : tl.T * tl.F;
     SmallVector<Type> encTypes(encCount, f32);
-    SmallVector<Value> enc = ifElse(
-        warpBusy, encTypes, [&] { return encode(slot, item, childBase); },
-        [&] { return SmallVector<Value>(encCount, cF32(0)); });
     if (tl.tf32) {
+      // Every warp embeds rows (the rows in use spread over all of them),
+      // then the warps whose m16 tile holds rows run the layers.
+      encode(slot, item, childBase);
+      SmallVector<Value> enc = ifElse(
+          warpBusy, encTypes, [&] { return vectorLayersTf32(); },
+          [&] { return SmallVector<Value>(encCount, cF32(0)); });
       emitLogitsC(slot, childBase, k, enc);
       return emitArrival(slot, k, parts, tid);
     }
+    SmallVector<Value> enc = ifElse(
+        warpBusy, encTypes, [&] { return encode(slot, item, childBase); },
+        [&] { return SmallVector<Value>(encCount, cF32(0)); });
 
     // enc(parent) = row 0, shared through workgroup memory.
     ifThen(cmpI(arith::CmpIPredicate::eq, rows[0], cIdx(0)), [&] {
@@ -804,6 +860,9 @@ private:
   /// enc(item[t]) for this thread's F features of each of its T rows,
   /// flattened [T][F] (0 past the output width). Items past the list encode
   /// whatever their (in-bounds) derived row holds; nothing reads the result.
+  /// With the tensor cores: the block's rows in use, embedded into the
+  /// activation rows by all warps (every thread calls it: it ends with a
+  /// block barrier); returns nothing, vectorLayersTf32() goes on.
   SmallVector<Value> encode(Value slot, ArrayRef<Value> items,
                             Value childBase) {
     int64_t w = shape.atomWidth;
@@ -826,7 +885,19 @@ private:
       return exact ? loadColumns(addr, /*shared=*/false, /*invariant=*/true)
                    : loadRow(addr, w, /*shared=*/false, /*invariant=*/true);
     };
-    Value stateBase = baseAddress(state), derivedBase = baseAddress(derived);
+    // The persistent kernel reads the slot's state and derived states
+    // where its derive left them (its shared memory: the DeriveScratch's
+    // first two members, emitPersistentLoop), the step kernel from global
+    // memory.
+    Value stateBase, derivedBase;
+    if (slotStep) {
+      derivedBase = scratchBase;
+      stateBase = addI(scratchBase, cI64(4 * S * words));
+    } else {
+      derivedBase = addI(baseAddress(derived),
+                         mulI(toI64(slot), cI64(4 * S * words)));
+      stateBase = addI(baseAddress(state), mulI(toI64(slot), cI64(4 * words)));
+    }
 
     // The address of item's state row.
     auto stateRow = [&](Value item) {
@@ -835,9 +906,8 @@ private:
           b, arith::MaxUIOp::create(b, item, cIdx(1)), cIdx(1));
       // The item's state row: the slot's state, or its derived row (clamped
       // into the slot's S rows for items past the list).
-      Value derivedRow = addI(mulI(slot, cIdx(S)),
-                              arith::MinUIOp::create(b, child, cIdx(S - 1)));
-      return sel(isState, addI(stateBase, mulI(toI64(slot), cI64(4 * words))),
+      Value derivedRow = arith::MinUIOp::create(b, child, cIdx(S - 1));
+      return sel(isState, stateBase,
                  addI(derivedBase, mulI(toI64(derivedRow), cI64(4 * words))));
     };
     // emb(item) for this thread's F features; `stateWords`, when given, are
@@ -894,7 +964,7 @@ private:
               for (int64_t c = 0; c < 3; ++c)
                 atom.push_back(LLVM::LoadOp::create(
                     b, i32,
-                    LLVM::IntToPtrOp::create(b, globalPtr,
+                    LLVM::IntToPtrOp::create(b, stateSpace(),
                                              addI(atomAddr, cI64(4 * c))),
                     /*alignment=*/4));
               return addAtom(llvm::to_vector(iters), atom[0], atom[1],
@@ -906,23 +976,27 @@ private:
 
     if (tl.tf32) {
       // One row at a time, through the layers before the first linear, into
-      // the warp's activation rows: with all T rows at once their 3A state
-      // words each would be live together (spills).
-      // Iteration t embeds the warp's row t * R + (row group), and the loop
-      // stops after the rows that hold items: ceil(rows in use / R)
-      // iterations, warp-uniform (this warp holds some: warpBusy). Rows past
-      // them keep stale values; their results are never read.
-      Value warpRows = arith::MinUIOp::create(
-          b, arith::SubIOp::create(b, blockUsed, mulI(warp, cIdx(16))),
-          cIdx(16));
-      Value trips = arith::DivUIOp::create(b, addI(warpRows, cIdx(tl.R - 1)),
-                                           cIdx(tl.R));
+      // the block's activation rows: with all T rows at once their 3A state
+      // words each would be live together (spills). The rows in use are
+      // dealt round the block's warps (iteration t of warp w embeds row
+      // (t * warps + w) * R + (row group)), not kept in the warp whose m16
+      // tile holds them: each row is a chain of dependent L1/L2 reads, and a
+      // slot's ~60 rows would otherwise queue in 4 of the 8 warps. Each warp
+      // stops after its rows in use (warp-uniform); the block barrier at the
+      // end hands the rows to the tiles' warps. Rows past the ones in use
+      // keep stale values; their results are never read.
+      Value stride = cIdx(tl.warps * tl.R);
+      Value warpFirst = mulI(warp, cIdx(tl.R));
+      Value left = arith::SubIOp::create(
+          b, arith::MaxUIOp::create(b, blockUsed, warpFirst), warpFirst);
+      Value trips = arith::DivUIOp::create(
+          b, addI(left, arith::SubIOp::create(b, stride, cIdx(1))), stride);
       Value rowGroup = arith::DivUIOp::create(b, lane, cIdx(tl.Q));
-      Value warpRow0 = addI(mulI(warp, cIdx(16)), rowGroup);
+      Value warpRow0 = addI(warpFirst, rowGroup);
       // The next row's state words are loaded before this row is embedded
       // (one row of words in flight: the L2 latency of a derived row is
       // hidden behind the table reads of the previous one).
-      auto rowOf = [&](Value t) { return addI(warpRow0, mulI(t, cIdx(tl.R))); };
+      auto rowOf = [&](Value t) { return addI(warpRow0, mulI(t, stride)); };
       bool prefetch = A <= kUnrolledAtoms;
       SmallVector<Value> first;
       if (prefetch)
@@ -941,8 +1015,8 @@ private:
         storeRow(actAddress(row, cIdx(0)), cur[0]);
         return next;
       });
-      syncWarp();
-      return vectorLayersTf32();
+      barrier();
+      return {};
     }
 
     SmallVector<SmallVector<Value>> curs;
@@ -1226,7 +1300,7 @@ private:
   /// low parts, x_lo·W_hi + x_hi·W_lo + x_hi·W_hi accumulated in f32 (the
   /// dropped x_lo·W_lo is below f32 rounding). W comes split and in
   /// fragment order from eval.split_tf32_weight: one 16-byte load per lane
-  /// and tile. One k-step (8 inputs) per loop iteration.
+  /// and tile.
   SmallVector<Value> linearTf32(const VectorLayer &layer,
                                 const LayerTables &tables) {
     MLIRContext *ctx = b.getContext();
@@ -1236,7 +1310,6 @@ private:
     for (int64_t nt = 0; nt < tiles; ++nt)
       inits.append({bias[2 * nt], bias[2 * nt + 1], bias[2 * nt],
                     bias[2 * nt + 1]});
-    auto vec4i = VectorType::get({4}, i32);
     Type accType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
     Value lanesBase =
         addI(tables.weight, mulI(toI64(lane), cI64(16))); // this lane's tile
@@ -1247,6 +1320,7 @@ private:
       SmallVector<Value> hi, lo;
       SmallVector<SmallVector<Value>> w;
     };
+    auto vec4i = VectorType::get({4}, i32);
     auto loadStep = [&](Value ks) {
       StepOperands op;
       Value col = addI(mulI(ks, cIdx(8)), quadLane);
@@ -1433,7 +1507,10 @@ private:
   SmallVector<LayerTables> layerTables;
   Value numR, scale;
   Value lane, warp, featureThread, col0, actBase, parentBase, logitsShared,
-      slotArgsShared;
+      slotArgsShared, scratchBase;
+  /// Where the state rows the encoding reads are (loadWords).
+  Type stateSpace() const { return slotStep ? sharedPtr : globalPtr; }
+  int64_t numSlotStepArgs = 0; ///< the persistent kernel's, 8 bytes each
   /// Items (parent and children) of the block's current pass.
   Value blockUsed;
   Value quadGroup, quadLane; ///< C layout: lane / 4 and lane % 4
@@ -1527,10 +1604,12 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
   int64_t sharedBytes =
       4 * (tiling.rowsPerPass() * tiling.actStride() + tiling.width() +
            (persistent ? S : 1));
-  if (persistent) // the slot function's arguments, 8 bytes each
-    sharedBytes = llvm::alignTo(sharedBytes, 8) + 8 * slotStepArgs.size();
-  // The persistent kernel's rows are dynamic shared memory: the slot
-  // function's static shared memory comes on top (up to 227 KiB in all).
+  // (Persistent: the derive's, and the slot function's arguments, 8 bytes
+  // each: PersistentLayout.)
+  if (persistent)
+    sharedBytes = persistentLayout(tiling, A, S, slotStepArgs.size()).total;
+  // The persistent kernel's shared memory is dynamic (up to 227 KiB with
+  // the slot function's few static words).
   if (!persistent && sharedBytes > 48 * 1024)
     return op.emitOpError()
            << "the GPU policy kernel would need " << sharedBytes
@@ -1585,12 +1664,12 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
            << "the persistent policy kernel scores a slot's S = " << S
            << " children in one block, which holds "
            << tiling.childrenPerBlock() << " (raise --groups)";
-  if (persistent && sharedBytes > kMaxSharedPerBlock - kSlotStepSharedBytes)
+  if (persistent && sharedBytes > kMaxSharedPerBlock - kSlotStaticSharedBytes)
     return op.emitOpError()
            << "the persistent policy kernel would need " << sharedBytes
-           << " bytes of dynamic shared memory beside the engine's "
-           << "(limit " << kMaxSharedPerBlock - kSlotStepSharedBytes
-           << "); lower S or the groups";
+           << " bytes of dynamic shared memory, its derive's included (limit "
+           << kMaxSharedPerBlock - kSlotStaticSharedBytes
+           << "); lower S, A or the groups";
   kernel.sharedBytes = persistent ? sharedBytes : 0;
 
   MLIRContext *ctx = op.getContext();

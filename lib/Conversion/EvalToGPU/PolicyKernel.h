@@ -12,6 +12,8 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <string>
 
 namespace mlir::eval {
@@ -28,10 +30,19 @@ struct PolicyKernel {
 /// slot.cu's device function that the persistent policy kernel calls.
 inline constexpr llvm::StringLiteral kSlotStepFunction =
     "proofc_slot_advance_engine";
-/// Its static shared memory at most (engine.cu's static_assert), and the
-/// most shared memory a block may have (sm_90).
-inline constexpr int64_t kSlotStepSharedBytes = 48 * 1024;
+/// The most shared memory a block may have (sm_90), and slot.cu's own
+/// static shared memory at most (its derive's is the kernel's dynamic one).
 inline constexpr int64_t kMaxSharedPerBlock = 227 * 1024;
+inline constexpr int64_t kSlotStaticSharedBytes = 1024;
+
+/// Bytes of engine.cu's DeriveScratch (its kScratchWords, which a
+/// static_assert ties to the struct) for A atoms, S states and a block of
+/// `threads`: the persistent kernel lends the derive that much of its
+/// dynamic shared memory.
+inline int64_t deriveScratchBytes(int64_t A, int64_t S, int64_t threads) {
+  int64_t W = 3 * A, table = llvm::PowerOf2Ceil(2 * (S + threads));
+  return 4 * (14 + W + S * W + S + threads * W + 3 * threads + 2 * table + 5);
+}
 
 /// Adds `gpu.func @<name>` for `op` to `module`. `guard` is the flag buffer
 /// the kernel checks first; a block is `groups` warps whose threads each

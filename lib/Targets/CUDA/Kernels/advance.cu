@@ -77,13 +77,15 @@ __device__ __forceinline__ int finishCandidate(int c, int status, int d,
 /// missed has claimed an entry (memoClaims[b]); this publishes the policy's
 /// choice into it first. Returns 1 when the slot holds an active candidate
 /// afterwards (the same one, or the next from the pool). Thread 0 of a
-/// block, or one thread per slot.
+/// block, or one thread per slot. The persistent kernel's slot function
+/// passes `kept`, the slot's derived states in shared memory (read instead
+/// of derived[b]), and `stateCopy`, which gets the new state too.
 __device__ __forceinline__ int advanceSlot(
     int b, const int *pool, int N, int D, int R, const int *derived,
     const int *count, const int *action, const float *actionLogp, int *state,
     int *slotCand, int *depth, float *logp, int *nextCand, int *outStatus,
     int *outDepth, float *outLogp, int *memo, int *memoClaims,
-    int memoEntries) {
+    int memoEntries, const int *kept = nullptr, int *stateCopy = nullptr) {
   int c = slotCand[b];
   if (c < 0) return 0;
   const int a = action[b];
@@ -91,7 +93,8 @@ __device__ __forceinline__ int advanceSlot(
   // All loads first, then the stores: the compiler cannot tell that state
   // and derived do not overlap, so a load-store loop would wait for each
   // load in turn (W round trips to L2 instead of one).
-  const int *chosen = derived + (static_cast<long long>(b) * S + a) * W;
+  const int *chosen =
+      kept ? kept + a * W : derived + (static_cast<long long>(b) * S + a) * W;
   int words[W];
   for (int w = 0; w < W; ++w) words[w] = chosen[w];
   float step = actionLogp[b];
@@ -142,6 +145,8 @@ __device__ __forceinline__ int advanceSlot(
   }
   int *st = state + b * W;
   for (int w = 0; w < W; ++w) st[w] = words[w];
+  if (stateCopy)
+    for (int w = 0; w < W; ++w) stateCopy[w] = words[w];
   depth[b] = d;
   logp[b] = lp;
   if (c != cand0) slotCand[b] = c;

@@ -67,10 +67,6 @@ constexpr int kTable = (kTableBits4 | (kTableBits4 >> 16)) + 1;
 constexpr unsigned kEmpty = 0u; // hashState never returns it
 constexpr int kNoClaim = 0x7fffffff;
 
-static_assert((S + T) * (W + 1) * 4 + 4 * T * 4 + 8 * kTable + 256 <=
-                  48 * 1024,
-              "engine.cu: S and A too large for 48 KiB of static shared memory");
-
 /// Per-slot setup, computed by thread 0.
 struct SlotPlan {
   int n;          // goals of G
@@ -81,6 +77,30 @@ struct SlotPlan {
   int ruleBegin, numRules;
   int factsYieldOne; // every fact step yields the same state
 };
+
+/// The block's shared memory for one derive. step.cu's kernels declare it
+/// statically (deriveSlot). The persistent policy kernel holds it at the
+/// start of its dynamic shared memory (docs/gpu-kernels.md) and reads the
+/// slot's kept states and state from there: the first two members, at
+/// byte offsets 0 and 4 * S * W (ints only: no padding).
+struct DeriveScratch {
+  int sKept[S * W];
+  int sG[W];
+  SlotPlan pl;
+  unsigned sKeptHash[S];
+  int sChunk[T * W];
+  unsigned sHash[T];
+  int sValid[T], sScan[T];
+  unsigned sTableKey[kTable];
+  int sTableClaim[kTable];
+  int sKeptCount, sNext, sDone, sTrue, sFactHit;
+};
+/// Its size in 4-byte words: the compiler sizes the persistent kernel's
+/// shared memory with the same sum (PolicyKernel.h, deriveScratchBytes).
+constexpr int kScratchWords =
+    14 + W + S * W + S + T * W + 3 * T + 2 * kTable + 5;
+static_assert(sizeof(DeriveScratch) == 4 * kScratchWords,
+              "engine.cu: DeriveScratch and kScratchWords disagree");
 
 /// θ in registers: each of an item's two unifications binds at most one
 /// variable, the k-th into (vk, tk); an unused one is (kUnbound, kUnbound),
@@ -138,10 +158,49 @@ __device__ __forceinline__ void canonicalize(int (&st)[W]) {
   }
 }
 
-__device__ __forceinline__ unsigned hashState(const int *st) {
-  unsigned h = 2166136261u;
-  for (int i = 0; i < W; ++i) h = (h ^ static_cast<unsigned>(st[i])) * 16777619u;
+/// x[0] op x[1] op ... op x[N-1] as a balanced tree (log2 N dependent
+/// steps, not N - 1; x is clobbered). The compiler does not rebalance a
+/// loop's chain by itself.
+template <int N, typename T, typename Op>
+__device__ __forceinline__ T reduceTree(T *x, Op op) {
+#pragma unroll
+  for (int stride = 1; stride < N; stride *= 2)
+#pragma unroll
+    for (int i = 0; i + stride < N; i += 2 * stride)
+      x[i] = op(x[i], x[i + stride]);
+  return x[0];
+}
+
+/// murmur3's 32-bit finalizer.
+__device__ __forceinline__ unsigned mix32(unsigned h) {
+  h ^= h >> 16;
+  h *= 0x85EBCA6Bu;
+  h ^= h >> 13;
+  h *= 0xC2B2AE35u;
+  h ^= h >> 16;
+  return h;
+}
+
+/// A hash of N words: word i times its own odd multiplier, summed as a
+/// tree, then mixed (the low bits index the tables). Its latency is a few
+/// multiplies, not a chain of N: it lies on the path of every derive item
+/// and of every step memo lookup. The multipliers must be unrelated (mix32
+/// of i, constants once unrolled): with multiples of one constant, states
+/// whose words differ by small amounts collide. Never kEmpty.
+template <int N>
+__device__ __forceinline__ unsigned hashWords(const int *w) {
+  unsigned terms[N];
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+    terms[i] = static_cast<unsigned>(w[i]) *
+               (mix32(0x9E3779B9u * static_cast<unsigned>(i + 1)) | 1u);
+  const unsigned h = mix32(
+      reduceTree<N>(terms, [](unsigned a, unsigned b) { return a + b; }));
   return h == kEmpty ? 1u : h;
+}
+
+__device__ __forceinline__ unsigned hashState(const int *st) {
+  return hashWords<W>(st);
 }
 
 /// Claims hash `h` for `claimant`; returns its table slot, whose claim is
@@ -316,17 +375,18 @@ __device__ void planSlot(SlotPlan &pl, const int *g, const int *cand,
     }
 }
 
-/// The whole block derives slot b: derived[b, ..] and count[b] (0 for an
-/// empty slot). Called by every thread of the block; returns block-uniformly.
-/// Not inlined: proofc_engine and step.cu's proofc_advance_engine share one
-/// copy, which keeps the cold NVRTC compile of the module short.
-__noinline__ __device__ void deriveSlot(
-    int b, const int *state, const int *slotCand, const int *pool,
-    const int *facts, const int *psOffsets, const int *poFacts,
-    const int *poOffsets, const int *predOffsets, const int *ruleHeads,
-    const int *ruleBodyOffsets, const int *ruleBody, const int *ruleNumVars,
-    const int *rulePredOffsets, const int *ruleIdsByPred, int E, int R,
-    int *derived, int *count) {
+/// The whole block derives slot b in `scratch`: derived[b, ..] and
+/// count[b] (0 for an empty slot). Called by every thread of the block;
+/// returns block-uniformly. `inScratch` (the persistent kernel): the state
+/// is already in scratch.sG, and the result stays in scratch.sKept (the
+/// one state TRUE/FALSE included), only count[b] is written.
+__forceinline__ __device__ void deriveSlotIn(
+    DeriveScratch &scratch, bool inScratch, int b, const int *state,
+    const int *slotCand, const int *pool, const int *facts,
+    const int *psOffsets, const int *poFacts, const int *poOffsets,
+    const int *predOffsets, const int *ruleHeads, const int *ruleBodyOffsets,
+    const int *ruleBody, const int *ruleNumVars, const int *rulePredOffsets,
+    const int *ruleIdsByPred, int E, int R, int *derived, int *count) {
   const int tid = threadIdx.x;
   const int cand = slotCand[b];
   if (cand < 0) {
@@ -334,18 +394,18 @@ __noinline__ __device__ void deriveSlot(
     return;
   }
 
-  __shared__ SlotPlan pl;
-  __shared__ int sG[W];
-  __shared__ int sKept[S * W];
-  __shared__ unsigned sKeptHash[S];
-  __shared__ int sChunk[T * W];
-  __shared__ unsigned sHash[T];
-  __shared__ int sValid[T], sScan[T];
-  __shared__ unsigned sTableKey[kTable];
-  __shared__ int sTableClaim[kTable];
-  __shared__ int sKeptCount, sNext, sDone, sTrue, sFactHit;
+  SlotPlan &pl = scratch.pl;
+  int *sG = scratch.sG, *sKept = scratch.sKept, *sChunk = scratch.sChunk;
+  unsigned *sKeptHash = scratch.sKeptHash, *sHash = scratch.sHash;
+  int *sValid = scratch.sValid, *sScan = scratch.sScan;
+  unsigned *sTableKey = scratch.sTableKey;
+  int *sTableClaim = scratch.sTableClaim;
+  int &sKeptCount = scratch.sKeptCount, &sNext = scratch.sNext,
+      &sDone = scratch.sDone, &sTrue = scratch.sTrue,
+      &sFactHit = scratch.sFactHit;
 
-  for (int i = tid; i < W; i += T) sG[i] = state[b * W + i];
+  if (!inScratch)
+    for (int i = tid; i < W; i += T) sG[i] = state[b * W + i];
   for (int i = tid; i < kTable; i += T) {
     sTableKey[i] = kEmpty;
     sTableClaim[i] = kNoClaim;
@@ -437,7 +497,7 @@ __noinline__ __device__ void deriveSlot(
     __syncthreads();
   }
 
-  int *out = derived + static_cast<long long>(b) * S * W;
+  int *out = inScratch ? sKept : derived + static_cast<long long>(b) * S * W;
   if (sTrue || sKeptCount == 0) {
     if (tid == 0) {
       out[0] = sTrue ? R : R + 1;
@@ -452,13 +512,39 @@ __noinline__ __device__ void deriveSlot(
     }
     return;
   }
-  const int n = sKeptCount * W;
-  for (int k = tid; k < n; k += T) out[k] = sKept[k];
+  if (!inScratch) {
+    const int n = sKeptCount * W;
+    for (int k = tid; k < n; k += T) out[k] = sKept[k];
+  }
   if (tid == 0) count[b] = sKeptCount;
 }
 
+#ifndef PROOFC_ENGINE_SCRATCH_FROM_CALLER
+static_assert(
+    4 * kScratchWords <= 48 * 1024,
+    "engine.cu: S and A too large for 48 KiB of static shared memory");
+
+/// deriveSlotIn in the block's static shared memory. Not inlined:
+/// proofc_engine and step.cu's proofc_advance_engine share one copy, which
+/// keeps the cold NVRTC compile of the module short.
+__noinline__ __device__ void deriveSlot(
+    int b, const int *state, const int *slotCand, const int *pool,
+    const int *facts, const int *psOffsets, const int *poFacts,
+    const int *poOffsets, const int *predOffsets, const int *ruleHeads,
+    const int *ruleBodyOffsets, const int *ruleBody, const int *ruleNumVars,
+    const int *rulePredOffsets, const int *ruleIdsByPred, int E, int R,
+    int *derived, int *count) {
+  __shared__ DeriveScratch scratch;
+  deriveSlotIn(scratch, false, b, state, slotCand, pool, facts, psOffsets,
+               poFacts, poOffsets, predOffsets, ruleHeads, ruleBodyOffsets,
+               ruleBody, ruleNumVars, rulePredOffsets, ruleIdsByPred, E, R,
+               derived, count);
+}
+#endif
+
 } // namespace proofc_engine_impl
 
+#ifndef PROOFC_ENGINE_SCRATCH_FROM_CALLER
 extern "C" __global__ void proofc_engine(
     const int *guard, const int *state, const int *slotCand, const int *pool,
     const int *facts, const int *psOffsets, const int *poFacts,
@@ -472,5 +558,6 @@ extern "C" __global__ void proofc_engine(
       predOffsets, ruleHeads, ruleBodyOffsets, ruleBody, ruleNumVars,
       rulePredOffsets, ruleIdsByPred, E, R, derived, count);
 }
+#endif
 
 #endif // PROOFC_ENGINE_CU

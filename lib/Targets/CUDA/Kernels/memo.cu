@@ -68,11 +68,12 @@ __device__ __forceinline__ Key makeKey(const int *g, int h, int r, int t) {
   Key k;
   k.relH = relevant ? h : kNotRelevant;
   k.relT = relevant ? t : kNotRelevant;
-  // engine.cu's FNV-1a of the state, continued over h and t.
-  unsigned x = proofc_engine_impl::hashState(g);
-  x = (x ^ static_cast<unsigned>(k.relH)) * 16777619u;
-  x = (x ^ static_cast<unsigned>(k.relT)) * 16777619u;
-  k.hash = x == 0u ? 1u : x;
+  // engine.cu's state hash over the state, h and t.
+  int words[W + 2];
+  for (int i = 0; i < W; ++i) words[i] = g[i];
+  words[W] = k.relH;
+  words[W + 1] = k.relT;
+  k.hash = proofc_engine_impl::hashWords<W + 2>(words);
   return k;
 }
 
@@ -167,14 +168,22 @@ __device__ __forceinline__ bool lookup(int *table, unsigned mask,
     }
     if (hash != k.hash) continue;
     if (j > 0) loadEntry(entry, w);
-    bool written = true;
-    for (int i = 1; i < 4 + 2 * W; ++i) written = written && w[i] != 0u;
-    if (!written) return false; // being written (or never usable)
-    bool same = static_cast<int>(w[1] ^ kMark) == k.relH &&
-                static_cast<int>(w[2] ^ kMark) == k.relT;
+    // Both checks as trees (proofc_engine_impl::reduceTree): a hit's
+    // latency is one round trip plus these.
+    using proofc_engine_impl::reduceTree;
+    constexpr int kWords = 3 + 2 * W; // after the hash
+    unsigned low[kWords], diff[2 + W];
+    for (int i = 0; i < kWords; ++i) low[i] = w[1 + i];
+    if (reduceTree<kWords>(low, [](unsigned a, unsigned b) {
+          return a < b ? a : b;
+        }) == 0u)
+      return false; // being written (or never usable)
+    diff[0] = w[1] ^ kMark ^ static_cast<unsigned>(k.relH);
+    diff[1] = w[2] ^ kMark ^ static_cast<unsigned>(k.relT);
     for (int i = 0; i < W; ++i)
-      same = same && static_cast<int>(w[3 + i] ^ kMark) == g[i];
-    if (!same) continue; // another key with the same hash
+      diff[2 + i] = w[3 + i] ^ kMark ^ static_cast<unsigned>(g[i]);
+    if (reduceTree<2 + W>(diff, [](unsigned a, unsigned b) { return a | b; }))
+      continue; // another key with the same hash
     for (int i = 0; i < W; ++i) next[i] = static_cast<int>(w[3 + W + i] ^ kMark);
     stepLogp = bitsFloat(w[3 + 2 * W] ^ kMark);
     return true;

@@ -16,9 +16,19 @@
 //
 //===----------------------------------------------------------------------===//
 
+// The derive's shared memory is the policy kernel's (below), not engine.cu's
+// static one.
+#define PROOFC_ENGINE_SCRATCH_FROM_CALLER
 #include "engine.cu"
 #include "memo.cu"
 #include "advance.cu"
+
+/// The policy kernel's dynamic shared memory (PolicyKernel.cpp's
+/// kPolicyRowsSymbol): it starts with the derive's (engine.cu's
+/// DeriveScratch), where the slot's state and derived states stay for the
+/// policy's next pass and this function's next advance: no round trip
+/// through global memory for either.
+extern __shared__ __align__(16) unsigned char proofc_policy_rows[];
 
 namespace proofc_slot {
 
@@ -57,6 +67,9 @@ proofc_slot_advance_engine(int b, const unsigned long long *args) {
   int *derived = ptr<int>(args, kDerived), *count = ptr<int>(args, kCount);
   const int R = i32(args, kR);
   __shared__ int sActive;
+  proofc_engine_impl::DeriveScratch &scratch =
+      *reinterpret_cast<proofc_engine_impl::DeriveScratch *>(
+          proofc_policy_rows);
   if (threadIdx.x == 0)
     sActive = proofc_step::advanceSlot(
         b, pool, i32(args, kN), i32(args, kD), R, derived, count,
@@ -65,21 +78,22 @@ proofc_slot_advance_engine(int b, const unsigned long long *args) {
         ptr<int>(args, kNextCand), ptr<int>(args, kOutStatus),
         ptr<int>(args, kOutDepth), ptr<float>(args, kOutLogp),
         ptr<int>(args, kMemo), ptr<int>(args, kMemoClaims),
-        i32(args, kMemoEntries));
-  // Also makes thread 0's stores to state[b] and slotCand[b] visible to the
-  // block, which derives from them.
+        i32(args, kMemoEntries), scratch.sKept, scratch.sG);
+  // Also makes thread 0's stores to the state (scratch.sG) and slotCand[b]
+  // visible to the block, which derives from them.
   __syncthreads();
   const int active = sActive;
-  proofc_engine_impl::deriveSlot(
-      b, state, slotCand, pool, ptr<const int>(args, kFacts),
+  proofc_engine_impl::deriveSlotIn(
+      scratch, /*inScratch=*/true, b, state, slotCand, pool,
+      ptr<const int>(args, kFacts),
       ptr<const int>(args, kPsOffsets), ptr<const int>(args, kPoFacts),
       ptr<const int>(args, kPoOffsets), ptr<const int>(args, kPredOffsets),
       ptr<const int>(args, kRuleHeads), ptr<const int>(args, kRuleBodyOffsets),
       ptr<const int>(args, kRuleBody), ptr<const int>(args, kRuleNumVars),
       ptr<const int>(args, kRulePredOffsets),
       ptr<const int>(args, kRuleIdsByPred), i32(args, kE), R, derived, count);
-  // derived[b] and count[b] are visible to the policy's threads, and every
-  // thread has read sActive before the next call writes it.
+  // The kept states and count[b] are visible to the policy's threads, and
+  // every thread has read sActive before the next call writes it.
   __syncthreads();
   return active;
 }
