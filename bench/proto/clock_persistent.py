@@ -72,14 +72,13 @@ def sub(old, new, count=1):
 t = ('__device__ unsigned long long proofc_prof[8];\n__device__ unsigned long long proofc_prof_dv[16];\n'
      '__device__ unsigned int proofc_prof_exits;\n__device__ long long proofc_prof_end[4096];\n'
      'extern __device__ unsigned long long proofc_prof_pol[16];\nextern "C" __device__ int vprintf(const char *, void *);\n') + t
-sub('''    key = proofc_memo::makeKey(words, h, r, t);
+sub('''    const proofc_memo::Key key = proofc_memo::makeKey(words, h, r, t);
     int next[W];
-    if (!proofc_memo::lookup(memo, mask, words, key, next, step, claim,
-                             pending != nullptr))
+    if (!proofc_memo::lookup(memo, mask, words, key, next, step, claim))
       break;''', '''    const long long lk0 = clock64();
-    key = proofc_memo::makeKey(words, h, r, t);
+    const proofc_memo::Key key = proofc_memo::makeKey(words, h, r, t);
     int next[W];
-    const bool hit = proofc_memo::lookup(memo, mask, words, key, next, step, claim, pending != nullptr);
+    const bool hit = proofc_memo::lookup(memo, mask, words, key, next, step, claim);
     const long long lk1 = clock64();
     atomicAdd(&proofc_prof_dv[hit ? 7 : 8], (unsigned long long)(lk1 - lk0));
     if (!hit)
@@ -94,14 +93,14 @@ sub('''      c = finishCandidate(c, status, d, lp, N, nextCand, outStatus, outDe
 sub('  const int tid = threadIdx.x;\n  const int cand = slotCand[b];\n',
     '  const int tid = threadIdx.x;\n  long long pc0 = clock64(), pc1;\n  #define PACC(i) do { pc1 = clock64(); if (tid == 0) atomicAdd(&proofc_prof_dv[i], (unsigned long long)(pc1 - pc0)); pc0 = pc1; } while (0)\n  const int cand = slotCand[b];\n')
 sub('  __syncthreads();\n  if (tid == 0) {\n    planSlot(', '  __syncthreads();\n  PACC(0);\n  if (tid == 0) {\n    planSlot(')
-sub('  if (tid == (T > 32 ? 32 : 0)) whilePlanning();\n  __syncthreads();\n', '  if (tid == (T > 32 ? 32 : 0)) whilePlanning();\n  __syncthreads();\n  PACC(1);\n')
+sub('    sDone = pl.numFacts + pl.numRules == 0;\n  }\n  __syncthreads();\n', '    sDone = pl.numFacts + pl.numRules == 0;\n  }\n  __syncthreads();\n  PACC(1);\n')
 sub('    const int slot = valid ? claimHash(sTableKey, sTableClaim, h, tid) : 0;\n    __syncthreads();\n', '    const int slot = valid ? claimHash(sTableKey, sTableClaim, h, tid) : 0;\n    __syncthreads();\n    PACC(2); if (tid == 0) atomicAdd(&proofc_prof_dv[6], 1ull);\n')
 sub('    const int pos = kept + sScan[tid] - keep;\n', '    PACC(3);\n    const int pos = kept + sScan[tid] - keep;\n')
 sub('  int *out = inScratch ? sKept : derived + static_cast<long long>(b) * S * W;\n', '  PACC(4);\n  int *out = inScratch ? sKept : derived + static_cast<long long>(b) * S * W;\n')
 sub('      count[b] = 1;\n    }\n    return;\n', '      count[b] = 1;\n    }\n    PACC(5);\n    return;\n')
 sub('  if (tid == 0) count[b] = sKeptCount;\n}\n', '  if (tid == 0) count[b] = sKeptCount;\n  PACC(5);\n}\n')
-sub('''  __shared__ proofc_step::PendingClaim sPending;
-''', '''  __shared__ proofc_step::PendingClaim sPending;
+sub('''  __shared__ int sActive;
+''', '''  __shared__ int sActive;
   const long long t0 = clock64();
 ''')
 sub('''  const int active = sActive;
