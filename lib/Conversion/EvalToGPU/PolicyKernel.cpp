@@ -1599,17 +1599,13 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
   if (tiling.rowsPerPass() < 2)
     return op.emitOpError() << "the GPU policy kernel needs at least 2 rows "
                                "per block (the parent and a child)";
-  // Rows, enc(parent), then the "last block" flag, or (persistent) the
-  // slot's logits.
+  // Rows, enc(parent) and the "last block" flag; the persistent kernel's
+  // (dynamic, up to 227 KiB with the slot function's few static words):
+  // PersistentLayout.
   int64_t sharedBytes =
-      4 * (tiling.rowsPerPass() * tiling.actStride() + tiling.width() +
-           (persistent ? S : 1));
-  // (Persistent: the derive's, and the slot function's arguments, 8 bytes
-  // each: PersistentLayout.)
-  if (persistent)
-    sharedBytes = persistentLayout(tiling, A, S, slotStepArgs.size()).total;
-  // The persistent kernel's shared memory is dynamic (up to 227 KiB with
-  // the slot function's few static words).
+      persistent ? persistentLayout(tiling, A, S, slotStepArgs.size()).total
+                 : 4 * (tiling.rowsPerPass() * tiling.actStride() +
+                        tiling.width() + 1);
   if (!persistent && sharedBytes > 48 * 1024)
     return op.emitOpError()
            << "the GPU policy kernel would need " << sharedBytes

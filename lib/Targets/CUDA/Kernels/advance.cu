@@ -79,7 +79,8 @@ __device__ __forceinline__ int finishCandidate(int c, int status, int d,
 /// afterwards (the same one, or the next from the pool). Thread 0 of a
 /// block, or one thread per slot. The persistent kernel's slot function
 /// passes `kept`, the slot's derived states in shared memory (read instead
-/// of derived[b]), and `stateCopy`, which gets the new state too.
+/// of derived[b]), and `stateCopy`, which gets the new state instead of
+/// state[b] (nothing reads state[b] there after the kernel's first copy).
 __device__ __forceinline__ int advanceSlot(
     int b, const int *pool, int N, int D, int R, const int *derived,
     const int *count, const int *action, const float *actionLogp, int *state,
@@ -143,10 +144,8 @@ __device__ __forceinline__ int advanceSlot(
       break;
     for (int w = 0; w < W; ++w) words[w] = next[w];
   }
-  int *st = state + b * W;
+  int *st = stateCopy ? stateCopy : state + b * W;
   for (int w = 0; w < W; ++w) st[w] = words[w];
-  if (stateCopy)
-    for (int w = 0; w < W; ++w) stateCopy[w] = words[w];
   depth[b] = d;
   logp[b] = lp;
   if (c != cand0) slotCand[b] = c;
