@@ -20,15 +20,21 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <optional>
 
 /// Passes of the proofc compiler. Each pass library adds its registration
 /// call here (e.g. mlir::eval::registerEvalPasses()).
 static void registerProofcPasses() { mlir::eval::registerEvalPasses(); }
 
 int main(int argc, char **argv) {
-  llvm::InitLLVM initLLVM(argc, argv);
+  // MlirOptMain(argc, argv, ...) (the --show-dialects / --list-passes path
+  // below) sets up its own.
+  std::optional<llvm::InitLLVM> initLLVM(std::in_place, argc, argv);
   mlir::registerAllPasses();
   registerProofcPasses();
 
@@ -41,13 +47,20 @@ int main(int argc, char **argv) {
 
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "proofc optimizer driver (eval dialect)\n", registry);
-  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
-  if (config.shouldShowDialects() || config.shouldListPasses())
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
+  if (config.shouldShowDialects() || config.shouldListPasses()) {
+    initLLVM.reset();
     return mlir::asMainReturnCode(
         mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
+  }
 
   // What MlirOptMain(argc, argv, ...) does, with the nesting check between
   // reading the input (a file or `-`, standard input) and parsing it.
+  if (inputFilename == "-" &&
+      llvm::sys::Process::FileDescriptorIsDisplayed(fileno(stdin)))
+    llvm::errs() << "(processing input from stdin now, hit ctrl-c/ctrl-d to "
+                    "interrupt)\n";
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> file =
       mlir::openInputFile(inputFilename, &errorMessage);
@@ -58,9 +71,8 @@ int main(int argc, char **argv) {
   if (std::optional<proofc::NestingExcess> deep =
           proofc::findExcessNesting(file->getBuffer())) {
     llvm::errs() << file->getBufferIdentifier() << ":" << deep->line << ":"
-                 << deep->column << ": error: nesting deeper than "
-                 << proofc::kMaxSourceNesting
-                 << " levels (brackets ( [ { <); refused before parsing\n";
+                 << deep->column
+                 << ": error: " << proofc::excessNestingMessage() << "\n";
     return 1;
   }
   std::unique_ptr<llvm::ToolOutputFile> output =

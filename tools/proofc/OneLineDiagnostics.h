@@ -1,4 +1,4 @@
-//===- OneLineDiagnostics.h - One stderr line per failed program -*- C++ -*-===//
+//===- OneLineDiagnostics.h - One line per failed program -------*- C++ -*-===//
 //
 // Prints a failed program as exactly ONE `file:line:col: error: message`
 // line, without the source excerpt, so tools and tests see one line per

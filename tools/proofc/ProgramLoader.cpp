@@ -31,8 +31,7 @@ proofc::driver::parseProgram(std::unique_ptr<llvm::MemoryBuffer> file,
           findExcessNesting(file->getBuffer(), kMaxSourceNesting)) {
     mlir::emitError(mlir::FileLineColLoc::get(
         &context, file->getBufferIdentifier(), deep->line, deep->column))
-        << "nesting deeper than " << kMaxSourceNesting
-        << " levels (brackets ( [ { <); refused before parsing";
+        << excessNestingMessage();
     return nullptr;
   }
   llvm::SourceMgr sourceMgr;

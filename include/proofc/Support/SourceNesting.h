@@ -1,4 +1,4 @@
-//===- SourceNesting.h - Refuse deeply nested .mlir before parsing -*- C++ -*-===//
+//===- SourceNesting.h - Refuse deep nesting before parsing -----*- C++ -*-===//
 //
 // MLIR's parser, verifier and printer recurse once per nesting level of an
 // attribute, a type, a location or a region: a 20 KB file of 10,000 nested
@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace proofc {
@@ -32,10 +33,17 @@ inline constexpr unsigned kMaxSourceNesting = 256;
 
 /// Where a text first opens more than its nesting limit.
 struct NestingExcess {
-  size_t offset;   ///< byte offset of the bracket that opened one level too many
+  size_t offset;   ///< of the bracket that opened one level too many
   unsigned line;   ///< 1-based
   unsigned column; ///< 1-based, in bytes
 };
+
+/// What the tools say, after `file:line:col: error: `, of a file that nests
+/// deeper than `limit`.
+inline std::string excessNestingMessage(unsigned limit = kMaxSourceNesting) {
+  return "nesting deeper than " + std::to_string(limit) +
+         " levels (brackets ( [ { <); refused before parsing";
+}
 
 /// The first bracket of `text` that opens level `limit + 1`, or nullopt when
 /// `text` never nests deeper than `limit`. Linear in the size of `text`.

@@ -64,7 +64,8 @@ TEST(SourceNesting, StringsAndCommentsDoNotCountButEndWhereMlirEndsThem) {
 
 TEST(SourceNesting, TheIssuesInputsAreRefusedAndTheLimitIsKept) {
   const size_t n = 10000;
-  EXPECT_TRUE(findExcessNesting("{z = " + repeat("[", n) + "1" + repeat("]", n) + "}"));
+  EXPECT_TRUE(
+      findExcessNesting("{z = " + repeat("[", n) + "1" + repeat("]", n) + "}"));
   EXPECT_TRUE(findExcessNesting(repeat("{a = ", n) + "1" + repeat("}", n)));
   EXPECT_TRUE(findExcessNesting("loc(" + repeat("callsite(\"a\" at ", 100000) +
                                 "\"b\"" + repeat(")", 100000) + ")"));
