@@ -25,16 +25,12 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
-#include <optional>
 
 /// Passes of the proofc compiler. Each pass library adds its registration
 /// call here (e.g. mlir::eval::registerEvalPasses()).
 static void registerProofcPasses() { mlir::eval::registerEvalPasses(); }
 
 int main(int argc, char **argv) {
-  // MlirOptMain(argc, argv, ...) (the --show-dialects / --list-passes path
-  // below) sets up its own.
-  std::optional<llvm::InitLLVM> initLLVM(std::in_place, argc, argv);
   mlir::registerAllPasses();
   registerProofcPasses();
 
@@ -49,14 +45,13 @@ int main(int argc, char **argv) {
       argc, argv, "proofc optimizer driver (eval dialect)\n", registry);
   mlir::MlirOptMainConfig config =
       mlir::MlirOptMainConfig::createFromCLOptions();
-  if (config.shouldShowDialects() || config.shouldListPasses()) {
-    initLLVM.reset();
+  if (config.shouldShowDialects() || config.shouldListPasses())
     return mlir::asMainReturnCode(
         mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
-  }
 
   // What MlirOptMain(argc, argv, ...) does, with the nesting check between
   // reading the input (a file or `-`, standard input) and parsing it.
+  llvm::InitLLVM initLLVM(argc, argv);
   if (inputFilename == "-" &&
       llvm::sys::Process::FileDescriptorIsDisplayed(fileno(stdin)))
     llvm::errs() << "(processing input from stdin now, hit ctrl-c/ctrl-d to "
