@@ -5,11 +5,15 @@
 // ProgramSpec. Errors must only ever be diagnostics; an exported spec must
 // have the positive shapes and the non-empty encoder the runtime relies on.
 // Each input gets a fresh MLIRContext, so nothing carries over between runs.
+// Like the driver, it refuses input nested deeper than kMaxSourceNesting
+// before parsing (MLIR's recursive parser would exhaust the stack); the
+// corpus holds inputs just below and just above the limit.
 //
 //===----------------------------------------------------------------------===//
 #include "FuzzUtil.h"
 
 #include "proofc/Dialect/Eval/EvalOps.h"
+#include "proofc/Support/SourceNesting.h"
 #include "proofc/Target/ExportProgramSpec.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -30,6 +34,10 @@ extern "C" const char *__asan_default_options() {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  const llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  if (proofc::findExcessNesting(text))
+    return 0; // refused with one error, as the driver and proofc-opt do
+
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   context.getOrLoadDialect<mlir::eval::EvalDialect>();
   // Diagnostics are the expected outcome of a bad program: drop them.
@@ -38,10 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(
-          llvm::StringRef(reinterpret_cast<const char *>(data), size),
-          "fuzz.mlir"),
-      llvm::SMLoc());
+      llvm::MemoryBuffer::getMemBufferCopy(text, "fuzz.mlir"), llvm::SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module)

@@ -56,12 +56,10 @@ driver::compileProgramToBundle(const std::string &path,
   mlir::MLIRContext context(registry);
   context.disableMultithreading();    // one small program: no thread pool
   context.printOpOnDiagnostic(false); // one line per problem
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  driver::OneLineDiagnostics handler(sourceMgr, &context);
+  driver::OneLineDiagnostics handler(&context);
 
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+      parseProgram(std::move(file), context);
   if (!module)
     return std::nullopt;
   auto programs = llvm::to_vector(module->getOps<mlir::eval::ProgramOp>());

@@ -4,6 +4,7 @@
 #include "OneLineDiagnostics.h"
 
 #include "proofc/Dialect/Eval/EvalOps.h"
+#include "proofc/Support/SourceNesting.h"
 #include "proofc/Target/ExportProgramSpec.h"
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/FileIO.h"
@@ -23,6 +24,21 @@ proofc::driver::readProgramFile(const std::string &path) {
   return llvm::MemoryBuffer::getMemBufferCopy(readFile(path), path);
 }
 
+mlir::OwningOpRef<mlir::ModuleOp>
+proofc::driver::parseProgram(std::unique_ptr<llvm::MemoryBuffer> file,
+                             mlir::MLIRContext &context) {
+  if (std::optional<NestingExcess> deep =
+          findExcessNesting(file->getBuffer(), kMaxSourceNesting)) {
+    mlir::emitError(mlir::FileLineColLoc::get(
+        &context, file->getBufferIdentifier(), deep->line, deep->column))
+        << excessNestingMessage();
+    return nullptr;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  return mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+}
+
 std::optional<ProgramSpec>
 proofc::driver::loadProgramSpec(const std::string &path) {
   std::unique_ptr<llvm::MemoryBuffer> file = readProgramFile(path);
@@ -31,12 +47,10 @@ proofc::driver::loadProgramSpec(const std::string &path) {
   context.disableMultithreading();    // one small program: no thread pool
   context.printOpOnDiagnostic(false); // the location says where
   context.getOrLoadDialect<mlir::eval::EvalDialect>();
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  driver::OneLineDiagnostics handler(sourceMgr, &context);
+  driver::OneLineDiagnostics handler(&context);
 
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+      parseProgram(std::move(file), context);
   if (!module)
     return std::nullopt; // parse or verifier errors were printed
 

@@ -51,6 +51,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <limits>
+#include <string>
 
 using namespace mlir;
 using namespace mlir::eval;
@@ -71,6 +72,15 @@ struct VectorLayer {
   std::string weight, bias; ///< Linear: W and b; LayerNorm: gamma and beta
   double eps = 0;
 };
+
+/// Most vector layers (relu, linear, layer_norm after sum_atoms) the kernel
+/// is generated for. Each layer is unrolled into the one kernel function,
+/// and LLVM's NVPTX back end (straight-line strength reduction, GVN, loop
+/// strength reduction) takes time quadratic in that function's length:
+/// `proofc compile` of 50 / 100 / 200 linear+relu layers took 4.8 / 13.5 /
+/// 45 s, 1,000 over a minute. 128 layers (64 linear+relu pairs, 20 times the
+/// reference policy's 6) compile in a few seconds.
+constexpr size_t kMaxKernelLayers = 128;
 
 struct EncoderShape {
   FoldedAtomEmbedOp embed;
@@ -150,6 +160,12 @@ FailureOr<EncoderShape> describeEncoder(ScoreSelectOp op, EncoderOp encoder) {
     } else {
       return unsupported(&inner, "not an encoder op the kernel implements");
     }
+    if (shape.layers.size() == kMaxKernelLayers)
+      return unsupported(&inner, "more than " +
+                                     std::to_string(kMaxKernelLayers) +
+                                     " layers (relu, linear, layer_norm) "
+                                     "after eval.sum_atoms, the limit of the "
+                                     "GPU compiler (docs/errors.md)");
     shape.layers.push_back(layer);
   }
   return unsupported(encoder, "it has no eval.return");
