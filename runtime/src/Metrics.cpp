@@ -7,6 +7,7 @@
 #include "proofc/runtime/Evaluation.h"
 
 #include "proofc/runtime/Error.h"
+#include "proofc/runtime/RankMetrics.h"
 
 namespace proofc {
 
@@ -24,22 +25,7 @@ const char *statusName(ProofStatus status) {
 
 double realisticRank(const std::vector<Outcome> &outcomes,
                      const CandidateGroup &group) {
-  if (group.begin < 0 || group.begin >= group.end ||
-      group.end > static_cast<int64_t>(outcomes.size()))
-    fail("candidate group [{}, {}) of query {} ({}) is outside the {} "
-         "outcomes",
-         group.begin, group.end, group.query, modeName(group.mode),
-         outcomes.size());
-  const double positive = outcomes[group.begin].score();
-  int64_t greater = 0, greaterOrEqual = 0;
-  for (int64_t i = group.begin + 1; i < group.end; ++i) {
-    double s = outcomes[i].score();
-    greater += s > positive;
-    greaterOrEqual += s >= positive;
-  }
-  double optimistic = 1.0 + static_cast<double>(greater);
-  double pessimistic = 1.0 + static_cast<double>(greaterOrEqual);
-  return (optimistic + pessimistic) / 2.0;
+  return groupRanks(outcomes, group)[static_cast<int>(RankType::Realistic)];
 }
 
 namespace {

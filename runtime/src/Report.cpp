@@ -55,7 +55,95 @@ json programJson(const ProgramSpec &program) {
             {"score_scale", program.policy.scoreScale}}}};
 }
 
+json optionalJson(const std::optional<double> &value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+json summaryJson(const RankSummary &s, const std::vector<int64_t> &hits) {
+  json hitsAt = json::object();
+  for (size_t k = 0; k < hits.size(); ++k)
+    hitsAt[std::to_string(hits[k])] = optionalJson(s.hits[k]);
+  return {{"pairs", s.pairs},
+          {"mean_rank", optionalJson(s.meanRank)},
+          {"mrr", optionalJson(s.mrr)},
+          {"hits_at", hitsAt},
+          {"amri", optionalJson(s.amri)}};
+}
+
+json sidesJson(const SideSummaries &sides, const std::vector<int64_t> &hits) {
+  json out = json::object();
+  for (Side side : kSides)
+    for (RankType type : kRankTypes)
+      out[sideName(side)][rankTypeName(type)] = summaryJson(
+          sides[static_cast<int>(side)][static_cast<int>(type)], hits);
+  return out;
+}
+
+json intervalJson(const Interval &i) {
+  return json::array({optionalJson(i.low), optionalJson(i.high)});
+}
+
 } // namespace
+
+json rankMetricsJson(const RankMetrics &m,
+                     const std::vector<std::string> &relationNames) {
+  const std::vector<int64_t> &hits = m.options.hits;
+  json out = sidesJson(m.overall, hits);
+  out["hits"] = hits;
+  if (m.options.perRelation) {
+    json perRelation = json::object();
+    for (const auto &[relation, sides] : m.perRelation) {
+      const std::string name =
+          relation >= 0 && static_cast<size_t>(relation) < relationNames.size()
+              ? relationNames[relation]
+              : std::to_string(relation);
+      perRelation[name] = sidesJson(sides, hits);
+    }
+    out["per_relation"] = perRelation;
+  }
+  if (m.options.bootstrapSamples > 0) {
+    json intervals = json::object();
+    for (Side side : kSides)
+      for (RankType type : kRankTypes) {
+        const SummaryIntervals &i =
+            m.intervals[static_cast<int>(side)][static_cast<int>(type)];
+        json hitsAt = json::object();
+        for (size_t k = 0; k < hits.size(); ++k)
+          hitsAt[std::to_string(hits[k])] = intervalJson(i.hits[k]);
+        intervals[sideName(side)][rankTypeName(type)] = {
+            {"mean_rank", intervalJson(i.meanRank)},
+            {"mrr", intervalJson(i.mrr)},
+            {"hits_at", hitsAt},
+            {"amri", intervalJson(i.amri)}};
+      }
+    out["bootstrap"] = {{"samples", m.options.bootstrapSamples},
+                        {"seed", m.options.bootstrapSeed},
+                        {"queries", m.bootstrapQueries},
+                        {"confidence", 0.95},
+                        {"intervals", intervals}};
+  }
+  return out;
+}
+
+json pykeenKeyMap(const RankMetrics &m) {
+  json out = json::object();
+  const std::vector<int64_t> &hits = m.options.hits;
+  for (Side side : kSides)
+    for (RankType type : kRankTypes) {
+      const RankSummary &s =
+          m.overall[static_cast<int>(side)][static_cast<int>(type)];
+      const std::string prefix =
+          std::string(sideName(side)) + "." + rankTypeName(type) + ".";
+      out[prefix + "arithmetic_mean_rank"] = optionalJson(s.meanRank);
+      out[prefix + "inverse_harmonic_mean_rank"] = optionalJson(s.mrr);
+      out[prefix + "adjusted_arithmetic_mean_rank_index"] =
+          optionalJson(s.amri);
+      for (size_t k = 0; k < hits.size(); ++k)
+        out[prefix + "hits_at_" + std::to_string(hits[k])] =
+            optionalJson(s.hits[k]);
+    }
+  return out;
+}
 
 json reportJson(const ReportInputs &in) {
   const Metrics &m = in.metrics;
@@ -98,6 +186,10 @@ json reportJson(const ReportInputs &in) {
       {"backend", in.backend},
       {"device", in.device},
   };
+  if (in.rankMetrics) {
+    report["rank_metrics"] = rankMetricsJson(*in.rankMetrics, in.relationNames);
+    report["pykeen"] = pykeenKeyMap(*in.rankMetrics);
+  }
   if (!in.backendDetails.is_null())
     report["backend_details"] = in.backendDetails;
   return report;

@@ -145,6 +145,11 @@ RunOutput RunSession::evaluate(Backend &backend, const std::string &device) {
   r.weights = options_.weights;
   r.candidates = candidateOptions_;
   r.metrics = computeMetrics(candidates_, out.outcomes);
+  r.rankMetrics =
+      computeRankMetrics(candidates_, out.outcomes, options_.rankMetrics);
+  if (options_.rankMetrics.perRelation)
+    for (int32_t id = 0; id < dataset_.numRelations(); ++id)
+      r.relationNames.push_back(dataset_.relations.name(id));
   r.timings = timings;
   r.backend = backend.name();
   r.device = device;

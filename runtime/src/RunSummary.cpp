@@ -40,6 +40,17 @@ void printRunSummary(std::FILE *out, const ReportInputs &run) {
   row("head", m.head);
   row("tail", m.tail);
   row("both", m.both);
+  if (run.rankMetrics) {
+    // Ties at -inf (unproved candidates) hide behind the realistic rank;
+    // the optimistic/pessimistic spread shows how much they weigh.
+    const auto &both = run.rankMetrics->overall[static_cast<int>(Side::Both)];
+    auto mrr = [&](RankType type) {
+      const auto &value = both[static_cast<int>(type)].mrr;
+      return value ? fmt::format("{:.4f}", *value) : std::string("-");
+    };
+    fmt::print(out, "ties      both MRR optimistic {}, pessimistic {}\n",
+               mrr(RankType::Optimistic), mrr(RankType::Pessimistic));
+  }
   fmt::print(
       out, "outcomes  proved {}, failed {}, truncated {}; mean depth {:.3f}\n",
       m.proved, m.failed, m.truncated, m.meanDepth);

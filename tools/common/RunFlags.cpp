@@ -24,6 +24,10 @@ RunFlags::sessionOptions(std::chrono::steady_clock::time_point started) const {
   so.report = report;
   so.outcomes = outcomes;
   so.started = started;
+  so.rankMetrics.hits = parseHitsList(hits);
+  so.rankMetrics.perRelation = perRelation;
+  so.rankMetrics.bootstrapSamples = bootstrap;
+  so.rankMetrics.bootstrapSeed = bootstrapSeed;
   return so;
 }
 
@@ -66,6 +70,21 @@ void addRunFlags(CLI::App &command, RunFlags &f) {
       .add_option("--outcomes", f.outcomes,
                   "Write every candidate's outcome here (TSV)")
       ->type_name("FILE.tsv");
+  command
+      .add_option("--hits", f.hits,
+                  "The k of Hits@k in the report's rank metrics "
+                  "(comma-separated positive integers)")
+      ->type_name("K,K,...")
+      ->capture_default_str();
+  command.add_flag("--per-relation", f.perRelation,
+                   "Rank metrics per relation too (report: "
+                   "rank_metrics.per_relation)");
+  addIntegerOption(command, "--bootstrap", f.bootstrap,
+                   "Bootstrap resamples over queries for 95 % intervals "
+                   "(0: none)",
+                   0, int64_t{1} << 20);
+  addIntegerOption(command, "--bootstrap-seed", f.bootstrapSeed,
+                   "Seed of the bootstrap's SplitMix64 (0 to 2^64 - 1)");
 }
 
 } // namespace proofc::cli

@@ -35,6 +35,10 @@ struct RunFlags {
   bool quiet = false;          ///< no progress display
   std::string report;          ///< JSON report path; empty: none
   std::string outcomes;        ///< outcomes TSV path; empty: none
+  std::string hits = "1,3,10"; ///< the k of Hits@k in rank_metrics
+  bool perRelation = false;    ///< rank_metrics per relation too
+  int64_t bootstrap = 0;       ///< bootstrap resamples (0: no intervals)
+  uint64_t bootstrapSeed = 0;
 
   /// The session's options; `started` is where the report's total_seconds
   /// starts (the tool's start, before the program is compiled or loaded).
@@ -45,7 +49,8 @@ struct RunFlags {
 /// Adds the run flags to `command` (the `proofc run` subcommand, or
 /// proofc-run's app), filling `flags`: --data and --weights (required),
 /// --split, --corruptions, --seed, --queries, --device, --threads, --facts,
-/// --max-pool, --quiet, --report, --outcomes.
+/// --max-pool, --quiet, --report, --outcomes, --hits, --per-relation,
+/// --bootstrap, --bootstrap-seed.
 void addRunFlags(CLI::App &command, RunFlags &flags);
 
 } // namespace proofc::cli

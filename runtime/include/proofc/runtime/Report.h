@@ -13,10 +13,12 @@
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/FileIO.h"
 #include "proofc/runtime/Program.h"
+#include "proofc/runtime/RankMetrics.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,11 @@ struct ReportInputs {
   uint64_t weightsSeed = 0; ///< initWeights() seed when `weights` is empty
   CandidateOptions candidates;
   Metrics metrics;
+  /// The PyKEEN-style metrics ("rank_metrics" and the flat "pykeen" map);
+  /// written when set.
+  std::optional<RankMetrics> rankMetrics;
+  /// Relation names by id, for rank_metrics.per_relation.
+  std::vector<std::string> relationNames;
   BackendTimings timings;
   double compileSeconds = 0, totalSeconds = 0;
   std::string backend, device;
@@ -46,6 +53,15 @@ struct ReportInputs {
 };
 
 nlohmann::json reportJson(const ReportInputs &inputs);
+
+/// The "rank_metrics" object of the report (docs/report-schema.md).
+nlohmann::json rankMetricsJson(const RankMetrics &metrics,
+                               const std::vector<std::string> &relationNames);
+
+/// The flat PyKEEN-style map: "<side>.<rank type>.<metric>" -> value
+/// (arithmetic_mean_rank, inverse_harmonic_mean_rank, hits_at_<k>,
+/// adjusted_arithmetic_mean_rank_index), null where the metric is empty.
+nlohmann::json pykeenKeyMap(const RankMetrics &metrics);
 
 /// reportJson(inputs), indented, written atomically to `path`.
 void writeReportJson(const std::string &path, const ReportInputs &inputs);

@@ -23,6 +23,7 @@
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/Interrupts.h"
 #include "proofc/runtime/Program.h"
+#include "proofc/runtime/RankMetrics.h"
 #include "proofc/runtime/Report.h"
 #include "proofc/runtime/Safetensors.h"
 
@@ -48,6 +49,9 @@ struct RunSessionOptions {
   bool quiet = false; ///< no progress display
   std::string report;   ///< JSON report path; empty: none
   std::string outcomes; ///< outcomes TSV path; empty: none
+  /// Hits@k list, per-relation and bootstrap settings of the report's
+  /// rank_metrics (RankMetrics.h).
+  RankMetricOptions rankMetrics;
   /// Where the progress display goes (a bar when it is a terminal).
   std::FILE *progressStream = stderr;
   /// Also told the candidates done after each progress update (embedders,
