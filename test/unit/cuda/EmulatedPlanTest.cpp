@@ -266,6 +266,48 @@ TEST(EmulatedPlanCancel, PoolCounterAtNDrainsWithinDSteps) {
   }
 }
 
+/// Weights that make every dot product overflow (the last LayerNorm's
+/// weight times 1e30): the fixture policy gives the step a NaN
+/// log-probability, the advance keeps it, and the step memo (fused step)
+/// passes it on, so exactly the host's candidates end with a NaN — the
+/// ones RunSession's check would name.
+TEST(EmulatedPlanNonFinite, SameNaNCandidatesAsHost) {
+  Dataset ds = loadDataset(dataDir("nations"));
+  TensorMap weights = readSafetensors(weightsFile("nations"));
+  for (float &v : weights.at("mlp.1.ln.weight").data)
+    v *= 1e30f;
+  ProgramSpec program = v10Program();
+  program.shape.B = 16;
+  CandidateOptions opts;
+  opts.maxQueries = 10;
+  CandidateSet set = buildCandidates(ds, opts);
+  EvalInputs inputs{program, ds, weights, set, false};
+  BackendTimings t;
+  const std::vector<Outcome> host =
+      HostBackend(HostBackendOptions{1}).run(inputs, t);
+  KnowledgeBase kb = buildKnowledgeBase(ds, false);
+  for (bool fused : {true, false}) {
+    SCOPED_TRACE(fused ? "fused step, memo" : "engine cond");
+    Bundle bundle = makeTestBundle(program, PROOFC_ENGINE_THREADS, fused);
+    PlanBinding binding(bundle, inputs, kb, "test.pcb");
+    EmulatedPlan plan(bundle, binding);
+    plan.run();
+    const std::vector<Outcome> emulated = binding.outcomes(
+        plan.read<int32_t>(binding.outStatus()),
+        plan.read<int32_t>(binding.outDepth()),
+        plan.read<float>(binding.outLogp()));
+    ASSERT_EQ(emulated.size(), host.size());
+    int64_t nan = 0;
+    for (size_t i = 0; i < host.size(); ++i) {
+      EXPECT_EQ(std::isnan(emulated[i].logp), std::isnan(host[i].logp))
+          << "candidate " << i;
+      nan += std::isnan(host[i].logp);
+    }
+    EXPECT_GT(nan, 0);
+    EXPECT_LT(nan, static_cast<int64_t>(host.size()));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Datasets, EmulatedPlanVsHost,
     ::testing::Values(Case{"countries_s1", 2, 6, 8, false},

@@ -124,7 +124,9 @@ TEST_P(GpuRunControl, CancelEndsALongRunWithinASecond) {
   RunSessionOptions bigOptions = sessionOptions("wn18rr", 300);
   bigOptions.corruptions = 0;
   RunSession big(v10Program(), bigOptions);
-  RunSession small(v10Program(), sessionOptions("wn18rr", 2));
+  RunSessionOptions smallOptions = sessionOptions("wn18rr", 2);
+  smallOptions.corruptions = 10;
+  RunSession small(v10Program(), smallOptions);
   for (auto &[path, bundle] : bundles(256)) {
     SCOPED_TRACE(path);
     const ProgramSpec &program = bundle.program;
