@@ -239,22 +239,23 @@ public:
     PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
     timings.setupSeconds = secondsSince(start);
 
-    const Clock::time_point loop = Clock::now();
     {
       // One launch may run the whole pool (the native WHILE graph; the
       // persistent kernel in every mode): the watcher stops it from the
-      // device's side when the run is cancelled.
+      // device's side when the run is cancelled. Its thread starts and
+      // joins outside the timed loop.
       CancelWatcher watcher(*this, binding);
+      const Clock::time_point loop = Clock::now();
       switch (info_.cond) {
       case CondMode::Native: timings.steps = runNative(); break;
       case CondMode::Emulated: timings.steps = runEmulated(); break;
       case CondMode::Host: timings.steps = runHost(); break;
       }
       PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream); // drained
+      timings.runSeconds = secondsSince(loop);
     }
     // Raised while the loop ran: the pool may not have been done.
     if (cancelled()) throwInterrupted();
-    timings.runSeconds = secondsSince(loop);
     return readOutcomes(binding);
   }
 
