@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace proofc {
 
@@ -152,9 +153,16 @@ Action selectAction(const float *logits, int32_t k) {
   while (static_cast<double>(logits[action.index]) < threshold)
     ++action.index;
   double sum = 0;
-  for (int32_t i = 0; i < k; ++i)
+  bool finite = true;
+  for (int32_t i = 0; i < k; ++i) {
     sum += std::exp(logits[i] - md);
-  action.logp = (logits[action.index] - md) - std::log(sum);
+    finite = finite && std::isfinite(logits[i]);
+  }
+  // A non-finite logit (a -inf alone would still give a finite value) makes
+  // the step's log-probability NaN, so that the candidate's stays NaN and
+  // the run fails naming it (checkFiniteOutcomes) instead of ranking it.
+  action.logp = finite ? (logits[action.index] - md) - std::log(sum)
+                       : std::numeric_limits<double>::quiet_NaN();
   return action;
 }
 

@@ -3,6 +3,7 @@
 
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/FileIO.h"
+#include "proofc/runtime/MessageText.h"
 #include "proofc/runtime/Progress.h"
 #include "proofc/runtime/RunControl.h"
 #include "proofc/runtime/RunSummary.h"
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 namespace proofc {
@@ -63,6 +65,26 @@ void checkOutputPaths(const RunSessionOptions &options) {
     checkWritable(options.report);
   if (!options.outcomes.empty())
     checkWritable(options.outcomes);
+}
+
+void checkFiniteOutcomes(const CandidateSet &pool, const Dataset &dataset,
+                         const std::vector<Outcome> &outcomes, int64_t first) {
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    if (!std::isnan(outcomes[i].logp))
+      continue;
+    const int64_t index = first + static_cast<int64_t>(i);
+    const Candidate &c = pool.candidates.at(static_cast<size_t>(index));
+    const Triple &q = pool.queries.at(static_cast<size_t>(c.query));
+    auto entity = [&](int32_t id) {
+      return escapeForMessage(dataset.entities.name(id));
+    };
+    fail("non-finite logit for candidate {}: query {} ({} {} {}), mode {}, "
+         "entity {} ({}); the weights make the policy overflow (check the "
+         "layer norms' and linears' magnitudes)",
+         index, c.query, entity(q.h),
+         escapeForMessage(dataset.relations.name(q.r)), entity(q.t),
+         modeName(c.mode), c.entity, entity(c.entity));
+  }
 }
 
 RunSession::RunSession(const ProgramSpec &program, RunSessionOptions options)
@@ -122,6 +144,9 @@ RunOutput RunSession::evaluate(Backend &backend, const std::string &device) {
     if (static_cast<int64_t>(outcomes.size()) != end - begin)
       fail("{} backend: {} outcomes for the {} candidates {}..{}",
            backend.name(), outcomes.size(), end - begin, begin, end - 1);
+    // Chunks run in candidate order: the first chunk with a non-finite
+    // logit holds the smallest candidate that had one.
+    checkFiniteOutcomes(candidates_, dataset_, outcomes, begin);
     out.outcomes.insert(out.outcomes.end(), outcomes.begin(), outcomes.end());
     timings.setupSeconds += t.setupSeconds;
     timings.runSeconds += t.runSeconds;

@@ -1475,6 +1475,12 @@ private:
                                       b, arith::CmpFPredicate::OGE, l, threshold));
       first = sel(hit, arith::MinSIOp::create(b, first, toI32(index[j])), first);
       Value e = math::ExpOp::create(b, arith::SubFOp::create(b, l, md));
+      // l - l is +0 for a finite logit (e unchanged, bit for bit) and NaN
+      // for NaN or +-inf: a non-finite logit makes the sum, hence the
+      // step's log-probability, NaN (a -inf alone would not), and the
+      // candidate's stays NaN; the runtime then fails naming it
+      // (docs/errors.md). Two f64 operations per logit, in warp 0 only.
+      e = arith::AddFOp::create(b, e, arith::SubFOp::create(b, l, l));
       sum = sel(inList[j], arith::AddFOp::create(b, sum, e), sum);
     }
     first = warpReduce(first, [&](Value x, Value y) {
@@ -1499,6 +1505,9 @@ private:
     ifThen(cmpI(arith::CmpIPredicate::eq, lane, cIdx(0)), [&] {
       Value logp = arith::SubFOp::create(
           b, arith::SubFOp::create(b, chosen, md), math::LogOp::create(b, sum));
+      // Spec §4: a single child is taken with log-probability 0, whatever
+      // its logit (the host does not compute it).
+      logp = sel(cmpI(arith::CmpIPredicate::ugt, k, cIdx(1)), logp, cF64(0));
       store(first, action, {slot});
       store(arith::TruncFOp::create(b, f32, logp), actionLogp, {slot});
     });

@@ -115,6 +115,7 @@ std::vector<Outcome> CudaBackend::run(const EvalInputs &, BackendTimings &) {
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -122,6 +123,7 @@ std::vector<Outcome> CudaBackend::run(const EvalInputs &, BackendTimings &) {
 #include <future>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <thread>
 
 namespace proofc {
@@ -159,6 +161,7 @@ struct DeviceSession {
   CUdevice device = 0;
   CUcontext ctx = nullptr;
   CUstream stream = nullptr;
+  CUstream cancelStream = nullptr; ///< non-blocking: the cancel write
   std::vector<CUdeviceptr> buffers;
   std::vector<CUmodule> modules;
   CUgraph graph = nullptr;
@@ -180,6 +183,7 @@ struct DeviceSession {
     for (CUdeviceptr p : buffers)
       if (p) drv.cuMemFree(p);
     if (stream) drv.cuStreamDestroy(stream);
+    if (cancelStream) drv.cuStreamDestroy(cancelStream);
     if (ctx) drv.cuDevicePrimaryCtxRelease(device);
   }
 };
@@ -235,15 +239,23 @@ public:
     PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
     timings.setupSeconds = secondsSince(start);
 
-    const Clock::time_point loop = Clock::now();
-    switch (info_.cond) {
-    case CondMode::Native: timings.steps = runNative(); break;
-    case CondMode::Emulated: timings.steps = runEmulated(); break;
-    case CondMode::Host: timings.steps = runHost(); break;
+    {
+      // One launch may run the whole pool (the native WHILE graph; the
+      // persistent kernel in every mode): the watcher stops it from the
+      // device's side when the run is cancelled. Its thread starts and
+      // joins outside the timed loop.
+      CancelWatcher watcher(*this, binding);
+      const Clock::time_point loop = Clock::now();
+      switch (info_.cond) {
+      case CondMode::Native: timings.steps = runNative(); break;
+      case CondMode::Emulated: timings.steps = runEmulated(); break;
+      case CondMode::Host: timings.steps = runHost(); break;
+      }
+      PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream); // drained
+      timings.runSeconds = secondsSince(loop);
     }
-    PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream); // drained
-    if (stoppedEarly_) throwInterrupted();
-    timings.runSeconds = secondsSince(loop);
+    // Raised while the loop ran: the pool may not have been done.
+    if (cancelled()) throwInterrupted();
     return readOutcomes(binding);
   }
 
@@ -690,8 +702,8 @@ private:
     }
   }
 
-  /// Polled between graph launches (emulated) or steps (host); the native
-  /// WHILE graph runs a whole chunk in one launch.
+  /// Polled between graph launches (emulated) or steps (host) and after the
+  /// loop; within a launch, CancelWatcher stops the device's loop.
   bool cancelled() {
     if (control_ && control_->cancelled()) stoppedEarly_ = true;
     return stoppedEarly_;
@@ -742,6 +754,82 @@ private:
       ++steps;
     }
     return steps;
+  }
+
+  /// While the proof loop runs, a thread polls the run's cancellation flag
+  /// every few milliseconds; once it is raised, it writes N to the pool
+  /// counter (proofc_init's `nextCand`, the contract's one counter) from
+  /// pinned memory on a non-blocking stream of its own, which the copy
+  /// engine runs beside the kernels. From then on no slot takes a new
+  /// candidate (advance.cu's finishCandidate: atomicAdd >= N), so the
+  /// slots finish the candidates they hold — at most D steps — and the
+  /// loop ends on the device as at the end of the pool: the native WHILE
+  /// graph and the persistent kernel included. Written again every 50 ms
+  /// (a write that lands before proofc_init is overwritten by it).
+  /// Nothing runs per step: the kernels' cost is unchanged. The caller
+  /// then throws Interrupted: the outcomes are partial.
+  class CancelWatcher {
+  public:
+    CancelWatcher(Runner &r, const PlanBinding &binding) : r_(r) {
+      if (!r.control_ || !r.control_->cancel) return;
+      const CUdeviceptr counter = r.poolCounter(binding);
+      const int64_t n = binding.symbols().at("N");
+      if (!counter || n <= 0) return; // nothing to stop on the device
+      r.s_.pinned[4] = static_cast<int32_t>(n);
+      if (!r.s_.cancelStream)
+        PROOFC_CU(r.s_.drv, cuStreamCreate, &r.s_.cancelStream,
+                  CU_STREAM_NON_BLOCKING);
+      thread_ = std::thread([this, counter] { watch(counter); });
+    }
+    ~CancelWatcher() {
+      if (!thread_.joinable()) return;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        done_ = true;
+      }
+      wake_.notify_one();
+      thread_.join();
+      r_.s_.drv.cuStreamSynchronize(r_.s_.cancelStream); // the copies
+    }
+
+  private:
+    void watch(CUdeviceptr counter) {
+      CudaDriver &drv = r_.s_.drv;
+      if (drv.cuCtxSetCurrent(r_.s_.ctx) != CUDA_SUCCESS) return;
+      std::unique_lock<std::mutex> lock(mutex_);
+      Clock::time_point sent{};
+      bool any = false;
+      while (!wake_.wait_for(lock, std::chrono::milliseconds(2),
+                             [this] { return done_; })) {
+        if (!r_.control_->cancelled()) continue;
+        if (any && secondsSince(sent) < 0.05) continue;
+        // An error leaves the run to finish the pool; it is still
+        // reported as Interrupted.
+        drv.cuMemcpyHtoDAsync(counter, r_.s_.pinned + 4, 4,
+                              r_.s_.cancelStream);
+        sent = Clock::now();
+        any = true;
+      }
+    }
+
+    Runner &r_;
+    std::thread thread_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    bool done_ = false;
+  };
+
+  /// The buffer proofc_init gets as `nextCand` (argument 7), or 0 when the
+  /// plan has no proofc_init launch.
+  CUdeviceptr poolCounter(const PlanBinding &binding) const {
+    for (const Launch &launch : bundle_.plan.launches) {
+      if (launch.entry != "proofc_init") continue;
+      const BoundLaunch &bound = binding.launch(launch.name);
+      if (bound.args.size() > 7 &&
+          bound.args[7].kind == BoundArg::Kind::Buffer)
+        return s_.buffers.at(bound.args[7].buffer);
+    }
+    return 0;
   }
 
   CUdeviceptr flagPtr(const std::string &buffer) {

@@ -71,6 +71,23 @@ public:
     }
   }
 
+  /// The prologue, then one step per call while the loop flag is set.
+  void prologue() { runNodes(bundle_.plan.schedule.prologue); }
+  bool step() {
+    if (!flag(bundle_.plan.schedule.loopFlag)) return false;
+    runNodes(bundle_.plan.schedule.step);
+    return true;
+  }
+  /// Word i of a buffer, as the host's cuMemcpyHtoDAsync would write it.
+  void poke(int32_t buffer, size_t i, uint32_t value) {
+    memory_[buffer][i] = value;
+  }
+  template <typename T> std::vector<T> readAll(int32_t buffer) const {
+    std::vector<T> out(memory_[buffer].size());
+    std::memcpy(out.data(), memory_[buffer].data(), out.size() * 4);
+    return out;
+  }
+
   int64_t run() {
     runNodes(bundle_.plan.schedule.prologue);
     int64_t steps = 0;
@@ -197,6 +214,98 @@ TEST_P(EmulatedPlanVsHost, SameOutcomesAsHostBackend) {
   Metrics a = computeMetrics(set, host), b = computeMetrics(set, emulated);
   EXPECT_NEAR(a.both.mrr, b.both.mrr, 1e-3);
   EXPECT_NEAR(a.both.hits10, b.both.hits10, 1e-3);
+}
+
+/// The device's side of a cancelled CUDA run (CudaBackend's CancelWatcher):
+/// once the host has written N to the pool counter, no slot takes a new
+/// candidate and the loop ends after the candidates in flight, within D
+/// steps, as at the end of the pool; every outcome written is the host's.
+/// With the step memo (fused step), whose advance walks through finished
+/// candidates and refills, and with the engine cond.
+TEST(EmulatedPlanCancel, PoolCounterAtNDrainsWithinDSteps) {
+  Dataset ds = loadDataset(dataDir("nations"));
+  TensorMap weights = readSafetensors(weightsFile("nations"));
+  ProgramSpec program = v10Program();
+  program.shape.B = 16;
+  CandidateOptions opts;
+  opts.maxQueries = 10;
+  CandidateSet set = buildCandidates(ds, opts);
+  EvalInputs inputs{program, ds, weights, set, false};
+  BackendTimings t;
+  const std::vector<Outcome> host =
+      HostBackend(HostBackendOptions{1}).run(inputs, t);
+  const int64_t n = static_cast<int64_t>(host.size());
+  const std::vector<int64_t> order = poolOrder(n, program.shape.B);
+  KnowledgeBase kb = buildKnowledgeBase(ds, false);
+  for (bool fused : {true, false}) {
+    SCOPED_TRACE(fused ? "fused step" : "engine cond");
+    Bundle bundle = makeTestBundle(program, PROOFC_ENGINE_THREADS, fused);
+    PlanBinding binding(bundle, inputs, kb, "test.pcb");
+    EmulatedPlan plan(bundle, binding);
+    plan.prologue();
+    ASSERT_TRUE(plan.step());
+    plan.poke(binding.bufferIndex("next_cand"), 0, static_cast<uint32_t>(n));
+    int64_t after = 0;
+    while (plan.step())
+      ++after;
+    EXPECT_LE(after, program.shape.D) << "the slots in flight took too long";
+    const std::vector<int32_t> status =
+        plan.readAll<int32_t>(binding.outStatus());
+    const std::vector<int32_t> depth =
+        plan.readAll<int32_t>(binding.outDepth());
+    int64_t written = 0;
+    for (int64_t q = 0; q < n; ++q) {
+      if (depth[q] < 1) continue; // never started
+      ++written;
+      const Outcome &h = host[order[q]];
+      EXPECT_EQ(status[q], static_cast<int32_t>(h.status)) << "position " << q;
+      EXPECT_EQ(depth[q], h.depth) << "position " << q;
+    }
+    EXPECT_GE(written, program.shape.B) << "the slots in flight finished";
+    EXPECT_LT(written, n) << "the rest of the pool never started";
+  }
+}
+
+/// Weights that make every dot product overflow (the last LayerNorm's
+/// weight times 1e30): the fixture policy gives the step a NaN
+/// log-probability, the advance keeps it, and the step memo (fused step)
+/// passes it on, so exactly the host's candidates end with a NaN — the
+/// ones RunSession's check would name.
+TEST(EmulatedPlanNonFinite, SameNaNCandidatesAsHost) {
+  Dataset ds = loadDataset(dataDir("nations"));
+  TensorMap weights = readSafetensors(weightsFile("nations"));
+  for (float &v : weights.at("mlp.1.ln.weight").data)
+    v *= 1e30f;
+  ProgramSpec program = v10Program();
+  program.shape.B = 16;
+  CandidateOptions opts;
+  opts.maxQueries = 10;
+  CandidateSet set = buildCandidates(ds, opts);
+  EvalInputs inputs{program, ds, weights, set, false};
+  BackendTimings t;
+  const std::vector<Outcome> host =
+      HostBackend(HostBackendOptions{1}).run(inputs, t);
+  KnowledgeBase kb = buildKnowledgeBase(ds, false);
+  for (bool fused : {true, false}) {
+    SCOPED_TRACE(fused ? "fused step, memo" : "engine cond");
+    Bundle bundle = makeTestBundle(program, PROOFC_ENGINE_THREADS, fused);
+    PlanBinding binding(bundle, inputs, kb, "test.pcb");
+    EmulatedPlan plan(bundle, binding);
+    plan.run();
+    const std::vector<Outcome> emulated = binding.outcomes(
+        plan.read<int32_t>(binding.outStatus()),
+        plan.read<int32_t>(binding.outDepth()),
+        plan.read<float>(binding.outLogp()));
+    ASSERT_EQ(emulated.size(), host.size());
+    int64_t nan = 0;
+    for (size_t i = 0; i < host.size(); ++i) {
+      EXPECT_EQ(std::isnan(emulated[i].logp), std::isnan(host[i].logp))
+          << "candidate " << i;
+      nan += std::isnan(host[i].logp);
+    }
+    EXPECT_GT(nan, 0);
+    EXPECT_LT(nan, static_cast<int64_t>(host.size()));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

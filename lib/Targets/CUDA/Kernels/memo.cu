@@ -193,6 +193,9 @@ __device__ __forceinline__ bool lookup(int *table, unsigned mask,
 
 /// Publishes the step of claimed entry `claim - 1`: to state `next` with
 /// log-probability `stepLogp`.
+/// A NaN stepLogp (the step had a non-finite logit) is stored like any
+/// other: a candidate that takes the step gets the NaN too and is named by
+/// the runtime's check as without the memo (docs/gpu-kernels.md).
 __device__ __forceinline__ void publish(int *table, int claim, const int *next,
                                         float stepLogp) {
   int *entry =

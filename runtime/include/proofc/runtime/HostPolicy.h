@@ -40,7 +40,9 @@ struct FoldedAtomEmbed {
 
 /// Spec §4 action rule over logits[0..k): the smallest i with
 /// logit_i >= m - 1e-5 * max(1, |m|) (m the largest), and its log-softmax
-/// (0 when k == 1), computed stably in double.
+/// (0 when k == 1), computed stably in double. When k > 1 and a logit is
+/// not finite, logp is NaN (docs/errors.md: a non-finite logit fails the
+/// run); with k == 1 no logit is used.
 struct Action {
   int32_t index = 0;
   double logp = 0;

@@ -3,8 +3,10 @@
 // What a caller hands a backend besides the inputs: a progress callback (how
 // many candidates of this run have finished) and a cancellation flag (raised
 // by a signal handler or another thread). Backends check the flag between
-// steps (host) or graph launches (CUDA), drain their in-flight work and then
-// throw Interrupted; their partial outcomes are never returned.
+// steps (host) or graph launches (CUDA; within a launch a watcher thread
+// makes the device's loop end, docs/gpu-kernels.md), drain their in-flight
+// work and then throw Interrupted; their partial outcomes are never
+// returned.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_RUNCONTROL_H

@@ -89,6 +89,16 @@ int64_t countFacts(const Dataset &dataset, bool includeValid);
 /// can be written (checkWritable) and are two different files.
 void checkOutputPaths(const RunSessionOptions &options);
 
+/// Throws proofc::Error when an outcome's log-probability is NaN: a step
+/// of that candidate had a non-finite logit (every backend makes the step's
+/// log-probability NaN then, and NaN stays). Names the smallest such
+/// candidate, `first` + its index in `outcomes` (the candidate's index in
+/// `pool`; a chunk's outcomes come with the chunk's first index), with its
+/// query, mode and entity.
+void checkFiniteOutcomes(const CandidateSet &pool, const Dataset &dataset,
+                         const std::vector<Outcome> &outcomes,
+                         int64_t first = 0);
+
 class RunSession {
 public:
   /// Installs the interrupt handlers for the session's lifetime, checks the

@@ -50,6 +50,7 @@ namespace proofc {
   X(cuMemcpyHtoD, 3020)                                                        \
   X(cuMemcpyDtoH, 3020)                                                        \
   X(cuMemcpyDtoHAsync, 3020)                                                   \
+  X(cuMemcpyHtoDAsync, 3020)                                                   \
   X(cuMemsetD8, 3020)                                                          \
   X(cuModuleLoadDataEx, 2010)                                                  \
   X(cuModuleUnload, 2000)                                                      \
@@ -68,6 +69,7 @@ namespace proofc {
   X(cuEventDestroy, 4000)                                                      \
   X(cuEventRecord, 2000)                                                       \
   X(cuEventSynchronize, 2000)                                                  \
+  X(cuEventQuery, 2000)                                                        \
   X(cuEventElapsedTime, 2000)                                                  \
   X(cuGraphCreate, 10000)                                                      \
   X(cuGraphDestroy, 10000)                                                     \
