@@ -264,8 +264,7 @@ void writeSafetensors(const std::string &path, const TensorMap &tensors) {
   // The file is built whole in memory before the atomic write.
   checkMemoryFits(saturatingAdd(8 + headerText.size(), offset),
                   fmt::format("{}: writing the weights", path),
-                  fmt::format("{} tensors, {} bytes of data", tensors.size(),
-                              formatCount(offset)));
+                  fmt::format("{} bytes of tensor data", formatCount(offset)));
   std::string bytes;
   bytes.reserve(8 + headerText.size() + offset);
   uint64_t headerSize = headerText.size();

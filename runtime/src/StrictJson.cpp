@@ -136,8 +136,15 @@ StrictJsonResult parseStrictJson(std::string_view text, size_t maxRootKeys) {
 }
 
 std::string formatJsonPath(const std::vector<JsonPathItem> &path) {
+  // A message is one line of bounded length: past kShownBytes the path of a
+  // deeply nested value is cut at an item boundary, with its depth.
+  constexpr size_t kShownBytes = 240;
   std::string out;
   for (const JsonPathItem &item : path) {
+    if (out.size() > kShownBytes) {
+      out += fmt::format("…({} levels deep)", path.size());
+      break;
+    }
     if (item.index >= 0) {
       out += fmt::format("[{}]", item.index);
     } else {

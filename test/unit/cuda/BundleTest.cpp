@@ -236,6 +236,15 @@ TEST(BundleStrict, DuplicateKeysAreErrorsWithTheirPath) {
   EXPECT_EQ(textError(insertedAfter("{", "\"\\u001b\": 1, \"\\u001b\": 2, ")),
             "x.pcb: (top level): duplicate key '\\x1b'");
   EXPECT_EQ(textError(serializeBundle(referenceBundle())), "");
+  // 100,000 levels deep: the path is cut, the message stays one short line.
+  std::string deep(100000, '[');
+  deep += "{\"k\": 1, \"k\": 2}" + std::string(100000, ']');
+  std::string message = textError(insertedAfter("{", "\"deep\": " + deep + ", "));
+  EXPECT_EQ(message.rfind("x.pcb: deep[0][0]", 0), 0u) << message.substr(0, 300);
+  EXPECT_NE(message.find("…(100001 levels deep): duplicate key 'k'"),
+            std::string::npos)
+      << message.substr(0, 300);
+  EXPECT_LT(message.size(), 400u);
 }
 
 // The bundle's floats obey the rules of the attributes they were exported

@@ -163,4 +163,30 @@ TEST(HostMemory, InitWeightsForAHugeWidthIsRefused) {
       << error;
 }
 
+// writeSafetensors builds the whole file in memory before its atomic write.
+TEST(HostMemory, WritingWeightsIsChecked) {
+  TempDir dir;
+  TensorMap t;
+  t["a"] = {{256}, std::vector<float>(256, 1.0f)};
+  FakeMemory fake(1000);
+  EXPECT_EQ(errorOf([&] { writeSafetensors(dir.path() + "/w.safetensors", t); }),
+            dir.path() + "/w.safetensors: writing the weights needs 1.1 KiB "
+                         "(1,024 bytes of tensor data); 1000 B of memory is "
+                         "available");
+  EXPECT_TRUE(listDir(dir.path()).empty());
+}
+
+// The engine's hash table holds a power of two >= 2S entries: for S past
+// 2^30 that is 2^32, which the 32-bit rounding wrapped to 0 (an endless
+// loop). Its size is now computed in 64 bits, and checked like the rest.
+TEST(HostMemory, DerivedSetSizeForTheLargestS) {
+  ShapeParams shape;
+  shape.A = 6;
+  shape.S = INT32_MAX;
+  EXPECT_EQ(DerivedSet::bytesFor(shape),
+            uint64_t{INT32_MAX} * 6 * sizeof(Atom) + (uint64_t{1} << 32) * 8);
+  shape.S = 120;
+  EXPECT_EQ(DerivedSet::bytesFor(shape), 120u * 6 * sizeof(Atom) + 256u * 8);
+}
+
 } // namespace proofc::test

@@ -50,7 +50,7 @@ parseStrictJson(std::string_view text,
                 size_t maxRootKeys = std::numeric_limits<size_t>::max());
 
 /// `path` as "a.b[2].c" (keys escaped with escapeForMessage), or "" for the
-/// root.
+/// root; a path deeper than a few hundred bytes ends in "…(N levels deep)".
 std::string formatJsonPath(const std::vector<JsonPathItem> &path);
 
 } // namespace proofc
