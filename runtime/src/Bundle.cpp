@@ -379,8 +379,9 @@ void checkEncoderShape(const ProgramSpec &program, const Node &node) {
 }
 
 /// The CUDA C++ modules are compiled with the shape as macros
-/// (-DPROOFC_A=6 -DPROOFC_S=120, LowerToGpu's declareModules): a shape field
-/// edited after compilation must not disagree with what they were built for.
+/// (-DPROOFC_A=6 -DPROOFC_S=120, LowerToGpu's declareModules) and the
+/// launches pass D and the score scale as literals: a field edited after
+/// compilation must not disagree with what the kernels were built for.
 void checkCompiledShape(const Bundle &bundle, const Node &root) {
   const ShapeParams &shape = bundle.program.shape;
   struct Baked {
@@ -390,6 +391,42 @@ void checkCompiledShape(const Bundle &bundle, const Node &root) {
   const Baked baked[] = {{"-DPROOFC_A=", "A", shape.A},
                          {"-DPROOFC_S=", "S", shape.S},
                          {"-DPROOFC_DIM=", "d", shape.d}};
+  // Launch arguments carry D and the score scale as literals (LowerToGpu:
+  // "sym:N", ["sym:B",] "i32:<D>", "sym:R" for the advance kernels,
+  // "sym:R", "f32:<scale>" for the policy kernel); the host backend reads
+  // the program's fields: the two must agree.
+  std::vector<Node> launches = root["plan"]["launches"].array();
+  for (size_t l = 0; l < launches.size(); ++l) {
+    std::vector<Node> argNodes = launches[l]["args"].array();
+    std::vector<std::string> args;
+    for (const Node &a : argNodes) args.push_back(a.str());
+    for (size_t k = 1; k < args.size(); ++k) {
+      const std::string &arg = args[k], &before = args[k - 1];
+      if (arg.rfind("i32:", 0) == 0 && k + 1 < args.size() &&
+          args[k + 1] == "sym:R" && (before == "sym:N" || before == "sym:B") &&
+          arg != "i32:" + std::to_string(shape.D))
+        root["program"]["shape"]["D"].error(fmt::format(
+            "{} differs from the max depth {} the kernels were compiled with "
+            "({})",
+            shape.D, escapeForMessage(arg.substr(4)), argNodes[k].path()));
+      if (arg.rfind("f32:", 0) == 0 && before == "sym:R") {
+        size_t used = 0;
+        float v = 0;
+        try {
+          v = std::stof(arg.substr(4), &used);
+        } catch (const std::exception &) {
+          used = 0; // reported by the plan verifier
+        }
+        if (used != 0 && used == arg.size() - 4 &&
+            v != bundle.program.policy.scoreScale)
+          root["program"]["policy"]["score_scale"].error(fmt::format(
+              "{} differs from the scale {} the kernels were compiled with "
+              "({})",
+              bundle.program.policy.scoreScale, v, argNodes[k].path()));
+      }
+    }
+  }
+
   std::vector<Node> modules = root["modules"].array();
   for (size_t m = 0; m < bundle.modules.size(); ++m) {
     const std::vector<std::string> &options = bundle.modules[m].options;
@@ -782,8 +819,6 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
     bundle.modules.push_back(std::move(module));
   }
 
-  checkCompiledShape(bundle, root);
-
   Node plan = root["plan"];
   plan.expectObject({"buffers", "prologue", "launches", "schedule"});
   for (const Node &b : plan["buffers"].array()) {
@@ -849,6 +884,8 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
     schedule["step"].error("the proof-loop step is empty");
 
   PlanVerifier(bundle, root).run();
+  // Last: the launches and modules it reads are verified.
+  checkCompiledShape(bundle, root);
   return bundle;
 }
 
