@@ -1,4 +1,4 @@
-//===- HostMemoryTest.cpp - Sizes that do not fit memory are refused up front -===//
+//===- HostMemoryTest.cpp - Sizes that do not fit are refused up front ----===//
 //
 // A program or pool too large for the machine used to end as "internal
 // error: std::bad_alloc". Each allocation's size is now checked first,

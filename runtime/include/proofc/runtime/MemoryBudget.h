@@ -1,4 +1,4 @@
-//===- MemoryBudget.h - Refuse an allocation that cannot fit, up front -*- C++ -*-===//
+//===- MemoryBudget.h - Refuse what cannot fit, up front --------*- C++ -*-===//
 //
 // A pool or a program too large for the machine (1 M entities x every
 // corruption, S = 10^9, B = 2^31 - 1) used to end as "internal error:

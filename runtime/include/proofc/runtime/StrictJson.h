@@ -1,4 +1,4 @@
-//===- StrictJson.h - JSON for untrusted files: linear, no duplicate keys -*- C++ -*-===//
+//===- StrictJson.h - Untrusted JSON: linear, no duplicate keys -*- C++ -*-===//
 //
 // Weights headers and bundles are JSON from a user. nlohmann::json::parse
 // keeps the last of two equal keys without a word (a second "D": 21 in a
