@@ -12,12 +12,14 @@
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/FileIO.h"
 #include "proofc/runtime/MessageText.h"
+#include "proofc/runtime/StrictJson.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <set>
 
@@ -249,6 +251,14 @@ public:
       error(fmt::format("{} is out of the float range", v));
     return static_cast<float>(v);
   }
+  /// A positive, finite float (score_scale, eps: as the program verifiers
+  /// require of the attributes they come from).
+  float positiveF32() const {
+    float v = f32();
+    if (!(v > 0))
+      error(fmt::format("must be positive and finite, got {}", v));
+    return v;
+  }
   bool boolean() const {
     if (!value_.is_boolean()) error("expected true or false");
     return value_.get<bool>();
@@ -310,6 +320,130 @@ DType parseDType(const Node &node) {
       fmt::format("unknown dtype '{}' (i32, f32, u32)", escapeForMessage(s)));
 }
 
+/// The encoder's widths chain as the program's types did (each op takes the
+/// width the previous one yields), and shape.d and shape.L are the encoder's
+/// output width and linear-layer count, as the export computed them: the
+/// kernels were generated for those, so an edited shape would size buffers
+/// that the kernels read past (the rules of checkWeights' Requirements, here
+/// with the JSON path).
+void checkEncoderShape(const ProgramSpec &program, const Node &node) {
+  std::vector<Node> ops = node["policy"]["encoder"].array();
+  if (ops.empty())
+    node["policy"]["encoder"].error("the encoder has no ops");
+  int64_t width = 0, linears = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const PolicyOp &op = program.policy.encoder[i];
+    switch (op.kind) {
+    case PolicyOpKind::AtomEmbed:
+      if (op.in <= 0 || op.in % 3 != 0)
+        ops[i]["in"].error(fmt::format(
+            "{} is not 3 x a positive embedding width", op.in));
+      if (op.out <= 0) ops[i]["out"].error("must be positive");
+      width = op.out;
+      continue;
+    case PolicyOpKind::Relu:
+    case PolicyOpKind::SumAtoms:
+      break;
+    case PolicyOpKind::Linear:
+      ++linears;
+      if (width != 0 && op.in != width)
+        ops[i]["in"].error(fmt::format(
+            "{} differs from the width {} the previous ops yield", op.in,
+            width));
+      if (op.out <= 0) ops[i]["out"].error("must be positive");
+      width = width == 0 ? 0 : op.out;
+      break;
+    case PolicyOpKind::LayerNorm:
+      if (width != 0 && op.in != width)
+        ops[i]["in"].error(fmt::format(
+            "{} differs from the width {} the previous ops yield", op.in,
+            width));
+      if (op.out != op.in)
+        ops[i]["out"].error(fmt::format("{} differs from in = {}", op.out,
+                                        op.in));
+      break;
+    }
+    if (width == 0)
+      ops[i]["kind"].error(fmt::format("'{}' comes before any atom_embed",
+                                       opKindName(op.kind)));
+  }
+  Node shape = node["shape"];
+  if (program.shape.d != width)
+    shape["d"].error(fmt::format("{} differs from the encoder's output width "
+                                 "{} (the width the kernels were generated "
+                                 "for)",
+                                 program.shape.d, width));
+  if (program.shape.L != linears)
+    shape["L"].error(fmt::format("{} differs from the encoder's {} linear ops",
+                                 program.shape.L, linears));
+}
+
+/// The CUDA C++ modules are compiled with the shape as macros
+/// (-DPROOFC_A=6 -DPROOFC_S=120, LowerToGpu's declareModules) and the
+/// launches pass D and the score scale as literals: a field edited after
+/// compilation must not disagree with what the kernels were built for.
+void checkCompiledShape(const Bundle &bundle, const Node &root) {
+  const ShapeParams &shape = bundle.program.shape;
+  struct Baked {
+    const char *macro, *field;
+    int32_t value;
+  };
+  const Baked baked[] = {{"-DPROOFC_A=", "A", shape.A},
+                         {"-DPROOFC_S=", "S", shape.S},
+                         {"-DPROOFC_DIM=", "d", shape.d}};
+  // Launch arguments carry D and the score scale as literals (LowerToGpu:
+  // "sym:N", ["sym:B",] "i32:<D>", "sym:R" for the advance kernels,
+  // "sym:R", "f32:<scale>" for the policy kernel); the host backend reads
+  // the program's fields: the two must agree.
+  std::vector<Node> launches = root["plan"]["launches"].array();
+  for (size_t l = 0; l < launches.size(); ++l) {
+    std::vector<Node> argNodes = launches[l]["args"].array();
+    std::vector<std::string> args;
+    for (const Node &a : argNodes) args.push_back(a.str());
+    for (size_t k = 1; k < args.size(); ++k) {
+      const std::string &arg = args[k], &before = args[k - 1];
+      if (arg.rfind("i32:", 0) == 0 && k + 1 < args.size() &&
+          args[k + 1] == "sym:R" && (before == "sym:N" || before == "sym:B") &&
+          arg != "i32:" + std::to_string(shape.D))
+        root["program"]["shape"]["D"].error(fmt::format(
+            "{} differs from the max depth {} the kernels were compiled with "
+            "({})",
+            shape.D, escapeForMessage(arg.substr(4)), argNodes[k].path()));
+      if (arg.rfind("f32:", 0) == 0 && before == "sym:R") {
+        size_t used = 0;
+        float v = 0;
+        try {
+          v = std::stof(arg.substr(4), &used);
+        } catch (const std::exception &) {
+          used = 0; // reported by the plan verifier
+        }
+        if (used != 0 && used == arg.size() - 4 &&
+            v != bundle.program.policy.scoreScale)
+          root["program"]["policy"]["score_scale"].error(fmt::format(
+              "{} differs from the scale {} the kernels were compiled with "
+              "({})",
+              bundle.program.policy.scoreScale, v, argNodes[k].path()));
+      }
+    }
+  }
+
+  std::vector<Node> modules = root["modules"].array();
+  for (size_t m = 0; m < bundle.modules.size(); ++m) {
+    const std::vector<std::string> &options = bundle.modules[m].options;
+    for (size_t k = 0; k < options.size(); ++k)
+      for (const Baked &b : baked) {
+        std::string_view option = options[k];
+        if (option.rfind(b.macro, 0) != 0) continue;
+        std::string value(option.substr(std::strlen(b.macro)));
+        if (value == std::to_string(b.value)) continue;
+        root["program"]["shape"][b.field].error(fmt::format(
+            "{} differs from the {} = {} the kernels were compiled for "
+            "(modules[{}].options[{}])",
+            b.value, b.field, escapeForMessage(value), m, k));
+      }
+  }
+}
+
 ProgramSpec parseProgram(const Node &node) {
   node.expectObject({"name", "shape", "policy"});
   ProgramSpec program;
@@ -325,7 +459,7 @@ ProgramSpec parseProgram(const Node &node) {
 
   Node policy = node["policy"];
   policy.expectObject({"score_scale", "encoder"});
-  program.policy.scoreScale = policy["score_scale"].f32();
+  program.policy.scoreScale = policy["score_scale"].positiveF32();
   for (const Node &opNode : policy["encoder"].array()) {
     opNode.expectObject({"kind", "pred_table", "const_table", "var_table",
                          "weight", "bias", "in", "out", "eps"});
@@ -348,9 +482,12 @@ ProgramSpec parseProgram(const Node &node) {
     op.bias = opNode["bias"].str();
     op.in = opNode["in"].i32(0);
     op.out = opNode["out"].i32(0);
-    op.eps = opNode["eps"].f32();
+    // Only layer_norm reads eps (the program verifier's rule for it).
+    op.eps = op.kind == PolicyOpKind::LayerNorm ? opNode["eps"].positiveF32()
+                                                : opNode["eps"].f32();
     program.policy.encoder.push_back(op);
   }
+  checkEncoderShape(program, node);
   return program;
 }
 
@@ -619,14 +756,22 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
   // after it would be dropped without a word.
   if (size_t nul = text.find('\0'); nul != std::string::npos)
     fail("{}: not valid JSON: NUL byte at offset {}", path, nul);
-  json j;
+  // Not json::parse: it keeps the last of two equal keys silently (a second
+  // "D" changed the results).
+  StrictJsonResult parsed;
   try {
-    j = json::parse(text);
+    parsed = parseStrictJson(text);
   } catch (const json::exception &e) { // parse_error, out_of_range (1e999)
     // The parser quotes the token it stopped in: bound and escape it.
     fail("{}: not valid JSON: {}", path,
          escapeForMessage(e.what(), kJsonErrorBytes));
   }
+  if (parsed.duplicate) {
+    std::string at = formatJsonPath(parsed.duplicatePath);
+    fail("{}: {}: duplicate key '{}'", path, at.empty() ? "(top level)" : at,
+         escapeForMessage(parsed.duplicateKey));
+  }
+  const json &j = parsed.value;
   Node root(j, "", path);
   if (!j.is_object()) root.error("expected a JSON object");
   // Schema and version first, so an old or foreign file says so plainly.
@@ -739,6 +884,8 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
     schedule["step"].error("the proof-loop step is empty");
 
   PlanVerifier(bundle, root).run();
+  // Last: the launches and modules it reads are verified.
+  checkCompiledShape(bundle, root);
   return bundle;
 }
 

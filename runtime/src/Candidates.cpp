@@ -9,6 +9,9 @@
 #include "proofc/runtime/Candidates.h"
 
 #include "proofc/runtime/Error.h"
+#include "proofc/runtime/MemoryBudget.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <unordered_set>
@@ -65,6 +68,18 @@ public:
     for (auto it = range.first; it != range.second; ++it)
       out.push_back(it->t);
     return out;
+  }
+
+  /// How many tails / heads tails(h, r) / heads(r, t) would return.
+  int64_t countTails(int32_t h, int32_t r) const {
+    auto range = std::equal_range(byRHT_.begin(), byRHT_.end(),
+                                  Triple{h, r, 0}, sameRH);
+    return range.second - range.first;
+  }
+  int64_t countHeads(int32_t r, int32_t t) const {
+    auto range = std::equal_range(byRTH_.begin(), byRTH_.end(),
+                                  Triple{0, r, t}, sameRT);
+    return range.second - range.first;
   }
 
   /// Sorted heads e with (e, r, t) ∈ T.
@@ -145,6 +160,26 @@ CandidateSet buildCandidates(const Dataset &ds, const CandidateOptions &opts) {
 
   KnownTriples known(ds);
   const int32_t numEntities = ds.numEntities();
+
+  // The pool's size is known before it is built: a query is in T, so its
+  // filtered corruptions number E minus its known heads (tails). A pool
+  // that cannot fit is refused now, not as std::bad_alloc after building
+  // most of it; one that fits is allocated once (no growth by doubling).
+  uint64_t total = 0;
+  for (const Triple &q : set.queries)
+    for (Mode mode : {Mode::Head, Mode::Tail}) {
+      int64_t known_ = mode == Mode::Head ? known.countHeads(q.r, q.t)
+                                          : known.countTails(q.h, q.r);
+      int64_t n = std::max<int64_t>(0, numEntities - known_);
+      if (opts.corruptions > 0)
+        n = std::min(n, opts.corruptions);
+      total += 1 + static_cast<uint64_t>(n); // < 2^31 * 2 * 2^31: no wrap
+    }
+  checkMemoryFits(saturatingBytes(total, sizeof(Candidate)),
+                  fmt::format("the candidate pool of the {} split", opts.split),
+                  fmt::format("{} candidates × {} B", formatCount(total),
+                              sizeof(Candidate)));
+  set.candidates.reserve(static_cast<size_t>(total));
   for (size_t qi = 0; qi < set.queries.size(); ++qi) {
     const Triple q = set.queries[qi];
     for (Mode mode : {Mode::Head, Mode::Tail}) {

@@ -50,6 +50,7 @@ struct RawTriple {
 
 /// Parses one TSV file's bytes into views of them (spec §1.1 line rules).
 std::vector<RawTriple> parseTsv(std::string_view text, const std::string &path) {
+  text = stripLeadingBom(text);
   static const char *const kFieldNames[3] = {"head", "relation", "tail"};
   std::vector<RawTriple> out;
   out.reserve(text.size() / 24);

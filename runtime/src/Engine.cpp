@@ -14,6 +14,7 @@
 #include "proofc/runtime/Engine.h"
 
 #include "proofc/runtime/Error.h"
+#include "proofc/runtime/MemoryBudget.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -27,8 +28,10 @@ namespace {
 
 constexpr int32_t kUnbound = std::numeric_limits<int32_t>::min();
 
-uint32_t roundUpPow2(uint32_t v) {
-  uint32_t p = 16;
+/// 64-bit: for S > 2^30, 2S rounds up to 2^32 (a 32-bit p wrapped to 0 and
+/// the loop never ended).
+uint64_t roundUpPow2(uint64_t v) {
+  uint64_t p = 16;
   while (p < v)
     p <<= 1;
   return p;
@@ -83,6 +86,14 @@ void initialState(const Triple &candidate, int32_t A, Atom *out) {
   std::fill(out + 1, out + A, kPadAtom);
 }
 
+uint64_t DerivedSet::bytesFor(const ShapeParams &shape) {
+  const uint64_t S = static_cast<uint64_t>(std::max(shape.S, 1));
+  const uint64_t A = static_cast<uint64_t>(std::max(shape.A, 1));
+  return saturatingAdd(
+      saturatingBytes(S * A, sizeof(Atom)), // S, A < 2^31: S * A < 2^62
+      saturatingBytes(roundUpPow2(2 * S), sizeof(int32_t) + sizeof(uint32_t)));
+}
+
 DerivedSet::DerivedSet(const KnowledgeBase &kb, const ShapeParams &shape)
     : A_(shape.A), S_(shape.S), truePred_(kb.truePred()),
       falsePred_(kb.falsePred()) {
@@ -95,10 +106,10 @@ DerivedSet::DerivedSet(const KnowledgeBase &kb, const ShapeParams &shape)
   const size_t maxVarId = 2 * static_cast<size_t>(A_) + kb.maxRuleVars + 1;
   varMap_.assign(maxVarId, 0);
   bind_.assign(maxVarId, kUnbound);
-  const uint32_t capacity = roundUpPow2(2 * static_cast<uint32_t>(S_));
+  const uint64_t capacity = roundUpPow2(2 * static_cast<uint64_t>(S_));
   slots_.assign(capacity, 0);
   stamps_.assign(capacity, 0);
-  mask_ = capacity - 1;
+  mask_ = static_cast<uint32_t>(capacity - 1); // capacity <= 2^32
 }
 
 namespace {

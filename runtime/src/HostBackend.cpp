@@ -16,6 +16,9 @@
 #include "proofc/runtime/HostPolicy.h"
 #include "proofc/runtime/Interrupts.h"
 #include "proofc/runtime/KnowledgeBase.h"
+#include "proofc/runtime/MemoryBudget.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
@@ -168,6 +171,32 @@ private:
   std::vector<float> scratch_;
 };
 
+/// What the workers allocate (Worker's members), checked before any of it
+/// is: S = 10^9 used to end as std::bad_alloc (or, past 2^30, a hang).
+void checkScratchFits(const ShapeParams &shape, const HostPolicy &policy,
+                      int threads, int32_t slots) {
+  const uint64_t S = static_cast<uint64_t>(shape.S);
+  const uint64_t A = static_cast<uint64_t>(shape.A);
+  const uint64_t W = static_cast<uint64_t>(policy.width());
+  // Per thread: the derived states, S child encodings and S logits.
+  uint64_t perThread = saturatingAdd(
+      DerivedSet::bytesFor(shape),
+      saturatingAdd(saturatingBytes(S, saturatingBytes(W + 1, sizeof(float))),
+                    saturatingBytes(policy.scratchSize(), sizeof(float))));
+  // Per slot: the goals, the encoding, candidate, depth, logp, valid flag.
+  uint64_t perSlot = A * sizeof(Atom) + W * sizeof(float) + sizeof(int64_t) +
+                     sizeof(int32_t) + sizeof(double) + sizeof(uint8_t);
+  uint64_t total = saturatingAdd(saturatingBytes(threads, perThread),
+                                 saturatingBytes(slots, perSlot));
+  checkMemoryFits(
+      total,
+      fmt::format("host backend: the proof-loop scratch for S = {}, A = {}, "
+                  "d = {}",
+                  shape.S, shape.A, W),
+      fmt::format("{} threads × {} + {} slots × {} B", threads,
+                  formatBytes(perThread), formatCount(slots), perSlot));
+}
+
 } // namespace
 
 std::vector<Outcome> HostBackend::run(const EvalInputs &inputs,
@@ -198,12 +227,18 @@ std::vector<Outcome> HostBackend::run(const EvalInputs &inputs,
   int threads = options_.threads > 0
                     ? options_.threads
                     : static_cast<int>(std::thread::hardware_concurrency());
-  threads = std::max(1, std::min(threads, shape.B));
+  // B slots, but never more than there are candidates: a slot without a
+  // candidate does nothing, and B only changes the speed (outcomes are per
+  // candidate), so B = 2^31 - 1 over a small pool allocates no idle slots.
+  const int32_t slots = static_cast<int32_t>(std::max<int64_t>(
+      1, std::min<int64_t>(shape.B, static_cast<int64_t>(candidates.size()))));
+  threads = std::max(1, std::min(threads, slots));
+  checkScratchFits(shape, policy, threads, slots);
   std::vector<Worker> workers;
   workers.reserve(threads);
   for (int t = 0; t < threads; ++t) {
-    const int32_t begin = int32_t(int64_t(shape.B) * t / threads);
-    const int32_t end = int32_t(int64_t(shape.B) * (t + 1) / threads);
+    const int32_t begin = int32_t(int64_t(slots) * t / threads);
+    const int32_t end = int32_t(int64_t(slots) * (t + 1) / threads);
     workers.emplace_back(shared, end - begin);
   }
   timings.setupSeconds = secondsSince(setupStart);

@@ -250,7 +250,8 @@ private:
 
 std::vector<Rule> parseRules(std::string_view text, const std::string &path,
                              const Vocab &entities, const Vocab &relations) {
-  return RuleParser(text, path, entities, relations).parseAll();
+  return RuleParser(stripLeadingBom(text), path, entities, relations)
+      .parseAll();
 }
 
 } // namespace proofc

@@ -11,14 +11,16 @@
 
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/FileIO.h"
+#include "proofc/runtime/MemoryBudget.h"
 #include "proofc/runtime/MessageText.h"
+#include "proofc/runtime/StrictJson.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <set>
+#include <fmt/ranges.h>
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "safetensors data is little-endian; this reader assumes a matching host"
@@ -38,6 +40,8 @@ namespace {
 using json = nlohmann::json;
 
 constexpr const char *kMetadataKey = "__metadata__";
+constexpr uint64_t kMaxHeaderBytes = kMaxSafetensorsHeaderBytes;
+constexpr size_t kMaxTensors = kMaxSafetensorsTensors;
 /// nlohmann's parse errors quote the token they stopped in, which may be a
 /// whole (huge, binary) string of the header.
 constexpr size_t kJsonErrorBytes = 320;
@@ -60,6 +64,32 @@ uint64_t asCount(const json &value, const std::string &path,
        escapeForMessage(name), what, escapeForMessage(value.dump()));
 }
 
+/// The first non-finite value of `t` as "nan", "inf" or "-inf" with its
+/// index (row-major, one coordinate per dimension), or "" when all are
+/// finite. One pass over the exponent bits: NaN and ±Inf are the floats whose
+/// exponent is all ones (and no -ffast-math can fold the test away).
+std::string firstNonFinite(const Tensor &t) {
+  const float *values = t.data.data();
+  for (size_t i = 0; i < t.data.size(); ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, values + i, sizeof bits);
+    if ((bits & 0x7f800000u) != 0x7f800000u)
+      continue;
+    const char *what = (bits & 0x007fffffu) ? "nan"
+                       : (bits >> 31)       ? "-inf"
+                                            : "inf";
+    std::vector<int64_t> index(t.shape.size());
+    uint64_t rest = i;
+    for (size_t k = t.shape.size(); k-- > 0;) {
+      uint64_t dim = static_cast<uint64_t>(t.shape[k]);
+      index[k] = static_cast<int64_t>(rest % dim);
+      rest /= dim;
+    }
+    return fmt::format("{} at index [{}]", what, fmt::join(index, ", "));
+  }
+  return "";
+}
+
 struct Entry {
   std::string name;
   uint64_t begin, end;
@@ -75,6 +105,9 @@ TensorMap parseSafetensors(std::string_view bytes, const std::string &path) {
   if (headerSize > bytes.size() - 8)
     fail("{}: header size {} runs past the end of the file ({} bytes)", path,
          headerSize, bytes.size());
+  if (headerSize > kMaxHeaderBytes)
+    fail("{}: header size {} is larger than {} bytes (the limit)", path,
+         headerSize, kMaxHeaderBytes);
   std::string_view headerText = bytes.substr(8, headerSize);
   std::string_view data = bytes.substr(8 + headerSize);
   // nlohmann's lexer takes a NUL byte for the end of the input: the rest of
@@ -82,29 +115,33 @@ TensorMap parseSafetensors(std::string_view bytes, const std::string &path) {
   if (size_t nul = headerText.find('\0'); nul != std::string_view::npos)
     fail("{}: header is not valid JSON: NUL byte at offset {}", path, 8 + nul);
 
-  // nlohmann keeps the last of duplicate keys silently; a tensor named twice
-  // is an error, so watch the top-level keys while parsing.
-  std::set<std::string> seenKeys;
-  std::string duplicate;
-  json::parser_callback_t watchKeys = [&](int depth, json::parse_event_t event,
-                                          json &parsed) {
-    if (event == json::parse_event_t::key && depth == 1 && duplicate.empty() &&
-        !seenKeys.insert(parsed.get<std::string>()).second)
-      duplicate = parsed.get<std::string>();
-    return true;
-  };
-  json header;
+  // nlohmann keeps the last of duplicate keys silently, and its callback
+  // parser is quadratic in the entries: parseStrictJson is neither. The
+  // entry limit stops a huge header after kMaxTensors entries, not at its end.
+  StrictJsonResult parsed;
   try {
-    header = json::parse(headerText.begin(), headerText.end(), watchKeys);
+    parsed = parseStrictJson(headerText, kMaxTensors + 1); // + __metadata__
   } catch (const json::exception &e) {
     fail("{}: header is not valid JSON: {}", path,
          escapeForMessage(e.what(), kJsonErrorBytes));
   }
+  if (parsed.tooManyRootKeys)
+    fail("{}: the header lists more than {} tensors (the limit)", path,
+         kMaxTensors);
+  if (parsed.duplicate) {
+    if (parsed.duplicatePath.empty())
+      fail("{}: tensor '{}' is listed twice in the header", path,
+           escapeForMessage(parsed.duplicateKey));
+    const JsonPathItem &top = parsed.duplicatePath.front();
+    if (top.key == kMetadataKey)
+      fail("{}: '{}': duplicate key '{}'", path, kMetadataKey,
+           escapeForMessage(parsed.duplicateKey));
+    fail("{}: tensor '{}': duplicate key '{}'", path,
+         escapeForMessage(top.key), escapeForMessage(parsed.duplicateKey));
+  }
+  const json &header = parsed.value;
   if (!header.is_object())
     fail("{}: header is not a JSON object", path);
-  if (!duplicate.empty())
-    fail("{}: tensor '{}' is listed twice in the header", path,
-         escapeForMessage(duplicate));
 
   TensorMap tensors;
   std::vector<Entry> entries;
@@ -168,6 +205,11 @@ TensorMap parseSafetensors(std::string_view bytes, const std::string &path) {
     tensor.data.resize(numel);
     if (numel > 0)
       std::memcpy(tensor.data.data(), data.data() + begin, numel * 4);
+    // A NaN or an infinity in the weights makes every score it reaches NaN,
+    // and NaN compares false: ranks would be silently wrong.
+    if (std::string bad = firstNonFinite(tensor); !bad.empty())
+      fail("{}: tensor '{}': non-finite value {}", path,
+           escapeForMessage(name), bad);
     entries.push_back({name, begin, end});
     tensors.emplace(name, std::move(tensor));
   }
@@ -219,6 +261,10 @@ void writeSafetensors(const std::string &path, const TensorMap &tensors) {
   std::string headerText = header.dump();
   headerText.append((8 - headerText.size() % 8) % 8, ' ');
 
+  // The file is built whole in memory before the atomic write.
+  checkMemoryFits(saturatingAdd(8 + headerText.size(), offset),
+                  fmt::format("{}: writing the weights", path),
+                  fmt::format("{} bytes of tensor data", formatCount(offset)));
   std::string bytes;
   bytes.reserve(8 + headerText.size() + offset);
   uint64_t headerSize = headerText.size();

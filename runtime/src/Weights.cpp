@@ -10,10 +10,12 @@
 #include "proofc/runtime/Evaluation.h"
 
 #include "proofc/runtime/Error.h"
+#include "proofc/runtime/MemoryBudget.h"
 #include "proofc/runtime/MessageText.h"
 
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -185,6 +187,20 @@ TensorMap initWeights(const ProgramSpec &program, const Dataset &dataset,
   // (2u - 1) * sqrt(6 / (in + out)). Biases 0, LayerNorm weights 1; the
   // constant tensors draw nothing.
   Requirements required(program, dataset);
+  // A wide program on a large dataset (d, E) asks for more than the machine
+  // has: say so before drawing any of it (it used to be std::bad_alloc).
+  uint64_t values = 0;
+  for (const RequiredTensor &need : required.tensors()) {
+    uint64_t n = 1;
+    for (int64_t dim : need.shape)
+      n = saturatingBytes(n, static_cast<uint64_t>(std::max<int64_t>(dim, 0)));
+    values = saturatingAdd(values, n);
+  }
+  checkMemoryFits(saturatingBytes(values, sizeof(float)),
+                  fmt::format("initializing the weights of program '{}' (E = {}, R = {})",
+                              escapeForMessage(program.name),
+                              dataset.numEntities(), dataset.numRelations()),
+                  fmt::format("{} values × 4 B", formatCount(values)));
   SplitMix64 rng(seed);
   TensorMap weights;
   for (const RequiredTensor &need : required.tensors()) {

@@ -200,5 +200,113 @@ TEST(Bundle, ErrorsNameThePathAndTheField) {
   EXPECT_EQ(errorAfter([](json &) {}), "");
 }
 
+
+/// parseBundle of `text`'s error ("" when it parses).
+std::string textError(const std::string &text) {
+  try {
+    parseBundle(text, "x.pcb");
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// The reference bundle's text with `extra` inserted after the first
+/// occurrence of `after`.
+std::string insertedAfter(const std::string &after, const std::string &extra) {
+  std::string text = serializeBundle(referenceBundle());
+  size_t at = text.find(after);
+  EXPECT_NE(at, std::string::npos) << after;
+  return text.insert(at + after.size(), extra);
+}
+
+// JSON objects keep the last of two equal keys: a second "D" silently
+// changed the results. Every object of a bundle must have unique keys.
+TEST(BundleStrict, DuplicateKeysAreErrorsWithTheirPath) {
+  EXPECT_EQ(textError(insertedAfter("\"D\": 20", ", \"D\": 21")),
+            "x.pcb: program.shape: duplicate key 'D'");
+  EXPECT_EQ(textError(insertedAfter("{", "\"source\": \"other\", ")),
+            "x.pcb: (top level): duplicate key 'source'");
+  std::string text = serializeBundle(referenceBundle());
+  size_t launch = text.find("\"block\"", text.find("\"launches\""));
+  ASSERT_NE(launch, std::string::npos);
+  text.insert(launch, "\"block\": 1, ");
+  EXPECT_EQ(textError(text), "x.pcb: plan.launches[0]: duplicate key 'block'");
+  // A key with control bytes is escaped like every echoed name.
+  EXPECT_EQ(textError(insertedAfter("{", "\"\\u001b\": 1, \"\\u001b\": 2, ")),
+            "x.pcb: (top level): duplicate key '\\x1b'");
+  EXPECT_EQ(textError(serializeBundle(referenceBundle())), "");
+  // 100,000 levels deep: the path is cut, the message stays one short line.
+  std::string deep(100000, '[');
+  deep += "{\"k\": 1, \"k\": 2}" + std::string(100000, ']');
+  std::string message = textError(insertedAfter("{", "\"deep\": " + deep + ", "));
+  EXPECT_EQ(message.rfind("x.pcb: deep[0][0]", 0), 0u) << message.substr(0, 300);
+  EXPECT_NE(message.find("…(100001 levels deep): duplicate key 'k'"),
+            std::string::npos)
+      << message.substr(0, 300);
+  EXPECT_LT(message.size(), 400u);
+}
+
+// The bundle's floats obey the rules of the attributes they were exported
+// from (eval.dot_score's scale, eval.layer_norm's eps: positive, finite).
+TEST(BundleStrict, ScoreScaleAndEpsMustBePositive) {
+  const std::pair<std::function<void(json &)>, const char *> cases[] = {
+      {[](json &j) { j["program"]["policy"]["score_scale"] = 0; },
+       "x.pcb: program.policy.score_scale: must be positive and finite, got 0"},
+      {[](json &j) { j["program"]["policy"]["score_scale"] = -1; },
+       "x.pcb: program.policy.score_scale: must be positive and finite, got "
+       "-1"},
+      {[](json &j) { j["program"]["policy"]["encoder"][4]["eps"] = 0; },
+       "x.pcb: program.policy.encoder[4].eps: must be positive and finite, "
+       "got 0"},
+      {[](json &j) { j["program"]["policy"]["encoder"][4]["eps"] = -1e-5; },
+       "x.pcb: program.policy.encoder[4].eps: must be positive and finite, "
+       "got -1e-05"},
+  };
+  for (const auto &[edit, expected] : cases)
+    EXPECT_EQ(errorAfter(edit), expected);
+  // eps of an op other than layer_norm is not read.
+  EXPECT_EQ(errorAfter([](json &j) {
+              j["program"]["policy"]["encoder"][3]["eps"] = 0;
+            }),
+            "");
+}
+
+// The kernels were generated for the program's shape: a field edited after
+// compilation is refused, never run with kernels built for another value.
+TEST(BundleStrict, ShapeMustMatchWhatTheKernelsWereBuiltFor) {
+  const std::pair<std::function<void(json &)>, const char *> cases[] = {
+      {[](json &j) { j["program"]["shape"]["d"] = 32; },
+       "x.pcb: program.shape.d: 32 differs from the encoder's output width 64 "
+       "(the width the kernels were generated for)"},
+      {[](json &j) { j["program"]["shape"]["L"] = 3; },
+       "x.pcb: program.shape.L: 3 differs from the encoder's 2 linear ops"},
+      {[](json &j) { j["program"]["shape"]["A"] = 7; },
+       "x.pcb: program.shape.A: 7 differs from the A = 6 the kernels were "
+       "compiled for (modules[0].options[0])"},
+      {[](json &j) { j["program"]["shape"]["S"] = 60; },
+       "x.pcb: program.shape.S: 60 differs from the S = 120 the kernels were "
+       "compiled for (modules[0].options[1])"},
+      {[](json &j) { j["program"]["policy"]["encoder"][3]["in"] = 32; },
+       "x.pcb: program.policy.encoder[3].in: 32 differs from the width 64 the "
+       "previous ops yield"},
+      {[](json &j) { j["program"]["policy"]["encoder"][4]["out"] = 32; },
+       "x.pcb: program.policy.encoder[4].out: 32 differs from in = 64"},
+      {[](json &j) { j["program"]["policy"]["encoder"][0]["in"] = 100; },
+       "x.pcb: program.policy.encoder[0].in: 100 is not 3 x a positive "
+       "embedding width"},
+      {[](json &j) {
+         j["program"]["policy"]["encoder"].erase(0);
+       },
+       "x.pcb: program.policy.encoder[0].kind: 'relu' comes before any "
+       "atom_embed"},
+      {[](json &j) {
+         j["program"]["policy"]["encoder"] = json::array();
+       },
+       "x.pcb: program.policy.encoder: the encoder has no ops"},
+  };
+  for (const auto &[edit, expected] : cases)
+    EXPECT_EQ(errorAfter(edit), expected);
+}
 } // namespace
 } // namespace proofc::test

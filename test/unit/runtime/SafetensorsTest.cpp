@@ -7,8 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 
 using namespace proofc;
 using proofc::test::TempDir;
@@ -227,11 +230,96 @@ INSTANTIATE_TEST_SUITE_P(
                               "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}})",
                           floats({1, 2, 3})),
                     "tensors 'a' and 'b' overlap (data_offsets [0, 8] and [4, "
-                    "12])"}),
+                    "12])"},
+        // NaN or ±Inf anywhere: refused with the first bad value's index
+        // (row-major); NaN weights used to give the all-ties result quietly.
+        BadFileCase{"NanValue",
+                    one(R"({"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]})",
+                        floats({1, 2, 3, 4, std::nanf(""), INFINITY})),
+                    "tensor 't': non-finite value nan at index [1, 1]"},
+        BadFileCase{"InfValue",
+                    one(R"({"dtype": "F32", "shape": [2, 1, 2], "data_offsets": [0, 16]})",
+                        floats({1, 2, INFINITY, std::nanf("")})),
+                    "tensor 't': non-finite value inf at index [1, 0, 0]"},
+        BadFileCase{"NegativeInfValue",
+                    one(R"({"dtype": "F32", "shape": [2], "data_offsets": [0, 8]})",
+                        floats({-INFINITY, 0})),
+                    "tensor 't': non-finite value -inf at index [0]"},
+        BadFileCase{"NegativeNanScalar",
+                    one(R"({"dtype": "F32", "shape": [], "data_offsets": [0, 4]})",
+                        floats({-std::nanf("")})),
+                    "tensor 't': non-finite value nan at index []"},
+        // Every object of the header, not only the top level, has unique keys.
+        BadFileCase{"DuplicateField",
+                    one(R"({"dtype": "F32", "shape": [2], "data_offsets": [0, 8], "dtype": "F16"})"),
+                    "tensor 't': duplicate key 'dtype'"},
+        BadFileCase{"DuplicateMetadataKey",
+                    image(R"({"__metadata__": {"a": "1", "a": "2"}})", ""),
+                    "'__metadata__': duplicate key 'a'"}),
     [](const auto &info) { return std::string(info.param.name); });
 
 TEST(Safetensors, InvalidJsonIsAnError) {
   std::string message = parseError(image("{\"t\": ", ""));
   EXPECT_EQ(message.rfind("w.safetensors: header is not valid JSON: ", 0), 0u)
       << message;
+}
+
+namespace {
+/// A header of `n` empty tensors "t0", "t1", ... (the shape of the reported
+/// 61 MB, 1,000,000-entry header).
+std::string emptyTensors(size_t n) {
+  std::string header = "{";
+  header.reserve(n * 62 + 2);
+  for (size_t i = 0; i < n; ++i)
+    header += (i ? ",\"t" : "\"t") + std::to_string(i) +
+              R"(": {"dtype": "F32", "shape": [0], "data_offsets": [0, 0]})";
+  return image(header + "}", "");
+}
+
+double secondsOf(const std::function<void()> &f) {
+  auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+} // namespace
+
+// The header parse is linear in the entries: nlohmann's parser-callback mode
+// (used to spot duplicate tensors) rescanned the whole top-level object at
+// the end of every entry, so 40,000 entries took 13.5 s (60,000 would take
+// about 30). The bound is a guard far above the linear time (~0.5 s).
+TEST(SafetensorsHeader, ManyEntriesParseInLinearTime) {
+  std::string bytes = emptyTensors(60'000);
+  TensorMap tensors;
+  double seconds =
+      secondsOf([&] { tensors = parseSafetensors(bytes, "w.safetensors"); });
+  EXPECT_EQ(tensors.size(), 60'000u);
+  EXPECT_LT(seconds, 10.0); // a guard: the old parse took about 30 s
+}
+
+// A 1,000,000-entry header is refused at its 100,001st entry: the parse
+// stops there, it does not build the whole DOM first (it took over two
+// minutes).
+TEST(SafetensorsHeader, TooManyEntriesStopEarly) {
+  std::string bytes = emptyTensors(1'000'000);
+  ASSERT_GT(bytes.size(), 60'000'000u);
+  std::string message;
+  double seconds = secondsOf([&] { message = parseError(bytes); });
+  EXPECT_EQ(message, "w.safetensors: the header lists more than 100000 "
+                     "tensors (the limit)");
+  EXPECT_LT(seconds, 10.0); // a guard: the old parse took over 2 minutes
+  // At the limit, a file is still read.
+  EXPECT_EQ(parseSafetensors(emptyTensors(kMaxSafetensorsTensors), "w")
+                .size(),
+            kMaxSafetensorsTensors);
+}
+
+// The safetensors format's own header limit, checked before parsing.
+TEST(SafetensorsHeader, HeaderPastTheSizeLimitIsRefusedBeforeParsing) {
+  std::string bytes(8 + kMaxSafetensorsHeaderBytes + 1, ' ');
+  uint64_t n = kMaxSafetensorsHeaderBytes + 1;
+  std::memcpy(bytes.data(), &n, 8);
+  EXPECT_EQ(parseError(bytes), "w.safetensors: header size 100000001 is "
+                               "larger than 100000000 bytes (the limit)");
 }

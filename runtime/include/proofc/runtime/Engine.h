@@ -39,7 +39,13 @@ public:
   DerivedSet(const KnowledgeBase &kb, const ShapeParams &shape);
 
   int32_t count = 0;
-  const Atom *state(int32_t i) const { return states_.data() + i * A_; }
+  const Atom *state(int32_t i) const {
+    return states_.data() + static_cast<size_t>(i) * A_;
+  }
+  /// Bytes a DerivedSet for `shape` allocates (its [S][A] states and its
+  /// hash table; the per-rule scratch is small), for the host backend's
+  /// up-front memory check.
+  static uint64_t bytesFor(const ShapeParams &shape);
   int32_t A() const { return A_; }
   int32_t S() const { return S_; }
   /// True when the result is exactly [TRUE] / [FALSE].

@@ -37,6 +37,16 @@ size_t utf8SequenceLength(std::string_view bytes, size_t at);
 /// Whether all of `bytes` is valid UTF-8 (in the sense above).
 bool isValidUtf8(std::string_view bytes);
 
+/// `text` without a UTF-8 byte-order mark (EF BB BF) at its very start.
+/// Spreadsheet exports write one; the text files (the TSV splits, rules.txt)
+/// drop it there (docs/spec-notes.md), while a BOM anywhere else stays part
+/// of the name it is in. Line 1's columns count from after it.
+inline std::string_view stripLeadingBom(std::string_view text) {
+  if (text.size() >= 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0)
+    text.remove_prefix(3);
+  return text;
+}
+
 } // namespace proofc
 
 #endif // PROOFC_RUNTIME_MESSAGETEXT_H
