@@ -80,10 +80,9 @@ int createTemporary(const OutputTarget &t, int dirFd, std::string *temp) {
   for (int attempt = 0; attempt < 100; ++attempt) {
     // Only a name this call created becomes *temp: the cleanup removes it.
     const std::string name = stem + ".tmp-" + randomHex();
-    const int fd = ::openat(dirFd, name.c_str(),
-                            O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-                                O_CLOEXEC,
-                            0666);
+    const int fd =
+        ::openat(dirFd, name.c_str(),
+                 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd >= 0) {
       *temp = name;
       return fd;
@@ -221,8 +220,8 @@ void OutputSet::add(const std::string &path, std::string bytes) {
     entries_.push_back(std::move(e));
     return;
   }
-  e.dirFd = ::open(e.target.directory.c_str(),
-                   O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  e.dirFd =
+      ::open(e.target.directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (e.dirFd < 0)
     failErrno(path, nullptr, errno);
   // From here the set owns the directory and (once made) the temporary:
@@ -359,8 +358,8 @@ void OutputSet::commit() {
     for (Entry &e : entries_) {
       if (e.target.kind != OutputKind::File)
         continue;
-      if (::renameat(e.dirFd, e.temp.c_str(), e.dirFd,
-                     e.target.name.c_str()) != 0)
+      if (::renameat(e.dirFd, e.temp.c_str(), e.dirFd, e.target.name.c_str()) !=
+          0)
         failErrno(e.target.path, "rename", errno);
       e.committed = true;
     }

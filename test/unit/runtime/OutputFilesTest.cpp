@@ -22,13 +22,16 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <thread>
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -53,8 +56,9 @@ TEST(Sha256, KnownVectors) {
                            "a495991b7852b855");
   EXPECT_EQ(sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a"
                               "9cb410ff61f20015ad");
-  EXPECT_EQ(sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
-            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(
+      sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
   EXPECT_EQ(sha256Hex(std::string(1000000, 'a')),
             "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
@@ -129,7 +133,8 @@ TEST(OutputFiles, SymlinkDestinationReplacesItsTargetAndStaysALink) {
   // A loop is an error naming the path.
   ASSERT_EQ(::symlink("loop", dir.file("loop").c_str()), 0);
   EXPECT_EQ(errorOf([&] { writeAtomically(dir.file("loop"), "x"); }),
-            dir.file("loop") + ": cannot write: Too many levels of symbolic links");
+            dir.file("loop") +
+                ": cannot write: Too many levels of symbolic links");
 }
 
 TEST(OutputFiles, FifoDestinationWithAReaderGetsTheBytesAndStaysAFifo) {
@@ -242,8 +247,7 @@ TEST(OutputFiles, CommitRenamesInOrderTheLastAddedLast) {
   set.commit();
   EXPECT_EQ(readFile(dir.file("o.tsv")), "outcomes");
   EXPECT_EQ(readFile(dir.file("r.json")), "report");
-  EXPECT_EQ(listDir(dir.path()),
-            (std::vector<std::string>{"o.tsv", "r.json"}));
+  EXPECT_EQ(listDir(dir.path()), (std::vector<std::string>{"o.tsv", "r.json"}));
 }
 
 TEST(FreeSpace, MoreThanTheFileSystemHasIsAnErrorBeforeTheRun) {
@@ -251,7 +255,8 @@ TEST(FreeSpace, MoreThanTheFileSystemHasIsAnErrorBeforeTheRun) {
   const uint64_t huge = uint64_t{1} << 62;
   EXPECT_EQ(
       errorOf([&] {
-        checkFreeSpace({{dir.file("o.tsv"), huge, "the outcomes of 9 candidates"}});
+        checkFreeSpace(
+            {{dir.file("o.tsv"), huge, "the outcomes of 9 candidates"}});
       })
           .rfind(dir.file("o.tsv") +
                      ": cannot write: not enough free space: the outcomes of "
@@ -265,7 +270,9 @@ TEST(FreeSpace, MoreThanTheFileSystemHasIsAnErrorBeforeTheRun) {
             }),
             "(no error)");
   // A stream takes no space.
-  EXPECT_EQ(errorOf([&] { checkFreeSpace({{"/dev/null", huge, "x"}}); }),
+  EXPECT_EQ(errorOf([&] {
+              checkFreeSpace({{"/dev/null", huge, "x"}});
+            }),
             "(no error)");
   EXPECT_TRUE(listDir(dir.path()).empty());
 }
@@ -312,6 +319,42 @@ TEST(ReadFile, FifoAndSocketInputsAreRefusedAtOnce) {
   EXPECT_EQ(errorOf([&] { readFile(sock); }),
             sock + ": cannot read: not a regular file (a socket)");
   ::close(s);
+}
+
+TEST(ReadFile, ASignalEndsABlockedReadOfATerminal) {
+  // A terminal is a character device: read, and a read with no input
+  // blocks. Before (SA_RESTART) the read went on after SIGINT; now it
+  // returns EINTR and the run ends. If it did not, the helper ends the read
+  // after 5 s with a line and an end of file, and the test fails.
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  ASSERT_GE(master, 0);
+  ASSERT_EQ(::grantpt(master), 0);
+  ASSERT_EQ(::unlockpt(master), 0);
+  const std::string slave = ::ptsname(master);
+  const pthread_t reader = ::pthread_self();
+  std::atomic<bool> done{false};
+  std::thread helper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::pthread_kill(reader, SIGINT);
+    for (int i = 0; i < 100 && !done.load(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (!done.load())
+      (void)!::write(master, "x\n\x04", 3);
+  });
+  InterruptGuard guard;
+  const auto start = std::chrono::steady_clock::now();
+  bool interrupted = false;
+  try {
+    readFile(slave);
+  } catch (const Interrupted &) {
+    interrupted = true;
+  }
+  const auto took = std::chrono::steady_clock::now() - start;
+  done.store(true);
+  helper.join();
+  ::close(master);
+  EXPECT_TRUE(interrupted);
+  EXPECT_LT(took, std::chrono::seconds(4));
 }
 
 } // namespace

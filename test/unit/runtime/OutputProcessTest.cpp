@@ -90,8 +90,9 @@ int finish(pid_t pid, double seconds) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status)
-                           : 1000 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  return WIFEXITED(status)
+             ? WEXITSTATUS(status)
+             : 1000 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 /// Names in `dir` that hold `part`.
@@ -124,12 +125,17 @@ protected:
   }
   std::vector<std::string> args(int queries,
                                 const std::string &data = "") const {
-    return {bundle_,     "--data",
+    return {bundle_,
+            "--data",
             data.empty() ? dataDir("nations") : data,
-            "--weights", weightsFile("nations"),
-            "--device",  "cpu",
-            "--threads", "1",
-            "--quiet",   "--queries",
+            "--weights",
+            weightsFile("nations"),
+            "--device",
+            "cpu",
+            "--threads",
+            "1",
+            "--quiet",
+            "--queries",
             std::to_string(queries)};
   }
   Spawn spawn(std::vector<std::string> a) const {
@@ -270,7 +276,7 @@ TEST_F(OutputProcess, DashReportIsStandardOutput) {
   const nlohmann::json j = nlohmann::json::parse(stdoutOf()); // JSON only
   EXPECT_EQ(j["outcomes"]["sha256"], sha256Hex(readFile(out_ + "/o.tsv")));
   EXPECT_NE(stderrOf().find("report    -\n"), std::string::npos); // the text
-  EXPECT_EQ(listDir(out_), std::vector<std::string>{"o.tsv"}); // no file "-"
+  EXPECT_EQ(listDir(out_), std::vector<std::string>{"o.tsv"});    // no file "-"
 }
 
 } // namespace

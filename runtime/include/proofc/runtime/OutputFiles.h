@@ -88,9 +88,9 @@ public:
 private:
   struct Entry {
     OutputTarget target;
-    int dirFd = -1;     ///< File: the destination's directory
-    std::string temp;   ///< File: the temporary's name in it
-    std::string bytes;  ///< Stream, Stdout: written at commit
+    int dirFd = -1;    ///< File: the destination's directory
+    std::string temp;  ///< File: the temporary's name in it
+    std::string bytes; ///< Stream, Stdout: written at commit
     bool committed = false;
   };
   void writeStream(const Entry &e);
