@@ -93,8 +93,11 @@ std::string readFile(const std::string &path, uint64_t maxBytes) {
 
 void checkWritable(const std::string &path) {
   const OutputTarget t = resolveOutput(path);
-  if (t.kind == OutputKind::Stdout)
+  if (t.kind == OutputKind::Descriptor) {
+    if (::fcntl(t.fd, F_GETFL) < 0)
+      fail("{}: cannot write: {}", path, std::strerror(errno));
     return;
+  }
   if (t.kind == OutputKind::Stream) {
     if (::access(path.c_str(), W_OK) != 0)
       fail("{}: cannot write: {}", path, std::strerror(errno));

@@ -146,6 +146,24 @@ void testDelay() {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
+/// N when `path` is /dev/fd/N, /proc/self/fd/N or /proc/<our pid>/fd/N
+/// (what /dev/stdout and /dev/stderr link to), else -1.
+int ownDescriptor(const std::string &path) {
+  const std::string prefixes[] = {
+      "/dev/fd/", "/proc/self/fd/",
+      "/proc/" + std::to_string(::getpid()) + "/fd/"};
+  for (const std::string &prefix : prefixes) {
+    if (path.size() <= prefix.size() || path.compare(0, prefix.size(), prefix))
+      continue;
+    const std::string digits = path.substr(prefix.size());
+    if (digits.size() > 9 ||
+        digits.find_first_not_of("0123456789") != std::string::npos)
+      return -1;
+    return std::stoi(digits);
+  }
+  return -1;
+}
+
 } // namespace
 
 OutputTarget resolveOutput(const std::string &path) {
@@ -154,7 +172,8 @@ OutputTarget resolveOutput(const std::string &path) {
   if (path.empty())
     fail("cannot write: the output path is empty");
   if (path == "-") {
-    t.kind = OutputKind::Stdout;
+    t.kind = OutputKind::Descriptor;
+    t.fd = STDOUT_FILENO;
     return t;
   }
   struct stat st;
@@ -173,6 +192,11 @@ OutputTarget resolveOutput(const std::string &path) {
   for (int hops = 0;; ++hops) {
     if (hops > 40)
       failErrno(path, nullptr, ELOOP);
+    if (const int fd = ownDescriptor(real); fd >= 0) {
+      t.kind = OutputKind::Descriptor;
+      t.fd = fd;
+      return t;
+    }
     struct stat ls;
     if (::lstat(real.c_str(), &ls) != 0) {
       if (errno != ENOENT)
@@ -274,10 +298,10 @@ void OutputSet::writeStream(const Entry &e) {
     while (::sigtimedwait(&pipe, nullptr, &zero) == SIGPIPE) {
     }
   };
-  if (e.target.kind == OutputKind::Stdout) {
-    std::fflush(stdout);
+  if (e.target.kind == OutputKind::Descriptor) {
+    std::fflush(e.target.fd == STDERR_FILENO ? stderr : stdout);
     try {
-      writeAll(STDOUT_FILENO, e.bytes, path);
+      writeAll(e.target.fd, e.bytes, path);
     } catch (...) {
       dropPendingPipe();
       throw;

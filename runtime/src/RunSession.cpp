@@ -14,6 +14,9 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace proofc {
 namespace {
 
@@ -173,7 +176,18 @@ void RunSession::printSummary(std::FILE *out, const RunOutput &output) const {
 }
 
 bool RunSession::writesStandardOutput() const {
-  return options_.report == "-" || options_.outcomes == "-";
+  // `-`, or whatever file stdout is (/dev/stdout, its pipe, its file).
+  struct stat out;
+  const bool haveOut = ::fstat(STDOUT_FILENO, &out) == 0;
+  for (const std::string *path : {&options_.report, &options_.outcomes}) {
+    if (*path == "-")
+      return true;
+    struct stat st;
+    if (haveOut && !path->empty() && ::stat(path->c_str(), &st) == 0 &&
+        st.st_dev == out.st_dev && st.st_ino == out.st_ino)
+      return true;
+  }
+  return false;
 }
 
 void RunSession::writeOutputs(const RunOutput &output, std::FILE *out) const {

@@ -212,6 +212,37 @@ TEST(OutputFiles, DashIsStandardOutput) {
   EXPECT_FALSE(fs::exists("-"));
 }
 
+TEST(OutputFiles, StdoutRedirectedToAFileIsWrittenThroughTheDescriptor) {
+  // `--report /dev/stdout > out.txt`: /dev/stdout -> /proc/self/fd/1 -> a
+  // regular file. Written through descriptor 1 at its offset (after what
+  // the tool printed), like a shell's >&1; the file is not replaced (the
+  // tool's own stdout would then write to a deleted file). Before: the
+  // link itself was replaced (as root, the machine's /dev/stdout).
+  TempDir dir;
+  ASSERT_EQ(::symlink("/proc/self/fd/1", dir.file("stdout").c_str()), 0);
+  const std::string captured = dir.file("out.txt");
+  std::fflush(stdout);
+  const int saved = ::dup(STDOUT_FILENO);
+  const int fd = ::open(captured.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ASSERT_GE(fd, 0);
+  ::dup2(fd, STDOUT_FILENO);
+  ::close(fd);
+  struct stat before, after;
+  ::fstat(STDOUT_FILENO, &before);
+  (void)!::write(STDOUT_FILENO, "summary\n", 8);
+  const std::string error =
+      errorOf([&] { writeAtomically(dir.file("stdout"), "report\n"); });
+  ::fstat(STDOUT_FILENO, &after);
+  ::dup2(saved, STDOUT_FILENO);
+  ::close(saved);
+  EXPECT_EQ(error, "(no error)");
+  EXPECT_EQ(readFile(captured), "summary\nreport\n");
+  EXPECT_EQ(before.st_ino, after.st_ino);
+  EXPECT_TRUE(S_ISLNK(lmodeOf(dir.file("stdout"))));
+  EXPECT_EQ(listDir(dir.path()),
+            (std::vector<std::string>{"out.txt", "stdout"}));
+}
+
 TEST(OutputFiles, DirectoryAndEmptyPathAreErrors) {
   TempDir dir;
   EXPECT_EQ(errorOf([&] { writeAtomically(dir.path(), "x"); }),

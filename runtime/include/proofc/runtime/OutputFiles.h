@@ -13,7 +13,8 @@
 //   target at commit. A planted file or link can never be written through.
 // - A destination that exists and is not a regular file (a character or
 //   block device, a FIFO, a terminal, /dev/stdout) is written in place,
-//   never replaced; `-` is standard output. Such a stream cannot be taken
+//   never replaced; `-` is standard output, and so is /dev/stdout while it
+//   is a regular file (written through the descriptor, not replaced). Such a stream cannot be taken
 //   back, so it is written at commit, before any rename.
 // - commit() renames in the order the destinations were added (the run
 //   adds the outcomes first and the report last), holding flock() on every
@@ -42,7 +43,11 @@ namespace proofc {
 enum class OutputKind {
   File,   ///< missing or a regular file: replaced atomically (rename)
   Stream, ///< exists and is not a regular file: written in place
-  Stdout, ///< "-": the process's standard output
+  /// "-" (standard output), or a path that names one of this process's
+  /// open descriptors (/dev/stdout, /dev/fd/N, /proc/self/fd/N) while it is
+  /// a regular file (`> out.txt`): written to the descriptor itself, at its
+  /// offset, as a shell's `>&N` would, never by replacing the file.
+  Descriptor,
 };
 
 struct OutputTarget {
@@ -55,6 +60,7 @@ struct OutputTarget {
   /// kept (a new file gets 0666 & ~umask).
   bool replaces = false;
   unsigned mode = 0;
+  int fd = -1; ///< Descriptor: the descriptor
 };
 
 /// Resolves `path` (see the banner). Throws proofc::Error("<path>: cannot
@@ -90,7 +96,7 @@ private:
     OutputTarget target;
     int dirFd = -1;    ///< File: the destination's directory
     std::string temp;  ///< File: the temporary's name in it
-    std::string bytes; ///< Stream, Stdout: written at commit
+    std::string bytes; ///< Stream, Descriptor: written at commit
     bool committed = false;
   };
   void writeStream(const Entry &e);

@@ -119,8 +119,9 @@ public:
   /// before the commit.
   void writeOutputs(const RunOutput &output, std::FILE *out = stdout) const;
 
-  /// True when the report or the outcomes go to standard output (`-`): the
-  /// tools then print their text on stderr.
+  /// True when the report or the outcomes go to standard output (`-`, or a
+  /// path that is the file stdout is: /dev/stdout, its pipe): the tools
+  /// then print their text on stderr.
   bool writesStandardOutput() const;
 
 private:
