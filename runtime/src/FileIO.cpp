@@ -2,11 +2,12 @@
 #include "proofc/runtime/FileIO.h"
 
 #include "proofc/runtime/Error.h"
+#include "proofc/runtime/Interrupts.h"
+#include "proofc/runtime/OutputFiles.h"
+#include "proofc/runtime/RunControl.h"
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <memory>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,98 +16,102 @@
 namespace proofc {
 
 namespace {
-struct FileCloser {
-  void operator()(std::FILE *f) const { std::fclose(f); }
-};
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 
 [[noreturn]] void failTooLarge(const std::string &path, uint64_t maxBytes) {
   fail("{}: cannot read: larger than {} bytes (the input file size limit)",
        path, maxBytes);
 }
 
-/// The temporary file writeAtomically writes `path` through.
-std::string temporaryFor(const std::string &path) {
-  return path + ".tmp." + std::to_string(::getpid());
+/// A non-regular file that readFile refuses, or nullptr.
+const char *refusedKind(mode_t mode) {
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  return nullptr;
 }
+
+struct FdCloser {
+  int fd;
+  ~FdCloser() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+};
 
 } // namespace
 
 std::string readFile(const std::string &path, uint64_t maxBytes) {
-  FilePtr file(std::fopen(path.c_str(), "rb"));
-  if (!file)
-    fail("{}: cannot read: {}", path, std::strerror(errno));
+  // O_NONBLOCK: opening a FIFO without a writer must not block (it is then
+  // refused below); O_NOCTTY: a terminal never becomes ours.
+  const int fd =
+      ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    struct stat st; // a socket cannot be opened at all (ENXIO): say why
+    if (::stat(path.c_str(), &st) == 0 && refusedKind(st.st_mode))
+      fail("{}: cannot read: not a regular file ({})", path,
+           refusedKind(st.st_mode));
+    fail("{}: cannot read: {}", path, std::strerror(err));
+  }
+  FdCloser closer{fd};
   struct stat st;
-  if (fstat(fileno(file.get()), &st) != 0)
+  if (fstat(fd, &st) != 0)
     fail("{}: cannot read: {}", path, std::strerror(errno));
   if (S_ISDIR(st.st_mode))
     fail("{}: cannot read: is a directory", path);
-  // st_size is the size of a regular file only; a device or a FIFO says 0
-  // and is bounded while it is read.
+  if (const char *kind = refusedKind(st.st_mode))
+    fail("{}: cannot read: not a regular file ({})", path, kind);
+  // A device reads as usual (blocking), its reads ended by a signal.
+  if (!S_ISREG(st.st_mode))
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  // st_size is the size of a regular file only; a device says 0 and is
+  // bounded while it is read.
   if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > maxBytes)
     failTooLarge(path, maxBytes);
   std::string bytes;
   if (S_ISREG(st.st_mode) && st.st_size > 0)
     bytes.reserve(static_cast<size_t>(st.st_size));
   char buffer[1 << 16];
-  size_t got;
-  while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) {
-    if (got > maxBytes - bytes.size()) // a file that grew, or a stream
-      failTooLarge(path, maxBytes);
-    bytes.append(buffer, got);
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got == 0)
+      break;
+    if (got < 0) {
+      if (errno == EINTR) {
+        InterruptGuard::throwIfRaised();
+        continue;
+      }
+      fail("{}: cannot read: {}", path, std::strerror(errno));
+    }
+    if (static_cast<uint64_t>(got) > maxBytes - bytes.size()) // grew, or a
+      failTooLarge(path, maxBytes);                           // device
+    bytes.append(buffer, static_cast<size_t>(got));
   }
-  if (std::ferror(file.get()))
-    fail("{}: cannot read: {}", path, std::strerror(errno));
   return bytes;
 }
 
 void checkWritable(const std::string &path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    fail("{}: cannot write: is a directory", path);
-  std::string temp = temporaryFor(path);
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    fail("{}: cannot write: {}", path, std::strerror(errno));
-  ::close(fd);
-  ::unlink(temp.c_str());
+  const OutputTarget t = resolveOutput(path);
+  if (t.kind == OutputKind::Descriptor) {
+    if (::fcntl(t.fd, F_GETFL) < 0)
+      fail("{}: cannot write: {}", path, std::strerror(errno));
+    return;
+  }
+  if (t.kind == OutputKind::Stream) {
+    if (::access(path.c_str(), W_OK) != 0)
+      fail("{}: cannot write: {}", path, std::strerror(errno));
+    return;
+  }
+  // Stage an empty temporary in the real directory; the set removes it.
+  OutputSet probe;
+  probe.add(path, std::string());
 }
 
 void writeAtomically(const std::string &path, std::string_view bytes) {
-  std::string temp = temporaryFor(path);
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    fail("{}: cannot write: {}", path, std::strerror(errno));
-  auto abandon = [&](const char *what) {
-    int err = errno;
-    ::close(fd);
-    ::unlink(temp.c_str());
-    fail("{}: cannot write ({}): {}", path, what, std::strerror(err));
-  };
-  const char *p = bytes.data();
-  size_t left = bytes.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      abandon("write");
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0)
-    abandon("fsync");
-  if (::close(fd) != 0) {
-    int err = errno;
-    ::unlink(temp.c_str());
-    fail("{}: cannot write (close): {}", path, std::strerror(err));
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(temp.c_str());
-    fail("{}: cannot write (rename): {}", path, std::strerror(err));
-  }
+  OutputSet set;
+  set.add(path, std::string(bytes));
+  set.commit();
 }
 
 } // namespace proofc

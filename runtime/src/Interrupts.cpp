@@ -50,7 +50,10 @@ InterruptGuard::InterruptGuard() {
   std::memset(&action, 0, sizeof action);
   action.sa_handler = onInterrupt;
   sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART; // reads and writes go on; the flag is polled
+  // No SA_RESTART: a blocking system call (a read from a terminal, a wait)
+  // returns EINTR, so the code in it sees the flag at once instead of
+  // blocking on after the signal (readFile, OutputSet).
+  action.sa_flags = 0;
   ::sigaction(SIGINT, &action, &oldInt_);
   ::sigaction(SIGTERM, &action, &oldTerm_);
 }

@@ -192,6 +192,9 @@ json reportJson(const ReportInputs &in) {
   }
   if (!in.backendDetails.is_null())
     report["backend_details"] = in.backendDetails;
+  if (!in.outcomesFile.empty())
+    report["outcomes"] = {{"file", in.outcomesFile},
+                          {"sha256", in.outcomesSha256}};
   return report;
 }
 
@@ -199,15 +202,38 @@ void writeReportJson(const std::string &path, const ReportInputs &inputs) {
   writeAtomically(path, reportJson(inputs).dump(2) + "\n");
 }
 
+namespace {
+constexpr std::string_view kOutcomesHeader =
+    "query\tmode\tentity\tstatus\tdepth\tlogp\n";
+} // namespace
+
+uint64_t outcomesTsvBound(const CandidateSet &set, const Dataset &dataset) {
+  // Per line: 4 TABs and the LF, "head"/"tail", "truncated" (the longest
+  // status), an int32 depth (11 with a sign) and a {:.9g} number (at most
+  // 16: -1.23456789e-308).
+  constexpr uint64_t kFixed = 5 + 4 + 9 + 11 + 16;
+  uint64_t bytes = kOutcomesHeader.size();
+  for (const Candidate &c : set.candidates)
+    bytes += kFixed + std::to_string(c.query).size() +
+             dataset.entities.name(c.entity).size();
+  return bytes;
+}
+
 void writeOutcomesTsv(const std::string &path, const CandidateSet &set,
                       const Dataset &dataset,
                       const std::vector<Outcome> &outcomes) {
+  writeAtomically(path, outcomesTsv(path, set, dataset, outcomes));
+}
+
+std::string outcomesTsv(const std::string &path, const CandidateSet &set,
+                        const Dataset &dataset,
+                        const std::vector<Outcome> &outcomes) {
   if (outcomes.size() != set.candidates.size())
     fail("{}: {} outcomes for {} candidates", path, outcomes.size(),
          set.candidates.size());
   fmt::memory_buffer out;
-  fmt::format_to(std::back_inserter(out),
-                 "query\tmode\tentity\tstatus\tdepth\tlogp\n");
+  out.append(kOutcomesHeader.data(),
+             kOutcomesHeader.data() + kOutcomesHeader.size());
   for (size_t i = 0; i < outcomes.size(); ++i) {
     const Candidate &c = set.candidates[i];
     const Outcome &o = outcomes[i];
@@ -215,7 +241,7 @@ void writeOutcomesTsv(const std::string &path, const CandidateSet &set,
                    c.query, modeName(c.mode), dataset.entities.name(c.entity),
                    statusName(o.status), o.depth, o.logp);
   }
-  writeAtomically(path, std::string_view(out.data(), out.size()));
+  return std::string(out.data(), out.size());
 }
 
 } // namespace proofc

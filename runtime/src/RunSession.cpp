@@ -4,15 +4,20 @@
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/FileIO.h"
 #include "proofc/runtime/MessageText.h"
+#include "proofc/runtime/OutputFiles.h"
 #include "proofc/runtime/Progress.h"
 #include "proofc/runtime/RunControl.h"
 #include "proofc/runtime/RunSummary.h"
+#include "proofc/runtime/Sha256.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace proofc {
 namespace {
@@ -102,6 +107,17 @@ RunSession::RunSession(const ProgramSpec &program, RunSessionOptions options)
   candidateOptions_.maxQueries = options_.queries;
   candidates_ = buildCandidates(dataset_, candidateOptions_);
   InterruptGuard::throwIfRaised();
+  // The outcomes' size is known now, before the run: a disk that cannot
+  // hold them fails now, not after hours.
+  std::vector<OutputSize> sizes;
+  if (!options_.outcomes.empty())
+    sizes.push_back({options_.outcomes,
+                     outcomesTsvBound(candidates_, dataset_),
+                     fmt::format("the outcomes of {} candidates",
+                                 candidates_.candidates.size())});
+  if (!options_.report.empty())
+    sizes.push_back({options_.report, kReportBytesBound, "the report"});
+  checkFreeSpace(sizes);
 }
 
 RunOutput RunSession::evaluate(Backend &backend, const std::string &device) {
@@ -189,17 +205,41 @@ void RunSession::printSummary(std::FILE *out, const RunOutput &output) const {
                output.chunks, output.chunkSize);
 }
 
+bool RunSession::writesStandardOutput() const {
+  // `-`, or whatever file stdout is (/dev/stdout, its pipe, its file).
+  struct stat out;
+  const bool haveOut = ::fstat(STDOUT_FILENO, &out) == 0;
+  for (const std::string *path : {&options_.report, &options_.outcomes}) {
+    if (*path == "-")
+      return true;
+    struct stat st;
+    if (haveOut && !path->empty() && ::stat(path->c_str(), &st) == 0 &&
+        st.st_dev == out.st_dev && st.st_ino == out.st_ino)
+      return true;
+  }
+  return false;
+}
+
 void RunSession::writeOutputs(const RunOutput &output, std::FILE *out) const {
   InterruptGuard::throwIfRaised();
-  if (!options_.report.empty()) {
-    writeReportJson(options_.report, output.report);
-    fmt::print(out, "report    {}\n", options_.report);
-  }
+  // One result: both staged, then the outcomes and the report (last) made
+  // visible together (OutputFiles.h, docs/outputs.md).
+  OutputSet set;
+  ReportInputs report = output.report;
   if (!options_.outcomes.empty()) {
-    writeOutcomesTsv(options_.outcomes, candidates_, dataset_,
-                     output.outcomes);
-    fmt::print(out, "outcomes  {}\n", options_.outcomes);
+    std::string tsv = outcomesTsv(options_.outcomes, candidates_, dataset_,
+                                  output.outcomes);
+    report.outcomesFile = options_.outcomes;
+    report.outcomesSha256 = sha256Hex(tsv);
+    set.add(options_.outcomes, std::move(tsv));
   }
+  if (!options_.report.empty())
+    set.add(options_.report, reportJson(report).dump(2) + "\n");
+  set.commit();
+  if (!options_.report.empty())
+    fmt::print(out, "report    {}\n", options_.report);
+  if (!options_.outcomes.empty())
+    fmt::print(out, "outcomes  {}\n", options_.outcomes);
 }
 
 } // namespace proofc

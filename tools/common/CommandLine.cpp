@@ -94,6 +94,15 @@ CLI::Option *addIntegerOption(CLI::App &app, const std::string &name,
   return addInteger(app, name, target, description, lo, hi);
 }
 
+CLI::Validator nonEmptyPath() {
+  return CLI::Validator(
+      [](std::string &value) -> std::string {
+        return value.empty() ? "empty path (an empty argument names no file)"
+                             : "";
+      },
+      "");
+}
+
 std::optional<int> parseCommandLine(CLI::App &app, int argc, char **argv,
                                     const std::string &tool) {
   try {

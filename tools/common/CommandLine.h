@@ -17,6 +17,7 @@
 namespace CLI {
 class App;
 class Option;
+class Validator;
 } // namespace CLI
 
 namespace proofc::cli {
@@ -40,6 +41,13 @@ CLI::Option *addIntegerOption(CLI::App &app, const std::string &name,
                               int &target, const std::string &description,
                               int lo = std::numeric_limits<int>::min(),
                               int hi = std::numeric_limits<int>::max());
+
+/// The check of every path option and argument (--data, --weights,
+/// --report, --outcomes, -o, PROGRAM, BUNDLE): an empty value is one error
+/// naming the flag, `--report: empty path (an empty argument names no
+/// file)`, rather than a missing file named `` or an output silently
+/// dropped.
+CLI::Validator nonEmptyPath();
 
 /// Parses the command line. Returns nullopt when the tool should go on, else
 /// the exit code: 0 after --help or --version, 1 after printing a usage

@@ -38,9 +38,11 @@ void addRunFlags(CLI::App &command, RunFlags &f) {
       .add_option("--data", f.data,
                   "Dataset directory (train/valid/test.tsv, rules.txt)")
       ->required()
+      ->check(nonEmptyPath())
       ->type_name("DIR");
   command.add_option("--weights", f.weights, "Policy weights (.safetensors)")
       ->required()
+      ->check(nonEmptyPath())
       ->type_name("W.safetensors");
   command.add_option("--split", f.split, "Split whose triples are the queries")
       ->check(CLI::IsMember({"train", "valid", "test"}))
@@ -64,11 +66,16 @@ void addRunFlags(CLI::App &command, RunFlags &f) {
   addIntegerOption(command, "--max-pool", f.maxPool,
                    "Candidates per backend run (<= 0: as many as fit)");
   command.add_flag("--quiet", f.quiet, "No progress display on stderr");
-  command.add_option("--report", f.report, "Write the JSON report here")
+  command
+      .add_option("--report", f.report,
+                  "Write the JSON report here (- for standard output)")
+      ->check(nonEmptyPath())
       ->type_name("FILE.json");
   command
       .add_option("--outcomes", f.outcomes,
-                  "Write every candidate's outcome here (TSV)")
+                  "Write every candidate's outcome here (TSV; - for "
+                  "standard output)")
+      ->check(nonEmptyPath())
       ->type_name("FILE.tsv");
   command
       .add_option("--hits", f.hits,

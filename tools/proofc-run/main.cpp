@@ -104,10 +104,12 @@ int run(const Options &o) {
                                     info.condFellBack ? " (fallback)" : "");
   }
 
-  session.printSummary(stdout, out);
+  // `--report -` / `--outcomes -` own stdout: the text goes to stderr.
+  std::FILE *text = session.writesStandardOutput() ? stderr : stdout;
+  session.printSummary(text, out);
   if (cuda)
-    printCudaRunInfo(stdout, cuda->info());
-  session.writeOutputs(out);
+    printCudaRunInfo(text, cuda->info());
+  session.writeOutputs(out, text);
   return 0;
 }
 
@@ -120,6 +122,7 @@ int main(int argc, char **argv) {
   Options o;
   app.add_option("bundle", o.bundle, "The compiled program (.pcb)")
       ->required()
+      ->check(cli::nonEmptyPath())
       ->type_name("PROGRAM.pcb");
   cli::addRunFlags(app, o.run);
   app.add_option("--cond", o.cond,

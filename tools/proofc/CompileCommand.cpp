@@ -22,9 +22,11 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
                  "templates, GPU plan)");
   compile->add_option("program", o.program, "The eval program (.mlir)")
       ->required()
+      ->check(cli::nonEmptyPath())
       ->type_name("PROGRAM.mlir");
   compile->add_option("-o,--output", o.output, "Output file")
       ->required()
+      ->check(cli::nonEmptyPath())
       ->type_name("FILE");
   compile
       ->add_option("--emit", o.emit,

@@ -12,6 +12,7 @@ CLI::App *proofc::driver::addRunCommand(CLI::App &app, RunOptions &o) {
       "run", "Compile PROGRAM and evaluate it on a dataset (spec §5-§6)");
   run->add_option("program", o.program, "The eval program (.mlir)")
       ->required()
+      ->check(cli::nonEmptyPath())
       ->type_name("PROGRAM.mlir");
   cli::addRunFlags(*run, o.run);
   return run;
@@ -24,14 +25,17 @@ CLI::App *proofc::driver::addInitWeightsCommand(CLI::App &app,
       "Write deterministic random policy weights for PROGRAM on a dataset");
   init->add_option("program", o.program, "The eval program (.mlir)")
       ->required()
+      ->check(cli::nonEmptyPath())
       ->type_name("PROGRAM.mlir");
   init->add_option("--data", o.data, "Dataset directory (sets E and R)")
       ->required()
+      ->check(cli::nonEmptyPath())
       ->type_name("DIR");
   cli::addIntegerOption(*init, "--seed", o.seed,
                         "Seed of the initialization (0 to 2^64 - 1)");
   init->add_option("-o,--output", o.output, "Output file (.safetensors)")
       ->required()
+      ->check(cli::nonEmptyPath())
       ->type_name("W.safetensors");
   return init;
 }

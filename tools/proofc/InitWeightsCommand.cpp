@@ -28,7 +28,9 @@ int driver::initWeightsCommand(const InitWeightsOptions &o) {
   int64_t values = 0;
   for (const auto &entry : weights)
     values += entry.second.numel();
-  fmt::print("wrote {} tensors ({} values, seed {}) for @{} on {} to {}\n",
+  // `-o -` owns stdout: the line goes to stderr.
+  fmt::print(o.output == "-" ? stderr : stdout,
+             "wrote {} tensors ({} values, seed {}) for @{} on {} to {}\n",
              weights.size(), values, o.seed, program->name, o.data, o.output);
   return 0;
 }

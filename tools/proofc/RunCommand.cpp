@@ -44,9 +44,11 @@ int driver::runCommand(const RunOptions &o) {
     out.report.backendDetails = cudaRunInfoJson(info);
   }
 
-  session.printSummary(stdout, out);
+  // `--report -` / `--outcomes -` own stdout: the text goes to stderr.
+  std::FILE *text = session.writesStandardOutput() ? stderr : stdout;
+  session.printSummary(text, out);
   if (cuda)
-    printCudaRunInfo(stdout, cuda->info());
-  session.writeOutputs(out);
+    printCudaRunInfo(text, cuda->info());
+  session.writeOutputs(out, text);
   return 0;
 }

@@ -1,9 +1,10 @@
 //===- FileIO.h - Whole-file reads and atomic writes ------------*- C++ -*-===//
 //
-// Every file the runtime reads is read whole, up to a size limit, and every
-// file it writes (reports, outcomes, weights) is written atomically: a
-// temporary file in the same directory, then rename(), so a reader never sees
-// half a file.
+// Every file the runtime reads is read whole, up to a size limit, and never
+// from a FIFO or a socket (an open or read that could block forever); every
+// file it writes (reports, outcomes, weights, bundles) goes through one
+// OutputSet (OutputFiles.h): an exclusive temporary with an unpredictable
+// name, then rename(), so a reader never sees half a file.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_FILEIO_H
@@ -21,20 +22,27 @@ namespace proofc {
 /// /dev/zero, an endless FIFO or a wrong huge file from exhausting memory.
 inline constexpr uint64_t kMaxInputFileBytes = uint64_t{2} << 30;
 
-/// The bytes of `path`. Throws proofc::Error("<path>: cannot read: ...") and,
-/// past `maxBytes` (checked before reading where the size is known, else
-/// while reading), proofc::Error("<path>: cannot read: larger than ...").
+/// The bytes of `path`: a regular file or a character device (/dev/zero is
+/// cut at the limit). Throws proofc::Error("<path>: cannot read: ...") --
+/// "not a regular file (a FIFO)" (or "a socket") without blocking, "is a
+/// directory" -- and, past `maxBytes` (checked before reading where the
+/// size is known, else while reading), proofc::Error("<path>: cannot read:
+/// larger than ..."). A read that a signal interrupts while an
+/// InterruptGuard has raised its flag ends with proofc::Interrupted.
 std::string readFile(const std::string &path,
                      uint64_t maxBytes = kMaxInputFileBytes);
 
-/// Checks, without writing it, that writeAtomically(path, ...) can create
-/// its temporary file next to `path` and that `path` is not a directory, so
-/// that a tool fails before a long run rather than after it. Throws
-/// proofc::Error("<path>: cannot write: ...").
+/// Checks, without writing it, that writeAtomically(path, ...) can write
+/// `path`: that it is not empty or a directory and that a temporary can be
+/// created (and is removed again) in its real directory, or, for a stream
+/// (a device, a FIFO, `-`), that it is writable -- so that a tool fails
+/// before a long run rather than after it. Throws proofc::Error("<path>:
+/// cannot write: ...").
 void checkWritable(const std::string &path);
 
-/// Writes `bytes` to `<path>.tmp.<pid>` and renames it to `path`. Throws
-/// proofc::Error naming `path` on any failure (and removes the temporary).
+/// A one-destination OutputSet: `bytes` replace `path` atomically (or are
+/// written in place to a stream). Throws proofc::Error naming `path` on any
+/// failure, with nothing left behind, or proofc::Interrupted.
 void writeAtomically(const std::string &path, std::string_view bytes);
 
 } // namespace proofc

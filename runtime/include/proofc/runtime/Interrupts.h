@@ -5,6 +5,8 @@
 // run ends with proofc::Interrupted, and nothing is written. A second signal
 // restores the default action and re-raises itself, so a second Ctrl-C ends
 // a run that does not reach a check soon (e.g. one long CUDA graph launch).
+// The handlers are installed without SA_RESTART: a system call blocked when
+// the signal comes returns EINTR, and the code around it checks the flag.
 // The previous handlers come back when the guard goes.
 //
 //===----------------------------------------------------------------------===//

@@ -50,6 +50,10 @@ struct ReportInputs {
   /// hits/misses and compile vs load seconds, graph launches); written as
   /// "backend_details" when not null.
   nlohmann::json backendDetails;
+  /// The outcomes file written with this report, and the SHA-256 of its
+  /// bytes: written as "outcomes" {"file", "sha256"} when `outcomesFile` is
+  /// not empty, so that a reader can tell the two belong together.
+  std::string outcomesFile, outcomesSha256;
 };
 
 nlohmann::json reportJson(const ReportInputs &inputs);
@@ -73,6 +77,16 @@ void writeReportJson(const std::string &path, const ReportInputs &inputs);
 void writeOutcomesTsv(const std::string &path, const CandidateSet &set,
                       const Dataset &dataset,
                       const std::vector<Outcome> &outcomes);
+
+/// The bytes writeOutcomesTsv writes (`path` names the file in errors).
+std::string outcomesTsv(const std::string &path, const CandidateSet &set,
+                        const Dataset &dataset,
+                        const std::vector<Outcome> &outcomes);
+
+/// At most how many bytes outcomesTsv() gives for `set`: exact but for the
+/// status, depth and logp fields, counted at their widest. What the free
+/// space check before a run (checkFreeSpace) asks for.
+uint64_t outcomesTsvBound(const CandidateSet &set, const Dataset &dataset);
 
 } // namespace proofc
 

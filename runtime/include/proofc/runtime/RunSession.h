@@ -6,7 +6,7 @@
 // chunks (contiguous ranges of candidates, at most --max-pool or what the
 // backend says fits, e.g. the device's free memory) with a progress display
 // and Ctrl-C handling; compute the metrics; print the summary; write the
-// report and the outcomes atomically.
+// report and the outcomes as one result (OutputSet, docs/outputs.md).
 //
 // Chunking never changes a result: a candidate's outcome depends only on the
 // candidate (spec, preamble), so the concatenated chunk outcomes equal one
@@ -98,13 +98,17 @@ void checkOutputPaths(const RunSessionOptions &options);
 void checkFiniteOutcomes(const CandidateSet &pool, const Dataset &dataset,
                          const std::vector<Outcome> &outcomes,
                          int64_t first = 0);
+/// What the free space check counts for a report: far more than one takes
+/// (a few kB; the CUDA backend's details included).
+inline constexpr uint64_t kReportBytesBound = 1 << 20;
 
 class RunSession {
 public:
   /// Installs the interrupt handlers for the session's lifetime, checks the
-  /// output paths (checkOutputPaths), then loads and checks everything;
-  /// throws proofc::Error on bad input and Interrupted when a signal came
-  /// during loading.
+  /// output paths (checkOutputPaths), then loads and checks everything, and
+  /// last the free space the outputs need (checkFreeSpace, the outcomes
+  /// bounded by outcomesTsvBound); throws proofc::Error on bad input and
+  /// Interrupted when a signal came during loading.
   RunSession(const ProgramSpec &program, RunSessionOptions options);
 
   const ProgramSpec &program() const { return program_; }
@@ -121,10 +125,17 @@ public:
   /// printRunSummary(), plus a `pool` line when the pool ran in chunks.
   void printSummary(std::FILE *out, const RunOutput &output) const;
 
-  /// Writes the report and the outcomes that were asked for (each
-  /// atomically), naming each on `out`. Throws Interrupted, writing
-  /// nothing, when a signal has come.
+  /// Writes the report and the outcomes that were asked for as one result
+  /// (one OutputSet: both complete before either is visible, the report
+  /// last, its "outcomes" naming the outcomes' SHA-256), then names each on
+  /// `out`. Throws Interrupted, writing nothing, when a signal has come
+  /// before the commit.
   void writeOutputs(const RunOutput &output, std::FILE *out = stdout) const;
+
+  /// True when the report or the outcomes go to standard output (`-`, or a
+  /// path that is the file stdout is: /dev/stdout, its pipe): the tools
+  /// then print their text on stderr.
+  bool writesStandardOutput() const;
 
 private:
   InterruptGuard interrupts_; ///< first: covers loading too
