@@ -45,24 +45,6 @@
 namespace proofc::test {
 namespace {
 
-/// $PROOFC_TEST_BUNDLE's paths, else the build's bundles that exist (the
-/// tests skip when there are none).
-std::vector<std::string> compiledBundlePaths() {
-  std::string list;
-  if (const char *env = std::getenv("PROOFC_TEST_BUNDLE"); env && *env)
-    list = env;
-#ifdef PROOFC_COMPILED_BUNDLES
-  else
-    list = PROOFC_COMPILED_BUNDLES;
-#endif
-  std::vector<std::string> paths;
-  std::istringstream words(list);
-  for (std::string path; words >> path;)
-    if (std::getenv("PROOFC_TEST_BUNDLE") || std::filesystem::exists(path))
-      paths.push_back(path);
-  return paths;
-}
-
 #define PROOFC_REQUIRE_COMPILED_BUNDLES(paths)                                 \
   std::vector<std::string> paths = compiledBundlePaths();                      \
   if (paths.empty())                                                           \

@@ -37,34 +37,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// $PROOFC_TEST_BUNDLE's paths, else the build's bundles that exist (as
-/// CompiledBundleGpuTest.cpp).
-std::vector<std::string> compiledBundlePaths() {
-  std::string list;
-  if (const char *env = std::getenv("PROOFC_TEST_BUNDLE"); env && *env)
-    list = env;
-#ifdef PROOFC_COMPILED_BUNDLES
-  else
-    list = PROOFC_COMPILED_BUNDLES;
-#endif
-  std::vector<std::string> paths;
-  std::istringstream words(list);
-  for (std::string path; words >> path;)
-    if (std::filesystem::exists(path))
-      paths.push_back(path);
-  return paths;
-}
-
-CudaBackendOptions optionsFor(CondMode mode) {
-  static TempDir cacheDir; // later backends hit the cache
-  CudaBackendOptions options;
-  options.cond = mode;
-  options.unroll = 2;
-  options.cache.dir = cacheDir.path();
-  options.cache.disabled = false;
-  return options;
-}
-
 /// Every bundle to try: the hand-built reference bundle (fixture policy)
 /// and the compiled ones (step and persistent schedules).
 std::vector<std::pair<std::string, Bundle>> bundles(int32_t B) {
@@ -108,7 +80,7 @@ TEST_P(GpuRunControl, NonFiniteLogitFailsAsOnTheHost) {
       << expected;
   for (auto &[path, bundle] : bundles(64)) {
     SCOPED_TRACE(path);
-    CudaBackend cuda(bundle, path, optionsFor(GetParam()));
+    CudaBackend cuda(bundle, path, cachedOptionsFor(GetParam()));
     EXPECT_EQ(sessionError(bundle.program, o, cuda), expected);
     EXPECT_FALSE(std::filesystem::exists(o.report));
   }
@@ -130,7 +102,7 @@ TEST_P(GpuRunControl, CancelEndsALongRunWithinASecond) {
   for (auto &[path, bundle] : bundles(256)) {
     SCOPED_TRACE(path);
     const ProgramSpec &program = bundle.program;
-    CudaBackend backend(bundle, path, optionsFor(GetParam()));
+    CudaBackend backend(bundle, path, cachedOptionsFor(GetParam()));
     // Modules compiled and cached first: the long run's setup is short.
     BackendTimings t;
     const EvalInputs warm{program, small.dataset(), small.weights(),

@@ -34,23 +34,13 @@ ProgramSpec gpuProgram() {
   return program;
 }
 
-CudaBackendOptions optionsFor(CondMode mode) {
-  static TempDir cacheDir; // later backends hit the cache
-  CudaBackendOptions options;
-  options.cond = mode;
-  options.unroll = 2;
-  options.cache.dir = cacheDir.path();
-  options.cache.disabled = false;
-  return options;
-}
-
 class GpuRunSession : public ::testing::TestWithParam<CondMode> {};
 
 TEST_P(GpuRunSession, ChunksEqualOnePassBitForBit) {
   PROOFC_REQUIRE_GPU();
   const ProgramSpec program = gpuProgram();
   CudaBackend backend(makeTestBundle(program), "test.pcb",
-                      optionsFor(GetParam()));
+                      cachedOptionsFor(GetParam()));
   RunSession whole(program, sessionOptions("nations", 12));
   const EvalInputs all{program, whole.dataset(), whole.weights(),
                        whole.candidates()};
@@ -62,7 +52,7 @@ TEST_P(GpuRunSession, ChunksEqualOnePassBitForBit) {
   o.maxPool = 37;
   RunSession chunked(program, o);
   CudaBackend fresh(makeTestBundle(program), "test.pcb",
-                    optionsFor(GetParam()));
+                    cachedOptionsFor(GetParam()));
   const RunOutput many = chunked.evaluate(fresh);
   const size_t n = one.outcomes.size();
   EXPECT_EQ(many.chunks, static_cast<int64_t>((n + 36) / 37));
@@ -94,7 +84,7 @@ TEST_P(GpuRunSession, CancelledRunDrainsThenTheBackendRunsAgain) {
   const ProgramSpec program = gpuProgram();
   RunSession session(program, sessionOptions("kinship", 150));
   CudaBackend backend(makeTestBundle(program), "test.pcb",
-                      optionsFor(GetParam()));
+                      cachedOptionsFor(GetParam()));
   std::atomic<bool> cancel{false};
   RunControl control;
   control.cancel = &cancel;
@@ -137,7 +127,7 @@ TEST_P(GpuRunSession, CancelledRunDrainsThenTheBackendRunsAgain) {
   RunSessionOptions small = sessionOptions("kinship", 150);
   RunSession again(program, small);
   CudaBackend fresh(makeTestBundle(program), "test.pcb",
-                    optionsFor(GetParam()));
+                    cachedOptionsFor(GetParam()));
   const RunOutput reference = again.evaluate(fresh);
   ASSERT_EQ(after.size(), reference.outcomes.size());
   for (size_t i = 0; i < after.size(); ++i) {
@@ -157,7 +147,7 @@ TEST(GpuRunSessionMemory, APoolBeyondDeviceMemoryRunsInChunks) {
   Bundle heavy = makeTestBundle(program);
   heavy.plan.buffers.push_back(
       {"ballast", DType::I32, Extent{{"N", "8388608"}}, ""});
-  CudaBackend backend(heavy, "heavy.pcb", optionsFor(CondMode::Native));
+  CudaBackend backend(heavy, "heavy.pcb", cachedOptionsFor(CondMode::Native));
   RunSession session(program, sessionOptions("kinship", 150));
   const EvalInputs all{program, session.dataset(), session.weights(),
                        session.candidates()};
@@ -181,7 +171,7 @@ TEST(GpuRunSessionMemory, APoolBeyondDeviceMemoryRunsInChunks) {
   EXPECT_EQ(chunked.chunkSize, capacity);
   EXPECT_EQ(chunked.chunks, (n + capacity - 1) / capacity);
   CudaBackend normal(makeTestBundle(program), "test.pcb",
-                     optionsFor(CondMode::Native));
+                     cachedOptionsFor(CondMode::Native));
   RunSession again(program, sessionOptions("kinship", 150));
   const RunOutput one = again.evaluate(normal);
   ASSERT_EQ(one.chunks, 1);

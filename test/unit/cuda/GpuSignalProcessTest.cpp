@@ -44,16 +44,8 @@ constexpr const char *kBundleEnv = "PROOFC_TEST_GPU_SIGNAL_BUNDLE";
 /// The persistent-schedule bundle of the build (or $PROOFC_TEST_BUNDLE's
 /// first), or "".
 std::string longRunBundle() {
-  std::string list;
-  if (const char *env = std::getenv("PROOFC_TEST_BUNDLE"); env && *env)
-    list = env;
-#ifdef PROOFC_COMPILED_BUNDLES
-  else
-    list = PROOFC_COMPILED_BUNDLES;
-#endif
-  std::istringstream words(list);
   std::string chosen;
-  for (std::string path; words >> path;)
+  for (const std::string &path : compiledBundlePaths())
     if (std::filesystem::exists(path) &&
         (chosen.empty() || path.find("persistent") != std::string::npos))
       chosen = path;

@@ -7,12 +7,16 @@
 #ifndef PROOFC_TEST_UNIT_CUDA_GPUTESTUTIL_H
 #define PROOFC_TEST_UNIT_CUDA_GPUTESTUTIL_H
 
+#include "TestUtil.h"
 #include "proofc/runtime/cuda/CudaBackend.h"
 #include "proofc/runtime/cuda/CudaDriver.h"
 #include "proofc/runtime/cuda/Nvrtc.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -89,6 +93,38 @@ public:
   std::vector<CUmodule> modules;
   std::vector<CUdeviceptr> allocations;
 };
+
+/// $PROOFC_TEST_BUNDLE's paths, else the build's compiled bundles that exist
+/// (PROOFC_COMPILED_BUNDLES: one per schedule). A path named by
+/// $PROOFC_TEST_BUNDLE is kept even when missing, so that the test loading
+/// it fails rather than skips.
+inline std::vector<std::string> compiledBundlePaths() {
+  std::string list;
+  if (const char *env = std::getenv("PROOFC_TEST_BUNDLE"); env && *env)
+    list = env;
+#ifdef PROOFC_COMPILED_BUNDLES
+  else
+    list = PROOFC_COMPILED_BUNDLES;
+#endif
+  std::vector<std::string> paths;
+  std::istringstream words(list);
+  for (std::string path; words >> path;)
+    if (std::getenv("PROOFC_TEST_BUNDLE") || std::filesystem::exists(path))
+      paths.push_back(path);
+  return paths;
+}
+
+/// CUDA backend options for `mode` with two steps per graph iteration and a
+/// kernel cache shared by the test binary's backends (later ones hit it).
+inline CudaBackendOptions cachedOptionsFor(CondMode mode) {
+  static TempDir cacheDir;
+  CudaBackendOptions options;
+  options.cond = mode;
+  options.unroll = 2;
+  options.cache.dir = cacheDir.path();
+  options.cache.disabled = false;
+  return options;
+}
 
 } // namespace proofc::test
 
