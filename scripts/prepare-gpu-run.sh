@@ -6,14 +6,17 @@
 #              ../shared for the named datasets (the GPU machine does not see
 #              ../shared), and bundles/<program>.pcb compiled by `proofc compile`
 #              (and <program>-step.pcb, <program>-persistent.pcb: each schedule)
-# Usage: scripts/prepare-gpu-run.sh [DATASET...]   (default: the agreement set)
+# Usage: scripts/prepare-gpu-run.sh [DATASET...]   (default: what the GPU tests read)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 shared=${PROOFC_SHARED_DIR:-$root/../shared}
 build=${PROOFC_BUILD_DIR:-$root/build}
 dest=$root/.gpudata
 datasets=("$@")
-[ ${#datasets[@]} -gt 0 ] || datasets=(countries_s3 kinship umls nations)
+# Default: every dataset a GPU unit test reads (scripts/gpu-check.sh; the
+# cancel tests run wn18rr with every corruption).
+[ ${#datasets[@]} -gt 0 ] ||
+  datasets=(countries_s1 countries_s2 countries_s3 family kinship umls nations wn18rr)
 
 [ -d "$root/.deps" ] || "$root/scripts/make-deps.sh"
 mkdir -p "$dest/data" "$dest/weights" "$dest/bundles"
