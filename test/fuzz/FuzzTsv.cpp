@@ -6,13 +6,15 @@
 // separator; a missing part is an empty file, the last part runs to the end).
 // A rejected dataset must be a proofc::Error naming one of the four files; an
 // accepted one must account for every non-empty line of every split: one
-// triple whose names, joined by TABs, give the line back (spec §1.1).
+// triple whose names, joined by TABs, give the line back (spec §1.1; a
+// leading byte-order mark is not part of the first line).
 //
 //===----------------------------------------------------------------------===//
 #include "FuzzUtil.h"
 
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Error.h"
+#include "proofc/runtime/MessageText.h"
 
 #include <cstdint>
 #include <string>
@@ -27,9 +29,11 @@ constexpr char kSeparator = '\x1e';
 const char *const kFiles[4] = {"train.tsv", "valid.tsv", "test.tsv",
                                "rules.txt"};
 
-/// The lines a split must yield: LF-separated, one CR before the LF dropped,
-/// empty lines skipped.
+/// The lines a split must yield: a leading UTF-8 byte-order mark dropped
+/// (docs/spec-notes.md), LF-separated, one CR before the LF dropped, empty
+/// lines skipped.
 std::vector<std::string_view> expectedLines(std::string_view text) {
+  text = stripLeadingBom(text);
   std::vector<std::string_view> lines;
   size_t pos = 0;
   while (pos < text.size()) {
