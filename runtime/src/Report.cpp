@@ -186,6 +186,15 @@ json reportJson(const ReportInputs &in) {
       {"backend", in.backend},
       {"device", in.device},
   };
+  const Provenance &p = in.provenance;
+  report["provenance"] = {{"proofc_version", p.version},
+                          {"git_commit", p.gitCommit},
+                          {"command_line", p.commandLine},
+                          {"started_utc", p.startedUtc},
+                          {"host", p.host},
+                          {"device", in.device},
+                          {"weights_sha256", p.weightsSha256},
+                          {"dataset_fingerprint", p.datasetFingerprint}};
   if (in.rankMetrics) {
     report["rank_metrics"] = rankMetricsJson(*in.rankMetrics, in.relationNames);
     report["pykeen"] = pykeenKeyMap(*in.rankMetrics);

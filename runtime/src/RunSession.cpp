@@ -99,8 +99,19 @@ RunSession::RunSession(const ProgramSpec &program, RunSessionOptions options)
   checkOutputPaths(options_);
   dataset_ = loadDataset(options_.data);
   InterruptGuard::throwIfRaised();
-  weights_ = readSafetensors(options_.weights);
+  {
+    // Read once: parsed, and hashed for the report's provenance.
+    const std::string bytes = readFile(options_.weights);
+    weights_ = parseSafetensors(bytes, options_.weights);
+    provenance_.weightsSha256 = sha256Hex(bytes);
+  }
   checkWeights(program_, dataset_, weights_, options_.weights);
+  provenance_.version = proofcVersion();
+  provenance_.gitCommit = proofcGitCommit();
+  provenance_.commandLine = options_.commandLine;
+  provenance_.startedUtc = utcTimestamp(options_.startedWall);
+  provenance_.host = hostName();
+  provenance_.datasetFingerprint = datasetFingerprint(dataset_);
   candidateOptions_.split = options_.split;
   candidateOptions_.corruptions = options_.corruptions;
   candidateOptions_.seed = options_.seed;
@@ -186,6 +197,7 @@ RunOutput RunSession::evaluate(Backend &backend, const std::string &device) {
   r.weights = options_.weights;
   r.candidates = candidateOptions_;
   r.metrics = computeMetrics(candidates_, out.outcomes);
+  r.provenance = provenance_;
   r.rankMetrics =
       computeRankMetrics(candidates_, out.outcomes, options_.rankMetrics);
   if (options_.rankMetrics.perRelation)

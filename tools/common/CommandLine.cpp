@@ -103,8 +103,20 @@ CLI::Validator nonEmptyPath() {
       "");
 }
 
+namespace {
+std::vector<std::string> &rememberedCommandLine() {
+  static std::vector<std::string> words;
+  return words;
+}
+} // namespace
+
+const std::vector<std::string> &commandLine() {
+  return rememberedCommandLine();
+}
+
 std::optional<int> parseCommandLine(CLI::App &app, int argc, char **argv,
                                     const std::string &tool) {
+  rememberedCommandLine().assign(argv, argv + argc);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {

@@ -13,6 +13,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -48,6 +49,9 @@ CLI::Option *addIntegerOption(CLI::App &app, const std::string &name,
 /// file)`, rather than a missing file named `` or an output silently
 /// dropped.
 CLI::Validator nonEmptyPath();
+
+/// The argv given to parseCommandLine (the report's provenance).
+const std::vector<std::string> &commandLine();
 
 /// Parses the command line. Returns nullopt when the tool should go on, else
 /// the exit code: 0 after --help or --version, 1 after printing a usage

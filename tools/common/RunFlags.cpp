@@ -24,6 +24,7 @@ RunFlags::sessionOptions(std::chrono::steady_clock::time_point started) const {
   so.report = report;
   so.outcomes = outcomes;
   so.started = started;
+  so.commandLine = commandLine();
   so.rankMetrics.hits = parseHitsList(hits);
   so.rankMetrics.perRelation = perRelation;
   so.rankMetrics.bootstrapSamples = bootstrap;

@@ -13,6 +13,7 @@
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/FileIO.h"
 #include "proofc/runtime/Program.h"
+#include "proofc/runtime/Provenance.h"
 #include "proofc/runtime/RankMetrics.h"
 
 #include <nlohmann/json.hpp>
@@ -43,6 +44,8 @@ struct ReportInputs {
   std::optional<RankMetrics> rankMetrics;
   /// Relation names by id, for rank_metrics.per_relation.
   std::vector<std::string> relationNames;
+  /// What produced the numbers ("provenance"; its device is `device`).
+  Provenance provenance;
   BackendTimings timings;
   double compileSeconds = 0, totalSeconds = 0;
   std::string backend, device;

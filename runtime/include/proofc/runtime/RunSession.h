@@ -23,6 +23,7 @@
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/Interrupts.h"
 #include "proofc/runtime/Program.h"
+#include "proofc/runtime/Provenance.h"
 #include "proofc/runtime/RankMetrics.h"
 #include "proofc/runtime/Report.h"
 #include "proofc/runtime/Safetensors.h"
@@ -61,6 +62,11 @@ struct RunSessionOptions {
   /// are made, i.e. the tool's start, before the program is compiled/loaded.
   std::chrono::steady_clock::time_point started =
       std::chrono::steady_clock::now();
+  /// The same moment on the wall clock: the report's provenance.started_utc.
+  std::chrono::system_clock::time_point startedWall =
+      std::chrono::system_clock::now();
+  /// The tool's argv, for the report's provenance (empty when embedded).
+  std::vector<std::string> commandLine;
 };
 
 /// What evaluate() produced.
@@ -143,6 +149,7 @@ private:
   ProgramSpec program_;
   Dataset dataset_;
   TensorMap weights_;
+  Provenance provenance_; ///< everything but the device (known at the run)
   CandidateOptions candidateOptions_;
   CandidateSet candidates_;
 };
