@@ -13,6 +13,7 @@ import unittest
 
 from . import bench as B
 from . import results as R
+from .torch import compare as C
 
 
 def _row(impl="proofc", workload="v10", b=256, **kw):
@@ -237,8 +238,53 @@ with open(opt("--report"), "w") as f:
     json.dump(report, f)
 if opt("--outcomes"):
     with open(opt("--outcomes"), "w") as f:
-        f.write("query\tmode\tentity\tstatus\tdepth\tlogp\n0\thead\ta\tproved\t2\t-0.5\n")
+        f.write("#proofc-outcomes 2\n"
+                "query\tmode\tentity\tstatus\tdepth\tlogp\thead\trelation\ttail\t"
+                "optimistic_rank\tpessimistic_rank\trealistic_rank\n"
+                "0\thead\ta\tproved\t2\t-0.5\ta\tr\tb\t1\t1\t1\n")
 """
+
+
+class OutcomesReaderTest(unittest.TestCase):
+    """bench.torch.compare reads outcomes versions 1 and 2 (docs/report-schema.md)."""
+
+    V1 = "query\tmode\tentity\tstatus\tdepth\tlogp\n0\thead\ta\tproved\t2\t-0.5\n0\thead\tc\tfailed\t1\t0\n"
+    V2 = ("#proofc-outcomes 2\n"
+          "query\tmode\tentity\tstatus\tdepth\tlogp\thead\trelation\ttail\t"
+          "optimistic_rank\tpessimistic_rank\trealistic_rank\n"
+          "0\thead\ta\tproved\t2\t-0.5\ta\tr\tb\t1\t1\t1\n"
+          "0\thead\tc\tfailed\t1\t0\ta\tr\tb\t1\t1\t1\n")
+
+    def _write(self, text):
+        fd, path = tempfile.mkstemp(suffix=".tsv")
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        self.addCleanup(os.unlink, path)
+        return path
+
+    def test_versions_1_and_2_read_alike(self):
+        a, b = C.read_outcomes(self._write(self.V1)), C.read_outcomes(self._write(self.V2))
+        self.assertEqual(a, b)
+        self.assertEqual(a[1][("0", "head", "a")], ("proved", 2, -0.5))
+        verdict = C.compare_outcomes(self._write(self.V1), self._write(self.V2))
+        self.assertTrue(verdict["ok"])
+        self.assertEqual(verdict["agree"], 2)
+
+    def test_unknown_version_is_refused_naming_the_file(self):
+        path = self._write(self.V2.replace("#proofc-outcomes 2", "#proofc-outcomes 3"))
+        with self.assertRaisesRegex(C.InputError, "^" + path + ":1: outcomes version '3'"):
+            C.read_outcomes(path)
+
+    def test_v2_with_v1_header_or_short_rows_is_refused(self):
+        path = self._write("#proofc-outcomes 2\n" + self.V1)
+        with self.assertRaisesRegex(C.InputError, "^" + path + ":2: expected the version 2 header"):
+            C.read_outcomes(path)
+        path = self._write(self.V2 + "0\ttail\ta\tproved\t2\t-0.5\n")
+        with self.assertRaisesRegex(C.InputError, "^" + path + ":5: expected 12 TAB-separated fields, found 6"):
+            C.read_outcomes(path)
+        path = self._write(self.V1.replace("query", "#query", 1))
+        with self.assertRaisesRegex(C.InputError, "^" + path + ":1: expected '#proofc-outcomes <version>'"):
+            C.read_outcomes(path)
 
 
 class ProofcFlowTest(unittest.TestCase):

@@ -18,8 +18,16 @@ import math
 import sys
 from typing import Dict, List, Tuple
 
+# docs/report-schema.md: version 1 is recognized by its header alone; every
+# later version starts with "#proofc-outcomes <version>", then its header.
+# Version 2 keeps version 1's columns first, in their order (all this reads).
 HEADER = ["query", "mode", "entity", "status", "depth", "logp"]
 HEADER_LINE = "\t".join(HEADER)
+HEADERS = {
+    1: HEADER,
+    2: HEADER + ["head", "relation", "tail", "optimistic_rank", "pessimistic_rank", "realistic_rank"],
+}
+VERSION_PREFIX = "#proofc-outcomes "
 STATUSES = ("proved", "failed", "truncated")
 MIN_AGREEMENT = 0.999
 METRIC_TOLERANCE = 1e-3
@@ -39,13 +47,22 @@ def read_outcomes(path: str) -> Tuple[List[Tuple[str, str, str]], Dict[Tuple[str
         lines = f.read().split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    if not lines or lines[0].rstrip("\r").split("\t") != HEADER:
-        raise InputError(f"{path}:1: expected the header line {HEADER_LINE!r}")
-    for number, line in enumerate(lines[1:], start=2):
+    version, first = 1, 0
+    if lines and lines[0].startswith(VERSION_PREFIX):
+        text = lines[0][len(VERSION_PREFIX):].rstrip("\r")
+        if text not in ("2",):
+            raise InputError(f"{path}:1: outcomes version '{text}' is not one this reader knows (1, 2)")
+        version, first = int(text), 1
+    elif lines and lines[0].startswith("#"):
+        raise InputError(f"{path}:1: expected '{VERSION_PREFIX}<version>' or the version 1 header")
+    header = HEADERS[version]
+    if len(lines) <= first or lines[first].rstrip("\r").split("\t") != header:
+        raise InputError(f"{path}:{first + 1}: expected the version {version} header line {chr(9).join(header)!r}")
+    for number, line in enumerate(lines[first + 1:], start=first + 2):
         fields = line.rstrip("\r").split("\t")
-        if len(fields) != 6:
-            raise InputError(f"{path}:{number}: expected 6 TAB-separated fields, found {len(fields)}")
-        query, mode, entity, status, depth, logp = fields
+        if len(fields) != len(header):
+            raise InputError(f"{path}:{number}: expected {len(header)} TAB-separated fields, found {len(fields)}")
+        query, mode, entity, status, depth, logp = fields[:6]
         if mode not in ("head", "tail"):
             raise InputError(f"{path}:{number}: mode '{mode}' is not head or tail")
         if status not in STATUSES:

@@ -2,6 +2,11 @@
 #include "proofc/runtime/Report.h"
 
 #include "proofc/runtime/Error.h"
+#include "proofc/runtime/RankMetrics.h"
+
+#include <array>
+#include <cmath>
+#include <string>
 
 namespace proofc {
 
@@ -212,19 +217,41 @@ void writeReportJson(const std::string &path, const ReportInputs &inputs) {
 }
 
 namespace {
+// Version 2 (docs/report-schema.md): the version line, then the header:
+// version 1's columns in their order, then the query triple's names and the
+// positive's three ranks of the candidate's (query, mode) list.
 constexpr std::string_view kOutcomesHeader =
-    "query\tmode\tentity\tstatus\tdepth\tlogp\n";
+    "#proofc-outcomes 2\n"
+    "query\tmode\tentity\tstatus\tdepth\tlogp\thead\trelation\ttail\t"
+    "optimistic_rank\tpessimistic_rank\trealistic_rank\n";
+
+/// A rank of RankMetrics: an integer or an integer and a half (the mean of
+/// two integers), written exactly: "3", "2.5".
+void appendRank(fmt::memory_buffer &out, double rank) {
+  const long long twice = std::llround(rank * 2);
+  if (twice % 2 == 0)
+    fmt::format_to(std::back_inserter(out), "{}", twice / 2);
+  else
+    fmt::format_to(std::back_inserter(out), "{}.5", twice / 2);
+}
 } // namespace
 
 uint64_t outcomesTsvBound(const CandidateSet &set, const Dataset &dataset) {
-  // Per line: 4 TABs and the LF, "head"/"tail", "truncated" (the longest
-  // status), an int32 depth (11 with a sign) and a {:.9g} number (at most
-  // 16: -1.23456789e-308).
-  constexpr uint64_t kFixed = 5 + 4 + 9 + 11 + 16;
+  // Per line: 11 TABs and the LF, "head"/"tail", "truncated" (the longest
+  // status), an int32 depth (11 with a sign), a {:.9g} number (at most 16:
+  // -1.23456789e-308) and three ranks, each at most the candidate count's
+  // digits and ".5".
+  const uint64_t rankWidth = std::to_string(set.candidates.size()).size() + 2;
+  const uint64_t fixed = 12 + 4 + 9 + 11 + 16 + 3 * rankWidth;
   uint64_t bytes = kOutcomesHeader.size();
-  for (const Candidate &c : set.candidates)
-    bytes += kFixed + std::to_string(c.query).size() +
-             dataset.entities.name(c.entity).size();
+  for (const Candidate &c : set.candidates) {
+    const Triple &q = set.queries[c.query];
+    bytes += fixed + std::to_string(c.query).size() +
+             dataset.entities.name(c.entity).size() +
+             dataset.entities.name(q.h).size() +
+             dataset.relations.name(q.r).size() +
+             dataset.entities.name(q.t).size();
+  }
   return bytes;
 }
 
@@ -243,13 +270,35 @@ std::string outcomesTsv(const std::string &path, const CandidateSet &set,
   fmt::memory_buffer out;
   out.append(kOutcomesHeader.data(),
              kOutcomesHeader.data() + kOutcomesHeader.size());
-  for (size_t i = 0; i < outcomes.size(); ++i) {
-    const Candidate &c = set.candidates[i];
-    const Outcome &o = outcomes[i];
-    fmt::format_to(std::back_inserter(out), "{}\t{}\t{}\t{}\t{}\t{:.9g}\n",
-                   c.query, modeName(c.mode), dataset.entities.name(c.entity),
-                   statusName(o.status), o.depth, o.logp);
+  // The groups tile the candidates in order (buildCandidates); a set that
+  // does not would drop or repeat lines.
+  int64_t next = 0;
+  for (const CandidateGroup &g : set.groups) {
+    if (g.begin != next || g.end < g.begin ||
+        g.end > static_cast<int64_t>(set.candidates.size()))
+      fail("{}: candidate group [{}, {}) out of order", path, g.begin, g.end);
+    next = g.end;
+    const std::array<double, 3> ranks = groupRanks(outcomes, g);
+    const Triple &q = set.queries[g.query];
+    for (int64_t i = g.begin; i < g.end; ++i) {
+      const Candidate &c = set.candidates[i];
+      const Outcome &o = outcomes[i];
+      fmt::format_to(std::back_inserter(out),
+                     "{}\t{}\t{}\t{}\t{}\t{:.9g}\t{}\t{}\t{}", c.query,
+                     modeName(c.mode), dataset.entities.name(c.entity),
+                     statusName(o.status), o.depth, o.logp,
+                     dataset.entities.name(q.h), dataset.relations.name(q.r),
+                     dataset.entities.name(q.t));
+      for (RankType type : kRankTypes) {
+        out.push_back('\t');
+        appendRank(out, ranks[static_cast<size_t>(type)]);
+      }
+      out.push_back('\n');
+    }
   }
+  if (next != static_cast<int64_t>(set.candidates.size()))
+    fail("{}: candidate groups cover {} of {} candidates", path, next,
+         set.candidates.size());
   return std::string(out.data(), out.size());
 }
 

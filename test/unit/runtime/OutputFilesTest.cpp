@@ -324,6 +324,20 @@ TEST(FreeSpace, TheOutcomesBoundHoldsForARealRun) {
       outcomesTsvBound(session.candidates(), session.dataset());
   EXPECT_GE(bound, tsv.size());
   EXPECT_LT(bound, 4 * tsv.size()); // a bound, not a guess
+  // Outcomes version 2: the bound covers the query triple and the ranks, so
+  // it exceeds version 1's whole size (a version 1 bound would not).
+  ASSERT_EQ(tsv.rfind("#proofc-outcomes 2\n", 0), 0u);
+  size_t v1Bytes = 0, lines = 0;
+  for (size_t p = tsv.find('\n') + 1; p < tsv.size(); ++lines) {
+    const size_t e = tsv.find('\n', p);
+    size_t tab = p;
+    for (int i = 0; i < 6; ++i)
+      tab = tsv.find('\t', tab) + 1;
+    v1Bytes += tab - p; // six fields, five TABs and the sixth's separator
+    p = e + 1;
+  }
+  EXPECT_EQ(lines, session.candidates().candidates.size() + 1);
+  EXPECT_GT(tsv.size(), v1Bytes + 9 * lines);
   // The report names its outcomes by their SHA-256.
   const nlohmann::json report = nlohmann::json::parse(readFile(o.report));
   EXPECT_EQ(report["outcomes"]["file"], o.outcomes);

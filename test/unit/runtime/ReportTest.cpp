@@ -162,19 +162,30 @@ TEST(Report, OutcomesTsv) {
   // Entities alpha 0, beta 1, gamma 2; query (beta, r, gamma). Head list:
   // beta (+), alpha, gamma; tail list: gamma (+), alpha, beta.
   ASSERT_EQ(set.candidates.size(), 6u);
+  // Head list: nothing proved, every score -inf, all three tie: ranks 1, 3
+  // and 2. Tail list: gamma (+) and beta proved with the same logp (a
+  // corruption tied with the positive), alpha failed: ranks 1, 2 and 1.5.
   std::vector<Outcome> outcomes = {
-      {ProofStatus::Proved, 3, -0.1f},   {ProofStatus::Failed, 2, 0.f},
-      {ProofStatus::Truncated, 20, -1.f / 3}, {ProofStatus::Proved, 1, 0.f},
-      {ProofStatus::Failed, 1, -2.5f},   {ProofStatus::Proved, 4, -1e-8f}};
+      {ProofStatus::Failed, 3, -0.1f},   {ProofStatus::Failed, 2, 0.f},
+      {ProofStatus::Truncated, 20, -1.f / 3}, {ProofStatus::Proved, 1, -2.5f},
+      {ProofStatus::Failed, 1, 0.f},     {ProofStatus::Proved, 4, -2.5f}};
   std::string path = dir.file("outcomes.tsv");
   writeOutcomesTsv(path, set, ds, outcomes);
-  EXPECT_EQ(readFile(path), "query\tmode\tentity\tstatus\tdepth\tlogp\n"
-                            "0\thead\tbeta\tproved\t3\t-0.100000001\n"
-                            "0\thead\talpha\tfailed\t2\t0\n"
-                            "0\thead\tgamma\ttruncated\t20\t-0.333333343\n"
-                            "0\ttail\tgamma\tproved\t1\t0\n"
-                            "0\ttail\talpha\tfailed\t1\t-2.5\n"
-                            "0\ttail\tbeta\tproved\t4\t-9.99999994e-09\n");
+  // Version 2: the version line, version 1's columns in their order, then
+  // the query triple and the positive's optimistic, pessimistic and
+  // realistic rank, repeated on every line of its (query, mode) list.
+  EXPECT_EQ(readFile(path),
+            "#proofc-outcomes 2\n"
+            "query\tmode\tentity\tstatus\tdepth\tlogp\thead\trelation\ttail"
+            "\toptimistic_rank\tpessimistic_rank\trealistic_rank\n"
+            "0\thead\tbeta\tfailed\t3\t-0.100000001\tbeta\tr\tgamma\t1\t3\t2\n"
+            "0\thead\talpha\tfailed\t2\t0\tbeta\tr\tgamma\t1\t3\t2\n"
+            "0\thead\tgamma\ttruncated\t20\t-0.333333343\tbeta\tr\tgamma\t1"
+            "\t3\t2\n"
+            "0\ttail\tgamma\tproved\t1\t-2.5\tbeta\tr\tgamma\t1\t2\t1.5\n"
+            "0\ttail\talpha\tfailed\t1\t0\tbeta\tr\tgamma\t1\t2\t1.5\n"
+            "0\ttail\tbeta\tproved\t4\t-2.5\tbeta\tr\tgamma\t1\t2\t1.5\n");
+  EXPECT_LE(readFile(path).size(), outcomesTsvBound(set, ds));
 
   outcomes.pop_back();
   try {
@@ -183,6 +194,59 @@ TEST(Report, OutcomesTsv) {
   } catch (const Error &e) {
     EXPECT_EQ(std::string(e.what()), path + ": 5 outcomes for 6 candidates");
   }
+}
+
+TEST(Report, OutcomesTsvRanksPerList) {
+  // Two queries, every list of four; ranks are per (query, mode) list. A
+  // positive below one proved corruption and tied with another ranks 2, 3,
+  // 2.5 (optimistic, pessimistic, realistic); a list where nothing is proved
+  // ranks 1, 4, 2.5.
+  TempDir dir;
+  dir.write("train.tsv", "a\tq\tb\n");
+  dir.write("valid.tsv", "");
+  dir.write("test.tsv", "a\tr\tc\nc\ts\td\n");
+  dir.write("rules.txt", "");
+  Dataset ds = loadDataset(dir.path());
+  CandidateOptions co;
+  co.corruptions = 3;
+  CandidateSet set = buildCandidates(ds, co);
+  ASSERT_EQ(set.groups.size(), 4u);
+  std::vector<Outcome> outcomes(set.candidates.size(),
+                                {ProofStatus::Failed, 1, 0.f});
+  auto at = [&](size_t group, size_t k) -> Outcome & {
+    return outcomes[set.groups[group].begin + k];
+  };
+  // Query 0, head: positive -1, corruptions -0.5 (above), -1 (tie), fail.
+  for (const CandidateGroup &g : set.groups)
+    ASSERT_EQ(g.end - g.begin, 4);
+  at(0, 0) = {ProofStatus::Proved, 2, -1.f};
+  at(0, 1) = {ProofStatus::Proved, 2, -0.5f};
+  at(0, 2) = {ProofStatus::Proved, 2, -1.f};
+  // Query 1, tail: nothing proved: optimistic 1, pessimistic n.
+  std::string tsv = outcomesTsv("o.tsv", set, ds, outcomes);
+  std::vector<std::string> lines;
+  for (size_t p = 0; p < tsv.size();) {
+    size_t e = tsv.find('\n', p);
+    lines.push_back(tsv.substr(p, e - p));
+    p = e + 1;
+  }
+  ASSERT_EQ(lines.size(), 2 + set.candidates.size());
+  EXPECT_EQ(lines[0], "#proofc-outcomes 2");
+  auto ranksOf = [&](int64_t candidate) {
+    const std::string &l = lines[2 + candidate];
+    size_t tab = l.size();
+    for (int i = 0; i < 3; ++i)
+      tab = l.rfind('\t', tab - 1);
+    return l.substr(tab + 1);
+  };
+  for (int64_t i = set.groups[0].begin; i < set.groups[0].end; ++i)
+    EXPECT_EQ(ranksOf(i), "2\t3\t2.5") << i;
+  const CandidateGroup &g3 = set.groups[3];
+  for (int64_t i = g3.begin; i < g3.end; ++i)
+    EXPECT_EQ(ranksOf(i), "1\t4\t2.5") << i;
+  EXPECT_EQ(lines[2 + g3.begin].substr(0, 2), "1\t");
+  EXPECT_NE(lines[2 + g3.begin].find("\tc\ts\td\t"), std::string::npos);
+  EXPECT_LE(tsv.size(), outcomesTsvBound(set, ds));
 }
 
 TEST(Report, BackendDetailsOnlyWhenGiven) {
