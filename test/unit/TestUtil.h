@@ -10,19 +10,24 @@
 
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/Program.h"
+#include "proofc/runtime/RunControl.h"
 #include "proofc/runtime/RunSession.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <vector>
+
+#include <unistd.h>
 
 namespace proofc::test {
 
@@ -111,6 +116,37 @@ inline ProgramSpec v10Program() {
   }
   program.policy.scoreScale = 0.125f; // 1 / sqrt(64)
   return program;
+}
+
+/// An onProgress for a child process that a test signals: writes one byte
+/// to `fd` at the first progress report (the run is under way) and closes it.
+inline std::function<void(int64_t)> readyOnFirstProgress(int fd) {
+  auto shared = std::make_shared<int>(fd);
+  return [shared](int64_t) {
+    if (*shared < 0)
+      return;
+    const char byte = 'r';
+    (void)!::write(*shared, &byte, 1);
+    ::close(*shared);
+    *shared = -1;
+  };
+}
+
+/// Runs `session` (a child process's whole run: evaluate, write outputs)
+/// and ends the process as a tool would: 128 + the signal on Interrupted,
+/// 1 on another error (printed), else 0, stdout flushed.
+[[noreturn]] inline void exitAfterChildRun(const std::function<void()> &session) {
+  try {
+    session();
+  } catch (const Interrupted &e) {
+    std::fflush(stdout);
+    ::_exit(e.exitCode());
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "child: %s\n", e.what());
+    ::_exit(1);
+  }
+  std::fflush(stdout);
+  ::_exit(0);
 }
 
 /// A fresh directory under $TMPDIR (or /tmp), removed recursively on

@@ -152,9 +152,7 @@ TEST_P(GpuRunControl, CancelEndsALongRunWithinASecond) {
 INSTANTIATE_TEST_SUITE_P(CondModes, GpuRunControl,
                          ::testing::Values(CondMode::Native, CondMode::Emulated,
                                            CondMode::Host),
-                         [](const ::testing::TestParamInfo<CondMode> &info) {
-                           return std::string(condModeName(info.param));
-                         });
+                         condModeParamName);
 
 } // namespace
 } // namespace proofc::test

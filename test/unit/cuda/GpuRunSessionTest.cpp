@@ -192,9 +192,7 @@ TEST(GpuRunSessionMemory, APoolBeyondDeviceMemoryRunsInChunks) {
 INSTANTIATE_TEST_SUITE_P(CondModes, GpuRunSession,
                          ::testing::Values(CondMode::Native, CondMode::Emulated,
                                            CondMode::Host),
-                         [](const ::testing::TestParamInfo<CondMode> &info) {
-                           return std::string(condModeName(info.param));
-                         });
+                         condModeParamName);
 
 } // namespace
 } // namespace proofc::test

@@ -61,7 +61,6 @@ TEST(GpuSignalChildProcess, DISABLED_RunUntilSignalled) {
   const char *bundlePath = std::getenv(kBundleEnv);
   if (!dir || !ready || !bundlePath)
     GTEST_SKIP() << "run by GpuSignalProcess only";
-  int readyFd = std::atoi(ready);
   // wn18rr, 300 queries, every corruption: about 24.6 M candidates in
   // chunks of 6 M, each one launch of seconds.
   RunSessionOptions o = sessionOptions("wn18rr", 300);
@@ -69,29 +68,14 @@ TEST(GpuSignalChildProcess, DISABLED_RunUntilSignalled) {
   o.maxPool = 6'000'000;
   o.report = std::string(dir) + "/report.json";
   o.outcomes = std::string(dir) + "/outcomes.tsv";
-  o.onProgress = [&readyFd](int64_t) {
-    if (readyFd < 0)
-      return;
-    const char byte = 'r';
-    (void)!::write(readyFd, &byte, 1);
-    ::close(readyFd);
-    readyFd = -1;
-  };
-  try {
+  o.onProgress = readyOnFirstProgress(std::atoi(ready));
+  exitAfterChildRun([&] {
     Bundle bundle = readBundle(bundlePath);
     CudaBackend backend(bundle, bundlePath, CudaBackendOptions{});
     RunSession session(bundle.program, o);
     RunOutput out = session.evaluate(backend, "cuda");
     session.writeOutputs(out, stdout);
-  } catch (const Interrupted &e) {
-    std::fflush(stdout);
-    ::_exit(e.exitCode());
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "child: %s\n", e.what());
-    ::_exit(1);
-  }
-  std::fflush(stdout);
-  ::_exit(0);
+  });
 }
 
 TEST(GpuSignalProcess, SigtermMidLaunchExits143WithinASecond) {

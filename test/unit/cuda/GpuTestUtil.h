@@ -94,6 +94,12 @@ public:
   std::vector<CUdeviceptr> allocations;
 };
 
+/// The test-name suffix of a CondMode parameter (`/native`, `/emulated`,
+/// `/host`), for INSTANTIATE_TEST_SUITE_P.
+inline std::string condModeParamName(const ::testing::TestParamInfo<CondMode> &info) {
+  return condModeName(info.param);
+}
+
 /// $PROOFC_TEST_BUNDLE's paths, else the build's compiled bundles that exist
 /// (PROOFC_COMPILED_BUNDLES: one per schedule). A path named by
 /// $PROOFC_TEST_BUNDLE is kept even when missing, so that the test loading

@@ -45,35 +45,19 @@ TEST(SessionChildProcess, DISABLED_RunUntilInterrupted) {
   const char *data = std::getenv(kDataEnv);
   if (!dir || !ready || !queries || !data)
     GTEST_SKIP() << "run by InterruptProcess tests only";
-  int readyFd = std::atoi(ready);
   RunSessionOptions o;
   o.data = dataDir(data);
   o.weights = weightsFile(data);
   o.queries = std::atoll(queries);
   o.report = std::string(dir) + "/report.json";
   o.outcomes = std::string(dir) + "/outcomes.tsv";
-  o.onProgress = [&readyFd](int64_t) {
-    if (readyFd < 0)
-      return;
-    const char byte = 'r';
-    (void)!::write(readyFd, &byte, 1);
-    ::close(readyFd);
-    readyFd = -1;
-  };
-  try {
+  o.onProgress = readyOnFirstProgress(std::atoi(ready));
+  exitAfterChildRun([&] {
     HostBackend backend(HostBackendOptions{1});
     RunSession session(v10Program(), o);
     RunOutput out = session.evaluate(backend, "cpu");
     session.writeOutputs(out, stdout);
-  } catch (const Interrupted &e) {
-    std::fflush(stdout);
-    ::_exit(e.exitCode());
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "child: %s\n", e.what());
-    ::_exit(1);
-  }
-  std::fflush(stdout);
-  ::_exit(0);
+  });
 }
 
 struct Child {
