@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,10 @@ struct EvalInputs {
   bool factsIncludeValid = false;
   /// Progress and cancellation (RunControl.h); null: run to the end silently.
   const RunControl *control = nullptr;
+  /// When set, the weights are on the CUDA backend's device (name -> device
+  /// address of float32 row-major data, shapes checked by the caller) and
+  /// `weights` is empty; only the CUDA backend accepts them (Session.h).
+  const std::map<std::string, uint64_t> *deviceWeights = nullptr;
 };
 
 /// Throws proofc::Error naming the first tensor whose name or shape does not

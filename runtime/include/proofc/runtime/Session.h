@@ -1,0 +1,168 @@
+//===- Session.h - Load once, evaluate many weight sets ---------*- C++ -*-===//
+//
+// The embedding API of the runtime. A Session binds, once, a compiled
+// program (a bundle written by `proofc compile`), a dataset, a candidate
+// specification (split, queries, corruptions, seed, facts) and a device;
+// evaluate() then runs any number of weight sets over the same candidates.
+// On CUDA the context, the modules, the knowledge base, the candidate pool,
+// the buffers and the graph persist across calls; a call uploads the weights
+// (device to device when they already are on the session's GPU), runs the
+// weight prologue (folding), the proof loop and the readback, and nothing
+// else. Whatever depends on the weights (the folded tables, the step memo)
+// starts fresh at every call: evaluating A, B, A gives A's results twice,
+// bit for bit, equal to a fresh `proofc-run` with A.
+//
+// The library never installs signal handlers and never prints: progress and
+// cancellation go through EvaluateControl, every error is a proofc::Error
+// (a cancelled call throws its subclass proofc::Interrupted, after which the
+// session is usable again). docs/embedding.md shows a complete program.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_RUNTIME_SESSION_H
+#define PROOFC_RUNTIME_SESSION_H
+
+#include "proofc/runtime/Candidates.h"
+#include "proofc/runtime/Dataset.h"
+#include "proofc/runtime/Evaluation.h"
+#include "proofc/runtime/Program.h"
+#include "proofc/runtime/RankMetrics.h"
+#include "proofc/runtime/Safetensors.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace proofc {
+
+struct ReportInputs; // Report.h: what a report is made of
+
+/// Where a tensor's memory is.
+enum class MemoryKind { Host, Cuda };
+
+/// A tensor the caller owns, read in place during evaluate() and not kept.
+/// Weights are float32 (spec §4); any other dtype, a shape other than the
+/// program's, a non-contiguous layout or memory on another device is an
+/// error naming the tensor.
+struct TensorView {
+  const void *data = nullptr;
+  std::vector<int64_t> shape;
+  /// "F32" (safetensors' spelling); anything else is refused by name.
+  std::string dtype = "F32";
+  /// Strides in elements, empty for C-contiguous (row-major); others must
+  /// be the row-major strides of `shape` (size-1 dimensions: any).
+  std::vector<int64_t> strides;
+  MemoryKind memory = MemoryKind::Host;
+  int device = 0; ///< the CUDA ordinal when memory == Cuda
+};
+
+using TensorViews = std::map<std::string, TensorView>;
+
+/// One tensor the program needs (spec §4 table), as `proofc weights-spec`
+/// prints it.
+struct TensorSpec {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::string dtype = "F32";
+};
+
+struct SessionOptions {
+  std::string data;            ///< dataset directory (spec §1.1)
+  std::string split = "test";  ///< "valid" | "test"
+  int64_t corruptions = 0;     ///< <= 0: every filtered corruption
+  uint64_t seed = 0;
+  int64_t queries = -1;        ///< < 0: all
+  bool factsIncludeValid = false;
+  /// "cpu", "cuda" (device 0), "cuda:N", or "auto" (cuda when a device is
+  /// there, else cpu).
+  std::string device = "auto";
+  int threads = 0;             ///< host backend; 0: every core
+  /// CUDA: how the proof loop runs ("native" | "emulated" | "host", see
+  /// CudaBackend), steps per launch, step memo entries (-1 auto, 0 off).
+  std::string cond = "native";
+  int unroll = 8;
+  int64_t memoEntries = -1;
+  /// Candidates per backend run; <= 0: only the backend's own limit. The
+  /// CUDA state persists across calls when the pool runs in one chunk.
+  int64_t maxPool = 0;
+  /// Hits@k list, per-relation and bootstrap settings of the metrics.
+  RankMetricOptions rankMetrics;
+  /// The embedder's argv (or its own words), for the report's provenance.
+  std::vector<std::string> commandLine;
+};
+
+/// Progress and cancellation of one evaluate() call.
+struct EvaluateControl {
+  /// When non-null and raised (by another thread, a signal handler), the
+  /// call stops at the backend's next check and throws proofc::Interrupted.
+  const std::atomic<bool> *cancel = nullptr;
+  /// Candidates finished so far out of the pool; called from the calling
+  /// thread or a backend thread, never from two at once.
+  std::function<void(int64_t done, int64_t total)> progress;
+};
+
+/// What one evaluate() call produced.
+struct SessionResult {
+  std::vector<Outcome> outcomes; ///< indexed like candidates()
+  Metrics metrics;               ///< the report's "metrics"
+  RankMetrics rankMetrics;       ///< the report's "rank_metrics"
+  /// The report as `proofc run --report` writes it (JSON text).
+  std::string reportJson;
+  double setupSeconds = 0; ///< this call's uploads and folding
+  double runSeconds = 0;   ///< this call's proof loop
+  double callSeconds = 0;  ///< the whole call, readback and metrics included
+  /// The report's inputs, for the tools (writing the outcomes TSV with it).
+  std::shared_ptr<const ReportInputs> report;
+};
+
+class Session {
+public:
+  /// Reads the bundle at `bundlePath` (a `.pcb`), then binds everything
+  /// (see the file comment). Throws proofc::Error on bad input, an
+  /// unavailable device included.
+  Session(const std::string &bundlePath, SessionOptions options);
+  /// For the tools, which choose the backend themselves (`proofc run`
+  /// compiles its program in memory): `program` runs on `backend`;
+  /// `deviceName` names the device in the report (the CUDA backend's own
+  /// name replaces it after a run). options.device is not used.
+  Session(const ProgramSpec &program, std::unique_ptr<Backend> backend,
+          std::string deviceName, SessionOptions options);
+  ~Session();
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  /// The tensors evaluate() needs, in name order.
+  std::vector<TensorSpec> expectedTensors() const;
+
+  const ProgramSpec &program() const;
+  const Dataset &dataset() const;
+  const CandidateSet &candidates() const;
+  const SessionOptions &options() const;
+  /// "host" or "cuda".
+  std::string backendName() const;
+  /// The device in words: "cpu (8 threads)", "NVIDIA H100 ... (sm_90)".
+  std::string deviceName() const;
+  Backend &backend();
+
+  /// Evaluates host tensors (a parsed safetensors file).
+  SessionResult evaluate(const TensorMap &weights,
+                         const EvaluateControl &control = {});
+  /// Evaluates tensors read in place: host memory, or device memory on the
+  /// session's GPU (copied device to device).
+  SessionResult evaluate(const TensorViews &weights,
+                         const EvaluateControl &control = {});
+  /// Evaluates a safetensors file (its SHA-256 goes to the provenance).
+  SessionResult evaluateFile(const std::string &weightsPath,
+                             const EvaluateControl &control = {});
+
+private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_SESSION_H
