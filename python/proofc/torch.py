@@ -148,6 +148,16 @@ class Policy(torch.nn.Module):
         vocabulary = read_vocabulary(data_dir)
         return cls(len(vocabulary.entities), len(vocabulary.relations), A, d, L, seed)
 
+    @classmethod
+    def for_evaluator(cls, evaluator, seed: int = 0) -> "Policy":
+        """A Policy of the shapes a proofc.Evaluator expects (its program and
+        dataset: evaluator.expected_tensors()), so that its state_dict()
+        evaluates there as it is."""
+        shapes = {name: tuple(shape) for name, (shape, _) in
+                  evaluator.expected_tensors().items()}
+        E, R, A, d, L = _policy_shape(shapes, "Policy.for_evaluator")
+        return cls(E, R, A, d, L, seed)
+
     @torch.no_grad()
     def reset_parameters(self, seed: int = 0):
         """The weights `proofc init-weights --seed SEED` writes for this shape."""
@@ -269,44 +279,53 @@ def save(module: Policy, path, program_name: str = "mlp_dot",
     safetensors.write(path, module.state_dict(), metadata)
 
 
-def load(path, A: Optional[int] = None, data: Optional[str] = None) -> Policy:
-    """A Policy holding the tensors of a weights file: E, R, d and L follow
-    from the tensors, A from var_emb (2A rows) unless given. With `data`, a
-    "proofc.vocabulary" in the file must match that dataset (as proofc checks).
-    Missing, misshapen or unexpected tensors are errors naming the tensor."""
-    path = str(path)
-    tensors, metadata = safetensors.read_with_metadata(path)
+def _policy_shape(shapes: Mapping[str, Tuple[int, ...]], where: str,
+                  A: Optional[int] = None) -> Tuple[int, int, int, int, int]:
+    """(E, R, A, d, L) of a §4 tensor set given by name -> shape; E, R and d
+    follow from the embedding tables, A from var_emb (2A rows) unless given,
+    L from the mlp.{l}.weight present. Missing, misshapen or unexpected
+    tensors are errors naming the tensor, prefixed by `where`."""
     for name in ("pred_emb", "const_emb", "var_emb"):
-        if name not in tensors:
-            raise Error(f"{path}: missing tensor '{name}'")
-        if tensors[name].ndim != 2:
-            raise Error(f"{path}: tensor '{name}' has shape {list(tensors[name].shape)}, "
+        if name not in shapes:
+            raise Error(f"{where}: missing tensor '{name}'")
+        if len(shapes[name]) != 2:
+            raise Error(f"{where}: tensor '{name}' has shape {list(shapes[name])}, "
                         f"expected 2 dimensions")
-    R = tensors["pred_emb"].shape[0] - 2
-    E, d = tensors["const_emb"].shape
-    rows = tensors["var_emb"].shape[0]
+    R = shapes["pred_emb"][0] - 2
+    E, d = shapes["const_emb"]
+    rows = shapes["var_emb"][0]
     if A is None:
         if rows % 2:
-            raise Error(f"{path}: tensor 'var_emb' has {rows} rows, expected 2A")
+            raise Error(f"{where}: tensor 'var_emb' has {rows} rows, expected 2A")
         A = rows // 2
     L = 0
-    while f"mlp.{L}.weight" in tensors:
+    while f"mlp.{L}.weight" in shapes:
         L += 1
     if R < 1 or E < 1 or d < 1 or A < 1:
-        raise Error(f"{path}: tensors 'pred_emb' {list(tensors['pred_emb'].shape)}, "
-                    f"'const_emb' {list(tensors['const_emb'].shape)}, 'var_emb' "
-                    f"{list(tensors['var_emb'].shape)} give no policy (E, R, d, A >= 1)")
+        raise Error(f"{where}: tensors 'pred_emb' {list(shapes['pred_emb'])}, 'const_emb' "
+                    f"{list(shapes['const_emb'])}, 'var_emb' {list(shapes['var_emb'])} give "
+                    f"no policy (E, R, d, A >= 1)")
     expected = _tensor_shapes(E, R, A, d, L)
     for name, shape in expected.items():
-        if name not in tensors:
-            raise Error(f"{path}: missing tensor '{name}' (shape {list(shape)})")
-        if tuple(tensors[name].shape) != shape:
-            raise Error(f"{path}: tensor '{name}' has shape {list(tensors[name].shape)}, "
+        if name not in shapes:
+            raise Error(f"{where}: missing tensor '{name}' (shape {list(shape)})")
+        if tuple(shapes[name]) != shape:
+            raise Error(f"{where}: tensor '{name}' has shape {list(shapes[name])}, "
                         f"expected {list(shape)}")
-    for name in tensors:
+    for name in shapes:
         if name not in expected:
-            raise Error(f"{path}: unexpected tensor '{escape(name)}': not a tensor of the "
+            raise Error(f"{where}: unexpected tensor '{escape(name)}': not a tensor of the "
                         f"mlp-dot policy")
+    return E, R, A, d, L
+
+
+def load(path, A: Optional[int] = None, data: Optional[str] = None) -> Policy:
+    """A Policy holding the tensors of a weights file (its shape from
+    _policy_shape). With `data`, a "proofc.vocabulary" in the file must
+    match that dataset, as proofc checks it."""
+    path = str(path)
+    tensors, metadata = safetensors.read_with_metadata(path)
+    E, R, A, d, L = _policy_shape({k: v.shape for k, v in tensors.items()}, path, A)
     if data is not None and safetensors.VOCABULARY_KEY in metadata:
         mine = fingerprint(read_vocabulary(data))
         theirs = metadata[safetensors.VOCABULARY_KEY]

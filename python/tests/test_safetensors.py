@@ -131,6 +131,11 @@ BAD_FILES = [
      "tensor 'a': non-finite value inf at index [1]"),
     ("minus-inf", raw({"a": entry([1], 0, 4)}, f32(float("-inf"))),
      "tensor 'a': non-finite value -inf at index [0]"),
+    ("escaped-name", raw({"\x1b]0;x\x07\\": entry([1], 0, 4, "F16")}, f32(1)),
+     "tensor '\\x1b]0;x\\x07\\\\' has dtype F16, only F32 is supported"),
+    ("long-name", raw({"n" * 100: entry([1], 0, 4, "x" * 90)}, f32(1)),
+     "tensor '" + "n" * 80 + "\u2026(100 bytes)' has dtype " + "x" * 80 +
+     "\u2026(90 bytes), only F32 is supported"),
     ("overlap", raw({"a": entry([2], 0, 8), "b": entry([2], 4, 12)}, f32(1, 2, 3)),
      "tensors 'a' and 'b' overlap (data_offsets [0, 8] and [4, 12])"),
 ]

@@ -123,7 +123,7 @@ def test_greedy_replay_equals_the_host_backend(tmp_path, weights):
         path = tmp_path / "random.safetensors"
         save(module, path, program_name="v10", data=nations())
     out = tmp_path / "o.tsv"
-    run("proofc", "run", V10, "--data", nations(), "--weights", path, "--queries", 12,
+    run("proofc", "run", V10, "--data", nations(), "--weights", path, "--queries", 20,
         "--corruptions", 100, "--device", "cpu", "--outcomes", out)
     lines = read_outcomes(out)
     vocabulary = read_vocabulary(nations())
@@ -208,3 +208,23 @@ def test_dataset_checks(tmp_path):
     st.write(path, tensors, metadata)
     with pytest.raises(Error, match=r"the weights were written for another dataset"):
         load(path, data=nations())
+
+
+def test_for_evaluator():
+    """Sized from an evaluator's expected_tensors() (any object with that method)."""
+    class Expecting:
+        def __init__(self, shapes):
+            self.shapes = shapes
+
+        def expected_tensors(self):
+            return {name: (shape, "float32") for name, shape in self.shapes.items()}
+
+    shapes = {k: list(v.shape) for k, v in Policy(14, 55, A=3, d=8, L=1).state_dict().items()}
+    module = Policy.for_evaluator(Expecting(shapes), seed=2)
+    assert (module.num_entities, module.num_relations, module.A, module.d, module.L) == \
+        (14, 55, 3, 8, 1)
+    assert {k: list(v.shape) for k, v in module.state_dict().items()} == shapes
+    del shapes["mlp.0.ln.weight"]
+    with pytest.raises(Error) as caught:
+        Policy.for_evaluator(Expecting(shapes))
+    assert str(caught.value) == "Policy.for_evaluator: missing tensor 'mlp.0.ln.weight' (shape [8])"
