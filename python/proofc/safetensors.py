@@ -245,6 +245,9 @@ def _host_float32(value: Any, path: str, name: str) -> np.ndarray:
     """A C-contiguous little-endian float32 numpy copy of a numpy array or a
     torch tensor (any device); other dtypes are refused, not converted."""
     if hasattr(value, "detach") and hasattr(value, "cpu"):  # a torch.Tensor
+        if str(value.dtype) != "torch.float32":  # bfloat16 has no numpy dtype
+            raise Error(f"{path}: tensor '{escape(name)}' has dtype {value.dtype}; proofc "
+                        f"weights are float32")
         value = value.detach().cpu().numpy()
     if isinstance(value, np.generic):  # a numpy scalar: a 0-d array
         value = np.asarray(value)

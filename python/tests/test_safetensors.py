@@ -65,6 +65,10 @@ def test_torch_tensors_accepted_on_write(tmp_path):
     back = st.read(tmp_path / "t.safetensors")
     np.testing.assert_array_equal(back["x"], value.detach().numpy())
     np.testing.assert_array_equal(back["y"], value.detach().numpy().T)
+    with pytest.raises(Error) as caught:
+        st.write(tmp_path / "b.safetensors", {"b": value.to(torch.bfloat16)})
+    assert str(caught.value).endswith("tensor 'b' has dtype torch.bfloat16; proofc weights are "
+                                      "float32")
 
 
 def test_writer_bytes_equal_the_cxx_writer(tmp_path):
