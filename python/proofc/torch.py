@@ -330,9 +330,10 @@ def load(path, A: Optional[int] = None, data: Optional[str] = None) -> Policy:
         mine = fingerprint(read_vocabulary(data))
         theirs = metadata[safetensors.VOCABULARY_KEY]
         if theirs != mine:
-            raise Error(f"{path}: the weights were written for another dataset: their "
+            raise Error(f"{path}: the weights were written for another dataset: the file's "
                         f"{safetensors.VOCABULARY_KEY} is {escape(theirs)}, but dataset "
-                        f"{data} has {mine}")
+                        f"{data} has {mine} (other entity or relation names: the embedding "
+                        f"rows would belong to other names)")
     module = Policy(E, R, A, d, L, seed=None)
     module.load_state_dict({name: torch.from_numpy(array) for name, array in tensors.items()})
     return module

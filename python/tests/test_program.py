@@ -114,6 +114,11 @@ def test_compiled_bundle_evaluates_as_the_example(tmp_path, cache):
     ours = outcomes_of(tmp_path, ["proofc-run", bundle], weights, "bundle")
     theirs = outcomes_of(tmp_path, ["proofc", "run", V10], weights, "example")
     assert ours == theirs
+    # The same tensors written by proofc.safetensors, with the weights
+    # contract's metadata, run alike.
+    written = tmp_path / "written.safetensors"
+    st.write(written, st.read(weights), st.weights_metadata("v10", shared("data", "nations")))
+    assert outcomes_of(tmp_path, ["proofc-run", bundle], written, "written") == theirs
     explicit = prog.compile(V10, out=str(tmp_path / "v10.pcb"))
     assert explicit == str(tmp_path / "v10.pcb") and os.path.getsize(explicit) > 0
 
