@@ -22,6 +22,7 @@ names), else the build tree this package sits in
 
 import hashlib
 import math
+import numbers
 import os
 import re
 import shutil
@@ -53,11 +54,11 @@ def _mlir_float(x: float) -> str:
 
 
 def _check_size(name: str, value, low: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
         raise Error(f"program: {name} must be an integer, got {escape(repr(value))}")
     if not low <= value <= _MAX_SIZE:
         raise Error(f"program: {name} = {value} is outside [{low}, {_MAX_SIZE}]")
-    return value
+    return int(value)
 
 
 def program(A: int = 6, S: int = 120, D: int = 20, B: int = 256, d: int = 64, L: int = 2,
@@ -66,9 +67,8 @@ def program(A: int = 6, S: int = 120, D: int = 20, B: int = 256, d: int = 64, L:
     states per step, D steps, B slots, policy width d, L MLP layers (spec
     §1.2, §4). `name` is the program's symbol (recorded in weights files as
     "proofc.program")."""
-    for key, value, low in (("A", A, 1), ("S", S, 1), ("D", D, 1), ("B", B, 1), ("d", d, 1),
-                            ("L", L, 0)):
-        _check_size(key, value, low)
+    A, S, D, B, d, L = (_check_size(key, value, low) for key, value, low in (
+        ("A", A, 1), ("S", S, 1), ("D", D, 1), ("B", B, 1), ("d", d, 1), ("L", L, 0)))
     if not isinstance(name, str) or not _SYMBOL.match(name):
         raise Error(f"program: name '{escape(str(name))}' is not a symbol name "
                     f"([A-Za-z_][A-Za-z0-9_$.]*)")

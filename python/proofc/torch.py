@@ -38,6 +38,7 @@ matrices Xavier-uniform, biases 0, LayerNorm weights 1.
 """
 
 import math
+import numbers
 from typing import Dict, Mapping, Optional, Tuple
 
 import numpy as np
@@ -120,12 +121,15 @@ class Policy(torch.nn.Module):
     def __init__(self, num_entities: int, num_relations: int, A: int = 6, d: int = 64,
                  L: int = 2, seed: Optional[int] = 0):
         super().__init__()
+        sizes = []
         for name, value, low in (("num_entities", num_entities, 1),
                                  ("num_relations", num_relations, 1),
                                  ("A", A, 1), ("d", d, 1), ("L", L, 0)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < low:
+            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
                 raise Error(f"Policy: {name} must be an integer >= {low}, "
                             f"got {escape(repr(value))}")
+            sizes.append(int(value))
+        num_entities, num_relations, A, d, L = sizes
         self.num_entities, self.num_relations = num_entities, num_relations
         self.A, self.d, self.L = A, d, L
         self.scale = score_scale(d)

@@ -228,3 +228,12 @@ def test_for_evaluator():
     with pytest.raises(Error) as caught:
         Policy.for_evaluator(Expecting(shapes))
     assert str(caught.value) == "Policy.for_evaluator: missing tensor 'mlp.0.ln.weight' (shape [8])"
+
+
+def test_bad_sizes():
+    with pytest.raises(Error) as caught:
+        Policy(14, 0)
+    assert str(caught.value) == "Policy: num_relations must be an integer >= 1, got 0"
+    with pytest.raises(Error, match=r"^Policy: d must be an integer >= 1, got 8\.0$"):
+        Policy(14, 55, d=8.0)
+    assert Policy(np.int64(3), 2, A=np.int32(2), d=4, L=0).A == 2  # numpy integers are sizes
