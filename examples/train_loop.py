@@ -18,12 +18,15 @@ proofc by bench/torch/test_port.py); proofc itself is the evaluator.
 From the repository root, after building (the package lives in build/python):
 
     PYTHONPATH=build/python /usr/bin/python3 examples/train_loop.py \\
-        --data ../shared/data/countries_s3 --epochs 5 --budget 300
+        --data ../shared/data/nations --epochs 4 --budget 200
 
---budget is the training time in seconds, split evenly over the epochs (the
-README's countries_s3 file trained 300 s on 2 CPU threads); CI runs
---epochs 2 --budget 20. The numbers differ from run to run only through the
-budget (the number of updates that fit); every random draw is seeded.
+--budget is the training time in seconds, split evenly over the epochs; CI
+runs --epochs 2 --budget 20. On 2 CPU threads the run above went from valid
+MRR 0.3314 (the initial weights) to 0.3440 after its first epoch (the trained
+../shared/weights/nations.safetensors: 0.3414). The numbers differ from run
+to run only through the budget (the number of updates that fit); every random
+draw is seeded. countries_s3 works too (--data ../shared/data/countries_s3;
+the README trained it 300 s).
 """
 
 import argparse
@@ -122,8 +125,7 @@ def reinforce_update(policy, optimizer, kb_shape, kb, ds, train_set, args, rng, 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=os.path.join(REPO, "..", "shared", "data",
-                                                       "countries_s3"))
+    parser.add_argument("--data", default=os.path.join(REPO, "..", "shared", "data", "nations"))
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--budget", type=float, default=60.0,
                         help="training seconds in all, split evenly over the epochs")
