@@ -65,6 +65,9 @@ protected:
       buffers[name] = gpu_->upload(std::vector<uint32_t>(
           std::max<size_t>(n, 1), 0x7fc00000u)); // NaN: unwritten shows
     }
+    // cuMemcpyHtoD from pageable memory may return before the DMA lands,
+    // and a non-blocking stream does not wait for the legacy stream.
+    PROOFC_CU(gpu_->drv, cuCtxSynchronize);
     prologue.run(plan, device, buffers, stream);
     PROOFC_CU(gpu_->drv, cuStreamSynchronize, stream);
     for (const std::string &name : outputs) {
