@@ -36,8 +36,8 @@ struct DeviceTensor {
 class DevicePrologue {
 public:
   /// In the current context: gets the prologue module's cubin for
-  /// sm_<ccMajor><ccMinor> (KernelCache + NVRTC) and loads it. `bundlePath`
-  /// names errors.
+  /// sm_<ccMajor><ccMinor> (KernelCache + NVRTC) and loads it. `cache` is
+  /// used only here; `bundlePath` names errors.
   DevicePrologue(CudaDriver &drv, KernelCache &cache, int ccMajor, int ccMinor,
                  std::string bundlePath);
   /// Waits for the last run's work, frees the scratch, unloads the module.
