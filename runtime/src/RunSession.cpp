@@ -102,7 +102,9 @@ RunSession::RunSession(const ProgramSpec &program, RunSessionOptions options)
   {
     // Read once: parsed, and hashed for the report's provenance.
     const std::string bytes = readFile(options_.weights);
-    weights_ = parseSafetensors(bytes, options_.weights);
+    SafetensorsMetadata metadata;
+    weights_ = parseSafetensors(bytes, options_.weights, &metadata);
+    checkWeightsMetadata(metadata, program_, dataset_, options_.weights);
     provenance_.weightsSha256 = sha256Hex(bytes);
   }
   checkWeights(program_, dataset_, weights_, options_.weights);
