@@ -1,11 +1,15 @@
 # The weights contract (docs/weights.md) computed without proofc, for the lit
-# tests to cross-check the C++ side:
-#   vocabulary DIR          the dataset's "sha256:<hex>" vocabulary fingerprint
-#   metadata FILE           a safetensors file's "__metadata__" as sorted JSON
-#   matches SPEC.json FILE  SPEC's tensors are exactly FILE's (names, shapes,
-#                           dtypes) and its metadata is SPEC's "metadata"
+# tests to cross-check the C++ side and to make the files it is checked on:
+#   vocabulary DIR              the dataset's vocabulary fingerprint
+#   metadata FILE               a safetensors file's "__metadata__", sorted JSON
+#   tensors SPEC.json FILE      SPEC's tensors are exactly FILE's (names,
+#                               shapes, dtypes), in any order
+#   set-metadata IN OUT JSON    IN with "__metadata__" replaced by JSON (an
+#                               object; "null" removes it)
+#   rename-entity SRC DST A B   dataset SRC copied to DST with entity A named B
 import hashlib
 import json
+import re
 import struct
 import sys
 
@@ -27,30 +31,51 @@ def vocabulary(directory):
     return "sha256:" + hashlib.sha256(text).hexdigest()
 
 
-def header(path):
+def read(path):
     with open(path, "rb") as f:
-        (size,) = struct.unpack("<Q", f.read(8))
-        return json.loads(f.read(size))
+        bytes_ = f.read()
+    (size,) = struct.unpack("<Q", bytes_[:8])
+    return json.loads(bytes_[8:8 + size]), bytes_[8 + size:]
 
 
 def main(argv):
-    if argv[0] == "vocabulary":
+    command = argv[0]
+    if command == "vocabulary":
         print(vocabulary(argv[1]))
-    elif argv[0] == "metadata":
-        print(json.dumps(header(argv[1]).get("__metadata__", {}),
+    elif command == "metadata":
+        print(json.dumps(read(argv[1])[0].get("__metadata__", {}),
                          sort_keys=True))
-    elif argv[0] == "matches":
+    elif command == "tensors":
         with open(argv[1]) as f:
             spec = json.load(f)
-        h = header(argv[2])
-        metadata = h.pop("__metadata__", {})
+        header = read(argv[2])[0]
+        header.pop("__metadata__", None)
         want = {t["name"]: (t["shape"], t["dtype"]) for t in spec["tensors"]}
-        have = {n: (e["shape"], e["dtype"]) for n, e in h.items()}
+        have = {n: (e["shape"], e["dtype"]) for n, e in header.items()}
         assert want == have, (want, have)
-        assert metadata == spec["metadata"], (metadata, spec["metadata"])
-        print(f"matches: {len(want)} tensors and the metadata")
+        print(f"tensors: all {len(want)} match")
+    elif command == "set-metadata":
+        header, data = read(argv[1])
+        header.pop("__metadata__", None)
+        metadata = json.loads(argv[3])
+        if metadata is not None:
+            header["__metadata__"] = metadata
+        text = json.dumps(header).encode()
+        text += b" " * (-len(text) % 8)
+        with open(argv[2], "wb") as f:
+            f.write(struct.pack("<Q", len(text)) + text + data)
+    elif command == "rename-entity":
+        src, dst, old, new = argv[1:5]
+        for name in ("train.tsv", "valid.tsv", "test.tsv", "rules.txt"):
+            with open(f"{src}/{name}") as f:
+                text = f.read()
+            if name != "rules.txt":
+                text = re.sub(rf"(?m)(^|\t){re.escape(old)}(?=\t|$)",
+                              lambda m: m.group(1) + new, text)
+            with open(f"{dst}/{name}", "w") as f:
+                f.write(text)
     else:
-        sys.exit(f"unknown command {argv[0]}")
+        sys.exit(f"unknown command {command}")
 
 
 main(sys.argv[1:])
