@@ -267,7 +267,18 @@ def kinship_ev(bundle, shared):
 
 def test_keyboard_interrupt(kinship_ev, bundle, shared, proofc_run, tmp_path):
     weights = read_safetensors(shared / "weights" / "kinship.safetensors")
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # Python's own Ctrl-C handler (a process started in the background has
+    # SIGINT ignored, and then Python installs none).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _interrupt_then_evaluate(kinship_ev, weights, bundle, shared,
+                                 proofc_run, tmp_path)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _interrupt_then_evaluate(kinship_ev, weights, bundle, shared, proofc_run,
+                             tmp_path):
     sent = []
 
     def interrupt_from_a_thread(done, total):
@@ -318,9 +329,10 @@ def test_close(bundle, nations, trained):
     e.close()  # twice is fine
 
 
-def test_mlir_program(ev, nations, trained):
+def test_mlir_program(ev, nations, trained, monkeypatch, tmp_path):
     if not (ROOT / "python" / "proofc" / "program.py").exists():
         pytest.skip("proofc.program is not in this tree")
+    monkeypatch.setenv("PROOFC_CACHE_DIR", str(tmp_path))  # its bundle cache
     mlir = ROOT / "examples" / "v10.mlir"
     want = ev.evaluate(str(trained))
     for program in (mlir, mlir.read_text()):
