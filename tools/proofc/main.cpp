@@ -12,6 +12,7 @@
 #include "CompileCommand.h"
 #include "DriverOptions.h"
 
+#include "proofc/runtime/Notices.h"
 #include "proofc/runtime/Error.h"
 
 #include <CLI/CLI.hpp>
@@ -19,6 +20,8 @@
 using namespace proofc::driver;
 
 int main(int argc, char **argv) {
+  // The runtime never prints: its notices go to stderr here.
+  proofc::setNoticeHandler(proofc::printNoticeToStderr);
   CLI::App app{"proofc: compile and evaluate eval programs (policy-guided "
                "provers for knowledge-graph link prediction)"};
   app.set_version_flag("--version", std::string("proofc ") + PROOFC_VERSION);

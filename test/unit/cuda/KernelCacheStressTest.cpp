@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
+#include "proofc/runtime/Notices.h"
 #include "proofc/runtime/FileIO.h"
 #include "proofc/runtime/cuda/KernelCache.h"
 
@@ -363,6 +364,7 @@ TEST(KernelCacheStressChild, DISABLED_UnwritableDirectory) {
   const char *scenario = std::getenv(kScenarioEnv);
   const char *dir = std::getenv(kScenarioDirEnv);
   if (!scenario || !dir) GTEST_SKIP() << "run by KernelCacheStress only";
+  setNoticeHandler(printNoticeToStderr); // as the tools do
   auto check = [&](bool ok, const char *what) {
     if (!ok) {
       std::fprintf(stderr, "child check failed: %s\n", what);
