@@ -6,6 +6,8 @@
 
 #include "proofc/runtime/Error.h"
 
+#include <pybind11/stl.h>
+
 #include <atomic>
 #include <cstdlib>
 

@@ -256,6 +256,19 @@ BorrowedTensors borrowTensors(py::handle weights,
     out.views_.emplace(name, std::move(view));
   }
 
+  // One memory for all: the session uploads host tensors or copies device
+  // ones, not a mix.
+  const TensorViews &views = out.views_;
+  for (const auto &[name, view] : views)
+    if (view.memory != views.begin()->second.memory) {
+      const bool firstOnCuda = views.begin()->second.memory == MemoryKind::Cuda;
+      throw py::value_error(fmt::format(
+          "weights['{}'] is on {} but weights['{}'] on {}; give every tensor "
+          "on one device ({} or the cpu)",
+          views.begin()->first, firstOnCuda ? placement.name() : "the cpu",
+          name, firstOnCuda ? "the cpu" : placement.name(), placement.name()));
+    }
+
   std::vector<std::string> missing;
   for (const TensorSpec &spec : expected)
     if (!out.views_.count(spec.name))
