@@ -18,10 +18,10 @@
 #include <pybind11/pybind11.h>
 
 #include <atomic>
+#include <exception>
 #include <chrono>
 #include <functional>
 #include <future>
-#include <optional>
 
 namespace proofc::python {
 
@@ -30,49 +30,47 @@ inline constexpr std::chrono::milliseconds kPollInterval{50};
 
 /// Waits for `job` (submitted to the worker with `cancel` as its flag);
 /// call with the GIL held. `poll` (may be empty) runs with the GIL at every
-/// interval and may throw py::error_already_set. A Python exception raised
-/// meanwhile wins over the job's own result or error.
+/// interval and may throw (a Python exception: py::error_already_set). An
+/// exception raised meanwhile cancels the job and, once the job has ended,
+/// wins over its result.
 template <typename R>
 R waitInterruptible(std::future<R> &job, std::atomic<bool> &cancel,
                     const std::function<void()> &poll) {
   namespace py = pybind11;
-  std::optional<py::error_already_set> raised;
-  for (;;) {
+  std::exception_ptr raised;
+  while (!raised) {
     bool done;
     {
       py::gil_scoped_release released;
       done = job.wait_for(kPollInterval) == std::future_status::ready;
     }
     if (done)
-      break;
+      return job.get();
     if (PyErr_CheckSignals() != 0) {
-      raised.emplace(); // fetches (and clears) the handler's exception
+      // Fetches (and clears) the handler's exception, to re-raise below.
+      raised = std::make_exception_ptr(py::error_already_set());
       break;
-    }
-    if (poll) {
-      try {
-        poll();
-      } catch (py::error_already_set &e) {
-        raised.emplace(std::move(e));
-        break;
-      }
-    }
-  }
-  if (raised) {
-    cancel.store(true);
-    {
-      py::gil_scoped_release released;
-      job.wait();
     }
     try {
-      (void)job.get();
+      if (poll)
+        poll();
     } catch (...) {
-      // Interrupted, as asked; any other error is superseded by the
-      // caller's exception too.
+      raised = std::current_exception();
     }
-    throw *raised;
   }
-  return job.get();
+  // The job reads the caller's tensors: it must end before they are let go.
+  cancel.store(true);
+  {
+    py::gil_scoped_release released;
+    job.wait();
+  }
+  try {
+    (void)job.get();
+  } catch (...) {
+    // Interrupted, as asked; any other error is superseded by the
+    // caller's exception too.
+  }
+  std::rethrow_exception(raised);
 }
 
 } // namespace proofc::python

@@ -320,6 +320,36 @@ def test_progress_exception_cancels(kinship_ev, shared):
         kinship_ev.evaluate(weights, progress=stop)
 
 
+def test_gil_released_and_any_thread(kinship_ev, ev, trained, shared):
+    weights = read_safetensors(shared / "weights" / "kinship.safetensors")
+    count, stop = [0], threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            count[0] += 1
+
+    spinner = threading.Thread(target=spin)
+    spinner.start()
+    try:
+        before = count[0]
+        kinship_ev.evaluate(weights)
+        during = count[0] - before
+    finally:
+        stop.set()
+        spinner.join()
+    # Python ran beside the evaluation (the GIL was released).
+    assert during > 10000, during
+
+    # An evaluator made on one thread evaluates from another.
+    want = ev.evaluate(str(trained))
+    got = []
+    worker = threading.Thread(target=lambda: got.append(ev.evaluate(str(trained))))
+    worker.start()
+    worker.join()
+    assert got and got[0]["metrics"] == want["metrics"]
+    assert np.array_equal(got[0]["outcomes"]["logp"], want["outcomes"]["logp"])
+
+
 def test_close(bundle, nations, trained):
     e = proofc.Evaluator(bundle, nations, device="cpu", queries=2, corruptions=2)
     e.close()
