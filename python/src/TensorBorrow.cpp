@@ -84,6 +84,61 @@ std::string dlpackDtype(const DLDataType &t) {
   return name;
 }
 
+/// torch's Tensor class and float32 dtype when torch is imported (it is
+/// never imported here), else none.
+struct TorchTypes {
+  py::object tensor, float32;
+  static TorchTypes get() {
+    TorchTypes t;
+    py::dict modules = py::module_::import("sys").attr("modules");
+    if (modules.contains("torch")) {
+      py::object torch = modules["torch"];
+      if (py::hasattr(torch, "Tensor") && py::hasattr(torch, "float32")) {
+        t.tensor = torch.attr("Tensor");
+        t.float32 = torch.attr("float32");
+      }
+    }
+    return t;
+  }
+  bool isTensor(py::handle object) const {
+    return tensor && PyObject_IsInstance(object.ptr(), tensor.ptr()) == 1;
+  }
+};
+
+/// A torch tensor read through its own accessors (data_ptr, shape, stride,
+/// dtype, device), which are C calls: DLPack's __dlpack__ is Python code in
+/// torch, tens of microseconds a tensor. The memory is the tensor's own
+/// (data_ptr includes the storage offset); no autograd history is touched.
+Layout torchLayout(py::handle tensor, const TorchTypes &torch) {
+  Layout layout;
+  py::object dtype = tensor.attr("dtype");
+  layout.float32 = dtype.is(torch.float32);
+  if (!layout.float32)
+    layout.dtype = py::str(dtype);
+  if (py::bool_(tensor.attr("is_cuda"))) {
+    layout.memory = MemoryKind::Cuda;
+    layout.device = tensor.attr("get_device")().cast<int>();
+  }
+  layout.data = reinterpret_cast<const void *>(
+      tensor.attr("data_ptr")().cast<uintptr_t>());
+  for (py::handle d : tensor.attr("shape"))
+    layout.shape.push_back(d.cast<int64_t>());
+  for (py::handle st : tensor.attr("stride")().cast<py::tuple>())
+    layout.strides.push_back(st.cast<int64_t>());
+  return layout;
+}
+
+/// CUDA torch tensors are written on torch's current stream. The session's
+/// stream is a blocking stream, ordered after the legacy default stream
+/// (torch's current stream unless the caller chose another): work queued
+/// on any other stream is waited for here, once per call.
+void orderAfterTorch(int device) {
+  py::object cuda = py::module_::import("torch").attr("cuda");
+  py::object stream = cuda.attr("current_stream")(device);
+  if (stream.attr("cuda_stream").cast<uintptr_t>() != 0)
+    stream.attr("synchronize")();
+}
+
 } // namespace
 
 BorrowedTensors borrowTensors(py::handle weights,
@@ -94,6 +149,8 @@ BorrowedTensors borrowTensors(py::handle weights,
     specs.emplace(spec.name, &spec);
 
   BorrowedTensors out;
+  const TorchTypes torch = TorchTypes::get();
+  bool torchOnCuda = false;
   auto items = py::reinterpret_borrow<py::object>(weights).attr("items")();
   for (py::handle item : items) {
     auto pair = py::reinterpret_borrow<py::tuple>(item);
@@ -116,14 +173,22 @@ BorrowedTensors borrowTensors(py::handle weights,
           fmt::join(names, ", ")));
     }
 
-    // A torch parameter exports only without its autograd history; the
-    // detached tensor shares its memory.
-    if (py::hasattr(tensor, "requires_grad") && py::hasattr(tensor, "detach") &&
+    Layout layout;
+    const bool isTorch = torch.isTensor(tensor);
+    if (!isTorch && py::hasattr(tensor, "requires_grad") &&
+        py::hasattr(tensor, "detach") &&
         py::bool_(tensor.attr("requires_grad")))
+      // A tensor-like with autograd history exports only without it; the
+      // detached tensor shares its memory.
       tensor = tensor.attr("detach")();
 
-    Layout layout;
-    if (PyObject_CheckBuffer(tensor.ptr())) {
+    if (isTorch) {
+      layout = torchLayout(tensor, torch);
+      if (layout.memory == MemoryKind::Cuda) {
+        checkDevice(label, layout, placement);
+        torchOnCuda = true;
+      }
+    } else if (PyObject_CheckBuffer(tensor.ptr())) {
       std::unique_ptr<Py_buffer, BorrowedTensors::BufferRelease> buffer(
           new Py_buffer{});
       if (PyObject_GetBuffer(tensor.ptr(), buffer.get(), PyBUF_RECORDS_RO) !=
@@ -268,6 +333,9 @@ BorrowedTensors borrowTensors(py::handle weights,
           views.begin()->first, firstOnCuda ? placement.name() : "the cpu",
           name, firstOnCuda ? "the cpu" : placement.name(), placement.name()));
     }
+
+  if (torchOnCuda)
+    orderAfterTorch(placement.ordinal);
 
   std::vector<std::string> missing;
   for (const TensorSpec &spec : expected)

@@ -187,6 +187,7 @@ json reportJson(const ReportInputs &in) {
        {{"compile_seconds", in.compileSeconds},
         {"setup_seconds", in.timings.setupSeconds},
         {"run_seconds", in.timings.runSeconds},
+        {"readback_seconds", in.timings.readbackSeconds},
         {"total_seconds", in.totalSeconds},
         {"steps", in.timings.steps}}},
       {"backend", in.backend},
