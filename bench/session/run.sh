@@ -64,6 +64,6 @@ for where in ("device", "host", "python"):
     if "readback_ms" in s["calls"][0]:
         c = s["calls"][len(s["calls"]) // 2]
         print(f"  a call: setup {c['setup_ms']:.2f} ms, run {c['run_ms']:.2f}, "
-              f"readback {c['readback_ms']:.2f}, rest "
-              f"{c['call_ms'] - c['setup_ms'] - c['run_ms'] - c['readback_ms']:.2f}")
+              f"readback {c['readback_ms']:.2f}, metrics and report "
+              f"{c['report_ms']:.2f}, rest {c['call_ms'] - c['setup_ms'] - c['run_ms'] - c['readback_ms'] - c['report_ms']:.2f}")
 PY

@@ -128,6 +128,7 @@ int run(const Options &o) {
                      {"setup_ms", r.setupSeconds * 1e3},
                      {"run_ms", r.runSeconds * 1e3},
                      {"readback_ms", r.readbackSeconds * 1e3},
+                     {"report_ms", r.reportSeconds * 1e3},
                      {"mrr", r.metrics.both.mrr}});
   }
   const nlohmann::json out = {

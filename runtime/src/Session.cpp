@@ -276,6 +276,7 @@ SessionResult Session::State::run(
   if (control.cancelled())
     throwInterrupted();
 
+  const Clock::time_point reportStart = Clock::now();
   auto report = std::make_shared<ReportInputs>();
   ReportInputs &r = *report;
   r.program = program;
@@ -317,6 +318,7 @@ SessionResult Session::State::run(
   result.chunks = chunks;
   result.chunkSize = chunkSize;
   result.report = std::move(report);
+  result.reportSeconds = secondsSince(reportStart);
   result.callSeconds = secondsSince(callStart);
   return result;
 }
