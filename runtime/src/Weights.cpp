@@ -9,9 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/Evaluation.h"
 
-#include "proofc/runtime/Error.h"
-#include "proofc/runtime/MemoryBudget.h"
-#include "proofc/runtime/MessageText.h"
+#include "Fail.h"
+#include "MemoryBudget.h"
+#include "MessageText.h"
 
 #include <fmt/ranges.h>
 

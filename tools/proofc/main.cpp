@@ -12,7 +12,8 @@
 #include "CompileCommand.h"
 #include "DriverOptions.h"
 
-#include "proofc/runtime/Error.h"
+#include "Fail.h"
+#include "Provenance.h"
 
 #include <CLI/CLI.hpp>
 
@@ -21,7 +22,8 @@ using namespace proofc::driver;
 int main(int argc, char **argv) {
   CLI::App app{"proofc: compile and evaluate eval programs (policy-guided "
                "provers for knowledge-graph link prediction)"};
-  app.set_version_flag("--version", std::string("proofc ") + PROOFC_VERSION);
+  app.set_version_flag("--version",
+                       std::string("proofc ") + proofc::proofcVersion());
   app.require_subcommand(1);
 
   RunOptions runOptions;

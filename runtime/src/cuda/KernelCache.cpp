@@ -5,9 +5,9 @@
 // length and payload hash all check out.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/cuda/KernelCache.h"
+#include "cuda/KernelCache.h"
 
-#include "proofc/runtime/Error.h"
+#include "Fail.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>

@@ -5,9 +5,9 @@
 // the plan's extent is an error, never a silent truncation or padding.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/cuda/PlanBinding.h"
+#include "cuda/PlanBinding.h"
 
-#include "proofc/runtime/Error.h"
+#include "Fail.h"
 
 #include <algorithm>
 #include <cmath>

@@ -11,9 +11,9 @@
 // can be had.
 //
 //===----------------------------------------------------------------------===//
+#include "FileIO.h"
 #include "TestUtil.h"
-#include "proofc/runtime/FileIO.h"
-#include "proofc/runtime/cuda/KernelCache.h"
+#include "cuda/KernelCache.h"
 
 #include <gtest/gtest.h>
 

@@ -11,10 +11,10 @@
 
 #if PROOFC_HAVE_CUDA
 
+#include "FileIO.h"
 #include "cuda/KernelTestUtil.h"
+#include "cuda/Nvrtc.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/FileIO.h"
-#include "proofc/runtime/cuda/Nvrtc.h"
 
 namespace proofc::test {
 namespace {

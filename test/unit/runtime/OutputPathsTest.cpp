@@ -7,9 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
+#include "FileIO.h"
+#include "RunSession.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/FileIO.h"
-#include "proofc/runtime/RunSession.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 //===- ReportTest.cpp - Atomic writes, JSON report, outcomes TSV ----------===//
 #include "TestUtil.h"
 
+#include "Report.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/Report.h"
 
 #include <gtest/gtest.h>
 

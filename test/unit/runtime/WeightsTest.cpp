@@ -4,6 +4,7 @@
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/Evaluation.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
