@@ -199,6 +199,14 @@ void checkScratchFits(const ShapeParams &shape, const HostPolicy &policy,
 
 } // namespace
 
+std::string hostDeviceName(int threads, int slots) {
+  int used = threads > 0
+                 ? threads
+                 : static_cast<int>(std::thread::hardware_concurrency());
+  used = std::max(1, std::min(used, slots));
+  return fmt::format("cpu ({} thread{})", used, used == 1 ? "" : "s");
+}
+
 std::vector<Outcome> HostBackend::run(const EvalInputs &inputs,
                                       BackendTimings &timings) {
   const auto setupStart = Clock::now();

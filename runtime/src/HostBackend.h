@@ -21,6 +21,10 @@ struct HostBackendOptions {
   int threads = 0; ///< 0: std::thread::hardware_concurrency()
 };
 
+/// The device in words for `threads` (0: every core) over `slots` slots:
+/// "cpu (N threads)", N the threads actually used (each needs a slot).
+std::string hostDeviceName(int threads, int slots);
+
 class HostBackend : public Backend {
 public:
   explicit HostBackend(HostBackendOptions options = {}) : options_(options) {}

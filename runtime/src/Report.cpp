@@ -152,9 +152,10 @@ json pykeenKeyMap(const RankMetrics &m) {
 
 json reportJson(const ReportInputs &in) {
   const Metrics &m = in.metrics;
-  json weights = in.weights.empty()
-                     ? json{{"file", nullptr}, {"init_seed", in.weightsSeed}}
-                     : json{{"file", in.weights}};
+  json weights = !in.weights.empty() ? json{{"file", in.weights}}
+                 : !in.weightsInMemory.empty()
+                     ? json{{"file", nullptr}, {"in_memory", in.weightsInMemory}}
+                     : json{{"file", nullptr}, {"init_seed", in.weightsSeed}};
   json report{
       {"schema", kReportSchema},
       {"version", kReportVersion},
@@ -198,7 +199,9 @@ json reportJson(const ReportInputs &in) {
                           {"started_utc", p.startedUtc},
                           {"host", p.host},
                           {"device", in.device},
-                          {"weights_sha256", p.weightsSha256},
+                          {"weights_sha256", p.weightsSha256.empty()
+                                                 ? json(nullptr)
+                                                 : json(p.weightsSha256)},
                           {"dataset_fingerprint", p.datasetFingerprint}};
   if (in.rankMetrics) {
     report["rank_metrics"] = rankMetricsJson(*in.rankMetrics, in.relationNames);

@@ -37,6 +37,9 @@ struct ReportInputs {
   bool factsIncludeValid = false;
   std::string weights; ///< weights file, empty for initWeights()
   uint64_t weightsSeed = 0; ///< initWeights() seed when `weights` is empty
+  /// Weights given as tensors (Session::evaluate): "host" or "cuda"; the
+  /// report's weights.in_memory, instead of a file or a seed.
+  std::string weightsInMemory;
   CandidateOptions candidates;
   Metrics metrics;
   /// The PyKEEN-style metrics ("rank_metrics" and the flat "pykeen" map);

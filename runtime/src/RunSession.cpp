@@ -92,121 +92,65 @@ void checkFiniteOutcomes(const CandidateSet &pool, const Dataset &dataset,
   }
 }
 
-RunSession::RunSession(const ProgramSpec &program, RunSessionOptions options)
-    : options_(std::move(options)), program_(program) {
+RunSession::RunSession(const ProgramSpec &program, Backend &backend,
+                       std::string device, RunSessionOptions options)
+    : options_(std::move(options)) {
   // The destinations first: one that cannot be written fails now, not after
   // a run that may take hours.
   checkOutputPaths(options_);
-  dataset_ = loadDataset(options_.data);
+  SessionOptions so;
+  so.data = options_.data;
+  so.split = options_.split;
+  so.corruptions = options_.corruptions;
+  so.seed = options_.seed;
+  so.queries = options_.queries;
+  so.factsIncludeValid = options_.factsIncludeValid;
+  so.maxPool = options_.maxPool;
+  so.rankMetrics = options_.rankMetrics;
+  so.commandLine = options_.commandLine;
+  session_ =
+      std::make_unique<Session>(program, backend, std::move(device), so);
   InterruptGuard::throwIfRaised();
-  {
-    // Read once: parsed, and hashed for the report's provenance.
-    const std::string bytes = readFile(options_.weights);
-    weights_ = parseSafetensors(bytes, options_.weights);
-    provenance_.weightsSha256 = sha256Hex(bytes);
-  }
-  checkWeights(program_, dataset_, weights_, options_.weights);
-  provenance_.version = proofcVersion();
-  provenance_.gitCommit = proofcGitCommit();
-  provenance_.commandLine = options_.commandLine;
-  provenance_.startedUtc = utcTimestamp(options_.startedWall);
-  provenance_.host = hostName();
-  provenance_.datasetFingerprint = datasetFingerprint(dataset_);
-  candidateOptions_.split = options_.split;
-  candidateOptions_.corruptions = options_.corruptions;
-  candidateOptions_.seed = options_.seed;
-  candidateOptions_.maxQueries = options_.queries;
-  candidates_ = buildCandidates(dataset_, candidateOptions_);
+  weights_ = session_->loadWeights(options_.weights);
   InterruptGuard::throwIfRaised();
   // The outcomes' size is known now, before the run: a disk that cannot
   // hold them fails now, not after hours.
   std::vector<OutputSize> sizes;
   if (!options_.outcomes.empty())
     sizes.push_back({options_.outcomes,
-                     outcomesTsvBound(candidates_, dataset_),
+                     outcomesTsvBound(candidates(), dataset()),
                      fmt::format("the outcomes of {} candidates",
-                                 candidates_.candidates.size())});
+                                 candidates().candidates.size())});
   if (!options_.report.empty())
     sizes.push_back({options_.report, kReportBytesBound, "the report"});
   checkFreeSpace(sizes);
 }
 
-RunOutput RunSession::evaluate(Backend &backend, const std::string &device) {
-  const std::vector<Candidate> &pool = candidates_.candidates;
-  const int64_t total = static_cast<int64_t>(pool.size());
-  const EvalInputs all{program_, dataset_, weights_, candidates_,
-                       options_.factsIncludeValid};
-
-  RunOutput out;
-  out.chunkSize =
-      chunkSizeFor(total, options_.maxPool, backend.poolCapacity(all));
-  out.outcomes.reserve(pool.size());
-  BackendTimings timings;
+RunOutput RunSession::evaluate() {
+  const int64_t total = static_cast<int64_t>(candidates().candidates.size());
   ProgressReporter progress(
       total, progressStyleFor(options_.progressStream, options_.quiet),
       options_.progressStream);
-  int64_t begin = 0;
-  RunControl control;
+  EvaluateControl control;
   control.cancel = &InterruptGuard::flag();
-  control.progress = [&](int64_t finished) {
-    progress.update(begin + finished);
+  control.progress = [&](int64_t done, int64_t) {
+    progress.update(done);
     if (options_.onProgress)
-      options_.onProgress(begin + finished);
+      options_.onProgress(done);
   };
-
-  // At least one run, so that an empty pool still checks the backend setup.
-  do {
-    InterruptGuard::throwIfRaised();
-    const int64_t end = std::min(total, begin + out.chunkSize);
-    CandidateSet chunk;
-    const bool whole = begin == 0 && end == total;
-    if (!whole) {
-      chunk.queries = candidates_.queries;
-      chunk.candidates.assign(pool.begin() + begin, pool.begin() + end);
-    }
-    EvalInputs inputs{program_, dataset_, weights_, whole ? candidates_ : chunk,
-                      options_.factsIncludeValid, &control};
-    BackendTimings t;
-    std::vector<Outcome> outcomes = backend.run(inputs, t);
-    if (static_cast<int64_t>(outcomes.size()) != end - begin)
-      fail("{} backend: {} outcomes for the {} candidates {}..{}",
-           backend.name(), outcomes.size(), end - begin, begin, end - 1);
-    // Chunks run in candidate order: the first chunk with a non-finite
-    // logit holds the smallest candidate that had one.
-    checkFiniteOutcomes(candidates_, dataset_, outcomes, begin);
-    out.outcomes.insert(out.outcomes.end(), outcomes.begin(), outcomes.end());
-    timings.setupSeconds += t.setupSeconds;
-    timings.runSeconds += t.runSeconds;
-    timings.steps += t.steps;
-    ++out.chunks;
-    control.report(end - begin);
-    begin = end;
-  } while (begin < total);
+  InterruptGuard::throwIfRaised();
+  SessionResult result = session_->evaluate(weights_, control);
   InterruptGuard::throwIfRaised();
   progress.finish();
 
-  ReportInputs &r = out.report;
-  r.program = program_;
-  r.datasetDir = options_.data;
-  r.datasetName = datasetNameOf(options_.data);
-  r.entities = dataset_.numEntities();
-  r.relations = dataset_.numRelations();
-  r.facts = countFacts(dataset_, options_.factsIncludeValid);
-  r.rules = static_cast<int64_t>(dataset_.rules.size());
-  r.factsIncludeValid = options_.factsIncludeValid;
-  r.weights = options_.weights;
-  r.candidates = candidateOptions_;
-  r.metrics = computeMetrics(candidates_, out.outcomes);
-  r.provenance = provenance_;
-  r.rankMetrics =
-      computeRankMetrics(candidates_, out.outcomes, options_.rankMetrics);
-  if (options_.rankMetrics.perRelation)
-    for (int32_t id = 0; id < dataset_.numRelations(); ++id)
-      r.relationNames.push_back(dataset_.relations.name(id));
-  r.timings = timings;
-  r.backend = backend.name();
-  r.device = device;
-  r.totalSeconds = secondsSince(options_.started);
+  RunOutput out;
+  out.outcomes = std::move(result.outcomes);
+  out.report = *result.report;
+  out.chunks = result.chunks;
+  out.chunkSize = result.chunkSize;
+  // The tool's run started before the program was compiled or loaded.
+  out.report.totalSeconds = secondsSince(options_.started);
+  out.report.provenance.startedUtc = utcTimestamp(options_.startedWall);
   return out;
 }
 
@@ -239,7 +183,7 @@ void RunSession::writeOutputs(const RunOutput &output, std::FILE *out) const {
   OutputSet set;
   ReportInputs report = output.report;
   if (!options_.outcomes.empty()) {
-    std::string tsv = outcomesTsv(options_.outcomes, candidates_, dataset_,
+    std::string tsv = outcomesTsv(options_.outcomes, candidates(), dataset(),
                                   output.outcomes);
     report.outcomesFile = options_.outcomes;
     report.outcomesSha256 = sha256Hex(tsv);

@@ -1,12 +1,14 @@
 //===- RunSession.h - One evaluation run, shared by the tools ---*- C++ -*-===//
 //
 // The run flow of `proofc run` and `proofc-run` after the program and the
-// backend are known: load the dataset and weights, check them against the
-// program, build the candidates (spec §6); run the backend over the pool in
-// chunks (contiguous ranges of candidates, at most --max-pool or what the
-// backend says fits, e.g. the device's free memory) with a progress display
-// and Ctrl-C handling; compute the metrics; print the summary; write the
-// report and the outcomes as one result (OutputSet, docs/outputs.md).
+// backend are known, as one user of the embedding API (Session.h): the
+// Session loads the dataset and builds the candidates (spec §6); this class
+// adds what a command-line tool needs around it: the output paths checked
+// first, the weights file read and checked, SIGINT/SIGTERM handling, a
+// progress display, the summary, and the report and the outcomes written as
+// one result (OutputSet, docs/outputs.md). The Session runs the backend
+// over the pool in chunks (contiguous ranges of candidates, at most
+// --max-pool or what the backend says fits, e.g. the device's free memory).
 //
 // Chunking never changes a result: a candidate's outcome depends only on the
 // candidate (spec, preamble), so the concatenated chunk outcomes equal one
@@ -27,11 +29,13 @@
 #include "proofc/runtime/Program.h"
 #include "proofc/runtime/RankMetrics.h"
 #include "proofc/runtime/Safetensors.h"
+#include "proofc/runtime/Session.h"
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -72,8 +76,8 @@ struct RunSessionOptions {
 /// What evaluate() produced.
 struct RunOutput {
   std::vector<Outcome> outcomes; ///< indexed like the candidates
-  /// Complete except `device` (given to evaluate()) and `compileSeconds`,
-  /// which the tool knows (program compile or bundle load, kernel builds);
+  /// Complete except `compileSeconds`, which the tool knows (program
+  /// compile or bundle load, kernel builds);
   /// `totalSeconds` runs from RunSessionOptions::started to the end of the
   /// run.
   ReportInputs report;
@@ -111,22 +115,24 @@ inline constexpr uint64_t kReportBytesBound = 1 << 20;
 class RunSession {
 public:
   /// Installs the interrupt handlers for the session's lifetime, checks the
-  /// output paths (checkOutputPaths), then loads and checks everything, and
-  /// last the free space the outputs need (checkFreeSpace, the outcomes
-  /// bounded by outcomesTsvBound); throws proofc::Error on bad input and
-  /// Interrupted when a signal came during loading.
-  RunSession(const ProgramSpec &program, RunSessionOptions options);
+  /// output paths (checkOutputPaths), then loads and checks everything
+  /// (`program` runs on `backend`, which must outlive the session; `device`
+  /// names it in the report), and last the free space the outputs need
+  /// (checkFreeSpace, the outcomes bounded by outcomesTsvBound); throws
+  /// proofc::Error on bad input and Interrupted when a signal came during
+  /// loading.
+  RunSession(const ProgramSpec &program, Backend &backend, std::string device,
+             RunSessionOptions options);
 
-  const ProgramSpec &program() const { return program_; }
-  const Dataset &dataset() const { return dataset_; }
-  const TensorMap &weights() const { return weights_; }
-  const CandidateSet &candidates() const { return candidates_; }
+  const ProgramSpec &program() const { return session_->program(); }
+  const Dataset &dataset() const { return session_->dataset(); }
+  const TensorMap &weights() const { return weights_.tensors; }
+  const CandidateSet &candidates() const { return session_->candidates(); }
   const RunSessionOptions &options() const { return options_; }
 
-  /// Runs `backend` over every candidate in chunks of chunkSizeFor(pool,
-  /// maxPool, backend.poolCapacity()), reporting progress; `device` names
-  /// the device in the report (a tool may refine it after the run).
-  RunOutput evaluate(Backend &backend, const std::string &device = "");
+  /// Runs the backend over every candidate in chunks of chunkSizeFor(pool,
+  /// maxPool, backend.poolCapacity()), reporting progress.
+  RunOutput evaluate();
 
   /// printRunSummary(), plus a `pool` line when the pool ran in chunks.
   void printSummary(std::FILE *out, const RunOutput &output) const;
@@ -146,12 +152,8 @@ public:
 private:
   InterruptGuard interrupts_; ///< first: covers loading too
   RunSessionOptions options_;
-  ProgramSpec program_;
-  Dataset dataset_;
-  TensorMap weights_;
-  Provenance provenance_; ///< everything but the device (known at the run)
-  CandidateOptions candidateOptions_;
-  CandidateSet candidates_;
+  std::unique_ptr<Session> session_;
+  WeightsFile weights_;
 };
 
 } // namespace proofc

@@ -24,6 +24,7 @@
 #include "RunSession.h"
 #include "RunSummary.h"
 #include "cuda/CudaBackend.h"
+#include "proofc/runtime/Notices.h"
 #include "proofc/runtime/Bundle.h"
 
 #include <CLI/CLI.hpp>
@@ -59,51 +60,22 @@ int run(const Options &o) {
       std::chrono::duration<double>(Clock::now() - start).count();
 
   // The device first, so that an unavailable one fails before any loading.
-  std::string device = o.run.device;
-  if (device == "auto") {
-    std::string why;
-    device = cudaDeviceAvailable(&why) ? "cuda" : "cpu";
-  } else if (device == "cuda") {
-    std::string why;
-    if (!cudaDeviceAvailable(&why)) fail("--device cuda: {}", why);
-  }
-  std::unique_ptr<Backend> backend;
-  CudaBackend *cuda = nullptr;
-  std::string deviceText;
-  if (device == "cuda") {
-    CudaBackendOptions options;
-    options.cond = parseCondMode(o.cond, "--cond");
-    options.unroll = o.unroll;
-    options.memoEntries = o.memoEntries;
-    auto b = std::make_unique<CudaBackend>(bundle, o.bundle, options);
-    cuda = b.get();
-    backend = std::move(b);
-  } else {
-    HostBackendOptions options;
-    options.threads = o.run.threads;
-    const int used =
-        o.run.threads > 0
-            ? o.run.threads
-            : std::max(1,
-                       static_cast<int>(std::thread::hardware_concurrency()));
-    deviceText = fmt::format("cpu ({} thread{})", used, used == 1 ? "" : "s");
-    backend = std::make_unique<HostBackend>(options);
-  }
+  SessionOptions device;
+  device.device = o.run.device;
+  device.threads = o.run.threads;
+  device.cond = o.cond;
+  device.unroll = o.unroll;
+  device.memoEntries = o.memoEntries;
+  SelectedDevice selected = openDevice(bundle, o.bundle, device, "--device");
+  auto *cuda = dynamic_cast<CudaBackend *>(selected.backend.get());
 
-  RunSession session(bundle.program, so);
-
-  RunOutput out = session.evaluate(*backend, deviceText);
+  RunSession session(bundle.program, *selected.backend, selected.name, so);
+  RunOutput out = session.evaluate();
   out.report.compileSeconds = loadSeconds;
-  if (cuda) {
-    const CudaRunInfo &info = cuda->info();
+  if (cuda)
     // Kernel compilation (cold) or cache loads (warm) happen in setup; the
     // modules compile in parallel, so their wall time, not the sum.
-    out.report.compileSeconds += info.moduleSeconds;
-    out.report.backendDetails = cudaRunInfoJson(info);
-    out.report.device = fmt::format("{}, cond {}{}", info.device,
-                                    condModeName(info.cond),
-                                    info.condFellBack ? " (fallback)" : "");
-  }
+    out.report.compileSeconds += cuda->info().moduleSeconds;
 
   // `--report -` / `--outcomes -` own stdout: the text goes to stderr.
   std::FILE *text = session.writesStandardOutput() ? stderr : stdout;
@@ -117,6 +89,8 @@ int run(const Options &o) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // The runtime never prints: its notices go to stderr here.
+  proofc::setNoticeHandler(proofc::printNoticeToStderr);
   CLI::App app{"proofc-run: evaluate a compiled proofc bundle (.pcb) on a "
                "dataset, on the CPU or a CUDA GPU"};
   app.set_version_flag("--version",

@@ -37,11 +37,6 @@ driver::SelectedBackend driver::selectBackend(const std::string &device,
 
   HostBackendOptions options;
   options.threads = threads;
-  // The host backend gives each thread at least one slot.
-  int used = threads > 0
-                 ? threads
-                 : static_cast<int>(std::thread::hardware_concurrency());
-  used = std::max(1, std::min(used, slots));
   return {std::make_unique<HostBackend>(options),
-          fmt::format("cpu ({} thread{})", used, used == 1 ? "" : "s")};
+          hostDeviceName(threads, slots)};
 }

@@ -30,9 +30,8 @@ int driver::runCommand(const RunOptions &o) {
       std::chrono::duration<double>(Clock::now() - start).count();
   SelectedBackend selected =
       selectBackend(o.run.device, o.run.threads, program->shape.B, o.program);
-  RunSession session(*program, so);
-
-  RunOutput out = session.evaluate(*selected.backend, selected.device);
+  RunSession session(*program, *selected.backend, selected.device, so);
+  RunOutput out = session.evaluate();
   out.report.compileSeconds = compileSeconds;
   auto *cuda = dynamic_cast<CudaBackend *>(selected.backend.get());
   if (cuda) {
@@ -41,7 +40,6 @@ int driver::runCommand(const RunOptions &o) {
     const CudaRunInfo &info = cuda->info();
     out.report.compileSeconds +=
         info.cache.compileSeconds + info.cache.loadSeconds;
-    out.report.backendDetails = cudaRunInfoJson(info);
   }
 
   // `--report -` / `--outcomes -` own stdout: the text goes to stderr.

@@ -14,12 +14,15 @@
 
 #include "Fail.h"
 #include "Provenance.h"
+#include "proofc/runtime/Notices.h"
 
 #include <CLI/CLI.hpp>
 
 using namespace proofc::driver;
 
 int main(int argc, char **argv) {
+  // The runtime never prints: its notices go to stderr here.
+  proofc::setNoticeHandler(proofc::printNoticeToStderr);
   CLI::App app{"proofc: compile and evaluate eval programs (policy-guided "
                "provers for knowledge-graph link prediction)"};
   app.set_version_flag("--version",

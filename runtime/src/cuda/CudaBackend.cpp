@@ -83,7 +83,7 @@ CudaBackend::CudaBackend(Bundle bundle, std::string bundlePath,
     : bundle_(std::move(bundle)), path_(std::move(bundlePath)),
       options_(std::move(options)) {}
 
-CudaBackend::~CudaBackend() = default;
+void CudaBackend::clearRunInfo() { info_ = CudaRunInfo{}; }
 
 } // namespace proofc
 
@@ -95,6 +95,9 @@ bool cudaDeviceAvailable(std::string *why) {
   if (why) *why = "proofc was built without the CUDA headers (cuda.h, nvrtc.h)";
   return false;
 }
+
+struct CudaBackend::Persistent {};
+CudaBackend::~CudaBackend() = default;
 
 int64_t CudaBackend::poolCapacity(const EvalInputs &) { return 0; }
 
@@ -110,8 +113,10 @@ std::vector<Outcome> CudaBackend::run(const EvalInputs &, BackendTimings &) {
 #include "Interrupts.h"
 #include "KnowledgeBase.h"
 #include "cuda/CudaDriver.h"
+#include "cuda/DevicePrologue.h"
 #include "cuda/Nvrtc.h"
 #include "cuda/PlanBinding.h"
+#include "proofc/runtime/Notices.h"
 
 #include <algorithm>
 #include <chrono>
@@ -208,17 +213,28 @@ std::string oneLine(std::string text) {
 class Runner {
 public:
   Runner(const Bundle &bundle, const std::string &path,
-         const CudaBackendOptions &options, CudaRunInfo &info)
-      : bundle_(bundle), path_(path), options_(options), info_(info),
+         const CudaBackendOptions &options)
+      : bundle_(bundle), path_(path), options_(options),
         s_(CudaDriver::get()) {}
 
-  std::vector<Outcome> run(const EvalInputs &inputs, BackendTimings &timings) {
+  /// Everything that does not depend on the weights: the device, the
+  /// knowledge base, the buffers (first contents uploaded: the pool, the
+  /// knowledge base, and the host weights' tables unless the weights are on
+  /// the device), the modules, the launches and the graph.
+  void setup(const EvalInputs &inputs, BackendTimings &timings) {
     const Clock::time_point start = Clock::now();
-    control_ = inputs.control;
+    poolId_ = inputs.poolId;
     openDevice();
-    KnowledgeBase kb =
-        buildKnowledgeBase(inputs.dataset, inputs.factsIncludeValid);
-    PlanBinding binding(bundle_, inputs, kb, path_, options_.memoEntries);
+    kb_ = buildKnowledgeBase(inputs.dataset, inputs.factsIncludeValid);
+    binding_ = std::make_unique<PlanBinding>(bundle_, inputs, kb_, path_,
+                                             options_.memoEntries);
+    PlanBinding &binding = *binding_;
+    for (size_t i = 0; i < binding.buffers().size(); ++i)
+      if (binding.buffers()[i].data.empty() &&
+          std::find(binding.weightBuffers().begin(),
+                    binding.weightBuffers().end(),
+                    static_cast<int32_t>(i)) == binding.weightBuffers().end())
+        zeroBuffers_.push_back(i);
     allocate(binding);
     loadModules();
     resolveCondMode();
@@ -237,14 +253,46 @@ public:
       PROOFC_CU(s_.drv, cuEventCreate, &e, CU_EVENT_DISABLE_TIMING);
     if (info_.cond != CondMode::Host) buildGraph(handles);
     PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
+    weightsCurrent_ = !inputs.deviceWeights; // uploaded with the binding
     timings.setupSeconds = secondsSince(start);
+  }
+
+  /// True when a run over `inputs` can reuse this setup: the same pool
+  /// (EvalInputs::poolId), so the same knowledge base, buffers and graph.
+  bool reusableFor(const EvalInputs &inputs) const {
+    return inputs.poolId != 0 && inputs.poolId == poolId_;
+  }
+
+  /// One run over the pool with inputs' weights: the state that depends on
+  /// the weights (every zero-initialized buffer: slots, counters, step
+  /// memo, outcomes) starts fresh unless setup() just made it, the weights
+  /// and their tables are uploaded unless setup() just did, then the loop
+  /// and the readback.
+  std::vector<Outcome> execute(const EvalInputs &inputs,
+                               BackendTimings &timings) {
+    const Clock::time_point start = Clock::now();
+    control_ = inputs.control;
+    stoppedEarly_ = false;
+    info_.graphLaunches = 0;
+    info_.hostFlagReads = 0;
+    info_.launchSeconds.clear();
+    if (!stateFresh_)
+      for (size_t i : zeroBuffers_)
+        PROOFC_CU(s_.drv, cuMemsetD8Async, s_.buffers[i], 0,
+                  binding_->buffers()[i].bytes, s_.stream);
+    stateFresh_ = false;
+    if (!weightsCurrent_)
+      uploadWeights(inputs);
+    weightsCurrent_ = false;
+    PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
+    timings.setupSeconds += secondsSince(start);
 
     {
       // One launch may run the whole pool (the native WHILE graph; the
       // persistent kernel in every mode): the watcher stops it from the
       // device's side when the run is cancelled. Its thread starts and
       // joins outside the timed loop.
-      CancelWatcher watcher(*this, binding);
+      CancelWatcher watcher(*this, *binding_);
       const Clock::time_point loop = Clock::now();
       switch (info_.cond) {
       case CondMode::Native: timings.steps = runNative(); break;
@@ -256,10 +304,32 @@ public:
     }
     // Raised while the loop ran: the pool may not have been done.
     if (cancelled()) throwInterrupted();
-    return readOutcomes(binding);
+    return readOutcomes(*binding_);
   }
 
+  const CudaRunInfo &info() const { return info_; }
+
 private:
+  /// The weights' buffers for a run after the first: the host prologue's
+  /// tables uploaded, or the device prologue run over device weights.
+  void uploadWeights(const EvalInputs &inputs) {
+    if (inputs.deviceWeights) {
+      std::map<std::string, DeviceTensor> weights;
+      for (const auto &[name, w] : *inputs.deviceWeights)
+        weights[name] = {static_cast<CUdeviceptr>(w.address), w.shape};
+      std::map<std::string, CUdeviceptr> outputs;
+      for (int32_t index : binding_->weightBuffers()) {
+        const BoundBuffer &b = binding_->buffers()[static_cast<size_t>(index)];
+        outputs[b.decl->init.substr(8)] = s_.buffers[static_cast<size_t>(index)];
+      }
+      devicePrologue().run(bundle_.plan, weights, outputs, s_.stream);
+      return;
+    }
+    for (auto &[index, data] : binding_->weightData(inputs.weights))
+      PROOFC_CU(s_.drv, cuMemcpyHtoD, s_.buffers[static_cast<size_t>(index)],
+                data.data(), data.size() * 4);
+  }
+
   void openDevice() {
     CudaDriver &drv = s_.drv;
     int count = 0;
@@ -476,10 +546,9 @@ private:
     if (options_.cond != CondMode::Native) return;
     std::string why;
     if (!probeConditionalNodes(s_.drv, s_.ctx, &why)) {
-      std::fprintf(stderr,
-                   "proofc: notice: conditional graph nodes unsupported (%s); "
-                   "using --cond emulated\n",
-                   why.c_str());
+      notice(fmt::format("conditional graph nodes unsupported ({}); using "
+                         "--cond emulated",
+                         why));
       info_.cond = CondMode::Emulated;
       info_.condFellBack = true;
     }
@@ -853,11 +922,29 @@ private:
     return binding.outcomes(status, depth, logp);
   }
 
+  /// The device prologue's module, loaded at the first run with device
+  /// weights.
+  DevicePrologue &devicePrologue() {
+    if (!devicePrologue_) {
+      KernelCache cache(options_.cache);
+      devicePrologue_ = std::make_unique<DevicePrologue>(
+          s_.drv, cache, major_, minor_, path_);
+    }
+    return *devicePrologue_;
+  }
+
   const Bundle &bundle_;
   const std::string &path_;
   const CudaBackendOptions &options_;
-  CudaRunInfo &info_;
+  CudaRunInfo info_; ///< setup's facts, then the last execute()'s counters
   DeviceSession s_;
+  KnowledgeBase kb_;
+  std::unique_ptr<PlanBinding> binding_;
+  std::unique_ptr<DevicePrologue> devicePrologue_;
+  uint64_t poolId_ = 0;
+  std::vector<size_t> zeroBuffers_; ///< reset before every run but the first
+  bool stateFresh_ = true;      ///< zero buffers as allocated
+  bool weightsCurrent_ = false; ///< weight buffers hold this run's weights
   int major_ = 0, minor_ = 0;
   std::string arch_;
   std::map<std::string, CUmodule> modules_;
@@ -876,29 +963,73 @@ private:
 
 } // namespace
 
+struct CudaBackend::Persistent {
+  Persistent(const Bundle &bundle, const std::string &path,
+             const CudaBackendOptions &options)
+      : runner(bundle, path, options) {}
+  Runner runner; // owns device objects: never copied or moved
+};
+
+CudaBackend::~CudaBackend() = default;
+
 std::vector<Outcome> CudaBackend::run(const EvalInputs &inputs,
                                       BackendTimings &timings) {
-  // A pool run in chunks is several runs: the counters add up over them.
+  const bool reuse = persistent_ && persistent_->runner.reusableFor(inputs);
+  try {
+    if (!reuse) {
+      persistent_.reset(); // the previous pool's device state first
+      persistent_ = std::make_unique<Persistent>(bundle_, path_, options_);
+      persistent_->runner.setup(inputs, timings);
+    }
+    std::vector<Outcome> outcomes = persistent_->runner.execute(inputs, timings);
+    addRunInfo(persistent_->runner.info(), !reuse);
+    return outcomes;
+  } catch (const Interrupted &) {
+    // The device state is intact; the next run resets what it changed.
+    if (persistent_)
+      addRunInfo(persistent_->runner.info(), !reuse);
+    throw;
+  } catch (...) {
+    persistent_.reset(); // a failed run's device state is not reused
+    throw;
+  }
+}
+
+void CudaBackend::addRunInfo(const CudaRunInfo &run, bool setUp) {
+  // A pool run in chunks is several runs: the counters add up over them;
+  // the cache and module load count only where a run set the device up.
   const CudaRunInfo before = info_;
-  info_ = CudaRunInfo{};
-  Runner runner(bundle_, path_, options_, info_);
-  std::vector<Outcome> outcomes = runner.run(inputs, timings);
-  info_.cache.hits += before.cache.hits;
-  info_.cache.misses += before.cache.misses;
-  info_.cache.discarded += before.cache.discarded;
-  info_.cache.evicted += before.cache.evicted;
-  info_.cache.compileSeconds += before.cache.compileSeconds;
-  info_.cache.loadSeconds += before.cache.loadSeconds;
-  info_.moduleSeconds += before.moduleSeconds;
+  info_ = run;
+  info_.cache = before.cache;
+  info_.moduleSeconds = before.moduleSeconds;
+  if (setUp) {
+    info_.cache.hits += run.cache.hits;
+    info_.cache.misses += run.cache.misses;
+    info_.cache.discarded += run.cache.discarded;
+    info_.cache.evicted += run.cache.evicted;
+    info_.cache.compileSeconds += run.cache.compileSeconds;
+    info_.cache.loadSeconds += run.cache.loadSeconds;
+    info_.moduleSeconds += run.moduleSeconds;
+  }
   info_.graphLaunches += before.graphLaunches;
   info_.hostFlagReads += before.hostFlagReads;
   info_.deviceBytes = std::max(info_.deviceBytes, before.deviceBytes);
   for (const auto &[name, seconds] : before.launchSeconds)
     info_.launchSeconds[name] += seconds;
-  return outcomes;
 }
 
 int64_t CudaBackend::poolCapacity(const EvalInputs &inputs) {
+  // A session asks again at every call: its pool's answer is kept (the
+  // device memory it measured is now partly the pool's own buffers).
+  if (inputs.poolId != 0 && inputs.poolId == capacityPool_)
+    return capacity_;
+  const int64_t capacity = measurePoolCapacity(inputs);
+  capacityPool_ = inputs.poolId;
+  capacity_ = capacity;
+  return capacity;
+}
+
+int64_t CudaBackend::measurePoolCapacity(const EvalInputs &inputs) {
   const int64_t n = static_cast<int64_t>(inputs.candidates.candidates.size());
   if (n <= 1) return 0;
   CudaDriver &drv = CudaDriver::get();

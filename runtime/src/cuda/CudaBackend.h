@@ -97,6 +97,11 @@ bool cudaBackendBuilt();
 /// otherwise `why` says why not (for --device auto).
 bool cudaDeviceAvailable(std::string *why = nullptr);
 
+/// Keeps its device state (context, knowledge base, buffers, modules,
+/// graph) between runs over the same pool (EvalInputs::poolId): a later run
+/// resets the zero-initialized buffers, uploads the weights and runs the
+/// loop (Session.h). Any other pool, or a run that failed (not one that was
+/// cancelled), sets the device up anew.
 class CudaBackend : public Backend {
 public:
   CudaBackend(Bundle bundle, std::string bundlePath,
@@ -111,14 +116,24 @@ public:
   /// The pool that fits in 90% of the device's free memory (the plan's
   /// buffers are linear in the pool size), and at most 2^31 - 1.
   int64_t poolCapacity(const EvalInputs &inputs) override;
-  /// Sums the counters over every run() so far (a chunked pool).
+  /// Sums the counters over every run() since the last clearRunInfo() (a
+  /// chunked pool is several runs).
   const CudaRunInfo &info() const { return info_; }
+  void clearRunInfo();
+  int deviceOrdinal() const { return options_.device; }
 
 private:
+  struct Persistent; ///< the device state kept between runs of one pool
+  void addRunInfo(const CudaRunInfo &run, bool setUp);
+  int64_t measurePoolCapacity(const EvalInputs &inputs);
+
   Bundle bundle_;
   std::string path_;
   CudaBackendOptions options_;
   CudaRunInfo info_;
+  std::unique_ptr<Persistent> persistent_;
+  uint64_t capacityPool_ = 0; ///< the poolId capacity_ was measured for
+  int64_t capacity_ = 0;
 };
 
 } // namespace proofc

@@ -52,6 +52,7 @@ namespace proofc {
   X(cuMemcpyDtoHAsync, 3020)                                                   \
   X(cuMemcpyHtoDAsync, 3020)                                                   \
   X(cuMemsetD8, 3020)                                                          \
+  X(cuMemsetD8Async, 3020)                                                     \
   X(cuModuleLoadDataEx, 2010)                                                  \
   X(cuModuleUnload, 2000)                                                      \
   X(cuModuleGetFunction, 2000)                                                 \

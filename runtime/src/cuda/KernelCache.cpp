@@ -8,6 +8,7 @@
 #include "cuda/KernelCache.h"
 
 #include "Fail.h"
+#include "proofc/runtime/Notices.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -96,7 +97,7 @@ bool writeAll(int fd, const char *data, size_t size) {
 void noticeOnce(const std::string &message) {
   static std::atomic<bool> said{false};
   if (!said.exchange(true))
-    std::fprintf(stderr, "proofc: notice: %s\n", message.c_str());
+    notice(message);
 }
 
 bool isEntryName(const std::string &name) {

@@ -295,8 +295,7 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
                            memoEntries)),
       poolOrder_(poolOrder(symbols_.at("N"), symbols_.at("B"))) {
   const GpuPlan &plan = bundle.plan;
-  const TensorMap tensors = runPlanPrologue(plan, inputs.weights, path_);
-
+  plan_ = &plan;
   for (size_t i = 0; i < plan.buffers.size(); ++i) {
     const BufferDecl &decl = plan.buffers[i];
     const std::string what =
@@ -306,14 +305,7 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
     b.elements = evalExtent(decl.elements, symbols_, what);
     b.bytes = std::max<size_t>(4, static_cast<size_t>(b.elements) * 4);
     if (decl.init.rfind("weights:", 0) == 0) {
-      const std::string name = decl.init.substr(8);
-      auto it = tensors.find(name);
-      if (it == tensors.end())
-        fail("{}: no weight or prologue table '{}'", what, name);
-      if (it->second.numel() != b.elements)
-        fail("{}: tensor '{}' has {} elements, the plan declares {}", what,
-             name, it->second.numel(), b.elements);
-      b.data = words(it->second.data);
+      weightBuffers_.push_back(static_cast<int32_t>(i)); // filled below
     } else if (!decl.init.empty()) {
       b.data = bindingWords(decl.init, kb, inputs.candidates, poolOrder_);
       const bool isOutput = decl.init.rfind("out.", 0) == 0;
@@ -335,6 +327,11 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
     bufferIndex_.emplace(decl.name, static_cast<int32_t>(buffers_.size()));
     buffers_.push_back(std::move(b));
   }
+  // Host weights: the folded tables now. Device weights: the buffers stay
+  // zero until the device prologue fills them (DevicePrologue.h).
+  if (!inputs.deviceWeights)
+    for (auto &[index, data] : weightData(inputs.weights))
+      buffers_[static_cast<size_t>(index)].data = std::move(data);
   if (outStatus_ < 0 || outDepth_ < 0 || outLogp_ < 0)
     fail("{}: the plan binds no buffer to {}", path_,
          outStatus_ < 0 ? "out.status"
@@ -354,6 +351,25 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
       bound.args.push_back(bindArg(arg, *this, what));
     launches_.emplace(launch.name, std::move(bound));
   }
+}
+
+std::vector<std::pair<int32_t, std::vector<uint32_t>>>
+PlanBinding::weightData(const TensorMap &weights) const {
+  const TensorMap tensors = runPlanPrologue(*plan_, weights, path_);
+  std::vector<std::pair<int32_t, std::vector<uint32_t>>> out;
+  for (int32_t index : weightBuffers_) {
+    const BoundBuffer &b = buffers_[static_cast<size_t>(index)];
+    const std::string what = fmt::format("{}: buffer '{}'", path_, b.decl->name);
+    const std::string name = b.decl->init.substr(8);
+    auto it = tensors.find(name);
+    if (it == tensors.end())
+      fail("{}: no weight or prologue table '{}'", what, name);
+    if (it->second.numel() != b.elements)
+      fail("{}: tensor '{}' has {} elements, the plan declares {}", what, name,
+           it->second.numel(), b.elements);
+    out.emplace_back(index, words(it->second.data));
+  }
+  return out;
 }
 
 int32_t PlanBinding::bufferIndex(const std::string &name) const {

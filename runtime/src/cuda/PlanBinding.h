@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace proofc {
@@ -102,6 +103,15 @@ public:
   int32_t outDepth() const { return outDepth_; }
   int32_t outLogp() const { return outLogp_; }
   size_t totalBytes() const;
+  /// The buffers whose init is "weights:<name>" (a weight or a prologue
+  /// table), in plan order.
+  const std::vector<int32_t> &weightBuffers() const { return weightBuffers_; }
+  /// Their contents for `weights` (the plan's prologue run on the host):
+  /// (buffer index, words) in weightBuffers() order. The binding fills its
+  /// buffers with this at construction unless the weights are on the device
+  /// (EvalInputs::deviceWeights); a session calls it again for new weights.
+  std::vector<std::pair<int32_t, std::vector<uint32_t>>>
+  weightData(const TensorMap &weights) const;
   /// Frees the initial contents once they are uploaded.
   void releaseHostData();
 
@@ -113,9 +123,11 @@ public:
 
 private:
   std::string path_;
+  const GpuPlan *plan_ = nullptr;
   SymbolTable symbols_;
   std::vector<BoundBuffer> buffers_;
   std::map<std::string, int32_t> bufferIndex_;
+  std::vector<int32_t> weightBuffers_;
   std::map<std::string, BoundLaunch> launches_;
   int32_t outStatus_ = -1, outDepth_ = -1, outLogp_ = -1;
   std::vector<int64_t> poolOrder_; ///< pool position -> candidate

@@ -51,9 +51,9 @@ std::vector<std::pair<std::string, Bundle>> bundles(int32_t B) {
 
 std::string sessionError(const ProgramSpec &program, RunSessionOptions o,
                          Backend &backend) {
-  RunSession session(program, o);
+  RunSession session(program, backend, "", o);
   return errorOf([&] {
-    RunOutput out = session.evaluate(backend);
+    RunOutput out = session.evaluate();
     session.writeOutputs(out, stdout);
   });
 }
@@ -95,10 +95,11 @@ TEST_P(GpuRunControl, CancelEndsALongRunWithinASecond) {
   // of GPU work in one launch (native WHILE graph; persistent kernel).
   RunSessionOptions bigOptions = sessionOptions("wn18rr", 300);
   bigOptions.corruptions = 0;
-  RunSession big(v10Program(), bigOptions);
+  HostBackend loader; // the sessions below only load; runs are direct
+  RunSession big(v10Program(), loader, "cpu", bigOptions);
   RunSessionOptions smallOptions = sessionOptions("wn18rr", 2);
   smallOptions.corruptions = 10;
-  RunSession small(v10Program(), smallOptions);
+  RunSession small(v10Program(), loader, "cpu", smallOptions);
   for (auto &[path, bundle] : bundles(256)) {
     SCOPED_TRACE(path);
     const ProgramSpec &program = bundle.program;

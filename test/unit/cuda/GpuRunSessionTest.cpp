@@ -41,19 +41,19 @@ TEST_P(GpuRunSession, ChunksEqualOnePassBitForBit) {
   const ProgramSpec program = gpuProgram();
   CudaBackend backend(makeTestBundle(program), "test.pcb",
                       cachedOptionsFor(GetParam()));
-  RunSession whole(program, sessionOptions("nations", 12));
+  RunSession whole(program, backend, "", sessionOptions("nations", 12));
   const EvalInputs all{program, whole.dataset(), whole.weights(),
                        whole.candidates()};
   EXPECT_EQ(backend.poolCapacity(all), 0) << "a small pool fits whole";
-  const RunOutput one = whole.evaluate(backend);
+  const RunOutput one = whole.evaluate();
   EXPECT_EQ(one.chunks, 1);
 
   RunSessionOptions o = sessionOptions("nations", 12);
   o.maxPool = 37;
-  RunSession chunked(program, o);
   CudaBackend fresh(makeTestBundle(program), "test.pcb",
                     cachedOptionsFor(GetParam()));
-  const RunOutput many = chunked.evaluate(fresh);
+  RunSession chunked(program, fresh, "", o);
+  const RunOutput many = chunked.evaluate();
   const size_t n = one.outcomes.size();
   EXPECT_EQ(many.chunks, static_cast<int64_t>((n + 36) / 37));
   ASSERT_EQ(many.outcomes.size(), n);
@@ -82,9 +82,9 @@ TEST_P(GpuRunSession, ChunksEqualOnePassBitForBit) {
 TEST_P(GpuRunSession, CancelledRunDrainsThenTheBackendRunsAgain) {
   PROOFC_REQUIRE_GPU();
   const ProgramSpec program = gpuProgram();
-  RunSession session(program, sessionOptions("kinship", 150));
   CudaBackend backend(makeTestBundle(program), "test.pcb",
                       cachedOptionsFor(GetParam()));
+  RunSession session(program, backend, "", sessionOptions("kinship", 150));
   std::atomic<bool> cancel{false};
   RunControl control;
   control.cancel = &cancel;
@@ -125,10 +125,10 @@ TEST_P(GpuRunSession, CancelledRunDrainsThenTheBackendRunsAgain) {
   cancel = false;
   const std::vector<Outcome> after = backend.run(inputs, t);
   RunSessionOptions small = sessionOptions("kinship", 150);
-  RunSession again(program, small);
   CudaBackend fresh(makeTestBundle(program), "test.pcb",
                     cachedOptionsFor(GetParam()));
-  const RunOutput reference = again.evaluate(fresh);
+  RunSession again(program, fresh, "", small);
+  const RunOutput reference = again.evaluate();
   ASSERT_EQ(after.size(), reference.outcomes.size());
   for (size_t i = 0; i < after.size(); ++i) {
     EXPECT_EQ(after[i].status, reference.outcomes[i].status) << i;
@@ -148,7 +148,7 @@ TEST(GpuRunSessionMemory, APoolBeyondDeviceMemoryRunsInChunks) {
   heavy.plan.buffers.push_back(
       {"ballast", DType::I32, Extent{{"N", "8388608"}}, ""});
   CudaBackend backend(heavy, "heavy.pcb", cachedOptionsFor(CondMode::Native));
-  RunSession session(program, sessionOptions("kinship", 150));
+  RunSession session(program, backend, "", sessionOptions("kinship", 150));
   const EvalInputs all{program, session.dataset(), session.weights(),
                        session.candidates()};
   const int64_t n = static_cast<int64_t>(session.candidates().candidates.size());
@@ -167,13 +167,13 @@ TEST(GpuRunSessionMemory, APoolBeyondDeviceMemoryRunsInChunks) {
     std::printf("[ gpu      ] one pass: %s\n", what.c_str());
   }
 
-  const RunOutput chunked = session.evaluate(backend);
+  const RunOutput chunked = session.evaluate();
   EXPECT_EQ(chunked.chunkSize, capacity);
   EXPECT_EQ(chunked.chunks, (n + capacity - 1) / capacity);
   CudaBackend normal(makeTestBundle(program), "test.pcb",
                      cachedOptionsFor(CondMode::Native));
-  RunSession again(program, sessionOptions("kinship", 150));
-  const RunOutput one = again.evaluate(normal);
+  RunSession again(program, normal, "", sessionOptions("kinship", 150));
+  const RunOutput one = again.evaluate();
   ASSERT_EQ(one.chunks, 1);
   ASSERT_EQ(chunked.outcomes.size(), one.outcomes.size());
   for (size_t i = 0; i < one.outcomes.size(); ++i) {

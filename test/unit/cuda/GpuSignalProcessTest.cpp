@@ -72,8 +72,8 @@ TEST(GpuSignalChildProcess, DISABLED_RunUntilSignalled) {
   exitAfterChildRun([&] {
     Bundle bundle = readBundle(bundlePath);
     CudaBackend backend(bundle, bundlePath, CudaBackendOptions{});
-    RunSession session(bundle.program, o);
-    RunOutput out = session.evaluate(backend, "cuda");
+    RunSession session(bundle.program, backend, "cuda", o);
+    RunOutput out = session.evaluate();
     session.writeOutputs(out, stdout);
   });
 }

@@ -14,6 +14,7 @@
 #include "FileIO.h"
 #include "TestUtil.h"
 #include "cuda/KernelCache.h"
+#include "proofc/runtime/Notices.h"
 
 #include <gtest/gtest.h>
 
@@ -363,6 +364,7 @@ TEST(KernelCacheStressChild, DISABLED_UnwritableDirectory) {
   const char *scenario = std::getenv(kScenarioEnv);
   const char *dir = std::getenv(kScenarioDirEnv);
   if (!scenario || !dir) GTEST_SKIP() << "run by KernelCacheStress only";
+  setNoticeHandler(printNoticeToStderr); // as the tools do
   auto check = [&](bool ok, const char *what) {
     if (!ok) {
       std::fprintf(stderr, "child check failed: %s\n", what);

@@ -54,8 +54,8 @@ TEST(SessionChildProcess, DISABLED_RunUntilInterrupted) {
   o.onProgress = readyOnFirstProgress(std::atoi(ready));
   exitAfterChildRun([&] {
     HostBackend backend(HostBackendOptions{1});
-    RunSession session(v10Program(), o);
-    RunOutput out = session.evaluate(backend, "cpu");
+    RunSession session(v10Program(), backend, "cpu", o);
+    RunOutput out = session.evaluate();
     session.writeOutputs(out, stdout);
   });
 }

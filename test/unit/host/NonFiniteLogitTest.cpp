@@ -63,10 +63,10 @@ std::string runError(const std::string &weights, int threads,
   o.weights = weights;
   o.maxPool = maxPool;
   o.report = report;
-  RunSession session(v10Program(), o);
   HostBackend backend(HostBackendOptions{threads});
+  RunSession session(v10Program(), backend, "cpu", o);
   return errorOf([&] {
-    RunOutput out = session.evaluate(backend, "cpu");
+    RunOutput out = session.evaluate();
     session.writeOutputs(out, stdout);
   });
 }
@@ -80,7 +80,8 @@ TEST(NonFiniteLogit, RunFailsNamingTheFirstCandidate) {
     const std::string weights = scaledWeights(dir, factor);
     RunSessionOptions o = sessionOptions("nations", 10);
     o.weights = weights;
-    RunSession session(v10Program(), o);
+    HostBackend loader;
+    RunSession session(v10Program(), loader, "cpu", o);
     const CandidateSet &pool = session.candidates();
     const EvalInputs inputs{session.program(), session.dataset(),
                             session.weights(), pool, false};
@@ -116,9 +117,9 @@ TEST(NonFiniteLogit, RunFailsNamingTheFirstCandidate) {
 }
 
 TEST(NonFiniteLogit, TrainedWeightsHaveNone) {
-  RunSession session(v10Program(), sessionOptions("nations", 10));
   HostBackend backend(HostBackendOptions{2});
-  const RunOutput out = session.evaluate(backend, "cpu");
+  RunSession session(v10Program(), backend, "cpu", sessionOptions("nations", 10));
+  const RunOutput out = session.evaluate();
   for (const Outcome &o : out.outcomes)
     ASSERT_FALSE(std::isnan(o.logp));
 }

@@ -47,11 +47,11 @@ TEST(RunSession, ChunksOfSevenEqualOnePassBitForBit) {
   seven.outcomes = dir.file("seven.tsv");
 
   HostBackend backend(HostBackendOptions{2});
-  RunSession a(v10Program(), one);
-  const RunOutput whole = a.evaluate(backend, "cpu");
+  RunSession a(v10Program(), backend, "cpu", one);
+  const RunOutput whole = a.evaluate();
   a.writeOutputs(whole, stdout);
-  RunSession b(v10Program(), seven);
-  const RunOutput chunked = b.evaluate(backend, "cpu");
+  RunSession b(v10Program(), backend, "cpu", seven);
+  const RunOutput chunked = b.evaluate();
   b.writeOutputs(chunked, stdout);
 
   const int64_t n = static_cast<int64_t>(a.candidates().candidates.size());
@@ -123,12 +123,12 @@ TEST(RunSession, BackendCapacityAndMaxPoolSetTheChunks) {
        std::vector<std::tuple<int64_t, int64_t, int64_t>>{
            {0, 0, -1}, {0, 5, 5}, {3, 5, 3}, {11, 0, 11}, {0, 1, 1}}) {
     o.maxPool = maxPool;
-    RunSession session(v10Program(), o);
+    RecordingBackend backend(capacity);
+    RunSession session(v10Program(), backend, "", o);
     const std::vector<Candidate> &pool = session.candidates().candidates;
     const int64_t n = static_cast<int64_t>(pool.size());
     ASSERT_GT(n, 20);
-    RecordingBackend backend(capacity);
-    const RunOutput out = session.evaluate(backend);
+    const RunOutput out = session.evaluate();
     const int64_t size = chunk < 0 ? n : chunk;
     EXPECT_EQ(out.chunkSize, size);
     std::vector<int64_t> sizes(static_cast<size_t>(n / size), size);
@@ -148,11 +148,11 @@ TEST(RunSession, BackendCapacityAndMaxPoolSetTheChunks) {
 TEST(RunSession, ABackendReturningTooFewOutcomesIsAnError) {
   RunSessionOptions o = sessionOptions("nations", 2);
   o.maxPool = 4;
-  RunSession session(v10Program(), o);
   RecordingBackend backend(0);
   backend.dropOne = true;
+  RunSession session(v10Program(), backend, "", o);
   try {
-    session.evaluate(backend);
+    session.evaluate();
     FAIL() << "no error";
   } catch (const Error &e) {
     EXPECT_EQ(std::string(e.what()),
@@ -164,10 +164,11 @@ TEST(RunSession, LoadErrorsNameTheFile) {
   TempDir dir;
   RunSessionOptions o = sessionOptions("nations", 2);
   o.weights = weightsFile("countries_s2"); // E = 271, nations has 14
-  EXPECT_THROW(RunSession session(v10Program(), o), Error);
+  HostBackend backend;
+  EXPECT_THROW(RunSession session(v10Program(), backend, "cpu", o), Error);
   o.weights = dir.file("missing.safetensors");
   try {
-    RunSession session(v10Program(), o);
+    RunSession session(v10Program(), backend, "cpu", o);
     FAIL() << "no error";
   } catch (const Error &e) {
     EXPECT_EQ(std::string(e.what()).rfind(o.weights + ": ", 0), 0u)
@@ -213,9 +214,9 @@ TEST(RunSession, InterruptedAfterKProgressReportsWritesNothing) {
     Backend &backend = betweenChunks ? static_cast<Backend &>(recording) : host;
     int64_t total = 0;
     try {
-      RunSession session(v10Program(), interrupted);
+      RunSession session(v10Program(), backend, "cpu", interrupted);
       total = static_cast<int64_t>(session.candidates().candidates.size());
-      RunOutput out = session.evaluate(backend, "cpu");
+      RunOutput out = session.evaluate();
       session.writeOutputs(out, stdout);
       FAIL() << "not interrupted";
     } catch (const Interrupted &e) {
@@ -241,15 +242,15 @@ TEST(RunSession, InterruptedAfterKProgressReportsWritesNothing) {
   // The next run is unaffected: complete, files written, same outcomes as a
   // run that was never interrupted next to it.
   HostBackend backend(HostBackendOptions{2});
-  RunSession session(v10Program(), o);
-  const RunOutput out = session.evaluate(backend, "cpu");
+  RunSession session(v10Program(), backend, "cpu", o);
+  const RunOutput out = session.evaluate();
   session.writeOutputs(out, stdout);
   EXPECT_EQ(listDir(dir.path()), (std::vector<std::string>{"o.tsv", "r.json"}));
   RunSessionOptions quiet = o;
   quiet.report.clear();
   quiet.outcomes.clear();
-  RunSession reference(v10Program(), quiet);
-  expectSameBits(out.outcomes, reference.evaluate(backend, "cpu").outcomes);
+  RunSession reference(v10Program(), backend, "cpu", quiet);
+  expectSameBits(out.outcomes, reference.evaluate().outcomes);
 }
 
 TEST(RunSession, ProgressReachesTheTotalAndIsNonDecreasing) {
@@ -258,8 +259,8 @@ TEST(RunSession, ProgressReachesTheTotalAndIsNonDecreasing) {
   std::vector<int64_t> seen;
   o.onProgress = [&](int64_t done) { seen.push_back(done); };
   HostBackend backend(HostBackendOptions{2});
-  RunSession session(v10Program(), o);
-  const RunOutput out = session.evaluate(backend);
+  RunSession session(v10Program(), backend, "", o);
+  const RunOutput out = session.evaluate();
   ASSERT_FALSE(seen.empty());
   EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
   EXPECT_EQ(seen.back(), static_cast<int64_t>(out.outcomes.size()));
@@ -273,8 +274,8 @@ TEST(RunSession, SummaryAndOutputs) {
   o.maxPool = 10;
   o.report = dir.file("r.json");
   HostBackend backend(HostBackendOptions{1});
-  RunSession session(v10Program(), o);
-  RunOutput out = session.evaluate(backend, "cpu (1 thread)");
+  RunSession session(v10Program(), backend, "cpu (1 thread)", o);
+  RunOutput out = session.evaluate();
   out.report.compileSeconds = 0.5;
   char *buffer = nullptr;
   size_t size = 0;

@@ -314,8 +314,8 @@ TEST(FreeSpace, TheOutcomesBoundHoldsForARealRun) {
   o.outcomes = dir.file("o.tsv");
   o.report = dir.file("r.json");
   HostBackend backend(HostBackendOptions{1});
-  RunSession session(test::v10Program(), o);
-  RunOutput out = session.evaluate(backend, "cpu");
+  RunSession session(test::v10Program(), backend, "cpu", o);
+  RunOutput out = session.evaluate();
   std::FILE *sink = std::fopen("/dev/null", "w");
   session.writeOutputs(out, sink);
   std::fclose(sink);

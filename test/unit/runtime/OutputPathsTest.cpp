@@ -8,6 +8,7 @@
 #include "TestUtil.h"
 
 #include "FileIO.h"
+#include "HostBackend.h"
 #include "RunSession.h"
 #include "proofc/runtime/Error.h"
 
@@ -65,11 +66,16 @@ TEST(OutputPaths, UnwritableReportFailsBeforeAnythingIsLoaded) {
   o.data = dir.file("no-dataset-here"); // would fail if it were loaded
   o.report = dir.file("missing/r.json");
   o.outcomes = dir.file("o.tsv");
-  EXPECT_EQ(errorOf([&] { RunSession session(proofc::test::v10Program(), o); }),
+  HostBackend backend;
+  EXPECT_EQ(errorOf([&] {
+              RunSession session(proofc::test::v10Program(), backend, "", o);
+            }),
             o.report + ": cannot write: No such file or directory");
   o.report.clear();
   o.outcomes = dir.path(); // a directory
-  EXPECT_EQ(errorOf([&] { RunSession session(proofc::test::v10Program(), o); }),
+  EXPECT_EQ(errorOf([&] {
+              RunSession session(proofc::test::v10Program(), backend, "", o);
+            }),
             dir.path() + ": cannot write: is a directory");
   EXPECT_EQ(entriesIn(dir.path()), 0u);
 }
@@ -95,7 +101,8 @@ TEST(OutputPaths, CheckedOutputsAreNotWrittenBeforeTheRun) {
   RunSessionOptions o = nationsOptions();
   o.report = dir.file("r.json");
   o.outcomes = dir.file("o.tsv");
-  RunSession session(proofc::test::v10Program(), o);
+  HostBackend backend;
+  RunSession session(proofc::test::v10Program(), backend, "", o);
   EXPECT_EQ(entriesIn(dir.path()), 0u); // checked, not yet written
 }
 

@@ -49,6 +49,12 @@ double realisticRank(const std::vector<Outcome> &outcomes,
 Metrics computeMetrics(const CandidateSet &set,
                        const std::vector<Outcome> &outcomes);
 
+/// A weight tensor in the CUDA backend's device memory.
+struct DeviceWeight {
+  uint64_t address = 0; ///< CUdeviceptr of float32 row-major data
+  std::vector<int64_t> shape;
+};
+
 /// Everything a backend needs, bound at run time.
 struct EvalInputs {
   const ProgramSpec &program;
@@ -58,10 +64,14 @@ struct EvalInputs {
   bool factsIncludeValid = false;
   /// Progress and cancellation (RunControl.h); null: run to the end silently.
   const RunControl *control = nullptr;
-  /// When set, the weights are on the CUDA backend's device (name -> device
-  /// address of float32 row-major data, shapes checked by the caller) and
-  /// `weights` is empty; only the CUDA backend accepts them (Session.h).
-  const std::map<std::string, uint64_t> *deviceWeights = nullptr;
+  /// When set, the weights are on the CUDA backend's device (float32,
+  /// row-major, checked against the program by the caller) and `weights`
+  /// is empty; only the CUDA backend accepts them (Session.h).
+  const std::map<std::string, DeviceWeight> *deviceWeights = nullptr;
+  /// Non-zero: the same candidates as every earlier run with this id (a
+  /// Session's whole pool), so a backend may keep what it built for them
+  /// (the CUDA backend's buffers and graph). 0: no such promise.
+  uint64_t poolId = 0;
 };
 
 /// Throws proofc::Error naming the first tensor whose name or shape does not

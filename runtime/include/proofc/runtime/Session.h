@@ -114,8 +114,33 @@ struct SessionResult {
   double setupSeconds = 0; ///< this call's uploads and folding
   double runSeconds = 0;   ///< this call's proof loop
   double callSeconds = 0;  ///< the whole call, readback and metrics included
+  int64_t chunks = 0;      ///< backend runs (SessionOptions::maxPool)
+  int64_t chunkSize = 0;   ///< candidates per run (the last may have fewer)
   /// The report's inputs, for the tools (writing the outcomes TSV with it).
   std::shared_ptr<const ReportInputs> report;
+};
+
+struct Bundle; // Bundle.h
+
+/// The backend SessionOptions::device (and threads, cond, unroll,
+/// memoEntries) asks for, for `bundle` read from `bundlePath`; "auto" takes
+/// CUDA device 0 when there is one. Throws proofc::Error naming the device
+/// when it is unavailable, its message starting with `flag` and the value
+/// (a tool passes "--device").
+struct SelectedDevice {
+  std::unique_ptr<Backend> backend;
+  std::string name; ///< "cpu (N threads)" or "cuda:N"
+};
+SelectedDevice openDevice(const Bundle &bundle, const std::string &bundlePath,
+                          const SessionOptions &options,
+                          const std::string &flag = "device");
+
+/// A weights file read once (Session::loadWeights): its tensors, checked
+/// against the program, and the SHA-256 of its bytes.
+struct WeightsFile {
+  std::string path;
+  std::string sha256;
+  TensorMap tensors;
 };
 
 class Session {
@@ -125,11 +150,12 @@ public:
   /// unavailable device included.
   Session(const std::string &bundlePath, SessionOptions options);
   /// For the tools, which choose the backend themselves (`proofc run`
-  /// compiles its program in memory): `program` runs on `backend`;
-  /// `deviceName` names the device in the report (the CUDA backend's own
-  /// name replaces it after a run). options.device is not used.
-  Session(const ProgramSpec &program, std::unique_ptr<Backend> backend,
-          std::string deviceName, SessionOptions options);
+  /// compiles its program in memory): `program` runs on `backend`, which
+  /// must outlive the session; `deviceName` names the device in the report
+  /// (the CUDA backend's own name replaces it). options.device, threads,
+  /// cond, unroll and memoEntries are not used.
+  Session(const ProgramSpec &program, Backend &backend, std::string deviceName,
+          SessionOptions options);
   ~Session();
   Session(const Session &) = delete;
   Session &operator=(const Session &) = delete;
@@ -154,7 +180,13 @@ public:
   /// session's GPU (copied device to device).
   SessionResult evaluate(const TensorViews &weights,
                          const EvaluateControl &control = {});
-  /// Evaluates a safetensors file (its SHA-256 goes to the provenance).
+  /// Reads a safetensors file and checks it against the program.
+  WeightsFile loadWeights(const std::string &weightsPath) const;
+  /// Evaluates a file read by loadWeights() (its path and SHA-256 go to
+  /// the report).
+  SessionResult evaluate(const WeightsFile &weights,
+                         const EvaluateControl &control = {});
+  /// loadWeights() then evaluate().
   SessionResult evaluateFile(const std::string &weightsPath,
                              const EvaluateControl &control = {});
 

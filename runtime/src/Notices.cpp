@@ -1,0 +1,40 @@
+//===- Notices.cpp - What the runtime tells, without printing -------------===//
+#include "proofc/runtime/Notices.h"
+
+#include <cstdio>
+#include <mutex>
+
+namespace proofc {
+namespace {
+
+std::mutex &handlerMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+NoticeHandler &currentHandler() {
+  static NoticeHandler handler;
+  return handler;
+}
+
+} // namespace
+
+NoticeHandler setNoticeHandler(NoticeHandler handler) {
+  std::lock_guard<std::mutex> lock(handlerMutex());
+  NoticeHandler before = std::move(currentHandler());
+  currentHandler() = std::move(handler);
+  return before;
+}
+
+void notice(const std::string &message) {
+  std::lock_guard<std::mutex> lock(handlerMutex());
+  if (currentHandler())
+    currentHandler()(message);
+}
+
+void printNoticeToStderr(const std::string &message) {
+  std::fprintf(stderr, "proofc: notice: %s\n", message.c_str());
+  std::fflush(stderr);
+}
+
+} // namespace proofc

@@ -1,0 +1,429 @@
+//===- Session.cpp - Load once, evaluate many weight sets -----------------===//
+//
+// The bind-once state (dataset, candidates, backend) and the per-call flow:
+// check the weights, run the backend over the pool in chunks, check the
+// outcomes, compute the metrics and the report. The backend keeps whatever
+// does not depend on the weights between calls (the CUDA backend: context,
+// modules, buffers, graph; CudaBackend.h), so a call costs the weights'
+// upload, the proof loop and the readback.
+//
+//===----------------------------------------------------------------------===//
+#include "proofc/runtime/Session.h"
+
+#include "Fail.h"
+#include "HostBackend.h"
+#include "MessageText.h"
+#include "Provenance.h"
+#include "Report.h"
+#include "RunSession.h"
+#include "Sha256.h"
+#include "cuda/CudaBackend.h"
+#include "proofc/runtime/Bundle.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <thread>
+
+namespace proofc {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// "cuda" -> 0, "cuda:N" -> N; -1 for anything else.
+int cudaOrdinal(const std::string &device) {
+  if (device == "cuda")
+    return 0;
+  if (device.rfind("cuda:", 0) != 0 || device.size() == 5 ||
+      device.size() > 9)
+    return -1;
+  int ordinal = 0;
+  for (size_t i = 5; i < device.size(); ++i) {
+    if (device[i] < '0' || device[i] > '9')
+      return -1;
+    ordinal = ordinal * 10 + (device[i] - '0');
+  }
+  return ordinal;
+}
+
+/// SHA-256 of host tensors, for the provenance of weights given in memory:
+/// per tensor in name order, its name, a NUL, its rank and sizes as
+/// little-endian int64, then its float32 data as little-endian bytes
+/// (docs/report-schema.md).
+std::string tensorsSha256(const TensorMap &weights) {
+  std::string bytes;
+  auto putI64 = [&](int64_t v) {
+    for (int i = 0; i < 8; ++i)
+      bytes.push_back(static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff));
+  };
+  for (const auto &[name, tensor] : weights) {
+    bytes += name;
+    bytes.push_back('\0');
+    putI64(static_cast<int64_t>(tensor.shape.size()));
+    for (int64_t s : tensor.shape)
+      putI64(s);
+    const size_t at = bytes.size();
+    bytes.resize(at + tensor.data.size() * 4);
+    std::memcpy(bytes.data() + at, tensor.data.data(), tensor.data.size() * 4);
+  }
+  return sha256Hex(bytes);
+}
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  return fmt::format("[{}]", fmt::join(shape, ", "));
+}
+
+} // namespace
+
+SelectedDevice openDevice(const Bundle &bundle, const std::string &bundlePath,
+                          const SessionOptions &options,
+                          const std::string &flag) {
+  SelectedDevice out;
+  std::string device = options.device;
+  if (device == "auto") {
+    std::string why;
+    device = cudaDeviceAvailable(&why) ? "cuda" : "cpu";
+  }
+  if (device == "cpu") {
+    HostBackendOptions host;
+    host.threads = options.threads;
+    out.name = hostDeviceName(options.threads, bundle.program.shape.B);
+    out.backend = std::make_unique<HostBackend>(host);
+    return out;
+  }
+  const int ordinal = cudaOrdinal(device);
+  if (ordinal < 0)
+    fail("{} {}: expected cpu, cuda, cuda:N or auto", flag,
+         escapeForMessage(options.device));
+  std::string why;
+  if (!cudaDeviceAvailable(&why))
+    fail("{} {}: no usable CUDA device: {}", flag, device, why);
+  CudaBackendOptions cuda;
+  cuda.cond = parseCondMode(options.cond, "cond");
+  cuda.device = ordinal;
+  cuda.unroll = options.unroll;
+  cuda.memoEntries = options.memoEntries;
+  out.backend = std::make_unique<CudaBackend>(bundle, bundlePath, cuda);
+  out.name = device;
+  return out;
+}
+
+struct Session::State {
+  SessionOptions options;
+  ProgramSpec program;
+  std::unique_ptr<Backend> owned;
+  Backend *backend = nullptr;
+  std::string deviceName;
+  Dataset dataset;
+  CandidateOptions candidateOptions;
+  CandidateSet candidates;
+  Provenance provenance; ///< all but the weights' hash
+  std::vector<TensorSpec> expected;
+  /// This session's pool, for the backends (EvalInputs::poolId).
+  uint64_t poolId = nextPoolId();
+
+  static uint64_t nextPoolId() {
+    static std::atomic<uint64_t> next{1};
+    return next.fetch_add(1);
+  }
+
+  void bind() {
+    dataset = loadDataset(options.data);
+    provenance.version = proofcVersion();
+    provenance.gitCommit = proofcGitCommit();
+    provenance.commandLine = options.commandLine;
+    provenance.host = hostName();
+    provenance.datasetFingerprint = datasetFingerprint(dataset);
+    candidateOptions.split = options.split;
+    candidateOptions.corruptions = options.corruptions;
+    candidateOptions.seed = options.seed;
+    candidateOptions.maxQueries = options.queries;
+    candidates = buildCandidates(dataset, candidateOptions);
+    // The shapes checkWeights() wants: spec §4's table for this program
+    // and dataset, in name order.
+    for (const auto &[name, tensor] : initWeights(program, dataset, 0))
+      expected.push_back({name, tensor.shape, "F32"});
+  }
+
+  /// Checks `views` against the expected tensors: the same names, float32,
+  /// the shapes, row-major, one memory kind (and the session's GPU).
+  void checkViews(const TensorViews &views) const {
+    std::set<std::string> seen;
+    for (const TensorSpec &spec : expected) {
+      auto it = views.find(spec.name);
+      if (it == views.end())
+        fail("weights: tensor '{}' {} is missing", spec.name,
+             shapeText(spec.shape));
+      const TensorView &v = it->second;
+      if (v.dtype != "F32")
+        fail("weights: tensor '{}' has dtype {}, the policy takes F32 "
+             "(float32)",
+             spec.name, escapeForMessage(v.dtype));
+      if (v.shape != spec.shape)
+        fail("weights: tensor '{}' has shape {}, the program needs {}",
+             spec.name, shapeText(v.shape), shapeText(spec.shape));
+      if (!v.strides.empty()) {
+        if (v.strides.size() != v.shape.size())
+          fail("weights: tensor '{}' has {} strides for {} dimensions",
+               spec.name, v.strides.size(), v.shape.size());
+        int64_t expect = 1;
+        for (size_t d = v.shape.size(); d-- > 0;) {
+          if (v.shape[d] != 1 && v.strides[d] != expect)
+            fail("weights: tensor '{}' is not contiguous (strides {} for "
+                 "shape {}); pass a row-major copy (e.g. .contiguous())",
+                 spec.name, shapeText(v.strides), shapeText(v.shape));
+          expect *= v.shape[d];
+        }
+      }
+      int64_t numel = 1;
+      for (int64_t s : v.shape)
+        numel *= s;
+      if (v.data == nullptr && numel > 0)
+        fail("weights: tensor '{}' has no data", spec.name);
+      seen.insert(spec.name);
+    }
+    for (const auto &[name, v] : views)
+      if (!seen.count(name))
+        fail("weights: tensor '{}' is not used by program '{}'",
+             escapeForMessage(name), program.name);
+  }
+
+  SessionResult run(const TensorMap &weights,
+                    const std::map<std::string, DeviceWeight> *deviceWeights,
+                    const std::string &weightsName,
+                    const std::string &weightsMemory,
+                    const std::string &weightsSha256,
+                    const EvaluateControl &control);
+};
+
+SessionResult Session::State::run(
+    const TensorMap &weights,
+    const std::map<std::string, DeviceWeight> *deviceWeights,
+    const std::string &weightsName, const std::string &weightsMemory,
+    const std::string &weightsSha256,
+    const EvaluateControl &evalControl) {
+  const Clock::time_point callStart = Clock::now();
+  const auto startedWall = std::chrono::system_clock::now();
+  const std::vector<Candidate> &pool = candidates.candidates;
+  const int64_t total = static_cast<int64_t>(pool.size());
+  EvalInputs all{program, dataset, weights, candidates,
+                 options.factsIncludeValid, nullptr, deviceWeights, poolId};
+
+  SessionResult result;
+  auto *cuda = dynamic_cast<CudaBackend *>(backend);
+  if (cuda)
+    cuda->clearRunInfo(); // the report describes this call
+  const int64_t chunkSize =
+      chunkSizeFor(total, options.maxPool, backend->poolCapacity(all));
+  result.outcomes.reserve(pool.size());
+  BackendTimings timings;
+  int64_t begin = 0;
+  RunControl control;
+  control.cancel = evalControl.cancel;
+  if (evalControl.progress)
+    control.progress = [&](int64_t finished) {
+      evalControl.progress(begin + finished, total);
+    };
+  int64_t chunks = 0;
+  // At least one run, so that an empty pool still checks the backend setup.
+  do {
+    if (control.cancelled())
+      throwInterrupted();
+    const int64_t end = std::min(total, begin + chunkSize);
+    CandidateSet chunk;
+    const bool whole = begin == 0 && end == total;
+    if (!whole) {
+      chunk.queries = candidates.queries;
+      chunk.candidates.assign(pool.begin() + begin, pool.begin() + end);
+    }
+    // The whole pool is the same at every call: the backend may keep its
+    // setup (poolId); a chunk is not promised to be.
+    EvalInputs inputs{program,          dataset,
+                      weights,          whole ? candidates : chunk,
+                      options.factsIncludeValid, &control,
+                      deviceWeights,    whole ? poolId : 0};
+    BackendTimings t;
+    std::vector<Outcome> outcomes = backend->run(inputs, t);
+    if (static_cast<int64_t>(outcomes.size()) != end - begin)
+      fail("{} backend: {} outcomes for the {} candidates {}..{}",
+           backend->name(), outcomes.size(), end - begin, begin, end - 1);
+    // Chunks run in candidate order: the first chunk with a non-finite
+    // logit holds the smallest candidate that had one.
+    checkFiniteOutcomes(candidates, dataset, outcomes, begin);
+    result.outcomes.insert(result.outcomes.end(), outcomes.begin(),
+                           outcomes.end());
+    timings.setupSeconds += t.setupSeconds;
+    timings.runSeconds += t.runSeconds;
+    timings.steps += t.steps;
+    ++chunks;
+    control.report(end - begin);
+    begin = end;
+  } while (begin < total);
+  if (control.cancelled())
+    throwInterrupted();
+
+  auto report = std::make_shared<ReportInputs>();
+  ReportInputs &r = *report;
+  r.program = program;
+  r.datasetDir = options.data;
+  r.datasetName = datasetNameOf(options.data);
+  r.entities = dataset.numEntities();
+  r.relations = dataset.numRelations();
+  r.facts = countFacts(dataset, options.factsIncludeValid);
+  r.rules = static_cast<int64_t>(dataset.rules.size());
+  r.factsIncludeValid = options.factsIncludeValid;
+  r.weights = weightsName;
+  r.weightsInMemory = weightsMemory;
+  r.candidates = candidateOptions;
+  r.metrics = computeMetrics(candidates, result.outcomes);
+  r.provenance = provenance;
+  r.provenance.weightsSha256 = weightsSha256;
+  r.provenance.startedUtc = utcTimestamp(startedWall);
+  r.rankMetrics =
+      computeRankMetrics(candidates, result.outcomes, options.rankMetrics);
+  if (options.rankMetrics.perRelation)
+    for (int32_t id = 0; id < dataset.numRelations(); ++id)
+      r.relationNames.push_back(dataset.relations.name(id));
+  r.timings = timings;
+  r.backend = backend->name();
+  r.device = deviceName;
+  if (cuda) {
+    const CudaRunInfo &info = cuda->info();
+    r.backendDetails = cudaRunInfoJson(info);
+    r.device = fmt::format("{}, cond {}{}", info.device, condModeName(info.cond),
+                           info.condFellBack ? " (fallback)" : "");
+  }
+  r.totalSeconds = secondsSince(callStart);
+  result.metrics = r.metrics;
+  result.rankMetrics = *r.rankMetrics;
+  result.reportJson = reportJson(r).dump(2) + "\n";
+  result.setupSeconds = timings.setupSeconds;
+  result.runSeconds = timings.runSeconds;
+  result.chunks = chunks;
+  result.chunkSize = chunkSize;
+  result.report = std::move(report);
+  result.callSeconds = secondsSince(callStart);
+  return result;
+}
+
+Session::Session(const std::string &bundlePath, SessionOptions options)
+    : state_(std::make_unique<State>()) {
+  Bundle bundle = readBundle(bundlePath);
+  state_->options = std::move(options);
+  SelectedDevice selected = openDevice(bundle, bundlePath, state_->options);
+  state_->program = bundle.program;
+  state_->owned = std::move(selected.backend);
+  state_->backend = state_->owned.get();
+  state_->deviceName = selected.name;
+  state_->bind();
+}
+
+Session::Session(const ProgramSpec &program, Backend &backend,
+                 std::string deviceName, SessionOptions options)
+    : state_(std::make_unique<State>()) {
+  state_->options = std::move(options);
+  state_->program = program;
+  state_->backend = &backend;
+  state_->deviceName = std::move(deviceName);
+  state_->bind();
+}
+
+Session::~Session() = default;
+
+std::vector<TensorSpec> Session::expectedTensors() const {
+  return state_->expected;
+}
+const ProgramSpec &Session::program() const { return state_->program; }
+const Dataset &Session::dataset() const { return state_->dataset; }
+const CandidateSet &Session::candidates() const { return state_->candidates; }
+const SessionOptions &Session::options() const { return state_->options; }
+std::string Session::backendName() const { return state_->backend->name(); }
+std::string Session::deviceName() const { return state_->deviceName; }
+Backend &Session::backend() { return *state_->backend; }
+
+SessionResult Session::evaluate(const TensorMap &weights,
+                                const EvaluateControl &control) {
+  checkWeights(state_->program, state_->dataset, weights, "weights");
+  return state_->run(weights, nullptr, "", "host", tensorsSha256(weights),
+                     control);
+}
+
+SessionResult Session::evaluate(const TensorViews &weights,
+                                const EvaluateControl &control) {
+  State &s = *state_;
+  s.checkViews(weights);
+  bool onHost = false, onDevice = false;
+  for (const auto &[name, v] : weights)
+    (v.memory == MemoryKind::Cuda ? onDevice : onHost) = true;
+  if (onHost && onDevice)
+    fail("weights: some tensors are on the host and some on a CUDA device; "
+         "give them all on one (e.g. all on the session's device)");
+  if (!onDevice) {
+    // Host memory: copied once into the session's own tensors.
+    TensorMap map;
+    for (const auto &[name, v] : weights) {
+      Tensor t;
+      t.shape = v.shape;
+      const int64_t n = t.numel();
+      t.data.resize(static_cast<size_t>(n));
+      if (n > 0)
+        std::memcpy(t.data.data(), v.data, static_cast<size_t>(n) * 4);
+      for (int64_t i = 0; i < n; ++i)
+        if (!std::isfinite(t.data[static_cast<size_t>(i)]))
+          fail("weights: tensor '{}' holds a non-finite value ({}) at "
+               "element {}",
+               name, t.data[static_cast<size_t>(i)], i);
+      map.emplace(name, std::move(t));
+    }
+    return s.run(map, nullptr, "", "host", tensorsSha256(map), control);
+  }
+  auto *cuda = dynamic_cast<CudaBackend *>(s.backend);
+  if (!cuda)
+    fail("weights: tensor '{}' is on a CUDA device but the session runs on "
+         "{}; give host tensors (e.g. .cpu()) or open the session on cuda",
+         weights.begin()->first, s.deviceName);
+  std::map<std::string, DeviceWeight> pointers;
+  for (const auto &[name, v] : weights) {
+    if (v.device != cuda->deviceOrdinal())
+      fail("weights: tensor '{}' is on cuda:{}, the session runs on cuda:{}",
+           name, v.device, cuda->deviceOrdinal());
+    pointers[name] = {reinterpret_cast<uint64_t>(v.data), v.shape};
+  }
+  // The weights stay on the device: no hash of their bytes (provenance
+  // says so with an empty weights_sha256; docs/report-schema.md).
+  static const TensorMap kNone;
+  return s.run(kNone, &pointers, "", "cuda", "", control);
+}
+
+WeightsFile Session::loadWeights(const std::string &weightsPath) const {
+  WeightsFile file;
+  file.path = weightsPath;
+  // Read once: parsed, and hashed for the report's provenance.
+  const std::string bytes = readFile(weightsPath);
+  file.tensors = parseSafetensors(bytes, weightsPath);
+  file.sha256 = sha256Hex(bytes);
+  checkWeights(state_->program, state_->dataset, file.tensors, weightsPath);
+  return file;
+}
+
+SessionResult Session::evaluate(const WeightsFile &weights,
+                                const EvaluateControl &control) {
+  return state_->run(weights.tensors, nullptr, weights.path, "",
+                     weights.sha256, control);
+}
+
+SessionResult Session::evaluateFile(const std::string &weightsPath,
+                                    const EvaluateControl &control) {
+  return evaluate(loadWeights(weightsPath), control);
+}
+
+} // namespace proofc
