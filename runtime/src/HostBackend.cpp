@@ -215,8 +215,14 @@ std::vector<Outcome> HostBackend::run(const EvalInputs &inputs,
     fail("host backend: shape A = {}, S = {}, D = {}, B = {} must all be at "
          "least 1",
          shape.A, shape.S, shape.D, shape.B);
-  const KnowledgeBase kb =
-      buildKnowledgeBase(inputs.dataset, inputs.factsIncludeValid);
+  // A session's later runs over its pool reuse the knowledge base.
+  if (inputs.poolId == 0 || inputs.poolId != kbPool_) {
+    kb_ = std::make_shared<const KnowledgeBase>(
+        buildKnowledgeBase(inputs.dataset, inputs.factsIncludeValid));
+    kbPool_ = inputs.poolId;
+  }
+  const std::shared_ptr<const KnowledgeBase> kbHeld = kb_;
+  const KnowledgeBase &kb = *kbHeld;
   const HostPolicy policy(inputs.program, inputs.weights,
                           inputs.dataset.numEntities(),
                           inputs.dataset.numRelations());

@@ -13,7 +13,10 @@
 #ifndef PROOFC_RUNTIME_HOSTBACKEND_H
 #define PROOFC_RUNTIME_HOSTBACKEND_H
 
+#include "KnowledgeBase.h"
 #include "proofc/runtime/Evaluation.h"
+
+#include <memory>
 
 namespace proofc {
 
@@ -36,6 +39,10 @@ public:
 
 private:
   HostBackendOptions options_;
+  /// The knowledge base of the pool EvalInputs::poolId `kbPool_`, kept
+  /// for a session's next run.
+  std::shared_ptr<const KnowledgeBase> kb_;
+  uint64_t kbPool_ = 0;
 };
 
 } // namespace proofc

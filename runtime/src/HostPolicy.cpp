@@ -8,6 +8,7 @@
 
 #include "Fail.h"
 #include "PolicyKernels.h"
+#include "cuda/kernels/prologue_ops.h"
 
 #include <fmt/ranges.h>
 
@@ -39,7 +40,9 @@ const Tensor &tensorOf(const TensorMap &weights, const std::string &name,
 }
 
 /// Rows of `stride` floats: out[r][j] = sum_i W[j][col0 + i] * emb[r][i]
-/// (+ bias[j]), accumulated in double and rounded once.
+/// (+ bias[j]), accumulated in double and rounded once: the plan prologue's
+/// fold_columns element (cuda/kernels/prologue_ops.h), so the GPU plan's
+/// folded tables equal these bit for bit.
 std::vector<float> project(const Tensor &emb, const Tensor &weight,
                            int64_t col0, const Tensor *bias, int32_t stride) {
   const int64_t rows = emb.shape[0], e = emb.shape[1];
@@ -49,10 +52,8 @@ std::vector<float> project(const Tensor &emb, const Tensor &weight,
     const float *x = emb.data.data() + r * e;
     for (int64_t j = 0; j < width; ++j) {
       const float *w = weight.data.data() + j * in + col0;
-      double acc = bias ? bias->data[j] : 0.0;
-      for (int64_t i = 0; i < e; ++i)
-        acc += static_cast<double>(w[i]) * static_cast<double>(x[i]);
-      out[r * stride + j] = static_cast<float>(acc);
+      out[r * stride + j] = prologue::foldColumnsValue(
+          x, w, e, bias ? static_cast<double>(bias->data[j]) : 0.0);
     }
   }
   return out;

@@ -51,6 +51,7 @@ namespace proofc {
   X(cuMemcpyDtoH, 3020)                                                        \
   X(cuMemcpyDtoHAsync, 3020)                                                   \
   X(cuMemcpyHtoDAsync, 3020)                                                   \
+  X(cuMemcpyDtoDAsync, 3020)                                                   \
   X(cuMemsetD8, 3020)                                                          \
   X(cuMemsetD8Async, 3020)                                                     \
   X(cuModuleLoadDataEx, 2010)                                                  \
@@ -66,6 +67,7 @@ namespace proofc {
   X(cuStreamCreate, 2000)                                                      \
   X(cuStreamDestroy, 4000)                                                     \
   X(cuStreamSynchronize, 2000)                                                 \
+  X(cuStreamWaitEvent, 3020)                                                   \
   X(cuEventCreate, 2000)                                                       \
   X(cuEventDestroy, 4000)                                                      \
   X(cuEventRecord, 2000)                                                       \

@@ -1,23 +1,88 @@
-//===- DevicePrologue.h - The weight prologue on the device -----*- C++ -*-===//
-// Placeholder interface until the device prologue lands (h/devfold).
+//===- DevicePrologue.h - The plan's weight prologue on the GPU -*- C++ -*-===//
+//
+// Internal to the CUDA backend. Weights that are already on the device (a
+// torch CUDA tensor's memory) never travel through the host: GpuPlan's
+// prologue ops run as kernels (kernels/prologue.cu) over them and the plan's
+// "weights:<name>" buffers are filled device to device. The tables are bit
+// for bit runPlanPrologue's (both call kernels/prologue_ops.h), and the
+// checks and messages are the same (PrologueSchedule.h).
+//
+// The kernels' source is embedded in the runtime and compiled once per
+// device architecture through the disk KernelCache (NVRTC), like the
+// bundle's CUDA C++ modules. Only built with the CUDA headers.
+//
+//===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_CUDA_DEVICEPROLOGUE_H
 #define PROOFC_RUNTIME_CUDA_DEVICEPROLOGUE_H
-#include "Fail.h"
+
 #include "cuda/CudaDriver.h"
 #include "cuda/KernelCache.h"
+#include "cuda/PrologueSchedule.h"
 #include "proofc/runtime/Bundle.h"
+
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
+
 namespace proofc {
-struct DeviceTensor { CUdeviceptr ptr = 0; std::vector<int64_t> shape; };
+
+/// A float32 row-major tensor in device memory of the current context.
+struct DeviceTensor {
+  CUdeviceptr ptr = 0;
+  std::vector<int64_t> shape;
+};
+
 class DevicePrologue {
 public:
-  DevicePrologue(CudaDriver &, KernelCache &, int, int, std::string path) {
-    fail("{}: weights on the device are not supported yet", path);
-  }
-  void run(const GpuPlan &, const std::map<std::string, DeviceTensor> &,
-           const std::map<std::string, CUdeviceptr> &, CUstream) {}
+  /// In the current context: gets the prologue module's cubin for
+  /// sm_<ccMajor><ccMinor> (KernelCache + NVRTC) and loads it. `bundlePath`
+  /// names errors.
+  DevicePrologue(CudaDriver &drv, KernelCache &cache, int ccMajor, int ccMinor,
+                 std::string bundlePath);
+  /// Waits for the last run's work, frees the scratch, unloads the module.
+  ~DevicePrologue();
+  DevicePrologue(const DevicePrologue &) = delete;
+  DevicePrologue &operator=(const DevicePrologue &) = delete;
+
+  /// Runs plan.prologue on the device over `weights` (every weight by name,
+  /// float32 row-major, shapes given), then fills every destination in
+  /// `outputs` (tensor name -> device address of a plan buffer whose init is
+  /// "weights:<name>", with room for the tensor: prologueShapes() of
+  /// PrologueSchedule.h gives its shape; the name is a weight, copied device to device, or a prologue
+  /// op's dst, written in place). Intermediate tensors live in scratch owned
+  /// by this object, reused by the next run (which waits for this one's
+  /// work on its own stream). Asynchronous on `stream`: the weights must
+  /// stay valid until the stream reaches the end of the work. Errors
+  /// (proofc::Error, before anything is enqueued): those of runPlanPrologue
+  /// (missing tensor, wrong shape, ...), naming the bundle path, the op index
+  /// and the tensor; a null address; an output that names no tensor.
+  void run(const GpuPlan &plan, const std::map<std::string, DeviceTensor> &weights,
+           const std::map<std::string, CUdeviceptr> &outputs, CUstream stream);
+
+  /// The kernels' NVRTC source, as embedded (prologue.cu + prologue_ops.h).
+  static const std::string &source();
+  /// The kernels' entry points (extern "C" names in source()).
+  static constexpr const char *kFoldColumnsEntry = "proofc_prologue_fold_columns";
+  static constexpr const char *kTransposeEntry = "proofc_prologue_transpose";
+  static constexpr const char *kTf32FragmentsEntry =
+      "proofc_prologue_tf32_fragments";
+
+private:
+  /// One step's launch or copy on `stream`.
+  void enqueue(const PrologueStep &step, CUstream stream);
+  void release() noexcept;
+
+  CudaDriver &drv_;
+  std::string path_;
+  CUmodule module_ = nullptr;
+  CUfunction foldColumns_ = nullptr, transpose_ = nullptr, tf32_ = nullptr;
+  CUdeviceptr scratch_ = 0;
+  uint64_t scratchBytes_ = 0;
+  CUevent done_ = nullptr; ///< recorded at the end of each run
+  bool ran_ = false;       ///< done_ has been recorded
 };
+
 } // namespace proofc
-#endif
+
+#endif // PROOFC_RUNTIME_CUDA_DEVICEPROLOGUE_H

@@ -8,6 +8,8 @@
 #include "cuda/PlanBinding.h"
 
 #include "Fail.h"
+#include "cuda/PrologueSchedule.h"
+#include "cuda/kernels/prologue_ops.h"
 
 #include <algorithm>
 #include <cmath>
@@ -95,102 +97,41 @@ int64_t evalExtent(const Extent &extent, const SymbolTable &symbols,
 
 namespace {
 
-const Tensor &findTensor(const TensorMap &tensors, const std::string &name,
-                         const std::string &what) {
-  auto it = tensors.find(name);
-  if (it == tensors.end()) fail("{}: no tensor '{}'", what, name);
-  return it->second;
-}
-
-Tensor foldColumns(const PrologueOp &op, const TensorMap &tensors,
-                   const std::string &what) {
-  const Tensor &table = findTensor(tensors, op.table, what);
-  const Tensor &weight = findTensor(tensors, op.weight, what);
-  if (table.shape.size() != 2 || table.shape[1] != op.cols)
-    fail("{}: table '{}' must be [rows, {}]", what, op.table, op.cols);
-  if (weight.shape.size() != 2 || weight.shape[1] < op.colBegin + op.cols)
-    fail("{}: weight '{}' must be [out, >= {}]", what, op.weight,
-         op.colBegin + op.cols);
-  const int64_t rows = table.shape[0], out = weight.shape[0];
-  const int64_t in = weight.shape[1];
-  const Tensor *bias = nullptr;
-  if (!op.bias.empty()) {
-    bias = &findTensor(tensors, op.bias, what);
-    if (bias->shape.size() != 1 || bias->shape[0] != out)
-      fail("{}: bias '{}' must be [{}]", what, op.bias, out);
-  }
+/// The ops' element functions (kernels/prologue_ops.h), which the device
+/// prologue's kernels call too: the host tables are the device's bit for bit.
+Tensor foldColumns(const ResolvedPrologueOp &r, const TensorMap &tensors) {
+  const PrologueOp &op = *r.op;
+  const float *table = tensors.at(op.table).data.data();
+  const float *weight = tensors.at(op.weight).data.data();
+  const float *bias = r.bias ? tensors.at(op.bias).data.data() : nullptr;
   Tensor dst;
-  dst.shape = {rows, out};
-  dst.data.assign(static_cast<size_t>(rows * out), 0.f);
-  // Accumulated in double from the bias, rounded once: the same tables, bit
-  // for bit, as the host policy's folding (HostPolicy.cpp, project()).
-  for (int64_t r = 0; r < rows; ++r) {
-    const float *x = table.data.data() + r * op.cols;
-    for (int64_t j = 0; j < out; ++j) {
-      const float *w = weight.data.data() + j * in + op.colBegin;
-      double acc = bias ? bias->data[j] : 0.0;
-      for (int64_t i = 0; i < op.cols; ++i)
-        acc += static_cast<double>(w[i]) * static_cast<double>(x[i]);
-      dst.data[r * out + j] = static_cast<float>(acc);
-    }
-  }
+  dst.shape = r.dstShape;
+  dst.data.resize(static_cast<size_t>(r.dstElements));
+  for (int64_t e = 0; e < r.dstElements; ++e)
+    dst.data[e] = prologue::foldColumnsElement(table, weight, bias, r.out,
+                                               r.in, r.colBegin, r.cols, e);
   return dst;
 }
 
-Tensor copyTensor(const PrologueOp &op, const TensorMap &tensors,
-                  const std::string &what) {
-  const Tensor &src = findTensor(tensors, op.table, what);
-  if (!op.transpose) return src;
-  if (src.shape.size() != 2)
-    fail("{}: transpose needs a 2-D tensor, '{}' has {} dimensions", what,
-         op.table, src.shape.size());
-  const int64_t rows = src.shape[0], cols = src.shape[1];
+Tensor transposeTensor(const ResolvedPrologueOp &r, const TensorMap &tensors) {
+  const Tensor &src = tensors.at(r.op->table);
   Tensor dst;
-  dst.shape = {cols, rows};
-  dst.data.resize(src.data.size());
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c)
-      dst.data[c * rows + r] = src.data[r * cols + c];
+  dst.shape = r.dstShape;
+  dst.data.resize(static_cast<size_t>(r.dstElements));
+  for (int64_t e = 0; e < r.dstElements; ++e)
+    dst.data[e] = src.data[prologue::transposeSource(e, r.rows, r.cols)];
   return dst;
-}
-
-/// tf32(x) as cvt.rna.tf32.f32 computes it: the 13 low mantissa bits
-/// dropped, rounding to nearest with ties away from zero (weights are
-/// finite; a carry into the exponent is the correct rounding).
-float roundToTf32(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, 4);
-  u = (u + 0x1000u) & 0xffffe000u;
-  float y;
-  std::memcpy(&y, &u, 4);
-  return y;
 }
 
 /// `table` [rows = out, cols = in] split into TF32 high and low parts in
 /// mma.sync m16n8k8 B-fragment order (eval.split_tf32_weight).
-Tensor tf32Fragments(const PrologueOp &op, const TensorMap &tensors,
-                     const std::string &what) {
-  const Tensor &w = findTensor(tensors, op.table, what);
-  if (w.shape.size() != 2 || w.shape[0] % 8 != 0 || w.shape[1] % 8 != 0 ||
-      w.shape[0] == 0 || w.shape[1] == 0)
-    fail("{}: '{}' must be a 2-D weight whose sizes are multiples of 8", what,
-         op.table);
-  const int64_t rows = w.shape[0], cols = w.shape[1];
+Tensor tf32Fragments(const ResolvedPrologueOp &r, const TensorMap &tensors) {
+  const float *w = tensors.at(r.op->table).data.data();
   Tensor dst;
-  dst.shape = {2 * rows * cols};
-  dst.data.resize(static_cast<size_t>(2 * rows * cols));
-  for (int64_t ks = 0; ks < cols / 8; ++ks)
-    for (int64_t nt = 0; nt < rows / 8; ++nt)
-      for (int64_t lane = 0; lane < 32; ++lane) {
-        const int64_t k = 8 * ks + lane % 4, n = 8 * nt + lane / 4;
-        const float w0 = w.data[n * cols + k], w1 = w.data[n * cols + k + 4];
-        const float hi0 = roundToTf32(w0), hi1 = roundToTf32(w1);
-        float *out = dst.data.data() + ((ks * (rows / 8) + nt) * 32 + lane) * 4;
-        out[0] = hi0;
-        out[1] = hi1;
-        out[2] = roundToTf32(w0 - hi0);
-        out[3] = roundToTf32(w1 - hi1);
-      }
+  dst.shape = r.dstShape;
+  dst.data.resize(static_cast<size_t>(r.dstElements));
+  for (int64_t f = 0; f < r.dstElements / 4; ++f)
+    prologue::tf32Fragment(w, r.rows, r.cols, f, dst.data.data() + 4 * f);
   return dst;
 }
 
@@ -265,22 +206,26 @@ BoundArg bindArg(const std::string &arg, const PlanBinding &binding,
 
 TensorMap runPlanPrologue(const GpuPlan &plan, const TensorMap &weights,
                           const std::string &bundlePath) {
+  ShapeMap shapes;
+  for (const auto &[name, tensor] : weights) shapes.emplace(name, tensor.shape);
+  const std::vector<ResolvedPrologueOp> ops =
+      resolvePrologue(plan, shapes, bundlePath); // every check, up front
   TensorMap tensors = weights;
-  for (size_t i = 0; i < plan.prologue.size(); ++i) {
-    const PrologueOp &op = plan.prologue[i];
-    const std::string what =
-        fmt::format("{}: plan.prologue[{}] ({} -> {})", bundlePath, i, op.op,
-                    op.dst);
-    if (tensors.count(op.dst))
-      fail("{}: dst '{}' already names a tensor", what, op.dst);
-    if (op.op == "fold_columns")
-      tensors.emplace(op.dst, foldColumns(op, tensors, what));
-    else if (op.op == "copy")
-      tensors.emplace(op.dst, copyTensor(op, tensors, what));
-    else if (op.op == "tf32_fragments")
-      tensors.emplace(op.dst, tf32Fragments(op, tensors, what));
-    else
-      fail("{}: unknown prologue op", what);
+  for (const ResolvedPrologueOp &r : ops) {
+    switch (r.kind) {
+    case PrologueKind::FoldColumns:
+      tensors.emplace(r.op->dst, foldColumns(r, tensors));
+      break;
+    case PrologueKind::Copy:
+      tensors.emplace(r.op->dst, tensors.at(r.op->table));
+      break;
+    case PrologueKind::Transpose:
+      tensors.emplace(r.op->dst, transposeTensor(r, tensors));
+      break;
+    case PrologueKind::Tf32Fragments:
+      tensors.emplace(r.op->dst, tf32Fragments(r, tensors));
+      break;
+    }
   }
   return tensors;
 }

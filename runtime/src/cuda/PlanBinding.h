@@ -57,7 +57,9 @@ int64_t evalExtent(const Extent &extent, const SymbolTable &symbols,
 
 /// Runs the plan's prologue ops (PrologueOp) over `weights`: the returned map
 /// holds the weights and every op's dst. Errors name `bundlePath`, the op and
-/// the tensor.
+/// the tensor; every op is checked before any is computed. The CUDA backend's
+/// device prologue (weights already on the GPU) makes the same checks and
+/// computes the same tables bit for bit (runtime/src/cuda/DevicePrologue.h).
 TensorMap runPlanPrologue(const GpuPlan &plan, const TensorMap &weights,
                           const std::string &bundlePath);
 

@@ -3,8 +3,9 @@
 // NVRTC needs no GPU: this checks on any machine with the CUDA toolkit that
 // every CUDA C++ template compiles for sm_90 in the configurations the
 // compiler emits (NVRTC's JIT mode rejects what a plain C++ compile of the
-// CPU-emulation tests accepts, e.g. host constexpr functions). Skipped, with
-// the reason, where libnvrtc cannot load.
+// CPU-emulation tests accepts, e.g. host constexpr functions), and that the
+// device prologue's embedded kernels compile. Skipped, with the reason,
+// where libnvrtc cannot load.
 //
 //===----------------------------------------------------------------------===//
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #if PROOFC_HAVE_CUDA
 
 #include "FileIO.h"
+#include "cuda/DevicePrologue.h"
 #include "cuda/KernelTestUtil.h"
 #include "cuda/Nvrtc.h"
 #include "proofc/runtime/Error.h"
@@ -75,12 +77,41 @@ TEST(NvrtcTemplates, SlotCompilesAsRelocatableCode) {
       Error);
 }
 
+// The device prologue's kernels (runtime/src/cuda/kernels/prologue.cu with
+// prologue_ops.h pasted in) as the runtime embeds them: one self-contained
+// source that NVRTC compiles for every architecture it still supports from
+// Turing on, exporting the three entry points DevicePrologue loads.
+TEST(NvrtcTemplates, DevicePrologueCompilesAsEmbedded) {
+  PROOFC_REQUIRE_NVRTC(nvrtc);
+  const std::string &source = DevicePrologue::source();
+  EXPECT_EQ(source.find("#include \""), std::string::npos)
+      << "the embedded source must be self-contained";
+  EXPECT_NE(source.find("__dadd_rn"), std::string::npos)
+      << "prologue_ops.h is pasted in";
+  const std::pair<int, int> archs[] = {{7, 5}, {8, 0}, {8, 9}, {9, 0}};
+  for (auto [major, minor] : archs) {
+    std::string cubin;
+    ASSERT_NO_THROW(cubin = nvrtc->compileToCubin(source, "prologue.cu", {},
+                                                  major, minor))
+        << "sm_" << major << minor;
+    for (const char *entry : {DevicePrologue::kFoldColumnsEntry,
+                              DevicePrologue::kTransposeEntry,
+                              DevicePrologue::kTf32FragmentsEntry})
+      EXPECT_NE(cubin.find(entry), std::string::npos)
+          << entry << " in sm_" << major << minor;
+  }
+}
+
 } // namespace
 } // namespace proofc::test
 
 #else // !PROOFC_HAVE_CUDA
 
 TEST(NvrtcTemplates, CompileForSm90InEveryEmittedConfiguration) {
+  GTEST_SKIP() << "no NVRTC: built without the CUDA headers";
+}
+
+TEST(NvrtcTemplates, DevicePrologueCompilesAsEmbedded) {
   GTEST_SKIP() << "no NVRTC: built without the CUDA headers";
 }
 

@@ -1,0 +1,167 @@
+//===- session_bench.cpp - What one Session::evaluate costs ---------------===//
+//
+// The embedding API's benchmark (issue 15): one Session binds the V10
+// workload once, then evaluates CALLS new weight sets in a loop, the way a
+// training loop evaluates every epoch. Each call is timed whole (weights'
+// upload and folding, the proof loop, the readback, the metrics and the
+// report) against the bare run time of the same call (the proof loop
+// alone: BackendTimings::runSeconds); the target is call <= 1.2 x run.
+//
+// Weights: the trained file, scaled by (1 + 1e-3 i) for call i, so that
+// every call has new values; given as host tensors (--weights-on host) or
+// already on the GPU (device, as torch CUDA tensors are: uploaded before the
+// loop, outside the timing, and read in place). Prints one JSON object.
+//
+//   proofc-session-bench BUNDLE --data DIR --weights W [--queries 100]
+//     [--corruptions 100] [--calls 20] [--device cuda] [--weights-on device]
+//
+//===----------------------------------------------------------------------===//
+#include "cuda/CudaDriver.h"
+#include "proofc/runtime/Error.h"
+#include "proofc/runtime/Notices.h"
+#include "proofc/runtime/Session.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+using namespace proofc;
+
+namespace {
+
+struct Options {
+  std::string bundle, data, weights, device = "cuda", weightsOn = "device";
+  int64_t queries = 100, corruptions = 100;
+  int calls = 20;
+};
+
+TensorMap scaled(const TensorMap &weights, double factor) {
+  TensorMap out = weights;
+  for (auto &[name, t] : out)
+    for (float &v : t.data)
+      v = static_cast<float>(v * factor);
+  return out;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/// Device copies of every tensor, freed at the end (the driver's context is
+/// the session's: the primary context of device 0).
+class DeviceCopies {
+public:
+  explicit DeviceCopies(const TensorMap &weights) : drv_(CudaDriver::get()) {
+    CUdevice device = 0;
+    PROOFC_CU(drv_, cuDeviceGet, &device, 0);
+    PROOFC_CU(drv_, cuDevicePrimaryCtxRetain, &ctx_, device);
+    PROOFC_CU(drv_, cuCtxSetCurrent, ctx_);
+    for (const auto &[name, t] : weights) {
+      CUdeviceptr p = 0;
+      PROOFC_CU(drv_, cuMemAlloc, &p, std::max<size_t>(4, t.data.size() * 4));
+      PROOFC_CU(drv_, cuMemcpyHtoD, p, t.data.data(), t.data.size() * 4);
+      pointers_.push_back(p);
+      TensorView v{reinterpret_cast<const void *>(p), t.shape};
+      v.memory = MemoryKind::Cuda;
+      views_[name] = v;
+    }
+  }
+  ~DeviceCopies() {
+    for (CUdeviceptr p : pointers_)
+      drv_.cuMemFree(p);
+    CUdevice device = 0;
+    drv_.cuDeviceGet(&device, 0);
+    drv_.cuDevicePrimaryCtxRelease(device);
+  }
+  const TensorViews &views() const { return views_; }
+
+private:
+  CudaDriver &drv_;
+  CUcontext ctx_ = nullptr;
+  std::vector<CUdeviceptr> pointers_;
+  TensorViews views_;
+};
+
+int run(const Options &o) {
+  SessionOptions so;
+  so.data = o.data;
+  so.queries = o.queries;
+  so.corruptions = o.corruptions;
+  so.device = o.device;
+  const auto openStart = std::chrono::steady_clock::now();
+  Session session(o.bundle, so);
+  const WeightsFile trained = session.loadWeights(o.weights);
+  const double openSeconds = std::chrono::duration<double>(
+                                 std::chrono::steady_clock::now() - openStart)
+                                 .count();
+  // The first call sets the device up (modules from the kernel cache,
+  // buffers, graph): timed apart.
+  const SessionResult first = session.evaluate(trained);
+
+  nlohmann::json calls = nlohmann::json::array();
+  std::vector<double> call, bare, ratio;
+  for (int i = 1; i <= o.calls; ++i) {
+    const TensorMap weights = scaled(trained.tensors, 1.0 + 1e-3 * i);
+    SessionResult r;
+    if (o.weightsOn == "device") {
+      const DeviceCopies copies(weights); // outside the timing
+      r = session.evaluate(copies.views());
+    } else {
+      r = session.evaluate(weights);
+    }
+    call.push_back(r.callSeconds);
+    bare.push_back(r.runSeconds);
+    ratio.push_back(r.callSeconds / r.runSeconds);
+    calls.push_back({{"call_ms", r.callSeconds * 1e3},
+                     {"setup_ms", r.setupSeconds * 1e3},
+                     {"run_ms", r.runSeconds * 1e3},
+                     {"mrr", r.metrics.both.mrr}});
+  }
+  const nlohmann::json out = {
+      {"bundle", o.bundle},
+      {"data", o.data},
+      {"device", session.deviceName()},
+      {"weights_on", o.weightsOn},
+      {"candidates", session.candidates().candidates.size()},
+      {"open_s", openSeconds},
+      {"first_call_ms", first.callSeconds * 1e3},
+      {"first_run_ms", first.runSeconds * 1e3},
+      {"median_call_ms", median(call) * 1e3},
+      {"median_run_ms", median(bare) * 1e3},
+      {"median_call_over_run", median(ratio)},
+      {"max_call_over_run", *std::max_element(ratio.begin(), ratio.end())},
+      {"calls", calls}};
+  fmt::print("{}\n", out.dump(2));
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  setNoticeHandler(printNoticeToStderr);
+  CLI::App app{"proofc-session-bench: the cost of Session::evaluate in a loop"};
+  Options o;
+  app.add_option("bundle", o.bundle, "Compiled program (.pcb)")->required();
+  app.add_option("--data", o.data, "Dataset directory")->required();
+  app.add_option("--weights", o.weights, "Trained weights")->required();
+  app.add_option("--queries", o.queries)->capture_default_str();
+  app.add_option("--corruptions", o.corruptions)->capture_default_str();
+  app.add_option("--calls", o.calls)->check(CLI::Range(1, 100000))->capture_default_str();
+  app.add_option("--device", o.device)->capture_default_str();
+  app.add_option("--weights-on", o.weightsOn)
+      ->check(CLI::IsMember({"host", "device"}))
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(o);
+  } catch (const Error &e) {
+    fmt::print(stderr, "proofc-session-bench: error: {}\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,262 @@
+//===- PrologueSchedule.cpp - The plan prologue, checked and scheduled ----===//
+//
+// The checks are those runPlanPrologue always made, on shapes alone, so the
+// host and the device executors reject the same weights with the same
+// message. The schedule places tensors: in place in an output buffer, in
+// scratch, or (a plain copy) at its source.
+//
+//===----------------------------------------------------------------------===//
+#include "PrologueSchedule.h"
+
+#include "Fail.h"
+#include "MessageText.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace proofc {
+namespace {
+
+const std::vector<int64_t> &shapeOf(const ShapeMap &shapes,
+                                    const std::string &name,
+                                    const std::string &what) {
+  auto it = shapes.find(name);
+  if (it == shapes.end()) fail("{}: no tensor '{}'", what, name);
+  return it->second;
+}
+
+void resolveFoldColumns(const PrologueOp &op, const ShapeMap &shapes,
+                        ResolvedPrologueOp &r) {
+  const std::string &what = r.what;
+  const std::vector<int64_t> &table = shapeOf(shapes, op.table, what);
+  const std::vector<int64_t> &weight = shapeOf(shapes, op.weight, what);
+  if (table.size() != 2 || table[1] != op.cols)
+    fail("{}: table '{}' must be [rows, {}]", what, op.table, op.cols);
+  if (weight.size() != 2 || weight[1] < op.colBegin + op.cols)
+    fail("{}: weight '{}' must be [out, >= {}]", what, op.weight,
+         op.colBegin + op.cols);
+  r.rows = table[0];
+  r.out = weight[0];
+  r.in = weight[1];
+  r.cols = op.cols;
+  r.colBegin = op.colBegin;
+  if (!op.bias.empty()) {
+    const std::vector<int64_t> &bias = shapeOf(shapes, op.bias, what);
+    if (bias.size() != 1 || bias[0] != r.out)
+      fail("{}: bias '{}' must be [{}]", what, op.bias, r.out);
+    r.bias = true;
+  }
+  r.dstShape = {r.rows, r.out};
+}
+
+void resolveCopy(const PrologueOp &op, const ShapeMap &shapes,
+                 ResolvedPrologueOp &r) {
+  const std::vector<int64_t> &src = shapeOf(shapes, op.table, r.what);
+  if (!op.transpose) {
+    r.dstShape = src;
+    return;
+  }
+  if (src.size() != 2)
+    fail("{}: transpose needs a 2-D tensor, '{}' has {} dimensions", r.what,
+         op.table, src.size());
+  r.kind = PrologueKind::Transpose;
+  r.rows = src[0];
+  r.cols = src[1];
+  r.dstShape = {r.cols, r.rows};
+}
+
+void resolveTf32Fragments(const PrologueOp &op, const ShapeMap &shapes,
+                          ResolvedPrologueOp &r) {
+  const std::vector<int64_t> &w = shapeOf(shapes, op.table, r.what);
+  if (w.size() != 2 || w[0] % 8 != 0 || w[1] % 8 != 0 || w[0] == 0 ||
+      w[1] == 0)
+    fail("{}: '{}' must be a 2-D weight whose sizes are multiples of 8",
+         r.what, op.table);
+  r.rows = w[0];
+  r.cols = w[1];
+  r.dstShape = {2 * r.rows * r.cols};
+}
+
+constexpr uint32_t kBlock = 256;
+constexpr int64_t kMaxGrid = 8192; // grid-stride loops cover the rest
+
+uint32_t gridFor(int64_t threads) {
+  return static_cast<uint32_t>(
+      std::min<int64_t>((threads + kBlock - 1) / kBlock, kMaxGrid));
+}
+
+} // namespace
+
+int64_t elementCount(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return n;
+}
+
+namespace {
+
+/// The elements of `shape`, which must be sizes >= 0 whose product is at
+/// most 2^40; `tensor` names it in errors after `what`.
+int64_t checkedCount(const std::vector<int64_t> &shape,
+                     const std::string &what, const std::string &tensor) {
+  constexpr int64_t kMaxElements = int64_t{1} << 40;
+  int64_t n = 1;
+  for (int64_t s : shape) {
+    if (s < 0) fail("{}: {} has a negative size ({})", what, tensor, s);
+    if (s != 0 && n > kMaxElements / s)
+      fail("{}: {} has more than 2^40 elements", what, tensor);
+    n *= s;
+  }
+  return n;
+}
+
+void checkWeightShapes(const ShapeMap &shapes, const std::string &bundlePath) {
+  for (const auto &[name, shape] : shapes)
+    checkedCount(shape, bundlePath, "weight '" + escapeForMessage(name) + "'");
+}
+
+} // namespace
+
+std::vector<ResolvedPrologueOp> resolvePrologue(const GpuPlan &plan,
+                                                ShapeMap &shapes,
+                                                const std::string &bundlePath) {
+  std::vector<ResolvedPrologueOp> ops;
+  ops.reserve(plan.prologue.size());
+  for (size_t i = 0; i < plan.prologue.size(); ++i) {
+    const PrologueOp &op = plan.prologue[i];
+    ResolvedPrologueOp r;
+    r.op = &op;
+    r.index = i;
+    r.what = fmt::format("{}: plan.prologue[{}] ({} -> {})", bundlePath, i,
+                         op.op, op.dst);
+    if (shapes.count(op.dst))
+      fail("{}: dst '{}' already names a tensor", r.what, op.dst);
+    if (op.op == "fold_columns") {
+      r.kind = PrologueKind::FoldColumns;
+      resolveFoldColumns(op, shapes, r);
+    } else if (op.op == "copy") {
+      r.kind = PrologueKind::Copy;
+      resolveCopy(op, shapes, r);
+    } else if (op.op == "tf32_fragments") {
+      r.kind = PrologueKind::Tf32Fragments;
+      resolveTf32Fragments(op, shapes, r);
+    } else {
+      fail("{}: unknown prologue op", r.what);
+    }
+    r.dstElements = checkedCount(r.dstShape, r.what, "dst '" + op.dst + "'");
+    shapes.emplace(op.dst, r.dstShape);
+    ops.push_back(std::move(r));
+  }
+  return ops;
+}
+
+ShapeMap prologueShapes(const GpuPlan &plan, ShapeMap weightShapes,
+                        const std::string &bundlePath) {
+  checkWeightShapes(weightShapes, bundlePath);
+  resolvePrologue(plan, weightShapes, bundlePath);
+  return weightShapes;
+}
+
+PrologueSchedule schedulePrologue(
+    const GpuPlan &plan, const std::map<std::string, AddressedTensor> &weights,
+    const std::map<std::string, uint64_t> &outputs,
+    const std::string &bundlePath) {
+  PrologueSchedule schedule;
+  std::map<std::string, StepAddress> where;
+  for (const auto &[name, tensor] : weights) {
+    schedule.shapes.emplace(name, tensor.shape);
+    where[name] = StepAddress{false, tensor.address};
+  }
+  checkWeightShapes(schedule.shapes, bundlePath);
+  for (const auto &[name, tensor] : weights) // an empty one needs none
+    if (tensor.address == 0 && elementCount(tensor.shape) != 0)
+      fail("{}: weight '{}' has a null device address", bundlePath,
+           escapeForMessage(name));
+  for (const auto &[name, address] : outputs)
+    if (address == 0)
+      fail("{}: output '{}' has a null device address", bundlePath,
+           escapeForMessage(name));
+  const std::vector<ResolvedPrologueOp> ops =
+      resolvePrologue(plan, schedule.shapes, bundlePath);
+  for (const auto &[name, address] : outputs)
+    if (!schedule.shapes.count(name))
+      fail("{}: output '{}': no weight or prologue table of that name",
+           bundlePath, escapeForMessage(name));
+
+  for (const ResolvedPrologueOp &r : ops) {
+    const PrologueOp &op = *r.op;
+    const StepAddress src = where.at(op.table);
+    auto out = outputs.find(op.dst);
+    if (r.kind == PrologueKind::Copy && out == outputs.end()) {
+      where[op.dst] = src; // nothing moves until an output needs it
+      continue;
+    }
+    StepAddress dst;
+    if (out != outputs.end()) {
+      dst = StepAddress{false, out->second};
+    } else {
+      dst = StepAddress{true, schedule.scratchBytes};
+      const uint64_t bytes = static_cast<uint64_t>(r.dstElements) * 4;
+      schedule.scratchBytes += (bytes + 255) / 256 * 256;
+    }
+    where[op.dst] = dst;
+    if (r.dstElements == 0) continue; // nothing to compute (no launch of 0)
+    PrologueStep step;
+    step.tensor = op.dst;
+    step.what = r.what;
+    step.dst = dst;
+    step.src = src;
+    step.elements = r.dstElements;
+    step.rows = r.rows;
+    step.cols = r.cols;
+    step.block = kBlock;
+    switch (r.kind) {
+    case PrologueKind::FoldColumns:
+      step.kind = PrologueStep::Kind::FoldColumns;
+      step.weight = where.at(op.weight);
+      if (r.bias) {
+        step.hasBias = true;
+        step.bias = where.at(op.bias);
+      }
+      step.out = r.out;
+      step.in = r.in;
+      step.colBegin = r.colBegin;
+      step.grid = gridFor(r.dstElements);
+      break;
+    case PrologueKind::Copy:
+      step.kind = PrologueStep::Kind::Copy;
+      step.block = 0;
+      break;
+    case PrologueKind::Transpose:
+      step.kind = PrologueStep::Kind::Transpose;
+      step.grid = gridFor(r.dstElements);
+      break;
+    case PrologueKind::Tf32Fragments:
+      step.kind = PrologueStep::Kind::Tf32Fragments;
+      step.grid = gridFor(r.dstElements / 4); // a thread per fragment
+      break;
+    }
+    schedule.steps.push_back(std::move(step));
+  }
+
+  // Outputs not written in place: weights (or plain copies of them).
+  for (const auto &[name, address] : outputs) {
+    const StepAddress dst{false, address};
+    const StepAddress src = where.at(name);
+    if (src == dst) continue;
+    const int64_t n = elementCount(schedule.shapes.at(name));
+    if (n == 0) continue;
+    PrologueStep step;
+    step.kind = PrologueStep::Kind::Copy;
+    step.tensor = name;
+    step.what = fmt::format("{}: output '{}'", bundlePath, escapeForMessage(name));
+    step.dst = dst;
+    step.src = src;
+    step.elements = n;
+    schedule.steps.push_back(std::move(step));
+  }
+  return schedule;
+}
+
+} // namespace proofc

@@ -1,0 +1,141 @@
+//===- prologue_ops.h - The plan prologue's element math, host and device -===//
+//
+// One definition of what each GpuPlan prologue op (Bundle.h PrologueOp,
+// docs/bundle.md) computes for one output element, compiled three ways:
+// as plain C++ by the host prologue (PlanBinding.cpp's runPlanPrologue) and
+// HostPolicy's folded tables, by NVRTC as part of prologue.cu (the device
+// prologue, DevicePrologue.h), and as C++ through the CUDA shim by the
+// emulation tests. The results are bit-identical on host and device because
+// every operation is spelled out and rounded once, to nearest:
+//  - fold_columns accumulates in double from the bias, element by element in
+//    column order, each product and each sum rounded (device: __dmul_rn and
+//    __dadd_rn, which are never contracted into an FMA; the host build has
+//    -ffp-contract=off), then rounds once to float;
+//  - tf32_fragments is bit manipulation plus one f32 subtraction;
+//  - copy with transpose moves words.
+//
+// Plain CUDA C++ with no includes under NVRTC (prologue.cu's embedding
+// pastes this file in); `long long` sizes, as the kernels take them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_PROLOGUE_OPS_H
+#define PROOFC_PROLOGUE_OPS_H
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define PROOFC_PROLOGUE_FN __host__ __device__ __forceinline__
+#else
+#include <cstring>
+#define PROOFC_PROLOGUE_FN inline
+#endif
+
+namespace proofc {
+namespace prologue {
+
+/// acc + w * x in double, the product and the sum each rounded to nearest.
+PROOFC_PROLOGUE_FN double mulAdd(double acc, float w, float x) {
+#ifdef __CUDA_ARCH__
+  return __dadd_rn(acc, __dmul_rn(static_cast<double>(w),
+                                  static_cast<double>(x)));
+#else
+  return acc + static_cast<double>(w) * static_cast<double>(x);
+#endif
+}
+
+/// A double rounded to the nearest float.
+PROOFC_PROLOGUE_FN float toFloat(double x) {
+#ifdef __CUDA_ARCH__
+  return __double2float_rn(x);
+#else
+  return static_cast<float>(x);
+#endif
+}
+
+/// sum over i < cols of w[i] * x[i], accumulated in order from `acc` (the
+/// bias, or 0), rounded once: one element of fold_columns.
+PROOFC_PROLOGUE_FN float foldColumnsValue(const float *x, const float *w,
+                                          long long cols, double acc) {
+  for (long long i = 0; i < cols; ++i)
+    acc = mulAdd(acc, w[i], x[i]);
+  return toFloat(acc);
+}
+
+/// Element e = r * out + j of fold_columns: table [rows, cols] times the
+/// columns [colBegin, colBegin + cols) of weight [out, in], plus bias [out]
+/// (null: none).
+PROOFC_PROLOGUE_FN float foldColumnsElement(const float *table,
+                                            const float *weight,
+                                            const float *bias, long long out,
+                                            long long in, long long colBegin,
+                                            long long cols, long long e) {
+  const long long r = e / out, j = e % out;
+  return foldColumnsValue(table + r * cols, weight + j * in + colBegin, cols,
+                          bias ? static_cast<double>(bias[j]) : 0.0);
+}
+
+/// The source element of element e of a transposed copy: dst [cols, rows]
+/// from src [rows, cols].
+PROOFC_PROLOGUE_FN long long transposeSource(long long e, long long rows,
+                                             long long cols) {
+  const long long c = e / rows, r = e % rows;
+  return r * cols + c;
+}
+
+PROOFC_PROLOGUE_FN unsigned int floatBits(float x) {
+#ifdef __CUDA_ARCH__
+  return __float_as_uint(x);
+#else
+  unsigned int u;
+  std::memcpy(&u, &x, 4);
+  return u;
+#endif
+}
+
+PROOFC_PROLOGUE_FN float bitsFloat(unsigned int u) {
+#ifdef __CUDA_ARCH__
+  return __uint_as_float(u);
+#else
+  float x;
+  std::memcpy(&x, &u, 4);
+  return x;
+#endif
+}
+
+/// tf32(x) as cvt.rna.tf32.f32 computes it: the 13 low mantissa bits
+/// dropped, rounding to nearest with ties away from zero (weights are
+/// finite; a carry into the exponent is the correct rounding).
+PROOFC_PROLOGUE_FN float roundToTf32(float x) {
+  return bitsFloat((floatBits(x) + 0x1000u) & 0xffffe000u);
+}
+
+/// x - hi rounded to nearest f32, then to TF32: the low part of x.
+PROOFC_PROLOGUE_FN float tf32Low(float x, float hi) {
+#ifdef __CUDA_ARCH__
+  return roundToTf32(__fsub_rn(x, hi));
+#else
+  return roundToTf32(x - hi);
+#endif
+}
+
+/// Fragment f of tf32_fragments over W [rows = out, cols = in] (multiples of
+/// 8), f = (ks * rows / 8 + nt) * 32 + lane for k-step ks, n-tile nt and the
+/// lane of mma.sync m16n8k8's B operand: its 4 words
+/// {hi(W[n][k]), hi(W[n][k+4]), lo(W[n][k]), lo(W[n][k+4])} with
+/// k = 8 ks + lane % 4, n = 8 nt + lane / 4, written to out[0..3]
+/// (words 4f..4f+3 of the dst).
+PROOFC_PROLOGUE_FN void tf32Fragment(const float *w, long long rows,
+                                     long long cols, long long f, float *out) {
+  const long long lane = f % 32, tile = f / 32;
+  const long long nt = tile % (rows / 8), ks = tile / (rows / 8);
+  const long long k = 8 * ks + lane % 4, n = 8 * nt + lane / 4;
+  const float w0 = w[n * cols + k], w1 = w[n * cols + k + 4];
+  const float hi0 = roundToTf32(w0), hi1 = roundToTf32(w1);
+  out[0] = hi0;
+  out[1] = hi1;
+  out[2] = tf32Low(w0, hi0);
+  out[3] = tf32Low(w1, hi1);
+}
+
+} // namespace prologue
+} // namespace proofc
+
+#endif // PROOFC_PROLOGUE_OPS_H

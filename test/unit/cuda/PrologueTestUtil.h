@@ -1,0 +1,147 @@
+//===- PrologueTestUtil.h - Plans and weights for the prologue tests -*- C++ -*-===//
+//
+// Shared by the device prologue's CPU emulation test and its GPU test: a
+// hand-built plan that uses every prologue op at odd sizes (with and without
+// a bias, empty tables, no columns, a transpose and a plain copy feeding
+// later ops through scratch, outputs written in place and copied), random
+// weights that use every class of finite float (all mantissa bits, wide
+// exponents, subnormals, zeros, both signs, TF32 rounding ties), the plan's
+// "weights:<name>" outputs, and the bit-for-bit comparison with
+// runPlanPrologue.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_TEST_UNIT_CUDA_PROLOGUETESTUTIL_H
+#define PROOFC_TEST_UNIT_CUDA_PROLOGUETESTUTIL_H
+
+#include "proofc/runtime/Bundle.h"
+#include "proofc/runtime/Candidates.h"
+#include "proofc/runtime/Safetensors.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace proofc::test {
+
+inline uint32_t floatBitsOf(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  return u;
+}
+
+/// A random finite float: mostly normal values with random mantissas and
+/// exponents over 2^-40..2^20, sometimes a subnormal, a zero, or a value
+/// whose 13 low mantissa bits are exactly a TF32 rounding tie.
+inline float randomFloat(SplitMix64 &rng) {
+  const uint64_t r = rng.next();
+  const uint32_t sign = static_cast<uint32_t>(r >> 63) << 31;
+  uint32_t mantissa = static_cast<uint32_t>(r) & 0x7fffffu;
+  uint32_t exponent = 127 - 40 + static_cast<uint32_t>((r >> 32) % 61);
+  switch ((r >> 40) % 16) {
+  case 0: exponent = 0; break;                          // subnormal
+  case 1: exponent = 0, mantissa = 0; break;            // +-0
+  case 2: mantissa = (mantissa & ~0x1fffu) | 0x1000u; break; // a tie
+  default: break;
+  }
+  const uint32_t bits = sign | (exponent << 23) | mantissa;
+  float x;
+  std::memcpy(&x, &bits, 4);
+  return x;
+}
+
+inline Tensor randomTensor(std::vector<int64_t> shape, SplitMix64 &rng) {
+  Tensor t;
+  t.shape = std::move(shape);
+  t.data.resize(static_cast<size_t>(t.numel()));
+  for (float &x : t.data) x = randomFloat(rng);
+  return t;
+}
+
+/// A plan, its weights and the tensors its buffers take ("weights:<name>").
+struct PrologueCase {
+  GpuPlan plan;
+  TensorMap weights;
+  std::vector<std::string> outputs;
+};
+
+inline PrologueOp prologueOp(std::string op, std::string dst, std::string table,
+                             std::string weight = "", std::string bias = "",
+                             int64_t colBegin = 0, int64_t cols = 0,
+                             bool transpose = false) {
+  PrologueOp p;
+  p.op = std::move(op);
+  p.dst = std::move(dst);
+  p.table = std::move(table);
+  p.weight = std::move(weight);
+  p.bias = std::move(bias);
+  p.colBegin = colBegin;
+  p.cols = cols;
+  p.transpose = transpose;
+  return p;
+}
+
+/// Every op at odd sizes; some dsts are outputs, the others intermediates
+/// that later ops read (from scratch, or aliased for a plain copy).
+inline PrologueCase handBuiltPrologueCase(uint64_t seed) {
+  SplitMix64 rng(seed);
+  PrologueCase c;
+  TensorMap &w = c.weights;
+  w["tab"] = randomTensor({13, 7}, rng);
+  w["w"] = randomTensor({5, 12}, rng);
+  w["b"] = randomTensor({5}, rng);
+  w["tab0"] = randomTensor({4, 0}, rng);  // no columns: the bias alone
+  w["empty"] = randomTensor({0, 4}, rng); // no rows
+  w["m"] = randomTensor({11, 6}, rng);
+  w["w3"] = randomTensor({3, 13}, rng);
+  w["b3"] = randomTensor({3}, rng);
+  w["lin"] = randomTensor({16, 24}, rng);
+  w["lin2"] = randomTensor({24, 8}, rng);
+  std::vector<PrologueOp> &p = c.plan.prologue;
+  p.push_back(prologueOp("fold_columns", "fold.bias", "tab", "w", "b", 3, 7));
+  p.push_back(prologueOp("fold_columns", "fold.nobias", "tab", "w", "", 0, 7));
+  p.push_back(prologueOp("fold_columns", "fold.cols0", "tab0", "w", "b", 12, 0));
+  p.push_back(prologueOp("fold_columns", "fold.empty", "empty", "w", "", 8, 4));
+  p.push_back(prologueOp("copy", "m.t", "m", "", "", 0, 0, true));
+  // An intermediate (scratch) folded, then transposed into an output.
+  p.push_back(prologueOp("fold_columns", "f2", "m.t", "w3", "b3", 2, 11));
+  p.push_back(prologueOp("copy", "f2.t", "f2", "", "", 0, 0, true));
+  p.push_back(prologueOp("tf32_fragments", "lin.tf32", "lin"));
+  p.push_back(prologueOp("copy", "lin2.t", "lin2", "", "", 0, 0, true));
+  p.push_back(prologueOp("tf32_fragments", "lin2.t.tf32", "lin2.t"));
+  // Plain copies: one only read (an alias), one an output.
+  p.push_back(prologueOp("copy", "lin.copy", "lin"));
+  p.push_back(prologueOp("tf32_fragments", "lin.copy.tf32", "lin.copy"));
+  p.push_back(prologueOp("copy", "b.copy", "b"));
+  c.outputs = {"fold.bias", "fold.nobias", "fold.cols0", "fold.empty",
+               "m.t", "f2.t", "lin.tf32", "lin2.t.tf32", "lin.copy.tf32",
+               "b.copy", "b", "lin"};
+  return c;
+}
+
+/// The tensors a plan's buffers take: each "weights:<name>" init's name.
+inline std::vector<std::string> planWeightOutputs(const GpuPlan &plan) {
+  std::set<std::string> names;
+  for (const BufferDecl &b : plan.buffers)
+    if (b.init.rfind("weights:", 0) == 0) names.insert(b.init.substr(8));
+  return {names.begin(), names.end()};
+}
+
+/// `mine` equals `ref`'s data bit for bit.
+inline void expectSameBits(const std::vector<float> &mine, const Tensor &ref,
+                           const std::string &what) {
+  ASSERT_EQ(mine.size(), ref.data.size()) << what;
+  size_t differ = 0, first = 0;
+  for (size_t i = 0; i < mine.size(); ++i)
+    if (floatBitsOf(mine[i]) != floatBitsOf(ref.data[i]) && differ++ == 0)
+      first = i;
+  EXPECT_EQ(differ, 0u) << what << ": first difference at element " << first
+                        << ": " << mine[first] << " vs " << ref.data[first];
+}
+
+} // namespace proofc::test
+
+#endif // PROOFC_TEST_UNIT_CUDA_PROLOGUETESTUTIL_H
