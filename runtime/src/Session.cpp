@@ -128,6 +128,7 @@ struct Session::State {
   CandidateSet candidates;
   Provenance provenance; ///< all but the weights' hash
   std::vector<TensorSpec> expected;
+  int64_t facts = 0; ///< |F|, counted once (a sort of the facts)
   /// This session's pool, for the backends (EvalInputs::poolId).
   uint64_t poolId = nextPoolId();
 
@@ -148,6 +149,7 @@ struct Session::State {
     candidateOptions.seed = options.seed;
     candidateOptions.maxQueries = options.queries;
     candidates = buildCandidates(dataset, candidateOptions);
+    facts = countFacts(dataset, options.factsIncludeValid);
     // The shapes checkWeights() wants: spec §4's table for this program
     // and dataset, in name order.
     for (const auto &[name, tensor] : initWeights(program, dataset, 0))
@@ -263,6 +265,7 @@ SessionResult Session::State::run(
                            outcomes.end());
     timings.setupSeconds += t.setupSeconds;
     timings.runSeconds += t.runSeconds;
+    timings.readbackSeconds += t.readbackSeconds;
     timings.steps += t.steps;
     ++chunks;
     control.report(end - begin);
@@ -278,7 +281,7 @@ SessionResult Session::State::run(
   r.datasetName = datasetNameOf(options.data);
   r.entities = dataset.numEntities();
   r.relations = dataset.numRelations();
-  r.facts = countFacts(dataset, options.factsIncludeValid);
+  r.facts = facts;
   r.rules = static_cast<int64_t>(dataset.rules.size());
   r.factsIncludeValid = options.factsIncludeValid;
   r.weights = weightsName;
@@ -308,6 +311,7 @@ SessionResult Session::State::run(
   result.reportJson = reportJson(r).dump(2) + "\n";
   result.setupSeconds = timings.setupSeconds;
   result.runSeconds = timings.runSeconds;
+  result.readbackSeconds = timings.readbackSeconds;
   result.chunks = chunks;
   result.chunkSize = chunkSize;
   result.report = std::move(report);

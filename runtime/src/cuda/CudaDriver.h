@@ -43,6 +43,7 @@ namespace proofc {
   X(cuCtxSetCurrent, 4000)                                                     \
   X(cuCtxSynchronize, 2000)                                                    \
   X(cuMemGetInfo, 3020)                                                        \
+  X(cuMemGetAddressRange, 3020)                                                \
   X(cuMemAlloc, 3020)                                                          \
   X(cuMemFree, 3020)                                                           \
   X(cuMemHostAlloc, 2020)                                                      \

@@ -11,6 +11,7 @@
 #include "DevicePrologue.h"
 
 #include "Fail.h"
+#include "MessageText.h"
 #include "cuda/Nvrtc.h"
 
 #include <fmt/format.h>
@@ -95,6 +96,22 @@ void DevicePrologue::release() noexcept {
   ran_ = false;
 }
 
+void DevicePrologue::checkFits(CUdeviceptr address,
+                               const std::vector<int64_t> &shape,
+                               const std::string &tensor) const {
+  const uint64_t bytes = static_cast<uint64_t>(elementCount(shape)) * 4;
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  if (bytes == 0 ||
+      drv_.cuMemGetAddressRange(&base, &size, address) != CUDA_SUCCESS)
+    return; // not memory the driver can size (e.g. mapped): unchecked
+  const uint64_t room = base + size - address;
+  if (bytes > room)
+    fail("{}: {} needs {} bytes, its device allocation has {} from its "
+         "address",
+         path_, tensor, bytes, room);
+}
+
 void DevicePrologue::enqueue(const PrologueStep &step, CUstream stream) {
   auto address = [&](const StepAddress &a) -> CUdeviceptr {
     return a.scratch ? scratch_ + a.value : a.value;
@@ -143,6 +160,16 @@ void DevicePrologue::run(const GpuPlan &plan,
                                                   outputs.end());
   const PrologueSchedule schedule =
       schedulePrologue(plan, addressed, outputAddresses, path_);
+
+  // Nothing is written or read past a driver allocation: an output buffer
+  // sized for other weights (another dataset's tables) is an error, not an
+  // overrun.
+  for (const auto &[name, address] : outputs)
+    checkFits(address, schedule.shapes.at(name),
+              "output '" + escapeForMessage(name) + "'");
+  for (const auto &[name, tensor] : weights)
+    checkFits(tensor.ptr, tensor.shape,
+              "weight '" + escapeForMessage(name) + "'");
 
   if (schedule.scratchBytes > scratchBytes_) {
     // The previous run's kernels may still read the old scratch.

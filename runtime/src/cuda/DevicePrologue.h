@@ -36,8 +36,8 @@ struct DeviceTensor {
 class DevicePrologue {
 public:
   /// In the current context: gets the prologue module's cubin for
-  /// sm_<ccMajor><ccMinor> (KernelCache + NVRTC) and loads it. `bundlePath`
-  /// names errors.
+  /// sm_<ccMajor><ccMinor> (KernelCache + NVRTC) and loads it. `cache` is
+  /// used only here; `bundlePath` names errors.
   DevicePrologue(CudaDriver &drv, KernelCache &cache, int ccMajor, int ccMinor,
                  std::string bundlePath);
   /// Waits for the last run's work, frees the scratch, unloads the module.
@@ -56,7 +56,9 @@ public:
   /// stay valid until the stream reaches the end of the work. Errors
   /// (proofc::Error, before anything is enqueued): those of runPlanPrologue
   /// (missing tensor, wrong shape, ...), naming the bundle path, the op index
-  /// and the tensor; a null address; an output that names no tensor.
+  /// and the tensor; a null address; an output that names no tensor; a
+  /// tensor larger than the rest of its driver allocation (an output buffer
+  /// too small for it is never overrun).
   void run(const GpuPlan &plan, const std::map<std::string, DeviceTensor> &weights,
            const std::map<std::string, CUdeviceptr> &outputs, CUstream stream);
 
@@ -69,6 +71,10 @@ public:
       "proofc_prologue_tf32_fragments";
 
 private:
+  /// Fails unless `shape`'s floats fit in the driver allocation holding
+  /// `address` (unchecked where the driver cannot say).
+  void checkFits(CUdeviceptr address, const std::vector<int64_t> &shape,
+                 const std::string &tensor) const;
   /// One step's launch or copy on `stream`.
   void enqueue(const PrologueStep &step, CUstream stream);
   void release() noexcept;

@@ -6,7 +6,8 @@
 // the reference test bundle's and the compiled bundles' prologues over the
 // shared folder's real weights, across runs of one object on two streams
 // (scratch reused, then grown), with the kernel cache hit by a second
-// object; a bad weight is the host prologue's error, before any work.
+// object; a bad weight is the host prologue's error, before any work, and
+// an output buffer too small for its tensor is an error, not an overrun.
 // Skipped without a CUDA device.
 //
 //===----------------------------------------------------------------------===//
@@ -65,6 +66,9 @@ protected:
       buffers[name] = gpu_->upload(std::vector<uint32_t>(
           std::max<size_t>(n, 1), 0x7fc00000u)); // NaN: unwritten shows
     }
+    // cuMemcpyHtoD from pageable memory may return before the DMA lands,
+    // and a non-blocking stream does not wait for the legacy stream.
+    PROOFC_CU(gpu_->drv, cuCtxSynchronize);
     prologue.run(plan, device, buffers, stream);
     PROOFC_CU(gpu_->drv, cuStreamSynchronize, stream);
     for (const std::string &name : outputs) {
@@ -150,6 +154,24 @@ TEST_F(GpuDevicePrologue, BadWeightsAreTheHostErrorBeforeAnyWork) {
   const PrologueCase good = handBuiltPrologueCase(11);
   expectMatchesHost(*prologue, good.plan, good.weights, good.outputs,
                     streams_[0], "after an error");
+}
+
+TEST_F(GpuDevicePrologue, AnOutputTooLargeForItsBufferIsAnError) {
+  std::unique_ptr<DevicePrologue> prologue = makePrologue();
+  const PrologueCase c = handBuiltPrologueCase(12);
+  std::map<std::string, DeviceTensor> device;
+  for (const auto &[name, t] : c.weights)
+    device[name] = DeviceTensor{gpu_->upload(t.data), t.shape};
+  // lin.tf32 is 2 * 16 * 24 floats; its buffer has room for 4.
+  const std::string e = errorOf([&] {
+    prologue->run(c.plan, device, {{"lin.tf32", gpu_->alloc(16)}},
+                  streams_[0]);
+  });
+  EXPECT_EQ(e.rfind("x.pcb: output 'lin.tf32' needs 3072 bytes, its device "
+                    "allocation has ",
+                    0),
+            0u)
+      << e;
 }
 
 } // namespace

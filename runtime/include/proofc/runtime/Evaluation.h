@@ -86,6 +86,7 @@ TensorMap initWeights(const ProgramSpec &program, const Dataset &dataset,
 struct BackendTimings {
   double setupSeconds = 0; ///< index, weight folding, uploads
   double runSeconds = 0;   ///< the proof loop, steady state
+  double readbackSeconds = 0; ///< the outcomes back to the host (CUDA)
   int64_t steps = 0;       ///< batched steps executed
 };
 

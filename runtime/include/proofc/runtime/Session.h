@@ -113,6 +113,7 @@ struct SessionResult {
   std::string reportJson;
   double setupSeconds = 0; ///< this call's uploads and folding
   double runSeconds = 0;   ///< this call's proof loop
+  double readbackSeconds = 0; ///< this call's outcomes to the host (CUDA)
   double callSeconds = 0;  ///< the whole call, readback and metrics included
   int64_t chunks = 0;      ///< backend runs (SessionOptions::maxPool)
   int64_t chunkSize = 0;   ///< candidates per run (the last may have fewer)
