@@ -6,7 +6,10 @@ set -euo pipefail
 
 packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libfmt-dev
           nlohmann-json3-dev libcli11-dev libxxhash-dev libgtest-dev
-          cmake ninja-build g++ lld python3)
+          cmake ninja-build g++ lld python3
+          # the Python package (python/, docs/python.md) and its tests
+          pybind11-dev python3-dev python3-numpy python3-pytest python3-torch
+          libdlpack-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -82,4 +82,15 @@ std::string datasetFingerprint(const Dataset &ds) {
   return "sha256:" + sha256Hex(text);
 }
 
+std::string vocabularyFingerprint(const Dataset &ds) {
+  // The definition of Provenance.h, frozen: no header line, no counts.
+  std::string text = "entities\n";
+  for (const std::string &name : ds.entities.names())
+    text += name + "\n";
+  text += "relations\n";
+  for (const std::string &name : ds.relations.names())
+    text += name + "\n";
+  return "sha256:" + sha256Hex(text);
+}
+
 } // namespace proofc

@@ -48,6 +48,18 @@ std::string hostName();
 /// renaming an entity, reordering a split or editing a rule changes it.
 std::string datasetFingerprint(const Dataset &dataset);
 
+/// "sha256:<64 hex>" over the dataset's vocabulary, the part of a dataset
+/// that weights depend on (row i of an embedding table belongs to the name
+/// with id i): the UTF-8 bytes of "entities\n", each entity name and "\n" in
+/// id order, "relations\n", each relation name and "\n" in id order. Two
+/// datasets with the same names (countries_s1, _s2 and _s3) have the same
+/// fingerprint; renaming, adding or removing one name changes it (but for
+/// an entity named "relations", whose vocabularies differ in E and R, which
+/// the shapes catch: docs/weights.md). Weights files carry it as
+/// "proofc.vocabulary"; Python code computes the same string independently,
+/// so this definition is frozen.
+std::string vocabularyFingerprint(const Dataset &dataset);
+
 } // namespace proofc
 
 #endif // PROOFC_RUNTIME_PROVENANCE_H

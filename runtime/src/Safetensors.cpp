@@ -4,6 +4,8 @@
 //   {"<name>": {"dtype": "F32", "shape": [...], "data_offsets": [b, e]}, ...,
 //    "__metadata__": {...}}
 // then the data; offsets are relative to the first byte after the header.
+// "__metadata__" (optional) maps strings to strings; it is kept for the
+// caller (the weights contract checks proofc's keys, Weights.cpp).
 // Every check names the file and, where there is one, the tensor.
 //
 //===----------------------------------------------------------------------===//
@@ -97,7 +99,10 @@ struct Entry {
 
 } // namespace
 
-TensorMap parseSafetensors(std::string_view bytes, const std::string &path) {
+TensorMap parseSafetensors(std::string_view bytes, const std::string &path,
+                           SafetensorsMetadata *metadata) {
+  if (metadata)
+    metadata->clear(); // a file without "__metadata__" has none
   if (bytes.size() < 8)
     fail("{}: file is {} bytes, shorter than the 8-byte header size", path,
          bytes.size());
@@ -151,6 +156,18 @@ TensorMap parseSafetensors(std::string_view bytes, const std::string &path) {
     if (name == kMetadataKey) {
       if (!info.is_object())
         fail("{}: '{}' is not a JSON object", path, kMetadataKey);
+      // The format: a map of strings to strings. A number or a nested
+      // object is not "metadata we ignore": refuse it by key.
+      for (const auto &field : info.items())
+        if (!field.value().is_string())
+          fail("{}: '{}': value of '{}' is not a string (found {})", path,
+               kMetadataKey, escapeForMessage(field.key()),
+               escapeForMessage(field.value().dump(), kJsonErrorBytes));
+      if (metadata) {
+        metadata->clear();
+        for (const auto &field : info.items())
+          metadata->emplace(field.key(), field.value().get<std::string>());
+      }
       continue;
     }
     if (!info.is_object())
@@ -232,12 +249,16 @@ TensorMap parseSafetensors(std::string_view bytes, const std::string &path) {
   return tensors;
 }
 
-TensorMap readSafetensors(const std::string &path) {
-  return parseSafetensors(readFile(path), path);
+TensorMap readSafetensors(const std::string &path,
+                          SafetensorsMetadata *metadata) {
+  return parseSafetensors(readFile(path), path, metadata);
 }
 
-void writeSafetensors(const std::string &path, const TensorMap &tensors) {
+void writeSafetensors(const std::string &path, const TensorMap &tensors,
+                      const SafetensorsMetadata &metadata) {
   json header = json::object();
+  if (!metadata.empty())
+    header[kMetadataKey] = metadata;
   uint64_t offset = 0;
   for (const auto &[name, tensor] : tensors) {
     if (name == kMetadataKey)
@@ -258,7 +279,13 @@ void writeSafetensors(const std::string &path, const TensorMap &tensors) {
   }
   // std::map keys: the JSON object lists the tensors sorted by name, the same
   // order as their data.
-  std::string headerText = header.dump();
+  std::string headerText;
+  try {
+    headerText = header.dump();
+  } catch (const json::type_error &) {
+    // nlohmann refuses to write invalid UTF-8, which the reader would refuse.
+    fail("{}: a tensor name or a metadata string is not valid UTF-8", path);
+  }
   headerText.append((8 - headerText.size() % 8) % 8, ' ');
 
   // The file is built whole in memory before the atomic write.

@@ -150,10 +150,12 @@ struct Session::State {
     candidateOptions.maxQueries = options.queries;
     candidates = buildCandidates(dataset, candidateOptions);
     facts = countFacts(dataset, options.factsIncludeValid);
-    // The shapes checkWeights() wants: spec §4's table for this program
-    // and dataset, in name order.
-    for (const auto &[name, tensor] : initWeights(program, dataset, 0))
-      expected.push_back({name, tensor.shape, "F32"});
+    // The shapes checkWeights() wants (spec §4's table), in name order.
+    expected = proofc::expectedTensors(program, dataset);
+    std::sort(expected.begin(), expected.end(),
+              [](const TensorSpec &a, const TensorSpec &b) {
+                return a.name < b.name;
+              });
   }
 
   /// Checks `views` against the expected tensors: the same names, float32,
@@ -413,7 +415,10 @@ WeightsFile Session::loadWeights(const std::string &weightsPath) const {
   file.path = weightsPath;
   // Read once: parsed, and hashed for the report's provenance.
   const std::string bytes = readFile(weightsPath);
-  file.tensors = parseSafetensors(bytes, weightsPath);
+  SafetensorsMetadata metadata;
+  file.tensors = parseSafetensors(bytes, weightsPath, &metadata);
+  checkWeightsMetadata(metadata, state_->program, state_->dataset,
+                       weightsPath);
   file.sha256 = sha256Hex(bytes);
   checkWeights(state_->program, state_->dataset, file.tensors, weightsPath);
   return file;

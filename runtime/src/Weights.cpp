@@ -1,10 +1,13 @@
-//===- Weights.cpp - The tensors a program needs: check and initialise ----===//
+//===- Weights.cpp - The weights contract: tensors and metadata -----------===//
 //
 // The required tensors and their shapes follow from the program's encoder op
-// list and the dataset's E and R (spec §4 table for the reference policy).
-// checkWeights reports the first tensor that is missing or misshapen, then any
-// tensor the program does not use; initWeights draws a deterministic random
-// set from SplitMix64(seed).
+// list and the dataset's E and R (spec §4 table for the reference policy);
+// Requirements below is their one definition, which expectedTensors (and so
+// `proofc weights-spec` and checkWeights) and initWeights read. checkWeights
+// reports the first tensor that is missing or misshapen, then any tensor the
+// program does not use; initWeights draws a deterministic random set from
+// SplitMix64(seed). weightsMetadata and checkWeightsMetadata are the other
+// half of the contract: what a weights file says it was written for.
 //
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/Evaluation.h"
@@ -12,12 +15,14 @@
 #include "Fail.h"
 #include "MemoryBudget.h"
 #include "MessageText.h"
+#include "Provenance.h"
 
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string_view>
 
 namespace proofc {
 
@@ -41,9 +46,9 @@ namespace {
 
 enum class Init { Embedding, Xavier, Zeros, Ones };
 
+/// A tensor of the table and how initWeights fills it.
 struct RequiredTensor {
-  std::string name;
-  std::vector<int64_t> shape;
+  TensorSpec spec;
   Init init;
 };
 
@@ -104,7 +109,6 @@ public:
   }
 
   const std::vector<RequiredTensor> &tensors() const { return tensors_; }
-  bool uses(const std::string &name) const { return names_.count(name) != 0; }
 
 private:
   template <typename... Args>
@@ -131,18 +135,21 @@ private:
       opError(index, op, "has an empty tensor name");
     if (!names_.insert(name).second) {
       for (const RequiredTensor &t : tensors_)
-        if (t.name == name && t.shape != shape)
+        if (t.spec.name == name && t.spec.shape != shape)
           opError(index, op, "tensor '{}' is shared with shape [{}] and [{}]",
-                  escapeForMessage(name), fmt::join(t.shape, ", "),
+                  escapeForMessage(name), fmt::join(t.spec.shape, ", "),
                   fmt::join(shape, ", "));
       return;
     }
-    tensors_.push_back({name, std::move(shape), init});
+    TensorSpec spec;
+    spec.name = name;
+    spec.shape = std::move(shape);
+    tensors_.push_back({std::move(spec), init});
   }
 
   const ProgramSpec &program_;
   std::vector<RequiredTensor> tensors_;
-  std::set<std::string> names_;
+  std::set<std::string> names_; ///< of tensors_, for weight tying
 };
 
 /// Uniform in [0, 1) from the top 53 bits.
@@ -160,10 +167,21 @@ double standardNormal(SplitMix64 &rng) {
 
 } // namespace
 
+std::vector<TensorSpec> expectedTensors(const ProgramSpec &program,
+                                        const Dataset &dataset) {
+  const Requirements required(program, dataset);
+  std::vector<TensorSpec> specs;
+  for (const RequiredTensor &need : required.tensors())
+    specs.push_back(need.spec);
+  return specs;
+}
+
 void checkWeights(const ProgramSpec &program, const Dataset &dataset,
                   const TensorMap &weights, const std::string &path) {
-  Requirements required(program, dataset);
-  for (const RequiredTensor &need : required.tensors()) {
+  const std::vector<TensorSpec> expected = expectedTensors(program, dataset);
+  std::set<std::string> used;
+  for (const TensorSpec &need : expected) {
+    used.insert(need.name);
     auto it = weights.find(need.name);
     if (it == weights.end())
       fail("{}: missing tensor '{}' (shape [{}])", path,
@@ -174,7 +192,7 @@ void checkWeights(const ProgramSpec &program, const Dataset &dataset,
            fmt::join(need.shape, ", "));
   }
   for (const auto &entry : weights)
-    if (!required.uses(entry.first))
+    if (!used.count(entry.first))
       fail("{}: unexpected tensor '{}': program '{}' does not use it (weights "
            "for another program?)",
            path, escapeForMessage(entry.first), escapeForMessage(program.name));
@@ -192,7 +210,7 @@ TensorMap initWeights(const ProgramSpec &program, const Dataset &dataset,
   uint64_t values = 0;
   for (const RequiredTensor &need : required.tensors()) {
     uint64_t n = 1;
-    for (int64_t dim : need.shape)
+    for (int64_t dim : need.spec.shape)
       n = saturatingBytes(n, static_cast<uint64_t>(std::max<int64_t>(dim, 0)));
     values = saturatingAdd(values, n);
   }
@@ -205,7 +223,7 @@ TensorMap initWeights(const ProgramSpec &program, const Dataset &dataset,
   TensorMap weights;
   for (const RequiredTensor &need : required.tensors()) {
     Tensor t;
-    t.shape = need.shape;
+    t.shape = need.spec.shape;
     t.data.resize(static_cast<size_t>(t.numel()));
     switch (need.init) {
     case Init::Embedding:
@@ -213,8 +231,8 @@ TensorMap initWeights(const ProgramSpec &program, const Dataset &dataset,
         v = static_cast<float>(0.5 * standardNormal(rng));
       break;
     case Init::Xavier: {
-      double bound = std::sqrt(6.0 / static_cast<double>(need.shape[0] +
-                                                         need.shape[1]));
+      double bound = std::sqrt(6.0 / static_cast<double>(need.spec.shape[0] +
+                                                         need.spec.shape[1]));
       for (float &v : t.data)
         v = static_cast<float>((2.0 * uniform01(rng) - 1.0) * bound);
       break;
@@ -225,9 +243,52 @@ TensorMap initWeights(const ProgramSpec &program, const Dataset &dataset,
       std::fill(t.data.begin(), t.data.end(), 1.0f);
       break;
     }
-    weights.emplace(need.name, std::move(t));
+    weights.emplace(need.spec.name, std::move(t));
   }
   return weights;
+}
+
+SafetensorsMetadata weightsMetadata(const ProgramSpec &program,
+                                    const Dataset &dataset) {
+  return {{"format", "pt"}, // what PyTorch's safetensors writer records
+          {kWeightsProgramKey, program.name},
+          {kWeightsVocabularyKey, vocabularyFingerprint(dataset)}};
+}
+
+namespace {
+
+/// "sha256:" and 64 lowercase hex digits, as vocabularyFingerprint writes.
+bool isFingerprint(const std::string &text) {
+  constexpr std::string_view prefix = "sha256:";
+  return text.size() == prefix.size() + 64 &&
+         text.compare(0, prefix.size(), prefix) == 0 &&
+         text.find_first_not_of("0123456789abcdef", prefix.size()) ==
+             std::string::npos;
+}
+
+} // namespace
+
+void checkWeightsMetadata(const SafetensorsMetadata &metadata,
+                          const ProgramSpec &program, const Dataset &dataset,
+                          const std::string &path) {
+  // "proofc.program" is not checked: weights fit every program that names
+  // the same tensors with the same shapes (v10 compiled with another B, S
+  // or D, a renamed copy), and checkWeights checks exactly that.
+  auto it = metadata.find(kWeightsVocabularyKey);
+  if (it == metadata.end())
+    return; // written by another tool: nothing to check against
+  const std::string &theirs = it->second;
+  if (!isFingerprint(theirs))
+    fail("{}: '__metadata__': '{}' is '{}', expected 'sha256:' and 64 "
+         "lowercase hex digits",
+         path, kWeightsVocabularyKey, escapeForMessage(theirs));
+  const std::string ours = vocabularyFingerprint(dataset);
+  if (theirs != ours)
+    fail("{}: the weights were written for another dataset: the file's {} is {}, "
+         "but dataset {} has {} (other entity or relation names: the "
+         "embedding rows of program '{}' would belong to other names)",
+         path, kWeightsVocabularyKey, theirs, dataset.dir, ours,
+         escapeForMessage(program.name));
 }
 
 } // namespace proofc

@@ -3,7 +3,7 @@
 // The input is a whole .safetensors file. A rejected file must be a
 // proofc::Error naming it; an accepted one must hold tensors whose data
 // matches their shape, and must survive writeSafetensors + readSafetensors
-// unchanged (bit for bit: NaN payloads and -0 included).
+// unchanged (bit for bit: NaN payloads and -0 included), metadata included.
 //
 //===----------------------------------------------------------------------===//
 #include "FuzzUtil.h"
@@ -21,8 +21,9 @@ using proofc::fuzz::ScratchDir;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char *>(data), size);
   TensorMap tensors;
+  SafetensorsMetadata metadata;
   try {
-    tensors = parseSafetensors(bytes, "fuzz.safetensors");
+    tensors = parseSafetensors(bytes, "fuzz.safetensors", &metadata);
   } catch (const Error &e) {
     FUZZ_CHECK(std::strncmp(e.what(), "fuzz.safetensors: ", 18) == 0,
                "message does not name the file: %s", e.what());
@@ -43,8 +44,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
 
   std::string path = ScratchDir::get().file("w.safetensors");
-  writeSafetensors(path, tensors);
-  TensorMap back = readSafetensors(path);
+  writeSafetensors(path, tensors, metadata);
+  SafetensorsMetadata metadataBack;
+  TensorMap back = readSafetensors(path, &metadataBack);
+  FUZZ_CHECK(metadataBack == metadata, "round trip changed the metadata");
   FUZZ_CHECK(back.size() == tensors.size(), "round trip: %zu tensors for %zu",
              back.size(), tensors.size());
   for (const auto &[name, tensor] : tensors) {

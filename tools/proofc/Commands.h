@@ -13,6 +13,7 @@ namespace proofc::driver {
 
 int runCommand(const RunOptions &options);
 int initWeightsCommand(const InitWeightsOptions &options);
+int weightsSpecCommand(const WeightsSpecOptions &options);
 
 } // namespace proofc::driver
 

@@ -23,10 +23,11 @@ CLI::App *proofc::driver::addInitWeightsCommand(CLI::App &app,
   CLI::App *init = app.add_subcommand(
       "init-weights",
       "Write deterministic random policy weights for PROGRAM on a dataset");
-  init->add_option("program", o.program, "The eval program (.mlir)")
+  init->add_option("program", o.program,
+                   "The eval program (.mlir) or a compiled bundle (.pcb)")
       ->required()
       ->check(cli::nonEmptyPath())
-      ->type_name("PROGRAM.mlir");
+      ->type_name("PROGRAM");
   init->add_option("--data", o.data, "Dataset directory (sets E and R)")
       ->required()
       ->check(cli::nonEmptyPath())
@@ -38,4 +39,21 @@ CLI::App *proofc::driver::addInitWeightsCommand(CLI::App &app,
       ->check(cli::nonEmptyPath())
       ->type_name("W.safetensors");
   return init;
+}
+
+CLI::App *proofc::driver::addWeightsSpecCommand(CLI::App &app,
+                                                WeightsSpecOptions &o) {
+  CLI::App *spec = app.add_subcommand(
+      "weights-spec", "Print, as JSON, the tensors PROGRAM needs on a dataset "
+                      "and the metadata a weights file for it carries");
+  spec->add_option("program", o.program,
+                   "The eval program (.mlir) or a compiled bundle (.pcb)")
+      ->required()
+      ->check(cli::nonEmptyPath())
+      ->type_name("PROGRAM");
+  spec->add_option("--data", o.data, "Dataset directory (sets E and R)")
+      ->required()
+      ->check(cli::nonEmptyPath())
+      ->type_name("DIR");
+  return spec;
 }

@@ -24,16 +24,23 @@ struct RunOptions {
 };
 
 struct InitWeightsOptions {
-  std::string program;
+  std::string program; ///< PROGRAM.mlir or PROGRAM.pcb
   std::string data;
   uint64_t seed = 0;
   std::string output;
+};
+
+struct WeightsSpecOptions {
+  std::string program; ///< PROGRAM.mlir or PROGRAM.pcb
+  std::string data;
 };
 
 /// Adds `proofc run` to `app`; the options land in `options`.
 CLI::App *addRunCommand(CLI::App &app, RunOptions &options);
 /// Adds `proofc init-weights` to `app`.
 CLI::App *addInitWeightsCommand(CLI::App &app, InitWeightsOptions &options);
+/// Adds `proofc weights-spec` to `app`.
+CLI::App *addWeightsSpecCommand(CLI::App &app, WeightsSpecOptions &options);
 
 } // namespace proofc::driver
 

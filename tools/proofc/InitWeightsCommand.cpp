@@ -2,7 +2,9 @@
 //
 // The tensors a program needs depend on the dataset (E and R size the
 // embedding tables), so the dataset is loaded; the values come from the
-// runtime's deterministic initWeights(program, dataset, seed).
+// runtime's deterministic initWeights(program, dataset, seed), and the file's
+// "__metadata__" from weightsMetadata (the program's name and the dataset's
+// vocabulary fingerprint, which a run on another dataset is refused by).
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -19,12 +21,12 @@ using namespace proofc;
 
 int driver::initWeightsCommand(const InitWeightsOptions &o) {
   checkWritable(o.output); // before the loading
-  std::optional<ProgramSpec> program = loadProgramSpec(o.program);
+  std::optional<ProgramSpec> program = loadProgramOrBundle(o.program);
   if (!program)
     return 1;
   Dataset dataset = loadDataset(o.data);
   TensorMap weights = initWeights(*program, dataset, o.seed);
-  writeSafetensors(o.output, weights);
+  writeSafetensors(o.output, weights, weightsMetadata(*program, dataset));
   int64_t values = 0;
   for (const auto &entry : weights)
     values += entry.second.numel();

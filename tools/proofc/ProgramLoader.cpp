@@ -1,4 +1,9 @@
 //===- ProgramLoader.cpp - Parse, verify and export an eval program -------===//
+//
+// Or read the program of a bundle (.pcb), for the commands that need only
+// the ProgramSpec (init-weights, weights-spec).
+//
+//===----------------------------------------------------------------------===//
 #include "ProgramLoader.h"
 
 #include "OneLineDiagnostics.h"
@@ -7,6 +12,7 @@
 #include "proofc/Dialect/Eval/EvalOps.h"
 #include "proofc/Support/SourceNesting.h"
 #include "proofc/Target/ExportProgramSpec.h"
+#include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/Error.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -70,4 +76,13 @@ proofc::driver::loadProgramSpec(const std::string &path) {
   if (mlir::failed(spec))
     return std::nullopt;
   return std::move(*spec);
+}
+
+std::optional<ProgramSpec>
+proofc::driver::loadProgramOrBundle(const std::string &path) {
+  const std::string suffix = ".pcb";
+  if (path.size() >= suffix.size() &&
+      path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
+    return readBundle(path).program;
+  return loadProgramSpec(path);
 }

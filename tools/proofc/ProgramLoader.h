@@ -42,6 +42,11 @@ parseProgram(std::unique_ptr<llvm::MemoryBuffer> file,
 /// proofc::Error when the file cannot be read.
 std::optional<ProgramSpec> loadProgramSpec(const std::string &path);
 
+/// The ProgramSpec of `path`: a path ending in ".pcb" is read as a bundle
+/// written by `proofc compile` (readBundle: its errors are proofc::Error),
+/// any other as an eval program (loadProgramSpec above).
+std::optional<ProgramSpec> loadProgramOrBundle(const std::string &path);
+
 } // namespace proofc::driver
 
 #endif // PROOFC_TOOLS_PROOFC_PROGRAMLOADER_H

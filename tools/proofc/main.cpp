@@ -1,6 +1,6 @@
 //===- main.cpp - The proofc driver ---------------------------------------===//
 //
-// proofc run | init-weights | compile. Every failure ends as one line on
+// proofc run | init-weights | weights-spec | compile. Every failure ends as one line on
 // stderr and exit code 1: MLIR diagnostics as `file:line:col: error: ...`
 // (printed by the program loader), everything else as `proofc: error:
 // <message>`. An interrupted run ends as `proofc: interrupted by SIGINT` and
@@ -33,6 +33,8 @@ int main(int argc, char **argv) {
   InitWeightsOptions initOptions;
   CLI::App *run = addRunCommand(app, runOptions);
   CLI::App *init = addInitWeightsCommand(app, initOptions);
+  WeightsSpecOptions specOptions;
+  CLI::App *spec = addWeightsSpecCommand(app, specOptions);
   CompileOptions compileOptions;
   CLI::App *compile = addCompileCommand(app, compileOptions);
 
@@ -44,6 +46,8 @@ int main(int argc, char **argv) {
       return runCommand(runOptions);
     if (init->parsed())
       return initWeightsCommand(initOptions);
+    if (spec->parsed())
+      return weightsSpecCommand(specOptions);
     if (compile->parsed())
       return compileCommand(compileOptions);
     proofc::fail("no subcommand given");

@@ -51,6 +51,40 @@ TEST(Provenance, DatasetFingerprintSeesARenamedEntity) {
   EXPECT_EQ(a.size(), 7u + 64u);
 }
 
+TEST(Provenance, VocabularyFingerprintIsTheFrozenDefinition) {
+  // The hex was computed when this test was written, independently of
+  // proofc: hashlib.sha256(b"entities\nalice\nbob\ncarol\nrelations\n"
+  //                        b"knows\nlikes\n").hexdigest().
+  EXPECT_EQ(vocabularyFingerprint(tinyDataset()),
+            "sha256:2e692961c38cbbde8821aecd08a1fb6396f69b24f58366b54b26a8d9bb"
+            "6529ca");
+  // Renaming an entity changes it, though E, R and every id stay the same.
+  EXPECT_EQ(vocabularyFingerprint(tinyDataset("aaron")),
+            "sha256:9aa35d56c249800fbd51279fcf755ffa5f52894f5e5da75bcc6d9b1314"
+            "742fe5");
+  // Names are UTF-8 bytes, in byte order ("bé" is 62 C3 A9):
+  // hashlib.sha256("entities\nbé\nz\nrelations\nr\n".encode()).
+  Dataset ds;
+  ds.entities = Vocab({"z", "b\u00e9"});
+  ds.relations = Vocab({"r"});
+  EXPECT_EQ(vocabularyFingerprint(ds),
+            "sha256:d8eb419d8ccc4b6e7c7fd77e743f3e3adf4c6287a583cf10597f530091"
+            "a522d4");
+}
+
+TEST(Provenance, VocabularyFingerprintIgnoresFactsAndRules) {
+  // Only the names matter: other facts, splits or rules over the same names
+  // keep it (weights stay valid), while the dataset fingerprint changes.
+  TempDir dir;
+  dir.write("train.tsv", "alice\tknows\tcarol\n");
+  dir.write("valid.tsv", "bob\tlikes\talice\n");
+  dir.write("test.tsv", "carol\tlikes\tbob\n");
+  dir.write("rules.txt", "");
+  Dataset other = loadDataset(dir.path());
+  EXPECT_EQ(vocabularyFingerprint(other), vocabularyFingerprint(tinyDataset()));
+  EXPECT_NE(datasetFingerprint(other), datasetFingerprint(tinyDataset()));
+}
+
 TEST(Provenance, VersionCommitAndHost) {
   EXPECT_STRNE(proofcVersion(), "");
   // A 40-hex commit (maybe "-dirty"), or "unknown" outside a checkout.

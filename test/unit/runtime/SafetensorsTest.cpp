@@ -118,6 +118,68 @@ TEST(Safetensors, RoundTrip) {
             1);
 }
 
+TEST(Safetensors, MetadataIsKeptAsStrings) {
+  std::string header =
+      R"({"t": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]},
+          "__metadata__": {"format": "pt", "proofc.program": "v10",
+                           "note": "", "z\u0000": "a\nb"}})";
+  SafetensorsMetadata metadata{{"stale", "entry"}};
+  TensorMap t = parseSafetensors(image(header, floats({1})), "x", &metadata);
+  EXPECT_EQ(t.size(), 1u);
+  EXPECT_EQ(metadata, (SafetensorsMetadata{{"format", "pt"},
+                                           {"proofc.program", "v10"},
+                                           {"note", ""},
+                                           {std::string("z\0", 2), "a\nb"}}));
+  // No "__metadata__": an empty map, whatever the caller's held before.
+  parseSafetensors(
+      image(R"({"t": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}})",
+            floats({1})),
+      "x", &metadata);
+  EXPECT_TRUE(metadata.empty());
+}
+
+TEST(Safetensors, MetadataRoundTripsAndIsOmittedWhenEmpty) {
+  TempDir dir;
+  const TensorMap tensors{{"t", {{2}, {1, 2}}}};
+  const SafetensorsMetadata written{{"format", "pt"},
+                                    {"proofc.program", "v\"10\""},
+                                    {"\u00e9t\u00e9", "ok"}};
+  std::string path = dir.file("m.safetensors");
+  writeSafetensors(path, tensors, written);
+  SafetensorsMetadata read;
+  TensorMap back = readSafetensors(path, &read);
+  EXPECT_EQ(read, written);
+  EXPECT_EQ(back.at("t").data, (std::vector<float>{1, 2}));
+  // The data offsets do not move: metadata is only in the header.
+  EXPECT_NE(readFile(path).find(R"("__metadata__":{)"), std::string::npos);
+
+  std::string plain = dir.file("p.safetensors");
+  writeSafetensors(plain, tensors);
+  EXPECT_EQ(readFile(plain).find("__metadata__"), std::string::npos);
+  readSafetensors(plain, &read);
+  EXPECT_TRUE(read.empty());
+}
+
+TEST(Safetensors, WriteRefusesInvalidUtf8) {
+  // The reader would refuse such a header: the writer does not produce it.
+  TempDir dir;
+  std::string path = dir.file("w.safetensors");
+  for (const auto &[tensors, metadata] :
+       std::vector<std::pair<TensorMap, SafetensorsMetadata>>{
+           {{{"\xff", {{1}, {1}}}}, {}},
+           {{{"t", {{1}, {1}}}}, {{"proofc.program", "\xc3("}}}}) {
+    try {
+      writeSafetensors(path, tensors, metadata);
+      ADD_FAILURE() << "no error";
+    } catch (const Error &e) {
+      EXPECT_EQ(std::string(e.what()),
+                path + ": a tensor name or a metadata string is not valid "
+                       "UTF-8");
+    }
+    EXPECT_FALSE(std::filesystem::exists(path));
+  }
+}
+
 TEST(Safetensors, WriteRejectsInconsistentTensors) {
   TempDir dir;
   std::string path = dir.file("w.safetensors");
@@ -255,7 +317,21 @@ INSTANTIATE_TEST_SUITE_P(
                     "tensor 't': duplicate key 'dtype'"},
         BadFileCase{"DuplicateMetadataKey",
                     image(R"({"__metadata__": {"a": "1", "a": "2"}})", ""),
-                    "'__metadata__': duplicate key 'a'"}),
+                    "'__metadata__': duplicate key 'a'"},
+        // The format's metadata maps strings to strings, nothing else.
+        BadFileCase{"MetadataNumberValue",
+                    image(R"({"__metadata__": {"format": "pt", "epochs": 3}})",
+                          ""),
+                    "'__metadata__': value of 'epochs' is not a string "
+                    "(found 3)"},
+        BadFileCase{"MetadataObjectValue",
+                    image(R"({"__metadata__": {"a\u001b": {"b": null}}})", ""),
+                    "'__metadata__': value of 'a\\x1b' is not a string "
+                    "(found {\"b\":null})"},
+        BadFileCase{"MetadataNullValue",
+                    image(R"({"__metadata__": {"a": null}})", ""),
+                    "'__metadata__': value of 'a' is not a string "
+                    "(found null)"}),
     [](const auto &info) { return std::string(info.param.name); });
 
 TEST(Safetensors, InvalidJsonIsAnError) {

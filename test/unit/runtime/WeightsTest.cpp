@@ -1,6 +1,8 @@
-//===- WeightsTest.cpp - checkWeights, initWeights, policyOpName ----------===//
+//===- WeightsTest.cpp - The weights contract: tensors and metadata -------===//
 #include "TestUtil.h"
 
+#include "MessageText.h"
+#include "Provenance.h"
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/Evaluation.h"
 
@@ -236,4 +238,110 @@ TEST(Weights, InitIsDeterministicAndFollowsTheDocumentedDraws) {
   double mean = sum / emb.size();
   EXPECT_NEAR(mean, 0.0, 0.05);
   EXPECT_NEAR(std::sqrt(sumSq / emb.size() - mean * mean), 0.5, 0.03);
+}
+
+TEST(Weights, ExpectedTensorsIsTheSpecTableInEncoderOrder) {
+  Dataset ds = datasetWithCounts(10, 3);
+  std::vector<TensorSpec> specs = expectedTensors(v10Program(), ds);
+  // Spec §4 with E = 10, R = 3, A = 6, d = 64, L = 2.
+  const std::vector<std::pair<std::string, std::vector<int64_t>>> table = {
+      {"pred_emb", {5, 64}},        {"const_emb", {10, 64}},
+      {"var_emb", {12, 64}},        {"atom.weight", {64, 192}},
+      {"atom.bias", {64}},          {"mlp.0.weight", {64, 64}},
+      {"mlp.0.bias", {64}},         {"mlp.0.ln.weight", {64}},
+      {"mlp.0.ln.bias", {64}},      {"mlp.1.weight", {64, 64}},
+      {"mlp.1.bias", {64}},         {"mlp.1.ln.weight", {64}},
+      {"mlp.1.ln.bias", {64}}};
+  ASSERT_EQ(specs.size(), table.size());
+  for (size_t i = 0; i < table.size(); ++i) {
+    EXPECT_EQ(specs[i].name, table[i].first) << i;
+    EXPECT_EQ(specs[i].shape, table[i].second) << specs[i].name;
+    EXPECT_EQ(specs[i].dtype, "F32") << specs[i].name;
+  }
+  // initWeights draws exactly these tensors; a tied name is listed once.
+  TensorMap init = initWeights(v10Program(), ds, 3);
+  ASSERT_EQ(init.size(), specs.size());
+  for (const TensorSpec &spec : specs)
+    EXPECT_EQ(init.at(spec.name).shape, spec.shape) << spec.name;
+  ProgramSpec tied = v10Program();
+  tied.policy.encoder[7].weight = "mlp.0.ln.weight";
+  EXPECT_EQ(expectedTensors(tied, ds).size(), table.size() - 1);
+  // An inconsistent program is the same error as checkWeights gives.
+  tied.policy.encoder[3].in = 32;
+  EXPECT_THROW(expectedTensors(tied, ds), Error);
+}
+
+namespace {
+
+std::string metadataError(const SafetensorsMetadata &metadata,
+                          const Dataset &ds) {
+  try {
+    checkWeightsMetadata(metadata, v10Program(), ds, "W.safetensors");
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+} // namespace
+
+TEST(WeightsMetadata, NamesTheProgramAndTheVocabulary) {
+  Dataset ds = datasetWithCounts(3, 2);
+  EXPECT_EQ(weightsMetadata(v10Program(), ds),
+            (SafetensorsMetadata{{"format", "pt"},
+                                 {"proofc.program", "v10"},
+                                 {"proofc.vocabulary",
+                                  vocabularyFingerprint(ds)}}));
+  EXPECT_EQ(metadataError(weightsMetadata(v10Program(), ds), ds),
+            "(no error)");
+}
+
+TEST(WeightsMetadata, AnotherVocabularyIsRefusedNamingBoth) {
+  Dataset ours = datasetWithCounts(3, 2);
+  ours.dir = "data/ours";
+  // Same E and R, one entity renamed: every shape fits, the rows do not.
+  Dataset theirs = ours;
+  theirs.entities = Vocab({"e00000", "e00001", "x"});
+  const std::string a = vocabularyFingerprint(ours);
+  const std::string b = vocabularyFingerprint(theirs);
+  ASSERT_NE(a, b);
+  EXPECT_EQ(metadataError(weightsMetadata(v10Program(), theirs), ours),
+            "W.safetensors: the weights were written for another dataset: "
+            "the file's proofc.vocabulary is " + b + ", but dataset data/ours has " +
+                a + " (other entity or relation names: the embedding rows of "
+                    "program 'v10' would belong to other names)");
+  // A relation renamed counts the same.
+  theirs = ours;
+  theirs.relations = Vocab({"r00000", "s"});
+  EXPECT_NE(metadataError(weightsMetadata(v10Program(), theirs), ours),
+            "(no error)");
+}
+
+TEST(WeightsMetadata, WithoutTheKeyOrForAnotherProgramIsAccepted) {
+  Dataset ds = datasetWithCounts(3, 2);
+  // No metadata (trained elsewhere), or only a writer's own keys.
+  EXPECT_EQ(metadataError({}, ds), "(no error)");
+  EXPECT_EQ(metadataError({{"format", "pt"}, {"epochs", "40"}}, ds),
+            "(no error)");
+  // Another program's name: the tensors' names and shapes are the contract
+  // (checkWeights), and a program compiled with another B fits the same
+  // weights.
+  SafetensorsMetadata other = weightsMetadata(v10Program(), ds);
+  other["proofc.program"] = "v10_batch64";
+  EXPECT_EQ(metadataError(other, ds), "(no error)");
+}
+
+TEST(WeightsMetadata, MalformedVocabularyIsRefused) {
+  Dataset ds = datasetWithCounts(3, 2);
+  const std::string good = vocabularyFingerprint(ds);
+  for (const std::string &bad :
+       {std::string(""), good.substr(7), good.substr(0, 70),
+        "SHA256:" + good.substr(7), "sha256:" + std::string(64, 'A'),
+        good + "0", std::string("sha256:\x1b[2J")}) {
+    EXPECT_EQ(metadataError({{"proofc.vocabulary", bad}}, ds),
+              "W.safetensors: '__metadata__': 'proofc.vocabulary' is '" +
+                  escapeForMessage(bad) +
+                  "', expected 'sha256:' and 64 lowercase hex digits")
+        << bad;
+  }
 }

@@ -74,14 +74,56 @@ struct EvalInputs {
   uint64_t poolId = 0;
 };
 
+//===----------------------------------------------------------------------===//
+// The weights contract (docs/weights.md): which tensors a program needs on a
+// dataset, and what a weights file says about the program and dataset it was
+// written for. Weights.cpp defines both once.
+//===----------------------------------------------------------------------===//
+
+/// One tensor the program needs (spec §4 table), as `proofc weights-spec`
+/// prints it.
+struct TensorSpec {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::string dtype = "F32";
+};
+
+/// The tensors `program` reads on `dataset` (E and R size the embedding
+/// tables), in encoder order (within an op: tables, weight, bias), each
+/// once: the order initWeights draws them in. Throws proofc::Error naming
+/// the op of an inconsistent program (widths, tied tensors, empty names).
+std::vector<TensorSpec> expectedTensors(const ProgramSpec &program,
+                                        const Dataset &dataset);
+
 /// Throws proofc::Error naming the first tensor whose name or shape does not
-/// match what `program` needs for `dataset` (spec §4 table).
+/// match expectedTensors(program, dataset), then any tensor it does not list.
 void checkWeights(const ProgramSpec &program, const Dataset &dataset,
                   const TensorMap &weights, const std::string &path);
 
 /// Deterministic random policy weights (spec §4 shapes) for `program`.
 TensorMap initWeights(const ProgramSpec &program, const Dataset &dataset,
                       uint64_t seed);
+
+/// The "__metadata__" keys proofc writes and reads (besides "format").
+inline constexpr const char *kWeightsProgramKey = "proofc.program";
+inline constexpr const char *kWeightsVocabularyKey = "proofc.vocabulary";
+
+/// What a weights file for `program` on `dataset` carries as "__metadata__":
+/// {"format": "pt", "proofc.program": program.name, "proofc.vocabulary":
+/// vocabularyFingerprint(dataset)} (Provenance.h).
+SafetensorsMetadata weightsMetadata(const ProgramSpec &program,
+                                    const Dataset &dataset);
+
+/// Checks a weights file's metadata against the dataset it is about to run
+/// on: a "proofc.vocabulary" other than vocabularyFingerprint(dataset) (the
+/// embedding rows would belong to other names) is a proofc::Error naming the
+/// file, both fingerprints and the dataset; a malformed one is an error too.
+/// A file without the key (no metadata: trained elsewhere) is accepted, and
+/// so is another "proofc.program": the tensors' names and shapes, which
+/// checkWeights checks, are what binds weights to a program.
+void checkWeightsMetadata(const SafetensorsMetadata &metadata,
+                          const ProgramSpec &program, const Dataset &dataset,
+                          const std::string &path);
 
 struct BackendTimings {
   double setupSeconds = 0; ///< index, weight folding, uploads

@@ -28,10 +28,22 @@ inline constexpr uint64_t kMaxSafetensorsHeaderBytes = 100'000'000;
 /// the header parse stops at the first entry past it.
 inline constexpr size_t kMaxSafetensorsTensors = 100'000;
 
-TensorMap readSafetensors(const std::string &path);
-TensorMap parseSafetensors(std::string_view bytes, const std::string &path);
-/// Writes atomically (temporary file + rename).
-void writeSafetensors(const std::string &path, const TensorMap &tensors);
+/// The header's "__metadata__": string keys to string values, the only form
+/// the safetensors format allows (anything else is an error naming the key);
+/// empty when the file has none. What proofc writes there and checks is the
+/// weights contract (Evaluation.h, docs/weights.md).
+using SafetensorsMetadata = std::map<std::string, std::string>;
+
+/// Read and parse a file; when `metadata` is non-null it receives the
+/// file's "__metadata__" (which is checked either way).
+TensorMap readSafetensors(const std::string &path,
+                          SafetensorsMetadata *metadata = nullptr);
+TensorMap parseSafetensors(std::string_view bytes, const std::string &path,
+                           SafetensorsMetadata *metadata = nullptr);
+/// Writes atomically (temporary file + rename); "__metadata__" is written
+/// only when `metadata` is not empty.
+void writeSafetensors(const std::string &path, const TensorMap &tensors,
+                      const SafetensorsMetadata &metadata = {});
 
 } // namespace proofc
 

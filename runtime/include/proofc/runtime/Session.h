@@ -61,14 +61,6 @@ struct TensorView {
 
 using TensorViews = std::map<std::string, TensorView>;
 
-/// One tensor the program needs (spec §4 table), as `proofc weights-spec`
-/// prints it.
-struct TensorSpec {
-  std::string name;
-  std::vector<int64_t> shape;
-  std::string dtype = "F32";
-};
-
 struct SessionOptions {
   std::string data;            ///< dataset directory (spec §1.1)
   std::string split = "test";  ///< "valid" | "test"

@@ -1,0 +1,85 @@
+"""proofc.Evaluator: the extension's Evaluator, taking a program as well.
+
+The C++ class (``proofc._core.Evaluator``, python/src/Evaluator.h) binds a
+bundle. This subclass also takes a ``.mlir`` path or the program's text and
+compiles it first with ``proofc.program.compile`` (which runs ``proofc
+compile`` and caches the bundle).
+"""
+import os
+
+from proofc import _core
+
+
+def _bundle_for(program_or_bundle):
+    """The bundle path for the first argument, compiling a program."""
+    if isinstance(program_or_bundle, str) and "eval.program" in program_or_bundle:
+        source = program_or_bundle  # the program's text
+    else:
+        try:
+            path = os.fspath(program_or_bundle)
+        except TypeError:
+            raise TypeError(
+                "program_or_bundle: pass a bundle or .mlir path (str or "
+                "os.PathLike) or the program's .mlir text, not a "
+                f"{type(program_or_bundle).__name__}") from None
+        if isinstance(path, bytes) or not path.endswith(".mlir"):
+            return path
+        source = path
+    try:
+        from proofc import program
+    except ImportError as e:
+        raise _core.Error(
+            "program_or_bundle: compiling a .mlir program needs "
+            "proofc.program, which this installation lacks; compile it "
+            "with `proofc compile PROGRAM.mlir -o PROGRAM.pcb` and pass the "
+            f"bundle ({e})") from None
+    return program.compile(source)
+
+
+class Evaluator(_core.Evaluator):
+    """Evaluates weight sets of one program on one dataset's candidates.
+
+    ``program_or_bundle``: a bundle written by ``proofc compile`` (``.pcb``),
+    a ``.mlir`` program path, or the program's text (compiled by
+    ``proofc.program.compile``). ``data``: the dataset directory. The
+    candidates: ``split`` ("valid" or "test"), the first ``queries`` queries
+    (None: all), ``corruptions`` per query and side (None: every filtered
+    corruption), sampled with ``seed``; ``facts``: "train" or "train+valid".
+    ``device``: "auto", "cpu", "cuda" or "cuda:N". The rest are those of
+    ``proofc-run`` (docs/python.md).
+
+    ``evaluate(weights, progress=None)`` takes a mapping name -> tensor
+    (numpy arrays, torch tensors on the CPU or on this evaluator's GPU) or
+    a safetensors path and returns the report as a dict, with
+    ``["outcomes"]`` holding one numpy array per candidate column.
+    """
+
+    def __init__(self, program_or_bundle, data, *, split="valid",
+                 queries=None, corruptions=100, seed=0, facts="train",
+                 device="auto", threads=0, cond="native", unroll=8,
+                 memo_entries=-1, max_pool=0, hits=(1, 3, 10),
+                 per_relation=False, bootstrap=0, bootstrap_seed=0):
+        super().__init__(
+            _bundle_for(program_or_bundle), data=data, split=split,
+            queries=queries, corruptions=corruptions, seed=seed, facts=facts,
+            device=device, threads=threads, cond=cond, unroll=unroll,
+            memo_entries=memo_entries, max_pool=max_pool,
+            hits=None if hits is None else list(hits),
+            per_relation=per_relation, bootstrap=bootstrap,
+            bootstrap_seed=bootstrap_seed)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __repr__(self):
+        if self.closed:
+            return "<proofc.Evaluator (closed)>"
+        p, o = self.program, self.options
+        return (f"<proofc.Evaluator @{p['name']} on "
+                f"{os.path.basename(os.path.normpath(o['data']))} "
+                f"{o['split']}: {self.num_candidates} candidates, "
+                f"{self.device}>")

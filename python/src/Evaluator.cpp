@@ -1,0 +1,198 @@
+//===- Evaluator.cpp - proofc._core.Evaluator: a Session for Python -------===//
+#include "Evaluator.h"
+
+#include "Interruptible.h"
+#include "Results.h"
+
+#include "proofc/runtime/Error.h"
+
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <cstdlib>
+
+namespace py = pybind11;
+
+namespace proofc::python {
+
+namespace {
+
+/// Waits with the GIL released for a job that cannot be cancelled.
+template <typename R> R waitReleased(std::future<R> &job) {
+  {
+    py::gil_scoped_release released;
+    job.wait();
+  }
+  return job.get();
+}
+
+/// The CUDA ordinal an evaluator on the CUDA backend runs on: N of
+/// "cuda:N", else 0 (Session.h: "cuda" and "auto" take device 0).
+int cudaOrdinal(const std::string &device) {
+  const std::string prefix = "cuda:";
+  if (device.compare(0, prefix.size(), prefix) == 0)
+    return std::atoi(device.c_str() + prefix.size());
+  return 0;
+}
+
+py::tuple shapeTuple(const std::vector<int64_t> &shape) {
+  py::tuple t(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i)
+    t[i] = shape[i];
+  return t;
+}
+
+} // namespace
+
+Evaluator::Evaluator(const std::string &bundlePath, SessionOptions options)
+    : worker_(std::make_unique<Worker>()) {
+  auto job = worker_->submit([&] {
+    return std::make_unique<Session>(bundlePath, std::move(options));
+  });
+  session_ = waitReleased(job);
+  placement_.cuda = session_->backendName() == "cuda";
+  placement_.ordinal =
+      placement_.cuda ? cudaOrdinal(session_->options().device) : 0;
+  expected_ = session_->expectedTensors();
+  candidates_ = candidateColumns(session_->candidates());
+  queries_ = queryArray(session_->candidates());
+}
+
+Evaluator::~Evaluator() {
+  // The Session's CUDA state belongs to the worker's thread; the worker
+  // never takes the GIL, so waiting here with it held cannot deadlock.
+  if (session_)
+    worker_->submit([this] { session_.reset(); }).wait();
+}
+
+void Evaluator::close() {
+  if (!session_)
+    return;
+  auto job = worker_->submit([this] { session_.reset(); });
+  waitReleased(job);
+}
+
+Session &Evaluator::session() const {
+  if (!session_)
+    throw Error("proofc.Evaluator: the evaluator is closed");
+  return *session_;
+}
+
+py::dict Evaluator::expectedTensors() const {
+  session();
+  py::dict out;
+  for (const TensorSpec &spec : expected_)
+    out[py::str(spec.name)] =
+        py::make_tuple(shapeTuple(spec.shape),
+                       spec.dtype == "F32" ? std::string("float32")
+                                           : spec.dtype);
+  return out;
+}
+
+py::list Evaluator::entities() const {
+  return py::cast(session().dataset().entities.names());
+}
+
+py::list Evaluator::relations() const {
+  return py::cast(session().dataset().relations.names());
+}
+
+std::string Evaluator::device() const {
+  session();
+  return placement_.name();
+}
+
+std::string Evaluator::deviceName() const { return session().deviceName(); }
+
+std::string Evaluator::backend() const { return session().backendName(); }
+
+py::dict Evaluator::program() const {
+  const ProgramSpec &p = session().program();
+  py::dict out;
+  out["name"] = p.name;
+  out["A"] = p.shape.A;
+  out["S"] = p.shape.S;
+  out["D"] = p.shape.D;
+  out["B"] = p.shape.B;
+  out["d"] = p.shape.d;
+  out["L"] = p.shape.L;
+  return out;
+}
+
+py::dict Evaluator::options() const {
+  const SessionOptions &o = session().options();
+  py::dict out;
+  out["data"] = o.data;
+  out["split"] = o.split;
+  out["queries"] = o.queries < 0 ? py::object(py::none())
+                                 : py::object(py::int_(o.queries));
+  out["corruptions"] = o.corruptions <= 0 ? py::object(py::none())
+                                          : py::object(py::int_(o.corruptions));
+  out["seed"] = o.seed;
+  out["facts"] = o.factsIncludeValid ? "train+valid" : "train";
+  out["device"] = o.device;
+  out["threads"] = o.threads;
+  out["cond"] = o.cond;
+  out["unroll"] = o.unroll;
+  out["memo_entries"] = o.memoEntries;
+  out["max_pool"] = o.maxPool;
+  out["hits"] = py::cast(o.rankMetrics.hits);
+  out["per_relation"] = o.rankMetrics.perRelation;
+  out["bootstrap"] = o.rankMetrics.bootstrapSamples;
+  out["bootstrap_seed"] = o.rankMetrics.bootstrapSeed;
+  return out;
+}
+
+int64_t Evaluator::numCandidates() const {
+  return static_cast<int64_t>(session().candidates().candidates.size());
+}
+
+py::dict Evaluator::evaluate(py::handle weights, py::object progress) {
+  Session &s = session();
+  std::atomic<bool> cancel{false};
+  std::atomic<int64_t> done{-1}, total{0};
+  EvaluateControl control;
+  control.cancel = &cancel;
+  control.progress = [&](int64_t d, int64_t t) {
+    total.store(t);
+    done.store(d);
+  };
+
+  std::future<SessionResult> job;
+  BorrowedTensors borrowed; // outlives the job: destroyed after the wait
+  const py::module_ os = py::module_::import("os");
+  if (py::isinstance<py::str>(weights) ||
+      py::isinstance(weights, os.attr("PathLike"))) {
+    const std::string path =
+        py::str(os.attr("fsdecode")(os.attr("fspath")(weights)));
+    job = worker_->submit(
+        [&s, path, &control] { return s.evaluateFile(path, control); });
+  } else if (py::hasattr(weights, "items")) {
+    borrowed = borrowTensors(weights, expected_, placement_);
+    job = worker_->submit([&s, &borrowed, &control] {
+      return s.evaluate(borrowed.views(), control);
+    });
+  } else {
+    throw py::type_error(
+        "weights: pass a mapping name -> tensor (a state_dict, a dict of "
+        "numpy arrays) or the path of a safetensors file, not a " +
+        std::string(py::str(weights.get_type().attr("__name__"))));
+  }
+
+  int64_t shown = -1;
+  std::function<void()> poll;
+  if (!progress.is_none())
+    poll = [&] {
+      const int64_t d = done.load();
+      if (d < 0 || d == shown)
+        return;
+      shown = d;
+      progress(d, total.load());
+    };
+  SessionResult result = waitInterruptible(job, cancel, poll);
+  if (poll)
+    poll(); // the last count, when the call ended between two polls
+  return resultDict(result, candidates_);
+}
+
+} // namespace proofc::python

@@ -1,0 +1,91 @@
+//===- Results.cpp - A SessionResult as Python objects --------------------===//
+#include "Results.h"
+
+#include <pybind11/numpy.h>
+
+#include <cstring>
+
+namespace py = pybind11;
+
+namespace proofc::python {
+
+namespace {
+
+template <typename T> py::array_t<T> column(size_t n) {
+  return py::array_t<T>(static_cast<py::ssize_t>(n));
+}
+
+/// Arrays shared by every result are frozen so that no caller edits another's.
+py::object frozen(py::array array) {
+  array.attr("setflags")(py::arg("write") = false);
+  return std::move(array);
+}
+
+} // namespace
+
+py::dict candidateColumns(const CandidateSet &set) {
+  const size_t n = set.candidates.size();
+  auto query = column<int32_t>(n);
+  auto mode = column<int8_t>(n);
+  auto entity = column<int32_t>(n);
+  auto positive = column<bool>(n);
+  int32_t *q = query.mutable_data();
+  int8_t *m = mode.mutable_data();
+  int32_t *e = entity.mutable_data();
+  bool *p = positive.mutable_data();
+  for (size_t i = 0; i < n; ++i) {
+    const Candidate &c = set.candidates[i];
+    q[i] = c.query;
+    m[i] = static_cast<int8_t>(c.mode);
+    e[i] = c.entity;
+    p[i] = false;
+  }
+  for (const CandidateGroup &g : set.groups)
+    p[g.begin] = true;
+  py::dict columns;
+  columns["query"] = frozen(query);
+  columns["mode"] = frozen(mode);
+  columns["entity"] = frozen(entity);
+  columns["positive"] = frozen(positive);
+  return columns;
+}
+
+py::object queryArray(const CandidateSet &set) {
+  const py::ssize_t n = static_cast<py::ssize_t>(set.queries.size());
+  py::array_t<int32_t> queries({n, py::ssize_t(3)});
+  int32_t *q = queries.mutable_data();
+  for (py::ssize_t i = 0; i < n; ++i) {
+    q[3 * i] = set.queries[i].h;
+    q[3 * i + 1] = set.queries[i].r;
+    q[3 * i + 2] = set.queries[i].t;
+  }
+  return frozen(queries);
+}
+
+py::dict resultDict(const SessionResult &result, const py::dict &candidates) {
+  py::dict report =
+      py::module_::import("json").attr("loads")(result.reportJson);
+  const size_t n = result.outcomes.size();
+  auto status = column<int8_t>(n);
+  auto depth = column<int32_t>(n);
+  auto logp = column<float>(n);
+  int8_t *s = status.mutable_data();
+  int32_t *d = depth.mutable_data();
+  float *l = logp.mutable_data();
+  for (size_t i = 0; i < n; ++i) {
+    const Outcome &o = result.outcomes[i];
+    s[i] = static_cast<int8_t>(o.status);
+    d[i] = o.depth;
+    l[i] = o.logp;
+  }
+  py::dict outcomes;
+  for (auto item : candidates)
+    outcomes[item.first] = item.second;
+  outcomes["status"] = status;
+  outcomes["depth"] = depth;
+  outcomes["logp"] = logp;
+  report["outcomes"] = outcomes;
+  return report;
+}
+
+} // namespace proofc::python
