@@ -11,7 +11,8 @@
 #      (proofc::initWeights, seed 1);
 #   5. checks both MRRs equal, to the bit, those of fresh `proofc-run` runs
 #      (--report) with the same weights (`proofc init-weights --seed 1` for
-#      the random ones).
+#      the random ones) on the same device (both "auto": the GPU when there
+#      is one, else the CPU).
 # CTest runs it as package.embed-example (test/package/CMakeLists.txt), so
 # CI (.ci/run) builds the example against an install tree in its test and
 # sanitize phases.
@@ -73,7 +74,7 @@ for name in trained random; do
   weights=$trained
   [ $name = random ] && weights=$work/random.safetensors
   "$build/bin/proofc-run" "$work/v10.pcb" --data "$data" --weights "$weights" \
-    --split test --queries "$queries" --corruptions 100 --quiet \
+    --split test --queries "$queries" --corruptions 100 --device auto --quiet \
     --report "$work/$name.json" >/dev/null
 done
 
