@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds examples/embed against an install tree, as an embedder would, and
 # checks what it computes:
-#   1. `cmake --install BUILD_DIR` into a fresh prefix;
+#   1. `cmake --install BUILD_DIR` into a fresh prefix (with
+#      PROOFC_EMBED_FROM=runtime: the runtime configured, built and
+#      installed alone, `cmake -S runtime`, with the same compiler);
 #   2. configures examples/embed with only that prefix to find proofc
 #      (find_package(proofc), proofc::runtime), builds it;
 #   3. compiles examples/v10.mlir to a bundle (BUILD_DIR's proofc);
@@ -13,16 +15,17 @@
 #      (--report) with the same weights (`proofc init-weights --seed 1` for
 #      the random ones) on the same device (both "auto": the GPU when there
 #      is one, else the CPU).
-# CTest runs it as package.embed-example (test/package/CMakeLists.txt), so
-# CI (.ci/run) builds the example against an install tree in its test and
-# sanitize phases.
+# CTest runs it as package.embed-example and, in builds without sanitizers,
+# package.embed-example-runtime-alone (test/package/CMakeLists.txt), so CI
+# (.ci/run) builds the example against an install tree.
 #
 #   scripts/build-embed-example.sh [BUILD_DIR] [CMAKE_ARG...]
 #
 # BUILD_DIR defaults to build/ (scripts/build.sh's); CMAKE_ARGs go to the
 # example's configure (default: BUILD_DIR's C++ compiler). Environment:
 # PROOFC_SHARED_DIR (default ../shared), PROOFC_EMBED_WORK_DIR (scratch;
-# default a temporary directory removed at exit).
+# default a temporary directory removed at exit), PROOFC_EMBED_FROM (build,
+# the default, or runtime; see 1.).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
@@ -47,8 +50,25 @@ if [ ${#cmake_args[@]} -eq 0 ]; then
   cmake_args=(-DCMAKE_CXX_COMPILER="$cxx")
 fi
 
-echo "== install $build into $work/prefix"
-cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
+case ${PROOFC_EMBED_FROM:-build} in
+build)
+  echo "== install $build into $work/prefix"
+  cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
+  ;;
+runtime)
+  echo "== build the runtime alone (cmake -S runtime) and install it into $work/prefix"
+  deps=$(sed -n 's/^PROOFC_DEPS_INCLUDE:[A-Z]*=//p' "$build/CMakeCache.txt")
+  { cmake -S "$root/runtime" -B "$work/runtime" -DCMAKE_BUILD_TYPE=Release \
+      -DPROOFC_DEPS_INCLUDE="$deps" "${cmake_args[@]}" &&
+    cmake --build "$work/runtime" -j "$(nproc)" &&
+    cmake --install "$work/runtime" --prefix "$work/prefix"
+  } >"$work/runtime.log" 2>&1 || { cat "$work/runtime.log"; exit 1; }
+  ;;
+*)
+  echo "build-embed-example: PROOFC_EMBED_FROM=${PROOFC_EMBED_FROM}: expected build or runtime" >&2
+  exit 2
+  ;;
+esac
 
 echo "== build examples/embed against $work/prefix"
 # CMAKE_FIND_USE_PACKAGE_REGISTRY/SYSTEM paths off: proofc comes from the
