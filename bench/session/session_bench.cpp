@@ -16,10 +16,10 @@
 //     [--corruptions 100] [--calls 20] [--device cuda] [--weights-on device]
 //
 //===----------------------------------------------------------------------===//
+#include "cuda/CudaDriver.h"
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/Notices.h"
 #include "proofc/runtime/Session.h"
-#include "proofc/runtime/cuda/CudaDriver.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>

@@ -12,7 +12,7 @@ both evaluate to the same outcomes).
 options, proofc binary) and keeps the bundle in a cache directory:
 $PROOFC_CACHE_DIR/bundles, else $XDG_CACHE_HOME/proofc/bundles, else
 ~/.cache/proofc/bundles (the base directory is the CUDA kernel cache's, see
-runtime/include/proofc/runtime/cuda/KernelCache.h; that cache only touches
+runtime/src/cuda/KernelCache.h; that cache only touches
 its *.cubin files). The proofc binary is $PROOFC_BIN (the binary itself or
 the directory holding it), else $PROOFC_BIN_DIR/proofc (the directory ctest
 names), else the build tree this package sits in

@@ -9,10 +9,10 @@
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/Bundle.h"
 
-#include "proofc/runtime/Error.h"
-#include "proofc/runtime/FileIO.h"
-#include "proofc/runtime/MessageText.h"
-#include "proofc/runtime/StrictJson.h"
+#include "Fail.h"
+#include "FileIO.h"
+#include "MessageText.h"
+#include "StrictJson.h"
 
 #include <nlohmann/json.hpp>
 

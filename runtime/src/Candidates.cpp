@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/Candidates.h"
 
+#include "MemoryBudget.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/MemoryBudget.h"
 
 #include <fmt/format.h>
 

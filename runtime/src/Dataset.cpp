@@ -7,9 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/Dataset.h"
 
-#include "proofc/runtime/Error.h"
-#include "proofc/runtime/FileIO.h"
-#include "proofc/runtime/MessageText.h"
+#include "Fail.h"
+#include "FileIO.h"
+#include "MessageText.h"
 
 #include <algorithm>
 #include <cstring>

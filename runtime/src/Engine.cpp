@@ -11,10 +11,10 @@
 //    distinct states are collected.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/Engine.h"
+#include "Engine.h"
 
-#include "proofc/runtime/Error.h"
-#include "proofc/runtime/MemoryBudget.h"
+#include "Fail.h"
+#include "MemoryBudget.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>

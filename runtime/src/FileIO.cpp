@@ -1,9 +1,9 @@
 //===- FileIO.cpp - Whole-file reads and atomic writes --------------------===//
-#include "proofc/runtime/FileIO.h"
+#include "FileIO.h"
 
-#include "proofc/runtime/Error.h"
-#include "proofc/runtime/Interrupts.h"
-#include "proofc/runtime/OutputFiles.h"
+#include "Fail.h"
+#include "Interrupts.h"
+#include "OutputFiles.h"
 #include "proofc/runtime/RunControl.h"
 
 #include <cerrno>

@@ -9,14 +9,14 @@
 // log-probability 0).
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/HostBackend.h"
+#include "HostBackend.h"
 
-#include "proofc/runtime/Engine.h"
-#include "proofc/runtime/Error.h"
-#include "proofc/runtime/HostPolicy.h"
-#include "proofc/runtime/Interrupts.h"
-#include "proofc/runtime/KnowledgeBase.h"
-#include "proofc/runtime/MemoryBudget.h"
+#include "Engine.h"
+#include "Fail.h"
+#include "HostPolicy.h"
+#include "Interrupts.h"
+#include "KnowledgeBase.h"
+#include "MemoryBudget.h"
 
 #include <fmt/format.h>
 

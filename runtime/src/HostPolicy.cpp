@@ -4,11 +4,11 @@
 // kernels::EncoderPlan (folded, padded arrays); PolicyKernels.cpp runs it.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/HostPolicy.h"
+#include "HostPolicy.h"
 
+#include "Fail.h"
 #include "PolicyKernels.h"
 #include "cuda/kernels/prologue_ops.h"
-#include "proofc/runtime/Error.h"
 
 #include <fmt/ranges.h>
 

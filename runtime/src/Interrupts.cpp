@@ -1,7 +1,9 @@
 //===- Interrupts.cpp - Ctrl-C and SIGTERM stop a run cleanly -------------===//
-#include "proofc/runtime/Interrupts.h"
+#include "Interrupts.h"
 
 #include "proofc/runtime/RunControl.h"
+
+#include <fmt/format.h>
 
 #include <cstring>
 

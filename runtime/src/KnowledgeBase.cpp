@@ -6,9 +6,9 @@
 // (s', o') order).
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/KnowledgeBase.h"
+#include "KnowledgeBase.h"
 
-#include "proofc/runtime/Error.h"
+#include "Fail.h"
 
 #include <algorithm>
 #include <limits>

@@ -1,7 +1,7 @@
 //===- MemoryBudget.cpp - Available memory and the up-front size check ----===//
-#include "proofc/runtime/MemoryBudget.h"
+#include "MemoryBudget.h"
 
-#include "proofc/runtime/Error.h"
+#include "Fail.h"
 
 #include <fmt/format.h>
 

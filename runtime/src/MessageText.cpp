@@ -1,5 +1,5 @@
 //===- MessageText.cpp - Untrusted bytes inside error messages ------------===//
-#include "proofc/runtime/MessageText.h"
+#include "MessageText.h"
 
 #include <fmt/format.h>
 

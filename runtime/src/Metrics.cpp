@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/Evaluation.h"
 
-#include "proofc/runtime/Error.h"
+#include "Fail.h"
 #include "proofc/runtime/RankMetrics.h"
 
 namespace proofc {

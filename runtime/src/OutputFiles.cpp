@@ -1,7 +1,7 @@
 //===- OutputFiles.cpp - Every file a tool writes, as one commit ----------===//
-#include "proofc/runtime/OutputFiles.h"
+#include "OutputFiles.h"
 
-#include "proofc/runtime/Error.h"
+#include "Fail.h"
 #include "proofc/runtime/RunControl.h"
 
 #include <algorithm>

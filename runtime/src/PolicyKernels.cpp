@@ -17,7 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "PolicyKernels.h"
 
-#include "proofc/runtime/Error.h"
+#include "Fail.h"
 
 #include <algorithm>
 #include <cmath>

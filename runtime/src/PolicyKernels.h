@@ -12,8 +12,8 @@
 #ifndef PROOFC_RUNTIME_SRC_POLICYKERNELS_H
 #define PROOFC_RUNTIME_SRC_POLICYKERNELS_H
 
+#include "HostPolicy.h"
 #include "proofc/runtime/Dataset.h"
-#include "proofc/runtime/HostPolicy.h"
 #include "proofc/runtime/Program.h"
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 //===- Progress.cpp - Candidates done / total, rate and ETA ---------------===//
-#include "proofc/runtime/Progress.h"
+#include "Progress.h"
 
 #include <fmt/format.h>
 

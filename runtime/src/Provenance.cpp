@@ -1,7 +1,7 @@
 //===- Provenance.cpp - What a report's numbers came from -----------------===//
-#include "proofc/runtime/Provenance.h"
+#include "Provenance.h"
 
-#include "proofc/runtime/Sha256.h"
+#include "Sha256.h"
 
 #include "GitCommit.inc" // PROOFC_GIT_COMMIT, generated at build time
 

@@ -15,8 +15,8 @@
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/RankMetrics.h"
 
-#include "proofc/runtime/Error.h"
-#include "proofc/runtime/MessageText.h"
+#include "Fail.h"
+#include "MessageText.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 //===- Report.cpp - JSON run report and per-candidate outcomes TSV --------===//
-#include "proofc/runtime/Report.h"
+#include "Report.h"
 
-#include "proofc/runtime/Error.h"
+#include "Fail.h"
 #include "proofc/runtime/RankMetrics.h"
 
 #include <array>

@@ -14,8 +14,8 @@
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/Dataset.h"
 
-#include "proofc/runtime/Error.h"
-#include "proofc/runtime/MessageText.h"
+#include "Fail.h"
+#include "MessageText.h"
 
 #include <utility>
 

@@ -1,14 +1,14 @@
 //===- RunSession.cpp - One evaluation run, shared by the tools -----------===//
-#include "proofc/runtime/RunSession.h"
+#include "RunSession.h"
 
-#include "proofc/runtime/Error.h"
-#include "proofc/runtime/FileIO.h"
-#include "proofc/runtime/MessageText.h"
-#include "proofc/runtime/OutputFiles.h"
-#include "proofc/runtime/Progress.h"
+#include "Fail.h"
+#include "FileIO.h"
+#include "MessageText.h"
+#include "OutputFiles.h"
+#include "Progress.h"
+#include "RunSummary.h"
+#include "Sha256.h"
 #include "proofc/runtime/RunControl.h"
-#include "proofc/runtime/RunSummary.h"
-#include "proofc/runtime/Sha256.h"
 
 #include <fmt/format.h>
 

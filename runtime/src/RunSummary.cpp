@@ -1,5 +1,5 @@
 //===- RunSummary.cpp - The human-readable summary of a run ---------------===//
-#include "proofc/runtime/RunSummary.h"
+#include "RunSummary.h"
 
 #include <fmt/format.h>
 

@@ -11,11 +11,11 @@
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/Safetensors.h"
 
-#include "proofc/runtime/Error.h"
-#include "proofc/runtime/FileIO.h"
-#include "proofc/runtime/MemoryBudget.h"
-#include "proofc/runtime/MessageText.h"
-#include "proofc/runtime/StrictJson.h"
+#include "Fail.h"
+#include "FileIO.h"
+#include "MemoryBudget.h"
+#include "MessageText.h"
+#include "StrictJson.h"
 
 #include <nlohmann/json.hpp>
 

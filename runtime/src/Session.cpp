@@ -10,15 +10,15 @@
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/Session.h"
 
+#include "Fail.h"
+#include "HostBackend.h"
+#include "MessageText.h"
+#include "Provenance.h"
+#include "Report.h"
+#include "RunSession.h"
+#include "Sha256.h"
+#include "cuda/CudaBackend.h"
 #include "proofc/runtime/Bundle.h"
-#include "proofc/runtime/Error.h"
-#include "proofc/runtime/HostBackend.h"
-#include "proofc/runtime/MessageText.h"
-#include "proofc/runtime/Provenance.h"
-#include "proofc/runtime/Report.h"
-#include "proofc/runtime/RunSession.h"
-#include "proofc/runtime/Sha256.h"
-#include "proofc/runtime/cuda/CudaBackend.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

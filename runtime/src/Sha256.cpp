@@ -1,5 +1,5 @@
 //===- Sha256.cpp - SHA-256 of a byte string ------------------------------===//
-#include "proofc/runtime/Sha256.h"
+#include "Sha256.h"
 
 #include <array>
 #include <cstdint>

@@ -6,9 +6,9 @@
 // so deeply nested input cannot exhaust the stack.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/StrictJson.h"
+#include "StrictJson.h"
 
-#include "proofc/runtime/MessageText.h"
+#include "MessageText.h"
 
 #include <fmt/format.h>
 

@@ -12,10 +12,10 @@
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/Evaluation.h"
 
-#include "proofc/runtime/Error.h"
-#include "proofc/runtime/MemoryBudget.h"
-#include "proofc/runtime/MessageText.h"
-#include "proofc/runtime/Provenance.h"
+#include "Fail.h"
+#include "MemoryBudget.h"
+#include "MessageText.h"
+#include "Provenance.h"
 
 #include <fmt/ranges.h>
 

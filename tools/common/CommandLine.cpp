@@ -1,8 +1,8 @@
 //===- CommandLine.cpp - Parsing and error reporting of the tools ---------===//
 #include "CommandLine.h"
 
+#include "MessageText.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/MessageText.h"
 #include "proofc/runtime/RunControl.h"
 
 #include <CLI/CLI.hpp>

@@ -9,7 +9,7 @@
 #ifndef PROOFC_TOOLS_COMMON_RUNFLAGS_H
 #define PROOFC_TOOLS_COMMON_RUNFLAGS_H
 
-#include "proofc/runtime/RunSession.h"
+#include "RunSession.h"
 
 #include <chrono>
 #include <cstdint>

@@ -18,13 +18,14 @@
 #include "CommandLine.h"
 #include "RunFlags.h"
 
+#include "Fail.h"
+#include "HostBackend.h"
+#include "Provenance.h"
+#include "RunSession.h"
+#include "RunSummary.h"
+#include "cuda/CudaBackend.h"
 #include "proofc/runtime/Notices.h"
 #include "proofc/runtime/Bundle.h"
-#include "proofc/runtime/Error.h"
-#include "proofc/runtime/HostBackend.h"
-#include "proofc/runtime/RunSession.h"
-#include "proofc/runtime/RunSummary.h"
-#include "proofc/runtime/cuda/CudaBackend.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -92,7 +93,8 @@ int main(int argc, char **argv) {
   proofc::setNoticeHandler(proofc::printNoticeToStderr);
   CLI::App app{"proofc-run: evaluate a compiled proofc bundle (.pcb) on a "
                "dataset, on the CPU or a CUDA GPU"};
-  app.set_version_flag("--version", std::string("proofc-run ") + PROOFC_VERSION);
+  app.set_version_flag("--version",
+                       std::string("proofc-run ") + proofcVersion());
   Options o;
   app.add_option("bundle", o.bundle, "The compiled program (.pcb)")
       ->required()

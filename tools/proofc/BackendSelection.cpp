@@ -8,9 +8,9 @@
 #include "BackendSelection.h"
 #include "BundleCompiler.h"
 
-#include "proofc/runtime/Error.h"
-#include "proofc/runtime/HostBackend.h"
-#include "proofc/runtime/cuda/CudaBackend.h"
+#include "Fail.h"
+#include "HostBackend.h"
+#include "cuda/CudaBackend.h"
 
 #include <algorithm>
 #include <thread>

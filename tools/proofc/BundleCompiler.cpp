@@ -4,23 +4,24 @@
 #include "OneLineDiagnostics.h"
 #include "ProgramLoader.h"
 
+#include "Fail.h"
+#include "Provenance.h"
 #include "proofc/Dialect/Eval/EvalOps.h"
 #include "proofc/Dialect/Eval/Transforms/Passes.h"
 #include "proofc/Target/ExportBundle.h"
 #include "proofc/Target/ExportProgramSpec.h"
-#include "proofc/runtime/Error.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/raw_ostream.h"
 
 using namespace proofc;
 
@@ -110,7 +111,7 @@ driver::compileProgramToBundle(const std::string &path,
     return std::nullopt;
   out.ptx = std::move(*ptx);
   out.bundle = std::move(*bundle);
-  out.bundle.proofcVersion = PROOFC_VERSION;
+  out.bundle.proofcVersion = proofcVersion();
   out.bundle.source = llvm::sys::path::filename(path).str();
   if (options.keepMlir) {
     llvm::raw_string_ostream os(out.loweredMlir);

@@ -9,7 +9,7 @@
 
 #include "CommandLine.h"
 
-#include "proofc/runtime/FileIO.h"
+#include "FileIO.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>

@@ -10,9 +10,9 @@
 #include "Commands.h"
 #include "ProgramLoader.h"
 
+#include "FileIO.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Evaluation.h"
-#include "proofc/runtime/FileIO.h"
 #include "proofc/runtime/Safetensors.h"
 
 #include <fmt/format.h>

@@ -20,13 +20,13 @@
 #ifndef PROOFC_TOOLS_PROOFC_ONELINEDIAGNOSTICS_H
 #define PROOFC_TOOLS_PROOFC_ONELINEDIAGNOSTICS_H
 
-#include "proofc/runtime/MessageText.h"
+#include "MessageText.h"
 
+#include "llvm/Support/raw_ostream.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/MLIRContext.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 

@@ -8,20 +8,20 @@
 
 #include "OneLineDiagnostics.h"
 
+#include "FileIO.h"
 #include "proofc/Dialect/Eval/EvalOps.h"
 #include "proofc/Support/SourceNesting.h"
 #include "proofc/Target/ExportProgramSpec.h"
 #include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/FileIO.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/raw_ostream.h"
 
 using namespace proofc;
 

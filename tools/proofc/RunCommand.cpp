@@ -10,9 +10,9 @@
 #include "Commands.h"
 #include "ProgramLoader.h"
 
-#include "proofc/runtime/RunSession.h"
-#include "proofc/runtime/RunSummary.h"
-#include "proofc/runtime/cuda/CudaBackend.h"
+#include "RunSession.h"
+#include "RunSummary.h"
+#include "cuda/CudaBackend.h"
 
 #include <chrono>
 

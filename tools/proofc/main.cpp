@@ -12,8 +12,9 @@
 #include "CompileCommand.h"
 #include "DriverOptions.h"
 
+#include "Fail.h"
+#include "Provenance.h"
 #include "proofc/runtime/Notices.h"
-#include "proofc/runtime/Error.h"
 
 #include <CLI/CLI.hpp>
 
@@ -24,7 +25,8 @@ int main(int argc, char **argv) {
   proofc::setNoticeHandler(proofc::printNoticeToStderr);
   CLI::App app{"proofc: compile and evaluate eval programs (policy-guided "
                "provers for knowledge-graph link prediction)"};
-  app.set_version_flag("--version", std::string("proofc ") + PROOFC_VERSION);
+  app.set_version_flag("--version",
+                       std::string("proofc ") + proofc::proofcVersion());
   app.require_subcommand(1);
 
   RunOptions runOptions;

@@ -7,9 +7,9 @@
 // also when an error unwinds the run.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/cuda/CudaBackend.h"
+#include "cuda/CudaBackend.h"
 
-#include "proofc/runtime/Error.h"
+#include "Fail.h"
 
 #include <cstdlib>
 
@@ -110,13 +110,13 @@ std::vector<Outcome> CudaBackend::run(const EvalInputs &, BackendTimings &) {
 
 #else // PROOFC_HAVE_CUDA
 
-#include "proofc/runtime/Interrupts.h"
-#include "proofc/runtime/KnowledgeBase.h"
+#include "Interrupts.h"
+#include "KnowledgeBase.h"
+#include "cuda/CudaDriver.h"
+#include "cuda/DevicePrologue.h"
+#include "cuda/Nvrtc.h"
+#include "cuda/PlanBinding.h"
 #include "proofc/runtime/Notices.h"
-#include "proofc/runtime/cuda/CudaDriver.h"
-#include "proofc/runtime/cuda/Nvrtc.h"
-#include "proofc/runtime/cuda/PlanBinding.h"
-#include "DevicePrologue.h" // runtime/src/cuda
 
 #include <algorithm>
 #include <chrono>

@@ -7,9 +7,9 @@
 //===----------------------------------------------------------------------===//
 #if PROOFC_HAVE_CUDA
 
-#include "proofc/runtime/cuda/CudaDriver.h"
+#include "cuda/CudaDriver.h"
 
-#include "proofc/runtime/Error.h"
+#include "Fail.h"
 
 #include <dlfcn.h>
 

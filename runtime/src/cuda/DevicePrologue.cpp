@@ -10,9 +10,9 @@
 
 #include "DevicePrologue.h"
 
-#include "proofc/runtime/Error.h"
-#include "proofc/runtime/MessageText.h"
-#include "proofc/runtime/cuda/Nvrtc.h"
+#include "Fail.h"
+#include "MessageText.h"
+#include "cuda/Nvrtc.h"
 
 #include <fmt/format.h>
 

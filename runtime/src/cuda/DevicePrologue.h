@@ -15,10 +15,10 @@
 #ifndef PROOFC_RUNTIME_CUDA_DEVICEPROLOGUE_H
 #define PROOFC_RUNTIME_CUDA_DEVICEPROLOGUE_H
 
-#include "PrologueSchedule.h"
+#include "cuda/CudaDriver.h"
+#include "cuda/KernelCache.h"
+#include "cuda/PrologueSchedule.h"
 #include "proofc/runtime/Bundle.h"
-#include "proofc/runtime/cuda/CudaDriver.h"
-#include "proofc/runtime/cuda/KernelCache.h"
 
 #include <cstdint>
 #include <map>

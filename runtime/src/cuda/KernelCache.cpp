@@ -5,10 +5,10 @@
 // length and payload hash all check out.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/cuda/KernelCache.h"
-#include "proofc/runtime/Notices.h"
+#include "cuda/KernelCache.h"
 
-#include "proofc/runtime/Error.h"
+#include "Fail.h"
+#include "proofc/runtime/Notices.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>

@@ -1,9 +1,9 @@
 //===- Nvrtc.cpp - NVRTC, loaded at run time -------------------------------===//
 #if PROOFC_HAVE_CUDA
 
-#include "proofc/runtime/cuda/Nvrtc.h"
+#include "cuda/Nvrtc.h"
 
-#include "proofc/runtime/Error.h"
+#include "Fail.h"
 
 #include <dlfcn.h>
 

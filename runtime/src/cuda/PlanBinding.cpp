@@ -5,11 +5,11 @@
 // the plan's extent is an error, never a silent truncation or padding.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/cuda/PlanBinding.h"
+#include "cuda/PlanBinding.h"
 
-#include "PrologueSchedule.h"
-#include "kernels/prologue_ops.h"
-#include "proofc/runtime/Error.h"
+#include "Fail.h"
+#include "cuda/PrologueSchedule.h"
+#include "cuda/kernels/prologue_ops.h"
 
 #include <algorithm>
 #include <cmath>

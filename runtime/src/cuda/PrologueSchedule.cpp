@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "PrologueSchedule.h"
 
-#include "proofc/runtime/Error.h"
-#include "proofc/runtime/MessageText.h"
+#include "Fail.h"
+#include "MessageText.h"
 
 #include <fmt/format.h>
 

@@ -19,7 +19,7 @@
 //     (64 entries, or 1) that it fills and every key collides.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/cuda/CudaBackend.h"
+#include "cuda/CudaBackend.h"
 
 #include <gtest/gtest.h>
 
@@ -27,14 +27,14 @@
 
 #if PROOFC_HAVE_CUDA
 
+#include "Engine.h"
+#include "HostBackend.h"
+#include "HostPolicy.h"
 #include "TestUtil.h"
 #include "cuda/GpuTestUtil.h"
 #include "cuda/KernelTestUtil.h"
-#include "proofc/runtime/Engine.h"
+#include "cuda/PlanBinding.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/HostBackend.h"
-#include "proofc/runtime/HostPolicy.h"
-#include "proofc/runtime/cuda/PlanBinding.h"
 
 #include <cmath>
 #include <cstdlib>

@@ -24,10 +24,10 @@
 #undef proofc_engine_impl
 #include "fixtures/policy.cu"
 
+#include "HostBackend.h"
 #include "TestUtil.h"
+#include "cuda/PlanBinding.h"
 #include "cuda/TestBundle.h"
-#include "proofc/runtime/HostBackend.h"
-#include "proofc/runtime/cuda/PlanBinding.h"
 
 #include <map>
 

@@ -7,17 +7,17 @@
 // Skipped without a CUDA driver.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/cuda/CudaBackend.h"
+#include "cuda/CudaBackend.h"
 
 #include <gtest/gtest.h>
 
 #if PROOFC_HAVE_CUDA
 
+#include "HostBackend.h"
 #include "TestUtil.h"
 #include "cuda/GpuTestUtil.h"
 #include "cuda/TestBundle.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/HostBackend.h"
 
 #include <cmath>
 #include <iostream>

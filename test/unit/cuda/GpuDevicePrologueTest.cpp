@@ -18,9 +18,9 @@
 #include "../../../runtime/src/cuda/DevicePrologue.h"
 #include "TestUtil.h"
 #include "cuda/GpuTestUtil.h"
+#include "cuda/PlanBinding.h"
 #include "cuda/PrologueTestUtil.h"
 #include "cuda/TestBundle.h"
-#include "proofc/runtime/cuda/PlanBinding.h"
 
 #include <filesystem>
 

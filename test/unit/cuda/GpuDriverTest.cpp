@@ -3,18 +3,18 @@
 // Skipped ("no CUDA driver") where libcuda cannot load or no device exists.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/cuda/CudaBackend.h"
+#include "cuda/CudaBackend.h"
 
 #include <gtest/gtest.h>
 
 #if PROOFC_HAVE_CUDA
 
+#include "FileIO.h"
 #include "TestUtil.h"
 #include "cuda/GpuTestUtil.h"
+#include "cuda/KernelCache.h"
 #include "cuda/KernelTestUtil.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/FileIO.h"
-#include "proofc/runtime/cuda/KernelCache.h"
 
 #include <iostream>
 

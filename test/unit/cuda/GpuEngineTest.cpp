@@ -6,16 +6,16 @@
 // state and in order. Skipped without a CUDA driver.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/cuda/CudaBackend.h"
+#include "cuda/CudaBackend.h"
 
 #include <gtest/gtest.h>
 
 #if PROOFC_HAVE_CUDA
 
+#include "FileIO.h"
 #include "TestUtil.h"
 #include "cuda/GpuTestUtil.h"
 #include "cuda/KernelTestUtil.h"
-#include "proofc/runtime/FileIO.h"
 
 #include <cstring>
 #include <filesystem>

@@ -12,7 +12,7 @@
 //    writes N to the pool counter beside the running kernels.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/cuda/CudaBackend.h"
+#include "cuda/CudaBackend.h"
 
 #include <gtest/gtest.h>
 
@@ -22,8 +22,8 @@
 #include "cuda/GpuTestUtil.h"
 #include "cuda/TestBundle.h"
 
-#include "proofc/runtime/HostBackend.h"
-#include "proofc/runtime/RunSession.h"
+#include "HostBackend.h"
+#include "RunSession.h"
 
 #include <atomic>
 #include <chrono>

@@ -8,7 +8,7 @@
 // Skipped without a device.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/cuda/CudaBackend.h"
+#include "cuda/CudaBackend.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@
 #include "cuda/GpuTestUtil.h"
 #include "cuda/TestBundle.h"
 
-#include "proofc/runtime/RunSession.h"
+#include "RunSession.h"
 
 #include <atomic>
 #include <chrono>

@@ -12,7 +12,7 @@
 // the dataset.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/cuda/CudaBackend.h"
+#include "cuda/CudaBackend.h"
 
 #include <gtest/gtest.h>
 
@@ -21,7 +21,7 @@
 #include "TestUtil.h"
 #include "cuda/GpuTestUtil.h"
 
-#include "proofc/runtime/RunSession.h"
+#include "RunSession.h"
 
 #include <chrono>
 #include <csignal>

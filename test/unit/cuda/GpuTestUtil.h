@@ -8,9 +8,9 @@
 #define PROOFC_TEST_UNIT_CUDA_GPUTESTUTIL_H
 
 #include "TestUtil.h"
-#include "proofc/runtime/cuda/CudaBackend.h"
-#include "proofc/runtime/cuda/CudaDriver.h"
-#include "proofc/runtime/cuda/Nvrtc.h"
+#include "cuda/CudaBackend.h"
+#include "cuda/CudaDriver.h"
+#include "cuda/Nvrtc.h"
 
 #include <gtest/gtest.h>
 

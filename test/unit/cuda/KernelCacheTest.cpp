@@ -1,7 +1,7 @@
 //===- KernelCacheTest.cpp - The on-disk kernel cache, without a GPU ------===//
 #include "TestUtil.h"
+#include "cuda/KernelCache.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/cuda/KernelCache.h"
 
 #include <gtest/gtest.h>
 

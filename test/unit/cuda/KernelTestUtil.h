@@ -8,11 +8,11 @@
 #ifndef PROOFC_TEST_UNIT_CUDA_KERNELTESTUTIL_H
 #define PROOFC_TEST_UNIT_CUDA_KERNELTESTUTIL_H
 
+#include "Engine.h"
+#include "FileIO.h"
+#include "KnowledgeBase.h"
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Dataset.h"
-#include "proofc/runtime/Engine.h"
-#include "proofc/runtime/FileIO.h"
-#include "proofc/runtime/KnowledgeBase.h"
 
 #include <gtest/gtest.h>
 

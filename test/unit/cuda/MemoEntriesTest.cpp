@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
+#include "cuda/PlanBinding.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/cuda/PlanBinding.h"
 
 #include <gtest/gtest.h>
 

@@ -12,11 +12,11 @@
 
 #if PROOFC_HAVE_CUDA
 
-#include "../../../runtime/src/cuda/DevicePrologue.h"
+#include "FileIO.h"
+#include "cuda/DevicePrologue.h"
 #include "cuda/KernelTestUtil.h"
+#include "cuda/Nvrtc.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/FileIO.h"
-#include "proofc/runtime/cuda/Nvrtc.h"
 
 namespace proofc::test {
 namespace {

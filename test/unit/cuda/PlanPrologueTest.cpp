@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
-#include "proofc/runtime/cuda/PlanBinding.h"
+#include "cuda/PlanBinding.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 // (the GPU tests check that the outcomes come back in candidate order).
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/cuda/PlanBinding.h"
+#include "cuda/PlanBinding.h"
 
 #include <gtest/gtest.h>
 

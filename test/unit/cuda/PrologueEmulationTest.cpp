@@ -18,11 +18,11 @@
 
 #include "../../../runtime/src/cuda/PrologueSchedule.h"
 #include "TestUtil.h"
+#include "cuda/PlanBinding.h"
 #include "cuda/PrologueTestUtil.h"
 #include "cuda/TestBundle.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Evaluation.h"
-#include "proofc/runtime/cuda/PlanBinding.h"
 
 #if PROOFC_HAVE_CUDA
 #include "cuda/GpuTestUtil.h" // compiledBundlePaths()

@@ -7,11 +7,11 @@
 //===----------------------------------------------------------------------===//
 #ifdef PROOFC_RUN_BINARY
 
+#include "FileIO.h"
 #include "TestUtil.h"
 #include "ToolRunner.h"
+#include "cuda/CudaBackend.h"
 #include "cuda/TestBundle.h"
-#include "proofc/runtime/FileIO.h"
-#include "proofc/runtime/cuda/CudaBackend.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

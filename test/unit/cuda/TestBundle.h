@@ -12,9 +12,9 @@
 #ifndef PROOFC_TEST_UNIT_CUDA_TESTBUNDLE_H
 #define PROOFC_TEST_UNIT_CUDA_TESTBUNDLE_H
 
+#include "FileIO.h"
 #include "cuda/KernelTestUtil.h"
 #include "proofc/runtime/Bundle.h"
-#include "proofc/runtime/FileIO.h"
 
 #include <fmt/format.h>
 

@@ -11,7 +11,7 @@
 #include "host/HostTestUtil.h"
 #include "reference/ReferenceProver.h"
 
-#include "proofc/runtime/HostBackend.h"
+#include "HostBackend.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 //===- HostBackendControlTest.cpp - Progress and cancellation of a run ----===//
 #include "TestUtil.h"
 
-#include "proofc/runtime/HostBackend.h"
+#include "HostBackend.h"
 
 #include <gtest/gtest.h>
 

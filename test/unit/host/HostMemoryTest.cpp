@@ -9,9 +9,10 @@
 #include "TestUtil.h"
 #include "host/HostTestUtil.h"
 
-#include "proofc/runtime/HostBackend.h"
-#include "proofc/runtime/MemoryBudget.h"
+#include "HostBackend.h"
+#include "MemoryBudget.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <climits>

@@ -9,8 +9,8 @@
 #include "TestUtil.h"
 #include "host/HostTestUtil.h"
 
+#include "HostPolicy.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/HostPolicy.h"
 
 #include <gtest/gtest.h>
 

@@ -8,9 +8,9 @@
 #ifndef PROOFC_TEST_UNIT_HOST_HOSTTESTUTIL_H
 #define PROOFC_TEST_UNIT_HOST_HOSTTESTUTIL_H
 
+#include "Engine.h"
+#include "KnowledgeBase.h"
 #include "proofc/runtime/Dataset.h"
-#include "proofc/runtime/Engine.h"
-#include "proofc/runtime/KnowledgeBase.h"
 #include "reference/ReferenceProver.h"
 
 #include <ostream>

@@ -13,8 +13,8 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
-#include "proofc/runtime/HostBackend.h"
-#include "proofc/runtime/RunSession.h"
+#include "HostBackend.h"
+#include "RunSession.h"
 
 #include <gtest/gtest.h>
 

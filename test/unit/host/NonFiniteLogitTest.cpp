@@ -10,9 +10,9 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
-#include "proofc/runtime/HostBackend.h"
-#include "proofc/runtime/HostPolicy.h"
-#include "proofc/runtime/RunSession.h"
+#include "HostBackend.h"
+#include "HostPolicy.h"
+#include "RunSession.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

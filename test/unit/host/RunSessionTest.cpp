@@ -9,10 +9,11 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
-#include "proofc/runtime/FileIO.h"
-#include "proofc/runtime/HostBackend.h"
-#include "proofc/runtime/RunSession.h"
+#include "FileIO.h"
+#include "HostBackend.h"
+#include "RunSession.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "reference/ReferenceProver.h"
 
-#include "proofc/runtime/Error.h"
+#include "Fail.h"
 
 #include <algorithm>
 #include <cmath>

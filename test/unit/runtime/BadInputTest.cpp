@@ -10,11 +10,11 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
+#include "FileIO.h"
 #include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/Evaluation.h"
-#include "proofc/runtime/FileIO.h"
 #include "proofc/runtime/Safetensors.h"
 
 #include <gtest/gtest.h>

@@ -4,6 +4,7 @@
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Error.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 //===- MessageTextTest.cpp - Untrusted bytes inside error messages --------===//
-#include "proofc/runtime/MessageText.h"
+#include "MessageText.h"
 
 #include <gtest/gtest.h>
 

@@ -11,14 +11,14 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
+#include "FileIO.h"
+#include "HostBackend.h"
+#include "OutputFiles.h"
+#include "Report.h"
+#include "RunSession.h"
+#include "Sha256.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/FileIO.h"
-#include "proofc/runtime/HostBackend.h"
-#include "proofc/runtime/OutputFiles.h"
-#include "proofc/runtime/Report.h"
 #include "proofc/runtime/RunControl.h"
-#include "proofc/runtime/RunSession.h"
-#include "proofc/runtime/Sha256.h"
 
 #include <gtest/gtest.h>
 

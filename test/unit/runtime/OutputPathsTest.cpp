@@ -7,10 +7,10 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
+#include "FileIO.h"
+#include "HostBackend.h"
+#include "RunSession.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/FileIO.h"
-#include "proofc/runtime/HostBackend.h"
-#include "proofc/runtime/RunSession.h"
 
 #include <gtest/gtest.h>
 

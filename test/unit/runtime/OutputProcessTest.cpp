@@ -14,9 +14,9 @@
 #include "ToolRunner.h"
 #include "cuda/TestBundle.h"
 
-#include "proofc/runtime/FileIO.h"
-#include "proofc/runtime/OutputFiles.h"
-#include "proofc/runtime/Sha256.h"
+#include "FileIO.h"
+#include "OutputFiles.h"
+#include "Sha256.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,8 +1,8 @@
 //===- ProvenanceTest.cpp - The report's provenance pieces ----------------===//
 #include "TestUtil.h"
 
-#include "proofc/runtime/Provenance.h"
-#include "proofc/runtime/Sha256.h"
+#include "Provenance.h"
+#include "Sha256.h"
 
 #include <gtest/gtest.h>
 

@@ -4,9 +4,9 @@
 // the comments (PyKEEN's definitions, RankMetrics.h).
 //
 //===----------------------------------------------------------------------===//
+#include "Report.h"
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/RankMetrics.h"
-#include "proofc/runtime/Report.h"
 
 #include <gtest/gtest.h>
 

@@ -8,9 +8,9 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
+#include "FileIO.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/FileIO.h"
 #include "proofc/runtime/Safetensors.h"
 
 #include <gtest/gtest.h>

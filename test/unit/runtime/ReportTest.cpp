@@ -1,8 +1,8 @@
 //===- ReportTest.cpp - Atomic writes, JSON report, outcomes TSV ----------===//
 #include "TestUtil.h"
 
+#include "Report.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/Report.h"
 
 #include <gtest/gtest.h>
 
@@ -88,7 +88,10 @@ ReportInputs sampleInputs() {
   in.metrics.failed = 2393;
   in.metrics.truncated = 371;
   in.metrics.meanDepth = 3.937;
-  in.timings = {0.25, 1.5, 80};
+  // By name: BackendTimings grows (readbackSeconds came before steps).
+  in.timings.setupSeconds = 0.25;
+  in.timings.runSeconds = 1.5;
+  in.timings.steps = 80;
   in.compileSeconds = 0.125;
   in.totalSeconds = 2.0;
   in.backend = "host";

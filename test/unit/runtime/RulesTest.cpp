@@ -2,6 +2,7 @@
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Error.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 using namespace proofc;

@@ -1,8 +1,8 @@
 //===- SafetensorsTest.cpp - Strict float32 safetensors I/O ---------------===//
 #include "TestUtil.h"
 
+#include "FileIO.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/FileIO.h"
 #include "proofc/runtime/Safetensors.h"
 
 #include <gtest/gtest.h>

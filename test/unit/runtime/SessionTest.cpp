@@ -9,9 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "../TestUtil.h"
 
+#include "HostBackend.h"
+#include "Report.h"
 #include "proofc/runtime/Bundle.h"
-#include "proofc/runtime/HostBackend.h"
-#include "proofc/runtime/Report.h"
 #include "proofc/runtime/Session.h"
 
 #include <gtest/gtest.h>

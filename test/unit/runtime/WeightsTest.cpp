@@ -1,11 +1,12 @@
 //===- WeightsTest.cpp - The weights contract: tensors and metadata -------===//
 #include "TestUtil.h"
 
+#include "MessageText.h"
+#include "Provenance.h"
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/Evaluation.h"
-#include "proofc/runtime/MessageText.h"
-#include "proofc/runtime/Provenance.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -3,15 +3,15 @@
 // Every user-facing failure in the runtime (bad input, I/O, device errors) is a
 // proofc::Error whose message is complete and names its location
 // ("path:line: what"), so a tool prints it on one line and exits non-zero.
+// An embedder catches proofc::Error (a cancelled evaluation is its subclass
+// proofc::Interrupted, RunControl.h). Inside the runtime, errors are raised
+// with proofc::fail (runtime/src/Fail.h, fmt-formatted).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_ERROR_H
 #define PROOFC_RUNTIME_ERROR_H
 
-#include <fmt/format.h>
-
 #include <stdexcept>
-#include <string>
 
 namespace proofc {
 
@@ -19,11 +19,6 @@ class Error : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
 };
-
-template <typename... Args>
-[[noreturn]] void fail(fmt::format_string<Args...> format, Args &&...args) {
-  throw Error(fmt::format(format, std::forward<Args>(args)...));
-}
 
 } // namespace proofc
 

@@ -10,8 +10,8 @@
 #ifndef PROOFC_RUNTIME_RUNSUMMARY_H
 #define PROOFC_RUNTIME_RUNSUMMARY_H
 
-#include "proofc/runtime/Report.h"
-#include "proofc/runtime/cuda/CudaBackend.h"
+#include "Report.h"
+#include "cuda/CudaBackend.h"
 
 #include <cstdio>
 

@@ -10,8 +10,8 @@
 #ifndef PROOFC_RUNTIME_ENGINE_H
 #define PROOFC_RUNTIME_ENGINE_H
 
+#include "KnowledgeBase.h"
 #include "proofc/runtime/Dataset.h"
-#include "proofc/runtime/KnowledgeBase.h"
 #include "proofc/runtime/Program.h"
 
 #include <cstdint>

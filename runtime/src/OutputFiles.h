@@ -31,7 +31,7 @@
 #ifndef PROOFC_RUNTIME_OUTPUTFILES_H
 #define PROOFC_RUNTIME_OUTPUTFILES_H
 
-#include "proofc/runtime/Interrupts.h"
+#include "Interrupts.h"
 
 #include <cstdint>
 #include <string>

@@ -8,12 +8,12 @@
 #ifndef PROOFC_RUNTIME_REPORT_H
 #define PROOFC_RUNTIME_REPORT_H
 
+#include "FileIO.h"
+#include "Provenance.h"
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Evaluation.h"
-#include "proofc/runtime/FileIO.h"
 #include "proofc/runtime/Program.h"
-#include "proofc/runtime/Provenance.h"
 #include "proofc/runtime/RankMetrics.h"
 
 #include <nlohmann/json.hpp>

@@ -13,8 +13,8 @@
 #ifndef PROOFC_RUNTIME_HOSTBACKEND_H
 #define PROOFC_RUNTIME_HOSTBACKEND_H
 
+#include "KnowledgeBase.h"
 #include "proofc/runtime/Evaluation.h"
-#include "proofc/runtime/KnowledgeBase.h"
 
 #include <memory>
 

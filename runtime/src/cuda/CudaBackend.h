@@ -31,9 +31,9 @@
 #ifndef PROOFC_RUNTIME_CUDA_CUDABACKEND_H
 #define PROOFC_RUNTIME_CUDA_CUDABACKEND_H
 
+#include "cuda/KernelCache.h"
 #include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/Evaluation.h"
-#include "proofc/runtime/cuda/KernelCache.h"
 
 #include <nlohmann/json.hpp>
 

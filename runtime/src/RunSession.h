@@ -20,14 +20,14 @@
 #ifndef PROOFC_RUNTIME_RUNSESSION_H
 #define PROOFC_RUNTIME_RUNSESSION_H
 
+#include "Interrupts.h"
+#include "Provenance.h"
+#include "Report.h"
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Evaluation.h"
-#include "proofc/runtime/Interrupts.h"
 #include "proofc/runtime/Program.h"
-#include "proofc/runtime/Provenance.h"
 #include "proofc/runtime/RankMetrics.h"
-#include "proofc/runtime/Report.h"
 #include "proofc/runtime/Safetensors.h"
 #include "proofc/runtime/Session.h"
 
