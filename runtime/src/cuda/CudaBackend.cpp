@@ -273,6 +273,8 @@ public:
   std::vector<Outcome> execute(const EvalInputs &inputs,
                                BackendTimings &timings) {
     const Clock::time_point start = Clock::now();
+    // A session's calls may come from any thread, one at a time.
+    PROOFC_CU(s_.drv, cuCtxSetCurrent, s_.ctx);
     control_ = inputs.control;
     stoppedEarly_ = false;
     info_.graphLaunches = 0;
