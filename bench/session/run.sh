@@ -32,6 +32,9 @@ for where in device host; do
     --weights "$weights" --queries 100 --corruptions 100 --calls "$calls" \
     --weights-on "$where" > "$work/session-$where.json"
 done
+"$build/bin/proofc-session-bench" "$bundle" --data "$data" \
+  --weights "$weights" --queries 100 --corruptions 100 --calls "$calls" \
+  --weights-on device --cancel-token > "$work/session-device-cancel.json"
 if [ $python_built = 1 ]; then
   PYTHONPATH="$build/python" PROOFC_BIN_DIR="$build/bin" python3 \
     bench/session/python_bench.py "$bundle" "$data" "$weights" \
@@ -46,13 +49,13 @@ result = {"one_shot": {"run_ms": one["timings"]["run_seconds"] * 1e3,
                        "total_ms": one["timings"]["total_seconds"] * 1e3,
                        "device": one["device"],
                        "mrr": one["metrics"]["both"]["mrr"]}}
-for where in ("device", "host", "python"):
+for where in ("device", "device-cancel", "host", "python"):
     if os.path.exists(f"{work}/session-{where}.json"):
         result[f"session_{where}"] = json.load(open(f"{work}/session-{where}.json"))
 json.dump(result, open(dest, "w"), indent=2)
 o = result["one_shot"]
 print(f"one-shot proofc-run: run {o['run_ms']:.2f} ms, end to end {o['total_ms']:.1f} ms ({o['device']})")
-for where in ("device", "host", "python"):
+for where in ("device", "device-cancel", "host", "python"):
     if f"session_{where}" not in result:
         print(f"session, {where}: not run")
         continue
@@ -61,7 +64,12 @@ for where in ("device", "host", "python"):
           f"{s['median_call_ms']:.2f} ms vs run {s['median_run_ms']:.2f} ms: "
           f"x{s['median_call_over_run']:.3f} (max x{s['max_call_over_run']:.3f}); "
           f"first call {s['first_call_ms']:.1f} ms, open {s['open_s']*1e3:.0f} ms")
-    if "readback_ms" in s["calls"][0]:
+    if "session_ms" in s["calls"][0]:
+        c = s["calls"][len(s["calls"]) // 2]
+        print(f"  a call: session {c['session_ms']:.2f} ms (setup {c['setup_ms']:.2f}, "
+              f"run {c['run_ms']:.2f}, readback {c['readback_ms']:.2f}), the "
+              f"rest in the binding {c['call_ms'] - c['session_ms']:.2f}")
+    elif "readback_ms" in s["calls"][0]:
         c = s["calls"][len(s["calls"]) // 2]
         print(f"  a call: setup {c['setup_ms']:.2f} ms, run {c['run_ms']:.2f}, "
               f"readback {c['readback_ms']:.2f}, metrics and report "

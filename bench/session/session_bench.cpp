@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <numeric>
 
@@ -35,6 +36,7 @@ namespace {
 
 struct Options {
   std::string bundle, data, weights, device = "cuda", weightsOn = "device";
+  bool cancelToken = false;
   int64_t queries = 100, corruptions = 100;
   int calls = 20;
 };
@@ -112,14 +114,20 @@ int run(const Options &o) {
 
   nlohmann::json calls = nlohmann::json::array();
   std::vector<double> call, bare, ratio;
+  // As the Python package does: a cancel token on every call (the CUDA
+  // backend then watches it from a thread during the loop).
+  std::atomic<bool> cancel{false};
+  EvaluateControl control;
+  if (o.cancelToken)
+    control.cancel = &cancel;
   for (int i = 1; i <= o.calls; ++i) {
     const TensorMap weights = scaled(trained.tensors, 1.0 + 1e-3 * i);
     SessionResult r;
     if (o.weightsOn == "device") {
       const DeviceCopies copies(weights); // outside the timing
-      r = session.evaluate(copies.views());
+      r = session.evaluate(copies.views(), control);
     } else {
-      r = session.evaluate(weights);
+      r = session.evaluate(weights, control);
     }
     call.push_back(r.callSeconds);
     bare.push_back(r.runSeconds);
@@ -136,6 +144,7 @@ int run(const Options &o) {
       {"data", o.data},
       {"device", session.deviceName()},
       {"weights_on", o.weightsOn},
+      {"cancel_token", o.cancelToken},
       {"candidates", session.candidates().candidates.size()},
       {"open_s", openSeconds},
       {"first_call_ms", first.callSeconds * 1e3},
@@ -165,6 +174,8 @@ int main(int argc, char **argv) {
   app.add_option("--weights-on", o.weightsOn)
       ->check(CLI::IsMember({"host", "device"}))
       ->capture_default_str();
+  app.add_flag("--cancel-token", o.cancelToken,
+               "Pass a cancel token to every call, as the Python package does");
   CLI11_PARSE(app, argc, argv);
   try {
     return run(o);
