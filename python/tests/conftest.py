@@ -6,13 +6,10 @@ proofc-run, and proofc to compile examples/v10.mlir ($PROOFC_TEST_BUNDLE
 names a bundle instead, for builds without the compiler). The datasets and
 trained weights come from $PROOFC_SHARED_DIR (default ../shared).
 """
-import json
 import os
 import pathlib
-import struct
 import subprocess
 
-import numpy as np
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -51,31 +48,12 @@ def bundle(tmp_path_factory):
 
 
 def read_safetensors(path):
-    """{name: float32 array} of a safetensors file (the test's own reader)."""
-    raw = pathlib.Path(path).read_bytes()
-    (size,) = struct.unpack("<Q", raw[:8])
-    header = json.loads(raw[8:8 + size])
-    body = raw[8 + size:]
-    out = {}
-    for name, entry in header.items():
-        if name == "__metadata__":
-            continue
-        assert entry["dtype"] == "F32", (name, entry["dtype"])
-        begin, end = entry["data_offsets"]
-        out[name] = np.frombuffer(body[begin:end], dtype="<f4").reshape(
-            entry["shape"]).copy()
-    return out
+    """{name: float32 array} of a safetensors file (proofc.safetensors)."""
+    from proofc import safetensors
+    return safetensors.read(str(path))
 
 
 def write_safetensors(path, tensors):
-    """Writes {name: float32 array} as safetensors (the test's own writer)."""
-    header, offset, blobs = {}, 0, []
-    for name in sorted(tensors):
-        data = np.ascontiguousarray(tensors[name], dtype="<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(tensors[name].shape),
-                        "data_offsets": [offset, offset + len(data)]}
-        offset += len(data)
-        blobs.append(data)
-    text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)
-    pathlib.Path(path).write_bytes(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+    """Writes {name: float32 array} as safetensors (proofc.safetensors)."""
+    from proofc import safetensors
+    safetensors.write(str(path), tensors)
