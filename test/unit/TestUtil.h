@@ -14,6 +14,7 @@
 #include "proofc/runtime/RunControl.h"
 
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
 #include <cstdlib>
 #include <cstdio>
@@ -28,6 +29,8 @@
 #include <vector>
 
 #include <unistd.h>
+
+#include <gtest/gtest.h>
 
 namespace proofc::test {
 
@@ -65,6 +68,19 @@ inline std::vector<std::string> listDir(const std::string &dir) {
     names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
+}
+
+/// Expects two runs' outcomes to be equal bit for bit (status, depth and the
+/// log-probability's bits), naming the first candidate that differs.
+inline void expectSameOutcomes(const std::vector<Outcome> &a,
+                               const std::vector<Outcome> &b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].status, b[i].status) << "candidate " << i;
+    ASSERT_EQ(a[i].depth, b[i].depth) << "candidate " << i;
+    ASSERT_EQ(std::memcmp(&a[i].logp, &b[i].logp, sizeof(float)), 0)
+        << "candidate " << i << ": " << a[i].logp << " vs " << b[i].logp;
+  }
 }
 
 /// A quiet run of the first `queries` queries of a shared dataset with its

@@ -31,16 +31,6 @@ SessionOptions kinshipSession(int64_t queries = 12) {
   return o;
 }
 
-void expectSameOutcomes(const std::vector<Outcome> &a,
-                        const std::vector<Outcome> &b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) {
-    ASSERT_EQ(a[i].status, b[i].status) << i;
-    ASSERT_EQ(a[i].depth, b[i].depth) << i;
-    ASSERT_EQ(std::memcmp(&a[i].logp, &b[i].logp, 4), 0) << i;
-  }
-}
-
 /// A fresh backend and session, one call: what `proofc-run` would give.
 std::vector<Outcome> freshRun(const Bundle &bundle, const std::string &path,
                               CondMode mode, const TensorMap &weights) {

@@ -25,17 +25,6 @@ namespace proofc::test {
 namespace {
 namespace fs = std::filesystem;
 
-void expectSameBits(const std::vector<Outcome> &a,
-                    const std::vector<Outcome> &b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) {
-    EXPECT_EQ(a[i].status, b[i].status) << "candidate " << i;
-    EXPECT_EQ(a[i].depth, b[i].depth) << "candidate " << i;
-    EXPECT_EQ(std::memcmp(&a[i].logp, &b[i].logp, sizeof(float)), 0)
-        << "candidate " << i << ": " << a[i].logp << " vs " << b[i].logp;
-  }
-}
-
 TEST(RunSession, ChunksOfSevenEqualOnePassBitForBit) {
   TempDir dir;
   RunSessionOptions one = sessionOptions("nations", 25);
@@ -64,7 +53,7 @@ TEST(RunSession, ChunksOfSevenEqualOnePassBitForBit) {
   const Metrics &m = whole.report.metrics;
   EXPECT_GT(m.proved, 0);
   EXPECT_GT(m.failed + m.truncated, 0);
-  expectSameBits(whole.outcomes, chunked.outcomes);
+  expectSameOutcomes(whole.outcomes, chunked.outcomes);
   EXPECT_EQ(readFile(one.outcomes), readFile(seven.outcomes));
   const Metrics &c = chunked.report.metrics;
   EXPECT_EQ(c.both.mrr, m.both.mrr);
@@ -250,7 +239,7 @@ TEST(RunSession, InterruptedAfterKProgressReportsWritesNothing) {
   quiet.report.clear();
   quiet.outcomes.clear();
   RunSession reference(v10Program(), backend, "cpu", quiet);
-  expectSameBits(out.outcomes, reference.evaluate().outcomes);
+  expectSameOutcomes(out.outcomes, reference.evaluate().outcomes);
 }
 
 TEST(RunSession, ProgressReachesTheTotalAndIsNonDecreasing) {

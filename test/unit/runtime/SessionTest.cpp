@@ -47,16 +47,6 @@ RunOutput freshRun(const std::string &weights, int64_t queries = 6,
   return session.evaluate();
 }
 
-void expectSameOutcomes(const std::vector<Outcome> &a,
-                        const std::vector<Outcome> &b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) {
-    ASSERT_EQ(a[i].status, b[i].status) << i;
-    ASSERT_EQ(a[i].depth, b[i].depth) << i;
-    ASSERT_EQ(std::memcmp(&a[i].logp, &b[i].logp, 4), 0) << i;
-  }
-}
-
 /// The report's metric sections, which do not depend on when or how the
 /// run was made.
 nlohmann::json metricSections(const std::string &report) {
