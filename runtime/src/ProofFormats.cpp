@@ -115,7 +115,8 @@ ProofSelection parseProofSelection(const std::string &text,
 
 std::string proofJsonLine(const ProofContext &ctx, const Proof &proof) {
   const Dataset &ds = ctx.dataset;
-  const Candidate &c = ctx.set.candidates.at(static_cast<size_t>(proof.candidate));
+  const Candidate &c =
+      ctx.set.candidates.at(static_cast<size_t>(proof.candidate));
   const Outcome &o = ctx.outcomes.at(static_cast<size_t>(proof.candidate));
   json steps = json::array();
   for (const ProofStep &s : proof.steps) {
@@ -127,7 +128,8 @@ std::string proofJsonLine(const ProofContext &ctx, const Proof &proof) {
                         {"head", atomJson(ds, s.ruleHead)},
                         {"body", atomsJson(ds, s.ruleBody)}};
     } else {
-      clause["fact"] = atomJson(ds, ctx.kb.facts.at(static_cast<size_t>(s.fact)));
+      clause["fact"] =
+          atomJson(ds, ctx.kb.facts.at(static_cast<size_t>(s.fact)));
     }
     json subst = json::array();
     for (const auto &[k, t] : s.substitution)
@@ -159,7 +161,8 @@ std::string proofJsonLine(const ProofContext &ctx, const Proof &proof) {
 
 std::string proofPrologLine(const ProofContext &ctx, const Proof &proof) {
   const Dataset &ds = ctx.dataset;
-  const Candidate &c = ctx.set.candidates.at(static_cast<size_t>(proof.candidate));
+  const Candidate &c =
+      ctx.set.candidates.at(static_cast<size_t>(proof.candidate));
   const Outcome &o = ctx.outcomes.at(static_cast<size_t>(proof.candidate));
   std::string out;
   PrologWriter w(ds, out);

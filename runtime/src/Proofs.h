@@ -1,4 +1,4 @@
-//===- Proofs.h - Derivations replayed from the recorded actions -*- C++ -*-===//
+//===- Proofs.h - Derivations replayed from recorded actions ----*- C++ -*-===//
 //
 // docs/proofs.md. A backend records only the action every step chose
 // (ActionTrace: D small integers per candidate). replayProof() is the one

@@ -33,7 +33,8 @@ protected:
   void SetUp() override {
     ds_ = makeDataset({"a", "b", "c"}, {"p", "q"},
                       {{"a", "p", "b"}, {"b", "p", "c"}},
-                      "% the one rule\n  q(X,Y) :- p(X,Z), p(Z,Y).  % two hops\n");
+                      "% the one rule\n"
+                      "  q(X,Y) :- p(X,Z), p(Z,Y).  % two hops\n");
     kb_ = buildKnowledgeBase(ds_, false);
     shape_.A = 6;
     shape_.S = 120;
