@@ -9,7 +9,9 @@ packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libfmt-dev
           cmake ninja-build g++ lld python3
           # the Python package (python/, docs/python.md) and its tests
           pybind11-dev python3-dev python3-numpy python3-pytest python3-torch
-          libdlpack-dev)
+          libdlpack-dev
+          # the proofs' replay in SWI-Prolog (test/proofs/check_proofs.pl)
+          swi-prolog-nox)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -90,7 +90,8 @@ uint64_t DerivedSet::bytesFor(const ShapeParams &shape) {
   const uint64_t S = static_cast<uint64_t>(std::max(shape.S, 1));
   const uint64_t A = static_cast<uint64_t>(std::max(shape.A, 1));
   return saturatingAdd(
-      saturatingBytes(S * A, sizeof(Atom)), // S, A < 2^31: S * A < 2^62
+      saturatingAdd(saturatingBytes(S * A, sizeof(Atom)), // S, A < 2^31
+                    saturatingBytes(S, sizeof(int32_t))),   // origins
       saturatingBytes(roundUpPow2(2 * S), sizeof(int32_t) + sizeof(uint32_t)));
 }
 
@@ -100,6 +101,7 @@ DerivedSet::DerivedSet(const KnowledgeBase &kb, const ShapeParams &shape)
   if (A_ < 1 || S_ < 1)
     fail("shape: A = {} and S = {} must both be at least 1", A_, S_);
   states_.assign(static_cast<size_t>(S_) * A_, kPadAtom);
+  origins_.assign(static_cast<size_t>(S_), kNoOrigin);
   // A yielded list has at most max(A - 1 + maxRuleBody, A) atoms before the
   // length check; variables: 2A of G plus those of one rule.
   work_.assign(A_ + std::max(kb.maxRuleBody, 1), kPadAtom);
@@ -118,17 +120,19 @@ namespace {
 /// dedupe, reports when S distinct states are collected.
 class Collector {
 public:
-  Collector(DerivedSet &out, Atom *states, int32_t A, int32_t S,
-            int32_t *varMap, int32_t *slots, uint32_t *stamps, uint32_t epoch,
-            uint32_t mask)
-      : out_(out), states_(states), A_(A), S_(S), varMap_(varMap),
+  Collector(DerivedSet &out, Atom *states, int32_t *origins, int32_t A,
+            int32_t S, int32_t *varMap, int32_t *slots, uint32_t *stamps,
+            uint32_t epoch, uint32_t mask)
+      : out_(out), states_(states), origins_(origins), A_(A), S_(S),
+        varMap_(varMap),
         slots_(slots), stamps_(stamps), epoch_(epoch), mask_(mask) {}
 
   bool full() const { return out_.count == S_; }
 
   /// §3 steps 3-4 for a non-empty list of n <= A atoms: canonicalize into
-  /// the next free state and keep it unless an equal state came first.
-  void add(const Atom *atoms, int32_t n) {
+  /// the next free state and keep it unless an equal state came first;
+  /// `origin` is the clause that yielded it (DerivedSet::origins_).
+  void add(const Atom *atoms, int32_t n, int32_t origin) {
     Atom *dst = states_ + static_cast<size_t>(out_.count) * A_;
     canonicalize(atoms, n, dst, varMap_);
     std::fill(dst + n, dst + A_, kPadAtom);
@@ -141,12 +145,14 @@ public:
       h = (h + 1) & mask_;
     }
     stamps_[h] = epoch_;
+    origins_[out_.count] = origin;
     slots_[h] = out_.count++;
   }
 
 private:
   DerivedSet &out_;
   Atom *states_;
+  int32_t *origins_;
   int32_t A_, S_;
   int32_t *varMap_;
   int32_t *slots_;
@@ -212,8 +218,10 @@ bool unify(int32_t *bind, int32_t x, int32_t y) {
   return false; // two different constants
 }
 
-void writeTerminal(Atom *states, int32_t A, int32_t pred, int32_t &count) {
+void writeTerminal(Atom *states, int32_t *origins, int32_t origin,
+                   int32_t A, int32_t pred, int32_t &count) {
   states[0] = {pred, 0, 0};
+  origins[0] = origin;
   std::fill(states + 1, states + A, kPadAtom);
   count = 1;
 }
@@ -247,20 +255,22 @@ void derive(const KnowledgeBase &kb, const Atom *goals, const Triple &candidate,
     std::fill(out.stamps_.begin(), out.stamps_.end(), 0u);
     out.epoch_ = 1;
   }
-  Collector collect(out, states, A, S, out.varMap_.data(), out.slots_.data(),
+  int32_t *origins = out.origins_.data();
+  Collector collect(out, states, origins, A, S, out.varMap_.data(),
+                    out.slots_.data(),
                     out.stamps_.data(), out.epoch_, out.mask_);
   Atom *work = out.work_.data();
 
   // Step 1: fact steps.
   if (n == 1) {
     // First shortcut (see the file header): any matching fact gives [TRUE].
-    bool any = false;
-    forEachMatchingFact(kb, g1.p, g1.a, g1.b, candidate, [&](const Atom &) {
-      any = true;
+    int32_t first = -1;
+    forEachMatchingFact(kb, g1.p, g1.a, g1.b, candidate, [&](const Atom &f) {
+      first = static_cast<int32_t>(&f - kb.facts.data());
       return false;
     });
-    if (any) {
-      writeTerminal(states, A, kb.truePred(), out.count);
+    if (first >= 0) {
+      writeTerminal(states, origins, first, A, kb.truePred(), out.count);
       return;
     }
   } else {
@@ -275,7 +285,7 @@ void derive(const KnowledgeBase &kb, const Atom *goals, const Triple &candidate,
       };
       for (int32_t i = 1; i < n; ++i)
         work[i - 1] = {goals[i].p, subst(goals[i].a), subst(goals[i].b)};
-      collect.add(work, n - 1);
+      collect.add(work, n - 1, static_cast<int32_t>(&f - kb.facts.data()));
       return !collect.full(); // second shortcut: stop at S distinct
     });
   }
@@ -305,12 +315,13 @@ void derive(const KnowledgeBase &kb, const Atom *goals, const Triple &candidate,
     }
     for (int32_t i = 1; i < n; ++i)
       work[w++] = {goals[i].p, apply(goals[i].a), apply(goals[i].b)};
-    collect.add(work, w);
+    collect.add(work, w, -(r + 1));
   }
 
   // Step 7: nothing derived.
   if (out.count == 0)
-    writeTerminal(states, A, kb.falsePred(), out.count);
+    writeTerminal(states, origins, DerivedSet::kNoOrigin, A, kb.falsePred(),
+                  out.count);
 }
 
 } // namespace proofc

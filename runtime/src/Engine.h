@@ -14,6 +14,7 @@
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Program.h"
 
+#include <climits>
 #include <cstdint>
 #include <vector>
 
@@ -48,6 +49,21 @@ public:
   static uint64_t bytesFor(const ShapeParams &shape);
   int32_t A() const { return A_; }
   int32_t S() const { return S_; }
+  /// The clause that first yielded state i (spec §3 step 4 keeps the first
+  /// occurrence): a fact (its index into KnowledgeBase::facts) or a rule (its
+  /// index into KnowledgeBase rules, the file order). For [TRUE] it is the
+  /// first fact that matched the single goal; [FALSE] has none (-1 fact).
+  /// The proofs' replay (Proofs.h) reads it; derive() records it always (one
+  /// int32 per kept state).
+  bool fromRule(int32_t i) const {
+    return origins_[i] < 0 && origins_[i] != kNoOrigin;
+  }
+  int32_t clauseIndex(int32_t i) const {
+    return origins_[i] >= 0           ? origins_[i]
+           : origins_[i] == kNoOrigin ? -1
+                                      : -origins_[i] - 1;
+  }
+  static constexpr int32_t kNoOrigin = INT32_MIN;
   /// True when the result is exactly [TRUE] / [FALSE].
   bool isTrue() const { return count == 1 && states_[0].p == truePred_; }
   bool isFalse() const { return count == 1 && states_[0].p == falsePred_; }
@@ -57,6 +73,8 @@ private:
                      const ShapeParams &, DerivedSet &);
   int32_t A_, S_, truePred_, falsePred_;
   std::vector<Atom> states_;    ///< [S][A]
+  /// [S]: fact index f >= 0, rule r as -(r + 1), kNoOrigin for [FALSE].
+  std::vector<int32_t> origins_;
   std::vector<Atom> work_;      ///< one state being built (up to A atoms)
   std::vector<int32_t> varMap_; ///< canonicalize() scratch, all zero
   std::vector<int32_t> bind_;   ///< unifier bindings per variable id

@@ -43,6 +43,8 @@ struct Shared {
   const ShapeParams &shape;
   const std::vector<Candidate> &candidates;
   std::vector<Outcome> &outcomes;
+  /// [candidates][D] when the actions are recorded (EvalInputs::actions).
+  int32_t *actions = nullptr;
   std::atomic<int64_t> nextCandidate{0};
   std::atomic<bool> abort{false};
   const RunControl *control = nullptr;
@@ -140,6 +142,8 @@ private:
       slotEncValid_[s] = 0;
     }
     std::copy_n(derived_.state(action), A_, goals(s));
+    if (sh_.actions) // one row per candidate: no two threads share one
+      sh_.actions[slotCand_[s] * sh_.shape.D + slotDepth_[s]] = action;
     const int32_t depth = ++slotDepth_[s];
     ProofStatus status;
     if (derived_.isTrue())
@@ -237,6 +241,17 @@ std::vector<Outcome> HostBackend::run(const EvalInputs &inputs,
   std::vector<Outcome> outcomes(candidates.size());
   Shared shared{kb, policy, shape, candidates, outcomes};
   shared.control = inputs.control;
+  if (inputs.actions) {
+    checkMemoryFits(
+        saturatingBytes(saturatingBytes(candidates.size(), shape.D),
+                        sizeof(int32_t)),
+        "host backend: the recorded actions (--proofs)",
+        fmt::format("{} candidates × D = {} × 4 B", candidates.size(),
+                    shape.D));
+    inputs.actions->D = shape.D;
+    inputs.actions->actions.assign(candidates.size() * size_t(shape.D), -1);
+    shared.actions = inputs.actions->actions.data();
+  }
 
   int threads = options_.threads > 0
                     ? options_.threads

@@ -36,6 +36,8 @@ public:
   /// ran over its share of the slots.
   std::vector<Outcome> run(const EvalInputs &inputs,
                            BackendTimings &timings) override;
+  /// Each step's action goes to EvalInputs::actions when it is set.
+  bool recordsActions() const override { return true; }
 
 private:
   HostBackendOptions options_;

@@ -213,6 +213,12 @@ json reportJson(const ReportInputs &in) {
   if (!in.outcomesFile.empty())
     report["outcomes"] = {{"file", in.outcomesFile},
                           {"sha256", in.outcomesSha256}};
+  if (!in.proofsFile.empty())
+    report["proofs"] = {{"file", in.proofsFile},
+                        {"sha256", in.proofsSha256},
+                        {"format", in.proofsFormat},
+                        {"of", in.proofsOf},
+                        {"count", in.proofsCount}};
   return report;
 }
 

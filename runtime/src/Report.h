@@ -60,6 +60,11 @@ struct ReportInputs {
   /// bytes: written as "outcomes" {"file", "sha256"} when `outcomesFile` is
   /// not empty, so that a reader can tell the two belong together.
   std::string outcomesFile, outcomesSha256;
+  /// The proofs file written with this report (docs/proofs.md): written as
+  /// "proofs" {"file", "sha256", "format", "of", "count"} when `proofsFile`
+  /// is not empty.
+  std::string proofsFile, proofsSha256, proofsFormat, proofsOf;
+  int64_t proofsCount = 0;
 };
 
 nlohmann::json reportJson(const ReportInputs &inputs);

@@ -207,6 +207,7 @@ private:
   Rule parseRule() {
     Rule rule;
     rule.line = line_;
+    const size_t start = pos_;
     vars_.clear();
     rule.head = parseAtom();
     skipBlanks();
@@ -228,6 +229,7 @@ private:
       }
       if (peek() == '.') {
         ++pos_;
+        rule.text = std::string(text_.substr(start, pos_ - start));
         return rule;
       }
       error(pos_, "expected ',' or '.' after a body atom, found {}",

@@ -5,6 +5,7 @@
 #include "FileIO.h"
 #include "MessageText.h"
 #include "OutputFiles.h"
+#include "ProofFormats.h"
 #include "Progress.h"
 #include "RunSummary.h"
 #include "Sha256.h"
@@ -55,21 +56,34 @@ int64_t countFacts(const Dataset &dataset, bool includeValid) {
 }
 
 void checkOutputPaths(const RunSessionOptions &options) {
-  if (!options.report.empty() && !options.outcomes.empty()) {
-    namespace fs = std::filesystem;
-    std::error_code e1, e2;
-    fs::path report = fs::weakly_canonical(options.report, e1);
-    fs::path outcomes = fs::weakly_canonical(options.outcomes, e2);
-    if (options.report == options.outcomes ||
-        (!e1 && !e2 && report == outcomes))
-      fail("{}: the report and the outcomes would overwrite each other "
-           "(--report and --outcomes name the same file)",
-           options.report);
+  struct Output {
+    const std::string &path;
+    const char *what, *flag;
+  };
+  const Output outputs[] = {{options.report, "report", "--report"},
+                            {options.outcomes, "outcomes", "--outcomes"},
+                            {options.proofs, "proofs", "--proofs"}};
+  namespace fs = std::filesystem;
+  for (size_t i = 0; i < std::size(outputs); ++i)
+    for (size_t j = i + 1; j < std::size(outputs); ++j) {
+      const Output &a = outputs[i], &b = outputs[j];
+      if (a.path.empty() || b.path.empty())
+        continue;
+      std::error_code e1, e2;
+      const fs::path pa = fs::weakly_canonical(a.path, e1);
+      const fs::path pb = fs::weakly_canonical(b.path, e2);
+      if (a.path == b.path || (!e1 && !e2 && pa == pb))
+        fail("{}: the {} and the {} would overwrite each other ({} and {} "
+             "name the same file)",
+             a.path, a.what, b.what, a.flag, b.flag);
+    }
+  if (!options.proofs.empty()) {
+    parseProofFormat(options.proofsFormat, "--proofs-format");
+    parseProofSelection(options.proofsOf, "--proofs-of");
   }
-  if (!options.report.empty())
-    checkWritable(options.report);
-  if (!options.outcomes.empty())
-    checkWritable(options.outcomes);
+  for (const Output &o : outputs)
+    if (!o.path.empty())
+      checkWritable(o.path);
 }
 
 void checkFiniteOutcomes(const CandidateSet &pool, const Dataset &dataset,
@@ -106,6 +120,7 @@ RunSession::RunSession(const ProgramSpec &program, Backend &backend,
   so.queries = options_.queries;
   so.factsIncludeValid = options_.factsIncludeValid;
   so.maxPool = options_.maxPool;
+  so.recordActions = !options_.proofs.empty();
   so.rankMetrics = options_.rankMetrics;
   so.commandLine = options_.commandLine;
   session_ =
@@ -145,6 +160,7 @@ RunOutput RunSession::evaluate() {
 
   RunOutput out;
   out.outcomes = std::move(result.outcomes);
+  out.actions = std::move(result.actions);
   out.report = *result.report;
   out.chunks = result.chunks;
   out.chunkSize = result.chunkSize;
@@ -165,7 +181,8 @@ bool RunSession::writesStandardOutput() const {
   // `-`, or whatever file stdout is (/dev/stdout, its pipe, its file).
   struct stat out;
   const bool haveOut = ::fstat(STDOUT_FILENO, &out) == 0;
-  for (const std::string *path : {&options_.report, &options_.outcomes}) {
+  for (const std::string *path :
+       {&options_.report, &options_.outcomes, &options_.proofs}) {
     if (*path == "-")
       return true;
     struct stat st;
@@ -189,6 +206,23 @@ void RunSession::writeOutputs(const RunOutput &output, std::FILE *out) const {
     report.outcomesSha256 = sha256Hex(tsv);
     set.add(options_.outcomes, std::move(tsv));
   }
+  if (!options_.proofs.empty()) {
+    const ProofFormat format =
+        parseProofFormat(options_.proofsFormat, "--proofs-format");
+    const ProofSelection of =
+        parseProofSelection(options_.proofsOf, "--proofs-of");
+    std::string text = proofsFile(format, of, dataset(),
+                                  options_.factsIncludeValid, program().shape,
+                                  candidates(), output.outcomes,
+                                  output.actions);
+    report.proofsFile = options_.proofs;
+    report.proofsSha256 = sha256Hex(text);
+    report.proofsFormat = options_.proofsFormat;
+    report.proofsOf = options_.proofsOf;
+    report.proofsCount = std::count(text.begin(), text.end(), '\n') -
+                         (format == ProofFormat::Prolog ? 1 : 0);
+    set.add(options_.proofs, std::move(text));
+  }
   if (!options_.report.empty())
     set.add(options_.report, reportJson(report).dump(2) + "\n");
   set.commit();
@@ -196,6 +230,9 @@ void RunSession::writeOutputs(const RunOutput &output, std::FILE *out) const {
     fmt::print(out, "report    {}\n", options_.report);
   if (!options_.outcomes.empty())
     fmt::print(out, "outcomes  {}\n", options_.outcomes);
+  if (!options_.proofs.empty())
+    fmt::print(out, "proofs    {} ({} proofs)\n", options_.proofs,
+               report.proofsCount);
 }
 
 } // namespace proofc

@@ -54,6 +54,12 @@ struct RunSessionOptions {
   bool quiet = false; ///< no progress display
   std::string report;   ///< JSON report path; empty: none
   std::string outcomes; ///< outcomes TSV path; empty: none
+  /// Proofs file path (docs/proofs.md); empty: none. Set, the backend
+  /// records every step's action and the proved candidates' derivations
+  /// are replayed from them on the host when the outputs are written.
+  std::string proofs;
+  std::string proofsFormat = "json"; ///< json | prolog
+  std::string proofsOf = "all";      ///< all | positives (proved ones)
   /// Hits@k list, per-relation and bootstrap settings of the report's
   /// rank_metrics (RankMetrics.h).
   RankMetricOptions rankMetrics;
@@ -76,6 +82,8 @@ struct RunSessionOptions {
 /// What evaluate() produced.
 struct RunOutput {
   std::vector<Outcome> outcomes; ///< indexed like the candidates
+  /// Every step's action (RunSessionOptions::proofs set), else empty.
+  ActionTrace actions;
   /// Complete except `compileSeconds`, which the tool knows (program
   /// compile or bundle load, kernel builds);
   /// `totalSeconds` runs from RunSessionOptions::started to the end of the
@@ -95,8 +103,9 @@ std::string datasetNameOf(const std::string &dir);
 /// |F|: the distinct facts the prover may use (spec §1.1).
 int64_t countFacts(const Dataset &dataset, bool includeValid);
 
-/// Throws proofc::Error unless the report and outcomes paths that are set
-/// can be written (checkWritable) and are two different files.
+/// Throws proofc::Error unless the report, outcomes and proofs paths that
+/// are set can be written (checkWritable) and are different files, and the
+/// proofs' format and selection are known.
 void checkOutputPaths(const RunSessionOptions &options);
 
 /// Throws proofc::Error when an outcome's log-probability is NaN: a step
@@ -137,14 +146,15 @@ public:
   /// printRunSummary(), plus a `pool` line when the pool ran in chunks.
   void printSummary(std::FILE *out, const RunOutput &output) const;
 
-  /// Writes the report and the outcomes that were asked for as one result
-  /// (one OutputSet: both complete before either is visible, the report
-  /// last, its "outcomes" naming the outcomes' SHA-256), then names each on
-  /// `out`. Throws Interrupted, writing nothing, when a signal has come
+  /// Writes the report, the outcomes and the proofs that were asked for as
+  /// one result (one OutputSet: all complete before any is visible, the
+  /// report last, its "outcomes" and "proofs" naming their SHA-256), then
+  /// names each on `out`. The proofs are replayed here (ProofFormats.h): a
+  /// replay that fails writes nothing. Throws Interrupted, writing nothing, when a signal has come
   /// before the commit.
   void writeOutputs(const RunOutput &output, std::FILE *out = stdout) const;
 
-  /// True when the report or the outcomes go to standard output (`-`, or a
+  /// True when the report, the outcomes or the proofs go to standard output (`-`, or a
   /// path that is the file stdout is: /dev/stdout, its pipe): the tools
   /// then print their text on stderr.
   bool writesStandardOutput() const;

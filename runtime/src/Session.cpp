@@ -138,6 +138,10 @@ struct Session::State {
   }
 
   void bind() {
+    if (options.recordActions && !backend->recordsActions())
+      fail("proofs (--proofs): the {} backend does not record the steps' "
+           "actions yet; run on the host backend (--device cpu)",
+           backend->name());
     dataset = loadDataset(options.data);
     provenance.version = proofcVersion();
     provenance.gitCommit = proofcGitCommit();
@@ -229,6 +233,10 @@ SessionResult Session::State::run(
   const int64_t chunkSize =
       chunkSizeFor(total, options.maxPool, backend->poolCapacity(all));
   result.outcomes.reserve(pool.size());
+  if (options.recordActions) {
+    result.actions.D = program.shape.D;
+    result.actions.actions.reserve(pool.size() * size_t(program.shape.D));
+  }
   BackendTimings timings;
   int64_t begin = 0;
   RunControl control;
@@ -255,6 +263,9 @@ SessionResult Session::State::run(
                       weights,          whole ? candidates : chunk,
                       options.factsIncludeValid, &control,
                       deviceWeights,    whole ? poolId : 0};
+    ActionTrace actions;
+    if (options.recordActions)
+      inputs.actions = &actions;
     BackendTimings t;
     std::vector<Outcome> outcomes = backend->run(inputs, t);
     if (static_cast<int64_t>(outcomes.size()) != end - begin)
@@ -265,6 +276,17 @@ SessionResult Session::State::run(
     checkFiniteOutcomes(candidates, dataset, outcomes, begin);
     result.outcomes.insert(result.outcomes.end(), outcomes.begin(),
                            outcomes.end());
+    if (options.recordActions) {
+      if (actions.D != program.shape.D ||
+          actions.actions.size() != outcomes.size() * size_t(actions.D))
+        fail("{} backend: {} recorded actions (D = {}) for the {} candidates "
+             "{}..{}",
+             backend->name(), actions.actions.size(), actions.D, end - begin,
+             begin, end - 1);
+      result.actions.actions.insert(result.actions.actions.end(),
+                                    actions.actions.begin(),
+                                    actions.actions.end());
+    }
     timings.setupSeconds += t.setupSeconds;
     timings.runSeconds += t.runSeconds;
     timings.readbackSeconds += t.readbackSeconds;

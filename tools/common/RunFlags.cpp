@@ -23,6 +23,9 @@ RunFlags::sessionOptions(std::chrono::steady_clock::time_point started) const {
   so.quiet = quiet;
   so.report = report;
   so.outcomes = outcomes;
+  so.proofs = proofs;
+  so.proofsFormat = proofsFormat;
+  so.proofsOf = proofsOf;
   so.started = started;
   so.commandLine = commandLine();
   so.rankMetrics.hits = parseHitsList(hits);
@@ -78,6 +81,23 @@ void addRunFlags(CLI::App &command, RunFlags &f) {
                   "standard output)")
       ->check(nonEmptyPath())
       ->type_name("FILE.tsv");
+  command
+      .add_option("--proofs", f.proofs,
+                  "Write the derivation of every proved candidate here "
+                  "(docs/proofs.md; - for standard output)")
+      ->check(nonEmptyPath())
+      ->type_name("FILE");
+  command
+      .add_option("--proofs-format", f.proofsFormat,
+                  "The proofs file's format: JSON lines or Prolog terms")
+      ->check(CLI::IsMember({"json", "prolog"}))
+      ->capture_default_str();
+  command
+      .add_option("--proofs-of", f.proofsOf,
+                  "Whose proofs: every proved candidate, or the proved "
+                  "positives only")
+      ->check(CLI::IsMember({"all", "positives"}))
+      ->capture_default_str();
   command
       .add_option("--hits", f.hits,
                   "The k of Hits@k in the report's rank metrics "

@@ -35,6 +35,9 @@ struct RunFlags {
   bool quiet = false;          ///< no progress display
   std::string report;          ///< JSON report path; empty: none
   std::string outcomes;        ///< outcomes TSV path; empty: none
+  std::string proofs;          ///< proofs file path; empty: none
+  std::string proofsFormat = "json"; ///< json | prolog
+  std::string proofsOf = "all";      ///< all | positives
   std::string hits = "1,3,10"; ///< the k of Hits@k in rank_metrics
   bool perRelation = false;    ///< rank_metrics per relation too
   int64_t bootstrap = 0;       ///< bootstrap resamples (0: no intervals)
@@ -49,8 +52,8 @@ struct RunFlags {
 /// Adds the run flags to `command` (the `proofc run` subcommand, or
 /// proofc-run's app), filling `flags`: --data and --weights (required),
 /// --split, --corruptions, --seed, --queries, --device, --threads, --facts,
-/// --max-pool, --quiet, --report, --outcomes, --hits, --per-relation,
-/// --bootstrap, --bootstrap-seed.
+/// --max-pool, --quiet, --report, --outcomes, --proofs, --proofs-format,
+/// --proofs-of, --hits, --per-relation, --bootstrap, --bootstrap-seed.
 void addRunFlags(CLI::App &command, RunFlags &flags);
 
 } // namespace proofc::cli

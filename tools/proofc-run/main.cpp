@@ -2,7 +2,8 @@
 //
 // proofc-run PROGRAM.pcb --data DIR --weights W [--split --corruptions --seed
 // --queries --device cpu|cuda|auto --cond native|emulated|host --unroll
-// --memo-entries --threads --facts --max-pool --quiet --report --outcomes]
+// --memo-entries --threads --facts --max-pool --quiet --report --outcomes
+//   --proofs --proofs-format --proofs-of]
 //
 // The runtime-only counterpart of `proofc run`: the program comes from a
 // bundle written by `proofc compile`, so no MLIR is needed. The run flags

@@ -991,6 +991,9 @@ CudaBackend::~CudaBackend() = default;
 
 std::vector<Outcome> CudaBackend::run(const EvalInputs &inputs,
                                       BackendTimings &timings) {
+  if (inputs.actions) // recordsActions() is false: Session refuses first
+    fail("proofs (--proofs): the cuda backend does not record the steps' "
+         "actions yet; run on the host backend (--device cpu)");
   const bool reuse = persistent_ && persistent_->runner.reusableFor(inputs);
   try {
     if (!reuse) {

@@ -185,9 +185,12 @@ TEST(HostMemory, DerivedSetSizeForTheLargestS) {
   shape.A = 6;
   shape.S = INT32_MAX;
   EXPECT_EQ(DerivedSet::bytesFor(shape),
-            uint64_t{INT32_MAX} * 6 * sizeof(Atom) + (uint64_t{1} << 32) * 8);
+            uint64_t{INT32_MAX} * (6 * sizeof(Atom) + sizeof(int32_t)) +
+                (uint64_t{1} << 32) * 8);
   shape.S = 120;
-  EXPECT_EQ(DerivedSet::bytesFor(shape), 120u * 6 * sizeof(Atom) + 256u * 8);
+  // The states, each state's origin (the proofs' replay), the hash table.
+  EXPECT_EQ(DerivedSet::bytesFor(shape),
+            120u * (6 * sizeof(Atom) + sizeof(int32_t)) + 256u * 8);
 }
 
 } // namespace proofc::test

@@ -96,6 +96,31 @@ TEST(OutputPaths, ReportAndOutcomesMustBeTwoFiles) {
   EXPECT_EQ(entriesIn(dir.path()), 0u);
 }
 
+TEST(OutputPaths, ProofsAreAThirdFile) {
+  TempDir dir;
+  RunSessionOptions o = nationsOptions();
+  o.report = dir.file("r.json");
+  o.outcomes = dir.file("o.tsv");
+  o.proofs = dir.file("o.tsv");
+  EXPECT_EQ(errorOf([&] { checkOutputPaths(o); }),
+            o.outcomes + ": the outcomes and the proofs would overwrite each "
+                         "other (--outcomes and --proofs name the same file)");
+  o.proofs = dir.path() + "/./r.json";
+  EXPECT_EQ(errorOf([&] { checkOutputPaths(o); }),
+            o.report + ": the report and the proofs would overwrite each "
+                       "other (--report and --proofs name the same file)");
+  o.proofs = dir.path(); // checked like the others
+  EXPECT_EQ(errorOf([&] { checkOutputPaths(o); }),
+            dir.path() + ": cannot write: is a directory");
+  o.proofs = dir.file("p.jsonl");
+  o.proofsFormat = "xml"; // the runtime checks what the flags did not
+  EXPECT_EQ(errorOf([&] { checkOutputPaths(o); }),
+            "--proofs-format xml: expected json or prolog");
+  o.proofsFormat = "prolog";
+  EXPECT_EQ(errorOf([&] { checkOutputPaths(o); }), "(no error)");
+  EXPECT_EQ(entriesIn(dir.path()), 0u);
+}
+
 TEST(OutputPaths, CheckedOutputsAreNotWrittenBeforeTheRun) {
   TempDir dir;
   RunSessionOptions o = nationsOptions();

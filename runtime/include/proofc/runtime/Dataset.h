@@ -63,6 +63,9 @@ struct Rule {
   Atom head;
   std::vector<Atom> body;
   int line = 0; ///< 1-based line in rules.txt
+  /// The rule as written, from its head to its '.' (no comment, no
+  /// surrounding blanks): what the proofs name it by (docs/proofs.md).
+  std::string text;
 };
 
 /// Longest rule body accepted (spec §1.1: an implementation limit >= 4).

@@ -55,6 +55,16 @@ struct DeviceWeight {
   std::vector<int64_t> shape;
 };
 
+/// The action (spec §5: the index i into derive's list) every step of every
+/// candidate chose: all a backend records for the proofs (docs/proofs.md);
+/// the host replays the derivations from it (Proofs.h).
+struct ActionTrace {
+  int32_t D = 0; ///< steps per candidate (ShapeParams::D)
+  /// [candidates][D]: candidate c's step s is actions[c * D + s], for
+  /// s < its Outcome::depth; the entries after its depth are -1.
+  std::vector<int32_t> actions;
+};
+
 /// Everything a backend needs, bound at run time.
 struct EvalInputs {
   const ProgramSpec &program;
@@ -72,6 +82,10 @@ struct EvalInputs {
   /// Session's whole pool), so a backend may keep what it built for them
   /// (the CUDA backend's buffers and graph). 0: no such promise.
   uint64_t poolId = 0;
+  /// Non-null: the backend also records every step's action here (sized to
+  /// the candidates × D, -1 filled); only a backend whose
+  /// recordsActions() is true accepts it.
+  ActionTrace *actions = nullptr;
 };
 
 //===----------------------------------------------------------------------===//
@@ -143,6 +157,8 @@ public:
   /// The most candidates one run() can take at once (e.g. what fits in the
   /// device's free memory), 0 when there is no such limit. A caller with a
   /// larger pool runs it in chunks; outcomes do not depend on the chunking.
+  /// Whether run() records the actions (EvalInputs::actions) for --proofs.
+  virtual bool recordsActions() const { return false; }
   virtual int64_t poolCapacity(const EvalInputs &inputs) {
     (void)inputs;
     return 0;

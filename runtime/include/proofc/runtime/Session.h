@@ -80,6 +80,10 @@ struct SessionOptions {
   /// Candidates per backend run; <= 0: only the backend's own limit. The
   /// CUDA state persists across calls when the pool runs in one chunk.
   int64_t maxPool = 0;
+  /// Record every step's action (SessionResult::actions), from which the
+  /// proofs are replayed (docs/proofs.md). Only a backend whose
+  /// recordsActions() is true can: the session refuses others when made.
+  bool recordActions = false;
   /// Hits@k list, per-relation and bootstrap settings of the metrics.
   RankMetricOptions rankMetrics;
   /// The embedder's argv (or its own words), for the report's provenance.
@@ -99,6 +103,9 @@ struct EvaluateControl {
 /// What one evaluate() call produced.
 struct SessionResult {
   std::vector<Outcome> outcomes; ///< indexed like candidates()
+  /// Every candidate's actions when SessionOptions::recordActions, else
+  /// empty (ActionTrace::D == 0).
+  ActionTrace actions;
   Metrics metrics;               ///< the report's "metrics"
   RankMetrics rankMetrics;       ///< the report's "rank_metrics"
   /// The report as `proofc run --report` writes it (JSON text).
