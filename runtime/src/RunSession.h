@@ -21,12 +21,14 @@
 #define PROOFC_RUNTIME_RUNSESSION_H
 
 #include "Interrupts.h"
+#include "PartFile.h"
 #include "Provenance.h"
 #include "Report.h"
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/Program.h"
+#include "proofc/runtime/QueryRanges.h"
 #include "proofc/runtime/RankMetrics.h"
 #include "proofc/runtime/Safetensors.h"
 #include "proofc/runtime/Session.h"
@@ -40,6 +42,9 @@
 #include <vector>
 
 namespace proofc {
+
+/// --checkpoint-every's default: about 9 MiB of outcomes per range file.
+inline constexpr int64_t kDefaultCheckpointEvery = int64_t{1} << 20;
 
 struct RunSessionOptions {
   std::string data;    ///< dataset directory (spec §1.1)
@@ -71,9 +76,21 @@ struct RunSessionOptions {
       std::chrono::system_clock::now();
   /// The tool's argv, for the report's provenance (empty when embedded).
   std::vector<std::string> commandLine;
+  /// `--shard i/n` (docs/scale-out.md): shardCount > 0 runs only the
+  /// queries of shardRange(i, n) and writes them as a part to `part`
+  /// (PartFile.h) instead of a report and outcomes (`proofc merge` writes
+  /// those from every part).
+  int64_t shardIndex = 0, shardCount = 0;
+  std::string part;
+  /// `--checkpoint DIR`: finished ranges recorded in DIR and skipped when
+  /// the same run is started again (Checkpoint.h); empty: none.
+  std::string checkpoint;
+  /// Candidates per recorded range (whole queries; splitRange).
+  int64_t checkpointEvery = kDefaultCheckpointEvery;
 };
 
-/// What evaluate() produced.
+/// What evaluate() produced (with --shard: the shard's outcomes and a
+/// report over its queries).
 struct RunOutput {
   std::vector<Outcome> outcomes; ///< indexed like the candidates
   /// Complete except `compileSeconds`, which the tool knows (program
@@ -83,6 +100,10 @@ struct RunOutput {
   ReportInputs report;
   int64_t chunks = 0;    ///< backend runs
   int64_t chunkSize = 0; ///< candidates per run (the last may have fewer)
+  /// The queries this run evaluated: every query, or the shard's.
+  QueryRange range;
+  /// With --checkpoint: the candidates read back from recorded ranges.
+  int64_t resumedCandidates = 0;
 };
 
 /// Candidates per backend run for a pool of `total`: the smaller of
@@ -96,7 +117,9 @@ std::string datasetNameOf(const std::string &dir);
 int64_t countFacts(const Dataset &dataset, bool includeValid);
 
 /// Throws proofc::Error unless the report and outcomes paths that are set
-/// can be written (checkWritable) and are two different files.
+/// can be written (checkWritable) and are two different files; with a
+/// shard, unless --part is set and writable and neither --report nor
+/// --outcomes is (merge writes them); --part without --shard is refused.
 void checkOutputPaths(const RunSessionOptions &options);
 
 /// Throws proofc::Error when an outcome's log-probability is NaN: a step
@@ -130,14 +153,17 @@ public:
   const CandidateSet &candidates() const { return session_->candidates(); }
   const RunSessionOptions &options() const { return options_; }
 
-  /// Runs the backend over every candidate in chunks of chunkSizeFor(pool,
-  /// maxPool, backend.poolCapacity()), reporting progress.
+  /// Runs the backend over every candidate (with a shard: the shard's) in
+  /// chunks of chunkSizeFor(pool, maxPool, backend.poolCapacity()),
+  /// reporting progress; with a checkpoint, range by range, skipping the
+  /// recorded ranges and recording each finished one.
   RunOutput evaluate();
 
   /// printRunSummary(), plus a `pool` line when the pool ran in chunks.
   void printSummary(std::FILE *out, const RunOutput &output) const;
 
-  /// Writes the report and the outcomes that were asked for as one result
+  /// With a shard: writes the part (PartFile.h). Otherwise writes the
+  /// report and the outcomes that were asked for as one result
   /// (one OutputSet: both complete before either is visible, the report
   /// last, its "outcomes" naming the outcomes' SHA-256), then names each on
   /// `out`. Throws Interrupted, writing nothing, when a signal has come
@@ -149,7 +175,13 @@ public:
   /// then print their text on stderr.
   bool writesStandardOutput() const;
 
+  /// Every input that determines this run's outcomes (PartFile.h).
+  RunIdentity identity() const;
+
 private:
+  /// evaluate() with a shard or a checkpoint: range by range.
+  RunOutput evaluateRanges();
+
   InterruptGuard interrupts_; ///< first: covers loading too
   RunSessionOptions options_;
   std::unique_ptr<Session> session_;
