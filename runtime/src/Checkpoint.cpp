@@ -59,12 +59,13 @@ Checkpoint::Checkpoint(std::string dir, const RunIdentity &identity,
     manifest = nlohmann::json::parse(readFile(manifestPath, 1 << 20));
   } catch (const nlohmann::json::exception &e) {
     fail("{}: not a checkpoint manifest (not JSON: {})", manifestPath,
-         e.what());
+         escapeForMessage(e.what()));
   }
-  if (!manifest.is_object() || manifest.value("schema", "") != kCheckpointSchema)
+  if (!manifest.is_object() || !manifest.contains("schema") ||
+      manifest["schema"] != kCheckpointSchema)
     fail("{}: not a proofc checkpoint manifest (\"schema\" is not \"{}\")",
          manifestPath, kCheckpointSchema);
-  if (manifest.value("version", 0) != kCheckpointVersion)
+  if (!manifest.contains("version") || manifest["version"] != kCheckpointVersion)
     fail("{}: a checkpoint of another version (this proofc reads version {})",
          manifestPath, kCheckpointVersion);
   if (!manifest.contains("inputs"))

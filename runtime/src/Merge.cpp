@@ -2,6 +2,7 @@
 #include "Merge.h"
 
 #include "Fail.h"
+#include "MessageText.h"
 #include "OutputFiles.h"
 #include "PartFile.h"
 #include "Provenance.h"
@@ -108,7 +109,7 @@ void mergeParts(const MergeOptions &options, std::FILE *out) {
   if (fingerprint != identity.datasetFingerprint)
     fail("{}: the dataset's fingerprint is {}, the parts were made from {} "
          "(give --data with the parts' dataset)",
-         data, fingerprint, identity.datasetFingerprint);
+         data, fingerprint, escapeForMessage(identity.datasetFingerprint));
   CandidateOptions co;
   co.split = identity.split;
   co.corruptions = identity.corruptions;

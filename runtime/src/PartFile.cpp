@@ -130,8 +130,9 @@ std::string RunIdentity::difference(const RunIdentity &a,
     if (ignoreShardIndex && key == "shard")
       continue;
     if (jb.at(key) != value)
-      return fmt::format("{} is {} in {}, {} in {}", key, value.dump(), aName,
-                         jb.at(key).dump(), bName);
+      return fmt::format("{} is {} in {}, {} in {}", key,
+                         escapeForMessage(value.dump()), aName,
+                         escapeForMessage(jb.at(key).dump()), bName);
   }
   if (ignoreShardIndex && a.shardCount != b.shardCount)
     return fmt::format("the shard count is {} in {}, {} in {}", a.shardCount,
@@ -181,7 +182,7 @@ PartFile parsePart(const std::string &bytes, const std::string &path) {
     header = nlohmann::json::parse(
         std::string_view(bytes).substr(magic.size(), headerEnd - magic.size()));
   } catch (const nlohmann::json::exception &e) {
-    fail("{}: the part header is not JSON: {}", path, e.what());
+    fail("{}: the part header is not JSON: {}", path, escapeForMessage(e.what()));
   }
   PartFile part;
   part.kind = text(header, "kind", path);
@@ -222,7 +223,7 @@ PartFile parsePart(const std::string &bytes, const std::string &path) {
       part.rankMetrics.bootstrapSeed = rm.at("bootstrap_seed").get<uint64_t>();
     } catch (const nlohmann::json::exception &e) {
       fail("{}: the part header's rank_metrics is malformed: {}", path,
-           e.what());
+           escapeForMessage(e.what()));
     }
     part.report = member(header, "report", path);
     if (!part.report.is_object())
