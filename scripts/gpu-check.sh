@@ -29,7 +29,7 @@ export PROOFC_CACHE_DIR=${PROOFC_CACHE_DIR:-/tmp/proofc-kernel-cache}
 
 start=$(date +%s)
 PROOFC_GPU_BUILD_DIR=$build "$root/scripts/gpu-build.sh" "$out/build.log" \
-  proofc-unittests proofc-run || exit 1
+  proofc-unittests proofc-run proofc-merge || exit 1
 echo "gpu-check: built in $(( $(date +%s) - start )) s"
 
 "$build/bin/proofc-unittests" --gtest_filter="$filter" \

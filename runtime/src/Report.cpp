@@ -46,7 +46,7 @@ json policyOpJson(const PolicyOp &op) {
   return j;
 }
 
-json programJson(const ProgramSpec &program) {
+json programJsonOf(const ProgramSpec &program) {
   const ShapeParams &s = program.shape;
   json encoder = json::array();
   for (const PolicyOp &op : program.policy.encoder)
@@ -150,6 +150,21 @@ json pykeenKeyMap(const RankMetrics &m) {
   return out;
 }
 
+json programJson(const ProgramSpec &program) {
+  return programJsonOf(program);
+}
+
+json metricsJson(const Metrics &m) {
+  return {{"head", metricSetJson(m.head)},
+          {"tail", metricSetJson(m.tail)},
+          {"both", metricSetJson(m.both)},
+          {"candidates", m.candidates},
+          {"proved", m.proved},
+          {"failed", m.failed},
+          {"truncated", m.truncated},
+          {"mean_depth", m.meanDepth}};
+}
+
 json reportJson(const ReportInputs &in) {
   const Metrics &m = in.metrics;
   json weights = !in.weights.empty() ? json{{"file", in.weights}}
@@ -159,7 +174,7 @@ json reportJson(const ReportInputs &in) {
   json report{
       {"schema", kReportSchema},
       {"version", kReportVersion},
-      {"program", programJson(in.program)},
+      {"program", programJsonOf(in.program)},
       {"dataset",
        {{"dir", in.datasetDir},
         {"name", in.datasetName},
@@ -174,15 +189,7 @@ json reportJson(const ReportInputs &in) {
         {"corruptions", in.candidates.corruptions},
         {"seed", in.candidates.seed},
         {"max_queries", in.candidates.maxQueries}}},
-      {"metrics",
-       {{"head", metricSetJson(m.head)},
-        {"tail", metricSetJson(m.tail)},
-        {"both", metricSetJson(m.both)},
-        {"candidates", m.candidates},
-        {"proved", m.proved},
-        {"failed", m.failed},
-        {"truncated", m.truncated},
-        {"mean_depth", m.meanDepth}}},
+      {"metrics", metricsJson(m)},
       {"timings",
        {{"compile_seconds", in.compileSeconds},
         {"setup_seconds", in.timings.setupSeconds},

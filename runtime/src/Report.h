@@ -69,6 +69,13 @@ struct ReportInputs {
 
 nlohmann::json reportJson(const ReportInputs &inputs);
 
+/// The report's "program" object: the program's name, shape and policy,
+/// everything about it that determines an outcome (spec §4, §5).
+nlohmann::json programJson(const ProgramSpec &program);
+
+/// The report's "metrics" object (spec §6).
+nlohmann::json metricsJson(const Metrics &metrics);
+
 /// The "rank_metrics" object of the report (docs/report-schema.md).
 nlohmann::json rankMetricsJson(const RankMetrics &metrics,
                                const std::vector<std::string> &relationNames);

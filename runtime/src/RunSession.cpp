@@ -1,6 +1,7 @@
 //===- RunSession.cpp - One evaluation run, shared by the tools -----------===//
 #include "RunSession.h"
 
+#include "Checkpoint.h"
 #include "Fail.h"
 #include "FileIO.h"
 #include "MessageText.h"
@@ -56,6 +57,31 @@ int64_t countFacts(const Dataset &dataset, bool includeValid) {
 }
 
 void checkOutputPaths(const RunSessionOptions &options) {
+  if (options.shardCount > 0) {
+    if (options.part.empty())
+      fail("--shard {}/{}: give --part FILE, where the shard's outcomes go "
+           "(`proofc merge` combines the parts into the report and the "
+           "outcomes)",
+           options.shardIndex, options.shardCount);
+    if (!options.report.empty() || !options.outcomes.empty())
+      fail("--shard {}/{}: --report and --outcomes are written by `proofc "
+           "merge` from every part; give --part FILE only",
+           options.shardIndex, options.shardCount);
+    if (!options.proofs.empty())
+      fail("--shard {}/{}: --proofs is written by a whole run only (not by "
+           "shards or their merge yet)",
+           options.shardIndex, options.shardCount);
+    checkWritable(options.part);
+    return;
+  }
+  if (!options.part.empty())
+    fail("--part {}: a part is written only with --shard i/n",
+         escapeForMessage(options.part));
+  if (!options.proofs.empty() && !options.checkpoint.empty())
+    fail("--proofs with --checkpoint {}: the proofs are written by a run "
+         "without a checkpoint only (a resumed run has no actions of the "
+         "recorded ranges)",
+         escapeForMessage(options.checkpoint));
   struct Output {
     const std::string &path;
     const char *what, *flag;
@@ -138,10 +164,95 @@ RunSession::RunSession(const ProgramSpec &program, Backend &backend,
                                  candidates().candidates.size())});
   if (!options_.report.empty())
     sizes.push_back({options_.report, kReportBytesBound, "the report"});
+  if (!options_.part.empty())
+    sizes.push_back({options_.part,
+                     9 * candidates().candidates.size() + kReportBytesBound,
+                     "the shard's part"});
   checkFreeSpace(sizes);
 }
 
+RunIdentity RunSession::identity() const {
+  RunIdentity id;
+  id.programSha256 = "sha256:" + sha256Hex(programJson(program()).dump());
+  id.weightsSha256 = "sha256:" + weights_.sha256;
+  id.datasetFingerprint = datasetFingerprint(dataset());
+  id.split = options_.split;
+  id.corruptions = options_.corruptions;
+  id.seed = options_.seed;
+  id.queries = options_.queries;
+  id.factsIncludeValid = options_.factsIncludeValid;
+  if (options_.shardCount > 0) {
+    id.shardIndex = options_.shardIndex;
+    id.shardCount = options_.shardCount;
+  }
+  return id;
+}
+
+RunOutput RunSession::evaluateRanges() {
+  const CandidateSet &set = candidates();
+  const QueryRange scope =
+      options_.shardCount > 0
+          ? shardRange(set, options_.shardIndex, options_.shardCount)
+          : wholeRange(set);
+  std::vector<Outcome> outcomes(static_cast<size_t>(scope.candidates()));
+  std::vector<QueryRange> pending{scope};
+  int64_t resumed = 0;
+  std::unique_ptr<Checkpoint> checkpoint;
+  if (!options_.checkpoint.empty()) {
+    checkpoint = std::make_unique<Checkpoint>(options_.checkpoint,
+                                              identity(), set, scope);
+    pending = checkpoint->resume(outcomes, options_.checkpointEvery, resumed);
+  }
+  InterruptGuard::throwIfRaised();
+  ProgressReporter progress(
+      scope.candidates(),
+      progressStyleFor(options_.progressStream, options_.quiet),
+      options_.progressStream);
+  int64_t done = resumed;
+  EvaluateControl control;
+  control.cancel = &InterruptGuard::flag();
+  control.progress = [&](int64_t finished, int64_t) {
+    progress.update(done + finished);
+    if (options_.onProgress)
+      options_.onProgress(done + finished);
+  };
+  BackendTimings timings;
+  int64_t chunks = 0, chunkSize = 0;
+  for (const QueryRange &range : pending) {
+    InterruptGuard::throwIfRaised();
+    RangeResult r = session_->evaluateRange(weights_, range, control);
+    InterruptGuard::throwIfRaised();
+    std::copy(r.outcomes.begin(), r.outcomes.end(),
+              outcomes.begin() + (range.candidateBegin - scope.candidateBegin));
+    if (checkpoint)
+      checkpoint->record(range, r.outcomes);
+    timings.setupSeconds += r.timings.setupSeconds;
+    timings.runSeconds += r.timings.runSeconds;
+    timings.readbackSeconds += r.timings.readbackSeconds;
+    timings.steps += r.timings.steps;
+    chunks += r.chunks;
+    chunkSize = std::max(chunkSize, r.chunkSize);
+    done += range.candidates();
+  }
+  progress.finish();
+
+  SessionResult result = session_->finish(weights_, scope, std::move(outcomes),
+                                          timings, chunks, chunkSize);
+  RunOutput out;
+  out.outcomes = std::move(result.outcomes);
+  out.report = *result.report;
+  out.chunks = result.chunks;
+  out.chunkSize = result.chunkSize;
+  out.range = scope;
+  out.resumedCandidates = resumed;
+  out.report.totalSeconds = secondsSince(options_.started);
+  out.report.provenance.startedUtc = utcTimestamp(options_.startedWall);
+  return out;
+}
+
 RunOutput RunSession::evaluate() {
+  if (options_.shardCount > 0 || !options_.checkpoint.empty())
+    return evaluateRanges();
   const int64_t total = static_cast<int64_t>(candidates().candidates.size());
   ProgressReporter progress(
       total, progressStyleFor(options_.progressStream, options_.quiet),
@@ -164,6 +275,7 @@ RunOutput RunSession::evaluate() {
   out.report = *result.report;
   out.chunks = result.chunks;
   out.chunkSize = result.chunkSize;
+  out.range = wholeRange(candidates());
   // The tool's run started before the program was compiled or loaded.
   out.report.totalSeconds = secondsSince(options_.started);
   out.report.provenance.startedUtc = utcTimestamp(options_.startedWall);
@@ -171,6 +283,18 @@ RunOutput RunSession::evaluate() {
 }
 
 void RunSession::printSummary(std::FILE *out, const RunOutput &output) const {
+  if (options_.shardCount > 0)
+    fmt::print(out,
+               "shard     {}/{}: queries [{}, {}) of {}, candidates [{}, {}) "
+               "(metrics below: this shard's)\n",
+               options_.shardIndex, options_.shardCount,
+               output.range.queryBegin, output.range.queryEnd,
+               candidates().queries.size(), output.range.candidateBegin,
+               output.range.candidateEnd);
+  if (!options_.checkpoint.empty())
+    fmt::print(out, "checkpoint {}: {} of {} candidates read back\n",
+               options_.checkpoint, output.resumedCandidates,
+               output.range.candidates());
   printRunSummary(out, output.report);
   if (output.chunks > 1)
     fmt::print(out, "pool      {} chunks of at most {} candidates\n",
@@ -195,6 +319,21 @@ bool RunSession::writesStandardOutput() const {
 
 void RunSession::writeOutputs(const RunOutput &output, std::FILE *out) const {
   InterruptGuard::throwIfRaised();
+  if (options_.shardCount > 0) {
+    PartFile part;
+    part.kind = "shard";
+    part.identity = identity();
+    part.range = output.range;
+    part.totalQueries = static_cast<int64_t>(candidates().queries.size());
+    part.totalCandidates =
+        static_cast<int64_t>(candidates().candidates.size());
+    part.rankMetrics = options_.rankMetrics;
+    part.report = reportJson(output.report);
+    part.outcomes = output.outcomes;
+    writeAtomically(options_.part, serializePart(part));
+    fmt::print(out, "part      {}\n", options_.part);
+    return;
+  }
   // One result: both staged, then the outcomes and the report (last) made
   // visible together (OutputFiles.h, docs/outputs.md).
   OutputSet set;

@@ -21,12 +21,14 @@
 #define PROOFC_RUNTIME_RUNSESSION_H
 
 #include "Interrupts.h"
+#include "PartFile.h"
 #include "Provenance.h"
 #include "Report.h"
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/Program.h"
+#include "proofc/runtime/QueryRanges.h"
 #include "proofc/runtime/RankMetrics.h"
 #include "proofc/runtime/Safetensors.h"
 #include "proofc/runtime/Session.h"
@@ -40,6 +42,9 @@
 #include <vector>
 
 namespace proofc {
+
+/// --checkpoint-every's default: about 9 MiB of outcomes per range file.
+inline constexpr int64_t kDefaultCheckpointEvery = int64_t{1} << 20;
 
 struct RunSessionOptions {
   std::string data;    ///< dataset directory (spec §1.1)
@@ -77,9 +82,21 @@ struct RunSessionOptions {
       std::chrono::system_clock::now();
   /// The tool's argv, for the report's provenance (empty when embedded).
   std::vector<std::string> commandLine;
+  /// `--shard i/n` (docs/scale-out.md): shardCount > 0 runs only the
+  /// queries of shardRange(i, n) and writes them as a part to `part`
+  /// (PartFile.h) instead of a report and outcomes (`proofc merge` writes
+  /// those from every part).
+  int64_t shardIndex = 0, shardCount = 0;
+  std::string part;
+  /// `--checkpoint DIR`: finished ranges recorded in DIR and skipped when
+  /// the same run is started again (Checkpoint.h); empty: none.
+  std::string checkpoint;
+  /// Candidates per recorded range (whole queries; splitRange).
+  int64_t checkpointEvery = kDefaultCheckpointEvery;
 };
 
-/// What evaluate() produced.
+/// What evaluate() produced (with --shard: the shard's outcomes and a
+/// report over its queries).
 struct RunOutput {
   std::vector<Outcome> outcomes; ///< indexed like the candidates
   /// Every step's action (RunSessionOptions::proofs set), else empty.
@@ -91,6 +108,10 @@ struct RunOutput {
   ReportInputs report;
   int64_t chunks = 0;    ///< backend runs
   int64_t chunkSize = 0; ///< candidates per run (the last may have fewer)
+  /// The queries this run evaluated: every query, or the shard's.
+  QueryRange range;
+  /// With --checkpoint: the candidates read back from recorded ranges.
+  int64_t resumedCandidates = 0;
 };
 
 /// Candidates per backend run for a pool of `total`: the smaller of
@@ -105,7 +126,10 @@ int64_t countFacts(const Dataset &dataset, bool includeValid);
 
 /// Throws proofc::Error unless the report, outcomes and proofs paths that
 /// are set can be written (checkWritable) and are different files, and the
-/// proofs' format and selection are known.
+/// proofs' format and selection are known; with a shard, unless --part is
+/// set and writable and none of --report, --outcomes and --proofs is (merge
+/// writes the first two; proofs come from whole runs only); --part without
+/// --shard, and --proofs with --checkpoint, are refused.
 void checkOutputPaths(const RunSessionOptions &options);
 
 /// Throws proofc::Error when an outcome's log-probability is NaN: a step
@@ -139,18 +163,21 @@ public:
   const CandidateSet &candidates() const { return session_->candidates(); }
   const RunSessionOptions &options() const { return options_; }
 
-  /// Runs the backend over every candidate in chunks of chunkSizeFor(pool,
-  /// maxPool, backend.poolCapacity()), reporting progress.
+  /// Runs the backend over every candidate (with a shard: the shard's) in
+  /// chunks of chunkSizeFor(pool, maxPool, backend.poolCapacity()),
+  /// reporting progress; with a checkpoint, range by range, skipping the
+  /// recorded ranges and recording each finished one.
   RunOutput evaluate();
 
   /// printRunSummary(), plus a `pool` line when the pool ran in chunks.
   void printSummary(std::FILE *out, const RunOutput &output) const;
 
-  /// Writes the report, the outcomes and the proofs that were asked for as
-  /// one result (one OutputSet: all complete before any is visible, the
-  /// report last, its "outcomes" and "proofs" naming their SHA-256), then
-  /// names each on `out`. The proofs are replayed here (ProofFormats.h): a
-  /// replay that fails writes nothing. Throws Interrupted, writing nothing, when a signal has come
+  /// With a shard: writes the part (PartFile.h). Otherwise writes the
+  /// report, the outcomes and the proofs that were asked for as one result
+  /// (one OutputSet: all complete before any is visible, the report last,
+  /// its "outcomes" and "proofs" naming their SHA-256), then names each on
+  /// `out`. The proofs are replayed here (ProofFormats.h): a replay that
+  /// fails writes nothing. Throws Interrupted, writing nothing, when a signal has come
   /// before the commit.
   void writeOutputs(const RunOutput &output, std::FILE *out = stdout) const;
 
@@ -159,7 +186,13 @@ public:
   /// then print their text on stderr.
   bool writesStandardOutput() const;
 
+  /// Every input that determines this run's outcomes (PartFile.h).
+  RunIdentity identity() const;
+
 private:
+  /// evaluate() with a shard or a checkpoint: range by range.
+  RunOutput evaluateRanges();
+
   InterruptGuard interrupts_; ///< first: covers loading too
   RunSessionOptions options_;
   std::unique_ptr<Session> session_;

@@ -211,46 +211,63 @@ struct Session::State {
                     const std::string &weightsMemory,
                     const std::string &weightsSha256,
                     const EvaluateControl &control);
+  /// The outcomes of `range`'s candidates, run in chunks; adds to timings.
+  std::vector<Outcome>
+  runRange(const TensorMap &weights,
+           const std::map<std::string, DeviceWeight> *deviceWeights,
+           const QueryRange &range, const EvaluateControl &control,
+           BackendTimings &timings, int64_t &chunks, int64_t &chunkSize,
+           ActionTrace *actions = nullptr);
+  /// Metrics, rank metrics and report over `range`'s queries.
+  SessionResult finish(const QueryRange &range, std::vector<Outcome> outcomes,
+                       const BackendTimings &timings, int64_t chunks,
+                       int64_t chunkSize, const std::string &weightsName,
+                       const std::string &weightsMemory,
+                       const std::string &weightsSha256,
+                       Clock::time_point callStart,
+                       std::chrono::system_clock::time_point startedWall);
 };
 
-SessionResult Session::State::run(
+std::vector<Outcome> Session::State::runRange(
     const TensorMap &weights,
     const std::map<std::string, DeviceWeight> *deviceWeights,
-    const std::string &weightsName, const std::string &weightsMemory,
-    const std::string &weightsSha256,
-    const EvaluateControl &evalControl) {
-  const Clock::time_point callStart = Clock::now();
-  const auto startedWall = std::chrono::system_clock::now();
+    const QueryRange &range, const EvaluateControl &evalControl,
+    BackendTimings &timings, int64_t &chunks, int64_t &chunkSize,
+    ActionTrace *actionsOut) {
   const std::vector<Candidate> &pool = candidates.candidates;
   const int64_t total = static_cast<int64_t>(pool.size());
+  const int64_t first = range.candidateBegin, last = range.candidateEnd;
+  if (first < 0 || first > last || last > total)
+    fail("candidate range [{}, {}) is not within the {} candidates", first,
+         last, total);
   EvalInputs all{program, dataset, weights, candidates,
                  options.factsIncludeValid, nullptr, deviceWeights, poolId};
-
-  SessionResult result;
   auto *cuda = dynamic_cast<CudaBackend *>(backend);
   if (cuda)
     cuda->clearRunInfo(); // the report describes this call
-  const int64_t chunkSize =
-      chunkSizeFor(total, options.maxPool, backend->poolCapacity(all));
-  result.outcomes.reserve(pool.size());
-  if (options.recordActions) {
-    result.actions.D = program.shape.D;
-    result.actions.actions.reserve(pool.size() * size_t(program.shape.D));
+  chunkSize =
+      chunkSizeFor(last - first, options.maxPool, backend->poolCapacity(all));
+  std::vector<Outcome> result;
+  result.reserve(static_cast<size_t>(last - first));
+  if (actionsOut) {
+    actionsOut->D = program.shape.D;
+    actionsOut->actions.clear();
+    actionsOut->actions.reserve(static_cast<size_t>(last - first) *
+                                static_cast<size_t>(program.shape.D));
   }
-  BackendTimings timings;
-  int64_t begin = 0;
+  int64_t begin = first;
   RunControl control;
   control.cancel = evalControl.cancel;
   if (evalControl.progress)
     control.progress = [&](int64_t finished) {
-      evalControl.progress(begin + finished, total);
+      evalControl.progress(begin - first + finished, last - first);
     };
-  int64_t chunks = 0;
+  chunks = 0;
   // At least one run, so that an empty pool still checks the backend setup.
   do {
     if (control.cancelled())
       throwInterrupted();
-    const int64_t end = std::min(total, begin + chunkSize);
+    const int64_t end = std::min(last, begin + chunkSize);
     CandidateSet chunk;
     const bool whole = begin == 0 && end == total;
     if (!whole) {
@@ -264,7 +281,7 @@ SessionResult Session::State::run(
                       options.factsIncludeValid, &control,
                       deviceWeights,    whole ? poolId : 0};
     ActionTrace actions;
-    if (options.recordActions)
+    if (actionsOut)
       inputs.actions = &actions;
     BackendTimings t;
     std::vector<Outcome> outcomes = backend->run(inputs, t);
@@ -274,18 +291,17 @@ SessionResult Session::State::run(
     // Chunks run in candidate order: the first chunk with a non-finite
     // logit holds the smallest candidate that had one.
     checkFiniteOutcomes(candidates, dataset, outcomes, begin);
-    result.outcomes.insert(result.outcomes.end(), outcomes.begin(),
-                           outcomes.end());
-    if (options.recordActions) {
+    result.insert(result.end(), outcomes.begin(), outcomes.end());
+    if (actionsOut) {
       if (actions.D != program.shape.D ||
           actions.actions.size() != outcomes.size() * size_t(actions.D))
         fail("{} backend: {} recorded actions (D = {}) for the {} candidates "
              "{}..{}",
              backend->name(), actions.actions.size(), actions.D, end - begin,
              begin, end - 1);
-      result.actions.actions.insert(result.actions.actions.end(),
-                                    actions.actions.begin(),
-                                    actions.actions.end());
+      actionsOut->actions.insert(actionsOut->actions.end(),
+                                 actions.actions.begin(),
+                                 actions.actions.end());
     }
     timings.setupSeconds += t.setupSeconds;
     timings.runSeconds += t.runSeconds;
@@ -294,10 +310,40 @@ SessionResult Session::State::run(
     ++chunks;
     control.report(end - begin);
     begin = end;
-  } while (begin < total);
+  } while (begin < last);
   if (control.cancelled())
     throwInterrupted();
+  return result;
+}
 
+SessionResult Session::State::finish(
+    const QueryRange &range, std::vector<Outcome> outcomes,
+    const BackendTimings &timings, int64_t chunks, int64_t chunkSize,
+    const std::string &weightsName, const std::string &weightsMemory,
+    const std::string &weightsSha256, Clock::time_point callStart,
+    std::chrono::system_clock::time_point startedWall) {
+  if (static_cast<int64_t>(outcomes.size()) != range.candidates())
+    fail("{} outcomes for the {} candidates of queries [{}, {})",
+         outcomes.size(), range.candidates(), range.queryBegin,
+         range.queryEnd);
+  const bool whole = range == wholeRange(candidates);
+  // The range's own groups, renumbered to its outcomes (the whole pool: the
+  // set itself, no copy).
+  CandidateSet part;
+  if (!whole) {
+    part.queries = candidates.queries;
+    for (const CandidateGroup &g : candidates.groups)
+      if (g.query >= range.queryBegin && g.query < range.queryEnd)
+        part.groups.push_back({g.query, g.mode, g.begin - range.candidateBegin,
+                               g.end - range.candidateBegin});
+    part.candidates.assign(
+        candidates.candidates.begin() + range.candidateBegin,
+        candidates.candidates.begin() + range.candidateEnd);
+  }
+  const CandidateSet &scope = whole ? candidates : part;
+
+  SessionResult result;
+  result.outcomes = std::move(outcomes);
   const Clock::time_point reportStart = Clock::now();
   auto report = std::make_shared<ReportInputs>();
   ReportInputs &r = *report;
@@ -312,19 +358,19 @@ SessionResult Session::State::run(
   r.weights = weightsName;
   r.weightsInMemory = weightsMemory;
   r.candidates = candidateOptions;
-  r.metrics = computeMetrics(candidates, result.outcomes);
+  r.metrics = computeMetrics(scope, result.outcomes);
   r.provenance = provenance;
   r.provenance.weightsSha256 = weightsSha256;
   r.provenance.startedUtc = utcTimestamp(startedWall);
   r.rankMetrics =
-      computeRankMetrics(candidates, result.outcomes, options.rankMetrics);
+      computeRankMetrics(scope, result.outcomes, options.rankMetrics);
   if (options.rankMetrics.perRelation)
     for (int32_t id = 0; id < dataset.numRelations(); ++id)
       r.relationNames.push_back(dataset.relations.name(id));
   r.timings = timings;
   r.backend = backend->name();
   r.device = deviceName;
-  if (cuda) {
+  if (auto *cuda = dynamic_cast<CudaBackend *>(backend)) {
     const CudaRunInfo &info = cuda->info();
     r.backendDetails = cudaRunInfoJson(info);
     r.device = fmt::format("{}, cond {}{}", info.device, condModeName(info.cond),
@@ -342,6 +388,28 @@ SessionResult Session::State::run(
   result.report = std::move(report);
   result.reportSeconds = secondsSince(reportStart);
   result.callSeconds = secondsSince(callStart);
+  return result;
+}
+
+SessionResult Session::State::run(
+    const TensorMap &weights,
+    const std::map<std::string, DeviceWeight> *deviceWeights,
+    const std::string &weightsName, const std::string &weightsMemory,
+    const std::string &weightsSha256,
+    const EvaluateControl &evalControl) {
+  const Clock::time_point callStart = Clock::now();
+  const auto startedWall = std::chrono::system_clock::now();
+  const QueryRange all = wholeRange(candidates);
+  BackendTimings timings;
+  int64_t chunks = 0, chunkSize = 0;
+  ActionTrace actions;
+  std::vector<Outcome> outcomes = runRange(
+      weights, deviceWeights, all, evalControl, timings, chunks, chunkSize,
+      options.recordActions ? &actions : nullptr);
+  SessionResult result =
+      finish(all, std::move(outcomes), timings, chunks, chunkSize,
+             weightsName, weightsMemory, weightsSha256, callStart, startedWall);
+  result.actions = std::move(actions);
   return result;
 }
 
@@ -452,6 +520,27 @@ SessionResult Session::evaluate(const WeightsFile &weights,
                                 const EvaluateControl &control) {
   return state_->run(weights.tensors, nullptr, weights.path, "",
                      weights.sha256, control);
+}
+
+RangeResult Session::evaluateRange(const WeightsFile &weights,
+                                   const QueryRange &range,
+                                   const EvaluateControl &control) {
+  RangeResult out;
+  out.range = range;
+  out.outcomes =
+      state_->runRange(weights.tensors, nullptr, range, control, out.timings,
+                       out.chunks, out.chunkSize);
+  return out;
+}
+
+SessionResult Session::finish(const WeightsFile &weights,
+                              const QueryRange &range,
+                              std::vector<Outcome> outcomes,
+                              const BackendTimings &timings, int64_t chunks,
+                              int64_t chunkSize) {
+  return state_->finish(range, std::move(outcomes), timings, chunks,
+                        chunkSize, weights.path, "", weights.sha256,
+                        Clock::now(), std::chrono::system_clock::now());
 }
 
 SessionResult Session::evaluateFile(const std::string &weightsPath,

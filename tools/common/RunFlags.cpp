@@ -5,6 +5,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "Fail.h"
+#include "MessageText.h"
+#include "proofc/runtime/QueryRanges.h"
+
 #include <limits>
 
 namespace proofc::cli {
@@ -32,6 +36,29 @@ RunFlags::sessionOptions(std::chrono::steady_clock::time_point started) const {
   so.rankMetrics.perRelation = perRelation;
   so.rankMetrics.bootstrapSamples = bootstrap;
   so.rankMetrics.bootstrapSeed = bootstrapSeed;
+  if (!shard.empty()) {
+    // i/n, two decimal integers; the ranges are checked by shardRange.
+    const size_t slash = shard.find('/');
+    auto number = [&](const std::string &digits, int64_t &value) {
+      if (digits.empty() || digits.size() > 9 ||
+          digits.find_first_not_of("0123456789") != std::string::npos)
+        return false;
+      value = std::stoll(digits);
+      return true;
+    };
+    if (slash == std::string::npos ||
+        !number(shard.substr(0, slash), so.shardIndex) ||
+        !number(shard.substr(slash + 1), so.shardCount))
+      fail("--shard {}: expected i/n (shard i of n, 0 <= i < n), e.g. 0/4",
+           escapeForMessage(shard));
+    if (so.shardCount < 1 || so.shardCount > kMaxShards ||
+        so.shardIndex >= so.shardCount)
+      fail("--shard {}: expected 0 <= i < n with 1 <= n <= {}",
+           escapeForMessage(shard), kMaxShards);
+  }
+  so.part = part;
+  so.checkpoint = checkpoint;
+  so.checkpointEvery = checkpointEvery;
   return so;
 }
 
@@ -113,6 +140,25 @@ void addRunFlags(CLI::App &command, RunFlags &f) {
                    0, int64_t{1} << 20);
   addIntegerOption(command, "--bootstrap-seed", f.bootstrapSeed,
                    "Seed of the bootstrap's SplitMix64 (0 to 2^64 - 1)");
+  command
+      .add_option("--shard", f.shard,
+                  "Evaluate only shard i of n (contiguous blocks of queries) "
+                  "and write it to --part; `proofc merge` combines the parts")
+      ->type_name("i/n");
+  command
+      .add_option("--part", f.part,
+                  "Where --shard writes the shard's outcomes (a part file)")
+      ->check(nonEmptyPath())
+      ->type_name("FILE.part");
+  command
+      .add_option("--checkpoint", f.checkpoint,
+                  "Record finished query ranges in DIR; the same command "
+                  "run again resumes where it stopped")
+      ->check(nonEmptyPath())
+      ->type_name("DIR");
+  addIntegerOption(command, "--checkpoint-every", f.checkpointEvery,
+                   "Candidates per recorded range (whole queries)", 1,
+                   int64_t{1} << 40);
 }
 
 } // namespace proofc::cli

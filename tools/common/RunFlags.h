@@ -42,8 +42,13 @@ struct RunFlags {
   bool perRelation = false;    ///< rank_metrics per relation too
   int64_t bootstrap = 0;       ///< bootstrap resamples (0: no intervals)
   uint64_t bootstrapSeed = 0;
+  std::string shard;           ///< --shard i/n; empty: the whole run
+  std::string part;            ///< --part FILE (with --shard)
+  std::string checkpoint;      ///< --checkpoint DIR; empty: none
+  int64_t checkpointEvery = kDefaultCheckpointEvery;
 
-  /// The session's options; `started` is where the report's total_seconds
+  /// The session's options (throws proofc::Error("--shard ...") for a
+/// malformed --shard); `started` is where the report's total_seconds
   /// starts (the tool's start, before the program is compiled or loaded).
   RunSessionOptions
   sessionOptions(std::chrono::steady_clock::time_point started) const;
@@ -53,7 +58,8 @@ struct RunFlags {
 /// proofc-run's app), filling `flags`: --data and --weights (required),
 /// --split, --corruptions, --seed, --queries, --device, --threads, --facts,
 /// --max-pool, --quiet, --report, --outcomes, --proofs, --proofs-format,
-/// --proofs-of, --hits, --per-relation, --bootstrap, --bootstrap-seed.
+/// --proofs-of, --hits, --per-relation, --bootstrap, --bootstrap-seed,
+/// --shard, --part, --checkpoint, --checkpoint-every (docs/scale-out.md).
 void addRunFlags(CLI::App &command, RunFlags &flags);
 
 } // namespace proofc::cli

@@ -14,6 +14,8 @@ namespace proofc::driver {
 int runCommand(const RunOptions &options);
 int initWeightsCommand(const InitWeightsOptions &options);
 int weightsSpecCommand(const WeightsSpecOptions &options);
+/// `proofc merge`: the runtime's mergeParts (docs/scale-out.md).
+int mergeCommand(const MergeOptions &options);
 
 } // namespace proofc::driver
 

@@ -2,6 +2,7 @@
 #include "DriverOptions.h"
 
 #include "CommandLine.h"
+#include "MergeFlags.h"
 
 #include <CLI/CLI.hpp>
 
@@ -56,4 +57,12 @@ CLI::App *proofc::driver::addWeightsSpecCommand(CLI::App &app,
       ->check(cli::nonEmptyPath())
       ->type_name("DIR");
   return spec;
+}
+
+CLI::App *proofc::driver::addMergeCommand(CLI::App &app, MergeOptions &o) {
+  CLI::App *merge = app.add_subcommand(
+      "merge", "Combine the parts of a sharded run (--shard i/n --part FILE) "
+               "into the report and outcomes of one run");
+  cli::addMergeFlags(*merge, o);
+  return merge;
 }

@@ -7,6 +7,7 @@
 #ifndef PROOFC_TOOLS_PROOFC_DRIVEROPTIONS_H
 #define PROOFC_TOOLS_PROOFC_DRIVEROPTIONS_H
 
+#include "Merge.h"
 #include "RunFlags.h"
 
 #include <cstdint>
@@ -41,6 +42,8 @@ CLI::App *addRunCommand(CLI::App &app, RunOptions &options);
 CLI::App *addInitWeightsCommand(CLI::App &app, InitWeightsOptions &options);
 /// Adds `proofc weights-spec` to `app`.
 CLI::App *addWeightsSpecCommand(CLI::App &app, WeightsSpecOptions &options);
+/// Adds `proofc merge` to `app` (the flags of proofc-merge, MergeFlags.h).
+CLI::App *addMergeCommand(CLI::App &app, MergeOptions &options);
 
 } // namespace proofc::driver
 

@@ -1,6 +1,6 @@
 //===- main.cpp - The proofc driver ---------------------------------------===//
 //
-// proofc run | init-weights | weights-spec | compile. Every failure ends as one line on
+// proofc run | init-weights | weights-spec | compile | merge. Every failure ends as one line on
 // stderr and exit code 1: MLIR diagnostics as `file:line:col: error: ...`
 // (printed by the program loader), everything else as `proofc: error:
 // <message>`. An interrupted run ends as `proofc: interrupted by SIGINT` and
@@ -37,6 +37,8 @@ int main(int argc, char **argv) {
   CLI::App *spec = addWeightsSpecCommand(app, specOptions);
   CompileOptions compileOptions;
   CLI::App *compile = addCompileCommand(app, compileOptions);
+  proofc::MergeOptions mergeOptions;
+  CLI::App *merge = addMergeCommand(app, mergeOptions);
 
   if (std::optional<int> exitCode =
           proofc::cli::parseCommandLine(app, argc, argv, "proofc"))
@@ -50,6 +52,8 @@ int main(int argc, char **argv) {
       return weightsSpecCommand(specOptions);
     if (compile->parsed())
       return compileCommand(compileOptions);
+    if (merge->parsed())
+      return mergeCommand(mergeOptions);
     proofc::fail("no subcommand given");
   });
 }

@@ -25,6 +25,7 @@
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/Program.h"
+#include "proofc/runtime/QueryRanges.h"
 #include "proofc/runtime/RankMetrics.h"
 #include "proofc/runtime/Safetensors.h"
 
@@ -121,6 +122,15 @@ struct SessionResult {
   std::shared_ptr<const ReportInputs> report;
 };
 
+/// What one evaluateRange() call produced.
+struct RangeResult {
+  QueryRange range;
+  std::vector<Outcome> outcomes; ///< the range's candidates, in order
+  BackendTimings timings;
+  int64_t chunks = 0;    ///< backend runs
+  int64_t chunkSize = 0; ///< candidates per run (the last may have fewer)
+};
+
 struct Bundle; // Bundle.h
 
 /// The backend SessionOptions::device (and threads, cond, unroll,
@@ -187,6 +197,24 @@ public:
   /// the report).
   SessionResult evaluate(const WeightsFile &weights,
                          const EvaluateControl &control = {});
+  /// Part of a run (docs/scale-out.md: shards, checkpoints): the outcomes
+  /// of `range`'s candidates only (QueryRanges.h), run as evaluate() runs
+  /// the pool (in chunks, checked); progress counts the range's candidates.
+  /// A candidate's outcome does not depend on the range it ran in.
+  RangeResult evaluateRange(const WeightsFile &weights,
+                            const QueryRange &range,
+                            const EvaluateControl &control = {});
+  /// The result of outcomes already computed (evaluateRange() calls, or
+  /// parts read back) for `range`, concatenated in candidate order: the
+  /// metrics, rank metrics and report over `range`'s queries, with
+  /// `timings`, `chunks` and `chunkSize` as given. For the whole pool
+  /// (wholeRange()) its metrics, rank metrics and outcomes equal
+  /// evaluate(weights)'s bit for bit. Throws proofc::Error when the
+  /// outcomes are not as many as the range's candidates.
+  SessionResult finish(const WeightsFile &weights, const QueryRange &range,
+                       std::vector<Outcome> outcomes,
+                       const BackendTimings &timings, int64_t chunks,
+                       int64_t chunkSize);
   /// loadWeights() then evaluate().
   SessionResult evaluateFile(const std::string &weightsPath,
                              const EvaluateControl &control = {});

@@ -1,0 +1,63 @@
+//===- QueryRanges.h - Contiguous blocks of queries, defined once -*- C++ -*-===//
+//
+// Evaluation is parallel by query: ranking needs only each query's own
+// candidates (spec §6), and a candidate set is query-major, so the
+// candidates of the queries [a, b) are one contiguous range of the pool.
+// Every way of cutting a run -- `--shard i/n` (and, later, MPI ranks = shards),
+// `--checkpoint` ranges -- cuts it here, deterministically from the candidate
+// set alone, so that two processes given the same inputs agree on every
+// boundary (docs/scale-out.md).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_RUNTIME_QUERYRANGES_H
+#define PROOFC_RUNTIME_QUERYRANGES_H
+
+#include "proofc/runtime/Candidates.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace proofc {
+
+/// The queries [queryBegin, queryEnd) of a candidate set and their
+/// candidates [candidateBegin, candidateEnd).
+struct QueryRange {
+  int64_t queryBegin = 0, queryEnd = 0;
+  int64_t candidateBegin = 0, candidateEnd = 0;
+  int64_t queries() const { return queryEnd - queryBegin; }
+  int64_t candidates() const { return candidateEnd - candidateBegin; }
+  bool operator==(const QueryRange &o) const {
+    return queryBegin == o.queryBegin && queryEnd == o.queryEnd &&
+           candidateBegin == o.candidateBegin && candidateEnd == o.candidateEnd;
+  }
+};
+
+/// The candidates of the queries [queryBegin, queryEnd) of `set`. Throws
+/// proofc::Error when the range is not within the set's queries.
+QueryRange queryRange(const CandidateSet &set, int64_t queryBegin,
+                      int64_t queryEnd);
+
+/// Every query of `set`.
+QueryRange wholeRange(const CandidateSet &set);
+
+/// The most shards a run may be cut into.
+inline constexpr int64_t kMaxShards = int64_t{1} << 24;
+
+/// Shard `index` of `count` (0 <= index < count): the queries
+/// [floor(index * Q / count), floor((index + 1) * Q / count)) of the Q
+/// queries. Shards are disjoint, in query order, and cover every query;
+/// some are empty when count > Q. Throws proofc::Error("--shard ...") when
+/// index or count is out of range (count: 1 to kMaxShards).
+QueryRange shardRange(const CandidateSet &set, int64_t index, int64_t count);
+
+/// `within` cut greedily, in query order, into ranges of whole queries of at
+/// least `targetCandidates` candidates each (the last may have fewer; a
+/// query with more stays whole). `targetCandidates` <= 0: one range. An
+/// empty `within` gives no range.
+std::vector<QueryRange> splitRange(const CandidateSet &set,
+                                   const QueryRange &within,
+                                   int64_t targetCandidates);
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_QUERYRANGES_H

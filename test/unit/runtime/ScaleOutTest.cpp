@@ -1,0 +1,218 @@
+//===- ScaleOutTest.cpp - Query ranges, part files, ranged evaluation -----===//
+//
+// docs/scale-out.md: shards and checkpoint ranges are contiguous blocks of
+// whole queries that cover every query exactly once; a part file keeps
+// every outcome bit (and refuses a damaged one by name); evaluating a pool
+// range by range and finishing it equals one evaluate() bit for bit.
+//
+//===----------------------------------------------------------------------===//
+#include "../TestUtil.h"
+
+#include "HostBackend.h"
+#include "PartFile.h"
+#include "proofc/runtime/QueryRanges.h"
+#include "proofc/runtime/Session.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace proofc;
+using namespace proofc::test;
+
+namespace {
+
+CandidateSet kinshipSet(int64_t queries, int64_t corruptions) {
+  CandidateOptions o;
+  o.maxQueries = queries;
+  o.corruptions = corruptions;
+  o.seed = 1;
+  return buildCandidates(loadDataset(dataDir("kinship")), o);
+}
+
+/// Every query of `set` in exactly one of `ranges`, in order, each range's
+/// candidates those of its queries' groups.
+void expectPartition(const CandidateSet &set, const QueryRange &within,
+                     const std::vector<QueryRange> &ranges) {
+  int64_t query = within.queryBegin, candidate = within.candidateBegin;
+  for (const QueryRange &r : ranges) {
+    ASSERT_EQ(r.queryBegin, query);
+    ASSERT_EQ(r.candidateBegin, candidate);
+    ASSERT_LE(r.queryBegin, r.queryEnd);
+    for (const CandidateGroup &g : set.groups)
+      if (g.query >= r.queryBegin && g.query < r.queryEnd) {
+        EXPECT_GE(g.begin, r.candidateBegin);
+        EXPECT_LE(g.end, r.candidateEnd);
+      }
+    query = r.queryEnd;
+    candidate = r.candidateEnd;
+  }
+  EXPECT_EQ(query, within.queryEnd);
+  EXPECT_EQ(candidate, within.candidateEnd);
+}
+
+TEST(QueryRanges, ShardsCoverEveryQueryOnceForAnyCount) {
+  const CandidateSet set = kinshipSet(10, 7);
+  const QueryRange all = wholeRange(set);
+  EXPECT_EQ(all.queryEnd, 10);
+  EXPECT_EQ(all.candidateEnd, static_cast<int64_t>(set.candidates.size()));
+  for (int64_t n = 1; n <= 13; ++n) {
+    std::vector<QueryRange> shards;
+    for (int64_t i = 0; i < n; ++i)
+      shards.push_back(shardRange(set, i, n));
+    expectPartition(set, all, shards);
+  }
+  // Query counts differ by at most one between shards.
+  EXPECT_EQ(shardRange(set, 0, 3).queries(), 3);
+  EXPECT_EQ(shardRange(set, 2, 3).queries(), 4);
+  EXPECT_EQ(errorOf([&] { shardRange(set, 3, 3); }),
+            "--shard 3/3: the shard index must be in 0..2");
+  EXPECT_EQ(errorOf([&] { shardRange(set, 0, 0); }),
+            "--shard 0/0: the shard count must be 1 to 16777216");
+  EXPECT_EQ(errorOf([&] { queryRange(set, 4, 11); }),
+            "query range [4, 11) is not within the 10 queries");
+}
+
+TEST(QueryRanges, SplitRangeCutsWholeQueriesOfAtLeastTheTarget) {
+  const CandidateSet set = kinshipSet(10, 7);
+  const QueryRange within = queryRange(set, 2, 9);
+  for (int64_t target : {0, 1, 15, 16, 40, 1000}) {
+    const std::vector<QueryRange> ranges = splitRange(set, within, target);
+    expectPartition(set, within, ranges);
+    for (size_t k = 0; k + 1 < ranges.size(); ++k)
+      EXPECT_GE(ranges[k].candidates(), target) << target;
+  }
+  EXPECT_EQ(splitRange(set, within, 1).size(), 7u); // one query each
+  EXPECT_EQ(splitRange(set, within, 0).size(), 1u);
+  EXPECT_TRUE(splitRange(set, queryRange(set, 5, 5), 10).empty());
+}
+
+PartFile samplePart() {
+  PartFile p;
+  p.kind = "range";
+  p.identity.programSha256 = "sha256:aa";
+  p.identity.weightsSha256 = "sha256:bb";
+  p.identity.datasetFingerprint = "sha256:cc";
+  p.identity.split = "test";
+  p.identity.corruptions = 100;
+  p.identity.seed = ~uint64_t{0};
+  p.identity.queries = 100;
+  p.range = {3, 5, 10, 14};
+  p.totalQueries = 9;
+  p.totalCandidates = 30;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  p.outcomes = {{ProofStatus::Proved, 3, -1.25f},
+                {ProofStatus::Failed, 0, -std::numeric_limits<float>::infinity()},
+                {ProofStatus::Truncated, 20, -0.0f},
+                {ProofStatus::Proved, 7, nan}};
+  return p;
+}
+
+TEST(PartFile, RoundTripsEveryBit) {
+  const PartFile p = samplePart();
+  const std::string bytes = serializePart(p);
+  EXPECT_EQ(bytes.rfind("proofc-part 1\n", 0), 0u);
+  const PartFile q = parsePart(bytes, "x.part");
+  EXPECT_EQ(q.kind, "range");
+  EXPECT_TRUE(q.range == p.range);
+  EXPECT_EQ(q.identity.seed, p.identity.seed);
+  EXPECT_EQ(q.identity.sha256(), p.identity.sha256());
+  ASSERT_EQ(q.outcomes.size(), p.outcomes.size());
+  for (size_t i = 0; i < p.outcomes.size(); ++i) {
+    EXPECT_EQ(q.outcomes[i].status, p.outcomes[i].status);
+    EXPECT_EQ(q.outcomes[i].depth, p.outcomes[i].depth);
+    EXPECT_EQ(std::memcmp(&q.outcomes[i].logp, &p.outcomes[i].logp, 4), 0);
+  }
+}
+
+TEST(PartFile, DamageIsRefusedByName) {
+  const std::string bytes = serializePart(samplePart());
+  std::string status = bytes;
+  status[status.size() - 9] = 7; // the last outcome's status byte
+  EXPECT_EQ(errorOf([&] { parsePart(status, "x.part"); }),
+            "x.part: the outcomes' SHA-256 does not match the header (the "
+            "file is damaged)");
+  std::string inputs = bytes;
+  inputs.replace(inputs.find("\"seed\":"), 7, "\"seed\":1");
+  EXPECT_NE(errorOf([&] { parsePart(inputs, "x.part"); }).find("x.part: "),
+            std::string::npos);
+  EXPECT_EQ(errorOf([&] { parsePart("proofc-part 2\n{}\n", "x.part"); }),
+            "x.part: a proofc part file of another version (this proofc "
+            "reads version 1)");
+  EXPECT_EQ(errorOf([&] { parsePart(bytes + "x", "x.part"); }),
+            "x.part: 37 bytes of outcomes for 4 candidates (36 expected): "
+            "the file is cut off or has extra bytes");
+}
+
+TEST(PartFile, IdentityDifferenceNamesTheField) {
+  const RunIdentity a = samplePart().identity;
+  RunIdentity b = a;
+  EXPECT_EQ(RunIdentity::difference(a, "A", b, "B"), "");
+  b.factsIncludeValid = true;
+  EXPECT_EQ(RunIdentity::difference(a, "A", b, "B"),
+            "facts is \"train\" in A, \"train+valid\" in B");
+  b = a;
+  b.shardIndex = 1;
+  b.shardCount = 2;
+  EXPECT_EQ(RunIdentity::difference(a, "A", b, "B"),
+            "shard is \"0/1\" in A, \"1/2\" in B");
+  EXPECT_EQ(RunIdentity::difference(a, "A", b, "B", true),
+            "the shard count is 1 in A, 2 in B");
+  EXPECT_NE(a.sha256(), b.sha256());
+}
+
+TEST(Session, RangesThenFinishEqualOneEvaluate) {
+  HostBackend backend(HostBackendOptions{2});
+  SessionOptions o;
+  o.data = dataDir("kinship");
+  o.queries = 12;
+  o.corruptions = 15;
+  o.rankMetrics.bootstrapSamples = 20;
+  Session session(v10Program(), backend, "cpu", o);
+  const WeightsFile weights = session.loadWeights(weightsFile("kinship"));
+  const SessionResult one = session.evaluate(weights);
+
+  const QueryRange all = wholeRange(session.candidates());
+  std::vector<Outcome> outcomes;
+  BackendTimings timings;
+  // Out of order, in ranges of a few queries: placed by candidate index.
+  std::vector<QueryRange> ranges = splitRange(session.candidates(), all, 100);
+  ASSERT_GT(ranges.size(), 2u);
+  outcomes.resize(static_cast<size_t>(all.candidates()));
+  for (auto it = ranges.rbegin(); it != ranges.rend(); ++it) {
+    const RangeResult r = session.evaluateRange(weights, *it);
+    ASSERT_EQ(static_cast<int64_t>(r.outcomes.size()), it->candidates());
+    std::copy(r.outcomes.begin(), r.outcomes.end(),
+              outcomes.begin() + it->candidateBegin);
+  }
+  const SessionResult merged =
+      session.finish(weights, all, outcomes, timings, 1, 1);
+  ASSERT_EQ(merged.outcomes.size(), one.outcomes.size());
+  for (size_t i = 0; i < one.outcomes.size(); ++i) {
+    ASSERT_EQ(merged.outcomes[i].status, one.outcomes[i].status) << i;
+    ASSERT_EQ(merged.outcomes[i].depth, one.outcomes[i].depth) << i;
+    ASSERT_EQ(std::memcmp(&merged.outcomes[i].logp, &one.outcomes[i].logp, 4),
+              0)
+        << i;
+  }
+  const auto a = nlohmann::json::parse(one.reportJson);
+  const auto b = nlohmann::json::parse(merged.reportJson);
+  for (const char *key : {"metrics", "rank_metrics", "pykeen"})
+    EXPECT_EQ(a[key], b[key]) << key;
+
+  // A range's report covers its own queries only.
+  const QueryRange first = ranges.front();
+  const SessionResult part = session.finish(
+      weights, first, session.evaluateRange(weights, first).outcomes,
+      timings, 1, 1);
+  EXPECT_EQ(part.metrics.both.pairs, 2 * first.queries());
+  EXPECT_EQ(errorOf([&] { session.finish(weights, first, {}, timings, 1, 1); }),
+            fmt::format("0 outcomes for the {} candidates of queries [0, {})",
+                        first.candidates(), first.queryEnd));
+}
+
+} // namespace

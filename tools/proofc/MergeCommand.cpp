@@ -1,0 +1,17 @@
+//===- MergeCommand.cpp - proofc merge ------------------------------------===//
+//
+// The parts of a sharded run become its report and outcomes: the runtime's
+// mergeParts (Merge.h), the same code proofc-merge runs without MLIR.
+//
+//===----------------------------------------------------------------------===//
+#include "Commands.h"
+
+#include "Merge.h"
+
+#include <cstdio>
+
+int proofc::driver::mergeCommand(const MergeOptions &o) {
+  // `--report -` / `--outcomes -` own stdout: the text goes to stderr.
+  mergeParts(o, o.report == "-" || o.outcomes == "-" ? stderr : stdout);
+  return 0;
+}
