@@ -39,16 +39,32 @@ std::vector<Outcome> freshRun(const Bundle &bundle, const std::string &path,
   return session.evaluate(weights).outcomes;
 }
 
+/// One compiled bundle bound in a session on kinship, with its trained
+/// weights read once: what every test below starts from.
+struct BoundBundle {
+  BoundBundle(const std::string &path, CondMode mode)
+      : path(path), bundle(readBundle(path)),
+        backend(bundle, path, cachedOptionsFor(mode)),
+        session(bundle.program, backend, "cuda", kinshipSession()),
+        trained(session.loadWeights(weightsFile("kinship"))) {}
+  std::string path;
+  Bundle bundle;
+  CudaBackend backend;
+  Session session;
+  WeightsFile trained;
+};
+
 class GpuSession : public ::testing::TestWithParam<CondMode> {};
 
 TEST_P(GpuSession, WeightsABAEqualFreshRunsAndNothingIsReloaded) {
   PROOFC_REQUIRE_GPU();
   for (const std::string &path : compiledBundlePaths()) {
     SCOPED_TRACE(path);
-    const Bundle bundle = readBundle(path);
-    CudaBackend backend(bundle, path, cachedOptionsFor(GetParam()));
-    Session session(bundle.program, backend, "cuda", kinshipSession());
-    const WeightsFile a = session.loadWeights(weightsFile("kinship"));
+    BoundBundle bound(path, GetParam());
+    const Bundle &bundle = bound.bundle;
+    CudaBackend &backend = bound.backend;
+    Session &session = bound.session;
+    const WeightsFile &a = bound.trained;
     const TensorMap b = initWeights(bundle.program, session.dataset(), 5);
 
     const SessionResult first = session.evaluate(a);
@@ -77,10 +93,11 @@ TEST_P(GpuSession, ACancelledCallLeavesTheSessionExact) {
   PROOFC_REQUIRE_GPU();
   for (const std::string &path : compiledBundlePaths()) {
     SCOPED_TRACE(path);
-    const Bundle bundle = readBundle(path);
-    CudaBackend backend(bundle, path, cachedOptionsFor(GetParam()));
-    Session session(bundle.program, backend, "cuda", kinshipSession());
-    const WeightsFile a = session.loadWeights(weightsFile("kinship"));
+    BoundBundle bound(path, GetParam());
+    const Bundle &bundle = bound.bundle;
+    CudaBackend &backend = bound.backend;
+    Session &session = bound.session;
+    const WeightsFile &a = bound.trained;
     std::atomic<bool> cancel{true}; // raised before the call
     EvaluateControl control;
     control.cancel = &cancel;
@@ -96,10 +113,11 @@ TEST_P(GpuSession, DeviceWeightsEqualHostWeights) {
   GpuContext gpu;
   for (const std::string &path : compiledBundlePaths()) {
     SCOPED_TRACE(path);
-    const Bundle bundle = readBundle(path);
-    CudaBackend backend(bundle, path, cachedOptionsFor(GetParam()));
-    Session session(bundle.program, backend, "cuda", kinshipSession());
-    const WeightsFile a = session.loadWeights(weightsFile("kinship"));
+    BoundBundle bound(path, GetParam());
+    const Bundle &bundle = bound.bundle;
+    CudaBackend &backend = bound.backend;
+    Session &session = bound.session;
+    const WeightsFile &a = bound.trained;
     const TensorMap b = initWeights(bundle.program, session.dataset(), 9);
     auto onDevice = [&](const TensorMap &weights) {
       TensorViews views;
