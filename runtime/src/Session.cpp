@@ -210,7 +210,8 @@ struct Session::State {
                     const std::string &weightsName,
                     const std::string &weightsMemory,
                     const std::string &weightsSha256,
-                    const EvaluateControl &control);
+                    const EvaluateControl &control,
+                    Clock::time_point callStart);
   /// The outcomes of `range`'s candidates, run in chunks; adds to timings.
   std::vector<Outcome>
   runRange(const TensorMap &weights,
@@ -395,9 +396,8 @@ SessionResult Session::State::run(
     const TensorMap &weights,
     const std::map<std::string, DeviceWeight> *deviceWeights,
     const std::string &weightsName, const std::string &weightsMemory,
-    const std::string &weightsSha256,
-    const EvaluateControl &evalControl) {
-  const Clock::time_point callStart = Clock::now();
+    const std::string &weightsSha256, const EvaluateControl &evalControl,
+    Clock::time_point callStart) {
   const auto startedWall = std::chrono::system_clock::now();
   const QueryRange all = wholeRange(candidates);
   BackendTimings timings;
@@ -450,13 +450,16 @@ Backend &Session::backend() { return *state_->backend; }
 
 SessionResult Session::evaluate(const TensorMap &weights,
                                 const EvaluateControl &control) {
+  // The call is timed whole: the checks and the hash of the weights too.
+  const Clock::time_point start = Clock::now();
   checkWeights(state_->program, state_->dataset, weights, "weights");
   return state_->run(weights, nullptr, "", "host", tensorsSha256(weights),
-                     control);
+                     control, start);
 }
 
 SessionResult Session::evaluate(const TensorViews &weights,
                                 const EvaluateControl &control) {
+  const Clock::time_point start = Clock::now();
   State &s = *state_;
   s.checkViews(weights);
   bool onHost = false, onDevice = false;
@@ -482,7 +485,8 @@ SessionResult Session::evaluate(const TensorViews &weights,
                name, t.data[static_cast<size_t>(i)], i);
       map.emplace(name, std::move(t));
     }
-    return s.run(map, nullptr, "", "host", tensorsSha256(map), control);
+    return s.run(map, nullptr, "", "host", tensorsSha256(map), control,
+                 start);
   }
   auto *cuda = dynamic_cast<CudaBackend *>(s.backend);
   if (!cuda)
@@ -499,7 +503,7 @@ SessionResult Session::evaluate(const TensorViews &weights,
   // The weights stay on the device: no hash of their bytes (provenance
   // says so with an empty weights_sha256; docs/report-schema.md).
   static const TensorMap kNone;
-  return s.run(kNone, &pointers, "", "cuda", "", control);
+  return s.run(kNone, &pointers, "", "cuda", "", control, start);
 }
 
 WeightsFile Session::loadWeights(const std::string &weightsPath) const {
@@ -518,8 +522,9 @@ WeightsFile Session::loadWeights(const std::string &weightsPath) const {
 
 SessionResult Session::evaluate(const WeightsFile &weights,
                                 const EvaluateControl &control) {
+  const Clock::time_point start = Clock::now();
   return state_->run(weights.tensors, nullptr, weights.path, "",
-                     weights.sha256, control);
+                     weights.sha256, control, start);
 }
 
 RangeResult Session::evaluateRange(const WeightsFile &weights,

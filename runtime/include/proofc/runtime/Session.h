@@ -115,7 +115,9 @@ struct SessionResult {
   double runSeconds = 0;   ///< this call's proof loop
   double readbackSeconds = 0; ///< this call's outcomes to the host (CUDA)
   double reportSeconds = 0;   ///< this call's metrics and report
-  double callSeconds = 0;  ///< the whole call, readback and metrics included
+  /// The whole evaluate() call: the weights' checks (and, for host
+  /// tensors, their copy and hash), the run, readback, metrics and report.
+  double callSeconds = 0;
   int64_t chunks = 0;      ///< backend runs (SessionOptions::maxPool)
   int64_t chunkSize = 0;   ///< candidates per run (the last may have fewer)
   /// The report's inputs, for the tools (writing the outcomes TSV with it).
