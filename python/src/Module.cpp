@@ -10,6 +10,7 @@
 #include "Evaluator.h"
 
 #include "proofc/runtime/Error.h"
+#include "proofc/runtime/RankMetrics.h"
 #include "proofc/runtime/RunControl.h"
 
 #include <pybind11/stl.h>
@@ -57,10 +58,8 @@ SessionOptions sessionOptions(const py::object &data, const std::string &split,
   o.memoEntries = memoEntries;
   o.maxPool = maxPool;
   if (!hits.is_none()) {
-    auto ks = hits.cast<std::vector<int64_t>>();
-    std::sort(ks.begin(), ks.end());
-    ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
-    o.rankMetrics.hits = ks;
+    o.rankMetrics.hits =
+        proofc::normalizeHits(hits.cast<std::vector<int64_t>>(), "hits");
   }
   o.rankMetrics.perRelation = perRelation;
   o.rankMetrics.bootstrapSamples = bootstrap;

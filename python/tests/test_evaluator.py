@@ -248,6 +248,8 @@ def test_bad_options_raise(bundle, nations, tmp_path):
         proofc.Evaluator(bundle, nations, facts="all")
     with pytest.raises(ValueError, match="queries"):
         proofc.Evaluator(bundle, nations, queries=0)
+    with pytest.raises(proofc.Error, match="hits: 0 is not a positive"):
+        proofc.Evaluator(bundle, nations, hits=(1, 0))
     with pytest.raises(proofc.Error):
         proofc.Evaluator(bundle, tmp_path / "no-such-dataset", device="cpu")
     with pytest.raises(proofc.Error):

@@ -255,6 +255,16 @@ std::vector<int64_t> parseHitsList(const std::string &text) {
     hits.push_back(value);
     start = comma + 1;
   }
+  return normalizeHits(std::move(hits), "--hits");
+}
+
+std::vector<int64_t> normalizeHits(std::vector<int64_t> hits,
+                                   const std::string &what) {
+  for (int64_t k : hits)
+    if (k < 1)
+      fail("{}: {} is not a positive integer (expected a list such as "
+           "1,3,10)",
+           what, k);
   std::sort(hits.begin(), hits.end());
   hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
   return hits;

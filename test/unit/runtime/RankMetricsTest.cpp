@@ -250,6 +250,19 @@ TEST(RankMetrics, PykeenKeysNameEverySideTypeAndMetric) {
   EXPECT_TRUE(flat.contains("both.optimistic.adjusted_arithmetic_mean_rank_index"));
 }
 
+TEST(RankMetrics, HitsListsAreSortedDeduplicatedAndPositive) {
+  EXPECT_EQ(normalizeHits({10, 1, 3, 3}, "hits"),
+            (std::vector<int64_t>{1, 3, 10}));
+  try {
+    normalizeHits({3, 0}, "hits");
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()),
+              "hits: 0 is not a positive integer (expected a list such as "
+              "1,3,10)");
+  }
+}
+
 TEST(RankMetrics, HitsListParsing) {
   EXPECT_EQ(parseHitsList("10,1,3,3"), (std::vector<int64_t>{1, 3, 10}));
   EXPECT_EQ(parseHitsList("100"), (std::vector<int64_t>{100}));

@@ -106,8 +106,14 @@ RankMetrics computeRankMetrics(const CandidateSet &set,
                                const RankMetricOptions &options);
 
 /// Parses a --hits list ("1,3,10"): positive integers, sorted and
-/// deduplicated. Throws proofc::Error("--hits: ...").
+/// deduplicated (normalizeHits). Throws proofc::Error("--hits: ...").
 std::vector<int64_t> parseHitsList(const std::string &text);
+
+/// The k of Hits@k as RankMetricOptions::hits holds them: sorted and
+/// deduplicated; throws proofc::Error("<what>: <k> is not a positive
+/// integer ...") for a k < 1.
+std::vector<int64_t> normalizeHits(std::vector<int64_t> hits,
+                                   const std::string &what);
 
 } // namespace proofc
 
