@@ -50,39 +50,64 @@ void average(MetricSet &m) {
 
 } // namespace
 
-Metrics computeMetrics(const CandidateSet &set,
-                       const std::vector<Outcome> &outcomes) {
-  if (outcomes.size() != set.candidates.size())
-    fail("{} outcomes for {} candidates", outcomes.size(),
-         set.candidates.size());
+void OutcomeCounts::add(const Outcome &o) {
+  switch (o.status) {
+  case ProofStatus::Proved:
+    ++proved;
+    break;
+  case ProofStatus::Failed:
+    ++failed;
+    break;
+  case ProofStatus::Truncated:
+    ++truncated;
+    break;
+  }
+  depthSum += o.depth;
+  ++candidates;
+}
+
+void OutcomeCounts::add(const std::vector<Outcome> &outcomes) {
+  for (const Outcome &o : outcomes)
+    add(o);
+}
+
+void OutcomeCounts::add(const OutcomeCounts &other) {
+  candidates += other.candidates;
+  proved += other.proved;
+  failed += other.failed;
+  truncated += other.truncated;
+  depthSum += other.depthSum;
+}
+
+Metrics computeMetrics(const std::vector<PairRanks> &pairs,
+                       const OutcomeCounts &counts) {
   Metrics m;
-  for (const CandidateGroup &group : set.groups) {
-    double rank = realisticRank(outcomes, group);
-    addRank(group.mode == Mode::Head ? m.head : m.tail, rank);
+  for (const PairRanks &p : pairs) {
+    const double rank = p.rank[static_cast<int>(RankType::Realistic)];
+    addRank(p.mode == Mode::Head ? m.head : m.tail, rank);
     addRank(m.both, rank);
   }
   average(m.head);
   average(m.tail);
   average(m.both);
-
-  double depthSum = 0;
-  for (const Outcome &o : outcomes) {
-    switch (o.status) {
-    case ProofStatus::Proved:
-      ++m.proved;
-      break;
-    case ProofStatus::Failed:
-      ++m.failed;
-      break;
-    case ProofStatus::Truncated:
-      ++m.truncated;
-      break;
-    }
-    depthSum += o.depth;
-  }
-  m.candidates = static_cast<int64_t>(outcomes.size());
-  m.meanDepth = outcomes.empty() ? 0.0 : depthSum / outcomes.size();
+  m.candidates = counts.candidates;
+  m.proved = counts.proved;
+  m.failed = counts.failed;
+  m.truncated = counts.truncated;
+  // Depths are at most D per candidate: the int64 sum is exact, and so is
+  // its conversion below 2^53 candidates x D.
+  m.meanDepth = counts.candidates == 0
+                    ? 0.0
+                    : static_cast<double>(counts.depthSum) /
+                          static_cast<double>(counts.candidates);
   return m;
+}
+
+Metrics computeMetrics(const CandidateSet &set,
+                       const std::vector<Outcome> &outcomes) {
+  OutcomeCounts counts;
+  counts.add(outcomes);
+  return computeMetrics(rankPairs(set, outcomes), counts);
 }
 
 } // namespace proofc

@@ -181,6 +181,11 @@ RankSummary summarize(const std::vector<const PairRanks *> &pairs, Side side,
 RankMetrics computeRankMetrics(const CandidateSet &set,
                                const std::vector<Outcome> &outcomes,
                                const RankMetricOptions &options) {
+  return computeRankMetrics(rankPairs(set, outcomes), options);
+}
+
+RankMetrics computeRankMetrics(const std::vector<PairRanks> &pairs,
+                               const RankMetricOptions &options) {
   for (int64_t k : options.hits)
     if (k < 1)
       fail("--hits: {} is not a positive rank", k);
@@ -189,7 +194,6 @@ RankMetrics computeRankMetrics(const CandidateSet &set,
          options.bootstrapSamples);
   RankMetrics m;
   m.options = options;
-  const std::vector<PairRanks> pairs = rankPairs(set, outcomes);
   std::vector<const PairRanks *> all;
   all.reserve(pairs.size());
   for (const PairRanks &p : pairs)

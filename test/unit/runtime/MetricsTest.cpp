@@ -32,6 +32,8 @@ CandidateSet setWithGroups(std::initializer_list<int64_t> sizes) {
       set.candidates.push_back({Triple{0, 0, 0}, index / 2, mode, 0});
     g.end = static_cast<int64_t>(set.candidates.size());
     set.groups.push_back(g);
+    if (mode == Mode::Head)
+      set.queries.push_back(Triple{0, 0, 0}); // the groups' query
     ++index;
   }
   return set;

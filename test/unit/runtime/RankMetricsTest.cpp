@@ -276,3 +276,55 @@ TEST(RankMetrics, HitsListParsing) {
     EXPECT_EQ(std::string(e.what()).rfind("--hits: ", 0), 0u);
   }
 }
+
+// A streaming run, a shard or an MPI rank keeps the pairs' ranks and the
+// counts of each block instead of the outcomes: tallied block by block (the
+// groups split anywhere between pairs), the metrics and rank metrics must be
+// the whole pool's, bit for bit.
+TEST(RankMetrics, TalliedByBlocksEqualsTheWholePool) {
+  Fixture f;
+  RankMetricOptions options;
+  options.perRelation = true;
+  options.bootstrapSamples = 50;
+  options.bootstrapSeed = 7;
+  const Metrics whole = computeMetrics(f.set, f.outcomes);
+  const RankMetrics wholeRank = computeRankMetrics(f.set, f.outcomes, options);
+  // Blocks of groups {0}, {1, 2}, {3}, each renumbered to its own outcomes.
+  std::vector<PairRanks> pairs;
+  OutcomeCounts counts;
+  for (auto [first, last] : {std::pair{0, 1}, std::pair{1, 3}, std::pair{3, 4}}) {
+    CandidateSet block;
+    block.queries = f.set.queries;
+    const int64_t offset = f.set.groups[first].begin;
+    for (int g = first; g < last; ++g) {
+      CandidateGroup group = f.set.groups[g];
+      group.begin -= offset;
+      group.end -= offset;
+      block.groups.push_back(group);
+    }
+    const int64_t end = f.set.groups[last - 1].end;
+    block.candidates.assign(f.set.candidates.begin() + offset,
+                            f.set.candidates.begin() + end);
+    const std::vector<Outcome> outcomes(f.outcomes.begin() + offset,
+                                        f.outcomes.begin() + end);
+    for (const PairRanks &p : rankPairs(block, outcomes))
+      pairs.push_back(p);
+    OutcomeCounts blockCounts;
+    blockCounts.add(outcomes);
+    counts.add(blockCounts);
+  }
+  const Metrics tallied = computeMetrics(pairs, counts);
+  EXPECT_EQ(tallied.both.mrr, whole.both.mrr);
+  EXPECT_EQ(tallied.head.hits1, whole.head.hits1);
+  EXPECT_EQ(tallied.tail.hits10, whole.tail.hits10);
+  EXPECT_EQ(tallied.both.pairs, 4);
+  EXPECT_EQ(tallied.candidates, 15);
+  EXPECT_EQ(tallied.proved, whole.proved);
+  EXPECT_EQ(tallied.failed, whole.failed);
+  EXPECT_EQ(tallied.truncated, whole.truncated);
+  EXPECT_EQ(tallied.meanDepth, whole.meanDepth);
+  EXPECT_NE(tallied.meanDepth, 0.0);
+  const RankMetrics talliedRank = computeRankMetrics(pairs, options);
+  EXPECT_EQ(rankMetricsJson(talliedRank, {"r0", "r1"}).dump(),
+            rankMetricsJson(wholeRank, {"r0", "r1"}).dump());
+}

@@ -104,6 +104,29 @@ RankSummary summarize(const std::vector<const PairRanks *> &pairs, Side side,
 RankMetrics computeRankMetrics(const CandidateSet &set,
                                const std::vector<Outcome> &outcomes,
                                const RankMetricOptions &options);
+/// The same from the pairs' ranks alone (rankPairs(), in group order: the
+/// query-major order the bootstrap resamples by), which is all the metrics
+/// need of the outcomes: a streaming run, a shard or an MPI rank keeps these
+/// instead of its outcomes.
+RankMetrics computeRankMetrics(const std::vector<PairRanks> &pairs,
+                               const RankMetricOptions &options);
+
+/// What the report's "metrics" need of a run's outcomes, besides the pairs'
+/// ranks: the outcome counts. Adding outcomes block by block, in any
+/// grouping, gives the counts of adding them all at once.
+struct OutcomeCounts {
+  int64_t candidates = 0, proved = 0, failed = 0, truncated = 0;
+  int64_t depthSum = 0;
+  void add(const Outcome &outcome);
+  void add(const std::vector<Outcome> &outcomes);
+  void add(const OutcomeCounts &other);
+};
+
+/// The report's "metrics" (spec §6: the realistic rank) from the pairs'
+/// ranks in group order and the counts; equal, bit for bit, to
+/// computeMetrics(set, outcomes) for pairs = rankPairs(set, outcomes).
+Metrics computeMetrics(const std::vector<PairRanks> &pairs,
+                       const OutcomeCounts &counts);
 
 /// Parses a --hits list ("1,3,10"): positive integers, sorted and
 /// deduplicated (normalizeHits). Throws proofc::Error("--hits: ...").
