@@ -24,8 +24,8 @@ cd "$root"
 check=0
 if [ "${1:-}" = --check ]; then check=1; shift; fi
 clang_format=${CLANG_FORMAT:-$(command -v clang-format-22 || command -v clang-format || true)}
-[ -n "$clang_format" ] ||
-  { echo "format.sh: no clang-format (apt-get install clang-format-22, or set CLANG_FORMAT)" >&2; exit 2; }
+"${clang_format:-false}" --version >/dev/null 2>&1 ||
+  { echo "format.sh: no working clang-format '${clang_format}' (apt-get install clang-format-22, or set CLANG_FORMAT)" >&2; exit 2; }
 
 files=("$@")
 if [ ${#files[@]} -eq 0 ]; then
