@@ -10,6 +10,7 @@
 #include "cuda/CudaBackend.h"
 
 #include "Fail.h"
+#include "Kernels/kernel_abi.h"
 
 #include <cstdlib>
 
@@ -900,10 +901,9 @@ private:
   CUdeviceptr poolCounter(const PlanBinding &binding) const {
     for (const Launch &launch : bundle_.plan.launches) {
       if (launch.entry != "proofc_init") continue;
+      // The binding checked the launch against kernel_abi.h.
       const BoundLaunch &bound = binding.launch(launch.name);
-      if (bound.args.size() > 7 &&
-          bound.args[7].kind == BoundArg::Kind::Buffer)
-        return s_.buffers.at(bound.args[7].buffer);
+      return s_.buffers.at(bound.args[proofc_abi::InitArg::NextCand].buffer);
     }
     return 0;
   }

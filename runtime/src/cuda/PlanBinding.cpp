@@ -8,6 +8,8 @@
 #include "cuda/PlanBinding.h"
 
 #include "Fail.h"
+#include "Kernels/kernel_abi.h"
+#include "MessageText.h"
 #include "cuda/PrologueSchedule.h"
 #include "cuda/kernels/prologue_ops.h"
 
@@ -230,6 +232,42 @@ TensorMap runPlanPrologue(const GpuPlan &plan, const TensorMap &weights,
   return tensors;
 }
 
+namespace {
+
+/// A launch of a kernel template (lib/Targets/CUDA/Kernels) must pass the
+/// arguments kernel_abi.h lists, and a kernel that links slot.cu must end
+/// with slot.cu's words: a bundle built against other kernels is refused
+/// here, not run into a fault.
+void checkKernelAbi(const Bundle &bundle, const Launch &launch,
+                    const std::string &what) {
+  const KernelModule *module = findModule(bundle, launch.module);
+  const proofc_abi::KernelSignature *sig = nullptr;
+  int first = 0;
+  if (module && module->format == "cuda") {
+    sig = proofc_abi::findKernel(launch.entry.c_str());
+  } else if (module && !module->link.empty()) {
+    sig = &proofc_abi::kSlotStep;
+    first = static_cast<int>(launch.args.size()) - sig->numArgs;
+  }
+  if (!sig) return;
+  const int n = static_cast<int>(launch.args.size());
+  const int bad = proofc_abi::firstMismatch(
+      *sig, n, std::max(first, 0),
+      [&](int i) { return launch.args[static_cast<size_t>(i)].c_str(); });
+  if (first < 0 || (first == 0 && n != sig->numArgs))
+    fail("{}: {} takes {} arguments{}, the launch passes {} (a bundle of "
+         "other kernels: recompile it)",
+         what, sig->entry, sig->numArgs, first == 0 ? "" : " at the end", n);
+  if (bad >= 0)
+    fail("{}: argument {} of {} ('{}') must be {}, not '{}' (a bundle of "
+         "other kernels: recompile it)",
+         what, first + bad, sig->entry, sig->names[bad],
+         proofc_abi::kindPrefix(sig->kinds[bad]),
+         escapeForMessage(launch.args[static_cast<size_t>(first + bad)]));
+}
+
+} // namespace
+
 PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
                          const KnowledgeBase &kb, const std::string &bundlePath,
                          int64_t memoEntries)
@@ -292,6 +330,7 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
     if (grid < 1 || grid > std::numeric_limits<int32_t>::max())
       fail("{}: grid of {} blocks is out of range [1, 2^31)", what, grid);
     bound.grid = static_cast<uint32_t>(grid);
+    checkKernelAbi(bundle, launch, what);
     for (const std::string &arg : launch.args)
       bound.args.push_back(bindArg(arg, *this, what));
     launches_.emplace(launch.name, std::move(bound));

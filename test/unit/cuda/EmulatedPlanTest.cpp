@@ -19,7 +19,7 @@
 // step.cu includes engine.cu; renamed apart from the engine tests' copy.
 #define proofc_engine proofc_engine_plan
 #define proofc_engine_impl proofc_engine_impl_plan
-#include "../../../lib/Targets/CUDA/Kernels/step.cu"
+#include "Kernels/step.cu"
 #undef proofc_engine
 #undef proofc_engine_impl
 #include "fixtures/policy.cu"
@@ -29,7 +29,10 @@
 #include "cuda/PlanBinding.h"
 #include "cuda/TestBundle.h"
 
+#include <functional>
 #include <map>
+#include <type_traits>
+#include <utility>
 
 namespace {
 std::map<unsigned long long, unsigned> gConditionals;
@@ -99,61 +102,53 @@ public:
   }
 
 private:
+  /// Argument i of launch l as a kernel parameter of type T, by the type
+  /// the kernel declares (kernel_abi.h's lists make step.cu's): a pointer
+  /// takes a buffer, int an int32, float an f32, unsigned long long a
+  /// conditional handle (0: no native conditional nodes here).
+  template <typename T> T arg(const BoundLaunch &l, size_t i) {
+    const BoundArg &a = l.args.at(i);
+    if constexpr (std::is_pointer_v<T>) {
+      EXPECT_EQ(a.kind, BoundArg::Kind::Buffer) << "arg " << i;
+      return reinterpret_cast<T>(memory_[a.buffer].data());
+    } else if constexpr (std::is_same_v<T, int>) {
+      EXPECT_EQ(a.kind, BoundArg::Kind::I32) << "arg " << i;
+      return a.i32;
+    } else if constexpr (std::is_same_v<T, float>) {
+      EXPECT_EQ(a.kind, BoundArg::Kind::F32) << "arg " << i;
+      return a.f32;
+    } else {
+      static_assert(std::is_same_v<T, unsigned long long>);
+      EXPECT_EQ(a.kind, BoundArg::Kind::Cond) << "arg " << i;
+      return 0ull;
+    }
+  }
+
+  /// The body that calls `kernel` with launch l's arguments, converted to
+  /// the kernel's parameter types; none when the counts differ.
+  template <typename... P, size_t... I>
+  std::function<void()> call(void (*kernel)(P...), const BoundLaunch &l,
+                             std::index_sequence<I...>) {
+    EXPECT_EQ(l.args.size(), sizeof...(P)) << l.launch->entry;
+    if (l.args.size() != sizeof...(P)) return nullptr;
+    return [this, kernel, &l] { kernel(arg<P>(l, I)...); };
+  }
+  template <typename... P>
+  std::function<void()> call(void (*kernel)(P...), const BoundLaunch &l) {
+    return call(kernel, l, std::index_sequence_for<P...>{});
+  }
+
   void runLaunch(const BoundLaunch &l) {
-    auto P = [&](size_t i) {
-      EXPECT_EQ(l.args.at(i).kind, BoundArg::Kind::Buffer) << "arg " << i;
-      return memory_[l.args[i].buffer].data();
-    };
-    auto I = [&](size_t i) { return l.args.at(i).i32; };
-    auto F = [&](size_t i) { return l.args.at(i).f32; };
-    auto H = [&](size_t i) {
-      EXPECT_EQ(l.args.at(i).kind, BoundArg::Kind::Cond) << "arg " << i;
-      return 0ull; // no native conditional nodes here
-    };
-    auto ip = [&](size_t i) { return reinterpret_cast<int *>(P(i)); };
-    auto fp = [&](size_t i) { return reinterpret_cast<float *>(P(i)); };
     const std::string &entry = l.launch->entry;
     std::function<void()> body;
-    if (entry == "proofc_init") {
-      ASSERT_EQ(l.args.size(), 12u);
-      body = [&] {
-        proofc_init(ip(0), I(1), I(2), ip(3), ip(4), ip(5), fp(6), ip(7), ip(8),
-                    ip(9), H(10), H(11));
-      };
-    } else if (entry == "proofc_engine") {
-      ASSERT_EQ(l.args.size(), 19u);
-      body = [&] {
-        proofc_engine_plan(ip(0), ip(1), ip(2), ip(3), ip(4), ip(5), ip(6),
-                           ip(7), ip(8), ip(9), ip(10), ip(11), ip(12), ip(13),
-                           ip(14), I(15), I(16), ip(17), ip(18));
-      };
-    } else if (entry == "score_select") {
-      ASSERT_EQ(l.args.size(), 22u);
-      body = [&] {
-        score_select(ip(0), ip(1), ip(2), ip(3), ip(4), fp(5), fp(6), fp(7),
-                     fp(8), fp(9), fp(10), fp(11), fp(12), fp(13), fp(14),
-                     fp(15), fp(16), fp(17), I(18), F(19), ip(20), fp(21));
-      };
-    } else if (entry == "proofc_advance") {
-      ASSERT_EQ(l.args.size(), 22u);
-      body = [&] {
-        proofc_advance(ip(0), ip(1), I(2), I(3), I(4), I(5), ip(6), ip(7),
-                       ip(8), fp(9), ip(10), ip(11), ip(12), fp(13), ip(14),
-                       ip(15), ip(16), fp(17), ip(18), ip(19), H(20), H(21));
-      };
-    } else if (entry == "proofc_advance_engine") {
-      ASSERT_EQ(l.args.size(), 37u);
-      body = [&] {
-        proofc_advance_engine(
-            ip(0), ip(1), I(2), I(3), I(4), ip(5), fp(6), ip(7), ip(8), ip(9),
-            fp(10), ip(11), ip(12), ip(13), fp(14), ip(15), ip(16), ip(17),
-            ip(18), ip(19), ip(20), ip(21), ip(22), ip(23), ip(24), ip(25),
-            I(26), ip(27), ip(28), ip(29), ip(30), I(31), ip(32), ip(33),
-            ip(34), H(35), H(36));
-      };
-    } else {
-      FAIL() << "no emulated kernel for entry " << entry;
-    }
+    if (entry == "proofc_init") body = call(proofc_init, l);
+    else if (entry == "proofc_engine") body = call(proofc_engine_plan, l);
+    else if (entry == "score_select") body = call(score_select, l);
+    else if (entry == "proofc_advance") body = call(proofc_advance, l);
+    else if (entry == "proofc_advance_engine")
+      body = call(proofc_advance_engine, l);
+    else FAIL() << "no emulated kernel for entry " << entry;
+    ASSERT_TRUE(body) << entry;
     emu::launch(l.grid, static_cast<unsigned>(l.launch->block), body);
   }
 

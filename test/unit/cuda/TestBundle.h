@@ -13,6 +13,7 @@
 #define PROOFC_TEST_UNIT_CUDA_TESTBUNDLE_H
 
 #include "FileIO.h"
+#include "Kernels/kernel_abi.h"
 #include "cuda/KernelTestUtil.h"
 #include "proofc/runtime/Bundle.h"
 
@@ -76,7 +77,9 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
   buffer("loop_flag", I, {"1"});
   if (fusedStep) {
     buffer("step_counters", I, {"2"});
-    buffer("memo_table", I, {"MEMO", "40"}); // A = 6: memo.cu's kEntryWords
+    buffer("memo_table", I,
+           {"MEMO", std::to_string(proofc_abi::memoEntryWords(
+                        static_cast<int>(s.A)))}); // memo.cu's kEntryWords
     buffer("memo_claims", I, {"B"});
   }
 

@@ -48,9 +48,11 @@ namespace proofc_memo {
 
 constexpr int W = proofc_engine_impl::W;
 /// The hash, h, t, the state, the chosen state, the log-probability,
-/// rounded up to 16 bytes (docs/gpu-kernels.md: the compiler sizes the
-/// buffer with the same formula).
-constexpr int kEntryWords = (4 + 2 * W + 3) / 4 * 4;
+/// rounded up to 16 bytes: kernel_abi.h's memoEntryWords, with which the
+/// compiler sizes the buffer.
+constexpr int kEntryWords = proofc_abi::memoEntryWords(proofc_engine_impl::A);
+static_assert(kEntryWords >= 4 + 2 * W && kEntryWords % 4 == 0,
+              "memo.cu: an entry does not hold its words");
 constexpr unsigned kMark = 0x80000000u;
 constexpr int kNotRelevant = -1; // entity ids are >= 0
 constexpr int kProbes = 4; // entries a lookup may visit
