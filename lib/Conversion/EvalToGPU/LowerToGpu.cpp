@@ -475,10 +475,12 @@ private:
         static_cast<int>(program.getAAttr().getInt()));
   }
 
-  /// Declares a zero-filled buffer named `base` (made unique) after the
-  /// program's buffers; returns its name.
+  /// Declares a buffer named `base` (made unique) after the program's
+  /// buffers, zero-filled, or bound to `init` (an output binding); returns
+  /// its name.
   std::string addScratchBuffer(StringRef base, Type dtype,
-                               ArrayRef<StringRef> elements) {
+                               ArrayRef<StringRef> elements,
+                               StringRef init = "") {
     Block &block = program.getBody().front();
     std::string name = base.str();
     for (int n = 1; SymbolTable::lookupSymbolIn(program, name); ++n)
@@ -486,8 +488,19 @@ private:
     OpBuilder builder(program.getContext());
     builder.setInsertionPointAfter(llvm::to_vector(block.getOps<BufferOp>()).back());
     BufferOp::create(builder, program.getLoc(), name, dtype,
-                     builder.getStrArrayAttr(elements), "");
+                     builder.getStrArrayAttr(elements), init);
     return name;
+  }
+
+  /// The recorded actions (docs/proofs.md): the output out.actions, N rows
+  /// of ACTIONS (the runtime's symbol: D when the run records the actions,
+  /// else 0), and ACTIONS; declared once, shared by every advance.
+  SmallVector<std::string> outActionsArgs() {
+    if (outActionsBuffer.empty())
+      outActionsBuffer = addScratchBuffer(
+          "out_actions", IntegerType::get(program.getContext(), 32),
+          {"N", "ACTIONS"}, "out.actions");
+    return {"buf:" + outActionsBuffer, "sym:ACTIONS"};
   }
 
   /// The advance's buffers, checked: the slots advance in place and the
@@ -514,13 +527,15 @@ private:
     return AdvanceBuffers{*pool, *derived, *action, *logp, *slots, *flag};
   }
 
-  /// The slots, then next_cand and the outcome buffers.
-  static void appendSlotsAndOutcomes(SmallVector<std::string> &args,
-                                     const AdvanceBuffers &a) {
+  /// The slots, then next_cand, the outcome buffers and the recorded
+  /// actions.
+  void appendSlotsAndOutcomes(SmallVector<std::string> &args,
+                              const AdvanceBuffers &a) {
     for (BufferOp b : a.slots)
       args.push_back(bufArg(b));
     for (BufferOp b : ArrayRef<BufferOp>(a.pool).drop_front())
       args.push_back(bufArg(b)); // next_cand, out_status, out_depth, out_logp
+    llvm::append_range(args, outActionsArgs());
   }
 
   std::string maxDepthArg(AdvanceOp advance) {
@@ -719,6 +734,7 @@ private:
   const EvalLowerToGpuPassOptions &options;
   BufferOp loopFlagBuffer;
   std::string engineCond;
+  std::string outActionsBuffer; ///< outActionsArgs(), once declared
   AdvanceOp fusedAdvance; ///< with fusedCond: one launch (fuse-advance-engine)
   CondOp fusedCond;
   ScoreSelectOp persistentScore; ///< schedule=persistent: its kernel loops

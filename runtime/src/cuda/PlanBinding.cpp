@@ -46,7 +46,8 @@ int64_t memoEntriesFor(int64_t requested, int64_t numCandidates) {
 }
 
 SymbolTable planSymbols(const ProgramSpec &program, const KnowledgeBase &kb,
-                        int64_t numCandidates, int64_t memoEntries) {
+                        int64_t numCandidates, int64_t memoEntries,
+                        bool recordActions) {
   const ShapeParams &s = program.shape;
   const int64_t E = kb.numEntities, R = kb.numRelations;
   const int64_t NR = kb.numRules();
@@ -67,7 +68,8 @@ SymbolTable planSymbols(const ProgramSpec &program, const KnowledgeBase &kb,
           {"NR1", NR + 1},
           {"NRB", static_cast<int64_t>(kb.ruleBody.size())},
           {"N", numCandidates},
-          {"MEMO", memoEntriesFor(memoEntries, numCandidates)}};
+          {"MEMO", memoEntriesFor(memoEntries, numCandidates)},
+          {"ACTIONS", recordActions ? int64_t{s.D} : 0}};
 }
 
 int64_t evalExtent(const Extent &extent, const SymbolTable &symbols,
@@ -275,7 +277,7 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
       symbols_(planSymbols(bundle.program, kb,
                            static_cast<int64_t>(
                                inputs.candidates.candidates.size()),
-                           memoEntries)),
+                           memoEntries, inputs.actions != nullptr)),
       poolOrder_(poolOrder(symbols_.at("N"), symbols_.at("B"))) {
   const GpuPlan &plan = bundle.plan;
   plan_ = &plan;
@@ -297,12 +299,17 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
              decl.init, b.data.size(), b.elements);
       const int32_t index = static_cast<int32_t>(i);
       if (isOutput) {
-        if (b.elements != symbols_.at("N"))
-          fail("{}: output '{}' must have N = {} elements, not {}", what,
-               decl.init, symbols_.at("N"), b.elements);
-        int32_t &slot = decl.init == "out.status" ? outStatus_
-                        : decl.init == "out.depth" ? outDepth_
-                                                   : outLogp_;
+        const bool actions = decl.init == "out.actions";
+        const int64_t expected =
+            symbols_.at("N") * (actions ? symbols_.at("ACTIONS") : 1);
+        if (b.elements != expected)
+          fail("{}: output '{}' must have {} = {} elements, not {}", what,
+               decl.init, actions ? "N x ACTIONS" : "N", expected,
+               b.elements);
+        int32_t &slot = actions                     ? outActions_
+                        : decl.init == "out.status" ? outStatus_
+                        : decl.init == "out.depth"  ? outDepth_
+                                                    : outLogp_;
         if (slot >= 0) fail("{}: a second buffer binds '{}'", what, decl.init);
         slot = index;
       }
@@ -320,6 +327,11 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
          outStatus_ < 0 ? "out.status"
          : outDepth_ < 0 ? "out.depth"
                          : "out.logp");
+  if (inputs.actions && outActions_ < 0)
+    fail("{}: the plan binds no buffer to out.actions, so it cannot record "
+         "the steps' actions (--proofs): recompile the bundle with this "
+         "proofc",
+         path_);
 
   for (const Launch &launch : plan.launches) {
     const std::string what =
@@ -399,6 +411,27 @@ PlanBinding::outcomes(const std::vector<int32_t> &status,
     out[i].logp = logp[q];
   }
   return out;
+}
+
+ActionTrace PlanBinding::actions(const std::vector<int32_t> &words,
+                                 const std::vector<Outcome> &outcomes) const {
+  const size_t n = static_cast<size_t>(symbols_.at("N"));
+  const size_t D = static_cast<size_t>(symbols_.at("ACTIONS"));
+  if (D == 0 || words.size() != n * D || outcomes.size() != n)
+    fail("{}: {} recorded action words for {} candidates, expected N x D = "
+         "{} x {}",
+         path_, words.size(), outcomes.size(), n, D);
+  ActionTrace trace;
+  trace.D = static_cast<int32_t>(D);
+  trace.actions.assign(n * D, -1);
+  for (size_t q = 0; q < n; ++q) { // pool position q: candidate poolOrder_[q]
+    const size_t i = static_cast<size_t>(poolOrder_[q]);
+    const size_t depth =
+        std::min(D, static_cast<size_t>(std::max(outcomes[i].depth, 0)));
+    std::copy_n(words.begin() + static_cast<std::ptrdiff_t>(q * D), depth,
+                trace.actions.begin() + static_cast<std::ptrdiff_t>(i * D));
+  }
+  return trace;
 }
 
 } // namespace proofc

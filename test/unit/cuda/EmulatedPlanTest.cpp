@@ -25,6 +25,7 @@
 #include "fixtures/policy.cu"
 
 #include "HostBackend.h"
+#include "ProofFormats.h"
 #include "TestUtil.h"
 #include "cuda/PlanBinding.h"
 #include "cuda/TestBundle.h"
@@ -164,18 +165,40 @@ struct Case {
   bool fusedStep; ///< policy + proofc_advance_engine, or the engine cond
 };
 
+/// A case's dataset with its trained weights, the V10 program at its slots
+/// and its candidates.
+struct Workload {
+  Dataset ds;
+  TensorMap weights;
+  ProgramSpec program;
+  CandidateSet set;
+};
+
+Workload loadWorkload(const Case &c) {
+  Workload w{loadDataset(dataDir(c.dataset)),
+             readSafetensors(weightsFile(c.dataset)), v10Program(), {}};
+  w.program.shape.B = c.slots;
+  CandidateOptions opts;
+  opts.corruptions = c.corruptions;
+  opts.maxQueries = c.queries;
+  w.set = buildCandidates(w.ds, opts);
+  return w;
+}
+
+/// nations (all corruptions of its first `queries` test queries), 16 slots.
+Workload nations(int64_t queries) {
+  return loadWorkload(Case{"nations", queries, 0, 16, false});
+}
+
 class EmulatedPlanVsHost : public ::testing::TestWithParam<Case> {};
 
 TEST_P(EmulatedPlanVsHost, SameOutcomesAsHostBackend) {
   const Case &c = GetParam();
-  Dataset ds = loadDataset(dataDir(c.dataset));
-  TensorMap weights = readSafetensors(weightsFile(c.dataset));
-  ProgramSpec program = v10Program();
-  program.shape.B = c.slots;
-  CandidateOptions opts;
-  opts.corruptions = c.corruptions;
-  opts.maxQueries = c.queries;
-  CandidateSet set = buildCandidates(ds, opts);
+  Workload w = loadWorkload(c);
+  const Dataset &ds = w.ds;
+  const TensorMap &weights = w.weights;
+  const ProgramSpec &program = w.program;
+  const CandidateSet &set = w.set;
   EvalInputs inputs{program, ds, weights, set, false};
 
   BackendTimings hostTimings;
@@ -218,13 +241,11 @@ TEST_P(EmulatedPlanVsHost, SameOutcomesAsHostBackend) {
 /// With the step memo (fused step), whose advance walks through finished
 /// candidates and refills, and with the engine cond.
 TEST(EmulatedPlanCancel, PoolCounterAtNDrainsWithinDSteps) {
-  Dataset ds = loadDataset(dataDir("nations"));
-  TensorMap weights = readSafetensors(weightsFile("nations"));
-  ProgramSpec program = v10Program();
-  program.shape.B = 16;
-  CandidateOptions opts;
-  opts.maxQueries = 10;
-  CandidateSet set = buildCandidates(ds, opts);
+  Workload w = nations(10);
+  const Dataset &ds = w.ds;
+  const TensorMap &weights = w.weights;
+  const ProgramSpec &program = w.program;
+  const CandidateSet &set = w.set;
   EvalInputs inputs{program, ds, weights, set, false};
   BackendTimings t;
   const std::vector<Outcome> host =
@@ -267,15 +288,13 @@ TEST(EmulatedPlanCancel, PoolCounterAtNDrainsWithinDSteps) {
 /// passes it on, so exactly the host's candidates end with a NaN — the
 /// ones RunSession's check would name.
 TEST(EmulatedPlanNonFinite, SameNaNCandidatesAsHost) {
-  Dataset ds = loadDataset(dataDir("nations"));
-  TensorMap weights = readSafetensors(weightsFile("nations"));
-  for (float &v : weights.at("mlp.1.ln.weight").data)
+  Workload w = nations(10);
+  for (float &v : w.weights.at("mlp.1.ln.weight").data)
     v *= 1e30f;
-  ProgramSpec program = v10Program();
-  program.shape.B = 16;
-  CandidateOptions opts;
-  opts.maxQueries = 10;
-  CandidateSet set = buildCandidates(ds, opts);
+  const Dataset &ds = w.ds;
+  const TensorMap &weights = w.weights;
+  const ProgramSpec &program = w.program;
+  const CandidateSet &set = w.set;
   EvalInputs inputs{program, ds, weights, set, false};
   BackendTimings t;
   const std::vector<Outcome> host =
@@ -300,6 +319,90 @@ TEST(EmulatedPlanNonFinite, SameNaNCandidatesAsHost) {
     }
     EXPECT_GT(nan, 0);
     EXPECT_LT(nan, static_cast<int64_t>(host.size()));
+  }
+}
+
+/// --proofs on the CUDA path: with EvalInputs::actions the plan records
+/// every step's action (out.actions), through the step memo's hits too
+/// (fused step) and through proofc_advance (engine cond); the trace equals
+/// the host backend's, and the proofs replayed from it are the host's byte
+/// for byte. The files are written with the host's outcomes for both: a
+/// proof shows its candidate's log-probability to 9 digits, in which the
+/// fixture policy (float) and the host (double) may differ (spec §7), while
+/// every status and depth must be the host's. Trained weights, so that
+/// candidates are proved in several steps.
+TEST_P(EmulatedPlanVsHost, RecordsTheHostsActions) {
+  const Case &c = GetParam();
+  if (std::string(c.dataset) == "countries_s1")
+    GTEST_SKIP() << "covered by countries_s3 and nations";
+  Workload w = loadWorkload(c);
+  const Dataset &ds = w.ds;
+  const TensorMap &weights = w.weights;
+  const ProgramSpec &program = w.program;
+  const CandidateSet &set = w.set;
+  ActionTrace hostTrace;
+  EvalInputs hostInputs{program, ds, weights, set, false};
+  hostInputs.actions = &hostTrace;
+  BackendTimings t;
+  const std::vector<Outcome> host =
+      HostBackend(HostBackendOptions{1}).run(hostInputs, t);
+
+  ActionTrace unused;
+  EvalInputs inputs{program, ds, weights, set, false};
+  inputs.actions = &unused; // the binding sizes out.actions N x D
+  Bundle bundle = makeTestBundle(program, PROOFC_ENGINE_THREADS, c.fusedStep);
+  KnowledgeBase kb = buildKnowledgeBase(ds, false);
+  PlanBinding binding(bundle, inputs, kb, "test.pcb");
+  ASSERT_TRUE(binding.recordsActions());
+  EmulatedPlan plan(bundle, binding);
+  plan.run();
+  const std::vector<Outcome> emulated =
+      binding.outcomes(plan.read<int32_t>(binding.outStatus()),
+                       plan.read<int32_t>(binding.outDepth()),
+                       plan.read<float>(binding.outLogp()));
+  const ActionTrace trace =
+      binding.actions(plan.readAll<int32_t>(binding.outActions()), emulated);
+
+  ASSERT_EQ(emulated.size(), host.size());
+  for (size_t i = 0; i < host.size(); ++i) {
+    EXPECT_EQ(emulated[i].status, host[i].status) << "candidate " << i;
+    EXPECT_EQ(emulated[i].depth, host[i].depth) << "candidate " << i;
+    EXPECT_NEAR(emulated[i].logp, host[i].logp, 1e-4) << "candidate " << i;
+  }
+  ASSERT_EQ(trace.D, hostTrace.D);
+  ASSERT_EQ(trace.actions.size(), hostTrace.actions.size());
+  int64_t steps = 0;
+  for (size_t i = 0; i < trace.actions.size(); ++i) {
+    EXPECT_EQ(trace.actions[i], hostTrace.actions[i])
+        << "candidate " << i / static_cast<size_t>(trace.D) << " step "
+        << i % static_cast<size_t>(trace.D);
+    steps += hostTrace.actions[i] >= 0;
+  }
+  EXPECT_GT(steps, static_cast<int64_t>(host.size())) << "multi-step proofs";
+  for (ProofFormat format : {ProofFormat::Json, ProofFormat::Prolog}) {
+    const std::string a = proofsFile(format, ProofSelection::All, ds, false,
+                                     program.shape, set, host, hostTrace);
+    const std::string b = proofsFile(format, ProofSelection::All, ds, false,
+                                     program.shape, set, host, trace);
+    EXPECT_FALSE(a.empty());
+    expectSameText(a, b, "the proofs files");
+  }
+}
+
+/// Without EvalInputs::actions the plan records nothing: ACTIONS is 0 and
+/// out.actions one word, which no step writes.
+TEST(EmulatedPlanActions, NotRecordedUnlessAsked) {
+  Workload w = nations(2);
+  EvalInputs inputs{w.program, w.ds, w.weights, w.set, false};
+  KnowledgeBase kb = buildKnowledgeBase(w.ds, false);
+  for (bool fused : {true, false}) {
+    Bundle bundle = makeTestBundle(w.program, PROOFC_ENGINE_THREADS, fused);
+    PlanBinding binding(bundle, inputs, kb, "test.pcb");
+    EXPECT_FALSE(binding.recordsActions());
+    EmulatedPlan plan(bundle, binding);
+    plan.run();
+    EXPECT_EQ(plan.readAll<int32_t>(binding.outActions()),
+              std::vector<int32_t>{0});
   }
 }
 

@@ -30,13 +30,15 @@ namespace {
 std::vector<std::string> documentedParams(const std::string &doc,
                                           const std::string &entry) {
   const size_t at = doc.find("void " + entry + "(");
-  if (at == std::string::npos) return {};
+  if (at == std::string::npos)
+    return {};
   const size_t open = doc.find('(', at), close = doc.find(");", open);
   std::string text = doc.substr(open + 1, close - open - 1), clean;
   for (size_t i = 0; i < text.size(); ++i) {
     if (text.compare(i, 2, "//") == 0) {
       i = text.find('\n', i);
-      if (i == std::string::npos) break;
+      if (i == std::string::npos)
+        break;
     } else if (text.compare(i, 2, "/*") == 0) {
       i = text.find("*/", i) + 1;
     } else {
@@ -46,7 +48,8 @@ std::vector<std::string> documentedParams(const std::string &doc,
   std::vector<std::string> names;
   size_t begin = 0;
   for (size_t end = 0; end <= clean.size(); ++end) {
-    if (end < clean.size() && clean[end] != ',') continue;
+    if (end < clean.size() && clean[end] != ',')
+      continue;
     std::string param = clean.substr(begin, end - begin);
     size_t last = param.find_last_not_of(" \n\t");
     size_t first = last;
@@ -54,7 +57,8 @@ std::vector<std::string> documentedParams(const std::string &doc,
            (std::isalnum(static_cast<unsigned char>(param[first - 1])) ||
             param[first - 1] == '_'))
       --first;
-    if (last != std::string::npos) names.push_back(param.substr(first, last - first + 1));
+    if (last != std::string::npos)
+      names.push_back(param.substr(first, last - first + 1));
     begin = end + 1;
   }
   return names;
@@ -68,7 +72,8 @@ TEST(KernelAbi, DocsShowEveryKernelsArgumentList) {
     ASSERT_EQ(names.size(), static_cast<size_t>(sig.numArgs))
         << "docs/gpu-kernels.md shows another argument count";
     for (int i = 0; i < sig.numArgs; ++i)
-      EXPECT_EQ(names[static_cast<size_t>(i)], sig.names[i]) << "argument " << i;
+      EXPECT_EQ(names[static_cast<size_t>(i)], sig.names[i])
+          << "argument " << i;
   }
 }
 
@@ -99,7 +104,8 @@ Bundle editedBundle(const std::string &entry,
                     void (*edit)(std::vector<std::string> &)) {
   Bundle bundle = makeTestBundle(v10Program(), 32, /*fusedStep=*/true);
   for (Launch &l : bundle.plan.launches)
-    if (l.entry == entry) edit(l.args);
+    if (l.entry == entry)
+      edit(l.args);
   return bundle;
 }
 
@@ -114,15 +120,16 @@ TEST(KernelAbi, BindingRefusesLaunchesOfOtherKernels) {
   KnowledgeBase kb = buildKnowledgeBase(ds, false);
 
   // The reference bundle binds: its launches follow kernel_abi.h.
-  EXPECT_NO_THROW(PlanBinding(makeTestBundle(program, 32, true), inputs, kb,
-                              "test.pcb"));
+  EXPECT_NO_THROW(
+      PlanBinding(makeTestBundle(program, 32, true), inputs, kb, "test.pcb"));
 
-  Bundle fewer = editedBundle("proofc_advance_engine",
-                              [](std::vector<std::string> &a) { a.pop_back(); });
+  Bundle fewer =
+      editedBundle("proofc_advance_engine",
+                   [](std::vector<std::string> &a) { a.pop_back(); });
   expectError(
       [&] { PlanBinding(fewer, inputs, kb, "test.pcb"); },
-      "test.pcb: launch 'advance_engine': proofc_advance_engine takes 37 "
-      "arguments, the launch passes 36 (a bundle of other kernels: recompile "
+      "test.pcb: launch 'advance_engine': proofc_advance_engine takes 39 "
+      "arguments, the launch passes 38 (a bundle of other kernels: recompile "
       "it)");
 
   Bundle kind = editedBundle("proofc_init", [](std::vector<std::string> &a) {

@@ -55,6 +55,27 @@ inline std::string kernelTemplate(const std::string &name,
   return text;
 }
 
+/// Expects `actual` to equal `expected` byte for byte; on a difference
+/// names the first differing line of each (whole files would flood the log).
+inline void expectSameText(const std::string &expected,
+                           const std::string &actual, const std::string &what) {
+  if (expected == actual)
+    return;
+  size_t at = 0;
+  while (at < expected.size() && at < actual.size() &&
+         expected[at] == actual[at])
+    ++at;
+  const size_t line = expected.rfind('\n', at == 0 ? 0 : at - 1);
+  const size_t begin = line == std::string::npos || at == 0 ? 0 : line + 1;
+  auto lineAt = [begin](const std::string &text) {
+    return text.substr(begin, text.find('\n', begin) - begin);
+  };
+  ADD_FAILURE() << what << " differ at byte " << at << " (sizes "
+                << expected.size() << ", " << actual.size()
+                << ")\nexpected: " << lineAt(expected).substr(0, 600)
+                << "\nactual:   " << lineAt(actual).substr(0, 600);
+}
+
 struct SampledStates {
   std::vector<Atom> states;     ///< [count][A]
   std::vector<Triple> candidates; ///< [count]

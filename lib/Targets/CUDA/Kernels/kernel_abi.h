@@ -55,12 +55,17 @@
   X(Depth, int *, depth, Buf)                                                  \
   X(Logp, float *, logp, Buf)
 
-// The pool's counter and the outcome buffers, indexed by pool position.
+// The pool's counter and the outcome buffers, indexed by pool position;
+// then the recorded actions (--proofs): outActions[c * actionsD + d] is the
+// action candidate c took at depth d, written only when actionsD > 0 (the
+// symbol ACTIONS: D when the run records, else 0 and a 1-word buffer).
 #define PROOFC_ABI_OUTCOME_ARGS(X)                                             \
   X(NextCand, int *, nextCand, Buf)                                            \
   X(OutStatus, int *, outStatus, Buf)                                          \
   X(OutDepth, int *, outDepth, Buf)                                            \
-  X(OutLogp, float *, outLogp, Buf)
+  X(OutLogp, float *, outLogp, Buf)                                            \
+  X(OutActions, int *, outActions, Buf)                                        \
+  X(ActionsD, int, actionsD, Int)
 
 // The flags that drive the graph's conditional nodes, and their handles.
 #define PROOFC_ABI_FLAG_ARGS(X)                                                \
@@ -192,9 +197,9 @@ PROOFC_ABI_FN int deriveScratchWords(int A, int S, int T) {
 }
 
 /// 4-byte words of one step memo entry (memo.cu): the hash, h, t, the state,
-/// the chosen state, the log-probability, rounded up to 16 bytes (one
-/// vector load per 4 words).
-PROOFC_ABI_FN int memoEntryWords(int A) { return (4 + 2 * 3 * A + 3) / 4 * 4; }
+/// the chosen state, the log-probability, the action, rounded up to 16
+/// bytes (one vector load per 4 words).
+PROOFC_ABI_FN int memoEntryWords(int A) { return (5 + 2 * 3 * A + 3) / 4 * 4; }
 
 /// The most static shared memory slot.cu's function may use beside the
 /// derive's (which is the persistent kernel's dynamic shared memory).

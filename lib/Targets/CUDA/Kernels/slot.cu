@@ -59,8 +59,10 @@ proofc_slot_advance_engine(int b, const unsigned long long *args) {
   using namespace proofc_slot;
   using namespace proofc_abi;
   const int *pool = ptr<const int>(args, kSlotPool);
-  int *state = ptr<int>(args, kSlotState), *slotCand = ptr<int>(args, kSlotSlotCand);
-  int *derived = ptr<int>(args, kSlotDerived), *count = ptr<int>(args, kSlotCount);
+  int *state = ptr<int>(args, kSlotState),
+      *slotCand = ptr<int>(args, kSlotSlotCand);
+  int *derived = ptr<int>(args, kSlotDerived),
+      *count = ptr<int>(args, kSlotCount);
   const int R = i32(args, kSlotR);
   __shared__ int sActive;
   proofc_engine_impl::DeriveScratch &scratch =
@@ -69,10 +71,12 @@ proofc_slot_advance_engine(int b, const unsigned long long *args) {
   if (threadIdx.x == 0)
     sActive = proofc_step::advanceSlot(
         b, pool, i32(args, kSlotN), i32(args, kSlotD), R, derived, count,
-        ptr<const int>(args, kSlotAction), ptr<const float>(args, kSlotActionLogp),
-        state, slotCand, ptr<int>(args, kSlotDepth), ptr<float>(args, kSlotLogp),
+        ptr<const int>(args, kSlotAction),
+        ptr<const float>(args, kSlotActionLogp), state, slotCand,
+        ptr<int>(args, kSlotDepth), ptr<float>(args, kSlotLogp),
         ptr<int>(args, kSlotNextCand), ptr<int>(args, kSlotOutStatus),
         ptr<int>(args, kSlotOutDepth), ptr<float>(args, kSlotOutLogp),
+        ptr<int>(args, kSlotOutActions), i32(args, kSlotActionsD),
         ptr<int>(args, kSlotMemo), ptr<int>(args, kSlotMemoClaims),
         i32(args, kSlotMemoEntries), scratch.sKept, scratch.sG);
   // Also makes thread 0's stores to the state (scratch.sG) and slotCand[b]
@@ -81,13 +85,16 @@ proofc_slot_advance_engine(int b, const unsigned long long *args) {
   const int active = sActive;
   proofc_engine_impl::deriveSlotIn(
       scratch, /*inScratch=*/true, b, state, slotCand, pool,
-      ptr<const int>(args, kSlotFacts),
-      ptr<const int>(args, kSlotPsOffsets), ptr<const int>(args, kSlotPoFacts),
-      ptr<const int>(args, kSlotPoOffsets), ptr<const int>(args, kSlotPredOffsets),
-      ptr<const int>(args, kSlotRuleHeads), ptr<const int>(args, kSlotRuleBodyOffsets),
-      ptr<const int>(args, kSlotRuleBody), ptr<const int>(args, kSlotRuleNumVars),
+      ptr<const int>(args, kSlotFacts), ptr<const int>(args, kSlotPsOffsets),
+      ptr<const int>(args, kSlotPoFacts), ptr<const int>(args, kSlotPoOffsets),
+      ptr<const int>(args, kSlotPredOffsets),
+      ptr<const int>(args, kSlotRuleHeads),
+      ptr<const int>(args, kSlotRuleBodyOffsets),
+      ptr<const int>(args, kSlotRuleBody),
+      ptr<const int>(args, kSlotRuleNumVars),
       ptr<const int>(args, kSlotRulePredOffsets),
-      ptr<const int>(args, kSlotRuleIdsByPred), i32(args, kSlotE), R, derived, count);
+      ptr<const int>(args, kSlotRuleIdsByPred), i32(args, kSlotE), R, derived,
+      count);
   // The kept states and count[b] are visible to the policy's threads, and
   // every thread has read sActive before the next call writes it.
   __syncthreads();

@@ -89,7 +89,8 @@ proofc_advance(PROOFC_ABI_PARAMS(PROOFC_ABI_ADVANCE_ARGS)) {
   for (int b = threadIdx.x; b < B; b += blockDim.x)
     active += advanceSlot(b, pool, N, D, R, derived, count, action, actionLogp,
                           state, slotCand, depth, logp, nextCand, outStatus,
-                          outDepth, outLogp, nullptr, nullptr, 0);
+                          outDepth, outLogp, outActions, actionsD, nullptr,
+                          nullptr, 0);
   if (active) atomicAdd(&sActive, active);
   __syncthreads();
   if (threadIdx.x == 0)
@@ -107,8 +108,8 @@ extern "C" __global__ void proofc_advance_engine(
   if (threadIdx.x == 0)
     sActive = advanceSlot(b, pool, N, D, R, derived, count, action,
                           actionLogp, state, slotCand, depth, logp, nextCand,
-                          outStatus, outDepth, outLogp, memo, memoClaims,
-                          memoEntries);
+                          outStatus, outDepth, outLogp, outActions, actionsD,
+                          memo, memoClaims, memoEntries);
   // The barrier also makes thread 0's stores to state[b] and slotCand[b]
   // visible to the block, which derives from them.
   __syncthreads();
