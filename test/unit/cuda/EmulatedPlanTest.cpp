@@ -29,7 +29,9 @@
 #include "TestUtil.h"
 #include "cuda/PlanBinding.h"
 #include "cuda/TestBundle.h"
+#include "proofc/runtime/Error.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <type_traits>
@@ -403,6 +405,33 @@ TEST(EmulatedPlanActions, NotRecordedUnlessAsked) {
     plan.run();
     EXPECT_EQ(plan.readAll<int32_t>(binding.outActions()),
               std::vector<int32_t>{0});
+  }
+}
+
+/// A bundle compiled before the plans recorded the actions (no out.actions
+/// buffer) cannot record them: one error when it is bound, not a run
+/// without them.
+TEST(EmulatedPlanActions, PlanWithoutOutActionsCannotRecord) {
+  Workload w = nations(1);
+  ActionTrace trace;
+  EvalInputs inputs{w.program, w.ds, w.weights, w.set, false};
+  inputs.actions = &trace;
+  KnowledgeBase kb = buildKnowledgeBase(w.ds, false);
+  Bundle bundle = makeTestBundle(w.program, PROOFC_ENGINE_THREADS, true);
+  auto &buffers = bundle.plan.buffers;
+  buffers.erase(std::remove_if(buffers.begin(), buffers.end(),
+                               [](const BufferDecl &b) {
+                                 return b.init == "out.actions";
+                               }),
+                buffers.end());
+  try {
+    PlanBinding(bundle, inputs, kb, "old.pcb");
+    ADD_FAILURE() << "bound without out.actions";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(),
+                 "old.pcb: the plan binds no buffer to out.actions, so it "
+                 "cannot record the steps' actions (--proofs): recompile the "
+                 "bundle with this proofc");
   }
 }
 
