@@ -264,7 +264,7 @@ public:
   /// (EvalInputs::poolId), so the same knowledge base, buffers and graph,
   /// and the same recording of the actions (out.actions is sized for it).
   bool reusableFor(const EvalInputs &inputs) const {
-    return inputs.poolId != 0 && inputs.poolId == poolId_ &&
+    return inputs.poolId != 0 && inputs.poolId == poolId_ && binding_ &&
            (inputs.actions != nullptr) == binding_->recordsActions();
   }
 
