@@ -316,9 +316,14 @@ void RunSession::printSummary(std::FILE *out, const RunOutput &output) const {
                candidates().queries.size(), output.range.candidateBegin,
                output.range.candidateEnd);
   if (!options_.checkpoint.empty())
+    // An MPI rank's directory is DIR/rank-r-of-N; rank 0 counts every rank's.
     fmt::print(out, "checkpoint {}: {} of {} candidates read back\n",
-               options_.checkpoint, output.resumedCandidates,
-               output.range.candidates());
+               options_.mpiRanks > 0 ? std::filesystem::path(
+                                           options_.checkpoint)
+                                           .parent_path()
+                                           .string()
+                                     : options_.checkpoint,
+               output.resumedCandidates, output.range.candidates());
   printRunSummary(out, output.report);
   if (output.chunks > 1)
     fmt::print(out, "pool      {} chunks of at most {} candidates\n",
