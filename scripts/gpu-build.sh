@@ -17,11 +17,30 @@ jobs=${JOBS:-$(nproc)}
 [ -d "$root/.deps/include" ] ||
   { echo "gpu-build: $root/.deps missing (run scripts/make-deps.sh here and carry .deps)" >&2; exit 1; }
 
+# Open MPI carried as .deps/openmpi.tar.gz (scripts/make-deps.sh): unpacked
+# into $build/openmpi (again when the archive is newer), the tools built
+# with it (PROOFC_MPI=ON, its header and library named, no wrapper
+# compiler); scripts/mpirun-carried.sh runs its mpirun.
+mpi=()
+if [ -f "$root/.deps/openmpi.tar.gz" ]; then
+  if [ ! -d "$build/openmpi" ] || [ "$root/.deps/openmpi.tar.gz" -nt "$build/openmpi" ]; then
+    rm -rf "$build/openmpi" && mkdir -p "$build" &&
+      tar -xzf "$root/.deps/openmpi.tar.gz" -C "$build" && touch "$build/openmpi" ||
+      { echo "gpu-build: cannot unpack .deps/openmpi.tar.gz" >&2; exit 1; }
+  fi
+  ompi=$build/openmpi/usr/lib/x86_64-linux-gnu
+  mpi=(-DPROOFC_MPI=ON -DMPI_SKIP_COMPILER_WRAPPER=ON -DMPI_C_LIB_NAMES=mpi
+       -DMPI_C_HEADER_DIR="$ompi/openmpi/include" -DMPI_mpi_LIBRARY="$ompi/openmpi/lib/libmpi.so"
+       -DMPIEXEC_EXECUTABLE="$root/scripts/mpirun-carried.sh")
+  # libmpi's own dependencies (libopen-pal, libevent, hwloc, PMIx) at link time.
+  export LIBRARY_PATH=$ompi:$ompi/pmix2/lib${LIBRARY_PATH:+:$LIBRARY_PATH}
+fi
+
 {
   if [ ! -f "$build/build.ninja" ]; then
     cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
       -DPROOFC_BUILD_COMPILER=OFF -DPROOFC_DEPS_INCLUDE="$root/.deps/include" \
-      -DGTEST_ROOT="$root/.deps/gtest" || exit 1
+      -DGTEST_ROOT="$root/.deps/gtest" "${mpi[@]}" || exit 1
   fi
   ninja -C "$build" -j"$jobs" "$@"
 } > "$log" 2>&1
