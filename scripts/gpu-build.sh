@@ -29,9 +29,13 @@ if [ -f "$root/.deps/openmpi.tar.gz" ]; then
       { echo "gpu-build: cannot unpack .deps/openmpi.tar.gz" >&2; exit 1; }
   fi
   ompi=$build/openmpi/usr/lib/x86_64-linux-gnu
+  # An RPATH (not RUNPATH) into the tree: it also finds libmpi's own
+  # libraries, so that a plain start (no mpirun) loads without
+  # LD_LIBRARY_PATH on a machine that has no Open MPI.
   mpi=(-DPROOFC_MPI=ON -DMPI_SKIP_COMPILER_WRAPPER=ON -DMPI_C_LIB_NAMES=mpi
-       -DMPI_C_HEADER_DIR="$ompi/openmpi/include" -DMPI_mpi_LIBRARY="$ompi/openmpi/lib/libmpi.so"
-       -DMPIEXEC_EXECUTABLE="$root/scripts/mpirun-carried.sh")
+       -DMPI_C_HEADER_DIR="$ompi/openmpi/include" -DMPI_mpi_LIBRARY="$ompi/libmpi.so.40"
+       -DMPIEXEC_EXECUTABLE="$root/scripts/mpirun-carried.sh"
+       -DCMAKE_EXE_LINKER_FLAGS="-Wl,--disable-new-dtags -Wl,-rpath,$ompi")
   # libmpi's own dependencies (libopen-pal, libevent, hwloc, PMIx) at link time.
   export LIBRARY_PATH=$ompi:$ompi/pmix2/lib${LIBRARY_PATH:+:$LIBRARY_PATH}
 fi

@@ -65,6 +65,16 @@ if [ "${PROOFC_DEPS_MPI:-1}" != 0 ]; then
     "$m/usr/bin/"{oshmem,shmem,mpif,mpijava,oshcc,oshc++,oshCC,oshfort,mpifort}*
   # Dangling links of what was pruned.
   find "$m" -xtype l -delete
+  # Debian's libraries look for each other in /usr (RUNPATH), where the GPU
+  # machine has none: point them at their own tree ($ORIGIN), so that a tool
+  # linked with it starts without LD_LIBRARY_PATH.
+  command -v patchelf >/dev/null ||
+    { echo "make-deps: patchelf is needed (apt-get install patchelf)" >&2; exit 1; }
+  find "$m" -type f -name '*.so*' | while read -r so; do
+    patchelf --print-rpath "$so" 2>/dev/null | grep -q '^/usr/' || continue
+    rel=$(realpath --relative-to="$(dirname "$so")" "$m/$arch")
+    patchelf --set-rpath "\$ORIGIN/$rel:\$ORIGIN/$rel/openmpi/lib" "$so"
+  done
   tar -czf "$dest/openmpi.tar.gz" -C "$debs" openmpi
   echo "make-deps: Open MPI $(du -sh "$m" | cut -f1) unpacked," \
     "$(du -sh "$dest/openmpi.tar.gz" | cut -f1) in $dest/openmpi.tar.gz"

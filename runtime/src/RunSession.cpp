@@ -236,7 +236,15 @@ RunOutput RunSession::evaluateRanges() {
     done += range.candidates();
   }
   progress.finish();
+  return finishScope(scope, std::move(outcomes), timings, chunks, chunkSize,
+                     resumed);
+}
 
+RunOutput RunSession::finishScope(const QueryRange &scope,
+                                  std::vector<Outcome> outcomes,
+                                  const BackendTimings &timings,
+                                  int64_t chunks, int64_t chunkSize,
+                                  int64_t resumed) {
   SessionResult result = session_->finish(weights_, scope, std::move(outcomes),
                                           timings, chunks, chunkSize);
   RunOutput out;
@@ -287,19 +295,9 @@ RunOutput RunSession::gatheredOutput(std::vector<Outcome> outcomes,
                                      const BackendTimings &timings,
                                      int64_t chunks, int64_t chunkSize,
                                      int64_t resumed) {
-  const QueryRange whole = wholeRange(candidates());
-  SessionResult result = session_->finish(weights_, whole, std::move(outcomes),
-                                          timings, chunks, chunkSize);
-  RunOutput out;
-  out.outcomes = std::move(result.outcomes);
-  out.report = *result.report;
+  RunOutput out = finishScope(wholeRange(candidates()), std::move(outcomes),
+                              timings, chunks, chunkSize, resumed);
   out.report.mpiRanks = options_.mpiRanks;
-  out.chunks = result.chunks;
-  out.chunkSize = result.chunkSize;
-  out.range = whole;
-  out.resumedCandidates = resumed;
-  out.report.totalSeconds = secondsSince(options_.started);
-  out.report.provenance.startedUtc = utcTimestamp(options_.startedWall);
   return out;
 }
 

@@ -211,6 +211,10 @@ public:
 private:
   /// evaluate() with a shard or a checkpoint: range by range.
   RunOutput evaluateRanges();
+  /// The output over `scope` of outcomes computed before (Session::finish).
+  RunOutput finishScope(const QueryRange &scope, std::vector<Outcome> outcomes,
+                        const BackendTimings &timings, int64_t chunks,
+                        int64_t chunkSize, int64_t resumed);
 
   InterruptGuard interrupts_; ///< first: covers loading too
   RunSessionOptions options_;

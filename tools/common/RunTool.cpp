@@ -8,6 +8,8 @@
 #endif
 
 #include "Fail.h"
+#include "RunSummary.h"
+#include "cuda/CudaBackend.h"
 
 namespace proofc::cli {
 
@@ -17,8 +19,8 @@ void finishRun(const RunTool &tool, RunSession &session, RunOutput &output) {
   // `--report -` / `--outcomes -` own stdout: the text goes to stderr.
   std::FILE *text = session.writesStandardOutput() ? stderr : stdout;
   session.printSummary(text, output);
-  if (tool.details)
-    tool.details(text);
+  if (tool.cuda)
+    printCudaRunInfo(text, tool.cuda->info());
   session.writeOutputs(output, text);
 }
 

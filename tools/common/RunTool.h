@@ -17,6 +17,10 @@
 #include <memory>
 #include <string>
 
+namespace proofc {
+class CudaBackend;
+} // namespace proofc
+
 namespace proofc::cli {
 
 struct RunTool {
@@ -31,8 +35,9 @@ struct RunTool {
   std::function<std::unique_ptr<RunSession>(const RunSessionOptions &)> open;
   /// Completes the report of evaluate()'s output (the compile seconds).
   std::function<void(RunOutput &)> complete;
-  /// Printed after the summary (the CUDA run info); may be empty.
-  std::function<void(std::FILE *)> details;
+  /// The CUDA backend open() opened, if it did: its run info is printed
+  /// after the summary.
+  CudaBackend *cuda = nullptr;
 };
 
 /// Runs the tool: in this process, or, when an MPI launcher started it

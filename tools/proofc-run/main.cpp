@@ -25,7 +25,6 @@
 #include "HostBackend.h"
 #include "Provenance.h"
 #include "RunSession.h"
-#include "RunSummary.h"
 #include "cuda/CudaBackend.h"
 #include "proofc/runtime/Notices.h"
 #include "proofc/runtime/Bundle.h"
@@ -59,7 +58,6 @@ int run(const Options &o) {
   std::optional<Bundle> bundle;
   double loadSeconds = 0;
   SelectedDevice selected;
-  CudaBackend *cuda = nullptr;
   cli::RunTool tool;
   tool.name = "proofc-run";
   tool.open = [&](const RunSessionOptions &so) {
@@ -77,20 +75,16 @@ int run(const Options &o) {
     device.unroll = o.unroll;
     device.memoEntries = o.memoEntries;
     selected = openDevice(*bundle, o.bundle, device, "--device");
-    cuda = dynamic_cast<CudaBackend *>(selected.backend.get());
+    tool.cuda = dynamic_cast<CudaBackend *>(selected.backend.get());
     return std::make_unique<RunSession>(bundle->program, *selected.backend,
                                         selected.name, so);
   };
   tool.complete = [&](RunOutput &out) {
     out.report.compileSeconds = loadSeconds;
-    if (cuda)
+    if (tool.cuda)
       // Kernel compilation (cold) or cache loads (warm) happen in setup; the
       // modules compile in parallel, so their wall time, not the sum.
-      out.report.compileSeconds += cuda->info().moduleSeconds;
-  };
-  tool.details = [&](std::FILE *text) {
-    if (cuda)
-      printCudaRunInfo(text, cuda->info());
+      out.report.compileSeconds += tool.cuda->info().moduleSeconds;
   };
   tool.options = [&] { return o.run.sessionOptions(start); };
   return cli::runTool(tool);

@@ -13,7 +13,6 @@
 
 #include "RunSession.h"
 #include "RunTool.h"
-#include "RunSummary.h"
 #include "cuda/CudaBackend.h"
 
 #include <chrono>
@@ -29,7 +28,6 @@ int driver::runCommand(const RunOptions &o) {
   std::optional<ProgramSpec> program;
   double compileSeconds = 0;
   SelectedBackend selected;
-  CudaBackend *cuda = nullptr;
   cli::RunTool tool;
   tool.name = "proofc";
   tool.open = [&](const RunSessionOptions &so) -> std::unique_ptr<RunSession> {
@@ -41,23 +39,19 @@ int driver::runCommand(const RunOptions &o) {
         std::chrono::duration<double>(Clock::now() - start).count();
     selected = selectBackend(o.run.device, o.run.threads, program->shape.B,
                              o.program);
-    cuda = dynamic_cast<CudaBackend *>(selected.backend.get());
+    tool.cuda = dynamic_cast<CudaBackend *>(selected.backend.get());
     return std::make_unique<RunSession>(*program, *selected.backend,
                                         selected.device, so);
   };
   tool.complete = [&](RunOutput &out) {
     out.report.compileSeconds = compileSeconds;
-    if (cuda) {
+    if (tool.cuda) {
       // Kernels are compiled (cold) or loaded from the disk cache (warm) in
       // the backend's setup; the report says which.
-      const CudaRunInfo &info = cuda->info();
+      const CudaRunInfo &info = tool.cuda->info();
       out.report.compileSeconds +=
           info.cache.compileSeconds + info.cache.loadSeconds;
     }
-  };
-  tool.details = [&](std::FILE *text) {
-    if (cuda)
-      printCudaRunInfo(text, cuda->info());
   };
   tool.options = [&] { return o.run.sessionOptions(start); };
   return cli::runTool(tool);
