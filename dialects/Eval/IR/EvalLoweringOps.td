@@ -345,13 +345,17 @@ def Eval_LaunchOp : Eval_Op<"launch", [
     strings: `buf:<buffer>`, `sym:<symbol>` (int32), `i32:<literal>`,
     `f32:<literal>`, `cond:<name>` (the conditional handle of a cond).
     Launches before the `eval.launch_loop` form the schedule's prologue.
+    `role` says what the launch does (init, engine, advance, advance_engine,
+    finish, policy, persistent, copy: proofc/runtime/BundleNames.h, the
+    list the runtime reads); the bundle carries it, so the runtime never
+    tells launches apart by their kernel's name.
 
     ```mlir
     eval.launch "advance" @step::@proofc_advance grid ["1"] block 256
-        args ["buf:loop_flag", "buf:pool", "sym:N", ...]
+        args ["buf:loop_flag", "buf:pool", "sym:N", ...] {role = "advance"}
     ```
   }];
-  let arguments = (ins StrAttr:$name, SymbolRefAttr:$kernel,
+  let arguments = (ins StrAttr:$name, StrAttr:$role, SymbolRefAttr:$kernel,
                        StrArrayAttr:$grid, I32Attr:$block,
                        DefaultValuedAttr<I32Attr, "0">:$shared_bytes,
                        StrArrayAttr:$args);

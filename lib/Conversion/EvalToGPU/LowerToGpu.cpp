@@ -24,7 +24,9 @@
 #include "PolicyKernel.h"
 
 #include "proofc/Dialect/Eval/Transforms/BufferPlan.h"
+#include "proofc/Dialect/Eval/Transforms/GpuHeuristics.h"
 #include "proofc/Dialect/Eval/Transforms/Passes.h"
+#include "proofc/runtime/BundleNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -66,7 +68,7 @@ std::string bufArg(BufferOp buffer) {
 class ProgramLowering {
 public:
   ProgramLowering(ProgramOp program, gpu::GPUModuleOp gpuModule,
-                  const EvalLowerToGpuPassOptions &options)
+                  EvalLowerToGpuPassOptions options)
       : program(program), gpuModule(gpuModule), options(options) {}
 
   LogicalResult run() {
@@ -90,7 +92,7 @@ public:
     if (options.schedule != "step" && options.schedule != "persistent")
       return program.emitOpError()
              << "eval-lower-to-gpu: unknown schedule '" << options.schedule
-             << "' (step or persistent)";
+             << "' (step, persistent or auto)";
     if (persistent() && failed(checkPersistent(loop)))
       return failure();
 
@@ -264,17 +266,20 @@ private:
     return getValueBuffers(value, user);
   }
 
-  LaunchOp launch(OpBuilder &builder, Location loc, StringRef base,
-                  SymbolRefAttr kernel, ArrayRef<std::string> grid,
-                  int64_t block, ArrayRef<std::string> args,
-                  int64_t sharedBytes = 0) {
+  /// A launch named `base` (made unique) doing `role` (the bundle's role
+  /// tag, BundleNames.h).
+  LaunchOp launch(OpBuilder &builder, Location loc, proofc::LaunchRole role,
+                  StringRef base, SymbolRefAttr kernel,
+                  ArrayRef<std::string> grid, int64_t block,
+                  ArrayRef<std::string> args, int64_t sharedBytes = 0) {
     SmallVector<StringRef> gridRefs(grid.begin(), grid.end());
     SmallVector<StringRef> argRefs(args.begin(), args.end());
-    return LaunchOp::create(builder, loc, uniqueName(base), kernel,
-                            builder.getStrArrayAttr(gridRefs),
-                            static_cast<uint32_t>(block),
-                            static_cast<uint32_t>(sharedBytes),
-                            builder.getStrArrayAttr(argRefs));
+    std::string_view roleName = proofc::launchRoleName(role);
+    return LaunchOp::create(
+        builder, loc, uniqueName(base),
+        StringRef(roleName.data(), roleName.size()), kernel,
+        builder.getStrArrayAttr(gridRefs), static_cast<uint32_t>(block),
+        static_cast<uint32_t>(sharedBytes), builder.getStrArrayAttr(argRefs));
   }
 
   SymbolRefAttr kernelRef(StringRef module, StringRef entry) {
@@ -309,8 +314,8 @@ private:
       args.push_back(bufArg(b));
     args.push_back(bufArg((*pool)[1])); // next_cand
     llvm::append_range(args, flagArgs((*flag)[0]));
-    launch(builder, init.getLoc(), "init", kernelRef("step", "proofc_init"),
-           {"1"}, kStepThreads, args);
+    launch(builder, init.getLoc(), proofc::LaunchRole::Init, "init",
+           kernelRef("step", "proofc_init"), {"1"}, kStepThreads, args);
     toErase.push_back(init);
     return success();
   }
@@ -330,7 +335,7 @@ private:
     llvm::append_range(args, SmallVector<std::string>{"sym:E", "sym:R",
                                                       bufArg((*derived)[0]),
                                                       bufArg((*derived)[1])});
-    launch(builder, engine.getLoc(), "engine",
+    launch(builder, engine.getLoc(), proofc::LaunchRole::Engine, "engine",
            kernelRef("step", "proofc_engine"), {"B"}, options.engineThreads,
            args);
     toErase.push_back(engine);
@@ -366,6 +371,8 @@ private:
       return failure();
     SmallVector<std::string> grid(kernel->grid.begin(), kernel->grid.end());
     launch(builder, score.getLoc(),
+           slotArgs.empty() ? proofc::LaunchRole::Policy
+                            : proofc::LaunchRole::Persistent,
            slotArgs.empty() ? "score_select" : "persistent",
            kernelRef(gpuModule.getSymName(), name), grid, kernel->block,
            kernel->args, kernel->sharedBytes);
@@ -515,7 +522,7 @@ private:
         bufArg(a->logp[0])};
     appendSlotsAndOutcomes(args, *a);
     llvm::append_range(args, flagArgs(a->flag[0]));
-    launch(builder, advance.getLoc(), "advance",
+    launch(builder, advance.getLoc(), proofc::LaunchRole::Advance, "advance",
            kernelRef("step", "proofc_advance"), {"1"}, kStepThreads, args);
     toErase.push_back(advance);
     return success();
@@ -539,7 +546,7 @@ private:
     if (persistentScore) {
       // The persistent kernel before it has advanced and derived every slot
       // to the end of the pool: the loop ends.
-      launch(builder, advance.getLoc(), "finish",
+      launch(builder, advance.getLoc(), proofc::LaunchRole::Finish, "finish",
              kernelRef("step", "proofc_finish"), {"1"}, kWarpThreads,
              {bufArg(a->flag[0]), "cond:" + kLoopCond.str()});
       toErase.push_back(advance);
@@ -551,8 +558,8 @@ private:
     llvm::append_range(args, advanceEngineArgs(advance, *a, *kb));
     args.push_back("buf:" + counters);
     llvm::append_range(args, flagArgs(a->flag[0]));
-    launch(builder, advance.getLoc(), "advance_engine",
-           kernelRef("step", "proofc_advance_engine"), {"B"},
+    launch(builder, advance.getLoc(), proofc::LaunchRole::AdvanceEngine,
+           "advance_engine", kernelRef("step", "proofc_advance_engine"), {"B"},
            options.engineThreads, args);
     toErase.push_back(advance);
     return success();
@@ -579,7 +586,8 @@ private:
         args.push_back((isExtentSymbol(factor) ? "sym:" : "i32:") +
                        factor.str());
       }
-      launch(builder, copy.getLoc(), "copy_" + dst.getSymName().str(),
+      launch(builder, copy.getLoc(), proofc::LaunchRole::Copy,
+             "copy_" + dst.getSymName().str(),
              kernelRef(gpuModule.getSymName(), entry),
              {std::to_string(kCopyBlocks)}, kCopyThreads, args);
     }
@@ -672,7 +680,7 @@ private:
 
   ProgramOp program;
   gpu::GPUModuleOp gpuModule;
-  const EvalLowerToGpuPassOptions &options;
+  const EvalLowerToGpuPassOptions options; ///< resolved: no auto left
   BufferOp loopFlagBuffer;
   std::string engineCond;
   AdvanceOp fusedAdvance; ///< with fusedCond: one launch (fuse-advance-engine)
@@ -696,27 +704,56 @@ struct EvalLowerToGpuPass
                          << static_cast<int64_t>(engineThreads);
       return signalPassFailure();
     }
-    if (groups < 0 || statesPerThread < 1 ||
-        (groups == 0 && schedule != "persistent")) {
-      module.emitError() << "eval-lower-to-gpu: groups and states-per-thread "
-                            "must be positive (groups 0: fit a slot, with "
-                            "schedule=persistent), got "
-                         << static_cast<int64_t>(groups) << " and "
-                         << static_cast<int64_t>(statesPerThread);
-      return signalPassFailure();
-    }
     auto programs = llvm::to_vector(module.getOps<ProgramOp>());
     for (ProgramOp program : programs) {
       if (!program.getBody().front().getOps<LaunchLoopOp>().empty())
         continue; // already lowered
+      FailureOr<EvalLowerToGpuPassOptions> opts = resolveOptions(program);
+      if (failed(opts))
+        return signalPassFailure();
       gpu::GPUModuleOp gpuModule = createGpuModule(module, program);
-      EvalLowerToGpuPassOptions opts{
-          chip,          features,       libdevice,        groups,
-          statesPerThread, engineThreads, minBlocksPerSm, fuseAdvanceEngine,
-          schedule};
-      if (failed(ProgramLowering(program, gpuModule, opts).run()))
+      if (failed(ProgramLowering(program, gpuModule, *opts).run()))
         return signalPassFailure();
     }
+  }
+
+  /// The options with those left at auto/-1 chosen for `program`
+  /// (GpuHeuristics.h): the schedule from B and whether eval-plan-buffers
+  /// put the policy on the tensor cores (its TF32 fragment tables), then
+  /// the warps per block and the blocks per SM.
+  FailureOr<EvalLowerToGpuPassOptions> resolveOptions(ProgramOp program) {
+    bool tensorCores = false;
+    program.walk([&](SplitTf32WeightOp) { tensorCores = true; });
+    int64_t B = program.getBAttr().getInt();
+    EvalLowerToGpuPassOptions o;
+    o.chip = chip;
+    o.features = features;
+    o.libdevice = libdevice;
+    o.statesPerThread = statesPerThread;
+    o.engineThreads = engineThreads;
+    o.fuseAdvanceEngine = fuseAdvanceEngine;
+    o.schedule = schedule == kAutoWord
+                     ? chooseSchedule(tensorCores, B, fuseAdvanceEngine).str()
+                     : std::string(schedule);
+    o.groups = groups == kAutoOption ? chooseGroups(tensorCores, B, o.schedule)
+                                     : static_cast<int64_t>(groups);
+    o.minBlocksPerSm = minBlocksPerSm == kAutoOption
+                           ? chooseMinBlocksPerSm(tensorCores, B, o.schedule)
+                           : static_cast<int64_t>(minBlocksPerSm);
+    if (o.groups < 0 || o.statesPerThread < 1 ||
+        (o.groups == 0 && o.schedule != "persistent"))
+      return program.emitError()
+             << "eval-lower-to-gpu: groups and states-per-thread must be "
+                "positive (groups 0: fit a slot, with schedule=persistent; "
+                "-1: auto), got "
+             << static_cast<int64_t>(groups) << " and "
+             << static_cast<int64_t>(statesPerThread);
+    if (o.minBlocksPerSm < 0)
+      return program.emitError()
+             << "eval-lower-to-gpu: min-blocks-per-sm must be 0 or more (-1: "
+                "auto), got "
+             << static_cast<int64_t>(minBlocksPerSm);
+    return o;
   }
 
   gpu::GPUModuleOp createGpuModule(ModuleOp module, ProgramOp program) {

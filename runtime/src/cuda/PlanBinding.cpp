@@ -147,23 +147,23 @@ template <typename T> std::vector<uint32_t> words(const std::vector<T> &v) {
   return words(v.data(), v.size());
 }
 
-/// Contents of a named binding (bundleBindings()); empty for out.*.
+/// Contents of a named binding (binding::kAll); empty for out.*.
 std::vector<uint32_t> bindingWords(const std::string &init,
                                    const KnowledgeBase &kb,
                                    const CandidateSet &candidates,
                                    const std::vector<int64_t> &order) {
-  if (init == "kb.facts") return words(kb.facts);
-  if (init == "kb.psOffsets") return words(kb.psOffsets);
-  if (init == "kb.poFacts") return words(kb.poFacts);
-  if (init == "kb.poOffsets") return words(kb.poOffsets);
-  if (init == "kb.predOffsets") return words(kb.predOffsets);
-  if (init == "kb.ruleHeads") return words(kb.ruleHeads);
-  if (init == "kb.ruleBodyOffsets") return words(kb.ruleBodyOffsets);
-  if (init == "kb.ruleBody") return words(kb.ruleBody);
-  if (init == "kb.ruleNumVars") return words(kb.ruleNumVars);
-  if (init == "kb.rulePredOffsets") return words(kb.rulePredOffsets);
-  if (init == "kb.ruleIdsByPred") return words(kb.ruleIdsByPred);
-  if (init == "pool.triples") {
+  if (init == binding::kKbFacts) return words(kb.facts);
+  if (init == binding::kKbPsOffsets) return words(kb.psOffsets);
+  if (init == binding::kKbPoFacts) return words(kb.poFacts);
+  if (init == binding::kKbPoOffsets) return words(kb.poOffsets);
+  if (init == binding::kKbPredOffsets) return words(kb.predOffsets);
+  if (init == binding::kKbRuleHeads) return words(kb.ruleHeads);
+  if (init == binding::kKbRuleBodyOffsets) return words(kb.ruleBodyOffsets);
+  if (init == binding::kKbRuleBody) return words(kb.ruleBody);
+  if (init == binding::kKbRuleNumVars) return words(kb.ruleNumVars);
+  if (init == binding::kKbRulePredOffsets) return words(kb.rulePredOffsets);
+  if (init == binding::kKbRuleIdsByPred) return words(kb.ruleIdsByPred);
+  if (init == binding::kPoolTriples) {
     std::vector<Triple> triples;
     triples.reserve(order.size());
     for (int64_t c : order) triples.push_back(candidates.candidates[c].triple);
@@ -249,11 +249,11 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
     b.decl = &decl;
     b.elements = evalExtent(decl.elements, symbols_, what);
     b.bytes = std::max<size_t>(4, static_cast<size_t>(b.elements) * 4);
-    if (decl.init.rfind("weights:", 0) == 0) {
+    if (decl.init.rfind(binding::kWeightsPrefix, 0) == 0) {
       weightBuffers_.push_back(static_cast<int32_t>(i)); // filled below
     } else if (!decl.init.empty()) {
       b.data = bindingWords(decl.init, kb, inputs.candidates, poolOrder_);
-      const bool isOutput = decl.init.rfind("out.", 0) == 0;
+      const bool isOutput = decl.init.rfind(binding::kOutPrefix, 0) == 0;
       if (!isOutput && static_cast<int64_t>(b.data.size()) != b.elements)
         fail("{}: binding '{}' has {} elements, the plan declares {}", what,
              decl.init, b.data.size(), b.elements);
@@ -262,9 +262,9 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
         if (b.elements != symbols_.at("N"))
           fail("{}: output '{}' must have N = {} elements, not {}", what,
                decl.init, symbols_.at("N"), b.elements);
-        int32_t &slot = decl.init == "out.status" ? outStatus_
-                        : decl.init == "out.depth" ? outDepth_
-                                                   : outLogp_;
+        int32_t &slot = decl.init == binding::kOutStatus  ? outStatus_
+                        : decl.init == binding::kOutDepth ? outDepth_
+                                                          : outLogp_;
         if (slot >= 0) fail("{}: a second buffer binds '{}'", what, decl.init);
         slot = index;
       }
@@ -279,9 +279,9 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
       buffers_[static_cast<size_t>(index)].data = std::move(data);
   if (outStatus_ < 0 || outDepth_ < 0 || outLogp_ < 0)
     fail("{}: the plan binds no buffer to {}", path_,
-         outStatus_ < 0 ? "out.status"
-         : outDepth_ < 0 ? "out.depth"
-                         : "out.logp");
+         outStatus_ < 0 ? binding::kOutStatus
+         : outDepth_ < 0 ? binding::kOutDepth
+                         : binding::kOutLogp);
 
   for (const Launch &launch : plan.launches) {
     const std::string what =

@@ -45,8 +45,9 @@ int64_t memoEntriesFor(int64_t requested, int64_t numCandidates);
 /// on the order; PlanBinding uploads the pool in it and puts them back.
 std::vector<int64_t> poolOrder(int64_t numCandidates, int64_t B);
 
-/// The values of bundleSymbols() for a program, knowledge base, pool and
-/// step memo (MEMO = memoEntriesFor(memoEntries, numCandidates)).
+/// The values of kBundleSymbols (BundleNames.h) for a program, knowledge
+/// base, pool and step memo (MEMO = memoEntriesFor(memoEntries,
+/// numCandidates)).
 SymbolTable planSymbols(const ProgramSpec &program, const KnowledgeBase &kb,
                         int64_t numCandidates, int64_t memoEntries = -1);
 
