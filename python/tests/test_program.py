@@ -44,7 +44,7 @@ def test_shapes_and_scale_follow_the_hyperparameters(tmp_path):
     text = prog.program(A=4, S=60, D=10, B=32, d=128, L=3, name="wide")
     # The scale is the compiler's 1/sqrt(d) (checked in the report below), D
     # and B are the attributes'.
-    assert "scale" not in text and "max_depth" not in text
+    assert "scale =" not in text and "max_depth" not in text
     assert prog.score_scale(128) == 0.0883883461356163  # float32(1/sqrt(128))
     assert prog.score_scale(64) == 0.125
     # 4 per MLP layer (linear in and out, layer_norm, relu), sum_atoms,

@@ -289,10 +289,11 @@ def Eval_BufferOp : Eval_Op<"buffer", [Symbol, HasParent<"ProgramOp">]> {
   let summary = "A device buffer, allocated once at a fixed address";
   let description = [{
     `elements` is a symbolic extent: the product of its factors, each a
-    decimal or a run-time symbol (B, S, A, A2, D, d, L, E, R, R1, R2, RE1,
-    NF, NR, NR1, NRB, N, MEMO). `init` says where the initial contents come from:
-    empty (zero-filled), a run-time binding (`kb.facts`, `pool.triples`,
-    `out.status`, ...) or a weight or folded table (`weights:<name>`, f32).
+    decimal or a run-time symbol (`kBundleSymbols`). `init` says where the
+    initial contents come from: empty (zero-filled), a run-time binding of
+    the runtime's, with its dtype (`binding::kAll`: `kb.facts`, ...), or a
+    weight or folded table (`weights:<name>`, f32). Both lists are
+    proofc/runtime/BundleNames.h's, the ones the runtime reads.
     Values are placed in buffers by the `eval.buffers` attribute that
     `eval-plan-buffers` puts on the ops defining them.
 
