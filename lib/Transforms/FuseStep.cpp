@@ -35,6 +35,14 @@ struct EvalFuseStepPass
     ProofLoopOp loop = program.getProofLoop();
     if (!loop)
       return; // already fused
+    // The fused ops and the buffers after them are made for one B.
+    if (auto slots = dyn_cast_or_null<SlotsType>(
+            loop.getSlots() ? loop.getSlots().getType() : Type());
+        slots && ShapedType::isDynamic(slots.getSlots())) {
+      loop.emitOpError() << "cannot fuse the step: its types write B as '?' "
+                            "(run eval-specialize-shapes first)";
+      return signalPassFailure();
+    }
     FailureOr<ProofStep> step = matchProofStep(loop, [](Operation *op) {
       return op->emitOpError() << "cannot fuse the step: ";
     });
