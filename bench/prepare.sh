@@ -4,9 +4,8 @@
 #   .deps/                          header-only deps (scripts/make-deps.sh)
 #   .gpudata/data/kinship/          the V10 workload's data and trained weights
 #   .gpudata/bundles/v10-b<B>.pcb   examples/v10.mlir compiled with B slots,
-#                                   for each B of BENCH_BATCHES (B is a program
-#                                   attribute: only `B = 256` and the `<256x`
-#                                   dimensions of the slot types are rewritten)
+#                                   for each B of BENCH_BATCHES
+#                                   (`proofc compile --slots B`)
 #   .gpudata/data/fb15k-237/        the large workload (largest dataset with rules)
 #   .gpudata/weights/fb15k-237-random.safetensors
 #                                   `proofc init-weights --seed 0`: fb15k-237 has no
@@ -34,25 +33,11 @@ limit=$((64 * 1024 * 1024))
 # kinship data + weights, .deps, and bundles/v10.pcb (the agreement scripts' bundle).
 PROOFC_BUILD_DIR=$build PROOFC_SHARED_DIR=$shared "$root/scripts/prepare-gpu-run.sh" kinship > /dev/null
 
-# One bundle per B. Every `256` outside comments must be B, or the rewrite
-# would change something else: count them before and check none is left.
-code_256() { grep -v '^[[:space:]]*//' "$1" | grep -oP '(?<![0-9])256(?![0-9])' | wc -l; }
-expected=$(grep -v '^[[:space:]]*//' "$program" | grep -oE 'B = 256 : i64|<256x' | wc -l)
-found=$(code_256 "$program")
-[ "$expected" -eq "$found" ] && [ "$found" -gt 0 ] || {
-  echo "prepare: $program has $found '256' outside comments but $expected of them are B (B = 256, <256x...>);" \
-       "the B rewrite would be wrong" >&2; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# One bundle per B: the program sets B once and --slots overrides it.
 bundles=()
 for B in "${batches[@]}"; do
   [[ "$B" =~ ^[1-9][0-9]*$ ]] || { echo "prepare: BENCH_BATCHES: '$B' is not a positive integer" >&2; exit 1; }
-  src=$tmp/v10-b$B.mlir
-  sed -E "s/B = 256 : i64/B = $B : i64/; s/<256x/<${B}x/g" "$program" > "$src"
-  if [ "$B" != 256 ] && [ "$(code_256 "$src")" -ne 0 ]; then
-    echo "prepare: a '256' is left in the B=$B program" >&2; exit 1
-  fi
-  "$proofc" compile "$src" -o "$dest/bundles/v10-b$B.pcb"
+  "$proofc" compile "$program" --slots "$B" -o "$dest/bundles/v10-b$B.pcb"
   bundles+=("\"$B\": \"bundles/v10-b$B.pcb\"")
 done
 

@@ -1,6 +1,7 @@
 //===- EvalGpuPipeline.cpp - The eval program -> PTX pipeline -------------===//
 //
-// The order matters: folding first (the kernel reads folded tables), fusion
+// The order matters: the shapes first (every later pass reads static types
+// and the program's B), folding next (the kernel reads folded tables), fusion
 // before cond outlining (the rotation moves the fused engine), the plan
 // before the lowering (launch arguments are buffers). The upstream tail
 // lowers only the gpu.module: bare-pointer kernel arguments give the plain C
@@ -40,31 +41,30 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
+using namespace mlir::eval;
 
-void eval::buildEvalGpuPipeline(OpPassManager &pm,
-                                const EvalGpuPipelineOptions &options) {
+namespace {
+
+/// The passes of the pipeline that take options, configured.
+struct ConfiguredPasses {
+  std::unique_ptr<Pass> shapes, plan, lower;
+  bool stopBeforeNvvm = false;
+};
+
+/// The one pipeline, whichever way its options came.
+void addEvalGpuPipeline(OpPassManager &pm, ConfiguredPasses passes) {
   OpPassManager &program = pm.nest<ProgramOp>();
+  program.addPass(std::move(passes.shapes));
   program.addPass(createEvalFoldAtomEmbeddingPass());
   program.addPass(createEvalFuseStepPass());
   program.addPass(createEvalOutlineEngineCondPass());
-  EvalPlanBuffersPassOptions plan;
-  plan.matmul = options.matmul;
-  program.addPass(createEvalPlanBuffersPass(plan));
-
-  EvalLowerToGpuPassOptions lower;
-  lower.chip = options.chip;
-  lower.features = options.features;
-  lower.libdevice = options.libdevice;
-  lower.groups = options.groups;
-  lower.statesPerThread = options.statesPerThread;
-  lower.engineThreads = options.engineThreads;
-  lower.minBlocksPerSm = options.minBlocksPerSm;
-  lower.fuseAdvanceEngine = options.fuseAdvanceEngine;
-  lower.schedule = options.schedule;
-  pm.addPass(createEvalLowerToGpuPass(lower));
-  if (options.stopBeforeNvvm)
+  program.addPass(std::move(passes.plan));
+  pm.addPass(std::move(passes.lower));
+  if (passes.stopBeforeNvvm)
     return;
 
   OpPassManager &gpu = pm.nest<gpu::GPUModuleOp>();
@@ -80,12 +80,102 @@ void eval::buildEvalGpuPipeline(OpPassManager &pm,
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
+/// Splits `key=value key2={...} ...` at the spaces outside braces and quotes.
+SmallVector<StringRef> splitOptions(StringRef text) {
+  SmallVector<StringRef> out;
+  size_t start = 0, depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    char c = i < text.size() ? text[i] : ' ';
+    if (quote) {
+      quote = c == quote ? 0 : quote;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '{') {
+      ++depth;
+    } else if (c == '}') {
+      depth -= depth > 0;
+    } else if (c == ' ' && depth == 0) {
+      StringRef token = text.slice(start, i).trim();
+      if (!token.empty())
+        out.push_back(token);
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+/// The option keys a pass declares, read from its textual form
+/// (`name{key=value ...}`), which lists every option.
+llvm::StringSet<> optionKeys(Pass &pass) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  pass.printAsTextualPipeline(os);
+  llvm::StringSet<> keys;
+  StringRef body = StringRef(text).split('{').second;
+  body.consume_back("}");
+  for (StringRef token : splitOptions(body))
+    keys.insert(token.split('=').first);
+  return keys;
+}
+
+/// proofc-opt's `eval-gpu-pipeline{...}`: each key goes to the pass that
+/// declares it (EvalPasses.td), `stop-before-nvvm` to the pipeline.
+LogicalResult
+buildFromText(OpPassManager &pm, StringRef text,
+              function_ref<LogicalResult(const Twine &)> errorHandler) {
+  ConfiguredPasses passes{createEvalSpecializeShapesPass(),
+                          createEvalPlanBuffersPass(),
+                          createEvalLowerToGpuPass()};
+  for (StringRef token : splitOptions(text)) {
+    auto [key, value] = token.split('=');
+    if (key == "stop-before-nvvm") {
+      if (value.empty() || value == "true" || value == "1")
+        passes.stopBeforeNvvm = true;
+      else if (value == "false" || value == "0")
+        passes.stopBeforeNvvm = false;
+      else
+        return errorHandler("eval-gpu-pipeline: stop-before-nvvm takes true "
+                            "or false, got '" +
+                            value + "'");
+      continue;
+    }
+    Pass *owner = nullptr;
+    for (Pass *pass :
+         {passes.shapes.get(), passes.plan.get(), passes.lower.get()})
+      if (optionKeys(*pass).contains(key))
+        owner = pass;
+    if (!owner)
+      return errorHandler("eval-gpu-pipeline: no option '" + key +
+                          "' (the options of eval-specialize-shapes, "
+                          "eval-plan-buffers and eval-lower-to-gpu, and "
+                          "stop-before-nvvm)");
+    if (failed(owner->initializeOptions(token, errorHandler)))
+      return failure();
+  }
+  addEvalGpuPipeline(pm, std::move(passes));
+  return success();
+}
+
+} // namespace
+
+void eval::buildEvalGpuPipeline(OpPassManager &pm,
+                                const EvalGpuPipelineOptions &options) {
+  addEvalGpuPipeline(pm, {createEvalSpecializeShapesPass(options.shapes),
+                          createEvalPlanBuffersPass(options.plan),
+                          createEvalLowerToGpuPass(options.lower),
+                          options.stopBeforeNvvm});
+}
+
 void eval::registerEvalPasses() {
   registerEvalTransformsPasses();
-  PassPipelineRegistration<EvalGpuPipelineOptions>(
+  registerPassPipeline(
       "eval-gpu-pipeline",
-      "The eval program to launches and PTX (proofc compile's pipeline)",
-      buildEvalGpuPipeline);
+      "The eval program to launches and PTX (proofc compile's pipeline); "
+      "takes the options of eval-specialize-shapes, eval-plan-buffers and "
+      "eval-lower-to-gpu, and stop-before-nvvm",
+      buildFromText,
+      [](function_ref<void(const mlir::detail::PassOptions &)>) {});
 }
 
 void eval::registerEvalGpuPipelineDependencies(DialectRegistry &registry) {

@@ -1,10 +1,11 @@
 //===- BufferPlan.cpp - How values of the eval dialect map to buffers -----===//
 //
 // The component lists follow the kernels' signatures in docs/gpu-kernels.md
-// and the run-time bindings of runtime/include/proofc/runtime/Bundle.h.
+// and the run-time bindings of runtime/include/proofc/runtime/BundleNames.h.
 //
 //===----------------------------------------------------------------------===//
 #include "proofc/Dialect/Eval/Transforms/BufferPlan.h"
+#include "proofc/runtime/BundleNames.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringExtras.h"
@@ -17,25 +18,30 @@ mlir::eval::getBufferComponents(Type type, StringRef tensorRole) {
   MLIRContext *ctx = type.getContext();
   Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
   using C = BufferComponent;
+  namespace binding = proofc::binding;
+  auto str = [](std::string_view name) { return std::string(name); };
   if (isa<KnowledgeBaseType>(type))
     return SmallVector<C>{
-        {"kb_facts", i32, {"NF", "3"}, "kb.facts"},
-        {"kb_ps_offsets", i32, {"RE1"}, "kb.psOffsets"},
-        {"kb_po_facts", i32, {"NF"}, "kb.poFacts"},
-        {"kb_po_offsets", i32, {"RE1"}, "kb.poOffsets"},
-        {"kb_pred_offsets", i32, {"R1"}, "kb.predOffsets"},
-        {"kb_rule_heads", i32, {"NR", "3"}, "kb.ruleHeads"},
-        {"kb_rule_body_offsets", i32, {"NR1"}, "kb.ruleBodyOffsets"},
-        {"kb_rule_body", i32, {"NRB", "3"}, "kb.ruleBody"},
-        {"kb_rule_num_vars", i32, {"NR"}, "kb.ruleNumVars"},
-        {"kb_rule_pred_offsets", i32, {"R1"}, "kb.rulePredOffsets"},
-        {"kb_rule_ids_by_pred", i32, {"NR"}, "kb.ruleIdsByPred"}};
+        {"kb_facts", i32, {"NF", "3"}, str(binding::kKbFacts)},
+        {"kb_ps_offsets", i32, {"RE1"}, str(binding::kKbPsOffsets)},
+        {"kb_po_facts", i32, {"NF"}, str(binding::kKbPoFacts)},
+        {"kb_po_offsets", i32, {"RE1"}, str(binding::kKbPoOffsets)},
+        {"kb_pred_offsets", i32, {"R1"}, str(binding::kKbPredOffsets)},
+        {"kb_rule_heads", i32, {"NR", "3"}, str(binding::kKbRuleHeads)},
+        {"kb_rule_body_offsets",
+         i32,
+         {"NR1"},
+         str(binding::kKbRuleBodyOffsets)},
+        {"kb_rule_body", i32, {"NRB", "3"}, str(binding::kKbRuleBody)},
+        {"kb_rule_num_vars", i32, {"NR"}, str(binding::kKbRuleNumVars)},
+        {"kb_rule_pred_offsets", i32, {"R1"}, str(binding::kKbRulePredOffsets)},
+        {"kb_rule_ids_by_pred", i32, {"NR"}, str(binding::kKbRuleIdsByPred)}};
   if (isa<PoolType>(type))
-    return SmallVector<C>{{"pool", i32, {"N", "3"}, "pool.triples"},
+    return SmallVector<C>{{"pool", i32, {"N", "3"}, str(binding::kPoolTriples)},
                           {"next_cand", i32, {"1"}, ""},
-                          {"out_status", i32, {"N"}, "out.status"},
-                          {"out_depth", i32, {"N"}, "out.depth"},
-                          {"out_logp", f32, {"N"}, "out.logp"}};
+                          {"out_status", i32, {"N"}, str(binding::kOutStatus)},
+                          {"out_depth", i32, {"N"}, str(binding::kOutDepth)},
+                          {"out_logp", f32, {"N"}, str(binding::kOutLogp)}};
   // B, S and A are the program's; the runtime binds the same values.
   if (isa<SlotsType>(type))
     return SmallVector<C>{{"state", i32, {"B", "A", "3"}, ""},

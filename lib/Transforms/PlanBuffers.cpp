@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "proofc/Dialect/Eval/Transforms/BufferPlan.h"
+#include "proofc/Dialect/Eval/Transforms/GpuHeuristics.h"
 #include "proofc/Dialect/Eval/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -133,6 +134,10 @@ private:
 struct EvalPlanBuffersPass
     : public eval::impl::EvalPlanBuffersPassBase<EvalPlanBuffersPass> {
   using EvalPlanBuffersPassBase::EvalPlanBuffersPassBase;
+  /// matmul, resolved (auto: chooseMatmul): the linear layers get TF32
+  /// fragment tables for the tensor cores.
+  bool tensorCores = false;
+
   void runOnOperation() override {
     ProgramOp program = getOperation();
     if (program.getProofLoop()) {
@@ -140,11 +145,13 @@ struct EvalPlanBuffersPass
                           "eval-fuse-step first)");
       return signalPassFailure();
     }
-    if (matmul != "fma" && matmul != "tf32x3") {
+    if (matmul != "fma" && matmul != "tf32x3" && matmul != kAutoWord) {
       program.emitOpError() << "eval-plan-buffers: unknown matmul '" << matmul
-                            << "' (fma, tf32x3)";
+                            << "' (fma, tf32x3, auto)";
       return signalPassFailure();
     }
+    tensorCores = (matmul == kAutoWord ? chooseMatmul(program)
+                                       : StringRef(matmul)) == "tf32x3";
     if (!program.getBody().front().getOps<BufferOp>().empty())
       return; // already planned
     insertCopies(program);
@@ -291,7 +298,7 @@ struct EvalPlanBuffersPass
         } else if (auto linear = dyn_cast<LinearOp>(op)) {
           int64_t in = linear.getInput().getType().getDimSize(0);
           int64_t out = linear.getType().getDimSize(0);
-          if (matmul == "tf32x3") {
+          if (tensorCores) {
             if (in % 8 != 0 || out % 8 != 0)
               return linear.emitOpError()
                      << "matmul=tf32x3 needs linear layers whose widths are "

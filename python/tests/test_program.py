@@ -1,6 +1,7 @@
 """proofc.program: the generated reference program evaluates as examples/v10.mlir,
 its shapes and scale follow the hyperparameters, and compile() caches bundles."""
 
+import json
 import os
 import re
 
@@ -41,13 +42,16 @@ def test_v10_program_evaluates_as_the_example(tmp_path):
 
 def test_shapes_and_scale_follow_the_hyperparameters(tmp_path):
     text = prog.program(A=4, S=60, D=10, B=32, d=128, L=3, name="wide")
-    assert "scale = 0.0883883461356163 : f32" in text  # float32(1/sqrt(128))
-    assert prog.score_scale(128) == 0.0883883461356163
+    # The scale is the compiler's 1/sqrt(d) (checked in the report below), D
+    # and B are the attributes'.
+    assert "scale =" not in text and "max_depth" not in text
+    assert prog.score_scale(128) == 0.0883883461356163  # float32(1/sqrt(128))
     assert prog.score_scale(64) == 0.125
     # 4 per MLP layer (linear in and out, layer_norm, relu), sum_atoms,
     # return and the encoder's signature.
     assert text.count("tensor<128xf32>") == 4 * 3 + 3
-    assert "max_depth = 10 : i64" in text and "!eval.derived<32x60x4>" in text
+    assert "D = 10 : i64" in text and "B = 32 : i64" in text
+    assert "!eval.derived<?x60x4>" in text
     mlir = tmp_path / "wide.mlir"
     mlir.write_text(text)
     out = tmp_path / "w.safetensors"
@@ -56,9 +60,12 @@ def test_shapes_and_scale_follow_the_hyperparameters(tmp_path):
     assert shapes["atom.weight"] == (128, 384) and shapes["var_emb"] == (8, 128)
     assert sorted(k for k in shapes if k.startswith("mlp.")) == sorted(
         f"mlp.{l}.{p}" for l in range(3) for p in ("weight", "bias", "ln.weight", "ln.bias"))
+    report = tmp_path / "r.json"
     result = run("proofc", "run", mlir, "--data", shared("data", "nations"), "--weights", out,
-                 "--queries", 3, "--device", "cpu")
+                 "--queries", 3, "--device", "cpu", "--report", report)
     assert "@wide (A=4 S=60 D=10 B=32 d=128 L=3)" in result.stdout
+    assert json.loads(report.read_text())["program"]["policy"]["score_scale"] == \
+        prog.score_scale(128)
 
 
 def test_no_mlp_layers(tmp_path):

@@ -27,35 +27,6 @@ namespace proofc {
 
 using nlohmann::json;
 
-const std::vector<std::string> &bundleSymbols() {
-  static const std::vector<std::string> symbols = {
-      "B", "S", "A", "A2", "D", "d", "L",  "E",   "R",
-      "R1", "R2", "RE1", "NF", "NR", "NR1", "NRB", "N", "MEMO", "ACTIONS"};
-  return symbols;
-}
-
-const std::map<std::string, DType> &bundleBindings() {
-  static const std::map<std::string, DType> bindings = {
-      {"kb.facts", DType::I32},
-      {"kb.psOffsets", DType::I32},
-      {"kb.poFacts", DType::I32},
-      {"kb.poOffsets", DType::I32},
-      {"kb.predOffsets", DType::I32},
-      {"kb.ruleHeads", DType::I32},
-      {"kb.ruleBodyOffsets", DType::I32},
-      {"kb.ruleBody", DType::I32},
-      {"kb.ruleNumVars", DType::I32},
-      {"kb.rulePredOffsets", DType::I32},
-      {"kb.ruleIdsByPred", DType::I32},
-      {"pool.triples", DType::I32},
-      {"out.status", DType::I32},
-      {"out.depth", DType::I32},
-      {"out.logp", DType::F32},
-      {"out.actions", DType::I32},
-  };
-  return bindings;
-}
-
 const char *dtypeName(DType dtype) {
   switch (dtype) {
   case DType::I32: return "i32";
@@ -146,6 +117,7 @@ json planJson(const GpuPlan &plan) {
   json launches = json::array();
   for (const Launch &l : plan.launches)
     launches.push_back({{"name", l.name},
+                        {"role", launchRoleName(l.role)},
                         {"module", l.module},
                         {"entry", l.entry},
                         {"grid", extentJson(l.grid)},
@@ -284,11 +256,7 @@ private:
   const std::string &file_;
 };
 
-bool isSymbol(const std::string &s) {
-  for (const std::string &sym : bundleSymbols())
-    if (s == sym) return true;
-  return false;
-}
+bool isSymbol(const std::string &s) { return isBundleSymbol(s); }
 
 bool isDecimal(const std::string &s) {
   if (s.empty() || s.size() > 18) return false;
@@ -588,20 +556,21 @@ private:
   void checkInit(const BufferDecl &b, const Node &node) {
     const std::string &init = b.init;
     if (init.empty()) return;
-    if (init.rfind("weights:", 0) == 0) {
-      if (init.size() == 8) node.error("'weights:' needs a tensor name");
+    if (init.rfind(binding::kWeightsPrefix, 0) == 0) {
+      if (init.size() == binding::kWeightsPrefix.size())
+        node.error("'weights:' needs a tensor name");
       if (b.dtype != DType::F32)
         node.error(fmt::format("a weights binding needs dtype f32, buffer "
                                "'{}' is {}",
                                escapeForMessage(b.name), dtypeName(b.dtype)));
       return;
     }
-    auto it = bundleBindings().find(init);
-    if (it == bundleBindings().end())
+    const binding::Binding *known = binding::find(init);
+    if (!known)
       node.error(fmt::format("unknown binding '{}'", escapeForMessage(init)));
-    if (it->second != b.dtype)
+    if (known->dtype != b.dtype)
       node.error(fmt::format("binding '{}' needs dtype {}, buffer '{}' is {}",
-                             escapeForMessage(init), dtypeName(it->second),
+                             escapeForMessage(init), dtypeName(known->dtype),
                              escapeForMessage(b.name), dtypeName(b.dtype)));
   }
 
@@ -863,10 +832,16 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
     bundle.plan.prologue.push_back(std::move(op));
   }
   for (const Node &l : plan["launches"].array()) {
-    l.expectObject(
-        {"name", "module", "entry", "grid", "block", "shared_bytes", "args"});
+    l.expectObject({"name", "role", "module", "entry", "grid", "block",
+                    "shared_bytes", "args"});
     Launch launch;
     launch.name = l["name"].nonEmptyStr();
+    std::optional<LaunchRole> role = launchRoleNamed(l["role"].str());
+    if (!role)
+      l["role"].error(fmt::format("unknown launch role '{}' ({})",
+                                  escapeForMessage(l["role"].str()),
+                                  launchRoleList()));
+    launch.role = *role;
     launch.module = l["module"].nonEmptyStr();
     launch.entry = l["entry"].nonEmptyStr();
     launch.grid = parseExtent(l["grid"]);

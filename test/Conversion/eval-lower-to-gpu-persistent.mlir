@@ -26,8 +26,8 @@
 // CHECK:      eval.launch "init" @step::@proofc_init
 // CHECK-NEXT: eval.launch "engine" @step::@proofc_engine
 // CHECK-NEXT: eval.launch_loop "loop" flag @loop_flag {
-// CHECK-NEXT:   eval.launch "persistent" @policy::@score_select grid ["B"] block 256 shared 74792 args ["buf:loop_flag", "buf:state", "buf:derived", "buf:count", "buf:slot_cand", {{.*}}, "buf:action", "buf:action_logp", "buf:pool", "sym:N", "i32:20", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:out_actions", "sym:ACTIONS", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count", "buf:memo_table", "buf:memo_claims", "sym:MEMO"]
-// CHECK-NEXT:   eval.launch "finish" @step::@proofc_finish grid ["1"] block 32 args ["buf:loop_flag", "cond:loop"]
+// CHECK-NEXT:   eval.launch "persistent" @policy::@score_select grid ["B"] block 256 shared 74792 args ["buf:loop_flag", "buf:state", "buf:derived", "buf:count", "buf:slot_cand", {{.*}}, "buf:action", "buf:action_logp", "buf:pool", "sym:N", "i32:20", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:out_actions", "sym:ACTIONS", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count", "buf:memo_table", "buf:memo_claims", "sym:MEMO"] {role = "persistent"}
+// CHECK-NEXT:   eval.launch "finish" @step::@proofc_finish grid ["1"] block 32 args ["buf:loop_flag", "cond:loop"] {role = "finish"}
 // CHECK-NEXT: }
 // CHECK-NOT:  proofc_advance_engine
 // CHECK:      gpu.module @policy
@@ -47,9 +47,9 @@
 
 // RUN: not proofc-opt %examples/v10.mlir --pass-pipeline='builtin.module(eval-gpu-pipeline{schedule=bogus stop-before-nvvm=true})' 2>&1 \
 // RUN: | FileCheck %s --check-prefix=BOGUS
-// BOGUS: error: 'eval.program' op eval-lower-to-gpu: unknown schedule 'bogus' (step or persistent)
+// BOGUS: error: 'eval.program' op eval-lower-to-gpu: unknown schedule 'bogus' (step, persistent or auto)
 
 // groups=0 (fit a slot in one block) is the persistent kernel's only.
-// RUN: not proofc-opt %examples/v10.mlir --pass-pipeline='builtin.module(eval-gpu-pipeline{groups=0 stop-before-nvvm=true})' 2>&1 \
+// RUN: not proofc-opt %examples/v10.mlir --pass-pipeline='builtin.module(eval-gpu-pipeline{groups=0 schedule=step stop-before-nvvm=true})' 2>&1 \
 // RUN: | FileCheck %s --check-prefix=FIT
-// FIT: error: eval-lower-to-gpu: groups and states-per-thread must be positive (groups 0: fit a slot, with schedule=persistent), got 0 and 4
+// FIT: error: eval-lower-to-gpu: groups and states-per-thread must be positive (groups 0: fit a slot, with schedule=persistent; -1: auto), got 0 and 4

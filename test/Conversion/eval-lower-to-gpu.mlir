@@ -31,21 +31,21 @@
 // CHECK-NOT:  eval.cuda_module
 // CHECK-NOT:  eval.init_slots
 // With the cond gone, the kernels' engine handle is the loop's.
-// CHECK:      eval.launch "init" @step::@proofc_init grid ["1"] block 256 args ["buf:pool", "sym:N", "sym:B", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:loop_flag", "buf:loop_flag", "cond:loop", "cond:loop"]
-// CHECK-NEXT: eval.launch "engine" @step::@proofc_engine grid ["B"] block 128 args ["buf:loop_flag", "buf:state", "buf:slot_cand", "buf:pool", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "sym:R", "buf:derived", "buf:count"]
+// CHECK:      eval.launch "init" @step::@proofc_init grid ["1"] block 256 args ["buf:pool", "sym:N", "sym:B", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:loop_flag", "buf:loop_flag", "cond:loop", "cond:loop"] {role = "init"}
+// CHECK-NEXT: eval.launch "engine" @step::@proofc_engine grid ["B"] block 128 args ["buf:loop_flag", "buf:state", "buf:slot_cand", "buf:pool", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "sym:R", "buf:derived", "buf:count"] {role = "engine"}
 // CHECK-NEXT: eval.launch_loop "loop" flag @loop_flag {
-// CHECK-NEXT:   eval.launch "score_select" @policy::@score_select grid ["B", "1"] block 128 args ["buf:loop_flag", "buf:state", "buf:derived", "buf:count", "buf:slot_cand", "buf:w_atom_pred_proj", "buf:w_atom_arg0_const", "buf:w_atom_arg1_const", "buf:w_atom_arg0_var", "buf:w_atom_arg1_var", "buf:w_mlp_0_weight_T", "buf:w_mlp_0_bias", "buf:w_mlp_0_ln_weight", "buf:w_mlp_0_ln_bias", "sym:R", "f32:0.25", "buf:action", "buf:action_logp", "buf:score_select_logits", "buf:score_select_arrivals"]
-// CHECK-NEXT:   eval.launch "advance_engine" @step::@proofc_advance_engine grid ["B"] block 128 args ["buf:loop_flag", "buf:pool", "sym:N", "i32:4", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:out_actions", "sym:ACTIONS", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count", "buf:memo_table", "buf:memo_claims", "sym:MEMO", "buf:advance_engine_counters", "buf:loop_flag", "buf:loop_flag", "cond:loop", "cond:loop"]
+// CHECK-NEXT:   eval.launch "score_select" @policy::@score_select grid ["B", "1"] block 128 args ["buf:loop_flag", "buf:state", "buf:derived", "buf:count", "buf:slot_cand", "buf:w_atom_pred_proj", "buf:w_atom_arg0_const", "buf:w_atom_arg1_const", "buf:w_atom_arg0_var", "buf:w_atom_arg1_var", "buf:w_mlp_0_weight_T", "buf:w_mlp_0_bias", "buf:w_mlp_0_ln_weight", "buf:w_mlp_0_ln_bias", "sym:R", "f32:0.25", "buf:action", "buf:action_logp", "buf:score_select_logits", "buf:score_select_arrivals"] {role = "policy"}
+// CHECK-NEXT:   eval.launch "advance_engine" @step::@proofc_advance_engine grid ["B"] block 128 args ["buf:loop_flag", "buf:pool", "sym:N", "i32:4", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:out_actions", "sym:ACTIONS", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count", "buf:memo_table", "buf:memo_claims", "sym:MEMO", "buf:advance_engine_counters", "buf:loop_flag", "buf:loop_flag", "cond:loop", "cond:loop"] {role = "advance_engine"}
 // CHECK-NEXT: }
 // UNFUSED-LABEL: eval.program @lowered
 // UNFUSED-NOT:   @advance_engine_counters
 // UNFUSED-NOT:   @memo_table
-// UNFUSED:       eval.launch "init" @step::@proofc_init {{.*}} "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop"]
+// UNFUSED:       eval.launch "init" @step::@proofc_init {{.*}} "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop"] {role = "init"}
 // UNFUSED:       eval.launch_loop "loop" flag @loop_flag {
 // UNFUSED-NEXT:    eval.launch "score_select" @policy::@score_select
-// UNFUSED-NEXT:    eval.launch "advance" @step::@proofc_advance grid ["1"] block 256 args ["buf:loop_flag", "buf:pool", "sym:N", "sym:B", "i32:4", "sym:R", "buf:derived", "buf:count", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:out_actions", "sym:ACTIONS", "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop"]
+// UNFUSED-NEXT:    eval.launch "advance" @step::@proofc_advance grid ["1"] block 256 args ["buf:loop_flag", "buf:pool", "sym:N", "sym:B", "i32:4", "sym:R", "buf:derived", "buf:count", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:out_actions", "sym:ACTIONS", "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop"] {role = "advance"}
 // UNFUSED-NEXT:    eval.launch_cond "engine" flag @loop_flag {
-// UNFUSED-NEXT:      eval.launch "engine_1" @step::@proofc_engine grid ["B"] block 128 args ["buf:loop_flag",
+// UNFUSED-NEXT:      eval.launch "engine_1" @step::@proofc_engine grid ["B"] block 128 args ["buf:loop_flag", {{.*}}] {role = "engine"}
 // UNFUSED-NEXT:    }
 // UNFUSED-NEXT:  }
 // CHECK-NOT:  eval.device_loop
@@ -176,12 +176,12 @@ eval.program @lowered attributes {A = 2 : i64, B = 5 : i64, D = 4 : i64, S = 3 :
 
 // eval.copy: one launch of gpu.func @copy_words per component buffer.
 // CHECK-LABEL: eval.program @copies
-// CHECK:      eval.launch "copy_state_1" @policy::@copy_words grid ["120"] block 256 args ["buf:loop_flag", "buf:state", "buf:state_1", "sym:B", "sym:A", "i32:3", "i32:1"]
-// CHECK-NEXT: eval.launch "copy_slot_cand_1" @policy::@copy_words grid ["120"] block 256 args ["buf:loop_flag", "buf:slot_cand", "buf:slot_cand_1", "sym:B", "i32:1", "i32:1", "i32:1"]
+// CHECK:      eval.launch "copy_state_1" @policy::@copy_words grid ["120"] block 256 args ["buf:loop_flag", "buf:state", "buf:state_1", "sym:B", "sym:A", "i32:3", "i32:1"] {role = "copy"}
+// CHECK-NEXT: eval.launch "copy_slot_cand_1" @policy::@copy_words grid ["120"] block 256 args ["buf:loop_flag", "buf:slot_cand", "buf:slot_cand_1", "sym:B", "i32:1", "i32:1", "i32:1"] {role = "copy"}
 // CHECK-NEXT: eval.launch "copy_depth_1"
 // CHECK-NEXT: eval.launch "copy_logp_1"
 // CHECK-NEXT: eval.launch "advance" {{.*}} "buf:state_1", "buf:slot_cand_1", "buf:depth_1", "buf:logp_1",
-// CHECK:      eval.launch "copy_state" @policy::@copy_words grid ["120"] block 256 args ["buf:loop_flag", "buf:state_1", "buf:state", "sym:B", "sym:A", "i32:3", "i32:1"]
+// CHECK:      eval.launch "copy_state" @policy::@copy_words grid ["120"] block 256 args ["buf:loop_flag", "buf:state_1", "buf:state", "sym:B", "sym:A", "i32:3", "i32:1"] {role = "copy"}
 // CHECK:      gpu.func @copy_words(%[[GUARD:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>, %[[SRC:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>, %[[DST:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel {
 // CHECK:        scf.for
 // CHECK-NEXT:     %[[V:[a-zA-Z0-9_]+]] = memref.load

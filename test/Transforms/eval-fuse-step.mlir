@@ -67,7 +67,7 @@ eval.program @fused attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i
 
 // -----
 
-// Parent and child states must be scored by one encoder.
+// Rule 4: parent and child states must be scored by one encoder.
 eval.program @two_encoders attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
   eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {
     %e = eval.atom_embed %s {preds = "p", consts = "c", vars = "v", weight = "w", bias = "b"} : !eval.state<2> -> tensor<2x8xf32>
@@ -98,9 +98,8 @@ eval.program @two_encoders attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B 
 
 // -----
 
-// The step may hold nothing but spec §5's pieces: the fused ops would drop
-// it. (A second transition on the slots: the recycled slots are not the
-// terminal check of the transition's result.)
+// Rule 5: the data flow of spec §5's step (the recycled slots are not the
+// terminal check of the transition's result).
 eval.program @wiring attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
   eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {
     %e = eval.atom_embed %s {preds = "p", consts = "c", vars = "v", weight = "w", bias = "b"} : !eval.state<2> -> tensor<2x8xf32>
@@ -120,6 +119,115 @@ eval.program @wiring attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : 
     %done = eval.terminal_check %next {max_depth = 4 : i64} : !eval.slots<5x2>
     // expected-error @+1 {{'eval.recycle' op cannot fuse the step: operand #0 must be the 'eval.terminal_check' result}}
     %refill = eval.recycle %slots, %pool : !eval.slots<5x2>, !eval.pool -> !eval.slots<5x2>
+    eval.yield %refill : !eval.slots<5x2>
+  }
+}
+
+// -----
+
+// Rule 2 (ProofStep.h): the parent embeddings are the encoder's, of the
+// loop's slots.
+eval.program @parent attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
+  eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {
+    %e = eval.atom_embed %s {preds = "p", consts = "c", vars = "v", weight = "w", bias = "b"} : !eval.state<2> -> tensor<2x8xf32>
+    %h = eval.sum_atoms %e : tensor<2x8xf32> -> tensor<8xf32>
+    eval.return %h : tensor<8xf32>
+  }
+  %kb = eval.knowledge_base : !eval.kb
+  %pool = eval.candidate_pool : !eval.pool
+  eval.proof_loop %kb, %pool : !eval.kb, !eval.pool {
+  ^bb0(%slots: !eval.slots<5x2>):
+    %d = eval.derive %kb, %slots : !eval.kb, !eval.slots<5x2> -> !eval.derived<5x3x2>
+    %pe = arith.constant dense<0.0> : tensor<5x8xf32>
+    %ce = eval.encode @enc(%d) : !eval.derived<5x3x2> -> tensor<5x3x8xf32>
+    // expected-error @+1 {{'eval.dot_score' op cannot fuse the step: the parent embeddings must be 'eval.encode' of the loop's slots}}
+    %logits = eval.dot_score %pe, %ce {scale = 0.25 : f32} : tensor<5x8xf32>, tensor<5x3x8xf32> -> tensor<5x3xf32>
+    %act, %lp = eval.select %logits, %d : tensor<5x3xf32>, !eval.derived<5x3x2> -> tensor<5xi32>, tensor<5xf32>
+    %next = eval.transition %slots, %d, %act, %lp : !eval.slots<5x2>, !eval.derived<5x3x2>, tensor<5xi32>, tensor<5xf32> -> !eval.slots<5x2>
+    %done = eval.terminal_check %next {max_depth = 4 : i64} : !eval.slots<5x2>
+    %refill = eval.recycle %done, %pool : !eval.slots<5x2>, !eval.pool -> !eval.slots<5x2>
+    eval.yield %refill : !eval.slots<5x2>
+  }
+}
+
+// -----
+
+// Rule 3: the child embeddings are the encoder's, of the derived states.
+eval.program @children attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
+  eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {
+    %e = eval.atom_embed %s {preds = "p", consts = "c", vars = "v", weight = "w", bias = "b"} : !eval.state<2> -> tensor<2x8xf32>
+    %h = eval.sum_atoms %e : tensor<2x8xf32> -> tensor<8xf32>
+    eval.return %h : tensor<8xf32>
+  }
+  %kb = eval.knowledge_base : !eval.kb
+  %pool = eval.candidate_pool : !eval.pool
+  eval.proof_loop %kb, %pool : !eval.kb, !eval.pool {
+  ^bb0(%slots: !eval.slots<5x2>):
+    %d = eval.derive %kb, %slots : !eval.kb, !eval.slots<5x2> -> !eval.derived<5x3x2>
+    %pe = eval.encode @enc(%slots) : !eval.slots<5x2> -> tensor<5x8xf32>
+    %ce = arith.constant dense<0.0> : tensor<5x3x8xf32>
+    // expected-error @+1 {{'eval.dot_score' op cannot fuse the step: the child embeddings must be 'eval.encode' of the 'eval.derive' result}}
+    %logits = eval.dot_score %pe, %ce {scale = 0.25 : f32} : tensor<5x8xf32>, tensor<5x3x8xf32> -> tensor<5x3xf32>
+    %act, %lp = eval.select %logits, %d : tensor<5x3xf32>, !eval.derived<5x3x2> -> tensor<5xi32>, tensor<5xf32>
+    %next = eval.transition %slots, %d, %act, %lp : !eval.slots<5x2>, !eval.derived<5x3x2>, tensor<5xi32>, tensor<5xf32> -> !eval.slots<5x2>
+    %done = eval.terminal_check %next {max_depth = 4 : i64} : !eval.slots<5x2>
+    %refill = eval.recycle %done, %pool : !eval.slots<5x2>, !eval.pool -> !eval.slots<5x2>
+    eval.yield %refill : !eval.slots<5x2>
+  }
+}
+
+// -----
+
+// Rule 6: no eval.encode besides the parent's and the children's, even an
+// unused one of the same encoder (the fusion would drop it, the runtime would
+// never run it).
+eval.program @extra_encode attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
+  eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {
+    %e = eval.atom_embed %s {preds = "p", consts = "c", vars = "v", weight = "w", bias = "b"} : !eval.state<2> -> tensor<2x8xf32>
+    %h = eval.sum_atoms %e : tensor<2x8xf32> -> tensor<8xf32>
+    eval.return %h : tensor<8xf32>
+  }
+  %kb = eval.knowledge_base : !eval.kb
+  %pool = eval.candidate_pool : !eval.pool
+  eval.proof_loop %kb, %pool : !eval.kb, !eval.pool {
+  ^bb0(%slots: !eval.slots<5x2>):
+    %d = eval.derive %kb, %slots : !eval.kb, !eval.slots<5x2> -> !eval.derived<5x3x2>
+    %pe = eval.encode @enc(%slots) : !eval.slots<5x2> -> tensor<5x8xf32>
+    %ce = eval.encode @enc(%d) : !eval.derived<5x3x2> -> tensor<5x3x8xf32>
+    // expected-error @+1 {{'eval.encode' op cannot fuse the step: an 'eval.encode' other than the parent's and the children's is not part of spec §5's step}}
+    %extra = eval.encode @enc(%slots) : !eval.slots<5x2> -> tensor<5x8xf32>
+    %logits = eval.dot_score %pe, %ce {scale = 0.25 : f32} : tensor<5x8xf32>, tensor<5x3x8xf32> -> tensor<5x3xf32>
+    %act, %lp = eval.select %logits, %d : tensor<5x3xf32>, !eval.derived<5x3x2> -> tensor<5xi32>, tensor<5xf32>
+    %next = eval.transition %slots, %d, %act, %lp : !eval.slots<5x2>, !eval.derived<5x3x2>, tensor<5xi32>, tensor<5xf32> -> !eval.slots<5x2>
+    %done = eval.terminal_check %next {max_depth = 4 : i64} : !eval.slots<5x2>
+    %refill = eval.recycle %done, %pool : !eval.slots<5x2>, !eval.pool -> !eval.slots<5x2>
+    eval.yield %refill : !eval.slots<5x2>
+  }
+}
+
+// -----
+
+// Rule 6: no op outside spec §5's step.
+eval.program @extra_op attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
+  eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {
+    %e = eval.atom_embed %s {preds = "p", consts = "c", vars = "v", weight = "w", bias = "b"} : !eval.state<2> -> tensor<2x8xf32>
+    %h = eval.sum_atoms %e : tensor<2x8xf32> -> tensor<8xf32>
+    eval.return %h : tensor<8xf32>
+  }
+  %kb = eval.knowledge_base : !eval.kb
+  %pool = eval.candidate_pool : !eval.pool
+  eval.proof_loop %kb, %pool : !eval.kb, !eval.pool {
+  ^bb0(%slots: !eval.slots<5x2>):
+    %d = eval.derive %kb, %slots : !eval.kb, !eval.slots<5x2> -> !eval.derived<5x3x2>
+    %pe = eval.encode @enc(%slots) : !eval.slots<5x2> -> tensor<5x8xf32>
+    %ce = eval.encode @enc(%d) : !eval.derived<5x3x2> -> tensor<5x3x8xf32>
+    %logits = eval.dot_score %pe, %ce {scale = 0.25 : f32} : tensor<5x8xf32>, tensor<5x3x8xf32> -> tensor<5x3xf32>
+    // expected-error @+1 {{'arith.constant' op cannot fuse the step: 'arith.constant' is not part of spec §5's step}}
+    %unused = arith.constant 0 : i32
+    %act, %lp = eval.select %logits, %d : tensor<5x3xf32>, !eval.derived<5x3x2> -> tensor<5xi32>, tensor<5xf32>
+    %next = eval.transition %slots, %d, %act, %lp : !eval.slots<5x2>, !eval.derived<5x3x2>, tensor<5xi32>, tensor<5xf32> -> !eval.slots<5x2>
+    %done = eval.terminal_check %next {max_depth = 4 : i64} : !eval.slots<5x2>
+    %refill = eval.recycle %done, %pool : !eval.slots<5x2>, !eval.pool -> !eval.slots<5x2>
     eval.yield %refill : !eval.slots<5x2>
   }
 }

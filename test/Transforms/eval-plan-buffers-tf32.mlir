@@ -6,7 +6,7 @@
 // RUN:   -pass-pipeline='builtin.module(eval.program(eval-plan-buffers{matmul=tf32x3}))' \
 // RUN: | FileCheck %s
 // RUN: proofc-opt %s -split-input-file -verify-diagnostics \
-// RUN:   -pass-pipeline='builtin.module(eval.program(eval-plan-buffers{matmul=tf32x3}),eval-lower-to-gpu)' \
+// RUN:   -pass-pipeline='builtin.module(eval.program(eval-plan-buffers{matmul=tf32x3}),eval-lower-to-gpu{schedule=step groups=4 min-blocks-per-sm=6})' \
 // RUN: | FileCheck %s --check-prefix=GPU
 
 // CHECK-LABEL: eval.program @planned
@@ -88,4 +88,4 @@ eval.program @unaligned attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5
 // RUN: not proofc-opt %s -split-input-file \
 // RUN:   -pass-pipeline='builtin.module(eval.program(eval-plan-buffers{matmul=bf16}))' 2>&1 \
 // RUN: | FileCheck %s --check-prefix=BAD
-// BAD: error: 'eval.program' op eval-plan-buffers: unknown matmul 'bf16' (fma, tf32x3)
+// BAD: error: 'eval.program' op eval-plan-buffers: unknown matmul 'bf16' (fma, tf32x3, auto)

@@ -4,7 +4,7 @@
 // share buffers; eval.copy only where a value is still read after its
 // shared buffer is written in the same step.
 // RUN: proofc-opt %s -split-input-file -verify-diagnostics \
-// RUN:   -pass-pipeline='builtin.module(eval.program(eval-plan-buffers))' \
+// RUN:   -pass-pipeline='builtin.module(eval.program(eval-plan-buffers{matmul=fma}))' \
 // RUN: | FileCheck %s
 
 // The pipeline's form: no copy. The policy kernel reads the linear weight

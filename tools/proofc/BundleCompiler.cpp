@@ -25,28 +25,14 @@
 
 using namespace proofc;
 
-std::string driver::autoMatmul(const ProgramSpec &spec) {
-  bool aligned = false;
-  for (const PolicyOp &op : spec.policy.encoder)
-    if (op.kind == PolicyOpKind::Linear) {
-      if (op.in % 8 != 0 || op.out % 8 != 0)
-        return "fma";
-      aligned = true;
-    }
-  return aligned ? "tf32x3" : "fma";
-}
-
-std::string driver::autoSchedule(const std::string &matmul, int64_t B) {
-  return matmul == "tf32x3" && B <= 256 ? "persistent" : "step";
-}
-
 std::optional<driver::CompiledProgram>
 driver::compileProgramToBundle(const std::string &path,
                                const BundleCompilerOptions &options) {
   std::unique_ptr<llvm::MemoryBuffer> file = readProgramFile(path);
-  std::string libdevice = options.libdevice.empty()
-                              ? mlir::eval::defaultLibdevicePath()
-                              : options.libdevice;
+  mlir::eval::EvalGpuPipelineOptions pipeline = options.pipeline;
+  if (pipeline.lower.libdevice.empty())
+    pipeline.lower.libdevice = mlir::eval::defaultLibdevicePath();
+  const std::string &libdevice = pipeline.lower.libdevice;
   if (!llvm::sys::fs::exists(libdevice))
     fail("--libdevice {}: not found (the policy kernel links libdevice for "
          "exp/log; pass the CUDA toolkit's nvvm/libdevice/libdevice.10.bc)",
@@ -69,37 +55,21 @@ driver::compileProgramToBundle(const std::string &path,
         << "expected exactly one 'eval.program', found " << programs.size();
     return std::nullopt;
   }
-  // The host backend's view, taken before the pipeline rewrites the program.
+  // The shapes first (the pipeline's first pass, which it runs again as a
+  // no-op): the ProgramSpec, the host backend's view and the plan's shape,
+  // is taken from the specialized program before the rest of the pipeline
+  // rewrites it, so B (--slots) is one value in the kernels and the plan.
+  mlir::PassManager specialize(&context);
+  specialize.nest<mlir::eval::ProgramOp>().addPass(
+      mlir::eval::createEvalSpecializeShapesPass(pipeline.shapes));
+  if (mlir::failed(specialize.run(*module)))
+    return std::nullopt;
   mlir::FailureOr<ProgramSpec> spec =
       mlir::eval::exportProgramSpec(programs.front());
   if (mlir::failed(spec))
     return std::nullopt;
 
   mlir::PassManager pm(&context);
-  mlir::eval::EvalGpuPipelineOptions pipeline;
-  pipeline.chip = options.chip;
-  pipeline.features = options.features;
-  pipeline.libdevice = libdevice;
-  const std::string matmul =
-      options.matmul == "auto" ? driver::autoMatmul(*spec) : options.matmul;
-  const int64_t B = spec->shape.B;
-  // The persistent kernel replaces the fused step: --unfused-step keeps
-  // the step schedule.
-  const std::string schedule =
-      options.schedule != "auto"    ? options.schedule
-      : !options.fuseAdvanceEngine ? "step"
-                                    : autoSchedule(matmul, B);
-  pipeline.matmul = matmul;
-  pipeline.groups = options.groups == kAutoGroups
-                        ? autoGroups(matmul, B, schedule)
-                        : options.groups;
-  pipeline.statesPerThread = options.statesPerThread;
-  pipeline.engineThreads = options.engineThreads;
-  pipeline.minBlocksPerSm = options.minBlocksPerSm == kAutoBlocksPerSm
-                                ? autoBlocksPerSm(matmul, B, schedule)
-                                : options.minBlocksPerSm;
-  pipeline.fuseAdvanceEngine = options.fuseAdvanceEngine;
-  pipeline.schedule = schedule;
   mlir::eval::buildEvalGpuPipeline(pm, pipeline);
   if (mlir::failed(pm.run(*module)))
     return std::nullopt;

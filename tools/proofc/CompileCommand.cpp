@@ -14,6 +14,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <limits>
+
 using namespace proofc;
 
 CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
@@ -34,41 +37,49 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
                    "lowered module)")
       ->check(CLI::IsMember({"bundle", "ptx", "mlir"}))
       ->capture_default_str();
-  BundleCompilerOptions &c = o.compiler;
-  compile->add_option("--chip", c.chip, "NVVM target chip of the PTX")
+  // Each flag is a field of the pipeline's options (EvalPasses.td), whose
+  // defaults it shows: proofc-opt's eval-gpu-pipeline{...} takes the same.
+  mlir::eval::EvalGpuPipelineOptions &c = o.compiler.pipeline;
+  cli::addIntegerOption(*compile, "--slots", c.shapes.slots,
+                        "B, the slots run in parallel (speed only, never "
+                        "results; default: the program's B attribute)",
+                        1, std::numeric_limits<int32_t>::max())
+      ->default_str("the program's B")
+      ->type_name("B");
+  compile->add_option("--chip", c.lower.chip, "NVVM target chip of the PTX")
       ->capture_default_str();
   compile
-      ->add_option("--ptx-features", c.features,
+      ->add_option("--ptx-features", c.lower.features,
                    "NVVM target features (PTX ISA version)")
       ->capture_default_str();
   compile
-      ->add_option("--libdevice", c.libdevice,
+      ->add_option("--libdevice", c.lower.libdevice,
                    "libdevice.10.bc to link (default: the configured CUDA "
                    "toolkit's)")
       ->type_name("FILE");
-  cli::addIntegerOption(*compile, "--groups", c.groups,
+  cli::addIntegerOption(*compile, "--groups", c.lower.groups,
                         "Warps per policy-kernel block (default: chosen from "
                         "B and --policy-matmul)",
                         1, 32)
       ->default_str("auto");
-  cli::addIntegerOption(*compile, "--states-per-thread", c.statesPerThread,
+  cli::addIntegerOption(*compile, "--states-per-thread",
+                        c.lower.statesPerThread,
                         "States each policy-kernel thread encodes at once (FMA "
                         "layers; with the tensor cores a warp holds 16 rows)",
-                        1,
-                        8);
+                        1, 8);
   compile
-      ->add_option("--engine-threads", c.engineThreads,
+      ->add_option("--engine-threads", c.lower.engineThreads,
                    "Block size of the engine kernel (power of two)")
       ->check(CLI::IsMember({32, 64, 128, 256, 512, 1024}))
       ->capture_default_str();
-  cli::addIntegerOption(*compile, "--min-blocks-per-sm", c.minBlocksPerSm,
+  cli::addIntegerOption(*compile, "--min-blocks-per-sm", c.lower.minBlocksPerSm,
                         "Policy kernel blocks that must fit on one SM (caps "
                         "its registers; 0: no cap; default: chosen from B and "
                         "--policy-matmul)",
                         0, 32)
       ->default_str("auto");
   compile
-      ->add_option("--policy-matmul", c.matmul,
+      ->add_option("--policy-matmul", c.plan.matmul,
                    "The policy's linear layers: tf32x3 (mma.sync on the "
                    "tensor cores, each operand split into two TF32 parts: "
                    "FP32 accuracy), fma (FP32 on the CUDA cores), or auto "
@@ -76,7 +87,7 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
       ->check(CLI::IsMember({"auto", "fma", "tf32x3"}))
       ->capture_default_str();
   compile
-      ->add_option("--schedule", c.schedule,
+      ->add_option("--schedule", c.lower.schedule,
                    "The proof loop: step (a policy and an advance-engine "
                    "kernel per step, every slot in lockstep), persistent (one "
                    "kernel whose block per slot scores, advances and derives "
@@ -85,7 +96,7 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
       ->check(CLI::IsMember({"auto", "step", "persistent"}))
       ->capture_default_str();
   compile->add_flag_callback(
-      "--unfused-step", [&c] { c.fuseAdvanceEngine = false; },
+      "--unfused-step", [&c] { c.lower.fuseAdvanceEngine = false; },
       "Keep the advance and the engine (under its cond) as separate launches: "
       "three kernels per step instead of two");
   return compile;

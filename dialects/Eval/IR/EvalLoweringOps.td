@@ -289,10 +289,11 @@ def Eval_BufferOp : Eval_Op<"buffer", [Symbol, HasParent<"ProgramOp">]> {
   let summary = "A device buffer, allocated once at a fixed address";
   let description = [{
     `elements` is a symbolic extent: the product of its factors, each a
-    decimal or a run-time symbol (B, S, A, A2, D, d, L, E, R, R1, R2, RE1,
-    NF, NR, NR1, NRB, N, MEMO). `init` says where the initial contents come from:
-    empty (zero-filled), a run-time binding (`kb.facts`, `pool.triples`,
-    `out.status`, ...) or a weight or folded table (`weights:<name>`, f32).
+    decimal or a run-time symbol (`kBundleSymbols`). `init` says where the
+    initial contents come from: empty (zero-filled), a run-time binding of
+    the runtime's, with its dtype (`binding::kAll`: `kb.facts`, ...), or a
+    weight or folded table (`weights:<name>`, f32). Both lists are
+    proofc/runtime/BundleNames.h's, the ones the runtime reads.
     Values are placed in buffers by the `eval.buffers` attribute that
     `eval-plan-buffers` puts on the ops defining them.
 
@@ -345,13 +346,17 @@ def Eval_LaunchOp : Eval_Op<"launch", [
     strings: `buf:<buffer>`, `sym:<symbol>` (int32), `i32:<literal>`,
     `f32:<literal>`, `cond:<name>` (the conditional handle of a cond).
     Launches before the `eval.launch_loop` form the schedule's prologue.
+    `role` says what the launch does (init, engine, advance, advance_engine,
+    finish, policy, persistent, copy: proofc/runtime/BundleNames.h, the
+    list the runtime reads); the bundle carries it, so the runtime never
+    tells launches apart by their kernel's name.
 
     ```mlir
     eval.launch "advance" @step::@proofc_advance grid ["1"] block 256
-        args ["buf:loop_flag", "buf:pool", "sym:N", ...]
+        args ["buf:loop_flag", "buf:pool", "sym:N", ...] {role = "advance"}
     ```
   }];
-  let arguments = (ins StrAttr:$name, SymbolRefAttr:$kernel,
+  let arguments = (ins StrAttr:$name, StrAttr:$role, SymbolRefAttr:$kernel,
                        StrArrayAttr:$grid, I32Attr:$block,
                        DefaultValuedAttr<I32Attr, "0">:$shared_bytes,
                        StrArrayAttr:$args);

@@ -36,13 +36,21 @@ def Eval_ProgramOp : Eval_Op<"program", [
     type in the body must agree with A, S and B, and a weight name must imply
     one tensor shape wherever it is used.
 
+    These attributes are where the parameters are set: B is written only
+    here (the loop's types write `?` for it, EvalTypes.td, and
+    eval-specialize-shapes writes it in, or `proofc compile --slots N`'s B),
+    D only here (`eval.terminal_check` takes it), and the score scale
+    1/sqrt(d) of spec §4 is derived from the encoder's width.
+
     ```mlir
     eval.program @v10 attributes {A = 6 : i64, S = 120 : i64, D = 20 : i64,
                                   B = 256 : i64} {
       eval.encoder @enc(%s: !eval.state<6>) -> tensor<64xf32> { ... }
       %kb = eval.knowledge_base : !eval.kb
       %pool = eval.candidate_pool : !eval.pool
-      eval.proof_loop %kb, %pool : !eval.kb, !eval.pool { ... }
+      eval.proof_loop %kb, %pool : !eval.kb, !eval.pool {
+      ^bb0(%slots: !eval.slots<?x6>): ...
+      }
     }
     ```
   }];
@@ -241,14 +249,25 @@ def Eval_EncodeOp : Eval_Op<"encode", [Pure, HasParent<"ProofLoopOp">]> {
 
 def Eval_DotScoreOp : Eval_Op<"dot_score", [Pure, HasParent<"ProofLoopOp">]> {
   let summary = "logit[b, i] = <parent[b], child[b, i]> * scale";
+  let description = [{
+    `scale` defaults to what spec §4 derives, 1/sqrt(d) for embeddings of
+    width d (`getEffectiveScale`; eval-specialize-shapes writes it); write it
+    only for another architecture's scale.
+  }];
   let arguments = (ins Eval_F32Tensor:$parent, Eval_F32Tensor:$children,
-                       F32Attr:$scale);
+                       OptionalAttr<F32Attr>:$scale);
   let results = (outs Eval_F32Tensor:$logits);
   let assemblyFormat = [{
     $parent `,` $children attr-dict `:` type($parent) `,` type($children)
     `->` type($logits)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// 1/sqrt(d), d the embeddings' width (spec §4).
+    float getDefaultScale();
+    /// `scale` when written, else getDefaultScale().
+    float getEffectiveScale();
+  }];
 }
 
 def Eval_SelectOp : Eval_Op<"select", [Pure, HasParent<"ProofLoopOp">]> {
@@ -286,7 +305,11 @@ def Eval_TransitionOp : Eval_Op<"transition", [
 def Eval_TerminalCheckOp : Eval_Op<"terminal_check", [
     Pure, SameOperandsAndResultType, HasParent<"ProofLoopOp">]> {
   let summary = "Marks slots PROVED (TRUE), FAILED (FALSE) or TRUNCATED (D)";
-  let arguments = (ins Eval_SlotsType:$slots, I64Attr:$max_depth);
+  let description = [{
+    `max_depth` is the program's D (written, it must equal D; left out,
+    eval-specialize-shapes writes D).
+  }];
+  let arguments = (ins Eval_SlotsType:$slots, OptionalAttr<I64Attr>:$max_depth);
   let results = (outs Eval_SlotsType:$result);
   let assemblyFormat = "$slots attr-dict `:` qualified(type($slots))";
   let hasVerifier = 1;

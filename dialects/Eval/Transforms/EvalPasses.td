@@ -1,8 +1,8 @@
 //===- EvalPasses.td - Passes of the eval GPU pipeline -----*- tablegen -*-===//
 //
 // The pipeline (buildEvalGpuPipeline, docs/lowering.md), in order:
-// fold the atom embedding, fuse the step, outline the engine under a device
-// cond, plan the buffers, lower to launches and a gpu.module, then the
+// specialize the program's shapes, fold the atom embedding, fuse the step,
+// outline the engine under a device cond, plan the buffers, lower to launches and a gpu.module, then the
 // upstream NVVM lowering and gpu-module-to-binary give PTX.
 //
 //===----------------------------------------------------------------------===//
@@ -10,6 +10,29 @@
 #define PROOFC_DIALECT_EVAL_TRANSFORMS_EVALPASSES_TD
 
 include "mlir/Pass/PassBase.td"
+
+def EvalSpecializeShapesPass
+    : Pass<"eval-specialize-shapes", "::mlir::eval::ProgramOp"> {
+  let summary = "Writes the program's parameters into its types and attributes";
+  let description = [{
+    A program sets B once, in its `B` attribute: the types of its proof loop
+    may write `?` for it (`!eval.slots<?x6>`, `tensor<?x120xf32>`). This pass
+    writes the program's B into every such place, so the passes after it see
+    static shapes, and the kernels (which bake B in) and the plan (which
+    passes it at run time) are made from one value. With `slots=N` it first
+    sets B = N (`proofc compile --slots N`), rewriting B in the types whether
+    they wrote `?` or a number: B changes speed only, never results (spec
+    §1.2). It also writes the values the spec derives where the program
+    leaves them out: the score scale of `eval.dot_score` (1/sqrt(d), spec §4)
+    and the `max_depth` of `eval.terminal_check` (the program's D). Runs on
+    the spec-level program (an `eval.proof_loop`); a fused program is left as
+    it is.
+  }];
+  let options = [
+    Option<"slots", "slots", "int64_t", /*default=*/"0",
+           "B, the slots run in parallel (0: the program's B attribute)">,
+  ];
+}
 
 def EvalFoldAtomEmbeddingPass
     : Pass<"eval-fold-atom-embedding", "::mlir::eval::ProgramOp"> {
@@ -64,12 +87,15 @@ def EvalPlanBuffersPass : Pass<"eval-plan-buffers", "::mlir::eval::ProgramOp"> {
     linear weights transposed, so they get `eval.transpose_weight` tables;
     with `matmul=tf32x3` (every linear 8-aligned) they get
     `eval.split_tf32_weight` tables instead, and the kernel multiplies on
-    the tensor cores.
+    the tensor cores. `matmul=auto` (the default) chooses tf32x3 when the
+    policy's encoder has linear layers and all are 8-aligned (GpuHeuristics.h).
   }];
   let options = [
-    Option<"matmul", "matmul", "std::string", /*default=*/"\"fma\"",
+    Option<"matmul", "matmul", "std::string", /*default=*/"\"auto\"",
            "How the GPU policy kernel multiplies its linear layers: fma "
-           "(FP32 on the CUDA cores) or tf32x3 (mma.sync with 3xTF32)">,
+           "(FP32 on the CUDA cores), tf32x3 (mma.sync with 3xTF32) or auto "
+           "(tf32x3 when the policy's encoder has linear layers and every "
+           "one is 8-aligned, else fma)">,
   ];
 }
 
@@ -96,6 +122,14 @@ def EvalLowerToGpuPass : Pass<"eval-lower-to-gpu", "::mlir::ModuleOp"> {
     `proofc_slot_advance_engine`, `eval.cuda_module @slot` linked into the
     gpu.module), then `proofc_finish` ends the loop. The gpu.module gets the
     `#nvvm.target` of the options; libdevice is linked for exp/log.
+
+    The kernel's shape is chosen from the program when its options are left
+    at `auto`/-1 (the defaults; GpuHeuristics.h, measured on an H100,
+    docs/performance.md): the schedule from B and whether the plan put the
+    policy on the tensor cores (`eval.split_tf32_weight` tables), then the
+    warps per block and the blocks per SM from those and the schedule.
+    `proofc compile` passes its flags here unchanged, so it and
+    `proofc-opt --eval-gpu-pipeline` make the same kernels.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
@@ -104,23 +138,28 @@ def EvalLowerToGpuPass : Pass<"eval-lower-to-gpu", "::mlir::ModuleOp"> {
            "The NVVM target features (PTX version)">,
     Option<"libdevice", "libdevice", "std::string", /*default=*/"\"\"",
            "libdevice.10.bc to link (empty: the configured CUDA toolkit's)">,
-    Option<"groups", "groups", "int64_t", /*default=*/"4",
-           "Warps per policy-kernel block (1..32)">,
+    Option<"groups", "groups", "int64_t", /*default=*/"-1",
+           "Warps per policy-kernel block (1..32; 0: the fewest that hold a "
+           "slot, schedule=persistent only; -1: chosen from B, the matmul "
+           "and the schedule)">,
     Option<"statesPerThread", "states-per-thread", "int64_t", /*default=*/"4",
            "States each thread of the policy kernel encodes at once">,
     Option<"engineThreads", "engine-threads", "int64_t", /*default=*/"128",
            "Block size of the engine kernel (power of two, 32..1024)">,
-    Option<"minBlocksPerSm", "min-blocks-per-sm", "int64_t", /*default=*/"6",
+    Option<"minBlocksPerSm", "min-blocks-per-sm", "int64_t",
+           /*default=*/"-1",
            "Blocks of the policy kernel that must fit on one SM (caps its "
-           "registers; 0: no cap)">,
+           "registers; 0: no cap; -1: chosen from B, the matmul and the "
+           "schedule)">,
     Option<"fuseAdvanceEngine", "fuse-advance-engine", "bool",
            /*default=*/"true",
            "Advance each slot and derive its next states in one kernel "
            "(replaces the engine cond)">,
-    Option<"schedule", "schedule", "std::string", /*default=*/"\"step\"",
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"auto\"",
            "The proof loop: step (the policy and advance-engine kernels "
-           "once per step, every slot in lockstep) or persistent (one "
-           "policy kernel runs each slot to the end of the pool)">,
+           "once per step, every slot in lockstep), persistent (one "
+           "policy kernel runs each slot to the end of the pool) or auto "
+           "(chosen from B and the matmul)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

@@ -25,8 +25,10 @@
 #include "PolicyKernel.h"
 
 #include "proofc/Dialect/Eval/Transforms/BufferPlan.h"
+#include "proofc/Dialect/Eval/Transforms/GpuHeuristics.h"
 #include "proofc/Dialect/Eval/Transforms/Passes.h"
 #include "proofc/Target/ChipLimits.h"
+#include "proofc/runtime/BundleNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -68,7 +70,7 @@ std::string bufArg(BufferOp buffer) {
 class ProgramLowering {
 public:
   ProgramLowering(ProgramOp program, gpu::GPUModuleOp gpuModule,
-                  const EvalLowerToGpuPassOptions &options)
+                  EvalLowerToGpuPassOptions options)
       : program(program), gpuModule(gpuModule), options(options) {}
 
   LogicalResult run() {
@@ -92,7 +94,7 @@ public:
     if (options.schedule != "step" && options.schedule != "persistent")
       return program.emitOpError()
              << "eval-lower-to-gpu: unknown schedule '" << options.schedule
-             << "' (step or persistent)";
+             << "' (step, persistent or auto)";
     if (persistent() && failed(checkPersistent(loop)))
       return failure();
 
@@ -309,17 +311,20 @@ private:
     return getValueBuffers(value, user);
   }
 
-  LaunchOp launch(OpBuilder &builder, Location loc, StringRef base,
-                  SymbolRefAttr kernel, ArrayRef<std::string> grid,
-                  int64_t block, ArrayRef<std::string> args,
-                  int64_t sharedBytes = 0) {
+  /// A launch named `base` (made unique) doing `role` (the bundle's role
+  /// tag, BundleNames.h).
+  LaunchOp launch(OpBuilder &builder, Location loc, proofc::LaunchRole role,
+                  StringRef base, SymbolRefAttr kernel,
+                  ArrayRef<std::string> grid, int64_t block,
+                  ArrayRef<std::string> args, int64_t sharedBytes = 0) {
     SmallVector<StringRef> gridRefs(grid.begin(), grid.end());
     SmallVector<StringRef> argRefs(args.begin(), args.end());
-    return LaunchOp::create(builder, loc, uniqueName(base), kernel,
-                            builder.getStrArrayAttr(gridRefs),
-                            static_cast<uint32_t>(block),
-                            static_cast<uint32_t>(sharedBytes),
-                            builder.getStrArrayAttr(argRefs));
+    std::string_view roleName = proofc::launchRoleName(role);
+    return LaunchOp::create(
+        builder, loc, uniqueName(base),
+        StringRef(roleName.data(), roleName.size()), kernel,
+        builder.getStrArrayAttr(gridRefs), static_cast<uint32_t>(block),
+        static_cast<uint32_t>(sharedBytes), builder.getStrArrayAttr(argRefs));
   }
 
   SymbolRefAttr kernelRef(StringRef module, StringRef entry) {
@@ -354,8 +359,8 @@ private:
       args.push_back(bufArg(b));
     args.push_back(bufArg((*pool)[1])); // next_cand
     llvm::append_range(args, flagArgs((*flag)[0]));
-    launch(builder, init.getLoc(), "init", kernelRef("step", "proofc_init"),
-           {"1"}, kStepThreads, args);
+    launch(builder, init.getLoc(), proofc::LaunchRole::Init, "init",
+           kernelRef("step", "proofc_init"), {"1"}, kStepThreads, args);
     toErase.push_back(init);
     return success();
   }
@@ -375,7 +380,7 @@ private:
     llvm::append_range(args, SmallVector<std::string>{"sym:E", "sym:R",
                                                       bufArg((*derived)[0]),
                                                       bufArg((*derived)[1])});
-    launch(builder, engine.getLoc(), "engine",
+    launch(builder, engine.getLoc(), proofc::LaunchRole::Engine, "engine",
            kernelRef("step", "proofc_engine"), {"B"}, options.engineThreads,
            args);
     toErase.push_back(engine);
@@ -411,6 +416,8 @@ private:
       return failure();
     SmallVector<std::string> grid(kernel->grid.begin(), kernel->grid.end());
     launch(builder, score.getLoc(),
+           slotArgs.empty() ? proofc::LaunchRole::Policy
+                            : proofc::LaunchRole::Persistent,
            slotArgs.empty() ? "score_select" : "persistent",
            kernelRef(gpuModule.getSymName(), name), grid, kernel->block,
            kernel->args, kernel->sharedBytes);
@@ -574,7 +581,7 @@ private:
         bufArg(a->logp[0])};
     appendSlotsAndOutcomes(args, *a);
     llvm::append_range(args, flagArgs(a->flag[0]));
-    launch(builder, advance.getLoc(), "advance",
+    launch(builder, advance.getLoc(), proofc::LaunchRole::Advance, "advance",
            kernelRef("step", "proofc_advance"), {"1"}, kStepThreads, args);
     toErase.push_back(advance);
     return success();
@@ -598,7 +605,7 @@ private:
     if (persistentScore) {
       // The persistent kernel before it has advanced and derived every slot
       // to the end of the pool: the loop ends.
-      launch(builder, advance.getLoc(), "finish",
+      launch(builder, advance.getLoc(), proofc::LaunchRole::Finish, "finish",
              kernelRef("step", "proofc_finish"), {"1"}, kWarpThreads,
              {bufArg(a->flag[0]), "cond:" + kLoopCond.str()});
       toErase.push_back(advance);
@@ -610,8 +617,8 @@ private:
     llvm::append_range(args, advanceEngineArgs(advance, *a, *kb));
     args.push_back("buf:" + counters);
     llvm::append_range(args, flagArgs(a->flag[0]));
-    launch(builder, advance.getLoc(), "advance_engine",
-           kernelRef("step", "proofc_advance_engine"), {"B"},
+    launch(builder, advance.getLoc(), proofc::LaunchRole::AdvanceEngine,
+           "advance_engine", kernelRef("step", "proofc_advance_engine"), {"B"},
            options.engineThreads, args);
     toErase.push_back(advance);
     return success();
@@ -638,7 +645,8 @@ private:
         args.push_back((isExtentSymbol(factor) ? "sym:" : "i32:") +
                        factor.str());
       }
-      launch(builder, copy.getLoc(), "copy_" + dst.getSymName().str(),
+      launch(builder, copy.getLoc(), proofc::LaunchRole::Copy,
+             "copy_" + dst.getSymName().str(),
              kernelRef(gpuModule.getSymName(), entry),
              {std::to_string(kCopyBlocks)}, kCopyThreads, args);
     }
@@ -731,7 +739,7 @@ private:
 
   ProgramOp program;
   gpu::GPUModuleOp gpuModule;
-  const EvalLowerToGpuPassOptions &options;
+  const EvalLowerToGpuPassOptions options; ///< resolved: no auto left
   BufferOp loopFlagBuffer;
   std::string engineCond;
   std::string outActionsBuffer; ///< outActionsArgs(), once declared
@@ -756,15 +764,6 @@ struct EvalLowerToGpuPass
                          << static_cast<int64_t>(engineThreads);
       return signalPassFailure();
     }
-    if (groups < 0 || statesPerThread < 1 ||
-        (groups == 0 && schedule != "persistent")) {
-      module.emitError() << "eval-lower-to-gpu: groups and states-per-thread "
-                            "must be positive (groups 0: fit a slot, with "
-                            "schedule=persistent), got "
-                         << static_cast<int64_t>(groups) << " and "
-                         << static_cast<int64_t>(statesPerThread);
-      return signalPassFailure();
-    }
     if (!proofc::findChipLimits(chip)) {
       std::string known;
       for (const proofc::ChipLimits &c : proofc::knownChips())
@@ -779,14 +778,52 @@ struct EvalLowerToGpuPass
     for (ProgramOp program : programs) {
       if (!program.getBody().front().getOps<LaunchLoopOp>().empty())
         continue; // already lowered
+      FailureOr<EvalLowerToGpuPassOptions> opts = resolveOptions(program);
+      if (failed(opts))
+        return signalPassFailure();
       gpu::GPUModuleOp gpuModule = createGpuModule(module, program);
-      EvalLowerToGpuPassOptions opts{
-          chip,          features,       libdevice,        groups,
-          statesPerThread, engineThreads, minBlocksPerSm, fuseAdvanceEngine,
-          schedule};
-      if (failed(ProgramLowering(program, gpuModule, opts).run()))
+      if (failed(ProgramLowering(program, gpuModule, *opts).run()))
         return signalPassFailure();
     }
+  }
+
+  /// The options with those left at auto/-1 chosen for `program`
+  /// (GpuHeuristics.h): the schedule from B and whether eval-plan-buffers
+  /// put the policy on the tensor cores (its TF32 fragment tables), then
+  /// the warps per block and the blocks per SM.
+  FailureOr<EvalLowerToGpuPassOptions> resolveOptions(ProgramOp program) {
+    bool tensorCores = false;
+    program.walk([&](SplitTf32WeightOp) { tensorCores = true; });
+    int64_t B = program.getBAttr().getInt();
+    EvalLowerToGpuPassOptions o;
+    o.chip = chip;
+    o.features = features;
+    o.libdevice = libdevice;
+    o.statesPerThread = statesPerThread;
+    o.engineThreads = engineThreads;
+    o.fuseAdvanceEngine = fuseAdvanceEngine;
+    o.schedule = schedule == kAutoWord
+                     ? chooseSchedule(tensorCores, B, fuseAdvanceEngine).str()
+                     : std::string(schedule);
+    o.groups = groups == kAutoOption ? chooseGroups(tensorCores, B, o.schedule)
+                                     : static_cast<int64_t>(groups);
+    o.minBlocksPerSm = minBlocksPerSm == kAutoOption
+                           ? chooseMinBlocksPerSm(tensorCores, B, o.schedule)
+                           : static_cast<int64_t>(minBlocksPerSm);
+    if (o.groups < 0 || o.statesPerThread < 1 ||
+        (o.groups == 0 && o.schedule != "persistent"))
+      return program.emitError()
+             << "eval-lower-to-gpu: groups and states-per-thread must be "
+                "positive (groups 0: fit a slot, with schedule=persistent; "
+                "-1: auto), got "
+             << static_cast<int64_t>(groups) << " and "
+             << static_cast<int64_t>(statesPerThread);
+    if (o.minBlocksPerSm < 0)
+      return program.emitError()
+             << "eval-lower-to-gpu: min-blocks-per-sm must be 0 or more (-1: "
+                "auto), got "
+             << static_cast<int64_t>(minBlocksPerSm);
+    return o;
   }
 
   gpu::GPUModuleOp createGpuModule(ModuleOp module, ProgramOp program) {

@@ -1,7 +1,8 @@
 //===- ExportBundle.cpp - A lowered module -> proofc::Bundle --------------===//
 //
 // One op, one bundle entry: eval.buffer -> BufferDecl, eval.fold_columns /
-// eval.transpose_weight -> PrologueOp, eval.launch -> Launch, the program's
+// eval.transpose_weight -> PrologueOp, eval.launch -> Launch (with its role
+// tag), the program's
 // top-level launches and conds -> the schedule's prologue, eval.launch_loop
 // -> the step with loop_flag/loop_cond, eval.cuda_module -> a "cuda" module
 // (the template embedded at build time; with link_into, named in that "ptx"
@@ -13,6 +14,8 @@
 #include "proofc/Dialect/Eval/EvalOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::eval;
@@ -119,6 +122,23 @@ mlir::eval::exportBundle(ModuleOp module, const proofc::ProgramSpec &program) {
                                   << " is not serialized (run "
                                      "gpu-module-to-binary)";
 
+  // The kernels bake in the shape the lowered program has; the plan passes
+  // the ProgramSpec's at run time. One value, or the bundle would run
+  // kernels made for another B (export the spec after
+  // eval-specialize-shapes).
+  const proofc::ShapeParams &shape = program.shape;
+  for (auto [name, lowered, planned] :
+       {std::tuple{"A", programOp.getAAttr(), shape.A},
+        std::tuple{"S", programOp.getSAttr(), shape.S},
+        std::tuple{"D", programOp.getDAttr(), shape.D},
+        std::tuple{"B", programOp.getBAttr(), shape.B}})
+    if (!lowered || lowered.getInt() != planned)
+      return exportError(programOp)
+             << "the kernels were made for " << name << " = "
+             << (lowered ? lowered.getInt() : 0) << " but the plan has " << name
+             << " = " << planned
+             << " (export the ProgramSpec after eval-specialize-shapes)";
+
   proofc::Bundle bundle;
   bundle.program = program;
   for (gpu::BinaryOp binary : module.getOps<gpu::BinaryOp>()) {
@@ -188,6 +208,8 @@ mlir::eval::exportBundle(ModuleOp module, const proofc::ProgramSpec &program) {
   programOp.walk([&](LaunchOp launch) {
     proofc::Launch l;
     l.name = launch.getName().str();
+    // The verifier has checked the role is one of BundleNames.h's.
+    l.role = *proofc::launchRoleNamed(std::string_view(launch.getRole()));
     l.module = launch.getKernel().getRootReference().str();
     l.entry = launch.getKernel().getLeafReference().str();
     l.grid.factors = strings(launch.getGrid());

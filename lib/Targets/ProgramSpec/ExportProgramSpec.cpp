@@ -2,11 +2,14 @@
 //
 // The runtime implements one proof loop (spec §5) and one policy encoder
 // applied to parent and child states alike. The export therefore checks the
-// loop's data flow piece by piece and flattens the encoder's chain of ops into
+// loop's data flow (matchProofStep, the rules eval-fuse-step applies too) and
+// flattens the encoder's chain of ops into
 // PolicyOps; any other shape is reported, never silently reinterpreted.
 //
 //===----------------------------------------------------------------------===//
 #include "proofc/Target/ExportProgramSpec.h"
+
+#include "proofc/Dialect/Eval/ProofStep.h"
 
 #include "mlir/IR/SymbolTable.h"
 
@@ -16,88 +19,6 @@ using namespace mlir::eval;
 /// Starts an error on `op` for a program the runtime cannot run.
 static InFlightDiagnostic exportError(Operation *op) {
   return op->emitError() << "cannot export to the runtime: ";
-}
-
-template <typename OpTy> static OpTy getPiece(ProofLoopOp loop) {
-  return *loop.getBody().front().getOps<OpTy>().begin();
-}
-
-/// `user`'s operand `index` must be `expected` (described as `what`).
-static LogicalResult expectOperand(Operation *user, unsigned index,
-                                   Value expected, StringRef what) {
-  if (user->getOperand(index) == expected)
-    return success();
-  return exportError(user) << "operand #" << index << " must be " << what;
-}
-
-/// The encode op that defines `value`, if any.
-static EncodeOp getEncode(Value value) {
-  return value.getDefiningOp<EncodeOp>();
-}
-
-/// Checks that the loop is wired as spec §5 runs it and returns the encoder
-/// that scores parent and child states.
-static FailureOr<EncoderOp> verifyLoopWiring(ProgramOp program,
-                                             ProofLoopOp loop) {
-  Value slots = loop.getSlots();
-  auto derive = getPiece<DeriveOp>(loop);
-  auto score = getPiece<DotScoreOp>(loop);
-  auto select = getPiece<SelectOp>(loop);
-  auto transition = getPiece<TransitionOp>(loop);
-  auto terminal = getPiece<TerminalCheckOp>(loop);
-  auto recycle = getPiece<RecycleOp>(loop);
-  auto yield = cast<YieldOp>(loop.getBody().front().getTerminator());
-
-  EncodeOp parent = getEncode(score.getParent());
-  EncodeOp children = getEncode(score.getChildren());
-  if (!parent || parent.getStates() != slots)
-    return exportError(score)
-           << "the parent embeddings must be 'eval.encode' of the loop's slots";
-  if (!children || children.getStates() != derive.getDerived())
-    return exportError(score) << "the child embeddings must be 'eval.encode' "
-                                 "of the 'eval.derive' result";
-  if (parent.getCallee() != children.getCallee())
-    return exportError(children)
-           << "the runtime scores parent and child states with one encoder, "
-              "but they use "
-           << parent.getCalleeAttr() << " and " << children.getCalleeAttr();
-
-  if (failed(expectOperand(derive, 1, slots, "the loop's slots")) ||
-      failed(expectOperand(select, 0, score.getLogits(),
-                           "the 'eval.dot_score' result")) ||
-      failed(expectOperand(select, 1, derive.getDerived(),
-                           "the 'eval.derive' result")) ||
-      failed(expectOperand(transition, 0, slots, "the loop's slots")) ||
-      failed(expectOperand(transition, 1, derive.getDerived(),
-                           "the 'eval.derive' result")) ||
-      failed(expectOperand(transition, 2, select.getAction(),
-                           "the 'eval.select' action")) ||
-      failed(expectOperand(transition, 3, select.getLogp(),
-                           "the 'eval.select' log-probability")) ||
-      failed(expectOperand(terminal, 0, transition.getResult(),
-                           "the 'eval.transition' result")) ||
-      failed(expectOperand(recycle, 0, terminal.getResult(),
-                           "the 'eval.terminal_check' result")) ||
-      failed(expectOperand(yield, 0, recycle.getResult(),
-                           "the 'eval.recycle' result")))
-    return failure();
-
-  // Nothing else may run in the step: the runtime would not run it.
-  for (Operation &op : loop.getBody().front()) {
-    if (auto encode = dyn_cast<EncodeOp>(op)) {
-      if (encode.getCallee() != parent.getCallee())
-        return exportError(encode)
-               << "the runtime has one policy encoder, but the loop uses "
-               << parent.getCalleeAttr() << " and " << encode.getCalleeAttr();
-      continue;
-    }
-    if (!isa<DeriveOp, DotScoreOp, SelectOp, TransitionOp, TerminalCheckOp,
-             RecycleOp, YieldOp>(op))
-      return exportError(&op) << "'" << op.getName()
-                              << "' is not part of the runtime's proof loop";
-  }
-  return cast<EncoderOp>(
-      SymbolTable::lookupSymbolIn(program, parent.getCalleeAttr()));
 }
 
 /// The PolicyOp for one op of the encoder chain, or failure for an op the
@@ -181,23 +102,25 @@ mlir::eval::exportProgramSpec(ProgramOp program) {
   ProofLoopOp loop = program.getProofLoop();
   if (!loop)
     return exportError(program) << "the program has no 'eval.proof_loop'";
-  FailureOr<EncoderOp> encoder = verifyLoopWiring(program, loop);
-  if (failed(encoder))
+  FailureOr<ProofStep> step = matchProofStep(loop, exportError);
+  if (failed(step))
     return failure();
+  // The encoder that scores parent and child states (rule 4: one).
+  auto encoder = cast<EncoderOp>(
+      SymbolTable::lookupSymbolIn(program, step->parent.getCalleeAttr()));
 
   proofc::ProgramSpec spec;
   spec.name = program.getSymName().str();
-  if (failed(exportEncoder(*encoder, spec.policy.encoder)))
+  if (failed(exportEncoder(encoder, spec.policy.encoder)))
     return failure();
-  spec.policy.scoreScale =
-      getPiece<DotScoreOp>(loop).getScaleAttr().getValue().convertToFloat();
+  spec.policy.scoreScale = step->score.getEffectiveScale();
 
   proofc::ShapeParams &shape = spec.shape;
   shape.A = static_cast<int32_t>(program.getAAttr().getInt());
   shape.S = static_cast<int32_t>(program.getSAttr().getInt());
   shape.D = static_cast<int32_t>(program.getDAttr().getInt());
   shape.B = static_cast<int32_t>(program.getBAttr().getInt());
-  shape.d = static_cast<int32_t>(encoder->getEmbeddingType().getDimSize(0));
+  shape.d = static_cast<int32_t>(encoder.getEmbeddingType().getDimSize(0));
   shape.L = static_cast<int32_t>(
       llvm::count_if(spec.policy.encoder, [](const proofc::PolicyOp &op) {
         return op.kind == proofc::PolicyOpKind::Linear;

@@ -631,13 +631,14 @@ private:
       }
       for (uint64_t &slot : p.storage) p.params.push_back(&slot);
       launches_.emplace(launch.name, std::move(p));
-      // The fused step kernel counts as the engine (it is mostly derive).
-      if (launch.entry == "proofc_engine" ||
-          launch.entry == "proofc_advance_engine")
+      // By the role the compiler wrote. The fused step kernel counts as
+      // the engine (it is mostly derive).
+      if (launch.role == LaunchRole::Engine ||
+          launch.role == LaunchRole::AdvanceEngine)
         info_.engineLaunches.push_back(launch.name);
-      else if (!moduleNamed(launch.module).link.empty())
-        info_.fusedLaunches.push_back(launch.name); // the persistent kernel
-      else if (launch.entry.rfind("score_select", 0) == 0)
+      else if (launch.role == LaunchRole::Persistent)
+        info_.fusedLaunches.push_back(launch.name);
+      else if (launch.role == LaunchRole::Policy)
         info_.policyLaunches.push_back(launch.name);
     }
   }
@@ -899,14 +900,18 @@ private:
     bool done_ = false;
   };
 
-  /// The buffer proofc_init gets as `nextCand` (argument 7), or 0 when the
-  /// plan has no proofc_init launch.
+  /// The buffer proofc_init gets as `nextCand` (InitArg::NextCand), or 0 when the
+  /// plan has no init launch.
   CUdeviceptr poolCounter(const PlanBinding &binding) const {
     for (const Launch &launch : bundle_.plan.launches) {
-      if (launch.entry != "proofc_init") continue;
-      // The binding checked the launch against kernel_abi.h.
+      if (launch.role != LaunchRole::Init) continue;
+      // The binding checked a proofc_init launch against kernel_abi.h; the
+      // role alone does not name the entry, so the index is checked too.
       const BoundLaunch &bound = binding.launch(launch.name);
-      return s_.buffers.at(bound.args[proofc_abi::InitArg::NextCand].buffer);
+      const size_t nextCand = proofc_abi::InitArg::NextCand;
+      if (bound.args.size() > nextCand &&
+          bound.args[nextCand].kind == BoundArg::Kind::Buffer)
+        return s_.buffers.at(bound.args[nextCand].buffer);
     }
     return 0;
   }

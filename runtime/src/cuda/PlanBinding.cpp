@@ -151,23 +151,23 @@ template <typename T> std::vector<uint32_t> words(const std::vector<T> &v) {
   return words(v.data(), v.size());
 }
 
-/// Contents of a named binding (bundleBindings()); empty for out.*.
+/// Contents of a named binding (binding::kAll); empty for out.*.
 std::vector<uint32_t> bindingWords(const std::string &init,
                                    const KnowledgeBase &kb,
                                    const CandidateSet &candidates,
                                    const std::vector<int64_t> &order) {
-  if (init == "kb.facts") return words(kb.facts);
-  if (init == "kb.psOffsets") return words(kb.psOffsets);
-  if (init == "kb.poFacts") return words(kb.poFacts);
-  if (init == "kb.poOffsets") return words(kb.poOffsets);
-  if (init == "kb.predOffsets") return words(kb.predOffsets);
-  if (init == "kb.ruleHeads") return words(kb.ruleHeads);
-  if (init == "kb.ruleBodyOffsets") return words(kb.ruleBodyOffsets);
-  if (init == "kb.ruleBody") return words(kb.ruleBody);
-  if (init == "kb.ruleNumVars") return words(kb.ruleNumVars);
-  if (init == "kb.rulePredOffsets") return words(kb.rulePredOffsets);
-  if (init == "kb.ruleIdsByPred") return words(kb.ruleIdsByPred);
-  if (init == "pool.triples") {
+  if (init == binding::kKbFacts) return words(kb.facts);
+  if (init == binding::kKbPsOffsets) return words(kb.psOffsets);
+  if (init == binding::kKbPoFacts) return words(kb.poFacts);
+  if (init == binding::kKbPoOffsets) return words(kb.poOffsets);
+  if (init == binding::kKbPredOffsets) return words(kb.predOffsets);
+  if (init == binding::kKbRuleHeads) return words(kb.ruleHeads);
+  if (init == binding::kKbRuleBodyOffsets) return words(kb.ruleBodyOffsets);
+  if (init == binding::kKbRuleBody) return words(kb.ruleBody);
+  if (init == binding::kKbRuleNumVars) return words(kb.ruleNumVars);
+  if (init == binding::kKbRulePredOffsets) return words(kb.rulePredOffsets);
+  if (init == binding::kKbRuleIdsByPred) return words(kb.ruleIdsByPred);
+  if (init == binding::kPoolTriples) {
     std::vector<Triple> triples;
     triples.reserve(order.size());
     for (int64_t c : order) triples.push_back(candidates.candidates[c].triple);
@@ -289,27 +289,27 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
     b.decl = &decl;
     b.elements = evalExtent(decl.elements, symbols_, what);
     b.bytes = std::max<size_t>(4, static_cast<size_t>(b.elements) * 4);
-    if (decl.init.rfind("weights:", 0) == 0) {
+    if (decl.init.rfind(binding::kWeightsPrefix, 0) == 0) {
       weightBuffers_.push_back(static_cast<int32_t>(i)); // filled below
     } else if (!decl.init.empty()) {
       b.data = bindingWords(decl.init, kb, inputs.candidates, poolOrder_);
-      const bool isOutput = decl.init.rfind("out.", 0) == 0;
+      const bool isOutput = decl.init.rfind(binding::kOutPrefix, 0) == 0;
       if (!isOutput && static_cast<int64_t>(b.data.size()) != b.elements)
         fail("{}: binding '{}' has {} elements, the plan declares {}", what,
              decl.init, b.data.size(), b.elements);
       const int32_t index = static_cast<int32_t>(i);
       if (isOutput) {
-        const bool actions = decl.init == "out.actions";
+        const bool actions = decl.init == binding::kOutActions;
         const int64_t expected =
             symbols_.at("N") * (actions ? symbols_.at("ACTIONS") : 1);
         if (b.elements != expected)
           fail("{}: output '{}' must have {} = {} elements, not {}", what,
                decl.init, actions ? "N x ACTIONS" : "N", expected,
                b.elements);
-        int32_t &slot = actions                     ? outActions_
-                        : decl.init == "out.status" ? outStatus_
-                        : decl.init == "out.depth"  ? outDepth_
-                                                    : outLogp_;
+        int32_t &slot = actions                             ? outActions_
+                        : decl.init == binding::kOutStatus  ? outStatus_
+                        : decl.init == binding::kOutDepth   ? outDepth_
+                                                            : outLogp_;
         if (slot >= 0) fail("{}: a second buffer binds '{}'", what, decl.init);
         slot = index;
       }
@@ -324,14 +324,13 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
       buffers_[static_cast<size_t>(index)].data = std::move(data);
   if (outStatus_ < 0 || outDepth_ < 0 || outLogp_ < 0)
     fail("{}: the plan binds no buffer to {}", path_,
-         outStatus_ < 0 ? "out.status"
-         : outDepth_ < 0 ? "out.depth"
-                         : "out.logp");
+         outStatus_ < 0 ? binding::kOutStatus
+         : outDepth_ < 0 ? binding::kOutDepth
+                         : binding::kOutLogp);
   if (inputs.actions && outActions_ < 0)
-    fail("{}: the plan binds no buffer to out.actions, so it cannot record "
-         "the steps' actions (--proofs): recompile the bundle with this "
-         "proofc",
-         path_);
+    fail("{}: the plan binds no buffer to {}, so it cannot record the steps' "
+         "actions (--proofs): recompile the bundle with this proofc",
+         path_, binding::kOutActions);
 
   for (const Launch &launch : plan.launches) {
     const std::string what =

@@ -45,9 +45,10 @@ int64_t memoEntriesFor(int64_t requested, int64_t numCandidates);
 /// on the order; PlanBinding uploads the pool in it and puts them back.
 std::vector<int64_t> poolOrder(int64_t numCandidates, int64_t B);
 
-/// The values of bundleSymbols() for a program, knowledge base, pool and
-/// step memo (MEMO = memoEntriesFor(memoEntries, numCandidates)); ACTIONS
-/// is D when the run records the actions (the rows of out.actions), else 0.
+/// The values of kBundleSymbols (BundleNames.h) for a program, knowledge
+/// base, pool and step memo (MEMO = memoEntriesFor(memoEntries,
+/// numCandidates)); ACTIONS is D when the run records the actions (the rows
+/// of out.actions), else 0.
 SymbolTable planSymbols(const ProgramSpec &program, const KnowledgeBase &kb,
                         int64_t numCandidates, int64_t memoEntries = -1,
                         bool recordActions = false);

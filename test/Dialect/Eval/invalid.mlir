@@ -1044,6 +1044,46 @@ func.func private @f(!eval.slots<5>)
 
 // -----
 
-// !eval.derived has static sizes.
-// expected-error @+1 {{expected static shape}}
+// !eval.derived has static sizes but B, which may be `?`.
+// expected-error @+1 {{'!eval.derived' size S must be a number; only B may be '?'}}
 func.func private @f(!eval.derived<5x?x2>)
+
+// -----
+
+// Only B may be `?` (A and S are the program's semantics, written in the
+// types and checked against its attributes).
+eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
+  %kb = eval.knowledge_base : !eval.kb
+  %pool = eval.candidate_pool : !eval.pool
+  eval.proof_loop %kb, %pool : !eval.kb, !eval.pool {
+  // expected-error @+1 {{'!eval.slots' size A must be a number; only B may be '?'}}
+  ^bb0(%slots: !eval.slots<?x?>):
+    eval.yield %slots : !eval.slots<?x?>
+  }
+}
+
+// -----
+
+// B is `?` everywhere or a number everywhere: the types of one step agree.
+eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
+  eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {
+    %e = eval.atom_embed %s {preds = "p", consts = "c", vars = "v", weight = "w", bias = "b"} : !eval.state<2> -> tensor<2x8xf32>
+    %h = eval.sum_atoms %e : tensor<2x8xf32> -> tensor<8xf32>
+    eval.return %h : tensor<8xf32>
+  }
+  %kb = eval.knowledge_base : !eval.kb
+  %pool = eval.candidate_pool : !eval.pool
+  eval.proof_loop %kb, %pool : !eval.kb, !eval.pool {
+  ^bb0(%slots: !eval.slots<?x2>):
+    // expected-error @+1 {{'eval.derive' op result '!eval.derived<5x3x2>' must have the B and A of '!eval.slots<?x2>'}}
+    %d = eval.derive %kb, %slots : !eval.kb, !eval.slots<?x2> -> !eval.derived<5x3x2>
+    %pe = eval.encode @enc(%slots) : !eval.slots<?x2> -> tensor<?x8xf32>
+    %ce = eval.encode @enc(%d) : !eval.derived<5x3x2> -> tensor<5x3x8xf32>
+    %logits = eval.dot_score %pe, %ce : tensor<?x8xf32>, tensor<5x3x8xf32> -> tensor<5x3xf32>
+    %act, %lp = eval.select %logits, %d : tensor<5x3xf32>, !eval.derived<5x3x2> -> tensor<5xi32>, tensor<5xf32>
+    %next = eval.transition %slots, %d, %act, %lp : !eval.slots<?x2>, !eval.derived<5x3x2>, tensor<5xi32>, tensor<5xf32> -> !eval.slots<?x2>
+    %done = eval.terminal_check %next : !eval.slots<?x2>
+    %refill = eval.recycle %done, %pool : !eval.slots<?x2>, !eval.pool -> !eval.slots<?x2>
+    eval.yield %refill : !eval.slots<?x2>
+  }
+}

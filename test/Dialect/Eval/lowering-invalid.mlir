@@ -303,7 +303,7 @@ eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} 
 // -----
 
 eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
-  // expected-error @+1 {{'eval.buffer' op init 'pool' is neither empty, 'weights:<name>' nor a binding (kb.*, pool.*, out.*)}}
+  // expected-error @+1 {{'eval.buffer' op init 'pool' is neither empty, 'weights:<name>' nor a binding of the runtime (kb.facts, pool.triples, out.status, ...: BundleNames.h)}}
   eval.buffer @b : i32 ["1"] init "pool"
   eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {
     %e = eval.folded_atom_embed %s {pred_proj = "p", arg0_const = "c0", arg1_const = "c1", arg0_var = "v0", arg1_var = "v1"} : !eval.state<2> -> tensor<2x8xf32>
@@ -355,7 +355,7 @@ eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} 
   }
   eval.launch_loop "loop" flag @f {
     // expected-error @+1 {{'eval.launch' op 'nothere' does not name an 'eval.buffer' of the program}}
-    eval.launch "a" @step::@proofc_advance grid ["1"] block 256 args ["buf:nothere"]
+    eval.launch "a" @step::@proofc_advance grid ["1"] block 256 args ["buf:nothere"] {role = "advance"}
   }
 }
 
@@ -371,7 +371,7 @@ eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} 
   }
   eval.launch_loop "loop" flag @f {
     // expected-error @+1 {{'eval.launch' op argument 'cond:engine' names no cond of the program}}
-    eval.launch "a" @step::@proofc_advance grid ["1"] block 256 args ["sym:N", "i32:7", "cond:engine"]
+    eval.launch "a" @step::@proofc_advance grid ["1"] block 256 args ["sym:N", "i32:7", "cond:engine"] {role = "advance"}
   }
 }
 
@@ -387,7 +387,7 @@ eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} 
   }
   eval.launch_loop "loop" flag @f {
     // expected-error @+1 {{'eval.launch' op argument 'i32:1.5' is not an int32 literal}}
-    eval.launch "a" @step::@proofc_advance grid ["1"] block 256 args ["i32:1.5"]
+    eval.launch "a" @step::@proofc_advance grid ["1"] block 256 args ["i32:1.5"] {role = "advance"}
   }
 }
 
@@ -402,7 +402,7 @@ eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} 
   }
   eval.launch_loop "loop" flag @f {
     // expected-error @+1 {{'eval.launch' op kernel module @gone names neither an 'eval.cuda_module' of the program nor a 'gpu.module' / 'gpu.binary'}}
-    eval.launch "a" @gone::@k grid ["1"] block 256 args []
+    eval.launch "a" @gone::@k grid ["1"] block 256 args [] {role = "policy"}
   }
 }
 
@@ -416,10 +416,10 @@ eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} 
     %h = eval.sum_atoms %e : tensor<2x8xf32> -> tensor<8xf32>
     eval.return %h : tensor<8xf32>
   }
-  eval.launch "a" @step::@k grid ["1"] block 256 args []
+  eval.launch "a" @step::@k grid ["1"] block 256 args [] {role = "policy"}
   eval.launch_loop "loop" flag @f {
     // expected-error @+1 {{'eval.launch' op launch name 'a' is used more than once}}
-    eval.launch "a" @step::@k grid ["1"] block 2048 args []
+    eval.launch "a" @step::@k grid ["1"] block 2048 args [] {role = "policy"}
   }
 }
 
@@ -435,7 +435,7 @@ eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} 
   }
   eval.launch_loop "loop" flag @f {
     // expected-error @+1 {{'eval.launch' op block must be in [1, 1024] and shared bytes >= 0, got 2048 and 0}}
-    eval.launch "a" @step::@k grid ["1"] block 2048 args []
+    eval.launch "a" @step::@k grid ["1"] block 2048 args [] {role = "policy"}
   }
 }
 
@@ -471,6 +471,39 @@ eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} 
   eval.device_loop %f0 iter(%s0 : !eval.slots<5x2>) {
   ^bb0(%slots: !eval.slots<5x2>):
     eval.device_yield %f0, %slots : !eval.slots<5x2>
+  }
+  eval.launch_loop "loop" flag @f {
+  }
+}
+
+// -----
+
+// The role tags of proofc/runtime/BundleNames.h, the runtime's list.
+eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
+  eval.buffer @f : i32 ["1"]
+  eval.cuda_module @step "step.cu" []
+  eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {
+    %e = eval.folded_atom_embed %s {pred_proj = "p", arg0_const = "c0", arg1_const = "c1", arg0_var = "v0", arg1_var = "v1"} : !eval.state<2> -> tensor<2x8xf32>
+    %h = eval.sum_atoms %e : tensor<2x8xf32> -> tensor<8xf32>
+    eval.return %h : tensor<8xf32>
+  }
+  eval.launch_loop "loop" flag @f {
+    // expected-error @+1 {{'eval.launch' op unknown role 'derive' (init, engine, advance, advance_engine, finish, policy, persistent, copy)}}
+    eval.launch "a" @step::@k grid ["1"] block 256 args [] {role = "derive"}
+  }
+}
+
+// -----
+
+// A binding's dtype is the runtime's (out.logp is f32).
+eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
+  // expected-error @+1 {{'eval.buffer' op binding 'out.logp' needs dtype f32, got 'i32'}}
+  eval.buffer @b : i32 ["N"] init "out.logp"
+  eval.buffer @f : i32 ["1"]
+  eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {
+    %e = eval.folded_atom_embed %s {pred_proj = "p", arg0_const = "c0", arg1_const = "c1", arg0_var = "v0", arg1_var = "v1"} : !eval.state<2> -> tensor<2x8xf32>
+    %h = eval.sum_atoms %e : tensor<2x8xf32> -> tensor<8xf32>
+    eval.return %h : tensor<8xf32>
   }
   eval.launch_loop "loop" flag @f {
   }

@@ -93,3 +93,32 @@ eval.program @small attributes {A = 4 : i64, S = 2 : i64, D = 3 : i64, B = 1 : i
     eval.yield %refill : !eval.slots<1x4>
   }
 }
+
+// B set once: the loop's types write `?` for it; the scale (1/sqrt(d)) and
+// max_depth (D) left out.
+// CHECK-LABEL: eval.program @once attributes {A = 2 : i64, B = 5 : i64, D = 4 : i64, S = 3 : i64} {
+// CHECK:      ^bb0(%{{.+}}: !eval.slots<?x2>):
+// CHECK:        eval.encode @enc(%{{.+}}) : !eval.derived<?x3x2> -> tensor<?x3x8xf32>
+// CHECK-NEXT:   eval.dot_score %{{.+}}, %{{.+}} : tensor<?x8xf32>, tensor<?x3x8xf32> -> tensor<?x3xf32>
+// CHECK:        eval.terminal_check %{{.+}} : !eval.slots<?x2>
+eval.program @once attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
+  eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {
+    %e = eval.atom_embed %s {preds = "p", consts = "c", vars = "v", weight = "w", bias = "b"} : !eval.state<2> -> tensor<2x8xf32>
+    %h = eval.sum_atoms %e : tensor<2x8xf32> -> tensor<8xf32>
+    eval.return %h : tensor<8xf32>
+  }
+  %kb = eval.knowledge_base : !eval.kb
+  %pool = eval.candidate_pool : !eval.pool
+  eval.proof_loop %kb, %pool : !eval.kb, !eval.pool {
+  ^bb0(%slots: !eval.slots<?x2>):
+    %d = eval.derive %kb, %slots : !eval.kb, !eval.slots<?x2> -> !eval.derived<?x3x2>
+    %pe = eval.encode @enc(%slots) : !eval.slots<?x2> -> tensor<?x8xf32>
+    %ce = eval.encode @enc(%d) : !eval.derived<?x3x2> -> tensor<?x3x8xf32>
+    %logits = eval.dot_score %pe, %ce : tensor<?x8xf32>, tensor<?x3x8xf32> -> tensor<?x3xf32>
+    %act, %lp = eval.select %logits, %d : tensor<?x3xf32>, !eval.derived<?x3x2> -> tensor<?xi32>, tensor<?xf32>
+    %next = eval.transition %slots, %d, %act, %lp : !eval.slots<?x2>, !eval.derived<?x3x2>, tensor<?xi32>, tensor<?xf32> -> !eval.slots<?x2>
+    %done = eval.terminal_check %next : !eval.slots<?x2>
+    %refill = eval.recycle %done, %pool : !eval.slots<?x2>, !eval.pool -> !eval.slots<?x2>
+    eval.yield %refill : !eval.slots<?x2>
+  }
+}

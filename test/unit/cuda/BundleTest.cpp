@@ -49,6 +49,19 @@ TEST(Bundle, RoundTripsEveryField) {
   EXPECT_EQ(b.plan.prologue.at(0).bias, "atom.bias");
   EXPECT_EQ(b.plan.schedule.step.at(0).cond, "engine");
   EXPECT_EQ(b.plan.schedule.step.at(0).body.at(0).launch, "engine");
+  EXPECT_EQ(b.plan.launches.at(0).role, LaunchRole::Init);
+}
+
+// Every role of BundleNames.h is written by its name and read back.
+TEST(Bundle, RoundTripsEveryLaunchRole) {
+  for (const LaunchRoleName &r : kLaunchRoles) {
+    Bundle a = referenceBundle();
+    a.plan.launches.at(1).role = r.role;
+    std::string text = serializeBundle(a);
+    EXPECT_NE(text.find("\"role\": \"" + std::string(r.name) + "\""),
+              std::string::npos);
+    EXPECT_EQ(parseBundle(text, "x.pcb").plan.launches.at(1).role, r.role);
+  }
 }
 
 TEST(Bundle, RoundTripsModuleLinks) {
@@ -115,8 +128,18 @@ TEST(Bundle, RejectsForeignSchemaAndOtherVersions) {
   EXPECT_NE(errorAfter([](json &j) { j["schema"] = "other"; })
                 .find("not a proofc bundle"),
             std::string::npos);
-  EXPECT_NE(errorAfter([](json &j) { j["format_version"] = 2; })
-                .find("format_version"),
+  EXPECT_NE(errorAfter([](json &j) {
+              j["format_version"] = 3;
+            }).find("format_version"),
+            std::string::npos);
+  // Version 1 (before the launch roles): recompile.
+  EXPECT_NE(errorAfter([](json &j) {
+              j["format_version"] = 1;
+              for (json &l : j["plan"]["launches"])
+                l.erase("role");
+            })
+                .find("x.pcb: format_version: unsupported bundle format (this "
+                      "runtime reads version 2; recompile the program)"),
             std::string::npos);
   try {
     parseBundle("{ nope", "bad.pcb");
@@ -157,6 +180,11 @@ TEST(Bundle, ErrorsNameThePathAndTheField) {
        "x.pcb: plan.buffers[1].name: duplicate buffer 'kb_facts'"},
       {[](json &j) { j["plan"]["launches"][1]["module"] = "nope"; },
        "x.pcb: plan.launches[1].module: unknown module 'nope'"},
+      {[](json &j) { j["plan"]["launches"][1]["role"] = "derive"; },
+       "x.pcb: plan.launches[1].role: unknown launch role 'derive' (init, "
+       "engine, advance, advance_engine, finish, policy, persistent, copy)"},
+      {[](json &j) { j["plan"]["launches"][1].erase("role"); },
+       "x.pcb: plan.launches[1].role: missing field"},
       {[](json &j) { j["plan"]["launches"][1]["args"][2] = "buf:nope"; },
        "x.pcb: plan.launches[1].args[2]: unknown buffer 'nope'"},
       {[](json &j) { j["plan"]["launches"][1]["args"][2] = "sym:Q"; },

@@ -125,8 +125,12 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
   auto launch = [&](const std::string &name, const std::string &module,
                     const std::string &entry, std::vector<std::string> grid,
                     int32_t block, std::vector<std::string> args) {
+    // The hand-written policy kernel is "score"; the others are named as
+    // their role.
+    LaunchRole role =
+        name == "score" ? LaunchRole::Policy : *launchRoleNamed(name);
     plan.launches.push_back(
-        {name, module, entry, Extent{std::move(grid)}, block, 0, args});
+        {name, module, entry, Extent{std::move(grid)}, block, 0, args, role});
   };
   launch("init", "step", "proofc_init", {"1"}, 256,
          {"buf:pool", "sym:N", "sym:B", "buf:state", "buf:slot_cand",

@@ -499,7 +499,7 @@ using nlohmann::json;
 /// loop cond and its flag.
 json minimalBundle() {
   return json::parse(R"({
-    "schema": "proofc-bundle", "format_version": 1,
+    "schema": "proofc-bundle", "format_version": 2,
     "proofc_version": "0.1.0", "source": "s.mlir",
     "program": {"name": "s",
                 "shape": {"A": 1, "S": 1, "D": 1, "B": 1, "d": 1, "L": 0},
@@ -514,7 +514,8 @@ json minimalBundle() {
     "plan": {"buffers": [{"name": "f", "dtype": "i32", "elements": ["1"],
                           "init": ""}],
              "prologue": [],
-             "launches": [{"name": "k", "module": "m", "entry": "k",
+             "launches": [{"name": "k", "role": "policy", "module": "m",
+                           "entry": "k",
                            "grid": ["B"], "block": 1, "shared_bytes": 0,
                            "args": ["buf:f", "cond:c"]}],
              "schedule": {"prologue": [], "step": [{"launch": "k"}],

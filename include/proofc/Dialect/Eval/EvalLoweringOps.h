@@ -16,8 +16,8 @@ namespace mlir::eval {
 /// eval.launch_loop): a program holds exactly one proof loop in any form.
 bool isLoweredProofLoop(Operation *op);
 
-/// The run-time symbols an extent factor may name (Bundle.h's
-/// bundleSymbols(); the bundle translation re-verifies with the runtime).
+/// The run-time symbols an extent factor may name (kBundleSymbols of
+/// proofc/runtime/BundleNames.h, the list the runtime reads).
 bool isExtentSymbol(StringRef name);
 /// A factor of a symbolic extent: a decimal literal or a run-time symbol.
 bool isExtentFactor(StringRef factor);

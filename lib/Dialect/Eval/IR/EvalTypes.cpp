@@ -1,7 +1,8 @@
 //===- EvalTypes.cpp - Types of the eval dialect --------------------------===//
 //
 // !eval.slots<BxA> and !eval.derived<BxSxA> are written like tensor shapes,
-// so they parse with the dimension-list parser (static sizes only).
+// so they parse with the dimension-list parser. B may be `?`: the program's
+// B, which eval-specialize-shapes writes in (EvalTypes.td).
 //
 //===----------------------------------------------------------------------===//
 #include "proofc/Dialect/Eval/EvalTypes.h"
@@ -24,31 +25,47 @@ void EvalDialect::registerTypes() {
       >();
 }
 
-/// Parses `<` d0 `x` d1 ... `>` with exactly `names.size()` static sizes.
+/// Parses `<` d0 `x` d1 ... `>` with exactly `names.size()` sizes, the
+/// first (B) static or `?`, the others static.
 static ParseResult parseSizes(AsmParser &parser, StringRef typeName,
                               ArrayRef<StringRef> names,
                               SmallVectorImpl<int64_t> &sizes) {
   SMLoc loc = parser.getCurrentLocation();
   if (parser.parseLess() ||
-      parser.parseDimensionList(sizes, /*allowDynamic=*/false,
+      parser.parseDimensionList(sizes, /*allowDynamic=*/true,
                                 /*withTrailingX=*/false) ||
       parser.parseGreater())
     return failure();
-  if (sizes.size() == names.size())
-    return success();
-  return parser.emitError(loc)
-         << "'!eval." << typeName << "' expects " << names.size() << " sizes ("
-         << llvm::join(names, "x") << "), got " << sizes.size();
+  if (sizes.size() != names.size())
+    return parser.emitError(loc)
+           << "'!eval." << typeName << "' expects " << names.size()
+           << " sizes (" << llvm::join(names, "x") << "), got " << sizes.size();
+  for (size_t i = 1; i < sizes.size(); ++i)
+    if (ShapedType::isDynamic(sizes[i]))
+      return parser.emitError(loc)
+             << "'!eval." << typeName << "' size " << names[i]
+             << " must be a number; only B may be '?'";
+  return success();
 }
 
+/// Every size positive; the first (B) may be `?` (kDynamic).
 static LogicalResult
 verifyPositive(function_ref<InFlightDiagnostic()> emitError, StringRef typeName,
                ArrayRef<StringRef> names, ArrayRef<int64_t> sizes) {
-  for (auto [name, size] : llvm::zip_equal(names, sizes))
-    if (size <= 0)
+  for (auto [i, name, size] : llvm::enumerate(names, sizes))
+    if (size <= 0 &&
+        !(i == 0 && names.size() > 1 && ShapedType::isDynamic(size)))
       return emitError() << "'!eval." << typeName << "' size " << name
                          << " must be positive, got " << size;
   return success();
+}
+
+/// B as written: `?` or the number.
+static void printSlots(AsmPrinter &printer, int64_t B) {
+  if (ShapedType::isDynamic(B))
+    printer << '?';
+  else
+    printer << B;
 }
 
 LogicalResult StateType::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -66,7 +83,9 @@ Type SlotsType::parse(AsmParser &parser) {
 }
 
 void SlotsType::print(AsmPrinter &printer) const {
-  printer << '<' << getSlots() << 'x' << getAtoms() << '>';
+  printer << '<';
+  printSlots(printer, getSlots());
+  printer << 'x' << getAtoms() << '>';
 }
 
 LogicalResult SlotsType::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -84,8 +103,9 @@ Type DerivedType::parse(AsmParser &parser) {
 }
 
 void DerivedType::print(AsmPrinter &printer) const {
-  printer << '<' << getSlots() << 'x' << getStates() << 'x' << getAtoms()
-          << '>';
+  printer << '<';
+  printSlots(printer, getSlots());
+  printer << 'x' << getStates() << 'x' << getAtoms() << '>';
 }
 
 LogicalResult DerivedType::verify(function_ref<InFlightDiagnostic()> emitError,

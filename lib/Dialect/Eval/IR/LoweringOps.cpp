@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "VerifyUtils.h"
 
+#include "proofc/runtime/BundleNames.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/StringExtras.h"
@@ -30,14 +32,7 @@ bool mlir::eval::isLoweredProofLoop(Operation *op) {
 }
 
 bool mlir::eval::isExtentSymbol(StringRef name) {
-  static const char *const symbols[] = {"B",  "S",  "A",   "A2",  "D",  "d",
-                                        "L",  "E",  "R",   "R1",  "R2", "RE1",
-                                        "NF", "NR", "NR1", "NRB", "N",
-                                        "MEMO", "ACTIONS"};
-  for (const char *symbol : symbols)
-    if (name == symbol)
-      return true;
-  return false;
+  return proofc::isBundleSymbol(std::string_view(name));
 }
 
 bool mlir::eval::isExtentFactor(StringRef factor) {
@@ -328,18 +323,23 @@ LogicalResult BufferOp::verify() {
   StringRef init = getInit();
   if (init.empty())
     return success();
-  if (init.consume_front("weights:")) {
+  if (init.consume_front(proofc::binding::kWeightsPrefix)) {
     if (init.empty())
       return emitOpError("init 'weights:' needs a tensor name");
     if (!isF32)
       return emitOpError() << "a weights init needs dtype f32, got " << dtype;
     return success();
   }
-  auto [group, name] = init.split('.');
-  if (name.empty() || (group != "kb" && group != "pool" && group != "out"))
+  const proofc::binding::Binding *known =
+      proofc::binding::find(std::string_view(init));
+  if (!known)
     return emitOpError() << "init '" << getInit()
                          << "' is neither empty, 'weights:<name>' nor a "
-                            "binding (kb.*, pool.*, out.*)";
+                            "binding of the runtime (kb.facts, pool.triples, "
+                            "out.status, ...: BundleNames.h)";
+  if (isF32 != (known->dtype == proofc::DType::F32))
+    return emitOpError() << "binding '" << getInit() << "' needs dtype "
+                         << (isF32 ? "i32" : "f32") << ", got " << dtype;
   return success();
 }
 
@@ -517,6 +517,9 @@ LogicalResult LaunchOp::verify() {
                               "program nor a 'gpu.module' / 'gpu.binary'";
   }
 
+  if (!proofc::launchRoleNamed(std::string_view(getRole())))
+    return emitOpError() << "unknown role '" << getRole() << "' ("
+                         << proofc::launchRoleList() << ")";
   if (failed(verifyExtent(*this, "grid", getGrid())))
     return failure();
   if (getBlockAttr().getInt() < 1 || getBlockAttr().getInt() > 1024 ||

@@ -65,12 +65,13 @@ ProofLoopOp ProgramOp::getProofLoop() {
   return loops.empty() ? ProofLoopOp() : *loops.begin();
 }
 
-/// Reports `type` on `op` when its A, S or B differs from the program's.
+/// Reports `type` on `op` when its A, S or B differs from the program's (a B
+/// written `?` is the program's).
 static LogicalResult checkShapeParams(Operation *op, Type type,
                                       const verifyutil::ProgramShape &shape) {
   auto mismatch = [&](StringRef name, int64_t got,
                       int64_t expected) -> LogicalResult {
-    if (got == expected)
+    if (got == expected || ShapedType::isDynamic(got)) // `?`: the program's
       return success();
     return op->emitOpError()
            << "type " << type << " has " << name << " = " << got

@@ -14,7 +14,7 @@
 
 using namespace mlir;
 using namespace mlir::eval;
-using verifyutil::getStaticTensor;
+using verifyutil::getSlotTensor;
 
 //===----------------------------------------------------------------------===//
 // ProofLoopOp, YieldOp
@@ -127,8 +127,8 @@ LogicalResult EncodeOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult DotScoreOp::verify() {
-  RankedTensorType parent = getStaticTensor(getParent().getType(), 2);
-  RankedTensorType children = getStaticTensor(getChildren().getType(), 3);
+  RankedTensorType parent = getSlotTensor(getParent().getType(), 2);
+  RankedTensorType children = getSlotTensor(getChildren().getType(), 3);
   if (!parent || !children || parent.getDimSize(0) != children.getDimSize(0))
     return emitOpError() << "expects parent tensor<Bxd> and children "
                             "tensor<BxSxd>, got "
@@ -143,11 +143,25 @@ LogicalResult DotScoreOp::verify() {
                             parent.getElementType());
   if (getType() != expected)
     return emitOpError() << "result " << getType() << " must be " << expected;
+  if (!getScaleAttr())
+    return success(); // 1/sqrt(d), getEffectiveScale
   double scale = getScaleAttr().getValueAsDouble();
   if (!(scale > 0) || !std::isfinite(scale))
     return emitOpError()
            << "attribute 'scale' must be positive and finite, got " << scale;
   return success();
+}
+
+float DotScoreOp::getDefaultScale() {
+  auto parent = cast<RankedTensorType>(getParent().getType());
+  return static_cast<float>(
+      1.0 /
+      std::sqrt(static_cast<double>(parent.getDimSize(parent.getRank() - 1))));
+}
+
+float DotScoreOp::getEffectiveScale() {
+  return getScaleAttr() ? getScaleAttr().getValue().convertToFloat()
+                        : getDefaultScale();
 }
 
 LogicalResult SelectOp::verify() {
@@ -194,6 +208,8 @@ LogicalResult TransitionOp::verify() {
 }
 
 LogicalResult TerminalCheckOp::verify() {
+  if (!getMaxDepthAttr())
+    return success(); // the program's D
   int64_t maxDepth = getMaxDepthAttr().getInt();
   if (maxDepth <= 0)
     return emitOpError() << "attribute 'max_depth' must be positive, got "

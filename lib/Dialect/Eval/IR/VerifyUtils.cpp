@@ -35,6 +35,16 @@ RankedTensorType verifyutil::getStaticTensor(Type type, int64_t rank) {
   return tensor;
 }
 
+RankedTensorType verifyutil::getSlotTensor(Type type, int64_t rank) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || tensor.getRank() != rank)
+    return {};
+  for (auto [i, size] : llvm::enumerate(tensor.getShape()))
+    if (size <= 0 && !(i == 0 && ShapedType::isDynamic(size)))
+      return {};
+  return tensor;
+}
+
 LogicalResult verifyutil::verifyWeightName(Operation *op, StringRef attrName,
                                            StringAttr value) {
   if (value && !value.getValue().empty())

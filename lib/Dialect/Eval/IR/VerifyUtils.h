@@ -22,6 +22,9 @@ std::optional<ProgramShape> getEnclosingProgramShape(Operation *op);
 /// The tensor type when `type` is a static ranked tensor of `rank` positive
 /// sizes, else null.
 RankedTensorType getStaticTensor(Type type, int64_t rank);
+/// Likewise for a tensor of the proof loop, whose leading size (B) may be
+/// `?` until eval-specialize-shapes writes the program's B.
+RankedTensorType getSlotTensor(Type type, int64_t rank);
 
 /// Fails with "'<op>' op attribute '<name>' must name a weight tensor" when a
 /// weight-name attribute is empty.

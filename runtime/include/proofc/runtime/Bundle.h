@@ -13,6 +13,7 @@
 #ifndef PROOFC_RUNTIME_BUNDLE_H
 #define PROOFC_RUNTIME_BUNDLE_H
 
+#include "proofc/runtime/BundleNames.h"
 #include "proofc/runtime/Program.h"
 
 #include <cstdint>
@@ -22,22 +23,16 @@
 
 namespace proofc {
 
-inline constexpr int kBundleFormatVersion = 1;
+/// 2: each launch has a "role" (BundleNames.h). A version 1 bundle is
+/// refused with "recompile the program".
+inline constexpr int kBundleFormatVersion = 2;
 
 /// A symbolic extent: the product of its factors, each a decimal literal or a
-/// run-time symbol name (bundleSymbols(); docs/bundle.md lists them).
+/// run-time symbol name (kBundleSymbols, BundleNames.h; docs/bundle.md lists
+/// them).
 struct Extent {
   std::vector<std::string> factors;
 };
-
-/// The run-time symbols a bundle may name: from the program "B", "S", "A",
-/// "A2" (2A), "D", "d", "L"; from the data "E", "R", "R1" (R+1), "R2" (R+2),
-/// "RE1" (R*E+1), "NF" (facts), "NR" (rules), "NR1" (NR+1), "NRB" (rule body
-/// atoms), "N" (candidates); from the runtime "MEMO" (the step memo's
-/// entries, memoEntriesFor()).
-const std::vector<std::string> &bundleSymbols();
-
-enum class DType { I32, F32, U32 };
 
 /// A device buffer, allocated once at a fixed address before the loop.
 struct BufferDecl {
@@ -45,7 +40,8 @@ struct BufferDecl {
   DType dtype = DType::I32;
   Extent elements;
   /// Where its initial contents come from: "" (zero-filled once), a binding
-  /// the runtime knows (bundleBindings(): "kb.facts", "pool.triples", ...),
+  /// the runtime knows (binding::kAll, BundleNames.h: "kb.facts",
+  /// "pool.triples", ...),
   /// or a weight or a folded table produced by the prologue
   /// ("weights:<name>"). "out.status" / "out.depth" / "out.logp" are
   /// zero-filled and read back after the loop as the candidates' outcomes.
@@ -80,9 +76,6 @@ struct KernelModule {
 /// A kernel argument: "buf:<buffer>" (device pointer), "sym:<symbol>" (int32
 /// scalar), "i32:<literal>", "f32:<literal>", "cond:<name>" (u64 conditional
 /// handle, 0 when the cond is not a native graph node).
-/// The named bindings a BufferDecl::init may use (besides "" and
-/// "weights:<name>"), each with the dtype it must have.
-const std::map<std::string, DType> &bundleBindings();
 const char *dtypeName(DType dtype);
 
 struct Launch {
@@ -93,6 +86,7 @@ struct Launch {
   int32_t block = 128;
   int32_t sharedBytes = 0;
   std::vector<std::string> args;
+  LaunchRole role = LaunchRole::Policy; ///< what it does (JSON "role")
 };
 
 /// One node of the schedule: a launch, or a cond whose body runs when the

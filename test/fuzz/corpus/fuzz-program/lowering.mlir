@@ -36,11 +36,11 @@ module attributes {gpu.container_module} {
       %h = eval.sum_atoms %e : tensor<2x8xf32> -> tensor<8xf32>
       eval.return %h : tensor<8xf32>
     }
-    eval.launch "init" @step::@proofc_init grid ["1"] block 256 args ["buf:flag", "sym:N", "i32:-3", "f32:0.5", "cond:loop"]
+    eval.launch "init" @step::@proofc_init grid ["1"] block 256 args ["buf:flag", "sym:N", "i32:-3", "f32:0.5", "cond:loop"] {role = "init"}
     eval.launch_loop "loop" flag @flag {
-      eval.launch "k" @policy::@score_select grid ["B", "2"] block 64 shared 16 args ["buf:out"]
+      eval.launch "k" @policy::@score_select grid ["B", "2"] block 64 shared 16 args ["buf:out"] {role = "policy"}
       eval.launch_cond "engine" flag @flag {
-        eval.launch "again" @step::@proofc_advance grid ["1"] block 32 args ["cond:engine"]
+        eval.launch "again" @step::@proofc_advance grid ["1"] block 32 args ["cond:engine"] {role = "advance"}
       }
     }
   }

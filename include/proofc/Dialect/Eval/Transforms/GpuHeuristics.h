@@ -1,0 +1,49 @@
+//===- GpuHeuristics.h - The kernels' shape from a program -----*- C++ -*-===//
+//
+// What the pipeline's `auto` options resolve to: the measured best of the
+// V10 sweeps on an H100 (docs/performance.md). They live in the compiler's
+// passes (eval-plan-buffers resolves the matmul, eval-lower-to-gpu the
+// schedule, groups and blocks per SM), so every tool that runs the pipeline
+// (proofc compile, proofc run --device cuda, proofc-opt) makes the same
+// kernels from the same program and options.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_DIALECT_EVAL_TRANSFORMS_GPUHEURISTICS_H
+#define PROOFC_DIALECT_EVAL_TRANSFORMS_GPUHEURISTICS_H
+
+#include "proofc/Dialect/Eval/EvalOps.h"
+
+#include <cstdint>
+
+namespace mlir::eval {
+
+/// The value of the integer options (groups, min-blocks-per-sm) and the word
+/// of the string options (matmul, schedule) that ask for a choice.
+inline constexpr int64_t kAutoOption = -1;
+inline constexpr StringLiteral kAutoWord = "auto";
+
+/// matmul=auto: "tf32x3" (tensor cores) when the encoder the program's
+/// policy uses (its eval.score_select's, else every eval.encoder) has linear
+/// layers and each is 8-aligned (the mma tile), else "fma".
+StringRef chooseMatmul(ProgramOp program);
+
+/// schedule=auto for B slots: "persistent" (one kernel runs each slot to the
+/// end of the pool) while its blocks, 2 per SM, are all resident on an H100
+/// (132 SMs) at once and the policy is on the tensor cores (the FMA form's
+/// blocks of 8-row warps are too large to derive in); "step" otherwise, and
+/// always without the fused advance-engine kernel, which persistent needs.
+StringRef chooseSchedule(bool tensorCores, int64_t B, bool fusedStep);
+
+/// groups=-1: with FMA layers 4 warps per block; with the tensor cores 8
+/// below B = 1024, 2 below 4096, 1 from there on. The persistent kernel's
+/// block holds all of a slot's rows: 0 (the generator fits it).
+int64_t chooseGroups(bool tensorCores, int64_t B, StringRef schedule);
+
+/// min-blocks-per-sm=-1: with FMA layers 6 below B = 1024, 8 from there on;
+/// with the tensor cores 2 below 1024, 10 below 4096, 16 from there on;
+/// persistent: 2.
+int64_t chooseMinBlocksPerSm(bool tensorCores, int64_t B, StringRef schedule);
+
+} // namespace mlir::eval
+
+#endif // PROOFC_DIALECT_EVAL_TRANSFORMS_GPUHEURISTICS_H

@@ -1,0 +1,56 @@
+//===- GpuHeuristics.cpp - The GPU kernels' shape, chosen from a program --===//
+//
+// The choices behind the pipeline's `auto` options (GpuHeuristics.h); the
+// numbers are the V10 sweeps of docs/performance.md.
+//
+//===----------------------------------------------------------------------===//
+#include "proofc/Dialect/Eval/Transforms/GpuHeuristics.h"
+
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace mlir::eval;
+
+StringRef mlir::eval::chooseMatmul(ProgramOp program) {
+  // The encoders the policy runs: the fused step's, else all of them.
+  SmallVector<EncoderOp> encoders;
+  program.walk([&](ScoreSelectOp score) {
+    if (auto encoder = dyn_cast_or_null<EncoderOp>(
+            SymbolTable::lookupSymbolIn(program, score.getEncoderAttr())))
+      encoders.push_back(encoder);
+  });
+  if (encoders.empty())
+    llvm::append_range(encoders, program.getBody().front().getOps<EncoderOp>());
+  bool aligned = false;
+  for (EncoderOp encoder : encoders)
+    for (LinearOp linear : encoder.getBody().getOps<LinearOp>()) {
+      if (linear.getInput().getType().getDimSize(0) % 8 != 0 ||
+          linear.getType().getDimSize(0) % 8 != 0)
+        return "fma";
+      aligned = true;
+    }
+  return aligned ? "tf32x3" : "fma";
+}
+
+StringRef mlir::eval::chooseSchedule(bool tensorCores, int64_t B,
+                                     bool fusedStep) {
+  return fusedStep && tensorCores && B <= 256 ? "persistent" : "step";
+}
+
+int64_t mlir::eval::chooseGroups(bool tensorCores, int64_t B,
+                                 StringRef schedule) {
+  if (schedule == "persistent")
+    return 0;
+  if (!tensorCores)
+    return 4;
+  return B < 1024 ? 8 : B < 4096 ? 2 : 1;
+}
+
+int64_t mlir::eval::chooseMinBlocksPerSm(bool tensorCores, int64_t B,
+                                         StringRef schedule) {
+  if (schedule == "persistent")
+    return 2;
+  if (!tensorCores)
+    return B >= 1024 ? 8 : 6;
+  return B < 1024 ? 2 : B < 4096 ? 10 : 16;
+}
