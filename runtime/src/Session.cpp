@@ -237,10 +237,18 @@ struct Session::State {
                   const std::map<std::string, DeviceWeight> *deviceWeights,
                   const QueryRange &range, const EvaluateControl &control);
   /// Runs one block in chunks on the backend (the pipeline's device stage).
+  /// `shape` (the CUDA backend, several blocks): every backend run is of
+  /// `shape.size` candidates, a shorter piece padded when that is cheaper
+  /// than a new setup, so that the device state is kept (shapeId).
+  struct RunShape {
+    uint64_t id = 0;      ///< EvalInputs::shapeId; 0: no padding
+    int64_t largest = 0;  ///< the largest block's candidates
+  };
   void runBlock(PipelineBlock &block, const TensorMap &weights,
                 const std::map<std::string, DeviceWeight> *deviceWeights,
-                bool wholePool, const EvaluateControl &control,
-                int64_t doneBefore, int64_t total, int64_t &chunkSize);
+                bool wholePool, const RunShape &shape,
+                const EvaluateControl &control, int64_t doneBefore,
+                int64_t total, int64_t &chunkSize);
   /// Metrics, rank metrics and report over `range`'s queries.
   SessionResult finish(const QueryRange &range, std::vector<PairRanks> pairs,
                        const OutcomeCounts &counts,
@@ -262,8 +270,8 @@ struct Session::State {
 void Session::State::runBlock(
     PipelineBlock &block, const TensorMap &weights,
     const std::map<std::string, DeviceWeight> *deviceWeights, bool wholePool,
-    const EvaluateControl &evalControl, int64_t doneBefore, int64_t total,
-    int64_t &chunkSize) {
+    const RunShape &shape, const EvaluateControl &evalControl,
+    int64_t doneBefore, int64_t total, int64_t &chunkSize) {
   const CandidateSet &set = block.candidates;
   const std::vector<Candidate> &pool = set.candidates;
   const int64_t n = static_cast<int64_t>(pool.size());
@@ -272,8 +280,10 @@ void Session::State::runBlock(
   EvalInputs all{program,  dataset,       weights,
                  set,      options.factsIncludeValid, nullptr,
                  deviceWeights, wholePool ? poolId : 0};
+  all.shapeId = shape.id;
   const int64_t size =
-      chunkSizeFor(n, options.maxPool, backend->poolCapacity(all));
+      chunkSizeFor(shape.id ? shape.largest : n, options.maxPool,
+                   backend->poolCapacity(all));
   chunkSize = std::max(chunkSize, size);
   block.outcomes.clear();
   block.outcomes.reserve(static_cast<size_t>(n));
@@ -284,12 +294,14 @@ void Session::State::runBlock(
     block.actions.actions.reserve(static_cast<size_t>(n) *
                                   static_cast<size_t>(program.shape.D));
   }
-  int64_t begin = 0;
+  int64_t begin = 0, pieceSize = 0;
   RunControl control;
   control.cancel = evalControl.cancel;
   if (evalControl.progress)
     control.progress = [&](int64_t finished) {
-      evalControl.progress(doneBefore + begin + finished, total);
+      // A padded run counts its padding too: not beyond the piece.
+      evalControl.progress(
+          doneBefore + begin + std::min(finished, pieceSize), total);
     };
   // At least one run, so that an empty pool still checks the backend setup.
   do {
@@ -298,17 +310,33 @@ void Session::State::runBlock(
     const int64_t end = std::min(n, begin + size);
     CandidateSet chunk;
     const bool whole = begin == 0 && end == n;
-    if (!whole)
+    // A piece of at least 3/4 of the run size is padded with copies of its
+    // last candidate (an outcome depends only on its candidate; the copies'
+    // are dropped): cheaper than setting the device up for its size.
+    pieceSize = end - begin;
+    const bool sameSize =
+        shape.id != 0 && pieceSize > 0 &&
+        (pieceSize == size || 4 * pieceSize >= 3 * size);
+    if (!whole || (sameSize && pieceSize < size)) {
       chunk.candidates.assign(pool.begin() + begin, pool.begin() + end);
+      if (sameSize)
+        chunk.candidates.resize(static_cast<size_t>(size),
+                                chunk.candidates.back());
+    }
+    const bool asIs = whole && !(sameSize && pieceSize < size);
     EvalInputs inputs{program,          dataset,
-                      weights,          whole ? set : chunk,
+                      weights,          asIs ? set : chunk,
                       options.factsIncludeValid, &control,
                       deviceWeights,    whole && wholePool ? poolId : 0};
+    inputs.shapeId = sameSize ? shape.id : 0;
     ActionTrace actions;
     if (recording)
       inputs.actions = &actions;
     BackendTimings t;
     std::vector<Outcome> outcomes = backend->run(inputs, t);
+    if (sameSize && pieceSize < size &&
+        static_cast<int64_t>(outcomes.size()) == size)
+      outcomes.resize(static_cast<size_t>(pieceSize)); // the padding's
     const int64_t first = block.range.candidateBegin + begin;
     if (static_cast<int64_t>(outcomes.size()) != end - begin)
       fail("{} backend: {} outcomes for the {} candidates {}..{}",
@@ -365,6 +393,13 @@ Session::State::Streamed Session::State::stream(
   if (blocks.empty())
     blocks.push_back(range); // one (empty) run still checks the backend
   const bool wholePool = blocks.size() == 1 && range == all;
+  // CUDA, several blocks: one device setup for all (EvalInputs::shapeId).
+  RunShape shape;
+  if (dynamic_cast<CudaBackend *>(backend) && blocks.size() > 1) {
+    shape.id = nextPoolId();
+    for (const QueryRange &b : blocks)
+      shape.largest = std::max(shape.largest, b.candidates());
+  }
   const int64_t total = range.candidates();
   const int threads = hostThreads();
 
@@ -380,8 +415,8 @@ Session::State::Streamed Session::State::stream(
     return builder->build(r.queryBegin, r.queryEnd);
   };
   stages.run = [&](PipelineBlock &block) {
-    runBlock(block, weights, deviceWeights, wholePool, control, done, total,
-             out.chunkSize);
+    runBlock(block, weights, deviceWeights, wholePool, shape, control, done,
+             total, out.chunkSize);
     done += block.range.candidates();
   };
   stages.consume = [&](PipelineBlock &block) {

@@ -100,8 +100,10 @@ bool cudaDeviceAvailable(std::string *why = nullptr);
 /// Keeps its device state (context, knowledge base, buffers, modules,
 /// graph) between runs over the same pool (EvalInputs::poolId): a later run
 /// resets the zero-initialized buffers, uploads the weights and runs the
-/// loop (Session.h). Any other pool, or a run that failed (not one that was
-/// cancelled), sets the device up anew.
+/// loop (Session.h). A run over other candidates of the same size
+/// (EvalInputs::shapeId: the blocks of a streamed call) also keeps it and
+/// uploads only the candidates. Any other pool, or a run that failed (not
+/// one that was cancelled), sets the device up anew.
 class CudaBackend : public Backend {
 public:
   CudaBackend(Bundle bundle, std::string bundlePath,
@@ -133,6 +135,7 @@ private:
   CudaRunInfo info_;
   std::unique_ptr<Persistent> persistent_;
   uint64_t capacityPool_ = 0; ///< the poolId capacity_ was measured for
+  uint64_t capacityShape_ = 0; ///< the shapeId capacity_ was measured for
   int64_t capacity_ = 0;
 };
 

@@ -147,6 +147,19 @@ template <typename T> std::vector<uint32_t> words(const std::vector<T> &v) {
   return words(v.data(), v.size());
 }
 
+/// Contents of a pool binding ("pool.*"), empty for any other.
+std::vector<uint32_t> poolWords(const std::string &init,
+                                const CandidateSet &candidates,
+                                const std::vector<int64_t> &order) {
+  if (init == "pool.triples") {
+    std::vector<Triple> triples;
+    triples.reserve(order.size());
+    for (int64_t c : order) triples.push_back(candidates.candidates[c].triple);
+    return words(triples);
+  }
+  return {};
+}
+
 /// Contents of a named binding (bundleBindings()); empty for out.*.
 std::vector<uint32_t> bindingWords(const std::string &init,
                                    const KnowledgeBase &kb,
@@ -163,13 +176,7 @@ std::vector<uint32_t> bindingWords(const std::string &init,
   if (init == "kb.ruleNumVars") return words(kb.ruleNumVars);
   if (init == "kb.rulePredOffsets") return words(kb.rulePredOffsets);
   if (init == "kb.ruleIdsByPred") return words(kb.ruleIdsByPred);
-  if (init == "pool.triples") {
-    std::vector<Triple> triples;
-    triples.reserve(order.size());
-    for (int64_t c : order) triples.push_back(candidates.candidates[c].triple);
-    return words(triples);
-  }
-  return {};
+  return poolWords(init, candidates, order);
 }
 
 BoundArg bindArg(const std::string &arg, const PlanBinding &binding,
@@ -334,6 +341,26 @@ size_t PlanBinding::totalBytes() const {
   size_t total = 0;
   for (const BoundBuffer &b : buffers_) total += b.bytes;
   return total;
+}
+
+std::vector<std::pair<int32_t, std::vector<uint32_t>>>
+PlanBinding::poolData(const CandidateSet &candidates) const {
+  if (static_cast<int64_t>(candidates.candidates.size()) != symbols_.at("N"))
+    fail("{}: {} candidates for a binding of N = {}", path_,
+         candidates.candidates.size(), symbols_.at("N"));
+  std::vector<std::pair<int32_t, std::vector<uint32_t>>> out;
+  for (size_t i = 0; i < buffers_.size(); ++i) {
+    const std::string &init = buffers_[i].decl->init;
+    if (init.rfind("pool.", 0) != 0)
+      continue;
+    out.emplace_back(static_cast<int32_t>(i),
+                     poolWords(init, candidates, poolOrder_));
+    if (static_cast<int64_t>(out.back().second.size()) !=
+        buffers_[i].elements)
+      fail("{}: binding '{}' has {} elements, the plan declares {}", path_,
+           init, out.back().second.size(), buffers_[i].elements);
+  }
+  return out;
 }
 
 void PlanBinding::releaseHostData() {

@@ -82,6 +82,13 @@ struct EvalInputs {
   /// Session's whole pool), so a backend may keep what it built for them
   /// (the CUDA backend's buffers and graph). 0: no such promise.
   uint64_t poolId = 0;
+  /// Non-zero: as many candidates, of the same dataset and facts, as every
+  /// earlier run with this id, but maybe other ones (the blocks of one
+  /// streamed call, padded to one size): a backend may keep what it built
+  /// for the size and upload only the candidates (the CUDA backend: the
+  /// pool's triples; context, knowledge base, buffers, modules and graph
+  /// stay). 0: no such promise.
+  uint64_t shapeId = 0;
   /// Non-null: the backend also records every step's action here (sized to
   /// the candidates × D, -1 filled); only a backend whose
   /// recordsActions() is true accepts it.
