@@ -37,8 +37,10 @@ void runBlockPipeline(const std::vector<QueryRange> &blocks,
       int64_t index;
       {
         std::unique_lock<std::mutex> lock(mutex);
+        // One block more than the device may take: built while the device
+        // runs the one before, so that the device never waits for it.
         changed.wait(lock, [&] {
-          return stop || nextBuild >= count || nextBuild < consumed + ahead;
+          return stop || nextBuild >= count || nextBuild <= consumed + ahead;
         });
         if (stop || nextBuild >= count)
           return;

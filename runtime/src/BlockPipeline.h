@@ -5,13 +5,14 @@
 // stages that overlap:
 //
 //   build    host threads build the candidates of the next blocks
-//            (CandidateBuilder::build), at most `ahead` blocks in advance;
+//            (CandidateBuilder::build), up to `ahead` blocks beyond the one
+//            being consumed (one more than the device may take);
 //   run      one device worker runs each block on the backend, in order;
 //   consume  the calling thread takes finished blocks IN QUERY ORDER
 //            (ranking, counts, the outcomes file, checkpoint ranges).
 //
-// Memory is bounded by the blocks in flight (about ahead + 2), not by the
-// pool. An error (or an interrupt) in any stage is stored with its block and
+// Memory is bounded by the blocks in flight (at most ahead + 1), not by
+// the pool. An error (or an interrupt) in any stage is stored with its block and
 // rethrown by the consumer when it reaches that block, after every earlier
 // block was consumed: what a sequential run would have raised first is
 // raised first (the smallest candidate with a non-finite logit, say). The
@@ -55,9 +56,9 @@ struct PipelineStages {
   std::function<void(PipelineBlock &)> consume;
 };
 
-/// Runs `blocks` through the stages with `buildThreads` builders (>= 1)
-/// and at most `ahead` (>= 1) blocks built or run beyond the one being
-/// consumed. Returns when every block was consumed; rethrows the first
+/// Runs `blocks` through the stages with `buildThreads` builders (>= 1):
+/// the device takes at most `ahead` - 1 (>= 1) blocks beyond the one being
+/// consumed, the builders one more. Returns when every block was consumed; rethrows the first
 /// error in block order. `cancel` (may be null) stops the builders early;
 /// the backend checks it itself.
 void runBlockPipeline(const std::vector<QueryRange> &blocks,
