@@ -3,7 +3,8 @@
 # checks what it computes:
 #   1. `cmake --install BUILD_DIR` into a fresh prefix (with
 #      PROOFC_EMBED_FROM=runtime: the runtime configured, built and
-#      installed alone, `cmake -S runtime`, with the same compiler);
+#      installed alone, `cmake -S runtime --preset runtime-only`, with the
+#      same compiler);
 #   2. configures examples/embed with only that prefix to find proofc
 #      (find_package(proofc), proofc::runtime), builds it;
 #   3. compiles examples/v10.mlir to a bundle (BUILD_DIR's proofc);
@@ -58,8 +59,8 @@ build)
 runtime)
   echo "== build the runtime alone (cmake -S runtime) and install it into $work/prefix"
   deps=$(sed -n 's/^PROOFC_DEPS_INCLUDE:[A-Z]*=//p' "$build/CMakeCache.txt")
-  { cmake -S "$root/runtime" -B "$work/runtime" -DCMAKE_BUILD_TYPE=Release \
-      -DPROOFC_DEPS_INCLUDE="$deps" "${cmake_args[@]}" &&
+  { (cd "$root" && cmake -S runtime --preset runtime-only -B "$work/runtime" \
+      -DPROOFC_DEPS_INCLUDE="$deps" "${cmake_args[@]}") &&
     cmake --build "$work/runtime" -j "$(nproc)" &&
     cmake --install "$work/runtime" --prefix "$work/prefix"
   } >"$work/runtime.log" 2>&1 || { cat "$work/runtime.log"; exit 1; }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds runtime-only targets (no MLIR) with the carried .deps/, the way every
-# GPU-machine script needs them: configures the build directory once
-# (Release, PROOFC_BUILD_COMPILER=OFF, header-only deps and GoogleTest from
-# .deps/), then builds the named targets with ninja. Incremental: a second
-# call rebuilds only what changed in the working tree.
+# GPU-machine script needs them: configures the build directory once with
+# CMakePresets.json's `gpu-machine` preset (Release, PROOFC_BUILD_COMPILER=OFF,
+# header-only deps and GoogleTest from .deps/; CMake >= 3.25, the GPU
+# machine's Ubuntu 24.04 has 3.28), then builds the named targets with ninja.
+# Incremental: a second call rebuilds only what changed in the working tree.
 #   scripts/gpu-build.sh LOG TARGET...
 # Environment: PROOFC_GPU_BUILD_DIR (default build-gpu-device), JOBS (default
 # nproc). The cmake/ninja output goes to LOG; on failure its tail is printed
@@ -19,9 +20,7 @@ jobs=${JOBS:-$(nproc)}
 
 {
   if [ ! -f "$build/build.ninja" ]; then
-    cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-      -DPROOFC_BUILD_COMPILER=OFF -DPROOFC_DEPS_INCLUDE="$root/.deps/include" \
-      -DGTEST_ROOT="$root/.deps/gtest" || exit 1
+    (cd "$root" && cmake --preset gpu-machine -B "$build") || exit 1
   fi
   ninja -C "$build" -j"$jobs" "$@"
 } > "$log" 2>&1

@@ -3,9 +3,8 @@
 # xxhash.h) and GoogleTest (headers + static libraries, built here on Debian;
 # they link on Ubuntu 24.04) into .deps/ (git-ignored), so that a machine
 # without them — the GPU machine — builds the runtime, proofc-run and the unit
-# tests with:
-#   cmake -G Ninja -S . -B build-gpu -DPROOFC_BUILD_COMPILER=OFF \
-#     -DPROOFC_DEPS_INCLUDE=$PWD/.deps/include -DGTEST_ROOT=$PWD/.deps/gtest
+# tests with CMakePresets.json's `gpu-machine` preset (scripts/gpu-build.sh):
+#   cmake --preset gpu-machine && cmake --build --preset gpu-machine
 # GoogleTest lives apart (.deps/gtest) so that its headers never shadow a
 # different GoogleTest installed on the target machine.
 # Usage: scripts/make-deps.sh [DEST]   (DEST defaults to <repo>/.deps)

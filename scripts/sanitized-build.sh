@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Configures (once) and builds the sanitized build: clang with AddressSanitizer
-# + UndefinedBehaviorSanitizer over every translation unit, plus libFuzzer's
-# coverage instrumentation (-DPROOFC_FUZZ=ON, test/fuzz/FuzzFlags.cmake), so
-# that ONE build directory serves both the sanitized test suite
-# (scripts/test-sanitizers.sh) and the fuzz targets (scripts/fuzz.sh).
-# -O1 with line tables and without NDEBUG: usable stacks, assertions on, a
-# tolerable build time; lld links.
+# Installs clang and its sanitizer runtimes where missing, configures (once)
+# with CMakePresets.json's `sanitize` preset and builds: clang with
+# AddressSanitizer + UndefinedBehaviorSanitizer over every translation unit,
+# plus libFuzzer's coverage instrumentation (-DPROOFC_FUZZ=ON,
+# test/fuzz/FuzzFlags.cmake), so that ONE build directory serves both the
+# sanitized test suite (scripts/test-sanitizers.sh) and the fuzz targets
+# (scripts/fuzz.sh). -O1 with line tables and without NDEBUG: usable stacks,
+# assertions on, a tolerable build time; lld links; no Python package (the
+# preset says why).
 #
 #   scripts/sanitized-build.sh [TARGET...]     (default: all)
 #
@@ -35,19 +37,9 @@ fi
 # scripts/test-sanitizers.sh for why user poisoning is off.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allow_user_poisoning=0:detect_leaks=1}
 if [ ! -f "$build/build.ninja" ]; then
-  # The Python package stays out: an ASan-instrumented extension cannot be
-  # loaded by an uninstrumented python3 (the runtime must come first); its
-  # C++ is the runtime's, which the sanitized suite covers.
-  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROOFC_PYTHON=OFF \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
-    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+  (cd "$root" && cmake --preset sanitize -B "$build" \
     -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER="$cc" \
-    -DCMAKE_EXE_LINKER_FLAGS="-fuse-ld=lld" \
-    -DCMAKE_SHARED_LINKER_FLAGS="-fuse-ld=lld" \
-    -DPROOFC_FUZZ=ON \
-    -DPROOFC_BUILD_COMPILER="${PROOFC_BUILD_COMPILER:-ON}" \
-    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null
+    -DPROOFC_BUILD_COMPILER="${PROOFC_BUILD_COMPILER:-ON}" >/dev/null)
 fi
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done

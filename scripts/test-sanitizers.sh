@@ -16,13 +16,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${PROOFC_SANITIZE_BUILD_DIR:-$root/build-sanitize}
 export PROOFC_SANITIZE_BUILD_DIR=$build
 
-# allow_user_poisoning=0: MLIR/LLVM come prebuilt without ASan, but their
-# BumpPtrAllocator inlined into our sanitized code poisons slabs that the
-# library then fills unpoisoned (a false use-after-poison). Real heap errors
-# are still reported. Set before the build too: it runs proofc (the GPU tests'
-# bundle). lit passes ASAN_OPTIONS/UBSAN_OPTIONS to its tests.
-export ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# The sanitizers' options for the tests are the `sanitize` test preset's
+# (CMakePresets.json): allow_user_poisoning=0 because MLIR/LLVM come
+# prebuilt without ASan, but their BumpPtrAllocator inlined into our
+# sanitized code poisons slabs that the library then fills unpoisoned (a
+# false use-after-poison); real heap errors are still reported. lit passes
+# ASAN_OPTIONS/UBSAN_OPTIONS to its tests. The build, which runs proofc (the
+# GPU tests' bundle), uses scripts/sanitized-build.sh's.
 symbolizer=$(command -v llvm-symbolizer || ls /usr/lib/llvm-*/bin/llvm-symbolizer 2>/dev/null | tail -1 || true)
 [ -n "$symbolizer" ] && export ASAN_SYMBOLIZER_PATH="$symbolizer"
 
@@ -31,7 +31,8 @@ start=$(date +%s)
 built=$(date +%s)
 
 rc=0
-ctest --test-dir "$build" --output-on-failure -j "${PROOFC_TEST_JOBS:-$(nproc)}" "$@" || rc=$?
+(cd "$root" && ctest --preset sanitize --test-dir "$build" \
+  -j "${PROOFC_TEST_JOBS:-$(nproc)}" "$@") || rc=$?
 done_at=$(date +%s)
 echo "test-sanitizers.sh: build $((built - start)) s, tests $((done_at - built)) s"
 exit $rc
