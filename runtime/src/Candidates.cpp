@@ -199,8 +199,8 @@ CandidateBuilder::CandidateBuilder(const Dataset &ds,
 
 CandidateBuilder::~CandidateBuilder() = default;
 
-CandidateSet CandidateBuilder::build(int64_t queryBegin,
-                                     int64_t queryEnd) const {
+CandidateSet CandidateBuilder::build(int64_t queryBegin, int64_t queryEnd,
+                                     int64_t reserve) const {
   const int64_t queries = layout_.queryCount();
   if (queryBegin < 0 || queryBegin > queryEnd || queryEnd > queries)
     throw Error(fmt::format("query range [{}, {}) is not within the {} queries",
@@ -216,7 +216,7 @@ CandidateSet CandidateBuilder::build(int64_t queryBegin,
                   fmt::format("{} candidates × {} B",
                               formatCount(static_cast<uint64_t>(count)),
                               sizeof(Candidate)));
-  set.candidates.reserve(static_cast<size_t>(count));
+  set.candidates.reserve(static_cast<size_t>(std::max(count, reserve)));
   set.groups.reserve(static_cast<size_t>(2 * (queryEnd - queryBegin)));
   const int32_t numEntities = dataset_.numEntities();
   for (int64_t qi = queryBegin; qi < queryEnd; ++qi) {

@@ -237,7 +237,7 @@ struct Session::State {
                   const std::map<std::string, DeviceWeight> *deviceWeights,
                   const QueryRange &range, const EvaluateControl &control);
   /// Runs one block in chunks on the backend (the pipeline's device stage).
-  /// `shape` (the CUDA backend, several blocks): every backend run is of
+  /// `shape` (Backend::prefersOneRunSize, several blocks): every run is of
   /// `shape.size` candidates, a shorter piece padded when that is cheaper
   /// than a new setup, so that the device state is kept (shapeId).
   struct RunShape {
@@ -272,8 +272,8 @@ void Session::State::runBlock(
     const std::map<std::string, DeviceWeight> *deviceWeights, bool wholePool,
     const RunShape &shape, const EvaluateControl &evalControl,
     int64_t doneBefore, int64_t total, int64_t &chunkSize) {
-  const CandidateSet &set = block.candidates;
-  const std::vector<Candidate> &pool = set.candidates;
+  CandidateSet &set = block.candidates;
+  std::vector<Candidate> &pool = set.candidates;
   const int64_t n = static_cast<int64_t>(pool.size());
   // The whole pool is the same at every call: the backend may keep its
   // setup (poolId); a block or a chunk is not promised to be.
@@ -317,15 +317,25 @@ void Session::State::runBlock(
     const bool sameSize =
         shape.id != 0 && pieceSize > 0 &&
         (pieceSize == size || 4 * pieceSize >= 3 * size);
-    if (!whole || (sameSize && pieceSize < size)) {
+    const bool padded = sameSize && pieceSize < size;
+    if (!whole) {
       chunk.candidates.assign(pool.begin() + begin, pool.begin() + end);
-      if (sameSize)
+      if (padded)
         chunk.candidates.resize(static_cast<size_t>(size),
                                 chunk.candidates.back());
+    } else if (padded) {
+      // In place: the builder reserved room for the largest block.
+      const Candidate last = pool.back();
+      pool.resize(static_cast<size_t>(size), last);
     }
-    const bool asIs = whole && !(sameSize && pieceSize < size);
+    // The whole block's padding goes again before anything else sees it.
+    struct Unpad {
+      std::vector<Candidate> &pool;
+      size_t n;
+      ~Unpad() { pool.resize(n); }
+    } unpad{pool, static_cast<size_t>(n)};
     EvalInputs inputs{program,          dataset,
-                      weights,          asIs ? set : chunk,
+                      weights,          whole ? set : chunk,
                       options.factsIncludeValid, &control,
                       deviceWeights,    whole && wholePool ? poolId : 0};
     inputs.shapeId = sameSize ? shape.id : 0;
@@ -334,9 +344,12 @@ void Session::State::runBlock(
       inputs.actions = &actions;
     BackendTimings t;
     std::vector<Outcome> outcomes = backend->run(inputs, t);
-    if (sameSize && pieceSize < size &&
-        static_cast<int64_t>(outcomes.size()) == size)
+    if (padded && static_cast<int64_t>(outcomes.size()) == size)
       outcomes.resize(static_cast<size_t>(pieceSize)); // the padding's
+    if (recording && padded &&
+        actions.actions.size() == static_cast<size_t>(size) * size_t(actions.D))
+      actions.actions.resize(static_cast<size_t>(pieceSize) *
+                             size_t(actions.D));
     const int64_t first = block.range.candidateBegin + begin;
     if (static_cast<int64_t>(outcomes.size()) != end - begin)
       fail("{} backend: {} outcomes for the {} candidates {}..{}",
@@ -395,7 +408,7 @@ Session::State::Streamed Session::State::stream(
   const bool wholePool = blocks.size() == 1 && range == all;
   // CUDA, several blocks: one device setup for all (EvalInputs::shapeId).
   RunShape shape;
-  if (dynamic_cast<CudaBackend *>(backend) && blocks.size() > 1) {
+  if (backend->prefersOneRunSize() && blocks.size() > 1) {
     shape.id = nextPoolId();
     for (const QueryRange &b : blocks)
       shape.largest = std::max(shape.largest, b.candidates());
@@ -412,7 +425,7 @@ Session::State::Streamed Session::State::stream(
   int64_t done = 0; // candidates of the blocks run before (device stage)
   PipelineStages stages;
   stages.build = [&](const QueryRange &r) {
-    return builder->build(r.queryBegin, r.queryEnd);
+    return builder->build(r.queryBegin, r.queryEnd, shape.largest);
   };
   stages.run = [&](PipelineBlock &block) {
     runBlock(block, weights, deviceWeights, wholePool, shape, control, done,

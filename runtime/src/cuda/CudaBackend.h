@@ -110,6 +110,8 @@ public:
               CudaBackendOptions options = {});
   ~CudaBackend() override;
   std::string name() const override { return "cuda"; }
+  /// Runs of one size keep the device setup (EvalInputs::shapeId).
+  bool prefersOneRunSize() const override { return true; }
   /// Checks the cancellation flag of inputs.control between graph
   /// launches (emulated), steps (host) or before the one launch (native),
   /// drains the stream and throws Interrupted.

@@ -58,6 +58,21 @@ public:
   int64_t nanQuery = -1; ///< from this query on, some candidates are NaN
 };
 
+/// InstantBackend that asks for runs of one size (as the CUDA backend
+/// does) and records each run's size and EvalInputs::shapeId.
+class OneSizeBackend : public InstantBackend {
+public:
+  bool prefersOneRunSize() const override { return true; }
+  std::vector<Outcome> run(const EvalInputs &inputs,
+                           BackendTimings &timings) override {
+    sizes.push_back(static_cast<int64_t>(inputs.candidates.candidates.size()));
+    shapes.push_back(inputs.shapeId);
+    return InstantBackend::run(inputs, timings);
+  }
+  std::vector<int64_t> sizes;
+  std::vector<uint64_t> shapes;
+};
+
 std::string sectionOf(const std::string &reportPath, const char *key) {
   return nlohmann::json::parse(readFile(reportPath))[key].dump();
 }
@@ -102,6 +117,50 @@ TEST(Streaming, AnyBlockSizeEqualsOneBlockBitForBit) {
                     readFile(referenceReport))["outcomes"]["sha256"]);
     }
   }
+}
+
+TEST(Streaming, OneRunSizeBackendsGetPaddedBlocksOfEqualOutcomes) {
+  TempDir dir;
+  RunSessionOptions o = sessionOptions("kinship", 20); // uneven lists
+  o.keepOutcomes = true;
+  o.outcomes = dir.file("one.tsv");
+  InstantBackend plain;
+  RunSession one(v10Program(), plain, "cpu", o);
+  const RunOutput reference = one.evaluate();
+  one.writeOutputs(reference, stdout);
+
+  o.blockCandidates = 500;
+  o.outcomes = dir.file("padded.tsv");
+  OneSizeBackend backend;
+  RunSession padded(v10Program(), backend, "cpu", o);
+  const RunOutput out = padded.evaluate();
+  padded.writeOutputs(out, stdout);
+  expectSameOutcomes(reference.outcomes, out.outcomes);
+  EXPECT_EQ(readFile(dir.file("one.tsv")), readFile(o.outcomes));
+  EXPECT_EQ(out.report.metrics.both.mrr, reference.report.metrics.both.mrr);
+
+  // Every block of at least 3/4 of the largest ran at the largest's size
+  // with one shapeId; a shorter one (the last) as it is, with none.
+  const std::vector<QueryRange> blocks = splitRange(
+      padded.layout(), wholeRange(padded.layout()), o.blockCandidates);
+  ASSERT_GT(blocks.size(), 4u);
+  int64_t largest = 0;
+  for (const QueryRange &b : blocks)
+    largest = std::max(largest, b.candidates());
+  ASSERT_EQ(backend.sizes.size(), blocks.size());
+  int padded_ = 0;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    if (4 * blocks[i].candidates() >= 3 * largest) {
+      EXPECT_EQ(backend.sizes[i], largest) << i;
+      EXPECT_EQ(backend.shapes[i], backend.shapes[0]) << i;
+      EXPECT_NE(backend.shapes[i], 0u) << i;
+      padded_ += blocks[i].candidates() < largest;
+    } else {
+      EXPECT_EQ(backend.sizes[i], blocks[i].candidates()) << i;
+      EXPECT_EQ(backend.shapes[i], 0u) << i;
+    }
+  }
+  EXPECT_GT(padded_, 0) << "no block was padded: the test tests nothing";
 }
 
 TEST(Streaming, BlocksAreTheWholeSetsSlices) {

@@ -101,7 +101,10 @@ public:
   /// renumbered to them (the first starts at 0). Equal, candidate for
   /// candidate, to that range of buildCandidates(). Throws proofc::Error
   /// when the range is not within the queries.
-  CandidateSet build(int64_t queryBegin, int64_t queryEnd) const;
+  /// `reserve`: room for at least this many candidates (a block padded
+  /// later, without a reallocation).
+  CandidateSet build(int64_t queryBegin, int64_t queryEnd,
+                     int64_t reserve = 0) const;
 
 private:
   class Known;

@@ -166,6 +166,10 @@ public:
   /// larger pool runs it in chunks; outcomes do not depend on the chunking.
   /// Whether run() records the actions (EvalInputs::actions) for --proofs.
   virtual bool recordsActions() const { return false; }
+  /// Whether runs of one size are cheaper than runs of any size
+  /// (EvalInputs::shapeId: the CUDA backend keeps its device setup), so
+  /// that a streamed call pads its blocks to one size.
+  virtual bool prefersOneRunSize() const { return false; }
   virtual int64_t poolCapacity(const EvalInputs &inputs) {
     (void)inputs;
     return 0;
