@@ -18,9 +18,32 @@ jobs=${JOBS:-$(nproc)}
 [ -d "$root/.deps/include" ] ||
   { echo "gpu-build: $root/.deps missing (run scripts/make-deps.sh here and carry .deps)" >&2; exit 1; }
 
+# Open MPI carried as .deps/openmpi.tar.gz (scripts/make-deps.sh): unpacked
+# into $build/openmpi (again when the archive is newer), the tools built
+# with it (PROOFC_MPI=ON, its header and library named, no wrapper
+# compiler); scripts/mpirun-carried.sh runs its mpirun.
+mpi=()
+if [ -f "$root/.deps/openmpi.tar.gz" ]; then
+  if [ ! -d "$build/openmpi" ] || [ "$root/.deps/openmpi.tar.gz" -nt "$build/openmpi" ]; then
+    rm -rf "$build/openmpi" && mkdir -p "$build" &&
+      tar -xzf "$root/.deps/openmpi.tar.gz" -C "$build" && touch "$build/openmpi" ||
+      { echo "gpu-build: cannot unpack .deps/openmpi.tar.gz" >&2; exit 1; }
+  fi
+  ompi=$build/openmpi/usr/lib/x86_64-linux-gnu
+  # An RPATH (not RUNPATH) into the tree: it also finds libmpi's own
+  # libraries, so that a plain start (no mpirun) loads without
+  # LD_LIBRARY_PATH on a machine that has no Open MPI.
+  mpi=(-DPROOFC_MPI=ON -DMPI_SKIP_COMPILER_WRAPPER=ON -DMPI_C_LIB_NAMES=mpi
+       -DMPI_C_HEADER_DIR="$ompi/openmpi/include" -DMPI_mpi_LIBRARY="$ompi/libmpi.so.40"
+       -DMPIEXEC_EXECUTABLE="$root/scripts/mpirun-carried.sh"
+       -DCMAKE_EXE_LINKER_FLAGS="-Wl,--disable-new-dtags -Wl,-rpath,$ompi")
+  # libmpi's own dependencies (libopen-pal, libevent, hwloc, PMIx) at link time.
+  export LIBRARY_PATH=$ompi:$ompi/pmix2/lib${LIBRARY_PATH:+:$LIBRARY_PATH}
+fi
+
 {
   if [ ! -f "$build/build.ninja" ]; then
-    (cd "$root" && cmake --preset gpu-machine -B "$build") || exit 1
+    (cd "$root" && cmake --preset gpu-machine -B "$build" "${mpi[@]}") || exit 1
   fi
   ninja -C "$build" -j"$jobs" "$@"
 } > "$log" 2>&1

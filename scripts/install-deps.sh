@@ -11,7 +11,10 @@ packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libfmt-dev
           pybind11-dev python3-dev python3-numpy python3-pytest python3-torch
           libdlpack-dev
           # the proofs' replay in SWI-Prolog (test/proofs/check_proofs.pl)
-          swi-prolog-nox)
+          swi-prolog-nox
+          # MPI ranks in the run tools (PROOFC_MPI, docs/scale-out.md) and
+          # the launcher of their tests (test/proofc/run-mpi*.test)
+          libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -46,6 +46,17 @@ libdevice = os.environ.get("PROOFC_LIBDEVICE") or os.path.join(
 if os.path.exists(libdevice):
     config.available_features.add("libdevice")
 
+# MPI ranks (feature `mpi`, docs/scale-out.md): the tools were built with
+# MPI (PROOFC_MPI) and its launcher is there. %mpirun runs it with
+# --oversubscribe (CI has 2 cores for 3 ranks), and --allow-run-as-root
+# where the tests run as root (containers).
+mpiexec = config.proofc_mpiexec
+if config.proofc_have_mpi == "ON" and mpiexec and os.path.exists(mpiexec):
+    config.available_features.add("mpi")
+    root = " --allow-run-as-root" if os.geteuid() == 0 else ""
+    config.substitutions.append(
+        ("%mpirun", mpiexec + " --oversubscribe" + root))
+
 # A loadable CUDA driver (feature `cuda-driver`): `proofc run --device cuda`
 # then runs instead of failing (test/proofc/run-device.test).
 try:

@@ -30,7 +30,7 @@ using nlohmann::json;
 const std::vector<std::string> &bundleSymbols() {
   static const std::vector<std::string> symbols = {
       "B", "S", "A", "A2", "D", "d", "L",  "E",   "R",
-      "R1", "R2", "RE1", "NF", "NR", "NR1", "NRB", "N", "MEMO"};
+      "R1", "R2", "RE1", "NF", "NR", "NR1", "NRB", "N", "MEMO", "ACTIONS"};
   return symbols;
 }
 
@@ -51,6 +51,7 @@ const std::map<std::string, DType> &bundleBindings() {
       {"out.status", DType::I32},
       {"out.depth", DType::I32},
       {"out.logp", DType::F32},
+      {"out.actions", DType::I32},
   };
   return bindings;
 }

@@ -212,6 +212,8 @@ json reportJson(const ReportInputs &in) {
                                                  ? json(nullptr)
                                                  : json(p.weightsSha256)},
                           {"dataset_fingerprint", p.datasetFingerprint}};
+  if (in.mpiRanks > 0)
+    report["mpi"] = {{"ranks", in.mpiRanks}};
   if (in.rankMetrics) {
     report["rank_metrics"] = rankMetricsJson(*in.rankMetrics, in.relationNames);
     report["pykeen"] = pykeenKeyMap(*in.rankMetrics);

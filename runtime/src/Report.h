@@ -67,6 +67,9 @@ struct ReportInputs {
   /// is not empty.
   std::string proofsFile, proofsSha256, proofsFormat, proofsOf;
   int64_t proofsCount = 0;
+  /// An MPI launch of this many ranks (docs/scale-out.md): written as
+  /// "mpi" {"ranks"} when > 0.
+  int64_t mpiRanks = 0;
 };
 
 nlohmann::json reportJson(const ReportInputs &inputs);

@@ -59,7 +59,8 @@ int64_t countFacts(const Dataset &dataset, bool includeValid) {
 }
 
 void checkOutputPaths(const RunSessionOptions &options) {
-  if (options.shardCount > 0) {
+  // An MPI rank's shard goes to rank 0, not to a part (mpiRanks).
+  if (options.shardCount > 0 && options.mpiRanks == 0) {
     if (options.part.empty())
       fail("--shard {}/{}: give --part FILE, where the shard's outcomes go "
            "(`proofc merge` combines the parts into the report and the "
@@ -254,7 +255,15 @@ RunOutput RunSession::evaluateRanges() {
     done += range.candidates();
   }
   progress.finish();
+  return finishScope(scope, std::move(outcomes), timings, chunks, chunkSize,
+                     resumed);
+}
 
+RunOutput RunSession::finishScope(const QueryRange &scope,
+                                  std::vector<Outcome> outcomes,
+                                  const BackendTimings &timings,
+                                  int64_t chunks, int64_t chunkSize,
+                                  int64_t resumed) {
   SessionResult result = session_->finish(weights_, scope, std::move(outcomes),
                                           timings, chunks, chunkSize);
   RunOutput out;
@@ -321,8 +330,21 @@ RunOutput RunSession::evaluate() {
   return out;
 }
 
+RunOutput RunSession::gatheredOutput(std::vector<Outcome> outcomes,
+                                     const BackendTimings &timings,
+                                     int64_t chunks, int64_t chunkSize,
+                                     int64_t resumed) {
+  RunOutput out = finishScope(wholeRange(layout()), std::move(outcomes),
+                              timings, chunks, chunkSize, resumed);
+  out.report.mpiRanks = options_.mpiRanks;
+  return out;
+}
+
 void RunSession::printSummary(std::FILE *out, const RunOutput &output) const {
-  if (options_.shardCount > 0)
+  if (options_.mpiRanks > 0)
+    fmt::print(out, "mpi       {} ranks, one shard of the queries each\n",
+               options_.mpiRanks);
+  else if (options_.shardCount > 0)
     fmt::print(out,
                "shard     {}/{}: queries [{}, {}) of {}, candidates [{}, {}) "
                "(metrics below: this shard's)\n",
@@ -331,9 +353,14 @@ void RunSession::printSummary(std::FILE *out, const RunOutput &output) const {
                layout().queryCount(), output.range.candidateBegin,
                output.range.candidateEnd);
   if (!options_.checkpoint.empty())
+    // An MPI rank's directory is DIR/rank-r-of-N; rank 0 counts every rank's.
     fmt::print(out, "checkpoint {}: {} of {} candidates read back\n",
-               options_.checkpoint, output.resumedCandidates,
-               output.range.candidates());
+               options_.mpiRanks > 0 ? std::filesystem::path(
+                                           options_.checkpoint)
+                                           .parent_path()
+                                           .string()
+                                     : options_.checkpoint,
+               output.resumedCandidates, output.range.candidates());
   printRunSummary(out, output.report);
   if (output.chunks > 1)
     fmt::print(out, "pool      {} chunks of at most {} candidates\n",
@@ -356,19 +383,23 @@ bool RunSession::writesStandardOutput() const {
   return false;
 }
 
+PartFile RunSession::shardPart(const RunOutput &output) const {
+  PartFile part;
+  part.kind = "shard";
+  part.identity = identity();
+  part.range = output.range;
+  part.totalQueries = layout().queryCount();
+  part.totalCandidates = layout().candidateCount();
+  part.rankMetrics = options_.rankMetrics;
+  part.report = reportJson(output.report);
+  part.outcomes = output.outcomes;
+  return part;
+}
+
 void RunSession::writeOutputs(const RunOutput &output, std::FILE *out) const {
   InterruptGuard::throwIfRaised();
-  if (options_.shardCount > 0) {
-    PartFile part;
-    part.kind = "shard";
-    part.identity = identity();
-    part.range = output.range;
-    part.totalQueries = layout().queryCount();
-    part.totalCandidates = layout().candidateCount();
-    part.rankMetrics = options_.rankMetrics;
-    part.report = reportJson(output.report);
-    part.outcomes = output.outcomes;
-    writeAtomically(options_.part, serializePart(part));
+  if (options_.shardCount > 0 && options_.mpiRanks == 0) {
+    writeAtomically(options_.part, serializePart(shardPart(output)));
     fmt::print(out, "part      {}\n", options_.part);
     return;
   }

@@ -103,6 +103,12 @@ struct RunSessionOptions {
   std::string checkpoint;
   /// Candidates per recorded range (whole queries; splitRange).
   int64_t checkpointEvery = kDefaultCheckpointEvery;
+  /// An MPI launch of this many ranks (tools/common/mpi, docs/scale-out.md);
+  /// 0: none. The tool sets shardIndex/shardCount to rank/ranks: the rank
+  /// runs its shard as --shard does, but writes no part: its shardPart()
+  /// goes to rank 0, whose gatheredOutput() is the whole run's and whose
+  /// writeOutputs() writes the report and the outcomes.
+  int64_t mpiRanks = 0;
 };
 
 /// What evaluate() produced (with --shard: the shard's outcomes and a
@@ -186,10 +192,23 @@ public:
   /// recorded ranges and recording each finished one.
   RunOutput evaluate();
 
+  /// With a shard: the part of `output` (evaluate()'s) in memory, as
+  /// writeOutputs() writes it to --part.
+  PartFile shardPart(const RunOutput &output) const;
+
+  /// An MPI launch's rank 0: the whole run's output from every rank's
+  /// outcomes, put in place (`outcomes`: the whole pool's), by the code of
+  /// one run (Session::finish over wholeRange()); `timings`, `chunks`,
+  /// `chunkSize` and `resumed` as summed over the ranks.
+  RunOutput gatheredOutput(std::vector<Outcome> outcomes,
+                           const BackendTimings &timings, int64_t chunks,
+                           int64_t chunkSize, int64_t resumed);
+
   /// printRunSummary(), plus a `pool` line when the pool ran in chunks.
   void printSummary(std::FILE *out, const RunOutput &output) const;
 
-  /// With a shard: writes the part (PartFile.h). Otherwise writes the
+  /// With a shard (not an MPI launch): writes the part (PartFile.h).
+  /// Otherwise writes the
   /// report, the outcomes and the proofs that were asked for as one result
   /// (one OutputSet: all complete before any is visible, the report last,
   /// its "outcomes" and "proofs" naming their SHA-256), then names each on
@@ -215,6 +234,10 @@ private:
   /// The outputs of a streamed run, staged while it runs (the outcomes
   /// file's temporary) and committed by writeOutputs().
   struct Staged;
+  /// The output over `scope` of outcomes computed before (Session::finish).
+  RunOutput finishScope(const QueryRange &scope, std::vector<Outcome> outcomes,
+                        const BackendTimings &timings, int64_t chunks,
+                        int64_t chunkSize, int64_t resumed);
 
   InterruptGuard interrupts_; ///< first: covers loading too
   RunSessionOptions options_;

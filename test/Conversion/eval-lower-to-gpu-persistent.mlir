@@ -8,24 +8,25 @@
 // proofc_policy_rows: the derive's DeriveScratch, whose kept states and
 // state the encoding reads there, copied in from global memory once before
 // the loop; then the rows, enc(parent), logits, arguments: 38976 + 128 x 68
-// x 4 + 256 + 480 + 31 x 8 = 74776 bytes). slot.cu is an
+// x 4 + 256 + 480 + 33 x 8 = 74792 bytes). slot.cu is an
 // eval.cuda_module linked into the gpu.module, its derive one item per thread
 // of the policy's block, capped at the policy's registers. The step memo
-// (memo.cu) is two zero-filled buffers: MEMO entries of 40 words (A = 6) and
+// (memo.cu) is two zero-filled buffers: MEMO entries of 44 words (A = 6) and
 // each slot's claimed entry; MEMO is a run-time symbol.
 // RUN: proofc-opt %examples/v10.mlir --pass-pipeline='builtin.module(eval-gpu-pipeline{matmul=tf32x3 groups=0 min-blocks-per-sm=2 schedule=persistent stop-before-nvvm=true})' \
 // RUN: | FileCheck %s
 
 // No logits rows or arrival counts: a block is its slot's only one.
 // CHECK-NOT:  @score_select_logits
-// CHECK:      eval.buffer @memo_table : i32 ["MEMO", "40"]
+// CHECK:      eval.buffer @out_actions : i32 ["N", "ACTIONS"] init "out.actions"
+// CHECK-NEXT: eval.buffer @memo_table : i32 ["MEMO", "44"]
 // CHECK-NEXT: eval.buffer @memo_claims : i32 ["B"]
 // CHECK:      eval.cuda_module @step "step.cu" ["-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_ENGINE_THREADS=128"]
 // CHECK-NEXT: eval.cuda_module @slot "slot.cu" ["-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_ENGINE_THREADS=256", "-maxrregcount=128"] link_into @policy
 // CHECK:      eval.launch "init" @step::@proofc_init
 // CHECK-NEXT: eval.launch "engine" @step::@proofc_engine
 // CHECK-NEXT: eval.launch_loop "loop" flag @loop_flag {
-// CHECK-NEXT:   eval.launch "persistent" @policy::@score_select grid ["B"] block 256 shared 74776 args ["buf:loop_flag", "buf:state", "buf:derived", "buf:count", "buf:slot_cand", {{.*}}, "buf:action", "buf:action_logp", "buf:pool", "sym:N", "i32:20", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count", "buf:memo_table", "buf:memo_claims", "sym:MEMO"]
+// CHECK-NEXT:   eval.launch "persistent" @policy::@score_select grid ["B"] block 256 shared 74792 args ["buf:loop_flag", "buf:state", "buf:derived", "buf:count", "buf:slot_cand", {{.*}}, "buf:action", "buf:action_logp", "buf:pool", "sym:N", "i32:20", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:out_actions", "sym:ACTIONS", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count", "buf:memo_table", "buf:memo_claims", "sym:MEMO"]
 // CHECK-NEXT:   eval.launch "finish" @step::@proofc_finish grid ["1"] block 32 args ["buf:loop_flag", "cond:loop"]
 // CHECK-NEXT: }
 // CHECK-NOT:  proofc_advance_engine

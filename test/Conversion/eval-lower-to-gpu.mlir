@@ -8,8 +8,9 @@
 // proofc_advance_engine (two kernels per step, no IF node left); with
 // fuse-advance-engine=false they stay apart, the cond an eval.launch_cond.
 // The fused step's advance takes the steps its step memo knows (memo.cu:
-// MEMO entries of 16 words for A = 2, each slot's claim); the unfused one
-// has no memo.
+// MEMO entries of 20 words for A = 2, each slot's claim); the unfused one
+// has no memo. Both advances write the recorded actions (out.actions: N x
+// ACTIONS, the runtime's symbol, D when a run records them, else 0).
 // RUN: proofc-opt %s -split-input-file -verify-diagnostics -eval-lower-to-gpu \
 // RUN: | FileCheck %s
 // RUN: proofc-opt %s -split-input-file -verify-diagnostics -eval-lower-to-gpu=fuse-advance-engine=false \
@@ -23,7 +24,8 @@
 // CHECK:      eval.buffer @score_select_logits : f32 ["B", "S"]
 // CHECK-NEXT: eval.buffer @score_select_arrivals : i32 ["B"]
 // CHECK-NEXT: eval.buffer @advance_engine_counters : i32 ["2"]
-// CHECK-NEXT: eval.buffer @memo_table : i32 ["MEMO", "16"]
+// CHECK-NEXT: eval.buffer @out_actions : i32 ["N", "ACTIONS"] init "out.actions"
+// CHECK-NEXT: eval.buffer @memo_table : i32 ["MEMO", "20"]
 // CHECK-NEXT: eval.buffer @memo_claims : i32 ["B"]
 // CHECK-NEXT: eval.cuda_module @step "step.cu" ["-DPROOFC_A=2", "-DPROOFC_S=3", "-DPROOFC_ENGINE_THREADS=128"]
 // CHECK-NOT:  eval.cuda_module
@@ -33,7 +35,7 @@
 // CHECK-NEXT: eval.launch "engine" @step::@proofc_engine grid ["B"] block 128 args ["buf:loop_flag", "buf:state", "buf:slot_cand", "buf:pool", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "sym:R", "buf:derived", "buf:count"]
 // CHECK-NEXT: eval.launch_loop "loop" flag @loop_flag {
 // CHECK-NEXT:   eval.launch "score_select" @policy::@score_select grid ["B", "1"] block 128 args ["buf:loop_flag", "buf:state", "buf:derived", "buf:count", "buf:slot_cand", "buf:w_atom_pred_proj", "buf:w_atom_arg0_const", "buf:w_atom_arg1_const", "buf:w_atom_arg0_var", "buf:w_atom_arg1_var", "buf:w_mlp_0_weight_T", "buf:w_mlp_0_bias", "buf:w_mlp_0_ln_weight", "buf:w_mlp_0_ln_bias", "sym:R", "f32:0.25", "buf:action", "buf:action_logp", "buf:score_select_logits", "buf:score_select_arrivals"]
-// CHECK-NEXT:   eval.launch "advance_engine" @step::@proofc_advance_engine grid ["B"] block 128 args ["buf:loop_flag", "buf:pool", "sym:N", "i32:4", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count", "buf:memo_table", "buf:memo_claims", "sym:MEMO", "buf:advance_engine_counters", "buf:loop_flag", "buf:loop_flag", "cond:loop", "cond:loop"]
+// CHECK-NEXT:   eval.launch "advance_engine" @step::@proofc_advance_engine grid ["B"] block 128 args ["buf:loop_flag", "buf:pool", "sym:N", "i32:4", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:out_actions", "sym:ACTIONS", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count", "buf:memo_table", "buf:memo_claims", "sym:MEMO", "buf:advance_engine_counters", "buf:loop_flag", "buf:loop_flag", "cond:loop", "cond:loop"]
 // CHECK-NEXT: }
 // UNFUSED-LABEL: eval.program @lowered
 // UNFUSED-NOT:   @advance_engine_counters
@@ -41,7 +43,7 @@
 // UNFUSED:       eval.launch "init" @step::@proofc_init {{.*}} "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop"]
 // UNFUSED:       eval.launch_loop "loop" flag @loop_flag {
 // UNFUSED-NEXT:    eval.launch "score_select" @policy::@score_select
-// UNFUSED-NEXT:    eval.launch "advance" @step::@proofc_advance grid ["1"] block 256 args ["buf:loop_flag", "buf:pool", "sym:N", "sym:B", "i32:4", "sym:R", "buf:derived", "buf:count", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop"]
+// UNFUSED-NEXT:    eval.launch "advance" @step::@proofc_advance grid ["1"] block 256 args ["buf:loop_flag", "buf:pool", "sym:N", "sym:B", "i32:4", "sym:R", "buf:derived", "buf:count", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:out_actions", "sym:ACTIONS", "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop"]
 // UNFUSED-NEXT:    eval.launch_cond "engine" flag @loop_flag {
 // UNFUSED-NEXT:      eval.launch "engine_1" @step::@proofc_engine grid ["B"] block 128 args ["buf:loop_flag",
 // UNFUSED-NEXT:    }

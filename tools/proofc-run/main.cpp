@@ -7,7 +7,8 @@
 //
 // The runtime-only counterpart of `proofc run`: the program comes from a
 // bundle written by `proofc compile`, so no MLIR is needed. The run flags
-// (tools/common/RunFlags.h), summary and report are those of `proofc run`;
+// (tools/common/RunFlags.h), the run flow (RunTool.h: one process or MPI
+// ranks under mpirun/srun), summary and report are those of `proofc run`;
 // --cond and --unroll pick how the CUDA backend runs the proof loop,
 // --memo-entries sizes (or, with 0, turns off) its step memo. The run
 // itself is the runtime's RunSession. Every failure ends as one line on
@@ -18,12 +19,12 @@
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
 #include "RunFlags.h"
+#include "RunTool.h"
 
 #include "Fail.h"
 #include "HostBackend.h"
 #include "Provenance.h"
 #include "RunSession.h"
-#include "RunSummary.h"
 #include "cuda/CudaBackend.h"
 #include "proofc/runtime/Notices.h"
 #include "proofc/runtime/Bundle.h"
@@ -34,6 +35,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <thread>
 
 using namespace proofc;
@@ -52,39 +54,40 @@ struct Options {
 
 int run(const Options &o) {
   const Clock::time_point start = Clock::now();
-  if (o.memoEntries > 0 && (o.memoEntries & (o.memoEntries - 1)) != 0)
-    fail("--memo-entries: {} is not -1, 0 or a power of two", o.memoEntries);
-  const RunSessionOptions so = o.run.sessionOptions(start);
-  checkOutputPaths(so); // before anything slow
-  Bundle bundle = readBundle(o.bundle);
-  const double loadSeconds =
-      std::chrono::duration<double>(Clock::now() - start).count();
-
-  // The device first, so that an unavailable one fails before any loading.
-  SessionOptions device;
-  device.device = o.run.device;
-  device.threads = o.run.threads;
-  device.cond = o.cond;
-  device.unroll = o.unroll;
-  device.memoEntries = o.memoEntries;
-  SelectedDevice selected = openDevice(bundle, o.bundle, device, "--device");
-  auto *cuda = dynamic_cast<CudaBackend *>(selected.backend.get());
-
-  RunSession session(bundle.program, *selected.backend, selected.name, so);
-  RunOutput out = session.evaluate();
-  out.report.compileSeconds = loadSeconds;
-  if (cuda)
-    // Kernel compilation (cold) or cache loads (warm) happen in setup; the
-    // modules compile in parallel, so their wall time, not the sum.
-    out.report.compileSeconds += cuda->info().moduleSeconds;
-
-  // `--report -` / `--outcomes -` own stdout: the text goes to stderr.
-  std::FILE *text = session.writesStandardOutput() ? stderr : stdout;
-  session.printSummary(text, out);
-  if (cuda)
-    printCudaRunInfo(text, cuda->info());
-  session.writeOutputs(out, text);
-  return 0;
+  // What the session runs on, kept alive by the steps below.
+  std::optional<Bundle> bundle;
+  double loadSeconds = 0;
+  SelectedDevice selected;
+  cli::RunTool tool;
+  tool.name = "proofc-run";
+  tool.open = [&](const RunSessionOptions &so) {
+    if (o.memoEntries > 0 && (o.memoEntries & (o.memoEntries - 1)) != 0)
+      fail("--memo-entries: {} is not -1, 0 or a power of two",
+           o.memoEntries);
+    checkOutputPaths(so); // before anything slow
+    bundle = readBundle(o.bundle);
+    loadSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+    // The device first, so that an unavailable one fails before any loading.
+    SessionOptions device;
+    device.device = o.run.device;
+    device.threads = o.run.threads;
+    device.cond = o.cond;
+    device.unroll = o.unroll;
+    device.memoEntries = o.memoEntries;
+    selected = openDevice(*bundle, o.bundle, device, "--device");
+    tool.cuda = dynamic_cast<CudaBackend *>(selected.backend.get());
+    return std::make_unique<RunSession>(bundle->program, *selected.backend,
+                                        selected.name, so);
+  };
+  tool.complete = [&](RunOutput &out) {
+    out.report.compileSeconds = loadSeconds;
+    if (tool.cuda)
+      // Kernel compilation (cold) or cache loads (warm) happen in setup; the
+      // modules compile in parallel, so their wall time, not the sum.
+      out.report.compileSeconds += tool.cuda->info().moduleSeconds;
+  };
+  tool.options = [&] { return o.run.sessionOptions(start); };
+  return cli::runTool(tool);
 }
 
 } // namespace
@@ -118,5 +121,7 @@ int main(int argc, char **argv) {
   if (std::optional<int> exitCode =
           cli::parseCommandLine(app, argc, argv, "proofc-run"))
     return *exitCode;
-  return cli::runReportingErrors("proofc-run", [&] { return run(o); });
+  // run() reports its own errors: in one process, or agreed between MPI
+  // ranks (tools/common/RunTool.h).
+  return run(o);
 }

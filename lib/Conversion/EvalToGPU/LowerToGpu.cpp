@@ -18,13 +18,15 @@
 //   eval.device_loop / eval.cond    -> eval.launch_loop / eval.launch_cond
 // Kernels inside a cond or the loop take the innermost flag as their guard;
 // those of the prologue after eval.init_slots take the loop's flag, which
-// init has written. Arguments follow docs/gpu-kernels.md.
+// init has written. Arguments follow kernel_abi.h's lists (checked once
+// lowered: checkKernelAbi) and docs/gpu-kernels.md.
 //
 //===----------------------------------------------------------------------===//
 #include "PolicyKernel.h"
 
 #include "proofc/Dialect/Eval/Transforms/BufferPlan.h"
 #include "proofc/Dialect/Eval/Transforms/Passes.h"
+#include "proofc/Target/ChipLimits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -104,10 +106,53 @@ public:
       op->dropAllUses();
       op->erase();
     }
-    return success();
+    return checkKernelAbi();
   }
 
 private:
+  /// Every launch of a kernel template (and the persistent kernel's slot.cu
+  /// words) against kernel_abi.h: an argument list built here that the
+  /// kernels do not take is an error of this pass, not a crash on a GPU.
+  LogicalResult checkKernelAbi() {
+    LogicalResult result = success();
+    program.walk([&](LaunchOp launch) {
+      std::vector<std::string> args;
+      for (Attribute a : launch.getArgs())
+        args.push_back(cast<StringAttr>(a).getValue().str());
+      const int n = static_cast<int>(args.size());
+      std::string entry = launch.getKernel().getLeafReference().str();
+      const proofc_abi::KernelSignature *sig =
+          proofc_abi::findKernel(entry.c_str());
+      int first = 0; // the persistent kernel's slot.cu words come last
+      if (!sig && launch.getName().starts_with("persistent")) {
+        sig = &proofc_abi::kSlotStep;
+        first = std::max(n - sig->numArgs, 0);
+      }
+      if (!sig)
+        return;
+      const int bad = proofc_abi::firstMismatch(
+          *sig, n, first, [&](int i) { return args[i].c_str(); });
+      if (bad < 0 && n - first == sig->numArgs)
+        return;
+      InFlightDiagnostic diag = launch.emitOpError()
+                                << "eval-lower-to-gpu: the arguments of "
+                                << sig->entry << " disagree with "
+                                << "kernel_abi.h (" << sig->numArgs
+                                << " expected, " << n - first << " built";
+      if (bad >= 0 && bad < sig->numArgs)
+        diag << "; '" << sig->names[bad] << "' is not "
+             << proofc_abi::kindPrefix(sig->kinds[bad]);
+      diag << ")";
+      result = failure();
+    });
+    return result;
+  }
+
+  /// The limits of options.chip (checked by the pass before lowering).
+  const proofc::ChipLimits &chipLimits() const {
+    return *proofc::findChipLimits(options.chip);
+  }
+
   /// The cond sharing the loop's flag: its handle is the kernels' second.
   LogicalResult findEngineCond(DeviceLoopOp loop) {
     engineCond = kLoopCond.str();
@@ -361,7 +406,7 @@ private:
     FailureOr<PolicyKernel> kernel = buildPolicyKernel(
         score, gpuModule, name, guard.getSymName(), options.groups,
         options.statesPerThread, options.minBlocksPerSm, logits, arrivals,
-        slotArgs);
+        chipLimits().maxSharedPerBlock, slotArgs);
     if (failed(kernel))
       return failure();
     SmallVector<std::string> grid(kernel->grid.begin(), kernel->grid.end());
@@ -376,10 +421,10 @@ private:
       opts.push_back(builder.getStringAttr("-DPROOFC_ENGINE_THREADS=" +
                                            std::to_string(kernel->block)));
       // The linker refuses a callee that may use more registers than the
-      // kernel's cap (65536 per SM over its blocks' threads, in 8s).
+      // kernel's cap (the SM's registers over its blocks' threads, in 8s).
       if (options.minBlocksPerSm > 0) {
-        int64_t regs =
-            65536 / (options.minBlocksPerSm * kernel->block) / 8 * 8;
+        int64_t regs = chipLimits().registersPerSm /
+                       (options.minBlocksPerSm * kernel->block) / 8 * 8;
         opts.push_back(builder.getStringAttr(
             "-maxrregcount=" + std::to_string(std::min<int64_t>(regs, 255))));
       }
@@ -424,17 +469,18 @@ private:
             "buf:" + addScratchBuffer("memo_claims", i32, {"B"}), "sym:MEMO"};
   }
 
-  /// memo.cu's kEntryWords: hash, h, t, the state, the chosen state and the
-  /// log-probability, rounded up to 16 bytes.
+  /// memo.cu's kEntryWords (kernel_abi.h).
   int64_t memoEntryWords() {
-    int64_t W = 3 * program.getAAttr().getInt();
-    return llvm::alignTo(4 + 2 * W, 4);
+    return proofc_abi::memoEntryWords(
+        static_cast<int>(program.getAAttr().getInt()));
   }
 
-  /// Declares a zero-filled buffer named `base` (made unique) after the
-  /// program's buffers; returns its name.
+  /// Declares a buffer named `base` (made unique) after the program's
+  /// buffers, zero-filled, or bound to `init` (an output binding); returns
+  /// its name.
   std::string addScratchBuffer(StringRef base, Type dtype,
-                               ArrayRef<StringRef> elements) {
+                               ArrayRef<StringRef> elements,
+                               StringRef init = "") {
     Block &block = program.getBody().front();
     std::string name = base.str();
     for (int n = 1; SymbolTable::lookupSymbolIn(program, name); ++n)
@@ -442,8 +488,19 @@ private:
     OpBuilder builder(program.getContext());
     builder.setInsertionPointAfter(llvm::to_vector(block.getOps<BufferOp>()).back());
     BufferOp::create(builder, program.getLoc(), name, dtype,
-                     builder.getStrArrayAttr(elements), "");
+                     builder.getStrArrayAttr(elements), init);
     return name;
+  }
+
+  /// The recorded actions (docs/proofs.md): the output out.actions, N rows
+  /// of ACTIONS (the runtime's symbol: D when the run records the actions,
+  /// else 0), and ACTIONS; declared once, shared by every advance.
+  SmallVector<std::string> outActionsArgs() {
+    if (outActionsBuffer.empty())
+      outActionsBuffer = addScratchBuffer(
+          "out_actions", IntegerType::get(program.getContext(), 32),
+          {"N", "ACTIONS"}, "out.actions");
+    return {"buf:" + outActionsBuffer, "sym:ACTIONS"};
   }
 
   /// The advance's buffers, checked: the slots advance in place and the
@@ -470,13 +527,15 @@ private:
     return AdvanceBuffers{*pool, *derived, *action, *logp, *slots, *flag};
   }
 
-  /// The slots, then next_cand and the outcome buffers.
-  static void appendSlotsAndOutcomes(SmallVector<std::string> &args,
-                                     const AdvanceBuffers &a) {
+  /// The slots, then next_cand, the outcome buffers and the recorded
+  /// actions.
+  void appendSlotsAndOutcomes(SmallVector<std::string> &args,
+                              const AdvanceBuffers &a) {
     for (BufferOp b : a.slots)
       args.push_back(bufArg(b));
     for (BufferOp b : ArrayRef<BufferOp>(a.pool).drop_front())
       args.push_back(bufArg(b)); // next_cand, out_status, out_depth, out_logp
+    llvm::append_range(args, outActionsArgs());
   }
 
   std::string maxDepthArg(AdvanceOp advance) {
@@ -675,6 +734,7 @@ private:
   const EvalLowerToGpuPassOptions &options;
   BufferOp loopFlagBuffer;
   std::string engineCond;
+  std::string outActionsBuffer; ///< outActionsArgs(), once declared
   AdvanceOp fusedAdvance; ///< with fusedCond: one launch (fuse-advance-engine)
   CondOp fusedCond;
   ScoreSelectOp persistentScore; ///< schedule=persistent: its kernel loops
@@ -703,6 +763,16 @@ struct EvalLowerToGpuPass
                             "schedule=persistent), got "
                          << static_cast<int64_t>(groups) << " and "
                          << static_cast<int64_t>(statesPerThread);
+      return signalPassFailure();
+    }
+    if (!proofc::findChipLimits(chip)) {
+      std::string known;
+      for (const proofc::ChipLimits &c : proofc::knownChips())
+        known += (known.empty() ? "" : ", ") + c.chip.str();
+      module.emitError() << "eval-lower-to-gpu: unknown chip '" << chip
+                         << "': its shared memory and register limits are "
+                            "not known (known: "
+                         << known << ")";
       return signalPassFailure();
     }
     auto programs = llvm::to_vector(module.getOps<ProgramOp>());

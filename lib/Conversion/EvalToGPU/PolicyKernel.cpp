@@ -1549,6 +1549,7 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
                               StringRef name, StringRef guard, int64_t groups,
                               int64_t statesPerThread, int64_t minBlocksPerSm,
                               StringRef logitsBuffer, StringRef arrivalsBuffer,
+                              int64_t maxSharedPerBlock,
                               ArrayRef<std::string> slotStepArgs) {
   auto program = op->getParentOfType<ProgramOp>();
   auto encoder = dyn_cast_or_null<EncoderOp>(
@@ -1625,7 +1626,8 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
     return op.emitOpError() << "the GPU policy kernel needs at least 2 rows "
                                "per block (the parent and a child)";
   // Rows, enc(parent) and the "last block" flag; the persistent kernel's
-  // (dynamic, up to 227 KiB with the slot function's few static words):
+  // (dynamic, up to the chip's limit with the slot function's few static
+  // words):
   // PersistentLayout.
   int64_t sharedBytes =
       persistent ? persistentLayout(tiling, A, S, slotStepArgs.size()).total
@@ -1685,11 +1687,13 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
            << "the persistent policy kernel scores a slot's S = " << S
            << " children in one block, which holds "
            << tiling.childrenPerBlock() << " (raise --groups)";
-  if (persistent && sharedBytes > kMaxSharedPerBlock - kSlotStaticSharedBytes)
+  const int64_t persistentLimit =
+      maxSharedPerBlock - proofc_abi::kSlotStaticSharedBytes;
+  if (persistent && sharedBytes > persistentLimit)
     return op.emitOpError()
            << "the persistent policy kernel would need " << sharedBytes
            << " bytes of dynamic shared memory, its derive's included (limit "
-           << kMaxSharedPerBlock - kSlotStaticSharedBytes
+           << persistentLimit
            << "); lower S, A or the groups";
   kernel.sharedBytes = persistent ? sharedBytes : 0;
 

@@ -12,7 +12,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
-#include "llvm/Support/MathExtras.h"
+#include "Kernels/kernel_abi.h"
 
 #include <string>
 
@@ -29,19 +29,16 @@ struct PolicyKernel {
 
 /// slot.cu's device function that the persistent policy kernel calls.
 inline constexpr llvm::StringLiteral kSlotStepFunction =
-    "proofc_slot_advance_engine";
-/// The most shared memory a block may have (sm_90), and slot.cu's own
-/// static shared memory at most (its derive's is the kernel's dynamic one).
-inline constexpr int64_t kMaxSharedPerBlock = 227 * 1024;
-inline constexpr int64_t kSlotStaticSharedBytes = 1024;
+    PROOFC_ABI_SLOT_FUNCTION;
 
-/// Bytes of engine.cu's DeriveScratch (its kScratchWords, which a
-/// static_assert ties to the struct) for A atoms, S states and a block of
-/// `threads`: the persistent kernel lends the derive that much of its
-/// dynamic shared memory.
+/// Bytes of engine.cu's DeriveScratch for A atoms, S states and a block of
+/// `threads` (kernel_abi.h's deriveScratchWords, which a static_assert in
+/// engine.cu ties to the struct): the persistent kernel lends the derive
+/// that much of its dynamic shared memory.
 inline int64_t deriveScratchBytes(int64_t A, int64_t S, int64_t threads) {
-  int64_t W = 3 * A, table = llvm::PowerOf2Ceil(2 * (S + threads));
-  return 4 * (14 + W + S * W + S + threads * W + 3 * threads + 2 * table + 5);
+  return 4 * static_cast<int64_t>(proofc_abi::deriveScratchWords(
+                 static_cast<int>(A), static_cast<int>(S),
+                 static_cast<int>(threads)));
 }
 
 /// Adds `gpu.func @<name>` for `op` to `module`. `guard` is the flag buffer
@@ -55,14 +52,16 @@ inline int64_t deriveScratchBytes(int64_t A, int64_t S, int64_t threads) {
 /// kSlotStepFunction(slot, args) until the function returns 0 (it takes no
 /// logits or arrivals buffers: a block is its slot's only one), `args`
 /// pointing at slotStepArgs' values, 8 bytes each, in the kernel's shared
-/// memory; its rows are `sharedBytes` of dynamic shared memory.
-/// Fails with a diagnostic on `op` for an encoder the generator does not
-/// implement or a shape past the kernel's limits.
+/// memory; its rows are `sharedBytes` of dynamic shared memory, at most
+/// `maxSharedPerBlock` (the chip's, proofc/Target/ChipLimits.h) with the
+/// slot function's static shared memory. Fails with a diagnostic on `op`
+/// for an encoder the generator does not implement or a shape past the
+/// kernel's limits.
 FailureOr<PolicyKernel>
 buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module, StringRef name,
                   StringRef guard, int64_t groups, int64_t statesPerThread,
                   int64_t minBlocksPerSm, StringRef logitsBuffer,
-                  StringRef arrivalsBuffer,
+                  StringRef arrivalsBuffer, int64_t maxSharedPerBlock,
                   ArrayRef<std::string> slotStepArgs = {});
 
 } // namespace mlir::eval

@@ -10,6 +10,7 @@
 #include "cuda/CudaBackend.h"
 
 #include "Fail.h"
+#include "Kernels/kernel_abi.h"
 
 #include <cstdlib>
 
@@ -261,16 +262,20 @@ public:
   }
 
   /// True when a run over `inputs` can reuse this setup: the same pool
-  /// (EvalInputs::poolId), so the same knowledge base, buffers and graph.
+  /// (EvalInputs::poolId), so the same knowledge base, buffers and graph,
+  /// and the same recording of the actions (out.actions is sized for it).
   bool reusableFor(const EvalInputs &inputs) const {
-    return (inputs.poolId != 0 && inputs.poolId == poolId_) ||
-           sameShape(inputs);
+    const bool sameRecording =
+        binding_ && (inputs.actions != nullptr) == binding_->recordsActions();
+    return sameRecording &&
+           ((inputs.poolId != 0 && inputs.poolId == poolId_) ||
+            sameShape(inputs));
   }
 
   /// True when `inputs` are other candidates of this setup's size
   /// (EvalInputs::shapeId): only the pool's buffers need them.
   bool sameShape(const EvalInputs &inputs) const {
-    return inputs.shapeId != 0 && inputs.shapeId == shapeId_ &&
+    return binding_ && inputs.shapeId != 0 && inputs.shapeId == shapeId_ &&
            !(inputs.poolId != 0 && inputs.poolId == poolId_) &&
            static_cast<int64_t>(inputs.candidates.candidates.size()) ==
                binding_->symbols().at("N");
@@ -334,6 +339,7 @@ public:
     if (cancelled()) throwInterrupted();
     const Clock::time_point readback = Clock::now();
     std::vector<Outcome> outcomes = readOutcomes(*binding_);
+    if (inputs.actions) *inputs.actions = readActions(*binding_, outcomes);
     timings.readbackSeconds = secondsSince(readback);
     return outcomes;
   }
@@ -924,10 +930,9 @@ private:
   CUdeviceptr poolCounter(const PlanBinding &binding) const {
     for (const Launch &launch : bundle_.plan.launches) {
       if (launch.entry != "proofc_init") continue;
+      // The binding checked the launch against kernel_abi.h.
       const BoundLaunch &bound = binding.launch(launch.name);
-      if (bound.args.size() > 7 &&
-          bound.args[7].kind == BoundArg::Kind::Buffer)
-        return s_.buffers.at(bound.args[7].buffer);
+      return s_.buffers.at(bound.args[proofc_abi::InitArg::NextCand].buffer);
     }
     return 0;
   }
@@ -961,6 +966,19 @@ private:
       std::memcpy(logp.data(), staged + 2 * n, n * 4);
     }
     return binding.outcomes(status, depth, logp);
+  }
+
+  /// The recorded actions (out.actions, N x D words) of a run that records
+  /// them, in candidate order.
+  ActionTrace readActions(const PlanBinding &binding,
+                          const std::vector<Outcome> &outcomes) {
+    const size_t buffer = static_cast<size_t>(binding.outActions());
+    std::vector<int32_t> words(
+        static_cast<size_t>(binding.buffers()[buffer].elements));
+    if (!words.empty())
+      PROOFC_CU(s_.drv, cuMemcpyDtoH, words.data(), s_.buffers[buffer],
+                words.size() * 4);
+    return binding.actions(words, outcomes);
   }
 
   /// The device prologue's module, loaded at the first run with device
@@ -1016,9 +1034,6 @@ CudaBackend::~CudaBackend() = default;
 
 std::vector<Outcome> CudaBackend::run(const EvalInputs &inputs,
                                       BackendTimings &timings) {
-  if (inputs.actions) // recordsActions() is false: Session refuses first
-    fail("proofs (--proofs): the cuda backend does not record the steps' "
-         "actions yet; run on the host backend (--device cpu)");
   const bool reuse = persistent_ && persistent_->runner.reusableFor(inputs);
   try {
     if (!reuse) {
@@ -1101,7 +1116,8 @@ int64_t CudaBackend::measurePoolCapacity(const EvalInputs &inputs) {
       buildKnowledgeBase(inputs.dataset, inputs.factsIncludeValid);
   auto bytesFor = [&](int64_t pool) {
     const SymbolTable symbols =
-        planSymbols(bundle_.program, kb, pool, options_.memoEntries);
+        planSymbols(bundle_.program, kb, pool, options_.memoEntries,
+                    inputs.actions != nullptr);
     uint64_t bytes = 0;
     for (const BufferDecl &b : bundle_.plan.buffers)
       bytes += std::max<uint64_t>(

@@ -112,6 +112,9 @@ public:
   std::string name() const override { return "cuda"; }
   /// Runs of one size keep the device setup (EvalInputs::shapeId).
   bool prefersOneRunSize() const override { return true; }
+  /// Records each step's action with inputs.actions (the plan's
+  /// out.actions; docs/proofs.md), at no cost to a run without it.
+  bool recordsActions() const override { return true; }
   /// Checks the cancellation flag of inputs.control between graph
   /// launches (emulated), steps (host) or before the one launch (native),
   /// drains the stream and throws Interrupted.

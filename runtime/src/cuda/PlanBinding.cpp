@@ -8,6 +8,8 @@
 #include "cuda/PlanBinding.h"
 
 #include "Fail.h"
+#include "Kernels/kernel_abi.h"
+#include "MessageText.h"
 #include "cuda/PrologueSchedule.h"
 #include "cuda/kernels/prologue_ops.h"
 
@@ -44,7 +46,8 @@ int64_t memoEntriesFor(int64_t requested, int64_t numCandidates) {
 }
 
 SymbolTable planSymbols(const ProgramSpec &program, const KnowledgeBase &kb,
-                        int64_t numCandidates, int64_t memoEntries) {
+                        int64_t numCandidates, int64_t memoEntries,
+                        bool recordActions) {
   const ShapeParams &s = program.shape;
   const int64_t E = kb.numEntities, R = kb.numRelations;
   const int64_t NR = kb.numRules();
@@ -65,7 +68,8 @@ SymbolTable planSymbols(const ProgramSpec &program, const KnowledgeBase &kb,
           {"NR1", NR + 1},
           {"NRB", static_cast<int64_t>(kb.ruleBody.size())},
           {"N", numCandidates},
-          {"MEMO", memoEntriesFor(memoEntries, numCandidates)}};
+          {"MEMO", memoEntriesFor(memoEntries, numCandidates)},
+          {"ACTIONS", recordActions ? int64_t{s.D} : 0}};
 }
 
 int64_t evalExtent(const Extent &extent, const SymbolTable &symbols,
@@ -237,6 +241,42 @@ TensorMap runPlanPrologue(const GpuPlan &plan, const TensorMap &weights,
   return tensors;
 }
 
+namespace {
+
+/// A launch of a kernel template (lib/Targets/CUDA/Kernels) must pass the
+/// arguments kernel_abi.h lists, and a kernel that links slot.cu must end
+/// with slot.cu's words: a bundle built against other kernels is refused
+/// here, not run into a fault.
+void checkKernelAbi(const Bundle &bundle, const Launch &launch,
+                    const std::string &what) {
+  const KernelModule *module = findModule(bundle, launch.module);
+  const proofc_abi::KernelSignature *sig = nullptr;
+  int first = 0;
+  if (module && module->format == "cuda") {
+    sig = proofc_abi::findKernel(launch.entry.c_str());
+  } else if (module && !module->link.empty()) {
+    sig = &proofc_abi::kSlotStep;
+    first = static_cast<int>(launch.args.size()) - sig->numArgs;
+  }
+  if (!sig) return;
+  const int n = static_cast<int>(launch.args.size());
+  const int bad = proofc_abi::firstMismatch(
+      *sig, n, std::max(first, 0),
+      [&](int i) { return launch.args[static_cast<size_t>(i)].c_str(); });
+  if (first < 0 || (first == 0 && n != sig->numArgs))
+    fail("{}: {} takes {} arguments{}, the launch passes {} (a bundle of "
+         "other kernels: recompile it)",
+         what, sig->entry, sig->numArgs, first == 0 ? "" : " at the end", n);
+  if (bad >= 0)
+    fail("{}: argument {} of {} ('{}') must be {}, not '{}' (a bundle of "
+         "other kernels: recompile it)",
+         what, first + bad, sig->entry, sig->names[bad],
+         proofc_abi::kindPrefix(sig->kinds[bad]),
+         escapeForMessage(launch.args[static_cast<size_t>(first + bad)]));
+}
+
+} // namespace
+
 PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
                          const KnowledgeBase &kb, const std::string &bundlePath,
                          int64_t memoEntries)
@@ -244,7 +284,7 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
       symbols_(planSymbols(bundle.program, kb,
                            static_cast<int64_t>(
                                inputs.candidates.candidates.size()),
-                           memoEntries)),
+                           memoEntries, inputs.actions != nullptr)),
       poolOrder_(poolOrder(symbols_.at("N"), symbols_.at("B"))) {
   const GpuPlan &plan = bundle.plan;
   plan_ = &plan;
@@ -266,12 +306,17 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
              decl.init, b.data.size(), b.elements);
       const int32_t index = static_cast<int32_t>(i);
       if (isOutput) {
-        if (b.elements != symbols_.at("N"))
-          fail("{}: output '{}' must have N = {} elements, not {}", what,
-               decl.init, symbols_.at("N"), b.elements);
-        int32_t &slot = decl.init == "out.status" ? outStatus_
-                        : decl.init == "out.depth" ? outDepth_
-                                                   : outLogp_;
+        const bool actions = decl.init == "out.actions";
+        const int64_t expected =
+            symbols_.at("N") * (actions ? symbols_.at("ACTIONS") : 1);
+        if (b.elements != expected)
+          fail("{}: output '{}' must have {} = {} elements, not {}", what,
+               decl.init, actions ? "N x ACTIONS" : "N", expected,
+               b.elements);
+        int32_t &slot = actions                     ? outActions_
+                        : decl.init == "out.status" ? outStatus_
+                        : decl.init == "out.depth"  ? outDepth_
+                                                    : outLogp_;
         if (slot >= 0) fail("{}: a second buffer binds '{}'", what, decl.init);
         slot = index;
       }
@@ -289,6 +334,11 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
          outStatus_ < 0 ? "out.status"
          : outDepth_ < 0 ? "out.depth"
                          : "out.logp");
+  if (inputs.actions && outActions_ < 0)
+    fail("{}: the plan binds no buffer to out.actions, so it cannot record "
+         "the steps' actions (--proofs): recompile the bundle with this "
+         "proofc",
+         path_);
 
   for (const Launch &launch : plan.launches) {
     const std::string what =
@@ -299,6 +349,7 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
     if (grid < 1 || grid > std::numeric_limits<int32_t>::max())
       fail("{}: grid of {} blocks is out of range [1, 2^31)", what, grid);
     bound.grid = static_cast<uint32_t>(grid);
+    checkKernelAbi(bundle, launch, what);
     for (const std::string &arg : launch.args)
       bound.args.push_back(bindArg(arg, *this, what));
     launches_.emplace(launch.name, std::move(bound));
@@ -387,6 +438,27 @@ PlanBinding::outcomes(const std::vector<int32_t> &status,
     out[i].logp = logp[q];
   }
   return out;
+}
+
+ActionTrace PlanBinding::actions(const std::vector<int32_t> &words,
+                                 const std::vector<Outcome> &outcomes) const {
+  const size_t n = static_cast<size_t>(symbols_.at("N"));
+  const size_t D = static_cast<size_t>(symbols_.at("ACTIONS"));
+  if (D == 0 || words.size() != n * D || outcomes.size() != n)
+    fail("{}: {} recorded action words for {} candidates, expected N x D = "
+         "{} x {}",
+         path_, words.size(), outcomes.size(), n, D);
+  ActionTrace trace;
+  trace.D = static_cast<int32_t>(D);
+  trace.actions.assign(n * D, -1);
+  for (size_t q = 0; q < n; ++q) { // pool position q: candidate poolOrder_[q]
+    const size_t i = static_cast<size_t>(poolOrder_[q]);
+    const size_t depth =
+        std::min(D, static_cast<size_t>(std::max(outcomes[i].depth, 0)));
+    std::copy_n(words.begin() + static_cast<std::ptrdiff_t>(q * D), depth,
+                trace.actions.begin() + static_cast<std::ptrdiff_t>(i * D));
+  }
+  return trace;
 }
 
 } // namespace proofc

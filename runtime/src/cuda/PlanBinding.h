@@ -46,9 +46,11 @@ int64_t memoEntriesFor(int64_t requested, int64_t numCandidates);
 std::vector<int64_t> poolOrder(int64_t numCandidates, int64_t B);
 
 /// The values of bundleSymbols() for a program, knowledge base, pool and
-/// step memo (MEMO = memoEntriesFor(memoEntries, numCandidates)).
+/// step memo (MEMO = memoEntriesFor(memoEntries, numCandidates)); ACTIONS
+/// is D when the run records the actions (the rows of out.actions), else 0.
 SymbolTable planSymbols(const ProgramSpec &program, const KnowledgeBase &kb,
-                        int64_t numCandidates, int64_t memoEntries = -1);
+                        int64_t numCandidates, int64_t memoEntries = -1,
+                        bool recordActions = false);
 
 /// The product of `extent`'s factors; `what` names it in errors (overflow
 /// past 2^40 elements, unknown symbol).
@@ -91,6 +93,8 @@ class PlanBinding {
 public:
   /// Binds `bundle` (already verified by parseBundle) to `inputs` and `kb`
   /// (the knowledge base of inputs.dataset). `bundlePath` names errors.
+  /// With inputs.actions the plan records the steps' actions (out.actions
+  /// sized N x D; a bundle without that output is an error).
   PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
               const KnowledgeBase &kb, const std::string &bundlePath,
               int64_t memoEntries = -1);
@@ -104,6 +108,10 @@ public:
   int32_t outStatus() const { return outStatus_; }
   int32_t outDepth() const { return outDepth_; }
   int32_t outLogp() const { return outLogp_; }
+  /// The buffer bound to out.actions (N x ACTIONS words), or -1.
+  int32_t outActions() const { return outActions_; }
+  /// Whether the plan records the actions (symbol ACTIONS > 0).
+  bool recordsActions() const { return symbols_.at("ACTIONS") > 0; }
   size_t totalBytes() const;
   /// The buffers whose init is "weights:<name>" (a weight or a prologue
   /// table), in plan order.
@@ -128,6 +136,11 @@ public:
   std::vector<Outcome> outcomes(const std::vector<int32_t> &status,
                                 const std::vector<int32_t> &depth,
                                 const std::vector<float> &logp) const;
+  /// The recorded actions from out.actions' contents (N x D words, pool
+  /// order) for `outcomes` (candidate order): candidate i's row, its steps
+  /// after outcomes[i].depth -1 (the device writes only those it took).
+  ActionTrace actions(const std::vector<int32_t> &words,
+                      const std::vector<Outcome> &outcomes) const;
 
 private:
   std::string path_;
@@ -137,7 +150,7 @@ private:
   std::map<std::string, int32_t> bufferIndex_;
   std::vector<int32_t> weightBuffers_;
   std::map<std::string, BoundLaunch> launches_;
-  int32_t outStatus_ = -1, outDepth_ = -1, outLogp_ = -1;
+  int32_t outStatus_ = -1, outDepth_ = -1, outLogp_ = -1, outActions_ = -1;
   std::vector<int64_t> poolOrder_; ///< pool position -> candidate
 };
 

@@ -16,7 +16,14 @@
 //     §7: >= 99.9% equal outcomes, every metric within 1e-3);
 //   - a bundle with the step memo (persistent schedule) gives bit for bit
 //     the same outcomes with the memo off, sized from the pool, and so small
-//     (64 entries, or 1) that it fills and every key collides.
+//     (64 entries, or 1) that it fills and every key collides;
+//   - --proofs on CUDA: each bundle records the actions of the host backend
+//     on nations and countries_s3 (trained weights), every status and depth
+//     is the host's, and the proofs replayed from the CUDA trace are the
+//     host's byte for byte (both formats; written with the host's outcomes,
+//     whose log-probabilities a proof shows to 9 digits and the GPU's may
+//     differ in the last: spec §7). Whether the files of the two runs as
+//     written (each with its own outcomes) are byte-equal is printed.
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/CudaBackend.h"
@@ -30,6 +37,7 @@
 #include "Engine.h"
 #include "HostBackend.h"
 #include "HostPolicy.h"
+#include "ProofFormats.h"
 #include "TestUtil.h"
 #include "cuda/GpuTestUtil.h"
 #include "cuda/KernelTestUtil.h"
@@ -318,6 +326,71 @@ TEST(CompiledBundle, StepMemoChangesNoOutcome) {
   }
   if (tested == 0)
     GTEST_SKIP() << "no bundle with the step memo among " << paths.size();
+}
+
+TEST(CompiledBundle, ProofsEqualTheHostsByteForByte) {
+  PROOFC_REQUIRE_GPU();
+  PROOFC_REQUIRE_COMPILED_BUNDLES(paths);
+  for (const char *dataset : {"nations", "countries_s3"}) {
+    if (!std::filesystem::exists(dataDir(dataset)))
+      GTEST_SKIP() << "dataset " << dataset << " not present";
+    const Dataset ds = loadDataset(dataDir(dataset));
+    const TensorMap weights = readSafetensors(weightsFile(dataset));
+    CandidateOptions opts;
+    opts.maxQueries = 30;
+    opts.corruptions = 20;
+    const CandidateSet set = buildCandidates(ds, opts);
+    for (const std::string &path : paths) {
+      SCOPED_TRACE(std::string(dataset) + " " + path);
+      Bundle bundle = readBundle(path);
+      BackendTimings t;
+      ActionTrace hostTrace, gpuTrace;
+      EvalInputs hostInputs{bundle.program, ds, weights, set, false};
+      hostInputs.actions = &hostTrace;
+      const std::vector<Outcome> host = HostBackend().run(hostInputs, t);
+      CudaBackend backend(bundle, path);
+      EvalInputs inputs{bundle.program, ds, weights, set, false};
+      inputs.poolId = 1;
+      // A run without the recording, then one with it: the backend sets
+      // out.actions up anew (its size differs), then again without.
+      const std::vector<Outcome> plain = backend.run(inputs, t);
+      inputs.actions = &gpuTrace;
+      const std::vector<Outcome> gpu = backend.run(inputs, t);
+      inputs.actions = nullptr;
+      EXPECT_EQ(backend.run(inputs, t).size(), plain.size());
+      ASSERT_EQ(gpu.size(), host.size());
+      ASSERT_EQ(gpuTrace.actions.size(), hostTrace.actions.size());
+      int64_t differ = 0, proved = 0;
+      for (size_t i = 0; i < host.size(); ++i) {
+        EXPECT_EQ(gpu[i].status, plain[i].status) << "candidate " << i;
+        EXPECT_EQ(gpu[i].depth, plain[i].depth) << "candidate " << i;
+        EXPECT_EQ(gpu[i].status, host[i].status) << "candidate " << i;
+        EXPECT_EQ(gpu[i].depth, host[i].depth) << "candidate " << i;
+        EXPECT_NEAR(gpu[i].logp, host[i].logp, 1e-4) << "candidate " << i;
+        proved += host[i].status == ProofStatus::Proved;
+      }
+      for (size_t i = 0; i < hostTrace.actions.size(); ++i)
+        differ += gpuTrace.actions[i] != hostTrace.actions[i];
+      EXPECT_EQ(differ, 0) << "recorded actions differ from the host's";
+      EXPECT_GT(proved, 0);
+      for (ProofFormat format : {ProofFormat::Json, ProofFormat::Prolog}) {
+        const std::string a =
+            proofsFile(format, ProofSelection::All, ds, false,
+                       bundle.program.shape, set, host, hostTrace);
+        const std::string b =
+            proofsFile(format, ProofSelection::All, ds, false,
+                       bundle.program.shape, set, host, gpuTrace);
+        expectSameText(a, b, "the proofs files");
+        const std::string own =
+            proofsFile(format, ProofSelection::All, ds, false,
+                       bundle.program.shape, set, gpu, gpuTrace);
+        std::cout << "[ proofs   ] " << dataset << " " << path << ": " << proved
+                  << " proved; the files as written (each run's "
+                  << "own log-probabilities) are "
+                  << (own == a ? "byte-equal" : "not byte-equal") << "\n";
+      }
+    }
+  }
 }
 
 } // namespace

@@ -19,17 +19,23 @@
 // step.cu includes engine.cu; renamed apart from the engine tests' copy.
 #define proofc_engine proofc_engine_plan
 #define proofc_engine_impl proofc_engine_impl_plan
-#include "../../../lib/Targets/CUDA/Kernels/step.cu"
+#include "Kernels/step.cu"
 #undef proofc_engine
 #undef proofc_engine_impl
 #include "fixtures/policy.cu"
 
 #include "HostBackend.h"
+#include "ProofFormats.h"
 #include "TestUtil.h"
 #include "cuda/PlanBinding.h"
 #include "cuda/TestBundle.h"
+#include "proofc/runtime/Error.h"
 
+#include <algorithm>
+#include <functional>
 #include <map>
+#include <type_traits>
+#include <utility>
 
 namespace {
 std::map<unsigned long long, unsigned> gConditionals;
@@ -99,61 +105,53 @@ public:
   }
 
 private:
+  /// Argument i of launch l as a kernel parameter of type T, by the type
+  /// the kernel declares (kernel_abi.h's lists make step.cu's): a pointer
+  /// takes a buffer, int an int32, float an f32, unsigned long long a
+  /// conditional handle (0: no native conditional nodes here).
+  template <typename T> T arg(const BoundLaunch &l, size_t i) {
+    const BoundArg &a = l.args.at(i);
+    if constexpr (std::is_pointer_v<T>) {
+      EXPECT_EQ(a.kind, BoundArg::Kind::Buffer) << "arg " << i;
+      return reinterpret_cast<T>(memory_[a.buffer].data());
+    } else if constexpr (std::is_same_v<T, int>) {
+      EXPECT_EQ(a.kind, BoundArg::Kind::I32) << "arg " << i;
+      return a.i32;
+    } else if constexpr (std::is_same_v<T, float>) {
+      EXPECT_EQ(a.kind, BoundArg::Kind::F32) << "arg " << i;
+      return a.f32;
+    } else {
+      static_assert(std::is_same_v<T, unsigned long long>);
+      EXPECT_EQ(a.kind, BoundArg::Kind::Cond) << "arg " << i;
+      return 0ull;
+    }
+  }
+
+  /// The body that calls `kernel` with launch l's arguments, converted to
+  /// the kernel's parameter types; none when the counts differ.
+  template <typename... P, size_t... I>
+  std::function<void()> call(void (*kernel)(P...), const BoundLaunch &l,
+                             std::index_sequence<I...>) {
+    EXPECT_EQ(l.args.size(), sizeof...(P)) << l.launch->entry;
+    if (l.args.size() != sizeof...(P)) return nullptr;
+    return [this, kernel, &l] { kernel(arg<P>(l, I)...); };
+  }
+  template <typename... P>
+  std::function<void()> call(void (*kernel)(P...), const BoundLaunch &l) {
+    return call(kernel, l, std::index_sequence_for<P...>{});
+  }
+
   void runLaunch(const BoundLaunch &l) {
-    auto P = [&](size_t i) {
-      EXPECT_EQ(l.args.at(i).kind, BoundArg::Kind::Buffer) << "arg " << i;
-      return memory_[l.args[i].buffer].data();
-    };
-    auto I = [&](size_t i) { return l.args.at(i).i32; };
-    auto F = [&](size_t i) { return l.args.at(i).f32; };
-    auto H = [&](size_t i) {
-      EXPECT_EQ(l.args.at(i).kind, BoundArg::Kind::Cond) << "arg " << i;
-      return 0ull; // no native conditional nodes here
-    };
-    auto ip = [&](size_t i) { return reinterpret_cast<int *>(P(i)); };
-    auto fp = [&](size_t i) { return reinterpret_cast<float *>(P(i)); };
     const std::string &entry = l.launch->entry;
     std::function<void()> body;
-    if (entry == "proofc_init") {
-      ASSERT_EQ(l.args.size(), 12u);
-      body = [&] {
-        proofc_init(ip(0), I(1), I(2), ip(3), ip(4), ip(5), fp(6), ip(7), ip(8),
-                    ip(9), H(10), H(11));
-      };
-    } else if (entry == "proofc_engine") {
-      ASSERT_EQ(l.args.size(), 19u);
-      body = [&] {
-        proofc_engine_plan(ip(0), ip(1), ip(2), ip(3), ip(4), ip(5), ip(6),
-                           ip(7), ip(8), ip(9), ip(10), ip(11), ip(12), ip(13),
-                           ip(14), I(15), I(16), ip(17), ip(18));
-      };
-    } else if (entry == "score_select") {
-      ASSERT_EQ(l.args.size(), 22u);
-      body = [&] {
-        score_select(ip(0), ip(1), ip(2), ip(3), ip(4), fp(5), fp(6), fp(7),
-                     fp(8), fp(9), fp(10), fp(11), fp(12), fp(13), fp(14),
-                     fp(15), fp(16), fp(17), I(18), F(19), ip(20), fp(21));
-      };
-    } else if (entry == "proofc_advance") {
-      ASSERT_EQ(l.args.size(), 22u);
-      body = [&] {
-        proofc_advance(ip(0), ip(1), I(2), I(3), I(4), I(5), ip(6), ip(7),
-                       ip(8), fp(9), ip(10), ip(11), ip(12), fp(13), ip(14),
-                       ip(15), ip(16), fp(17), ip(18), ip(19), H(20), H(21));
-      };
-    } else if (entry == "proofc_advance_engine") {
-      ASSERT_EQ(l.args.size(), 37u);
-      body = [&] {
-        proofc_advance_engine(
-            ip(0), ip(1), I(2), I(3), I(4), ip(5), fp(6), ip(7), ip(8), ip(9),
-            fp(10), ip(11), ip(12), ip(13), fp(14), ip(15), ip(16), ip(17),
-            ip(18), ip(19), ip(20), ip(21), ip(22), ip(23), ip(24), ip(25),
-            I(26), ip(27), ip(28), ip(29), ip(30), I(31), ip(32), ip(33),
-            ip(34), H(35), H(36));
-      };
-    } else {
-      FAIL() << "no emulated kernel for entry " << entry;
-    }
+    if (entry == "proofc_init") body = call(proofc_init, l);
+    else if (entry == "proofc_engine") body = call(proofc_engine_plan, l);
+    else if (entry == "score_select") body = call(score_select, l);
+    else if (entry == "proofc_advance") body = call(proofc_advance, l);
+    else if (entry == "proofc_advance_engine")
+      body = call(proofc_advance_engine, l);
+    else FAIL() << "no emulated kernel for entry " << entry;
+    ASSERT_TRUE(body) << entry;
     emu::launch(l.grid, static_cast<unsigned>(l.launch->block), body);
   }
 
@@ -169,18 +167,40 @@ struct Case {
   bool fusedStep; ///< policy + proofc_advance_engine, or the engine cond
 };
 
+/// A case's dataset with its trained weights, the V10 program at its slots
+/// and its candidates.
+struct Workload {
+  Dataset ds;
+  TensorMap weights;
+  ProgramSpec program;
+  CandidateSet set;
+};
+
+Workload loadWorkload(const Case &c) {
+  Workload w{loadDataset(dataDir(c.dataset)),
+             readSafetensors(weightsFile(c.dataset)), v10Program(), {}};
+  w.program.shape.B = c.slots;
+  CandidateOptions opts;
+  opts.corruptions = c.corruptions;
+  opts.maxQueries = c.queries;
+  w.set = buildCandidates(w.ds, opts);
+  return w;
+}
+
+/// nations (all corruptions of its first `queries` test queries), 16 slots.
+Workload nations(int64_t queries) {
+  return loadWorkload(Case{"nations", queries, 0, 16, false});
+}
+
 class EmulatedPlanVsHost : public ::testing::TestWithParam<Case> {};
 
 TEST_P(EmulatedPlanVsHost, SameOutcomesAsHostBackend) {
   const Case &c = GetParam();
-  Dataset ds = loadDataset(dataDir(c.dataset));
-  TensorMap weights = readSafetensors(weightsFile(c.dataset));
-  ProgramSpec program = v10Program();
-  program.shape.B = c.slots;
-  CandidateOptions opts;
-  opts.corruptions = c.corruptions;
-  opts.maxQueries = c.queries;
-  CandidateSet set = buildCandidates(ds, opts);
+  Workload w = loadWorkload(c);
+  const Dataset &ds = w.ds;
+  const TensorMap &weights = w.weights;
+  const ProgramSpec &program = w.program;
+  const CandidateSet &set = w.set;
   EvalInputs inputs{program, ds, weights, set, false};
 
   BackendTimings hostTimings;
@@ -223,13 +243,11 @@ TEST_P(EmulatedPlanVsHost, SameOutcomesAsHostBackend) {
 /// With the step memo (fused step), whose advance walks through finished
 /// candidates and refills, and with the engine cond.
 TEST(EmulatedPlanCancel, PoolCounterAtNDrainsWithinDSteps) {
-  Dataset ds = loadDataset(dataDir("nations"));
-  TensorMap weights = readSafetensors(weightsFile("nations"));
-  ProgramSpec program = v10Program();
-  program.shape.B = 16;
-  CandidateOptions opts;
-  opts.maxQueries = 10;
-  CandidateSet set = buildCandidates(ds, opts);
+  Workload w = nations(10);
+  const Dataset &ds = w.ds;
+  const TensorMap &weights = w.weights;
+  const ProgramSpec &program = w.program;
+  const CandidateSet &set = w.set;
   EvalInputs inputs{program, ds, weights, set, false};
   BackendTimings t;
   const std::vector<Outcome> host =
@@ -272,15 +290,13 @@ TEST(EmulatedPlanCancel, PoolCounterAtNDrainsWithinDSteps) {
 /// passes it on, so exactly the host's candidates end with a NaN — the
 /// ones RunSession's check would name.
 TEST(EmulatedPlanNonFinite, SameNaNCandidatesAsHost) {
-  Dataset ds = loadDataset(dataDir("nations"));
-  TensorMap weights = readSafetensors(weightsFile("nations"));
-  for (float &v : weights.at("mlp.1.ln.weight").data)
+  Workload w = nations(10);
+  for (float &v : w.weights.at("mlp.1.ln.weight").data)
     v *= 1e30f;
-  ProgramSpec program = v10Program();
-  program.shape.B = 16;
-  CandidateOptions opts;
-  opts.maxQueries = 10;
-  CandidateSet set = buildCandidates(ds, opts);
+  const Dataset &ds = w.ds;
+  const TensorMap &weights = w.weights;
+  const ProgramSpec &program = w.program;
+  const CandidateSet &set = w.set;
   EvalInputs inputs{program, ds, weights, set, false};
   BackendTimings t;
   const std::vector<Outcome> host =
@@ -305,6 +321,117 @@ TEST(EmulatedPlanNonFinite, SameNaNCandidatesAsHost) {
     }
     EXPECT_GT(nan, 0);
     EXPECT_LT(nan, static_cast<int64_t>(host.size()));
+  }
+}
+
+/// --proofs on the CUDA path: with EvalInputs::actions the plan records
+/// every step's action (out.actions), through the step memo's hits too
+/// (fused step) and through proofc_advance (engine cond); the trace equals
+/// the host backend's, and the proofs replayed from it are the host's byte
+/// for byte. The files are written with the host's outcomes for both: a
+/// proof shows its candidate's log-probability to 9 digits, in which the
+/// fixture policy (float) and the host (double) may differ (spec §7), while
+/// every status and depth must be the host's. Trained weights, so that
+/// candidates are proved in several steps.
+TEST_P(EmulatedPlanVsHost, RecordsTheHostsActions) {
+  const Case &c = GetParam();
+  if (std::string(c.dataset) == "countries_s1")
+    GTEST_SKIP() << "covered by countries_s3 and nations";
+  Workload w = loadWorkload(c);
+  const Dataset &ds = w.ds;
+  const TensorMap &weights = w.weights;
+  const ProgramSpec &program = w.program;
+  const CandidateSet &set = w.set;
+  ActionTrace hostTrace;
+  EvalInputs hostInputs{program, ds, weights, set, false};
+  hostInputs.actions = &hostTrace;
+  BackendTimings t;
+  const std::vector<Outcome> host =
+      HostBackend(HostBackendOptions{1}).run(hostInputs, t);
+
+  ActionTrace unused;
+  EvalInputs inputs{program, ds, weights, set, false};
+  inputs.actions = &unused; // the binding sizes out.actions N x D
+  Bundle bundle = makeTestBundle(program, PROOFC_ENGINE_THREADS, c.fusedStep);
+  KnowledgeBase kb = buildKnowledgeBase(ds, false);
+  PlanBinding binding(bundle, inputs, kb, "test.pcb");
+  ASSERT_TRUE(binding.recordsActions());
+  EmulatedPlan plan(bundle, binding);
+  plan.run();
+  const std::vector<Outcome> emulated =
+      binding.outcomes(plan.read<int32_t>(binding.outStatus()),
+                       plan.read<int32_t>(binding.outDepth()),
+                       plan.read<float>(binding.outLogp()));
+  const ActionTrace trace =
+      binding.actions(plan.readAll<int32_t>(binding.outActions()), emulated);
+
+  ASSERT_EQ(emulated.size(), host.size());
+  for (size_t i = 0; i < host.size(); ++i) {
+    EXPECT_EQ(emulated[i].status, host[i].status) << "candidate " << i;
+    EXPECT_EQ(emulated[i].depth, host[i].depth) << "candidate " << i;
+    EXPECT_NEAR(emulated[i].logp, host[i].logp, 1e-4) << "candidate " << i;
+  }
+  ASSERT_EQ(trace.D, hostTrace.D);
+  ASSERT_EQ(trace.actions.size(), hostTrace.actions.size());
+  int64_t steps = 0;
+  for (size_t i = 0; i < trace.actions.size(); ++i) {
+    EXPECT_EQ(trace.actions[i], hostTrace.actions[i])
+        << "candidate " << i / static_cast<size_t>(trace.D) << " step "
+        << i % static_cast<size_t>(trace.D);
+    steps += hostTrace.actions[i] >= 0;
+  }
+  EXPECT_GT(steps, static_cast<int64_t>(host.size())) << "multi-step proofs";
+  for (ProofFormat format : {ProofFormat::Json, ProofFormat::Prolog}) {
+    const std::string a = proofsFile(format, ProofSelection::All, ds, false,
+                                     program.shape, set, host, hostTrace);
+    const std::string b = proofsFile(format, ProofSelection::All, ds, false,
+                                     program.shape, set, host, trace);
+    EXPECT_FALSE(a.empty());
+    expectSameText(a, b, "the proofs files");
+  }
+}
+
+/// Without EvalInputs::actions the plan records nothing: ACTIONS is 0 and
+/// out.actions one word, which no step writes.
+TEST(EmulatedPlanActions, NotRecordedUnlessAsked) {
+  Workload w = nations(2);
+  EvalInputs inputs{w.program, w.ds, w.weights, w.set, false};
+  KnowledgeBase kb = buildKnowledgeBase(w.ds, false);
+  for (bool fused : {true, false}) {
+    Bundle bundle = makeTestBundle(w.program, PROOFC_ENGINE_THREADS, fused);
+    PlanBinding binding(bundle, inputs, kb, "test.pcb");
+    EXPECT_FALSE(binding.recordsActions());
+    EmulatedPlan plan(bundle, binding);
+    plan.run();
+    EXPECT_EQ(plan.readAll<int32_t>(binding.outActions()),
+              std::vector<int32_t>{0});
+  }
+}
+
+/// A bundle compiled before the plans recorded the actions (no out.actions
+/// buffer) cannot record them: one error when it is bound, not a run
+/// without them.
+TEST(EmulatedPlanActions, PlanWithoutOutActionsCannotRecord) {
+  Workload w = nations(1);
+  ActionTrace trace;
+  EvalInputs inputs{w.program, w.ds, w.weights, w.set, false};
+  inputs.actions = &trace;
+  KnowledgeBase kb = buildKnowledgeBase(w.ds, false);
+  Bundle bundle = makeTestBundle(w.program, PROOFC_ENGINE_THREADS, true);
+  auto &buffers = bundle.plan.buffers;
+  buffers.erase(std::remove_if(buffers.begin(), buffers.end(),
+                               [](const BufferDecl &b) {
+                                 return b.init == "out.actions";
+                               }),
+                buffers.end());
+  try {
+    PlanBinding(bundle, inputs, kb, "old.pcb");
+    ADD_FAILURE() << "bound without out.actions";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(),
+                 "old.pcb: the plan binds no buffer to out.actions, so it "
+                 "cannot record the steps' actions (--proofs): recompile the "
+                 "bundle with this proofc");
   }
 }
 

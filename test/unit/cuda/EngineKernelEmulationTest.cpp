@@ -14,7 +14,7 @@
 #define PROOFC_A 6
 #define PROOFC_S 120
 #define PROOFC_ENGINE_THREADS 32
-#include "../../../lib/Targets/CUDA/Kernels/engine.cu"
+#include "Kernels/engine.cu"
 
 #include "TestUtil.h"
 #include "cuda/emulation/EmulatedEngine.h"

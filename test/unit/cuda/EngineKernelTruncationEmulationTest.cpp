@@ -12,7 +12,7 @@
 #define PROOFC_ENGINE_THREADS 8
 #define proofc_engine proofc_engine_a3s4
 #define proofc_engine_impl proofc_engine_impl_a3s4
-#include "../../../lib/Targets/CUDA/Kernels/engine.cu"
+#include "Kernels/engine.cu"
 #undef proofc_engine
 #undef proofc_engine_impl
 

@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,9 +28,13 @@ namespace proofc::test {
 inline std::string sourceDir() { return PROOFC_SOURCE_DIR; }
 
 /// A kernel template of lib/Targets/CUDA/Kernels as the compiler embeds it:
-/// each `#include "<other>.cu"` line replaced by that template's text
-/// (lib/Targets/Bundle/EmbedKernels.cmake), one self-contained NVRTC source.
-inline std::string kernelTemplate(const std::string &name) {
+/// each `#include "<file>"` line replaced by that file's text, recursively,
+/// each file once (runtime/cmake/InlineIncludes.cmake), one self-contained
+/// NVRTC source.
+inline std::string kernelTemplate(const std::string &name,
+                                  std::vector<std::string> *inlined = nullptr) {
+  std::vector<std::string> seen = {name};
+  if (!inlined) inlined = &seen;
   const std::string dir = sourceDir() + "/lib/Targets/CUDA/Kernels/";
   std::string text = readFile(dir + name);
   const std::string directive = "#include \"";
@@ -38,11 +43,37 @@ inline std::string kernelTemplate(const std::string &name) {
     const size_t begin = at + directive.size();
     const size_t end = text.find('"', begin);
     const std::string included = text.substr(begin, end - begin);
-    const std::string inner = readFile(dir + included);
+    std::string inner;
+    if (std::find(inlined->begin(), inlined->end(), included) ==
+        inlined->end()) {
+      inlined->push_back(included);
+      inner = kernelTemplate(included, inlined);
+    }
     text.replace(at, end + 1 - at, inner);
     at += inner.size();
   }
   return text;
+}
+
+/// Expects `actual` to equal `expected` byte for byte; on a difference
+/// names the first differing line of each (whole files would flood the log).
+inline void expectSameText(const std::string &expected,
+                           const std::string &actual, const std::string &what) {
+  if (expected == actual)
+    return;
+  size_t at = 0;
+  while (at < expected.size() && at < actual.size() &&
+         expected[at] == actual[at])
+    ++at;
+  const size_t line = expected.rfind('\n', at == 0 ? 0 : at - 1);
+  const size_t begin = line == std::string::npos || at == 0 ? 0 : line + 1;
+  auto lineAt = [begin](const std::string &text) {
+    return text.substr(begin, text.find('\n', begin) - begin);
+  };
+  ADD_FAILURE() << what << " differ at byte " << at << " (sizes "
+                << expected.size() << ", " << actual.size()
+                << ")\nexpected: " << lineAt(expected).substr(0, 600)
+                << "\nactual:   " << lineAt(actual).substr(0, 600);
 }
 
 struct SampledStates {

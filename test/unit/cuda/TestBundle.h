@@ -13,6 +13,7 @@
 #define PROOFC_TEST_UNIT_CUDA_TESTBUNDLE_H
 
 #include "FileIO.h"
+#include "Kernels/kernel_abi.h"
 #include "cuda/KernelTestUtil.h"
 #include "proofc/runtime/Bundle.h"
 
@@ -72,11 +73,14 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
   buffer("out_status", I, {"N"}, "out.status");
   buffer("out_depth", I, {"N"}, "out.depth");
   buffer("out_logp", F, {"N"}, "out.logp");
+  buffer("out_actions", I, {"N", "ACTIONS"}, "out.actions");
   buffer("engine_flag", I, {"1"});
   buffer("loop_flag", I, {"1"});
   if (fusedStep) {
     buffer("step_counters", I, {"2"});
-    buffer("memo_table", I, {"MEMO", "40"}); // A = 6: memo.cu's kEntryWords
+    buffer("memo_table", I,
+           {"MEMO", std::to_string(proofc_abi::memoEntryWords(
+                        static_cast<int>(s.A)))}); // memo.cu's kEntryWords
     buffer("memo_claims", I, {"B"});
   }
 
@@ -159,10 +163,11 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
   plan.schedule.loopCond = "loop";
   if (fusedStep) {
     std::vector<std::string> args = {
-        "buf:loop_flag", "buf:pool",       "sym:N",          "sym:D",
-        "sym:R",         "buf:action",     "buf:action_logp", "buf:state",
-        "buf:slot_cand", "buf:depth",      "buf:logp",       "buf:next_cand",
-        "buf:out_status", "buf:out_depth", "buf:out_logp"};
+        "buf:loop_flag",  "buf:pool",      "sym:N",           "sym:D",
+        "sym:R",          "buf:action",    "buf:action_logp", "buf:state",
+        "buf:slot_cand",  "buf:depth",     "buf:logp",        "buf:next_cand",
+        "buf:out_status", "buf:out_depth", "buf:out_logp",    "buf:out_actions",
+        "sym:ACTIONS"};
     args.insert(args.end(), kbArgs.begin(), kbArgs.end());
     for (const char *a : {"sym:E", "buf:derived", "buf:count",
                           "buf:memo_table", "buf:memo_claims", "sym:MEMO",
@@ -178,11 +183,14 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
     return bundle;
   }
   launch("advance", "step", "proofc_advance", {"1"}, 256,
-         {"buf:loop_flag", "buf:pool", "sym:N", "sym:B", "sym:D", "sym:R",
-          "buf:derived", "buf:count", "buf:action", "buf:action_logp",
-          "buf:state", "buf:slot_cand", "buf:depth", "buf:logp",
-          "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp",
-          "buf:engine_flag", "buf:loop_flag", "cond:engine", "cond:loop"});
+         {"buf:loop_flag",   "buf:pool",      "sym:N",
+          "sym:B",           "sym:D",         "sym:R",
+          "buf:derived",     "buf:count",     "buf:action",
+          "buf:action_logp", "buf:state",     "buf:slot_cand",
+          "buf:depth",       "buf:logp",      "buf:next_cand",
+          "buf:out_status",  "buf:out_depth", "buf:out_logp",
+          "buf:out_actions", "sym:ACTIONS",   "buf:engine_flag",
+          "buf:loop_flag",   "cond:engine",   "cond:loop"});
   ScheduleNode engineCond;
   engineCond.cond = "engine";
   engineCond.flag = "engine_flag";

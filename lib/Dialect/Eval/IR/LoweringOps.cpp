@@ -33,7 +33,7 @@ bool mlir::eval::isExtentSymbol(StringRef name) {
   static const char *const symbols[] = {"B",  "S",  "A",   "A2",  "D",  "d",
                                         "L",  "E",  "R",   "R1",  "R2", "RE1",
                                         "NF", "NR", "NR1", "NRB", "N",
-                                        "MEMO"};
+                                        "MEMO", "ACTIONS"};
   for (const char *symbol : symbols)
     if (name == symbol)
       return true;

@@ -81,12 +81,16 @@ __device__ __forceinline__ int finishCandidate(int c, int status, int d,
 /// passes `kept`, the slot's derived states in shared memory (read instead
 /// of derived[b]), and `stateCopy`, which gets the new state instead of
 /// state[b] (nothing reads state[b] there after the kernel's first copy).
+/// With actionsD > 0 (the run records the actions, docs/proofs.md) every
+/// step the slot takes, computed or from the memo, writes its action to
+/// outActions[c * actionsD + depth before the step]; with 0, nothing.
 __device__ __forceinline__ int advanceSlot(
     int b, const int *pool, int N, int D, int R, const int *derived,
     const int *count, const int *action, const float *actionLogp, int *state,
     int *slotCand, int *depth, float *logp, int *nextCand, int *outStatus,
-    int *outDepth, float *outLogp, int *memo, int *memoClaims,
-    int memoEntries, const int *kept = nullptr, int *stateCopy = nullptr) {
+    int *outDepth, float *outLogp, int *outActions, int actionsD, int *memo,
+    int *memoClaims, int memoEntries, const int *kept = nullptr,
+    int *stateCopy = nullptr) {
   int c = slotCand[b];
   if (c < 0) return 0;
   const int a = action[b];
@@ -99,6 +103,8 @@ __device__ __forceinline__ int advanceSlot(
   int words[W];
   for (int w = 0; w < W; ++w) words[w] = chosen[w];
   float step = actionLogp[b];
+  int stepAction = a;
+  const bool record = actionsD > 0;
   float lp = logp[b];
   int d = depth[b];
   // The candidate's triple keys the memo's relevant steps: read only with
@@ -111,10 +117,12 @@ __device__ __forceinline__ int advanceSlot(
   }
   const unsigned mask = static_cast<unsigned>(memoEntries) - 1u;
   int claim = memoEntries > 0 ? memoClaims[b] : 0;
-  if (claim) proofc_memo::publish(memo, claim, words, step);
+  if (claim) proofc_memo::publish(memo, claim, words, step, a, record);
   const int cand0 = c;
   int active = 1;
   for (;;) {
+    if (record)
+      outActions[static_cast<long long>(c) * actionsD + d] = stepAction;
     lp += step;
     ++d;
     const int status = terminalStatus(words[0], d, R, D);
@@ -140,7 +148,8 @@ __device__ __forceinline__ int advanceSlot(
     }
     const proofc_memo::Key key = proofc_memo::makeKey(words, h, r, t);
     int next[W];
-    if (!proofc_memo::lookup(memo, mask, words, key, next, step, claim))
+    if (!proofc_memo::lookup(memo, mask, words, key, next, step, stepAction,
+                             record, claim))
       break;
     for (int w = 0; w < W; ++w) words[w] = next[w];
   }

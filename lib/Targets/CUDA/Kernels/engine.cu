@@ -22,8 +22,9 @@
 // no variable of g1 occurs in the rest, every fact step yields the same state,
 // so the fact items stop after the first success.
 //
-// Plain CUDA C++ with no includes, compiled by NVRTC with -DPROOFC_A=.. and
-// -DPROOFC_S=..; the unit tests also compile it as C++ through a CPU shim, so
+// Plain CUDA C++ whose one include is kernel_abi.h (the signature and the
+// scratch size), compiled by NVRTC with -DPROOFC_A=.. and -DPROOFC_S=..;
+// the unit tests also compile it as C++ through a CPU shim, so
 // control flow around __syncthreads() is block-uniform and no warp intrinsics
 // are used. Layouts and the signature: docs/gpu-kernels.md.
 //
@@ -42,6 +43,8 @@
 #define PROOFC_ENGINE_THREADS 128
 #endif
 
+#include "kernel_abi.h"
+
 namespace proofc_engine_impl {
 
 constexpr int A = PROOFC_A;
@@ -57,13 +60,8 @@ constexpr int kMaxVars = 4 * A + 2;
 static_assert(T >= 2 && T <= 1024 && (T & (T - 1)) == 0,
               "PROOFC_ENGINE_THREADS must be a power of two in [2, 1024]");
 /// Hash table slots: the power of two at or above twice the states it can
-/// hold (bit smearing: NVRTC's JIT mode has no host constexpr functions).
-constexpr int kTableBits0 = 2 * (S + T) - 1;
-constexpr int kTableBits1 = kTableBits0 | (kTableBits0 >> 1);
-constexpr int kTableBits2 = kTableBits1 | (kTableBits1 >> 2);
-constexpr int kTableBits3 = kTableBits2 | (kTableBits2 >> 4);
-constexpr int kTableBits4 = kTableBits3 | (kTableBits3 >> 8);
-constexpr int kTable = (kTableBits4 | (kTableBits4 >> 16)) + 1;
+/// hold.
+constexpr int kTable = proofc_abi::deriveTableSlots(S, T);
 constexpr unsigned kEmpty = 0u; // hashState never returns it
 constexpr int kNoClaim = 0x7fffffff;
 
@@ -96,9 +94,8 @@ struct DeriveScratch {
   int sKeptCount, sNext, sDone, sTrue, sFactHit;
 };
 /// Its size in 4-byte words: the compiler sizes the persistent kernel's
-/// shared memory with the same sum (PolicyKernel.h, deriveScratchBytes).
-constexpr int kScratchWords =
-    14 + W + S * W + S + T * W + 3 * T + 2 * kTable + 5;
+/// shared memory with the same function (kernel_abi.h).
+constexpr int kScratchWords = proofc_abi::deriveScratchWords(A, S, T);
 static_assert(sizeof(DeriveScratch) == 4 * kScratchWords,
               "engine.cu: DeriveScratch and kScratchWords disagree");
 
@@ -545,13 +542,8 @@ __noinline__ __device__ void deriveSlot(
 } // namespace proofc_engine_impl
 
 #ifndef PROOFC_ENGINE_SCRATCH_FROM_CALLER
-extern "C" __global__ void proofc_engine(
-    const int *guard, const int *state, const int *slotCand, const int *pool,
-    const int *facts, const int *psOffsets, const int *poFacts,
-    const int *poOffsets, const int *predOffsets, const int *ruleHeads,
-    const int *ruleBodyOffsets, const int *ruleBody, const int *ruleNumVars,
-    const int *rulePredOffsets, const int *ruleIdsByPred, int E, int R,
-    int *derived, int *count) {
+extern "C" __global__ void
+proofc_engine(PROOFC_ABI_PARAMS(PROOFC_ABI_ENGINE_ARGS)) {
   if (*guard == 0) return;
   proofc_engine_impl::deriveSlot(
       blockIdx.x, state, slotCand, pool, facts, psOffsets, poFacts, poOffsets,

@@ -3,7 +3,8 @@
 // A proof step is a pure function of the slot's state G and of the
 // candidate c only through §3's "never use c as a fact": derive(G, c) can
 // differ from derive(G, c') only when c's triple unifies with G's first goal.
-// So the step's result (the chosen state and its log-probability, spec §4)
+// So the step's result (the chosen state, its log-probability and the
+// action that chose it, spec §4)
 // is keyed by G plus, for such "relevant" steps, c's (h, t). The policy's
 // rows are encoded independently of each other and the action rule sees
 // only the slot's logits, so a step taken from the memo is the step the
@@ -13,7 +14,9 @@
 // open addressing with linear probing, zero-filled before the run:
 //   [0] the key's hash (0: empty), [1] h, [2] t of a relevant step (-1
 //   otherwise), [3, 3+W) the state, [3+W, 3+2W) the chosen state, [3+2W]
-//   the step's log-probability (float bits).
+//   the step's log-probability (float bits), [4+2W] the action (its index
+//   in the derived list), written and required only by a run that records
+//   the actions (--proofs; the table is zero-filled before every run).
 // Every word but the hash is stored XOR kMark, so a word is 0 until it is
 // written, and each is written once: a reader that sees all of an entry's
 // words non-zero has the final entry, whatever order the writes became
@@ -47,10 +50,13 @@
 namespace proofc_memo {
 
 constexpr int W = proofc_engine_impl::W;
-/// The hash, h, t, the state, the chosen state, the log-probability,
-/// rounded up to 16 bytes (docs/gpu-kernels.md: the compiler sizes the
-/// buffer with the same formula).
-constexpr int kEntryWords = (4 + 2 * W + 3) / 4 * 4;
+/// The hash, h, t, the state, the chosen state, the log-probability, the
+/// action, rounded up to 16 bytes: kernel_abi.h's memoEntryWords, with
+/// which the compiler sizes the buffer.
+constexpr int kEntryWords = proofc_abi::memoEntryWords(proofc_engine_impl::A);
+constexpr int kActionWord = 4 + 2 * W;
+static_assert(kEntryWords > kActionWord && kEntryWords % 4 == 0,
+              "memo.cu: an entry does not hold its words");
 constexpr unsigned kMark = 0x80000000u;
 constexpr int kNotRelevant = -1; // entity ids are >= 0
 constexpr int kProbes = 4; // entries a lookup may visit
@@ -134,12 +140,14 @@ __device__ __forceinline__ float bitsFloat(unsigned u) {
 }
 
 /// Looks up state g under key k. On a hit copies the chosen state into
-/// `next` and its log-probability into `stepLogp` and returns true. On a
-/// miss returns false and sets `claim` to the entry it claimed plus one (the
-/// caller publishes into it after the step), or 0.
+/// `next`, its log-probability into `stepLogp` and, when `withAction` (the
+/// run records the actions), the action into `stepAction`, and returns
+/// true. On a miss returns false and sets `claim` to the entry it claimed
+/// plus one (the caller publishes into it after the step), or 0.
 __device__ __forceinline__ bool lookup(int *table, unsigned mask,
                                        const int *g, const Key &k, int *next,
-                                       float &stepLogp, int &claim) {
+                                       float &stepLogp, int &stepAction,
+                                       bool withAction, int &claim) {
   claim = 0;
   const unsigned first = k.hash & mask;
   auto entryAt = [&](int j) {
@@ -176,7 +184,8 @@ __device__ __forceinline__ bool lookup(int *table, unsigned mask,
     for (int i = 0; i < kWords; ++i) low[i] = w[1 + i];
     if (reduceTree<kWords>(low, [](unsigned a, unsigned b) {
           return a < b ? a : b;
-        }) == 0u)
+        }) == 0u ||
+        (withAction && w[kActionWord] == 0u))
       return false; // being written (or never usable)
     diff[0] = w[1] ^ kMark ^ static_cast<unsigned>(k.relH);
     diff[1] = w[2] ^ kMark ^ static_cast<unsigned>(k.relT);
@@ -186,22 +195,26 @@ __device__ __forceinline__ bool lookup(int *table, unsigned mask,
       continue; // another key with the same hash
     for (int i = 0; i < W; ++i) next[i] = static_cast<int>(w[3 + W + i] ^ kMark);
     stepLogp = bitsFloat(w[3 + 2 * W] ^ kMark);
+    if (withAction) stepAction = static_cast<int>(w[kActionWord] ^ kMark);
     return true;
   }
   return false;
 }
 
 /// Publishes the step of claimed entry `claim - 1`: to state `next` with
-/// log-probability `stepLogp`.
+/// log-probability `stepLogp`, chosen as action `stepAction` (stored only
+/// `withAction`: no extra store when the run records nothing).
 /// A NaN stepLogp (the step had a non-finite logit) is stored like any
 /// other: a candidate that takes the step gets the NaN too and is named by
 /// the runtime's check as without the memo (docs/gpu-kernels.md).
 __device__ __forceinline__ void publish(int *table, int claim, const int *next,
-                                        float stepLogp) {
+                                        float stepLogp, int stepAction,
+                                        bool withAction) {
   int *entry =
       table + static_cast<unsigned long long>(claim - 1) * kEntryWords;
   for (int i = 0; i < W; ++i) storeMarked(entry + 3 + W + i, next[i]);
   storeMarked(entry + 3 + 2 * W, static_cast<int>(floatBits(stepLogp)));
+  if (withAction) storeMarked(entry + kActionWord, stepAction);
 }
 
 } // namespace proofc_memo

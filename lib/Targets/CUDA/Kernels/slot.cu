@@ -33,15 +33,10 @@ extern __shared__ __align__(16) unsigned char proofc_policy_rows[];
 namespace proofc_slot {
 
 /// The function's arguments, 8 bytes each (pointers, or int32 values
-/// sign-extended), in this order: the fused advance-engine kernel's without
-/// its guard, counters and flags (docs/gpu-kernels.md).
-enum Arg {
-  kPool, kN, kD, kR, kAction, kActionLogp, kState, kSlotCand, kDepth, kLogp,
-  kNextCand, kOutStatus, kOutDepth, kOutLogp, kFacts, kPsOffsets, kPoFacts,
-  kPoOffsets, kPredOffsets, kRuleHeads, kRuleBodyOffsets, kRuleBody,
-  kRuleNumVars, kRulePredOffsets, kRuleIdsByPred, kE, kDerived, kCount,
-  kMemo, kMemoClaims, kMemoEntries, kNumArgs
-};
+/// sign-extended), in kernel_abi.h's PROOFC_ABI_SLOT_STEP_ARGS order: the
+/// fused advance-engine kernel's without its guard, counters and flags
+/// (docs/gpu-kernels.md).
+using Arg = proofc_abi::SlotArg;
 
 template <typename T>
 __device__ __forceinline__ T *ptr(const unsigned long long *args, Arg a) {
@@ -62,36 +57,44 @@ __device__ __forceinline__ int i32(const unsigned long long *args, Arg a) {
 extern "C" __device__ __noinline__ int
 proofc_slot_advance_engine(int b, const unsigned long long *args) {
   using namespace proofc_slot;
-  const int *pool = ptr<const int>(args, kPool);
-  int *state = ptr<int>(args, kState), *slotCand = ptr<int>(args, kSlotCand);
-  int *derived = ptr<int>(args, kDerived), *count = ptr<int>(args, kCount);
-  const int R = i32(args, kR);
+  using namespace proofc_abi;
+  const int *pool = ptr<const int>(args, kSlotPool);
+  int *state = ptr<int>(args, kSlotState),
+      *slotCand = ptr<int>(args, kSlotSlotCand);
+  int *derived = ptr<int>(args, kSlotDerived),
+      *count = ptr<int>(args, kSlotCount);
+  const int R = i32(args, kSlotR);
   __shared__ int sActive;
   proofc_engine_impl::DeriveScratch &scratch =
       *reinterpret_cast<proofc_engine_impl::DeriveScratch *>(
           proofc_policy_rows);
   if (threadIdx.x == 0)
     sActive = proofc_step::advanceSlot(
-        b, pool, i32(args, kN), i32(args, kD), R, derived, count,
-        ptr<const int>(args, kAction), ptr<const float>(args, kActionLogp),
-        state, slotCand, ptr<int>(args, kDepth), ptr<float>(args, kLogp),
-        ptr<int>(args, kNextCand), ptr<int>(args, kOutStatus),
-        ptr<int>(args, kOutDepth), ptr<float>(args, kOutLogp),
-        ptr<int>(args, kMemo), ptr<int>(args, kMemoClaims),
-        i32(args, kMemoEntries), scratch.sKept, scratch.sG);
+        b, pool, i32(args, kSlotN), i32(args, kSlotD), R, derived, count,
+        ptr<const int>(args, kSlotAction),
+        ptr<const float>(args, kSlotActionLogp), state, slotCand,
+        ptr<int>(args, kSlotDepth), ptr<float>(args, kSlotLogp),
+        ptr<int>(args, kSlotNextCand), ptr<int>(args, kSlotOutStatus),
+        ptr<int>(args, kSlotOutDepth), ptr<float>(args, kSlotOutLogp),
+        ptr<int>(args, kSlotOutActions), i32(args, kSlotActionsD),
+        ptr<int>(args, kSlotMemo), ptr<int>(args, kSlotMemoClaims),
+        i32(args, kSlotMemoEntries), scratch.sKept, scratch.sG);
   // Also makes thread 0's stores to the state (scratch.sG) and slotCand[b]
   // visible to the block, which derives from them.
   __syncthreads();
   const int active = sActive;
   proofc_engine_impl::deriveSlotIn(
       scratch, /*inScratch=*/true, b, state, slotCand, pool,
-      ptr<const int>(args, kFacts),
-      ptr<const int>(args, kPsOffsets), ptr<const int>(args, kPoFacts),
-      ptr<const int>(args, kPoOffsets), ptr<const int>(args, kPredOffsets),
-      ptr<const int>(args, kRuleHeads), ptr<const int>(args, kRuleBodyOffsets),
-      ptr<const int>(args, kRuleBody), ptr<const int>(args, kRuleNumVars),
-      ptr<const int>(args, kRulePredOffsets),
-      ptr<const int>(args, kRuleIdsByPred), i32(args, kE), R, derived, count);
+      ptr<const int>(args, kSlotFacts), ptr<const int>(args, kSlotPsOffsets),
+      ptr<const int>(args, kSlotPoFacts), ptr<const int>(args, kSlotPoOffsets),
+      ptr<const int>(args, kSlotPredOffsets),
+      ptr<const int>(args, kSlotRuleHeads),
+      ptr<const int>(args, kSlotRuleBodyOffsets),
+      ptr<const int>(args, kSlotRuleBody),
+      ptr<const int>(args, kSlotRuleNumVars),
+      ptr<const int>(args, kSlotRulePredOffsets),
+      ptr<const int>(args, kSlotRuleIdsByPred), i32(args, kSlotE), R, derived,
+      count);
   // The kept states and count[b] are visible to the policy's threads, and
   // every thread has read sActive before the next call writes it.
   __syncthreads();

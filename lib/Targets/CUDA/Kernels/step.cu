@@ -19,8 +19,8 @@
 //
 // Plain CUDA C++, compiled by NVRTC with -DPROOFC_A=.. (the compiler embeds
 // it with engine.cu, memo.cu and advance.cu inlined at the #includes); the
-// unit tests also compile it through a CPU shim. Signatures:
-// docs/gpu-kernels.md.
+// unit tests also compile it through a CPU shim. Signatures: kernel_abi.h's
+// argument lists (docs/gpu-kernels.md explains them).
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,12 +54,8 @@ __device__ __forceinline__ void setFlags(int anyActive, int *engineFlag,
 
 } // namespace proofc_step
 
-extern "C" __global__ void proofc_init(const int *pool, int N, int B,
-                                       int *state, int *slotCand, int *depth,
-                                       float *logp, int *nextCand,
-                                       int *engineFlag, int *loopFlag,
-                                       unsigned long long engineHandle,
-                                       unsigned long long loopHandle) {
+extern "C" __global__ void
+proofc_init(PROOFC_ABI_PARAMS(PROOFC_ABI_INIT_ARGS)) {
   using namespace proofc_step;
   for (int b = threadIdx.x; b < B; b += blockDim.x) {
     const int c = b < N ? b : -1;
@@ -79,13 +75,8 @@ extern "C" __global__ void proofc_init(const int *pool, int N, int B,
   }
 }
 
-extern "C" __global__ void proofc_advance(
-    const int *guard, const int *pool, int N, int B, int D, int R,
-    const int *derived, const int *count, const int *action,
-    const float *actionLogp, int *state, int *slotCand, int *depth,
-    float *logp, int *nextCand, int *outStatus, int *outDepth, float *outLogp,
-    int *engineFlag, int *loopFlag, unsigned long long engineHandle,
-    unsigned long long loopHandle) {
+extern "C" __global__ void
+proofc_advance(PROOFC_ABI_PARAMS(PROOFC_ABI_ADVANCE_ARGS)) {
   using namespace proofc_step;
   // Every thread reads the guard before any thread can write the flag (the
   // write comes after the barrier below), so the block agrees.
@@ -98,7 +89,8 @@ extern "C" __global__ void proofc_advance(
   for (int b = threadIdx.x; b < B; b += blockDim.x)
     active += advanceSlot(b, pool, N, D, R, derived, count, action, actionLogp,
                           state, slotCand, depth, logp, nextCand, outStatus,
-                          outDepth, outLogp, nullptr, nullptr, 0);
+                          outDepth, outLogp, outActions, actionsD, nullptr,
+                          nullptr, 0);
   if (active) atomicAdd(&sActive, active);
   __syncthreads();
   if (threadIdx.x == 0)
@@ -106,16 +98,7 @@ extern "C" __global__ void proofc_advance(
 }
 
 extern "C" __global__ void proofc_advance_engine(
-    const int *guard, const int *pool, int N, int D, int R, const int *action,
-    const float *actionLogp, int *state, int *slotCand, int *depth,
-    float *logp, int *nextCand, int *outStatus, int *outDepth, float *outLogp,
-    const int *facts, const int *psOffsets, const int *poFacts,
-    const int *poOffsets, const int *predOffsets, const int *ruleHeads,
-    const int *ruleBodyOffsets, const int *ruleBody, const int *ruleNumVars,
-    const int *rulePredOffsets, const int *ruleIdsByPred, int E, int *derived,
-    int *count, int *memo, int *memoClaims, int memoEntries, int *counters,
-    int *engineFlag, int *loopFlag, unsigned long long engineHandle,
-    unsigned long long loopHandle) {
+    PROOFC_ABI_PARAMS(PROOFC_ABI_ADVANCE_ENGINE_ARGS)) {
   using namespace proofc_step;
   // Every thread reads the guard before its block arrives below, and only
   // the last block to arrive writes the flag, so the grid agrees.
@@ -125,8 +108,8 @@ extern "C" __global__ void proofc_advance_engine(
   if (threadIdx.x == 0)
     sActive = advanceSlot(b, pool, N, D, R, derived, count, action,
                           actionLogp, state, slotCand, depth, logp, nextCand,
-                          outStatus, outDepth, outLogp, memo, memoClaims,
-                          memoEntries);
+                          outStatus, outDepth, outLogp, outActions, actionsD,
+                          memo, memoClaims, memoEntries);
   // The barrier also makes thread 0's stores to state[b] and slotCand[b]
   // visible to the block, which derives from them.
   __syncthreads();
@@ -149,8 +132,8 @@ extern "C" __global__ void proofc_advance_engine(
 
 /// The persistent schedule's step after its one kernel (which returns only
 /// when every candidate has finished): the loop ends.
-extern "C" __global__ void proofc_finish(int *loopFlag,
-                                         unsigned long long loopHandle) {
+extern "C" __global__ void
+proofc_finish(PROOFC_ABI_PARAMS(PROOFC_ABI_FINISH_ARGS)) {
   if (threadIdx.x != 0) return;
   *loopFlag = 0;
   if (loopHandle) cudaGraphSetConditional(loopHandle, 0);

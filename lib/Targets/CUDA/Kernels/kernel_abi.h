@@ -1,0 +1,312 @@
+//===- kernel_abi.h - The kernels' contract with the compiler and runtime -===//
+//
+// Everything the CUDA C++ kernels of this directory share with the code that
+// launches them, defined once: the argument list of every kernel (and of
+// slot.cu's device function), the sizes the compiler must reserve for them
+// (engine.cu's derive scratch, memo.cu's entries) and the outcome buffers'
+// sentinels. The kernels include it; so do the compiler (lib/Conversion/
+// EvalToGPU: the launches it emits are checked against these lists), the
+// runtime (runtime/src/cuda/PlanBinding.cpp: a bundle whose launches
+// disagree is refused) and the tests (test/unit/cuda: the emulated launches
+// take their arguments through these lists). docs/gpu-kernels.md explains
+// each argument.
+//
+// Plain C++ with no includes: NVRTC compiles it inside the kernel sources
+// (the compiler embeds it at their `#include`, lib/Targets/Bundle/
+// EmbedKernels.cmake), host code compiles it as C++17. Its functions are
+// constexpr and, under NVRTC, also __device__, so a kernel can size its
+// arrays with them.
+//
+// An argument list is an X-macro: X(Name, type, param, Kind) per argument,
+// in launch order. `Name` makes the enum of slot.cu's argument words
+// (kSlot<Name>), `type param` the kernel's parameter, `Kind` how the bundle
+// passes it (Buf: "buf:<buffer>", Int: "sym:<symbol>" or "i32:<value>",
+// Cond: "cond:<conditional>", the handle of a graph conditional node).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PROOFC_KERNEL_ABI_H
+#define PROOFC_KERNEL_ABI_H
+
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+#define PROOFC_ABI_FN __host__ __device__ constexpr inline
+#else
+#define PROOFC_ABI_FN constexpr inline
+#endif
+
+// The knowledge base's CSR tables (docs/gpu-kernels.md, "Buffers").
+#define PROOFC_ABI_KB_ARGS(X)                                                  \
+  X(Facts, const int *, facts, Buf)                                            \
+  X(PsOffsets, const int *, psOffsets, Buf)                                    \
+  X(PoFacts, const int *, poFacts, Buf)                                        \
+  X(PoOffsets, const int *, poOffsets, Buf)                                    \
+  X(PredOffsets, const int *, predOffsets, Buf)                                \
+  X(RuleHeads, const int *, ruleHeads, Buf)                                    \
+  X(RuleBodyOffsets, const int *, ruleBodyOffsets, Buf)                        \
+  X(RuleBody, const int *, ruleBody, Buf)                                      \
+  X(RuleNumVars, const int *, ruleNumVars, Buf)                                \
+  X(RulePredOffsets, const int *, rulePredOffsets, Buf)                        \
+  X(RuleIdsByPred, const int *, ruleIdsByPred, Buf)
+
+// A slot's candidate in progress.
+#define PROOFC_ABI_SLOT_ARGS(X)                                                \
+  X(State, int *, state, Buf)                                                  \
+  X(SlotCand, int *, slotCand, Buf)                                            \
+  X(Depth, int *, depth, Buf)                                                  \
+  X(Logp, float *, logp, Buf)
+
+// The pool's counter and the outcome buffers, indexed by pool position;
+// then the recorded actions (--proofs): outActions[c * actionsD + d] is the
+// action candidate c took at depth d, written only when actionsD > 0 (the
+// symbol ACTIONS: D when the run records, else 0 and a 1-word buffer).
+#define PROOFC_ABI_OUTCOME_ARGS(X)                                             \
+  X(NextCand, int *, nextCand, Buf)                                            \
+  X(OutStatus, int *, outStatus, Buf)                                          \
+  X(OutDepth, int *, outDepth, Buf)                                            \
+  X(OutLogp, float *, outLogp, Buf)                                            \
+  X(OutActions, int *, outActions, Buf)                                        \
+  X(ActionsD, int, actionsD, Int)
+
+// The flags that drive the graph's conditional nodes, and their handles.
+#define PROOFC_ABI_FLAG_ARGS(X)                                                \
+  X(EngineFlag, int *, engineFlag, Buf)                                        \
+  X(LoopFlag, int *, loopFlag, Buf)                                            \
+  X(EngineHandle, unsigned long long, engineHandle, Cond)                      \
+  X(LoopHandle, unsigned long long, loopHandle, Cond)
+
+// The step memo (memo.cu): MEMO entries of memoEntryWords(A) words, each
+// slot's claimed entry, MEMO (0: off).
+#define PROOFC_ABI_MEMO_ARGS(X)                                                \
+  X(Memo, int *, memo, Buf)                                                    \
+  X(MemoClaims, int *, memoClaims, Buf)                                        \
+  X(MemoEntries, int, memoEntries, Int)
+
+// Advancing and deriving one slot: slot.cu's proofc_slot_advance_engine
+// (after the slot index, as 8-byte words), and proofc_advance_engine
+// between its guard and its counters.
+#define PROOFC_ABI_SLOT_STEP_ARGS(X)                                           \
+  X(Pool, const int *, pool, Buf)                                              \
+  X(N, int, N, Int)                                                            \
+  X(D, int, D, Int)                                                            \
+  X(R, int, R, Int)                                                            \
+  X(Action, const int *, action, Buf)                                          \
+  X(ActionLogp, const float *, actionLogp, Buf)                                \
+  PROOFC_ABI_SLOT_ARGS(X)                                                      \
+  PROOFC_ABI_OUTCOME_ARGS(X)                                                   \
+  PROOFC_ABI_KB_ARGS(X)                                                        \
+  X(E, int, E, Int)                                                            \
+  X(Derived, int *, derived, Buf)                                              \
+  X(Count, int *, count, Buf)                                                  \
+  PROOFC_ABI_MEMO_ARGS(X)
+
+// The kernels of step.cu and engine.cu, in launch order.
+#define PROOFC_ABI_INIT_ARGS(X)                                                \
+  X(Pool, const int *, pool, Buf)                                              \
+  X(N, int, N, Int)                                                            \
+  X(B, int, B, Int)                                                            \
+  PROOFC_ABI_SLOT_ARGS(X)                                                      \
+  X(NextCand, int *, nextCand, Buf)                                            \
+  PROOFC_ABI_FLAG_ARGS(X)
+
+#define PROOFC_ABI_ENGINE_ARGS(X)                                              \
+  X(Guard, const int *, guard, Buf)                                            \
+  X(State, const int *, state, Buf)                                            \
+  X(SlotCand, const int *, slotCand, Buf)                                      \
+  X(Pool, const int *, pool, Buf)                                              \
+  PROOFC_ABI_KB_ARGS(X)                                                        \
+  X(E, int, E, Int)                                                            \
+  X(R, int, R, Int)                                                            \
+  X(Derived, int *, derived, Buf)                                              \
+  X(Count, int *, count, Buf)
+
+#define PROOFC_ABI_ADVANCE_ARGS(X)                                             \
+  X(Guard, const int *, guard, Buf)                                            \
+  X(Pool, const int *, pool, Buf)                                              \
+  X(N, int, N, Int)                                                            \
+  X(B, int, B, Int)                                                            \
+  X(D, int, D, Int)                                                            \
+  X(R, int, R, Int)                                                            \
+  X(Derived, const int *, derived, Buf)                                        \
+  X(Count, const int *, count, Buf)                                            \
+  X(Action, const int *, action, Buf)                                          \
+  X(ActionLogp, const float *, actionLogp, Buf)                                \
+  PROOFC_ABI_SLOT_ARGS(X)                                                      \
+  PROOFC_ABI_OUTCOME_ARGS(X)                                                   \
+  PROOFC_ABI_FLAG_ARGS(X)
+
+#define PROOFC_ABI_ADVANCE_ENGINE_ARGS(X)                                      \
+  X(Guard, const int *, guard, Buf)                                            \
+  PROOFC_ABI_SLOT_STEP_ARGS(X)                                                 \
+  X(Counters, int *, counters, Buf)                                            \
+  PROOFC_ABI_FLAG_ARGS(X)
+
+#define PROOFC_ABI_FINISH_ARGS(X)                                              \
+  X(LoopFlag, int *, loopFlag, Buf)                                            \
+  X(LoopHandle, unsigned long long, loopHandle, Cond)
+
+// Expanders. A kernel's parameter list is PROOFC_ABI_PARAMS(LIST): each
+// argument expands to ", type param" and the first comma is dropped.
+#define PROOFC_ABI_PARAM(Name, type, param, Kind) , type param
+#define PROOFC_ABI_APPLY(M, ...) M(__VA_ARGS__)
+#define PROOFC_ABI_DROP_FIRST(empty, ...) __VA_ARGS__
+#define PROOFC_ABI_PARAMS(LIST)                                                \
+  PROOFC_ABI_APPLY(PROOFC_ABI_DROP_FIRST, LIST(PROOFC_ABI_PARAM))
+#define PROOFC_ABI_SLOT_ENUM(Name, type, param, Kind) kSlot##Name,
+#define PROOFC_ABI_KIND(Name, type, param, Kind) ::proofc_abi::ArgKind::Kind,
+#define PROOFC_ABI_NAME(Name, type, param, Kind) #param,
+
+namespace proofc_abi {
+
+enum class ArgKind { Buf, Int, Cond };
+
+/// slot.cu's argument words, in order (kSlotNumArgs of them).
+enum SlotArg { PROOFC_ABI_SLOT_STEP_ARGS(PROOFC_ABI_SLOT_ENUM) kSlotNumArgs };
+
+/// Argument positions of the kernels, for host code that reads a launch's
+/// bound arguments (InitArg::NextCand: the pool counter).
+#define PROOFC_ABI_ARG_ENUM(Name, type, param, Kind) Name,
+namespace InitArg {
+enum : int { PROOFC_ABI_INIT_ARGS(PROOFC_ABI_ARG_ENUM) kNumArgs };
+}
+#undef PROOFC_ABI_ARG_ENUM
+
+/// slot.cu's device function, called by the persistent policy kernel.
+#define PROOFC_ABI_SLOT_FUNCTION "proofc_slot_advance_engine"
+
+/// The power of two at or above x (x >= 1).
+PROOFC_ABI_FN int powerOf2Ceil(int x) {
+  int p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+
+/// engine.cu's hash table of a derive: twice the states it can hold (S kept
+/// plus a chunk of T), rounded up to a power of two.
+PROOFC_ABI_FN int deriveTableSlots(int S, int T) {
+  return powerOf2Ceil(2 * (S + T));
+}
+
+/// 4-byte words of engine.cu's DeriveScratch (a static_assert there ties it
+/// to the struct) for A atoms, S states and a block of T threads: the
+/// persistent kernel lends the derive that much of its dynamic shared
+/// memory. SlotPlan (14), sG, sKept, sKeptHash, sChunk, sHash + sValid +
+/// sScan, the table's keys and claims, five counters.
+PROOFC_ABI_FN int deriveScratchWords(int A, int S, int T) {
+  return 14 + 3 * A + S * 3 * A + S + T * 3 * A + 3 * T +
+         2 * deriveTableSlots(S, T) + 5;
+}
+
+/// 4-byte words of one step memo entry (memo.cu): the hash, h, t, the state,
+/// the chosen state, the log-probability, the action, rounded up to 16
+/// bytes (one vector load per 4 words).
+PROOFC_ABI_FN int memoEntryWords(int A) { return (5 + 2 * 3 * A + 3) / 4 * 4; }
+
+/// The most static shared memory slot.cu's function may use beside the
+/// derive's (which is the persistent kernel's dynamic shared memory).
+constexpr int kSlotStaticSharedBytes = 1024;
+
+#if !defined(__CUDACC_RTC__)
+// Host side only: the lists as data, for the compiler's and the runtime's
+// checks of a launch's arguments.
+
+/// A kernel of step.cu or engine.cu: its entry name and argument list.
+struct KernelSignature {
+  const char *entry;
+  const ArgKind *kinds;
+  const char *const *names;
+  int numArgs;
+};
+
+namespace detail {
+#define PROOFC_ABI_TABLES(Id, LIST)                                            \
+  constexpr ArgKind k##Id##Kinds[] = {LIST(PROOFC_ABI_KIND)};                  \
+  constexpr const char *k##Id##Names[] = {LIST(PROOFC_ABI_NAME)};
+PROOFC_ABI_TABLES(Init, PROOFC_ABI_INIT_ARGS)
+PROOFC_ABI_TABLES(Engine, PROOFC_ABI_ENGINE_ARGS)
+PROOFC_ABI_TABLES(Advance, PROOFC_ABI_ADVANCE_ARGS)
+PROOFC_ABI_TABLES(AdvanceEngine, PROOFC_ABI_ADVANCE_ENGINE_ARGS)
+PROOFC_ABI_TABLES(Finish, PROOFC_ABI_FINISH_ARGS)
+PROOFC_ABI_TABLES(SlotStep, PROOFC_ABI_SLOT_STEP_ARGS)
+#undef PROOFC_ABI_TABLES
+
+constexpr bool sameName(const char *a, const char *b) {
+  while (*a && *a == *b) {
+    ++a;
+    ++b;
+  }
+  return *a == *b;
+}
+} // namespace detail
+
+#define PROOFC_ABI_SIGNATURE(entry, Id)                                        \
+  KernelSignature {                                                            \
+    entry, detail::k##Id##Kinds, detail::k##Id##Names,                         \
+        static_cast<int>(sizeof(detail::k##Id##Kinds) / sizeof(ArgKind))       \
+  }
+/// The kernels the compiler launches from the "cuda" modules it embeds.
+constexpr KernelSignature kKernels[] = {
+    PROOFC_ABI_SIGNATURE("proofc_init", Init),
+    PROOFC_ABI_SIGNATURE("proofc_engine", Engine),
+    PROOFC_ABI_SIGNATURE("proofc_advance", Advance),
+    PROOFC_ABI_SIGNATURE("proofc_advance_engine", AdvanceEngine),
+    PROOFC_ABI_SIGNATURE("proofc_finish", Finish),
+};
+/// slot.cu's words, the tail of the persistent policy kernel's arguments.
+constexpr KernelSignature kSlotStep =
+    PROOFC_ABI_SIGNATURE(PROOFC_ABI_SLOT_FUNCTION, SlotStep);
+#undef PROOFC_ABI_SIGNATURE
+static_assert(sizeof(detail::kSlotStepKinds) / sizeof(ArgKind) ==
+                  kSlotNumArgs,
+              "kernel_abi.h: the slot step's list and enum disagree");
+
+/// The signature of kernel `entry`, or null for one this header does not
+/// define (a policy kernel).
+constexpr const KernelSignature *findKernel(const char *entry) {
+  for (const KernelSignature &k : kKernels)
+    if (detail::sameName(k.entry, entry)) return &k;
+  return nullptr;
+}
+
+/// Whether the bundle's argument string `arg` ("buf:..", "sym:..", ..)
+/// passes an argument of kind `kind`.
+constexpr bool argMatches(ArgKind kind, const char *arg) {
+  auto prefix = [arg](const char *p) {
+    const char *a = arg;
+    while (*p && *a == *p) {
+      ++a;
+      ++p;
+    }
+    return *p == 0;
+  };
+  switch (kind) {
+  case ArgKind::Buf: return prefix("buf:");
+  case ArgKind::Int: return prefix("sym:") || prefix("i32:");
+  case ArgKind::Cond: return prefix("cond:");
+  }
+  return false;
+}
+
+/// Where the bundle's arguments `args[first, first + sig.numArgs)` stop
+/// fitting `sig`: -1 when they fit, else the index (from `first`) of the
+/// first argument that does not, sig.numArgs when args has too few. The
+/// caller checks the total count and names the mismatch in its message.
+template <typename ArgAt>
+constexpr int firstMismatch(const KernelSignature &sig, int numArgs,
+                            int first, ArgAt argAt) {
+  for (int i = 0; i < sig.numArgs; ++i) {
+    if (first + i >= numArgs) return sig.numArgs;
+    if (!argMatches(sig.kinds[i], argAt(first + i))) return i;
+  }
+  return -1;
+}
+
+/// The bundle's prefix for an argument of `kind`, for messages.
+constexpr const char *kindPrefix(ArgKind kind) {
+  return kind == ArgKind::Buf ? "buf:" : kind == ArgKind::Int ? "sym:/i32:"
+                                                              : "cond:";
+}
+#endif // !__CUDACC_RTC__
+
+} // namespace proofc_abi
+
+#endif // PROOFC_KERNEL_ABI_H
