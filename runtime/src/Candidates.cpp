@@ -47,11 +47,13 @@ struct TripleHash {
   }
 };
 
+} // namespace
+
 /// The known-true set T, indexed for "which e make (e, r, t) / (h, r, e)
 /// known".
-class KnownTriples {
+class CandidateBuilder::Known {
 public:
-  explicit KnownTriples(const Dataset &ds) {
+  explicit Known(const Dataset &ds) {
     for (const auto *split : {&ds.train, &ds.valid, &ds.test})
       byRHT_.insert(byRHT_.end(), split->begin(), split->end());
     std::sort(byRHT_.begin(), byRHT_.end(), lessRHT);
@@ -113,6 +115,8 @@ private:
   std::vector<Triple> byRHT_, byRTH_;
 };
 
+namespace {
+
 /// Ascending e in [0, E) with e != self and e not in `known` (sorted).
 std::vector<int32_t> filteredCorruptions(int32_t numEntities, int32_t self,
                                          const std::vector<int32_t> &known) {
@@ -145,52 +149,86 @@ void sampleCorruptions(std::vector<int32_t> &list, int64_t k, uint64_t seed,
 
 } // namespace
 
-CandidateSet buildCandidates(const Dataset &ds, const CandidateOptions &opts) {
+CandidateLayout layoutOf(const CandidateSet &set) {
+  CandidateLayout layout;
+  layout.queries = set.queries;
+  layout.groupBegin.assign(2 * set.queries.size() + 1,
+                           static_cast<int64_t>(set.candidates.size()));
+  for (auto it = set.groups.rbegin(); it != set.groups.rend(); ++it) {
+    const size_t at = 2 * static_cast<size_t>(it->query) +
+                      static_cast<size_t>(it->mode);
+    layout.groupBegin[at] = it->begin;
+    // A list always holds its positive; a missing one (not a built set)
+    // starts where the next does.
+  }
+  for (size_t i = layout.groupBegin.size() - 1; i-- > 0;)
+    layout.groupBegin[i] = std::min(layout.groupBegin[i],
+                                    layout.groupBegin[i + 1]);
+  return layout;
+}
+
+CandidateBuilder::CandidateBuilder(const Dataset &ds,
+                                   const CandidateOptions &opts)
+    : dataset_(ds), options_(opts), known_(std::make_unique<Known>(ds)) {
   const std::vector<Triple> &split = ds.split(opts.split);
-  CandidateSet set;
   std::unordered_set<Triple, TripleHash> seen;
   seen.reserve(split.size());
   for (const Triple &q : split) {
     if (opts.maxQueries >= 0 &&
-        static_cast<int64_t>(set.queries.size()) >= opts.maxQueries)
+        static_cast<int64_t>(layout_.queries.size()) >= opts.maxQueries)
       break;
     if (seen.insert(q).second)
-      set.queries.push_back(q);
+      layout_.queries.push_back(q);
   }
-
-  KnownTriples known(ds);
-  const int32_t numEntities = ds.numEntities();
-
-  // The pool's size is known before it is built: a query is in T, so its
-  // filtered corruptions number E minus its known heads (tails). A pool
-  // that cannot fit is refused now, not as std::bad_alloc after building
-  // most of it; one that fits is allocated once (no growth by doubling).
-  uint64_t total = 0;
-  for (const Triple &q : set.queries)
+  // Each list's size without building it: E minus the known heads (tails)
+  // of the query, which is in T; sampled: at most K of them.
+  const int64_t numEntities = ds.numEntities();
+  layout_.groupBegin.reserve(2 * layout_.queries.size() + 1);
+  int64_t total = 0; // < 2^31 * 2 * 2^31: no wrap
+  for (const Triple &q : layout_.queries)
     for (Mode mode : {Mode::Head, Mode::Tail}) {
-      int64_t known_ = mode == Mode::Head ? known.countHeads(q.r, q.t)
-                                          : known.countTails(q.h, q.r);
-      int64_t n = std::max<int64_t>(0, numEntities - known_);
+      const int64_t known = mode == Mode::Head ? known_->countHeads(q.r, q.t)
+                                               : known_->countTails(q.h, q.r);
+      int64_t n = std::max<int64_t>(0, numEntities - known);
       if (opts.corruptions > 0)
         n = std::min(n, opts.corruptions);
-      total += 1 + static_cast<uint64_t>(n); // < 2^31 * 2 * 2^31: no wrap
+      total += 1 + n;
+      layout_.groupBegin.push_back(total);
     }
-  checkMemoryFits(saturatingBytes(total, sizeof(Candidate)),
-                  fmt::format("the candidate pool of the {} split", opts.split),
-                  fmt::format("{} candidates × {} B", formatCount(total),
+}
+
+CandidateBuilder::~CandidateBuilder() = default;
+
+CandidateSet CandidateBuilder::build(int64_t queryBegin, int64_t queryEnd,
+                                     int64_t reserve) const {
+  const int64_t queries = layout_.queryCount();
+  if (queryBegin < 0 || queryBegin > queryEnd || queryEnd > queries)
+    throw Error(fmt::format("query range [{}, {}) is not within the {} queries",
+                            queryBegin, queryEnd, queries));
+  CandidateSet set;
+  set.queries = layout_.queries;
+  const int64_t first = layout_.firstCandidateOf(queryBegin);
+  const int64_t count = layout_.firstCandidateOf(queryEnd) - first;
+  checkMemoryFits(saturatingBytes(static_cast<uint64_t>(count),
+                                  sizeof(Candidate)),
+                  fmt::format("the candidate pool of the {} split",
+                              options_.split),
+                  fmt::format("{} candidates × {} B",
+                              formatCount(static_cast<uint64_t>(count)),
                               sizeof(Candidate)));
-  set.candidates.reserve(static_cast<size_t>(total));
-  for (size_t qi = 0; qi < set.queries.size(); ++qi) {
-    const Triple q = set.queries[qi];
+  set.candidates.reserve(static_cast<size_t>(std::max(count, reserve)));
+  set.groups.reserve(static_cast<size_t>(2 * (queryEnd - queryBegin)));
+  const int32_t numEntities = dataset_.numEntities();
+  for (int64_t qi = queryBegin; qi < queryEnd; ++qi) {
+    const Triple q = layout_.queries[static_cast<size_t>(qi)];
     for (Mode mode : {Mode::Head, Mode::Tail}) {
       std::vector<int32_t> list =
           mode == Mode::Head
-              ? filteredCorruptions(numEntities, q.h, known.heads(q.r, q.t))
-              : filteredCorruptions(numEntities, q.t, known.tails(q.h, q.r));
-      if (opts.corruptions > 0 &&
-          static_cast<int64_t>(list.size()) > opts.corruptions)
-        sampleCorruptions(list, opts.corruptions, opts.seed,
-                          static_cast<int64_t>(qi), mode);
+              ? filteredCorruptions(numEntities, q.h, known_->heads(q.r, q.t))
+              : filteredCorruptions(numEntities, q.t, known_->tails(q.h, q.r));
+      if (options_.corruptions > 0 &&
+          static_cast<int64_t>(list.size()) > options_.corruptions)
+        sampleCorruptions(list, options_.corruptions, options_.seed, qi, mode);
 
       CandidateGroup group;
       group.query = static_cast<int32_t>(qi);
@@ -207,7 +245,20 @@ CandidateSet buildCandidates(const Dataset &ds, const CandidateOptions &opts) {
       set.groups.push_back(group);
     }
   }
+  if (static_cast<int64_t>(set.candidates.size()) != count)
+    throw Error(fmt::format("candidates of queries [{}, {}): built {}, the "
+                            "layout says {}",
+                            queryBegin, queryEnd, set.candidates.size(),
+                            count));
   return set;
+}
+
+CandidateSet buildCandidates(const Dataset &ds, const CandidateOptions &opts) {
+  // The pool's size is known before it is built (the layout): a pool that
+  // cannot fit is refused now, not as std::bad_alloc after building most of
+  // it; one that fits is allocated once (no growth by doubling).
+  CandidateBuilder builder(ds, opts);
+  return builder.build(0, builder.layout().queryCount());
 }
 
 } // namespace proofc

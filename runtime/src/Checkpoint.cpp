@@ -25,7 +25,7 @@ std::string rangeName(const QueryRange &r) {
 } // namespace
 
 Checkpoint::Checkpoint(std::string dir, const RunIdentity &identity,
-                       const CandidateSet &set, const QueryRange &scope)
+                       const CandidateLayout &set, const QueryRange &scope)
     : dir_(std::move(dir)), identity_(identity), set_(set), scope_(scope) {
   std::error_code ec;
   if (!fs::exists(dir_, ec)) {
@@ -109,7 +109,7 @@ std::vector<QueryRange> Checkpoint::resume(std::vector<Outcome> &outcomes,
     const QueryRange want =
         queryRange(set_, part.range.queryBegin, part.range.queryEnd);
     if (!(want == part.range) ||
-        part.totalCandidates != static_cast<int64_t>(set_.candidates.size()) ||
+        part.totalCandidates != set_.candidateCount() ||
         part.range.queryBegin < scope_.queryBegin ||
         part.range.queryEnd > scope_.queryEnd ||
         file.filename().string() != rangeName(part.range))
@@ -161,8 +161,8 @@ void Checkpoint::record(const QueryRange &range,
   part.kind = "range";
   part.identity = identity_;
   part.range = range;
-  part.totalQueries = static_cast<int64_t>(set_.queries.size());
-  part.totalCandidates = static_cast<int64_t>(set_.candidates.size());
+  part.totalQueries = set_.queryCount();
+  part.totalCandidates = set_.candidateCount();
   part.outcomes = outcomes;
   // OutputSet: exclusive temporary, fsync, rename, directory fsync.
   writeAtomically((fs::path(dir_) / rangeName(range)).string(),

@@ -43,7 +43,7 @@ public:
   /// same identity, else proofc::Error("DIR: ..."); a missing one is
   /// written. Leftover temporaries of a killed run are removed.
   Checkpoint(std::string dir, const RunIdentity &identity,
-             const CandidateSet &set, const QueryRange &scope);
+             const CandidateLayout &set, const QueryRange &scope);
 
   /// Reads every recorded range and copies its outcomes into `outcomes`
   /// (indexed from scope.candidateBegin); returns the ranges still to run,
@@ -61,7 +61,7 @@ public:
 private:
   std::string dir_;
   RunIdentity identity_;
-  const CandidateSet &set_;
+  const CandidateLayout &set_;
   QueryRange scope_;
   int64_t recorded_ = 0; ///< ranges recorded by this process
 };

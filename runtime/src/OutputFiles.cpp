@@ -227,6 +227,8 @@ OutputSet::OutputSet() = default;
 
 OutputSet::~OutputSet() {
   for (Entry &e : entries_) {
+    if (e.fd >= 0)
+      ::close(e.fd);
     if (e.dirFd < 0)
       continue;
     if (!e.committed && !e.temp.empty())
@@ -236,13 +238,18 @@ OutputSet::~OutputSet() {
 }
 
 void OutputSet::add(const std::string &path, std::string bytes) {
+  const size_t handle = open(path);
+  append(handle, bytes);
+  close(handle);
+}
+
+size_t OutputSet::open(const std::string &path) {
   InterruptGuard::throwIfRaised();
   Entry e;
   e.target = resolveOutput(path);
   if (e.target.kind != OutputKind::File) {
-    e.bytes = std::move(bytes);
     entries_.push_back(std::move(e));
-    return;
+    return entries_.size() - 1;
   }
   e.dirFd =
       ::open(e.target.directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -252,38 +259,66 @@ void OutputSet::add(const std::string &path, std::string bytes) {
   // its destructor removes them if this or a later step fails.
   entries_.push_back(std::move(e));
   Entry &entry = entries_.back();
-  int fd;
   try {
-    fd = createTemporary(entry.target, entry.dirFd, &entry.temp);
+    entry.fd = createTemporary(entry.target, entry.dirFd, &entry.temp);
+    if (entry.target.replaces && ::fchmod(entry.fd, entry.target.mode) != 0)
+      failErrno(path, "chmod", errno);
   } catch (...) {
-    ::close(entry.dirFd);
+    discard(entry);
     entries_.pop_back();
     throw;
   }
-  struct Closer {
-    int fd;
-    ~Closer() {
-      if (fd >= 0)
-        ::close(fd);
-    }
-  } closer{fd};
+  return entries_.size() - 1;
+}
+
+void OutputSet::append(size_t handle, std::string_view bytes) {
+  Entry &entry = entries_.at(handle);
+  if (entry.target.kind != OutputKind::File) {
+    entry.bytes.append(bytes);
+    return;
+  }
+  if (entry.fd < 0)
+    fail("{}: written after it was closed", entry.target.path);
   try {
-    if (entry.target.replaces && ::fchmod(fd, entry.target.mode) != 0)
-      failErrno(path, "chmod", errno);
-    writeAll(fd, bytes, path);
-    if (::fsync(fd) != 0)
+    writeAll(entry.fd, bytes, entry.target.path);
+  } catch (...) {
+    discard(entry);
+    throw;
+  }
+}
+
+void OutputSet::close(size_t handle) {
+  Entry &entry = entries_.at(handle);
+  if (entry.target.kind != OutputKind::File || entry.fd < 0)
+    return;
+  const std::string &path = entry.target.path;
+  try {
+    if (::fsync(entry.fd) != 0)
       failErrno(path, "fsync", errno);
-    closer.fd = -1;
+    const int fd = entry.fd;
+    entry.fd = -1;
     if (::close(fd) != 0)
       failErrno(path, "close", errno);
   } catch (...) {
-    // A failed destination is removed now, so that the set never commits
-    // it (and its bytes do not wait for the set's end).
-    ::unlinkat(entry.dirFd, entry.temp.c_str(), 0);
-    ::close(entry.dirFd);
-    entries_.pop_back();
+    discard(entry);
     throw;
   }
+}
+
+void OutputSet::discard(Entry &entry) {
+  // A failed destination is removed now, so that the set never commits it
+  // (and its bytes do not wait for the set's end).
+  if (entry.fd >= 0)
+    ::close(entry.fd);
+  entry.fd = -1;
+  if (entry.dirFd >= 0) {
+    if (!entry.temp.empty())
+      ::unlinkat(entry.dirFd, entry.temp.c_str(), 0);
+    ::close(entry.dirFd);
+  }
+  entry.dirFd = -1;
+  entry.temp.clear();
+  entry.failed = true;
 }
 
 void OutputSet::writeStream(const Entry &e) {
@@ -338,6 +373,10 @@ void OutputSet::writeStream(const Entry &e) {
 void OutputSet::commit() {
   testDelay();
   InterruptGuard::throwIfRaised();
+  for (const Entry &e : entries_)
+    if (e.failed || e.fd >= 0)
+      fail("{}: cannot commit: {}", e.target.path,
+           e.failed ? "writing it failed" : "it is still open");
   // Streams first: they cannot be taken back, and one that fails stops the
   // commit before any file becomes visible.
   for (const Entry &e : entries_)

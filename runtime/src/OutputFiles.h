@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace proofc {
@@ -87,6 +88,16 @@ public:
   /// proofc::Error naming `path` (ENOSPC, EFBIG, ...) or Interrupted.
   void add(const std::string &path, std::string bytes);
 
+  /// The same in pieces, for outputs too large to hold (a streamed outcomes
+  /// file): open() makes the temporary (a stream's bytes are still kept for
+  /// commit(), which cannot be taken back), append() writes to it, close()
+  /// fsync()s it; commit() refuses a destination still open. A failed
+  /// append() or close() removes the temporary. Handles count from 0 in the
+  /// order of add() and open() calls.
+  size_t open(const std::string &path);
+  void append(size_t handle, std::string_view bytes);
+  void close(size_t handle);
+
   /// Makes every staged destination visible (see the banner). Throws
   /// proofc::Error naming the path, or Interrupted.
   void commit();
@@ -97,9 +108,12 @@ private:
     int dirFd = -1;    ///< File: the destination's directory
     std::string temp;  ///< File: the temporary's name in it
     std::string bytes; ///< Stream, Descriptor: written at commit
+    int fd = -1;       ///< File: the temporary while open
     bool committed = false;
+    bool failed = false; ///< its temporary was removed after an error
   };
   void writeStream(const Entry &e);
+  void discard(Entry &entry);
 
   InterruptGuard interrupts_;
   std::vector<Entry> entries_;

@@ -4,6 +4,7 @@
 #include "Fail.h"
 #include "proofc/runtime/RankMetrics.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
@@ -280,15 +281,40 @@ void writeOutcomesTsv(const std::string &path, const CandidateSet &set,
   writeAtomically(path, outcomesTsv(path, set, dataset, outcomes));
 }
 
+std::string_view outcomesTsvHeader() { return kOutcomesHeader; }
+
+void appendOutcomesTsvGroup(std::string &out, const CandidateSet &set,
+                            const Dataset &dataset,
+                            const std::vector<Outcome> &outcomes,
+                            const CandidateGroup &g,
+                            const std::array<double, 3> &ranks) {
+  fmt::memory_buffer buffer;
+  const Triple &q = set.queries[g.query];
+  for (int64_t i = g.begin; i < g.end; ++i) {
+    const Candidate &c = set.candidates[i];
+    const Outcome &o = outcomes[i];
+    fmt::format_to(std::back_inserter(buffer),
+                   "{}\t{}\t{}\t{}\t{}\t{:.9g}\t{}\t{}\t{}", c.query,
+                   modeName(c.mode), dataset.entities.name(c.entity),
+                   statusName(o.status), o.depth, o.logp,
+                   dataset.entities.name(q.h), dataset.relations.name(q.r),
+                   dataset.entities.name(q.t));
+    for (RankType type : kRankTypes) {
+      buffer.push_back('\t');
+      appendRank(buffer, ranks[static_cast<size_t>(type)]);
+    }
+    buffer.push_back('\n');
+  }
+  out.append(buffer.data(), buffer.size());
+}
+
 std::string outcomesTsv(const std::string &path, const CandidateSet &set,
                         const Dataset &dataset,
                         const std::vector<Outcome> &outcomes) {
   if (outcomes.size() != set.candidates.size())
     fail("{}: {} outcomes for {} candidates", path, outcomes.size(),
          set.candidates.size());
-  fmt::memory_buffer out;
-  out.append(kOutcomesHeader.data(),
-             kOutcomesHeader.data() + kOutcomesHeader.size());
+  std::string out(kOutcomesHeader);
   // The groups tile the candidates in order (buildCandidates); a set that
   // does not would drop or repeat lines.
   int64_t next = 0;
@@ -297,28 +323,36 @@ std::string outcomesTsv(const std::string &path, const CandidateSet &set,
         g.end > static_cast<int64_t>(set.candidates.size()))
       fail("{}: candidate group [{}, {}) out of order", path, g.begin, g.end);
     next = g.end;
-    const std::array<double, 3> ranks = groupRanks(outcomes, g);
-    const Triple &q = set.queries[g.query];
-    for (int64_t i = g.begin; i < g.end; ++i) {
-      const Candidate &c = set.candidates[i];
-      const Outcome &o = outcomes[i];
-      fmt::format_to(std::back_inserter(out),
-                     "{}\t{}\t{}\t{}\t{}\t{:.9g}\t{}\t{}\t{}", c.query,
-                     modeName(c.mode), dataset.entities.name(c.entity),
-                     statusName(o.status), o.depth, o.logp,
-                     dataset.entities.name(q.h), dataset.relations.name(q.r),
-                     dataset.entities.name(q.t));
-      for (RankType type : kRankTypes) {
-        out.push_back('\t');
-        appendRank(out, ranks[static_cast<size_t>(type)]);
-      }
-      out.push_back('\n');
-    }
+    appendOutcomesTsvGroup(out, set, dataset, outcomes, g,
+                           groupRanks(outcomes, g));
   }
   if (next != static_cast<int64_t>(set.candidates.size()))
     fail("{}: candidate groups cover {} of {} candidates", path, next,
          set.candidates.size());
-  return std::string(out.data(), out.size());
+  return out;
+}
+
+uint64_t outcomesTsvBound(const CandidateLayout &layout,
+                          const Dataset &dataset) {
+  // outcomesTsvBound(set) with every corrupted entity's name counted at the
+  // longest entity name: no candidate is needed.
+  size_t longest = 0;
+  for (int32_t e = 0; e < dataset.numEntities(); ++e)
+    longest = std::max(longest, dataset.entities.name(e).size());
+  const uint64_t rankWidth =
+      std::to_string(layout.candidateCount()).size() + 2;
+  const uint64_t fixed = 12 + 4 + 9 + 11 + 16 + 3 * rankWidth + longest;
+  uint64_t bytes = kOutcomesHeader.size();
+  for (int64_t qi = 0; qi < layout.queryCount(); ++qi) {
+    const Triple &q = layout.queries[static_cast<size_t>(qi)];
+    const uint64_t line = fixed + std::to_string(qi).size() +
+                          dataset.entities.name(q.h).size() +
+                          dataset.relations.name(q.r).size() +
+                          dataset.entities.name(q.t).size();
+    bytes += line * static_cast<uint64_t>(layout.firstCandidateOf(qi + 1) -
+                                          layout.firstCandidateOf(qi));
+  }
+  return bytes;
 }
 
 } // namespace proofc

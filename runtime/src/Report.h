@@ -18,9 +18,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace proofc {
@@ -112,6 +114,20 @@ std::string outcomesTsv(const std::string &path, const CandidateSet &set,
 /// status, depth and logp fields, counted at their widest. What the free
 /// space check before a run (checkFreeSpace) asks for.
 uint64_t outcomesTsvBound(const CandidateSet &set, const Dataset &dataset);
+/// The same bound from the layout alone (the corrupted entity's name
+/// counted at the longest entity name): what a streamed run checks.
+uint64_t outcomesTsvBound(const CandidateLayout &layout,
+                          const Dataset &dataset);
+
+/// The outcomes TSV in pieces, as a streamed run writes it (the bytes are
+/// those of outcomesTsv()): the first two lines, then each group's lines
+/// (group `g` of `set`, its positive's ranks `ranks`), in group order.
+std::string_view outcomesTsvHeader();
+void appendOutcomesTsvGroup(std::string &out, const CandidateSet &set,
+                            const Dataset &dataset,
+                            const std::vector<Outcome> &outcomes,
+                            const CandidateGroup &g,
+                            const std::array<double, 3> &ranks);
 
 } // namespace proofc
 

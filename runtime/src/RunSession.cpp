@@ -5,6 +5,7 @@
 #include "Fail.h"
 #include "FileIO.h"
 #include "MessageText.h"
+#include "OutcomesWriter.h"
 #include "OutputFiles.h"
 #include "ProofFormats.h"
 #include "Progress.h"
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <thread>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -114,12 +116,14 @@ void checkOutputPaths(const RunSessionOptions &options) {
 }
 
 void checkFiniteOutcomes(const CandidateSet &pool, const Dataset &dataset,
-                         const std::vector<Outcome> &outcomes, int64_t first) {
+                         const std::vector<Outcome> &outcomes, int64_t first,
+                         int64_t poolOffset) {
   for (size_t i = 0; i < outcomes.size(); ++i) {
     if (!std::isnan(outcomes[i].logp))
       continue;
-    const int64_t index = first + static_cast<int64_t>(i);
-    const Candidate &c = pool.candidates.at(static_cast<size_t>(index));
+    const int64_t at = first + static_cast<int64_t>(i);
+    const int64_t index = poolOffset + at;
+    const Candidate &c = pool.candidates.at(static_cast<size_t>(at));
     const Triple &q = pool.queries.at(static_cast<size_t>(c.query));
     auto entity = [&](int32_t id) {
       return escapeForMessage(dataset.entities.name(id));
@@ -147,6 +151,8 @@ RunSession::RunSession(const ProgramSpec &program, Backend &backend,
   so.queries = options_.queries;
   so.factsIncludeValid = options_.factsIncludeValid;
   so.maxPool = options_.maxPool;
+  so.blockCandidates = options_.blockCandidates;
+  so.threads = options_.threads;
   so.recordActions = !options_.proofs.empty();
   so.rankMetrics = options_.rankMetrics;
   so.commandLine = options_.commandLine;
@@ -158,18 +164,31 @@ RunSession::RunSession(const ProgramSpec &program, Backend &backend,
   // The outcomes' size is known now, before the run: a disk that cannot
   // hold them fails now, not after hours.
   std::vector<OutputSize> sizes;
+  const uint64_t candidates =
+      static_cast<uint64_t>(layout().candidateCount());
   if (!options_.outcomes.empty())
-    sizes.push_back({options_.outcomes,
-                     outcomesTsvBound(candidates(), dataset()),
-                     fmt::format("the outcomes of {} candidates",
-                                 candidates().candidates.size())});
+    sizes.push_back({options_.outcomes, outcomesTsvBound(layout(), dataset()),
+                     fmt::format("the outcomes of {} candidates", candidates)});
   if (!options_.report.empty())
     sizes.push_back({options_.report, kReportBytesBound, "the report"});
   if (!options_.part.empty())
-    sizes.push_back({options_.part,
-                     9 * candidates().candidates.size() + kReportBytesBound,
+    sizes.push_back({options_.part, 9 * candidates + kReportBytesBound,
                      "the shard's part"});
   checkFreeSpace(sizes);
+}
+
+struct RunSession::Staged {
+  OutputSet set;
+  std::unique_ptr<OutcomesWriter> outcomes;
+  std::string outcomesSha256;
+};
+
+RunSession::~RunSession() = default;
+
+int RunSession::hostThreads() const {
+  if (options_.threads > 0)
+    return options_.threads;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 RunIdentity RunSession::identity() const {
@@ -190,7 +209,7 @@ RunIdentity RunSession::identity() const {
 }
 
 RunOutput RunSession::evaluateRanges() {
-  const CandidateSet &set = candidates();
+  const CandidateLayout &set = layout();
   const QueryRange scope =
       options_.shardCount > 0
           ? shardRange(set, options_.shardIndex, options_.shardCount)
@@ -262,7 +281,7 @@ RunOutput RunSession::finishScope(const QueryRange &scope,
 RunOutput RunSession::evaluate() {
   if (options_.shardCount > 0 || !options_.checkpoint.empty())
     return evaluateRanges();
-  const int64_t total = static_cast<int64_t>(candidates().candidates.size());
+  const int64_t total = layout().candidateCount();
   ProgressReporter progress(
       total, progressStyleFor(options_.progressStream, options_.quiet),
       options_.progressStream);
@@ -273,8 +292,28 @@ RunOutput RunSession::evaluate() {
     if (options_.onProgress)
       options_.onProgress(done);
   };
+  // The proofs are replayed from every outcome and action at the end.
+  control.keepOutcomes = options_.keepOutcomes || !options_.proofs.empty();
   InterruptGuard::throwIfRaised();
-  SessionResult result = session_->evaluate(weights_, control);
+  // The outcomes file is written as the blocks finish, into its temporary
+  // (nothing is visible before writeOutputs() commits).
+  staged_ = std::make_unique<Staged>();
+  if (!options_.outcomes.empty()) {
+    staged_->outcomes = std::make_unique<OutcomesWriter>(
+        staged_->set, options_.outcomes, dataset(), hostThreads());
+    control.onBlock = [this](const OutcomeBlock &block) {
+      staged_->outcomes->write(block.candidates, block.outcomes, block.pairs);
+    };
+  }
+  SessionResult result;
+  try {
+    result = session_->evaluate(weights_, control);
+    if (staged_->outcomes)
+      staged_->outcomesSha256 = staged_->outcomes->finish();
+  } catch (...) {
+    staged_.reset(); // its temporaries removed
+    throw;
+  }
   InterruptGuard::throwIfRaised();
   progress.finish();
 
@@ -284,7 +323,7 @@ RunOutput RunSession::evaluate() {
   out.report = *result.report;
   out.chunks = result.chunks;
   out.chunkSize = result.chunkSize;
-  out.range = wholeRange(candidates());
+  out.range = wholeRange(layout());
   // The tool's run started before the program was compiled or loaded.
   out.report.totalSeconds = secondsSince(options_.started);
   out.report.provenance.startedUtc = utcTimestamp(options_.startedWall);
@@ -295,7 +334,7 @@ RunOutput RunSession::gatheredOutput(std::vector<Outcome> outcomes,
                                      const BackendTimings &timings,
                                      int64_t chunks, int64_t chunkSize,
                                      int64_t resumed) {
-  RunOutput out = finishScope(wholeRange(candidates()), std::move(outcomes),
+  RunOutput out = finishScope(wholeRange(layout()), std::move(outcomes),
                               timings, chunks, chunkSize, resumed);
   out.report.mpiRanks = options_.mpiRanks;
   return out;
@@ -311,7 +350,7 @@ void RunSession::printSummary(std::FILE *out, const RunOutput &output) const {
                "(metrics below: this shard's)\n",
                options_.shardIndex, options_.shardCount,
                output.range.queryBegin, output.range.queryEnd,
-               candidates().queries.size(), output.range.candidateBegin,
+               layout().queryCount(), output.range.candidateBegin,
                output.range.candidateEnd);
   if (!options_.checkpoint.empty())
     // An MPI rank's directory is DIR/rank-r-of-N; rank 0 counts every rank's.
@@ -349,8 +388,8 @@ PartFile RunSession::shardPart(const RunOutput &output) const {
   part.kind = "shard";
   part.identity = identity();
   part.range = output.range;
-  part.totalQueries = static_cast<int64_t>(candidates().queries.size());
-  part.totalCandidates = static_cast<int64_t>(candidates().candidates.size());
+  part.totalQueries = layout().queryCount();
+  part.totalCandidates = layout().candidateCount();
   part.rankMetrics = options_.rankMetrics;
   part.report = reportJson(output.report);
   part.outcomes = output.outcomes;
@@ -364,16 +403,40 @@ void RunSession::writeOutputs(const RunOutput &output, std::FILE *out) const {
     fmt::print(out, "part      {}\n", options_.part);
     return;
   }
-  // One result: both staged, then the outcomes and the report (last) made
-  // visible together (OutputFiles.h, docs/outputs.md).
-  OutputSet set;
+  // One result: all staged (a streamed run's outcomes file already is),
+  // then the outcomes and the report (last) made visible together
+  // (OutputFiles.h, docs/outputs.md).
+  std::unique_ptr<Staged> staged = std::move(staged_);
+  if (!staged)
+    staged = std::make_unique<Staged>();
+  OutputSet &set = staged->set;
   ReportInputs report = output.report;
   if (!options_.outcomes.empty()) {
-    std::string tsv = outcomesTsv(options_.outcomes, candidates(), dataset(),
-                                  output.outcomes);
+    if (!staged->outcomes) {
+      // Outcomes held in memory (a checkpointed run): written range by range
+      // of about a block, never the whole candidate set at once.
+      if (static_cast<int64_t>(output.outcomes.size()) !=
+          output.range.candidates())
+        fail("{}: {} outcomes for the {} candidates of the run",
+             options_.outcomes, output.outcomes.size(),
+             output.range.candidates());
+      OutcomesWriter writer(set, options_.outcomes, dataset(), hostThreads());
+      for (const QueryRange &part :
+           splitRange(layout(), output.range,
+                      options_.blockCandidates > 0 ? options_.blockCandidates
+                                                   : kDefaultBlockCandidates)) {
+        const CandidateSet block = session_->candidatesOf(part);
+        const std::vector<Outcome> slice(
+            output.outcomes.begin() +
+                (part.candidateBegin - output.range.candidateBegin),
+            output.outcomes.begin() +
+                (part.candidateEnd - output.range.candidateBegin));
+        writer.write(block, slice, rankPairs(block, slice));
+      }
+      staged->outcomesSha256 = writer.finish();
+    }
     report.outcomesFile = options_.outcomes;
-    report.outcomesSha256 = sha256Hex(tsv);
-    set.add(options_.outcomes, std::move(tsv));
+    report.outcomesSha256 = staged->outcomesSha256;
   }
   if (!options_.proofs.empty()) {
     const ProofFormat format =

@@ -56,6 +56,16 @@ struct RunSessionOptions {
   bool factsIncludeValid = false;
   /// Candidates per backend run; <= 0: only the backend's own limit.
   int64_t maxPool = 0;
+  /// Candidates per streamed block (SessionOptions::blockCandidates).
+  int64_t blockCandidates = kDefaultBlockCandidates;
+  /// Host threads of the streamed run (block building, outcome
+  /// formatting); 0: every core.
+  int threads = 0;
+  /// True: RunOutput::outcomes holds every outcome (embedders, tests).
+  /// False (the tools): none is kept, so that host memory is bounded by the
+  /// blocks in flight, not the pool; the outcomes file is written as the
+  /// blocks finish either way. --proofs and --shard keep them regardless.
+  bool keepOutcomes = true;
   bool quiet = false; ///< no progress display
   std::string report;   ///< JSON report path; empty: none
   std::string outcomes; ///< outcomes TSV path; empty: none
@@ -104,7 +114,9 @@ struct RunSessionOptions {
 /// What evaluate() produced (with --shard: the shard's outcomes and a
 /// report over its queries).
 struct RunOutput {
-  std::vector<Outcome> outcomes; ///< indexed like the candidates
+  /// Indexed like the candidates; empty when the options' keepOutcomes is
+  /// false (and neither --proofs nor --shard asked for them).
+  std::vector<Outcome> outcomes;
   /// Every step's action (RunSessionOptions::proofs set), else empty.
   ActionTrace actions;
   /// Complete except `compileSeconds`, which the tool knows (program
@@ -140,13 +152,14 @@ void checkOutputPaths(const RunSessionOptions &options);
 
 /// Throws proofc::Error when an outcome's log-probability is NaN: a step
 /// of that candidate had a non-finite logit (every backend makes the step's
-/// log-probability NaN then, and NaN stays). Names the smallest such
-/// candidate, `first` + its index in `outcomes` (the candidate's index in
-/// `pool`; a chunk's outcomes come with the chunk's first index), with its
-/// query, mode and entity.
+/// log-probability NaN then, and NaN stays). outcomes[i] belongs to
+/// pool.candidates[first + i] (a chunk's outcomes come with the chunk's
+/// first index); names the smallest such candidate as `poolOffset` + `first`
+/// + i (`pool` a block: its first candidate's index in the whole pool), with
+/// its query, mode and entity.
 void checkFiniteOutcomes(const CandidateSet &pool, const Dataset &dataset,
                          const std::vector<Outcome> &outcomes,
-                         int64_t first = 0);
+                         int64_t first = 0, int64_t poolOffset = 0);
 /// What the free space check counts for a report: far more than one takes
 /// (a few kB; the CUDA backend's details included).
 inline constexpr uint64_t kReportBytesBound = 1 << 20;
@@ -162,11 +175,15 @@ public:
   /// loading.
   RunSession(const ProgramSpec &program, Backend &backend, std::string device,
              RunSessionOptions options);
+  ~RunSession();
 
   const ProgramSpec &program() const { return session_->program(); }
   const Dataset &dataset() const { return session_->dataset(); }
   const TensorMap &weights() const { return weights_.tensors; }
+  /// Every candidate, built at the first call (Session::candidates(): 24 B
+  /// each); the run never needs it.
   const CandidateSet &candidates() const { return session_->candidates(); }
+  const CandidateLayout &layout() const { return session_->layout(); }
   const RunSessionOptions &options() const { return options_; }
 
   /// Runs the backend over every candidate (with a shard: the shard's) in
@@ -211,6 +228,12 @@ public:
 private:
   /// evaluate() with a shard or a checkpoint: range by range.
   RunOutput evaluateRanges();
+  /// The streamed run's host threads (RunSessionOptions::threads).
+  int hostThreads() const;
+
+  /// The outputs of a streamed run, staged while it runs (the outcomes
+  /// file's temporary) and committed by writeOutputs().
+  struct Staged;
   /// The output over `scope` of outcomes computed before (Session::finish).
   RunOutput finishScope(const QueryRange &scope, std::vector<Outcome> outcomes,
                         const BackendTimings &timings, int64_t chunks,
@@ -220,6 +243,7 @@ private:
   RunSessionOptions options_;
   std::unique_ptr<Session> session_;
   WeightsFile weights_;
+  mutable std::unique_ptr<Staged> staged_;
 };
 
 } // namespace proofc

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/Session.h"
 
+#include "BlockPipeline.h"
 #include "Fail.h"
 #include "HostBackend.h"
 #include "MessageText.h"
@@ -19,6 +20,7 @@
 #include "Sha256.h"
 #include "cuda/CudaBackend.h"
 #include "proofc/runtime/Bundle.h"
+#include "proofc/runtime/RunControl.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -27,6 +29,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -125,7 +128,11 @@ struct Session::State {
   std::string deviceName;
   Dataset dataset;
   CandidateOptions candidateOptions;
-  CandidateSet candidates;
+  /// Builds any range's candidates; its layout sizes every range.
+  std::unique_ptr<CandidateBuilder> builder;
+  /// The whole pool, built only when Session::candidates() is asked.
+  mutable std::once_flag candidatesOnce;
+  mutable CandidateSet candidates;
   Provenance provenance; ///< all but the weights' hash
   std::vector<TensorSpec> expected;
   int64_t facts = 0; ///< |F|, counted once (a sort of the facts)
@@ -152,7 +159,7 @@ struct Session::State {
     candidateOptions.corruptions = options.corruptions;
     candidateOptions.seed = options.seed;
     candidateOptions.maxQueries = options.queries;
-    candidates = buildCandidates(dataset, candidateOptions);
+    builder = std::make_unique<CandidateBuilder>(dataset, candidateOptions);
     facts = countFacts(dataset, options.factsIncludeValid);
     // The shapes checkWeights() wants (spec §4's table), in name order.
     expected = proofc::expectedTensors(program, dataset);
@@ -205,6 +212,52 @@ struct Session::State {
              escapeForMessage(name), program.name);
   }
 
+  /// The host threads of the streamed run.
+  int hostThreads() const {
+    if (options.threads > 0)
+      return options.threads;
+    return std::max(1u, std::thread::hardware_concurrency());
+  }
+
+  const CandidateLayout &layout() const { return builder->layout(); }
+
+  /// What a streamed range produced.
+  struct Streamed {
+    std::vector<PairRanks> pairs;
+    OutcomeCounts counts;
+    BackendTimings timings;
+    int64_t chunks = 0, chunkSize = 0;
+    std::vector<Outcome> outcomes; ///< keepOutcomes only
+    ActionTrace actions;           ///< keepOutcomes and recordActions only
+  };
+
+  /// Runs `range` block by block (BlockPipeline.h): built ahead on host
+  /// threads, each run in chunks, ranked and handed on in query order.
+  Streamed stream(const TensorMap &weights,
+                  const std::map<std::string, DeviceWeight> *deviceWeights,
+                  const QueryRange &range, const EvaluateControl &control);
+  /// Runs one block in chunks on the backend (the pipeline's device stage).
+  /// `shape` (Backend::prefersOneRunSize, several blocks): every run is of
+  /// `shape.size` candidates, a shorter piece padded when that is cheaper
+  /// than a new setup, so that the device state is kept (shapeId).
+  struct RunShape {
+    uint64_t id = 0;      ///< EvalInputs::shapeId; 0: no padding
+    int64_t largest = 0;  ///< the largest block's candidates
+  };
+  void runBlock(PipelineBlock &block, const TensorMap &weights,
+                const std::map<std::string, DeviceWeight> *deviceWeights,
+                bool wholePool, const RunShape &shape,
+                const EvaluateControl &control, int64_t doneBefore,
+                int64_t total, int64_t &chunkSize);
+  /// Metrics, rank metrics and report over `range`'s queries.
+  SessionResult finish(const QueryRange &range, std::vector<PairRanks> pairs,
+                       const OutcomeCounts &counts,
+                       const BackendTimings &timings, int64_t chunks,
+                       int64_t chunkSize, const std::string &weightsName,
+                       const std::string &weightsMemory,
+                       const std::string &weightsSha256,
+                       Clock::time_point callStart,
+                       std::chrono::system_clock::time_point startedWall);
   SessionResult run(const TensorMap &weights,
                     const std::map<std::string, DeviceWeight> *deviceWeights,
                     const std::string &weightsName,
@@ -212,139 +265,227 @@ struct Session::State {
                     const std::string &weightsSha256,
                     const EvaluateControl &control,
                     Clock::time_point callStart);
-  /// The outcomes of `range`'s candidates, run in chunks; adds to timings.
-  std::vector<Outcome>
-  runRange(const TensorMap &weights,
-           const std::map<std::string, DeviceWeight> *deviceWeights,
-           const QueryRange &range, const EvaluateControl &control,
-           BackendTimings &timings, int64_t &chunks, int64_t &chunkSize,
-           ActionTrace *actions = nullptr);
-  /// Metrics, rank metrics and report over `range`'s queries.
-  SessionResult finish(const QueryRange &range, std::vector<Outcome> outcomes,
-                       const BackendTimings &timings, int64_t chunks,
-                       int64_t chunkSize, const std::string &weightsName,
-                       const std::string &weightsMemory,
-                       const std::string &weightsSha256,
-                       Clock::time_point callStart,
-                       std::chrono::system_clock::time_point startedWall);
 };
 
-std::vector<Outcome> Session::State::runRange(
-    const TensorMap &weights,
-    const std::map<std::string, DeviceWeight> *deviceWeights,
-    const QueryRange &range, const EvaluateControl &evalControl,
-    BackendTimings &timings, int64_t &chunks, int64_t &chunkSize,
-    ActionTrace *actionsOut) {
-  const std::vector<Candidate> &pool = candidates.candidates;
-  const int64_t total = static_cast<int64_t>(pool.size());
-  const int64_t first = range.candidateBegin, last = range.candidateEnd;
-  if (first < 0 || first > last || last > total)
-    fail("candidate range [{}, {}) is not within the {} candidates", first,
-         last, total);
-  EvalInputs all{program, dataset, weights, candidates,
-                 options.factsIncludeValid, nullptr, deviceWeights, poolId};
-  auto *cuda = dynamic_cast<CudaBackend *>(backend);
-  if (cuda)
-    cuda->clearRunInfo(); // the report describes this call
-  chunkSize =
-      chunkSizeFor(last - first, options.maxPool, backend->poolCapacity(all));
-  std::vector<Outcome> result;
-  result.reserve(static_cast<size_t>(last - first));
-  if (actionsOut) {
-    actionsOut->D = program.shape.D;
-    actionsOut->actions.clear();
-    actionsOut->actions.reserve(static_cast<size_t>(last - first) *
-                                static_cast<size_t>(program.shape.D));
+void Session::State::runBlock(
+    PipelineBlock &block, const TensorMap &weights,
+    const std::map<std::string, DeviceWeight> *deviceWeights, bool wholePool,
+    const RunShape &shape, const EvaluateControl &evalControl,
+    int64_t doneBefore, int64_t total, int64_t &chunkSize) {
+  CandidateSet &set = block.candidates;
+  std::vector<Candidate> &pool = set.candidates;
+  const int64_t n = static_cast<int64_t>(pool.size());
+  // The whole pool is the same at every call: the backend may keep its
+  // setup (poolId); a block or a chunk is not promised to be.
+  EvalInputs all{program,  dataset,       weights,
+                 set,      options.factsIncludeValid, nullptr,
+                 deviceWeights, wholePool ? poolId : 0};
+  all.shapeId = shape.id;
+  const int64_t size =
+      chunkSizeFor(shape.id ? shape.largest : n, options.maxPool,
+                   backend->poolCapacity(all));
+  chunkSize = std::max(chunkSize, size);
+  block.outcomes.clear();
+  block.outcomes.reserve(static_cast<size_t>(n));
+  const bool recording = options.recordActions;
+  if (recording) {
+    block.actions.D = program.shape.D;
+    block.actions.actions.clear();
+    block.actions.actions.reserve(static_cast<size_t>(n) *
+                                  static_cast<size_t>(program.shape.D));
   }
-  int64_t begin = first;
+  int64_t begin = 0, pieceSize = 0;
   RunControl control;
   control.cancel = evalControl.cancel;
   if (evalControl.progress)
     control.progress = [&](int64_t finished) {
-      evalControl.progress(begin - first + finished, last - first);
+      // A padded run counts its padding too: not beyond the piece.
+      evalControl.progress(
+          doneBefore + begin + std::min(finished, pieceSize), total);
     };
-  chunks = 0;
   // At least one run, so that an empty pool still checks the backend setup.
   do {
     if (control.cancelled())
       throwInterrupted();
-    const int64_t end = std::min(last, begin + chunkSize);
+    const int64_t end = std::min(n, begin + size);
     CandidateSet chunk;
-    const bool whole = begin == 0 && end == total;
+    const bool whole = begin == 0 && end == n;
+    // A piece of at least 3/4 of the run size is padded with copies of its
+    // last candidate (an outcome depends only on its candidate; the copies'
+    // are dropped): cheaper than setting the device up for its size.
+    pieceSize = end - begin;
+    const bool sameSize =
+        shape.id != 0 && pieceSize > 0 &&
+        (pieceSize == size || 4 * pieceSize >= 3 * size);
+    const bool padded = sameSize && pieceSize < size;
     if (!whole) {
-      chunk.queries = candidates.queries;
       chunk.candidates.assign(pool.begin() + begin, pool.begin() + end);
+      if (padded)
+        chunk.candidates.resize(static_cast<size_t>(size),
+                                chunk.candidates.back());
+    } else if (padded) {
+      // In place: the builder reserved room for the largest block.
+      const Candidate last = pool.back();
+      pool.resize(static_cast<size_t>(size), last);
     }
-    // The whole pool is the same at every call: the backend may keep its
-    // setup (poolId); a chunk is not promised to be.
+    // The whole block's padding goes again before anything else sees it.
+    struct Unpad {
+      std::vector<Candidate> &pool;
+      size_t n;
+      ~Unpad() { pool.resize(n); }
+    } unpad{pool, static_cast<size_t>(n)};
     EvalInputs inputs{program,          dataset,
-                      weights,          whole ? candidates : chunk,
+                      weights,          whole ? set : chunk,
                       options.factsIncludeValid, &control,
-                      deviceWeights,    whole ? poolId : 0};
+                      deviceWeights,    whole && wholePool ? poolId : 0};
+    inputs.shapeId = sameSize ? shape.id : 0;
     ActionTrace actions;
-    if (actionsOut)
+    if (recording)
       inputs.actions = &actions;
     BackendTimings t;
     std::vector<Outcome> outcomes = backend->run(inputs, t);
+    if (padded && static_cast<int64_t>(outcomes.size()) == size)
+      outcomes.resize(static_cast<size_t>(pieceSize)); // the padding's
+    if (recording && padded &&
+        actions.actions.size() == static_cast<size_t>(size) * size_t(actions.D))
+      actions.actions.resize(static_cast<size_t>(pieceSize) *
+                             size_t(actions.D));
+    const int64_t first = block.range.candidateBegin + begin;
     if (static_cast<int64_t>(outcomes.size()) != end - begin)
       fail("{} backend: {} outcomes for the {} candidates {}..{}",
-           backend->name(), outcomes.size(), end - begin, begin, end - 1);
-    // Chunks run in candidate order: the first chunk with a non-finite
-    // logit holds the smallest candidate that had one.
-    checkFiniteOutcomes(candidates, dataset, outcomes, begin);
-    result.insert(result.end(), outcomes.begin(), outcomes.end());
-    if (actionsOut) {
+           backend->name(), outcomes.size(), end - begin, first,
+           first + (end - begin) - 1);
+    // Chunks run in candidate order, and blocks are checked in order: the
+    // first chunk with a non-finite logit holds the smallest candidate that
+    // had one.
+    checkFiniteOutcomes(set, dataset, outcomes, begin,
+                        block.range.candidateBegin);
+    block.outcomes.insert(block.outcomes.end(), outcomes.begin(),
+                          outcomes.end());
+    if (recording) {
       if (actions.D != program.shape.D ||
           actions.actions.size() != outcomes.size() * size_t(actions.D))
         fail("{} backend: {} recorded actions (D = {}) for the {} candidates "
              "{}..{}",
              backend->name(), actions.actions.size(), actions.D, end - begin,
-             begin, end - 1);
-      actionsOut->actions.insert(actionsOut->actions.end(),
-                                 actions.actions.begin(),
-                                 actions.actions.end());
+             first, first + (end - begin) - 1);
+      block.actions.actions.insert(block.actions.actions.end(),
+                                   actions.actions.begin(),
+                                   actions.actions.end());
     }
-    timings.setupSeconds += t.setupSeconds;
-    timings.runSeconds += t.runSeconds;
-    timings.readbackSeconds += t.readbackSeconds;
-    timings.steps += t.steps;
-    ++chunks;
+    block.timings.setupSeconds += t.setupSeconds;
+    block.timings.runSeconds += t.runSeconds;
+    block.timings.readbackSeconds += t.readbackSeconds;
+    block.timings.steps += t.steps;
+    ++block.chunks;
     control.report(end - begin);
     begin = end;
-  } while (begin < last);
+  } while (begin < n);
   if (control.cancelled())
     throwInterrupted();
-  return result;
+}
+
+Session::State::Streamed Session::State::stream(
+    const TensorMap &weights,
+    const std::map<std::string, DeviceWeight> *deviceWeights,
+    const QueryRange &range, const EvaluateControl &control) {
+  const QueryRange all = wholeRange(layout());
+  if (range.queryBegin < 0 || range.queryBegin > range.queryEnd ||
+      range.queryEnd > all.queryEnd ||
+      !(queryRange(layout(), range.queryBegin, range.queryEnd) == range))
+    fail("candidate range [{}, {}) of queries [{}, {}) is not a range of "
+         "the {} candidates",
+         range.candidateBegin, range.candidateEnd, range.queryBegin,
+         range.queryEnd, all.candidateEnd);
+  if (auto *cuda = dynamic_cast<CudaBackend *>(backend))
+    cuda->clearRunInfo(); // the report describes this call
+  const int64_t target = options.blockCandidates > 0
+                             ? options.blockCandidates
+                             : kDefaultBlockCandidates;
+  std::vector<QueryRange> blocks = splitRange(layout(), range, target);
+  if (blocks.empty())
+    blocks.push_back(range); // one (empty) run still checks the backend
+  const bool wholePool = blocks.size() == 1 && range == all;
+  // CUDA, several blocks: one device setup for all (EvalInputs::shapeId).
+  RunShape shape;
+  if (backend->prefersOneRunSize() && blocks.size() > 1) {
+    shape.id = nextPoolId();
+    for (const QueryRange &b : blocks)
+      shape.largest = std::max(shape.largest, b.candidates());
+  }
+  const int64_t total = range.candidates();
+  const int threads = hostThreads();
+
+  Streamed out;
+  out.pairs.reserve(static_cast<size_t>(2 * range.queries()));
+  if (control.keepOutcomes)
+    out.outcomes.reserve(static_cast<size_t>(total));
+  if (control.keepOutcomes && options.recordActions)
+    out.actions.D = program.shape.D;
+  int64_t done = 0; // candidates of the blocks run before (device stage)
+  PipelineStages stages;
+  stages.build = [&](const QueryRange &r) {
+    return builder->build(r.queryBegin, r.queryEnd, shape.largest);
+  };
+  stages.run = [&](PipelineBlock &block) {
+    runBlock(block, weights, deviceWeights, wholePool, shape, control, done,
+             total, out.chunkSize);
+    done += block.range.candidates();
+  };
+  stages.consume = [&](PipelineBlock &block) {
+    std::vector<PairRanks> pairs = rankPairs(block.candidates, block.outcomes);
+    out.counts.add(block.outcomes);
+    out.timings.setupSeconds += block.timings.setupSeconds;
+    out.timings.runSeconds += block.timings.runSeconds;
+    out.timings.readbackSeconds += block.timings.readbackSeconds;
+    out.timings.steps += block.timings.steps;
+    out.chunks += block.chunks;
+    if (control.onBlock)
+      control.onBlock(OutcomeBlock{
+          block.range, block.candidates, block.outcomes, pairs,
+          options.recordActions ? &block.actions : nullptr});
+    out.pairs.insert(out.pairs.end(), pairs.begin(), pairs.end());
+    if (control.keepOutcomes) {
+      out.outcomes.insert(out.outcomes.end(), block.outcomes.begin(),
+                          block.outcomes.end());
+      if (options.recordActions)
+        out.actions.actions.insert(out.actions.actions.end(),
+                                   block.actions.actions.begin(),
+                                   block.actions.actions.end());
+    }
+  };
+  // Builders: candidates are cheap next to a run; two keep ahead of any
+  // backend. Two blocks in flight besides the one being consumed.
+  runBlockPipeline(blocks, stages, std::min(threads, 2), 2, control.cancel);
+  if (control.cancel && control.cancel->load(std::memory_order_relaxed))
+    throwInterrupted();
+  return out;
 }
 
 SessionResult Session::State::finish(
-    const QueryRange &range, std::vector<Outcome> outcomes,
-    const BackendTimings &timings, int64_t chunks, int64_t chunkSize,
-    const std::string &weightsName, const std::string &weightsMemory,
-    const std::string &weightsSha256, Clock::time_point callStart,
+    const QueryRange &range, std::vector<PairRanks> pairs,
+    const OutcomeCounts &counts, const BackendTimings &timings, int64_t chunks,
+    int64_t chunkSize, const std::string &weightsName,
+    const std::string &weightsMemory, const std::string &weightsSha256,
+    Clock::time_point callStart,
     std::chrono::system_clock::time_point startedWall) {
-  if (static_cast<int64_t>(outcomes.size()) != range.candidates())
-    fail("{} outcomes for the {} candidates of queries [{}, {})",
-         outcomes.size(), range.candidates(), range.queryBegin,
-         range.queryEnd);
-  const bool whole = range == wholeRange(candidates);
-  // The range's own groups, renumbered to its outcomes (the whole pool: the
-  // set itself, no copy).
-  CandidateSet part;
-  if (!whole) {
-    part.queries = candidates.queries;
-    for (const CandidateGroup &g : candidates.groups)
-      if (g.query >= range.queryBegin && g.query < range.queryEnd)
-        part.groups.push_back({g.query, g.mode, g.begin - range.candidateBegin,
-                               g.end - range.candidateBegin});
-    part.candidates.assign(
-        candidates.candidates.begin() + range.candidateBegin,
-        candidates.candidates.begin() + range.candidateEnd);
+  if (static_cast<int64_t>(pairs.size()) != 2 * range.queries() ||
+      counts.candidates != range.candidates())
+    fail("{} pairs and {} outcomes for the {} lists and {} candidates of "
+         "queries [{}, {})",
+         pairs.size(), counts.candidates, 2 * range.queries(),
+         range.candidates(), range.queryBegin, range.queryEnd);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const int64_t query = range.queryBegin + static_cast<int64_t>(i / 2);
+    const size_t at = static_cast<size_t>(2 * query) + i % 2;
+    if (pairs[i].query != query ||
+        pairs[i].mode != static_cast<Mode>(i % 2) ||
+        pairs[i].listSize !=
+            layout().groupBegin[at + 1] - layout().groupBegin[at])
+      fail("the ranks of list {} are not those of query {} ({} list)", i,
+           query, modeName(static_cast<Mode>(i % 2)));
   }
-  const CandidateSet &scope = whole ? candidates : part;
-
   SessionResult result;
-  result.outcomes = std::move(outcomes);
   const Clock::time_point reportStart = Clock::now();
   auto report = std::make_shared<ReportInputs>();
   ReportInputs &r = *report;
@@ -359,12 +500,11 @@ SessionResult Session::State::finish(
   r.weights = weightsName;
   r.weightsInMemory = weightsMemory;
   r.candidates = candidateOptions;
-  r.metrics = computeMetrics(scope, result.outcomes);
+  r.metrics = computeMetrics(pairs, counts);
   r.provenance = provenance;
   r.provenance.weightsSha256 = weightsSha256;
   r.provenance.startedUtc = utcTimestamp(startedWall);
-  r.rankMetrics =
-      computeRankMetrics(scope, result.outcomes, options.rankMetrics);
+  r.rankMetrics = computeRankMetrics(pairs, options.rankMetrics);
   if (options.rankMetrics.perRelation)
     for (int32_t id = 0; id < dataset.numRelations(); ++id)
       r.relationNames.push_back(dataset.relations.name(id));
@@ -399,17 +539,14 @@ SessionResult Session::State::run(
     const std::string &weightsSha256, const EvaluateControl &evalControl,
     Clock::time_point callStart) {
   const auto startedWall = std::chrono::system_clock::now();
-  const QueryRange all = wholeRange(candidates);
-  BackendTimings timings;
-  int64_t chunks = 0, chunkSize = 0;
-  ActionTrace actions;
-  std::vector<Outcome> outcomes = runRange(
-      weights, deviceWeights, all, evalControl, timings, chunks, chunkSize,
-      options.recordActions ? &actions : nullptr);
-  SessionResult result =
-      finish(all, std::move(outcomes), timings, chunks, chunkSize,
-             weightsName, weightsMemory, weightsSha256, callStart, startedWall);
-  result.actions = std::move(actions);
+  const QueryRange all = wholeRange(layout());
+  Streamed streamed = stream(weights, deviceWeights, all, evalControl);
+  SessionResult result = finish(
+      all, std::move(streamed.pairs), streamed.counts, streamed.timings,
+      streamed.chunks, streamed.chunkSize, weightsName, weightsMemory,
+      weightsSha256, callStart, startedWall);
+  result.outcomes = std::move(streamed.outcomes);
+  result.actions = std::move(streamed.actions);
   return result;
 }
 
@@ -442,7 +579,17 @@ std::vector<TensorSpec> Session::expectedTensors() const {
 }
 const ProgramSpec &Session::program() const { return state_->program; }
 const Dataset &Session::dataset() const { return state_->dataset; }
-const CandidateSet &Session::candidates() const { return state_->candidates; }
+const CandidateLayout &Session::layout() const { return state_->layout(); }
+CandidateSet Session::candidatesOf(const QueryRange &range) const {
+  return state_->builder->build(range.queryBegin, range.queryEnd);
+}
+const CandidateSet &Session::candidates() const {
+  std::call_once(state_->candidatesOnce, [&] {
+    state_->candidates = buildCandidates(state_->dataset,
+                                         state_->candidateOptions);
+  });
+  return state_->candidates;
+}
 const SessionOptions &Session::options() const { return state_->options; }
 std::string Session::backendName() const { return state_->backend->name(); }
 std::string Session::deviceName() const { return state_->deviceName; }
@@ -530,11 +677,16 @@ SessionResult Session::evaluate(const WeightsFile &weights,
 RangeResult Session::evaluateRange(const WeightsFile &weights,
                                    const QueryRange &range,
                                    const EvaluateControl &control) {
+  State::Streamed streamed =
+      state_->stream(weights.tensors, nullptr, range, control);
   RangeResult out;
   out.range = range;
-  out.outcomes =
-      state_->runRange(weights.tensors, nullptr, range, control, out.timings,
-                       out.chunks, out.chunkSize);
+  out.outcomes = std::move(streamed.outcomes);
+  out.pairs = std::move(streamed.pairs);
+  out.counts = streamed.counts;
+  out.timings = streamed.timings;
+  out.chunks = streamed.chunks;
+  out.chunkSize = streamed.chunkSize;
   return out;
 }
 
@@ -543,7 +695,39 @@ SessionResult Session::finish(const WeightsFile &weights,
                               std::vector<Outcome> outcomes,
                               const BackendTimings &timings, int64_t chunks,
                               int64_t chunkSize) {
-  return state_->finish(range, std::move(outcomes), timings, chunks,
+  if (static_cast<int64_t>(outcomes.size()) != range.candidates())
+    fail("{} outcomes for the {} candidates of queries [{}, {})",
+         outcomes.size(), range.candidates(), range.queryBegin,
+         range.queryEnd);
+  // Ranked range by range of about a block, never the whole set at once.
+  std::vector<PairRanks> pairs;
+  OutcomeCounts counts;
+  const int64_t target = state_->options.blockCandidates > 0
+                             ? state_->options.blockCandidates
+                             : kDefaultBlockCandidates;
+  for (const QueryRange &part : splitRange(layout(), range, target)) {
+    const CandidateSet set = candidatesOf(part);
+    const std::vector<Outcome> slice(
+        outcomes.begin() + (part.candidateBegin - range.candidateBegin),
+        outcomes.begin() + (part.candidateEnd - range.candidateBegin));
+    std::vector<PairRanks> p = rankPairs(set, slice);
+    pairs.insert(pairs.end(), p.begin(), p.end());
+    counts.add(slice);
+  }
+  SessionResult result =
+      finish(weights, range, std::move(pairs), counts, timings, chunks,
+             chunkSize);
+  result.outcomes = std::move(outcomes);
+  return result;
+}
+
+SessionResult Session::finish(const WeightsFile &weights,
+                              const QueryRange &range,
+                              std::vector<PairRanks> pairs,
+                              const OutcomeCounts &counts,
+                              const BackendTimings &timings, int64_t chunks,
+                              int64_t chunkSize) {
+  return state_->finish(range, std::move(pairs), counts, timings, chunks,
                         chunkSize, weights.path, "", weights.sha256,
                         Clock::now(), std::chrono::system_clock::now());
 }

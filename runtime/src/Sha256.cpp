@@ -1,6 +1,7 @@
 //===- Sha256.cpp - SHA-256 of a byte string ------------------------------===//
 #include "Sha256.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -65,19 +66,39 @@ void compress(std::array<uint32_t, 8> &h, const unsigned char *block) {
 
 } // namespace
 
-std::string sha256Hex(std::string_view bytes) {
-  std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+Sha256::Sha256()
+    : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f,
+         0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
+
+void Sha256::update(std::string_view bytes) {
   const auto *p = reinterpret_cast<const unsigned char *>(bytes.data());
   size_t left = bytes.size();
+  length_ += left;
+  if (buffered_ > 0) {
+    const size_t take = std::min(left, size_t{64} - buffered_);
+    std::memcpy(buffer_.data() + buffered_, p, take);
+    buffered_ += take;
+    p += take;
+    left -= take;
+    if (buffered_ < 64)
+      return;
+    compress(h_, buffer_.data());
+    buffered_ = 0;
+  }
   for (; left >= 64; p += 64, left -= 64)
-    compress(h, p);
+    compress(h_, p);
+  std::memcpy(buffer_.data(), p, left);
+  buffered_ = left;
+}
+
+std::string Sha256::hexDigest() const {
+  std::array<uint32_t, 8> h = h_;
   // The tail, the 0x80 marker, zeros, and the bit length (big-endian).
   unsigned char tail[128] = {};
-  std::memcpy(tail, p, left);
-  tail[left] = 0x80;
-  const size_t tailBlocks = left + 1 + 8 <= 64 ? 1 : 2;
-  const uint64_t bits = static_cast<uint64_t>(bytes.size()) * 8;
+  std::memcpy(tail, buffer_.data(), buffered_);
+  tail[buffered_] = 0x80;
+  const size_t tailBlocks = buffered_ + 1 + 8 <= 64 ? 1 : 2;
+  const uint64_t bits = length_ * 8;
   for (int i = 0; i < 8; ++i)
     tail[tailBlocks * 64 - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
   for (size_t b = 0; b < tailBlocks; ++b)
@@ -89,6 +110,12 @@ std::string sha256Hex(std::string_view bytes) {
     for (int shift = 28; shift >= 0; shift -= 4)
       hex.push_back(kHex[(word >> shift) & 0xf]);
   return hex;
+}
+
+std::string sha256Hex(std::string_view bytes) {
+  Sha256 hash;
+  hash.update(bytes);
+  return hash.hexDigest();
 }
 
 } // namespace proofc

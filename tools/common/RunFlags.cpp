@@ -24,6 +24,11 @@ RunFlags::sessionOptions(std::chrono::steady_clock::time_point started) const {
   so.queries = queries;
   so.factsIncludeValid = facts == "train+valid";
   so.maxPool = maxPool;
+  so.blockCandidates = block;
+  so.threads = threads;
+  // A tool keeps no outcome: the outcomes file is written as the blocks
+  // finish, so that host memory does not grow with the pool.
+  so.keepOutcomes = false;
   so.quiet = quiet;
   so.report = report;
   so.outcomes = outcomes;
@@ -96,6 +101,10 @@ void addRunFlags(CLI::App &command, RunFlags &f) {
       ->capture_default_str();
   addIntegerOption(command, "--max-pool", f.maxPool,
                    "Candidates per backend run (<= 0: as many as fit)");
+  addIntegerOption(command, "--block", f.block,
+                   "Candidates per streamed block of whole queries: memory "
+                   "is bounded by a few blocks (docs/scale-out.md)",
+                   1, int64_t{1} << 40);
   command.add_flag("--quiet", f.quiet, "No progress display on stderr");
   command
       .add_option("--report", f.report,

@@ -32,6 +32,8 @@ struct RunFlags {
   int threads = 0;             ///< host backend threads; 0: all
   std::string facts = "train"; ///< train | train+valid
   int64_t maxPool = 0;         ///< candidates per backend run; <= 0: no limit
+  /// --block N: candidates per streamed block (whole queries).
+  int64_t block = kDefaultBlockCandidates;
   bool quiet = false;          ///< no progress display
   std::string report;          ///< JSON report path; empty: none
   std::string outcomes;        ///< outcomes TSV path; empty: none
@@ -57,7 +59,7 @@ struct RunFlags {
 /// Adds the run flags to `command` (the `proofc run` subcommand, or
 /// proofc-run's app), filling `flags`: --data and --weights (required),
 /// --split, --corruptions, --seed, --queries, --device, --threads, --facts,
-/// --max-pool, --quiet, --report, --outcomes, --proofs, --proofs-format,
+/// --max-pool, --block, --quiet, --report, --outcomes, --proofs, --proofs-format,
 /// --proofs-of, --hits, --per-relation, --bootstrap, --bootstrap-seed,
 /// --shard, --part, --checkpoint, --checkpoint-every (docs/scale-out.md).
 void addRunFlags(CLI::App &command, RunFlags &flags);

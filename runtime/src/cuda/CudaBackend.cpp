@@ -227,6 +227,7 @@ public:
   void setup(const EvalInputs &inputs, BackendTimings &timings) {
     const Clock::time_point start = Clock::now();
     poolId_ = inputs.poolId;
+    shapeId_ = inputs.shapeId;
     openDevice();
     kb_ = buildKnowledgeBase(inputs.dataset, inputs.factsIncludeValid);
     binding_ = std::make_unique<PlanBinding>(bundle_, inputs, kb_, path_,
@@ -264,8 +265,33 @@ public:
   /// (EvalInputs::poolId), so the same knowledge base, buffers and graph,
   /// and the same recording of the actions (out.actions is sized for it).
   bool reusableFor(const EvalInputs &inputs) const {
-    return inputs.poolId != 0 && inputs.poolId == poolId_ && binding_ &&
-           (inputs.actions != nullptr) == binding_->recordsActions();
+    const bool sameRecording =
+        binding_ && (inputs.actions != nullptr) == binding_->recordsActions();
+    return sameRecording &&
+           ((inputs.poolId != 0 && inputs.poolId == poolId_) ||
+            sameShape(inputs));
+  }
+
+  /// True when `inputs` are other candidates of this setup's size
+  /// (EvalInputs::shapeId): only the pool's buffers need them.
+  bool sameShape(const EvalInputs &inputs) const {
+    return binding_ && inputs.shapeId != 0 && inputs.shapeId == shapeId_ &&
+           !(inputs.poolId != 0 && inputs.poolId == poolId_) &&
+           static_cast<int64_t>(inputs.candidates.candidates.size()) ==
+               binding_->symbols().at("N");
+  }
+
+  /// Uploads `inputs`' candidates into the pool's buffers (sameShape());
+  /// the run that follows sees them. The setup's pool is gone: poolId_
+  /// becomes the new one's.
+  void uploadPool(const EvalInputs &inputs, BackendTimings &timings) {
+    const Clock::time_point start = Clock::now();
+    PROOFC_CU(s_.drv, cuCtxSetCurrent, s_.ctx);
+    for (auto &[index, data] : binding_->poolData(inputs.candidates))
+      PROOFC_CU(s_.drv, cuMemcpyHtoD, s_.buffers[static_cast<size_t>(index)],
+                data.data(), data.size() * 4);
+    poolId_ = inputs.poolId;
+    timings.setupSeconds += secondsSince(start);
   }
 
   /// One run over the pool with inputs' weights: the state that depends on
@@ -980,6 +1006,7 @@ private:
   std::unique_ptr<PlanBinding> binding_;
   std::unique_ptr<DevicePrologue> devicePrologue_;
   uint64_t poolId_ = 0;
+  uint64_t shapeId_ = 0; ///< EvalInputs::shapeId of the setup
   std::vector<size_t> zeroBuffers_; ///< reset before every run but the first
   bool stateFresh_ = true;      ///< zero buffers as allocated
   bool weightsCurrent_ = false; ///< weight buffers hold this run's weights
@@ -1018,6 +1045,9 @@ std::vector<Outcome> CudaBackend::run(const EvalInputs &inputs,
       persistent_.reset(); // the previous pool's device state first
       persistent_ = std::make_unique<Persistent>(bundle_, path_, options_);
       persistent_->runner.setup(inputs, timings);
+    } else if (persistent_->runner.sameShape(inputs)) {
+      // Another block of the same size: only its candidates go up.
+      persistent_->runner.uploadPool(inputs, timings);
     }
     std::vector<Outcome> outcomes = persistent_->runner.execute(inputs, timings);
     addRunInfo(persistent_->runner.info(), !reuse);
@@ -1059,10 +1089,12 @@ void CudaBackend::addRunInfo(const CudaRunInfo &run, bool setUp) {
 int64_t CudaBackend::poolCapacity(const EvalInputs &inputs) {
   // A session asks again at every call: its pool's answer is kept (the
   // device memory it measured is now partly the pool's own buffers).
-  if (inputs.poolId != 0 && inputs.poolId == capacityPool_)
+  if ((inputs.poolId != 0 && inputs.poolId == capacityPool_) ||
+      (inputs.shapeId != 0 && inputs.shapeId == capacityShape_))
     return capacity_;
   const int64_t capacity = measurePoolCapacity(inputs);
   capacityPool_ = inputs.poolId;
+  capacityShape_ = inputs.shapeId;
   capacity_ = capacity;
   return capacity;
 }

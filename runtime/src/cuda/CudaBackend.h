@@ -100,14 +100,18 @@ bool cudaDeviceAvailable(std::string *why = nullptr);
 /// Keeps its device state (context, knowledge base, buffers, modules,
 /// graph) between runs over the same pool (EvalInputs::poolId): a later run
 /// resets the zero-initialized buffers, uploads the weights and runs the
-/// loop (Session.h). Any other pool, or a run that failed (not one that was
-/// cancelled), sets the device up anew.
+/// loop (Session.h). A run over other candidates of the same size
+/// (EvalInputs::shapeId: the blocks of a streamed call) also keeps it and
+/// uploads only the candidates. Any other pool, or a run that failed (not
+/// one that was cancelled), sets the device up anew.
 class CudaBackend : public Backend {
 public:
   CudaBackend(Bundle bundle, std::string bundlePath,
               CudaBackendOptions options = {});
   ~CudaBackend() override;
   std::string name() const override { return "cuda"; }
+  /// Runs of one size keep the device setup (EvalInputs::shapeId).
+  bool prefersOneRunSize() const override { return true; }
   /// Records each step's action with inputs.actions (the plan's
   /// out.actions; docs/proofs.md), at no cost to a run without it.
   bool recordsActions() const override { return true; }
@@ -136,6 +140,7 @@ private:
   CudaRunInfo info_;
   std::unique_ptr<Persistent> persistent_;
   uint64_t capacityPool_ = 0; ///< the poolId capacity_ was measured for
+  uint64_t capacityShape_ = 0; ///< the shapeId capacity_ was measured for
   int64_t capacity_ = 0;
 };
 

@@ -151,6 +151,19 @@ template <typename T> std::vector<uint32_t> words(const std::vector<T> &v) {
   return words(v.data(), v.size());
 }
 
+/// Contents of the pool binding (binding::kPoolTriples), empty for any other.
+std::vector<uint32_t> poolWords(const std::string &init,
+                                const CandidateSet &candidates,
+                                const std::vector<int64_t> &order) {
+  if (init == binding::kPoolTriples) {
+    std::vector<Triple> triples;
+    triples.reserve(order.size());
+    for (int64_t c : order) triples.push_back(candidates.candidates[c].triple);
+    return words(triples);
+  }
+  return {};
+}
+
 /// Contents of a named binding (binding::kAll); empty for out.*.
 std::vector<uint32_t> bindingWords(const std::string &init,
                                    const KnowledgeBase &kb,
@@ -167,13 +180,7 @@ std::vector<uint32_t> bindingWords(const std::string &init,
   if (init == binding::kKbRuleNumVars) return words(kb.ruleNumVars);
   if (init == binding::kKbRulePredOffsets) return words(kb.rulePredOffsets);
   if (init == binding::kKbRuleIdsByPred) return words(kb.ruleIdsByPred);
-  if (init == binding::kPoolTriples) {
-    std::vector<Triple> triples;
-    triples.reserve(order.size());
-    for (int64_t c : order) triples.push_back(candidates.candidates[c].triple);
-    return words(triples);
-  }
-  return {};
+  return poolWords(init, candidates, order);
 }
 
 BoundArg bindArg(const std::string &arg, const PlanBinding &binding,
@@ -384,6 +391,26 @@ size_t PlanBinding::totalBytes() const {
   size_t total = 0;
   for (const BoundBuffer &b : buffers_) total += b.bytes;
   return total;
+}
+
+std::vector<std::pair<int32_t, std::vector<uint32_t>>>
+PlanBinding::poolData(const CandidateSet &candidates) const {
+  if (static_cast<int64_t>(candidates.candidates.size()) != symbols_.at("N"))
+    fail("{}: {} candidates for a binding of N = {}", path_,
+         candidates.candidates.size(), symbols_.at("N"));
+  std::vector<std::pair<int32_t, std::vector<uint32_t>>> out;
+  for (size_t i = 0; i < buffers_.size(); ++i) {
+    const std::string &init = buffers_[i].decl->init;
+    if (init != binding::kPoolTriples) // the pool's only binding
+      continue;
+    out.emplace_back(static_cast<int32_t>(i),
+                     poolWords(init, candidates, poolOrder_));
+    if (static_cast<int64_t>(out.back().second.size()) !=
+        buffers_[i].elements)
+      fail("{}: binding '{}' has {} elements, the plan declares {}", path_,
+           init, out.back().second.size(), buffers_[i].elements);
+  }
+  return out;
 }
 
 void PlanBinding::releaseHostData() {

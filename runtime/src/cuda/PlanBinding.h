@@ -123,6 +123,12 @@ public:
   /// (EvalInputs::deviceWeights); a session calls it again for new weights.
   std::vector<std::pair<int32_t, std::vector<uint32_t>>>
   weightData(const TensorMap &weights) const;
+  /// The buffers bound to the candidate pool ("pool.*": the candidates'
+  /// triples in pool order) and their contents for `candidates`, which
+  /// must be as many as the binding's N: what a run over new candidates of
+  /// the same size uploads (EvalInputs::shapeId).
+  std::vector<std::pair<int32_t, std::vector<uint32_t>>>
+  poolData(const CandidateSet &candidates) const;
   /// Frees the initial contents once they are uploaded.
   void releaseHostData();
 

@@ -56,6 +56,14 @@ TEST(RunFlags, ProofcRunRejectsTheSameNumbers) {
             "proofc-run: error: --split: dev not in {train,valid,test}\n");
 }
 
+TEST(RunFlags, BlockIsAPositiveCandidateCount) {
+  EXPECT_EQ(errorFor("--block 0"),
+            "proofc-run: error: --block: 0 is out of range [1, "
+            "1099511627776]\n");
+  EXPECT_EQ(errorFor("--block 1k"),
+            "proofc-run: error: --block: '1k' is not an integer\n");
+}
+
 TEST(RunFlags, ProofcRunChecksOutputsBeforeReadingAnything) {
   // The bundle, dataset and weights do not exist: the outputs are checked
   // first.

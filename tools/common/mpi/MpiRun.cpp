@@ -375,8 +375,8 @@ double timing(const nlohmann::json &timings, const char *key,
 /// so that no rank is left sending.
 Status gatherParts(const World &world, RunSession &session,
                    const RunOutput &own, RunOutput &whole) {
-  const CandidateSet &set = session.candidates();
-  std::vector<Outcome> outcomes(set.candidates.size());
+  const CandidateLayout &set = session.layout();
+  std::vector<Outcome> outcomes(static_cast<size_t>(set.candidateCount()));
   std::copy(own.outcomes.begin(), own.outcomes.end(),
             outcomes.begin() + own.range.candidateBegin);
   BackendTimings timings = own.report.timings;
@@ -536,7 +536,7 @@ int runMpiRanks(const RunTool &tool, const Launch &) {
 
   // 3. The run.
   progress = std::make_unique<RankProgress>(
-      world, static_cast<int64_t>(session->candidates().candidates.size()),
+      world, session->layout().candidateCount(),
       progressStream, quiet);
   RunOutput own;
   status = attempt([&] { own = session->evaluate(); });

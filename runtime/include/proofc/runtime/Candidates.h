@@ -11,6 +11,7 @@
 #include "proofc/runtime/Dataset.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,7 +57,62 @@ struct CandidateSet {
   std::vector<CandidateGroup> groups; ///< query-major, head before tail
 };
 
+/// Every candidate at once: about 24 B each (fb15k-237's test split with
+/// every filtered corruption: 585,558,015 candidates, 14 GB). A run streams
+/// blocks instead (CandidateBuilder); this is for small pools and tests.
 CandidateSet buildCandidates(const Dataset &ds, const CandidateOptions &opts);
+
+/// A candidate set's shape without its candidates: the queries and where
+/// every (query, mode) list starts in the whole pool, known before any
+/// candidate is built (a query is in T, so its filtered corruptions number E
+/// minus its known heads or tails; sampled: min(K, that)). 8 B per list.
+struct CandidateLayout {
+  std::vector<Triple> queries; ///< deduplicated split, first N
+  /// groupBegin[2q + m] is the first candidate of query q's list of mode m
+  /// (0 head, 1 tail); groupBegin[2Q] is the pool's size.
+  std::vector<int64_t> groupBegin{0};
+  int64_t queryCount() const { return static_cast<int64_t>(queries.size()); }
+  int64_t candidateCount() const { return groupBegin.back(); }
+  /// The first candidate of `query` (0 <= query <= Q; Q: the pool's size).
+  int64_t firstCandidateOf(int64_t query) const {
+    return groupBegin[static_cast<size_t>(2 * query)];
+  }
+};
+
+/// The layout of a built set (its groups are query-major, head first).
+CandidateLayout layoutOf(const CandidateSet &set);
+
+/// Builds the candidates of any range of queries on demand, from the
+/// filtering index (T sorted twice: 24 B per known triple) and the layout:
+/// the whole pool never has to be held. build() is const and may run on
+/// several threads at once.
+class CandidateBuilder {
+public:
+  /// `ds` must outlive the builder.
+  CandidateBuilder(const Dataset &ds, const CandidateOptions &opts);
+  ~CandidateBuilder();
+  CandidateBuilder(const CandidateBuilder &) = delete;
+  CandidateBuilder &operator=(const CandidateBuilder &) = delete;
+
+  const CandidateLayout &layout() const { return layout_; }
+  /// The candidates of the queries [queryBegin, queryEnd): `queries` is the
+  /// whole list (Candidate::query and CandidateGroup::query keep their
+  /// global indices), `candidates` only the range's, and the groups are
+  /// renumbered to them (the first starts at 0). Equal, candidate for
+  /// candidate, to that range of buildCandidates(). Throws proofc::Error
+  /// when the range is not within the queries.
+  /// `reserve`: room for at least this many candidates (a block padded
+  /// later, without a reallocation).
+  CandidateSet build(int64_t queryBegin, int64_t queryEnd,
+                     int64_t reserve = 0) const;
+
+private:
+  class Known;
+  const Dataset &dataset_;
+  CandidateOptions options_;
+  std::unique_ptr<Known> known_;
+  CandidateLayout layout_;
+};
 
 } // namespace proofc
 

@@ -82,6 +82,13 @@ struct EvalInputs {
   /// Session's whole pool), so a backend may keep what it built for them
   /// (the CUDA backend's buffers and graph). 0: no such promise.
   uint64_t poolId = 0;
+  /// Non-zero: as many candidates, of the same dataset and facts, as every
+  /// earlier run with this id, but maybe other ones (the blocks of one
+  /// streamed call, padded to one size): a backend may keep what it built
+  /// for the size and upload only the candidates (the CUDA backend: the
+  /// pool's triples; context, knowledge base, buffers, modules and graph
+  /// stay). 0: no such promise.
+  uint64_t shapeId = 0;
   /// Non-null: the backend also records every step's action here (sized to
   /// the candidates × D, -1 filled); only a backend whose
   /// recordsActions() is true accepts it.
@@ -159,6 +166,10 @@ public:
   /// larger pool runs it in chunks; outcomes do not depend on the chunking.
   /// Whether run() records the actions (EvalInputs::actions) for --proofs.
   virtual bool recordsActions() const { return false; }
+  /// Whether runs of one size are cheaper than runs of any size
+  /// (EvalInputs::shapeId: the CUDA backend keeps its device setup), so
+  /// that a streamed call pads its blocks to one size.
+  virtual bool prefersOneRunSize() const { return false; }
   virtual int64_t poolCapacity(const EvalInputs &inputs) {
     (void)inputs;
     return 0;

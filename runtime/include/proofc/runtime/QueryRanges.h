@@ -32,13 +32,19 @@ struct QueryRange {
   }
 };
 
+/// Each function takes the built set or its layout (CandidateLayout: no
+/// candidates needed) and gives the same ranges for both.
+
 /// The candidates of the queries [queryBegin, queryEnd) of `set`. Throws
 /// proofc::Error when the range is not within the set's queries.
 QueryRange queryRange(const CandidateSet &set, int64_t queryBegin,
                       int64_t queryEnd);
+QueryRange queryRange(const CandidateLayout &layout, int64_t queryBegin,
+                      int64_t queryEnd);
 
 /// Every query of `set`.
 QueryRange wholeRange(const CandidateSet &set);
+QueryRange wholeRange(const CandidateLayout &layout);
 
 /// The most shards a run may be cut into.
 inline constexpr int64_t kMaxShards = int64_t{1} << 24;
@@ -49,12 +55,17 @@ inline constexpr int64_t kMaxShards = int64_t{1} << 24;
 /// some are empty when count > Q. Throws proofc::Error("--shard ...") when
 /// index or count is out of range (count: 1 to kMaxShards).
 QueryRange shardRange(const CandidateSet &set, int64_t index, int64_t count);
+QueryRange shardRange(const CandidateLayout &layout, int64_t index,
+                      int64_t count);
 
 /// `within` cut greedily, in query order, into ranges of whole queries of at
 /// least `targetCandidates` candidates each (the last may have fewer; a
 /// query with more stays whole). `targetCandidates` <= 0: one range. An
 /// empty `within` gives no range.
 std::vector<QueryRange> splitRange(const CandidateSet &set,
+                                   const QueryRange &within,
+                                   int64_t targetCandidates);
+std::vector<QueryRange> splitRange(const CandidateLayout &layout,
                                    const QueryRange &within,
                                    int64_t targetCandidates);
 

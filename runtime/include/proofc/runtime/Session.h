@@ -62,6 +62,12 @@ struct TensorView {
 
 using TensorViews = std::map<std::string, TensorView>;
 
+/// SessionOptions::blockCandidates' default: big enough that a block keeps a
+/// GPU busy (a backend run of this many candidates), small enough that the
+/// few blocks in flight (candidates 24 B, outcomes 12 B each) stay within
+/// about 1.5 GB of host memory.
+inline constexpr int64_t kDefaultBlockCandidates = int64_t{1} << 23;
+
 struct SessionOptions {
   std::string data;            ///< dataset directory (spec §1.1)
   std::string split = "test";  ///< "valid" | "test"
@@ -72,7 +78,9 @@ struct SessionOptions {
   /// "cpu", "cuda" (device 0), "cuda:N", or "auto" (cuda when a device is
   /// there, else cpu).
   std::string device = "auto";
-  int threads = 0;             ///< host backend; 0: every core
+  /// Host threads: the host backend's, and the streamed run's candidate
+  /// builders and outcome formatting; 0: every core.
+  int threads = 0;
   /// CUDA: how the proof loop runs ("native" | "emulated" | "host", see
   /// CudaBackend), steps per launch, step memo entries (-1 auto, 0 off).
   std::string cond = "native";
@@ -81,6 +89,12 @@ struct SessionOptions {
   /// Candidates per backend run; <= 0: only the backend's own limit. The
   /// CUDA state persists across calls when the pool runs in one chunk.
   int64_t maxPool = 0;
+  /// Candidates per block of the streamed run (whole queries; a query
+  /// with more stays whole): blocks are built, run and ranked one after the
+  /// other, a few in flight, so that memory is bounded by the block, not
+  /// the pool (docs/scale-out.md, "Streaming"). <= 0: the default. Blocks
+  /// never change a result.
+  int64_t blockCandidates = kDefaultBlockCandidates;
   /// Record every step's action (SessionResult::actions), from which the
   /// proofs are replayed (docs/proofs.md). Only a backend whose
   /// recordsActions() is true can: the session refuses others when made.
@@ -91,6 +105,19 @@ struct SessionOptions {
   std::vector<std::string> commandLine;
 };
 
+/// One finished block of a streamed call (EvaluateControl::onBlock).
+struct OutcomeBlock {
+  QueryRange range; ///< its queries and candidates, in the pool's numbering
+  /// Its candidates: `queries` is the whole list, `candidates` the block's,
+  /// the groups numbered from the block's first candidate.
+  const CandidateSet &candidates;
+  const std::vector<Outcome> &outcomes; ///< parallel to candidates
+  /// Every group's ranks (rankPairs(candidates, outcomes)).
+  const std::vector<PairRanks> &pairs;
+  /// The block's actions when SessionOptions::recordActions, else null.
+  const ActionTrace *actions = nullptr;
+};
+
 /// Progress and cancellation of one evaluate() call.
 struct EvaluateControl {
   /// When non-null and raised (by another thread, a signal handler), the
@@ -99,6 +126,15 @@ struct EvaluateControl {
   /// Candidates finished so far out of the pool; called from the calling
   /// thread or a backend thread, never from two at once.
   std::function<void(int64_t done, int64_t total)> progress;
+  /// When set, called with every finished block, in query order, on the
+  /// calling thread (while later blocks run): an outcomes file written as
+  /// the run goes, checkpoint ranges. An exception from it ends the call.
+  std::function<void(const OutcomeBlock &block)> onBlock;
+  /// False: the call keeps no outcome (SessionResult::outcomes and
+  /// RangeResult::outcomes stay empty, and so do the actions), so that its
+  /// memory does not grow with the pool; the metrics and the report are
+  /// the same (they need only each pair's ranks and the outcome counts).
+  bool keepOutcomes = true;
 };
 
 /// What one evaluate() call produced.
@@ -127,7 +163,10 @@ struct SessionResult {
 /// What one evaluateRange() call produced.
 struct RangeResult {
   QueryRange range;
-  std::vector<Outcome> outcomes; ///< the range's candidates, in order
+  /// The range's candidates, in order (empty unless keepOutcomes).
+  std::vector<Outcome> outcomes;
+  std::vector<PairRanks> pairs; ///< every group's ranks, in group order
+  OutcomeCounts counts;
   BackendTimings timings;
   int64_t chunks = 0;    ///< backend runs
   int64_t chunkSize = 0; ///< candidates per run (the last may have fewer)
@@ -178,6 +217,14 @@ public:
 
   const ProgramSpec &program() const;
   const Dataset &dataset() const;
+  /// The queries and the size of every list, without the candidates.
+  const CandidateLayout &layout() const;
+  /// The candidates of `range` only (its groups renumbered to them).
+  CandidateSet candidatesOf(const QueryRange &range) const;
+  /// Every candidate of the pool, built at the first call and kept: 24 B
+  /// per candidate (fb15k-237's full ranking: 14 GB). Evaluation never
+  /// needs it (it builds blocks); for small pools, tests and tools that
+  /// look at candidates.
   const CandidateSet &candidates() const;
   const SessionOptions &options() const;
   /// "host" or "cuda".
@@ -215,6 +262,15 @@ public:
   /// outcomes are not as many as the range's candidates.
   SessionResult finish(const WeightsFile &weights, const QueryRange &range,
                        std::vector<Outcome> outcomes,
+                       const BackendTimings &timings, int64_t chunks,
+                       int64_t chunkSize);
+  /// The same from the range's pairs' ranks (in group order) and outcome
+  /// counts alone (RangeResult::pairs, counts): no outcome is needed, and
+  /// SessionResult::outcomes is empty. Throws proofc::Error when the pairs
+  /// are not the range's groups.
+  SessionResult finish(const WeightsFile &weights, const QueryRange &range,
+                       std::vector<PairRanks> pairs,
+                       const OutcomeCounts &counts,
                        const BackendTimings &timings, int64_t chunks,
                        int64_t chunkSize);
   /// loadWeights() then evaluate().

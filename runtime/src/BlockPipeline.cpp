@@ -1,0 +1,138 @@
+//===- BlockPipeline.cpp - Build, run and consume blocks, overlapped ------===//
+#include "BlockPipeline.h"
+
+#include "Interrupts.h"
+
+#include <algorithm>
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace proofc {
+
+void runBlockPipeline(const std::vector<QueryRange> &blocks,
+                      const PipelineStages &stages, int buildThreads,
+                      int ahead, const std::atomic<bool> *cancel) {
+  const int64_t count = static_cast<int64_t>(blocks.size());
+  if (count == 0)
+    return;
+  buildThreads = std::max(1, buildThreads);
+  ahead = std::max(1, ahead);
+  std::mutex mutex;
+  std::condition_variable changed;
+  int64_t nextBuild = 0;   // the next block a builder claims
+  int64_t consumed = 0;    // blocks the consumer has taken
+  bool stop = false;       // the consumer left (done or failed)
+  std::map<int64_t, std::unique_ptr<PipelineBlock>> built, finished;
+
+  auto cancelled = [&] {
+    return cancel && cancel->load(std::memory_order_relaxed);
+  };
+
+  auto builder = [&] {
+    for (;;) {
+      int64_t index;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        // One block more than the device may take: built while the device
+        // runs the one before, so that the device never waits for it.
+        changed.wait(lock, [&] {
+          return stop || nextBuild >= count || nextBuild <= consumed + ahead;
+        });
+        if (stop || nextBuild >= count)
+          return;
+        index = nextBuild++;
+      }
+      auto block = std::make_unique<PipelineBlock>();
+      block->index = index;
+      block->range = blocks[static_cast<size_t>(index)];
+      try {
+        if (cancelled())
+          throwInterrupted();
+        block->candidates = stages.build(block->range);
+      } catch (...) {
+        block->error = std::current_exception();
+      }
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        built.emplace(index, std::move(block));
+      }
+      changed.notify_all();
+    }
+  };
+
+  auto device = [&] {
+    for (int64_t index = 0; index < count; ++index) {
+      std::unique_ptr<PipelineBlock> block;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait(lock, [&] {
+          return stop || (built.count(index) && index < consumed + ahead);
+        });
+        if (stop)
+          return;
+        block = std::move(built[index]);
+        built.erase(index);
+      }
+      // A block that failed to build, or any block after a failed one (the
+      // consumer stops at the first error), is passed on as it is.
+      if (!block->error) {
+        try {
+          stages.run(*block);
+        } catch (...) {
+          block->error = std::current_exception();
+        }
+      }
+      const bool failed = static_cast<bool>(block->error);
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        finished.emplace(index, std::move(block));
+      }
+      changed.notify_all();
+      if (failed)
+        return; // nothing after it is consumed
+    }
+  };
+
+  std::vector<std::thread> threads;
+  std::exception_ptr error;
+  try {
+    for (int i = 0; i < buildThreads; ++i)
+      threads.emplace_back(builder);
+    threads.emplace_back(device);
+    for (int64_t index = 0; index < count; ++index) {
+      std::unique_ptr<PipelineBlock> block;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait(lock, [&] { return finished.count(index) > 0; });
+        block = std::move(finished[index]);
+        finished.erase(index);
+      }
+      if (block->error)
+        std::rethrow_exception(block->error);
+      stages.consume(*block);
+      block.reset(); // its memory before the next is let in
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        consumed = index + 1;
+      }
+      changed.notify_all();
+    }
+  } catch (...) {
+    error = std::current_exception();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    stop = true;
+  }
+  changed.notify_all();
+  for (std::thread &t : threads)
+    t.join();
+  if (error)
+    std::rethrow_exception(error);
+}
+
+} // namespace proofc
