@@ -28,20 +28,20 @@ for config in "$@"; do
   case $config in
     one)
       BENCH_GPUS=1 "${measure[@]}" one "$out/one.json" -- \
-        bash -c '"$@" --device cuda:0 --report "$REPORT"' _ "${run[@]}" ;;
+        bash -c '"$@" --device cuda --report "$REPORT"' _ "${run[@]}" ;;
     devices*)
       n=${config#devices}; list=$(seq -s, 0 $((n - 1)))
       BENCH_GPUS=$n "${measure[@]}" "$config" "$out/$config.json" -- \
         bash -c '"$@" --devices '"$list"' --report "$REPORT"' _ "${run[@]}" ;;
     mpi-shared)
       BENCH_GPUS=1 "${measure[@]}" mpi-shared "$out/mpi-shared.json" -- \
-        bash -c '"$0" -np 2 "$@" --device cuda:0 --report "$REPORT"' \
+        bash -c '"$0" -np 2 "$@" --device cuda --report "$REPORT"' \
         "$root/scripts/mpirun-carried.sh" "${run[@]}" ;;
     mpi*)
       # One rank per GPU: each rank sees only its local GPU.
       n=${config#mpi}
       BENCH_GPUS=$n "${measure[@]}" "$config" "$out/$config.json" -- \
-        bash -c '"$0" -np '"$n"' bash -c '"'"'CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK exec "$@"'"'"' _ "$@" --device cuda:0 --report "$REPORT"' \
+        bash -c '"$0" -np '"$n"' bash -c '"'"'CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK exec "$@"'"'"' _ "$@" --device cuda --report "$REPORT"' \
         "$root/scripts/mpirun-carried.sh" "${run[@]}" ;;
     compare)
       files=("$out/one.json")

@@ -68,6 +68,22 @@ std::array<double, 3> groupRanks(const std::vector<Outcome> &outcomes,
   return {optimistic, pessimistic, (optimistic + pessimistic) / 2.0};
 }
 
+namespace {
+
+/// One pair's ranks, for a group indexing `outcomes`.
+PairRanks pairRanks(const std::vector<Outcome> &outcomes,
+                    const CandidateGroup &g, int32_t relation) {
+  PairRanks p;
+  p.rank = groupRanks(outcomes, g);
+  p.query = g.query;
+  p.mode = g.mode;
+  p.relation = relation;
+  p.listSize = g.end - g.begin;
+  return p;
+}
+
+} // namespace
+
 std::vector<PairRanks> rankPairs(const CandidateSet &set,
                                  const std::vector<Outcome> &outcomes) {
   if (outcomes.size() != set.candidates.size())
@@ -75,15 +91,30 @@ std::vector<PairRanks> rankPairs(const CandidateSet &set,
          set.candidates.size());
   std::vector<PairRanks> pairs;
   pairs.reserve(set.groups.size());
-  for (const CandidateGroup &g : set.groups) {
-    PairRanks p;
-    p.rank = groupRanks(outcomes, g);
-    p.query = g.query;
-    p.mode = g.mode;
-    p.relation = set.queries.at(g.query).r;
-    p.listSize = g.end - g.begin;
-    pairs.push_back(p);
-  }
+  for (const CandidateGroup &g : set.groups)
+    pairs.push_back(pairRanks(outcomes, g, set.queries.at(g.query).r));
+  return pairs;
+}
+
+std::vector<PairRanks> rankPairs(const CandidateLayout &layout,
+                                 const QueryRange &range,
+                                 const std::vector<Outcome> &outcomes) {
+  if (static_cast<int64_t>(outcomes.size()) != range.candidates())
+    fail("{} outcomes for the {} candidates of queries [{}, {})",
+         outcomes.size(), range.candidates(), range.queryBegin,
+         range.queryEnd);
+  std::vector<PairRanks> pairs;
+  pairs.reserve(static_cast<size_t>(2 * range.queries()));
+  for (int64_t q = range.queryBegin; q < range.queryEnd; ++q)
+    for (Mode mode : {Mode::Head, Mode::Tail}) {
+      const size_t list = static_cast<size_t>(2 * q + static_cast<int>(mode));
+      const CandidateGroup g{static_cast<int32_t>(q), mode,
+                             layout.groupBegin.at(list) - range.candidateBegin,
+                             layout.groupBegin.at(list + 1) -
+                                 range.candidateBegin};
+      pairs.push_back(
+          pairRanks(outcomes, g, layout.queries.at(static_cast<size_t>(q)).r));
+    }
   return pairs;
 }
 

@@ -699,21 +699,10 @@ SessionResult Session::finish(const WeightsFile &weights,
     fail("{} outcomes for the {} candidates of queries [{}, {})",
          outcomes.size(), range.candidates(), range.queryBegin,
          range.queryEnd);
-  // Ranked range by range of about a block, never the whole set at once.
-  std::vector<PairRanks> pairs;
+  // Ranked from the layout's list sizes: no candidate is built.
+  std::vector<PairRanks> pairs = rankPairs(layout(), range, outcomes);
   OutcomeCounts counts;
-  const int64_t target = state_->options.blockCandidates > 0
-                             ? state_->options.blockCandidates
-                             : kDefaultBlockCandidates;
-  for (const QueryRange &part : splitRange(layout(), range, target)) {
-    const CandidateSet set = candidatesOf(part);
-    const std::vector<Outcome> slice(
-        outcomes.begin() + (part.candidateBegin - range.candidateBegin),
-        outcomes.begin() + (part.candidateEnd - range.candidateBegin));
-    std::vector<PairRanks> p = rankPairs(set, slice);
-    pairs.insert(pairs.end(), p.begin(), p.end());
-    counts.add(slice);
-  }
+  counts.add(outcomes);
   SessionResult result =
       finish(weights, range, std::move(pairs), counts, timings, chunks,
              chunkSize);

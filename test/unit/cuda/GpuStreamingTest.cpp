@@ -35,14 +35,14 @@ TEST_P(GpuStreaming, ManyBlocksEqualOneBlockBitForBit) {
     SessionResult results[2];
     int64_t modules[2] = {0, 0};
     for (int i = 0; i < 2; ++i) {
-      // 0: one block; 1: blocks of about 500 candidates (some padded).
-      o.blockCandidates = i == 0 ? 0 : 500;
+      // 0: one block; 1: blocks of about 400 candidates (some padded).
+      o.blockCandidates = i == 0 ? 0 : 400;
       CudaBackend backend(bundle, path, cachedOptionsFor(GetParam()));
       Session session(bundle.program, backend, "cuda", o);
       results[i] = session.evaluate(session.loadWeights(weightsFile("kinship")));
       modules[i] = backend.info().cache.hits + backend.info().cache.misses;
       if (i == 1)
-        ASSERT_GT(session.layout().candidateCount(), 8 * 500);
+        ASSERT_GT(session.layout().candidateCount(), 8 * 400);
     }
     expectSameOutcomes(results[0].outcomes, results[1].outcomes);
     const auto one = nlohmann::json::parse(results[0].reportJson);

@@ -328,3 +328,34 @@ TEST(RankMetrics, TalliedByBlocksEqualsTheWholePool) {
   EXPECT_EQ(rankMetricsJson(talliedRank, {"r0", "r1"}).dump(),
             rankMetricsJson(wholeRank, {"r0", "r1"}).dump());
 }
+
+// A shard's, a checkpoint's or an MPI gather's ranks come from the layout's
+// list sizes, not from built candidates: the same pairs, for any range.
+TEST(RankMetrics, PairsFromTheLayoutEqualPairsFromTheCandidates) {
+  Fixture f;
+  const CandidateLayout layout = layoutOf(f.set);
+  const std::vector<PairRanks> whole = rankPairs(f.set, f.outcomes);
+  const QueryRange second{1, 2, layout.firstCandidateOf(1),
+                          layout.firstCandidateOf(2)};
+  const std::vector<Outcome> slice(f.outcomes.begin() + second.candidateBegin,
+                                   f.outcomes.end());
+  const std::vector<PairRanks> fromLayout[2] = {
+      rankPairs(layout, QueryRange{0, 2, 0, layout.candidateCount()},
+                f.outcomes),
+      rankPairs(layout, second, slice)};
+  ASSERT_EQ(fromLayout[0].size(), 4u);
+  ASSERT_EQ(fromLayout[1].size(), 2u);
+  for (size_t i = 0; i < 4; ++i) {
+    const PairRanks &a = whole[i];
+    const PairRanks &b = i < 2 ? fromLayout[0][i] : fromLayout[1][i - 2];
+    for (const PairRanks *p : {&fromLayout[0][i], &b}) {
+      EXPECT_EQ(p->query, a.query);
+      EXPECT_EQ(p->mode, a.mode);
+      EXPECT_EQ(p->relation, a.relation);
+      EXPECT_EQ(p->listSize, a.listSize);
+      EXPECT_EQ(p->rank, a.rank);
+    }
+  }
+  EXPECT_EQ(fromLayout[1][1].rank[2], 2.5); // q1 tail: allTied, realistic
+  EXPECT_THROW(rankPairs(layout, second, f.outcomes), Error);
+}

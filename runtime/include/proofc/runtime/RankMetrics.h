@@ -17,6 +17,7 @@
 
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Evaluation.h"
+#include "proofc/runtime/QueryRanges.h"
 
 #include <array>
 #include <cstdint>
@@ -54,6 +55,11 @@ std::array<double, 3> groupRanks(const std::vector<Outcome> &outcomes,
 
 /// The ranks of every group of `set` (spec §6), in group order.
 std::vector<PairRanks> rankPairs(const CandidateSet &set,
+                                 const std::vector<Outcome> &outcomes);
+/// The same for the queries of `range`, from `outcomes` (its candidates, in
+/// order) and the layout's list sizes alone: no candidate is built.
+std::vector<PairRanks> rankPairs(const CandidateLayout &layout,
+                                 const QueryRange &range,
                                  const std::vector<Outcome> &outcomes);
 
 struct RankMetricOptions {
