@@ -14,7 +14,7 @@ def main():
     base = records[0]
     ok = True
     t1 = base["wall_seconds"]
-    print("| run | GPUs | candidates | end to end (s) | GPU run (s) | e2e / run |"
+    print("| run | GPUs | candidates | end to end (s) | GPU run (s, summed over ranks) | e2e / run |"
           " efficiency T1/(N*TN) | host max RSS (GiB) | GPU peak (MiB) | identical |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in records:
