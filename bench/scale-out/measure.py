@@ -21,18 +21,23 @@ import threading
 import time
 
 
+def read_gpus():
+    """{GPU index: memory used in MiB} from nvidia-smi; {} when it fails."""
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=index,memory.used",
+             "--format=csv,noheader,nounits"],
+            capture_output=True, text=True, timeout=5).stdout
+        return {int(i): int(u) for i, u in
+                (line.split(",") for line in out.strip().splitlines())}
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return {}
+
+
 def sample_gpus(stop, peaks):
     while not stop.is_set():
-        try:
-            out = subprocess.run(
-                ["nvidia-smi", "--query-gpu=index,memory.used",
-                 "--format=csv,noheader,nounits"],
-                capture_output=True, text=True, timeout=5).stdout
-            for line in out.strip().splitlines():
-                index, used = (int(x) for x in line.split(","))
-                peaks[index] = max(peaks.get(index, 0), used)
-        except (OSError, ValueError, subprocess.SubprocessError):
-            pass
+        for index, used in read_gpus().items():
+            peaks[index] = max(peaks.get(index, 0), used)
         stop.wait(0.2)
 
 
@@ -42,11 +47,8 @@ def main():
     name, out_json, command = sys.argv[1], sys.argv[2], sys.argv[4:]
     report = os.path.splitext(out_json)[0] + "-report.json"
     env = dict(os.environ, REPORT=report)
-    idle = {}
+    idle = read_gpus()  # the GPUs' memory before the run
     stop = threading.Event()
-    sample_gpus_once = threading.Event()
-    sample_gpus_once.set()
-    sample_gpus(sample_gpus_once, idle)  # the GPUs' memory before the run
     peaks = {}
     sampler = threading.Thread(target=sample_gpus, args=(stop, peaks))
     sampler.start()
@@ -70,7 +72,9 @@ def main():
         record["results"] = {k: r.get(k) for k in
                              ("metrics", "rank_metrics", "pykeen")}
         run = (r.get("timings") or {}).get("run_seconds")
-        if run:
+        # An MPI report sums the ranks' run times: no single GPU run to
+        # compare the wall time with.
+        if run and "mpi" not in r:
             record["end_to_end_over_run"] = wall / run
     with open(out_json, "w") as f:
         json.dump(record, f, indent=2)
