@@ -139,6 +139,12 @@ void checkFiniteOutcomes(const CandidateSet &pool, const Dataset &dataset,
 
 RunSession::RunSession(const ProgramSpec &program, Backend &backend,
                        std::string device, RunSessionOptions options)
+    : RunSession(program, std::vector<Backend *>{&backend}, std::move(device),
+                 std::move(options)) {}
+
+RunSession::RunSession(const ProgramSpec &program,
+                       const std::vector<Backend *> &backends,
+                       std::string device, RunSessionOptions options)
     : options_(std::move(options)) {
   // The destinations first: one that cannot be written fails now, not after
   // a run that may take hours.
@@ -157,7 +163,7 @@ RunSession::RunSession(const ProgramSpec &program, Backend &backend,
   so.rankMetrics = options_.rankMetrics;
   so.commandLine = options_.commandLine;
   session_ =
-      std::make_unique<Session>(program, backend, std::move(device), so);
+      std::make_unique<Session>(program, backends, std::move(device), so);
   InterruptGuard::throwIfRaised();
   weights_ = session_->loadWeights(options_.weights);
   InterruptGuard::throwIfRaised();

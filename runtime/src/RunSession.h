@@ -175,6 +175,10 @@ public:
   /// loading.
   RunSession(const ProgramSpec &program, Backend &backend, std::string device,
              RunSessionOptions options);
+  /// The same on several backends, one device worker each (--devices).
+  RunSession(const ProgramSpec &program,
+             const std::vector<Backend *> &backends, std::string device,
+             RunSessionOptions options);
   ~RunSession();
 
   const ProgramSpec &program() const { return session_->program(); }

@@ -86,15 +86,19 @@ CudaBackend::CudaBackend(Bundle bundle, std::string bundlePath,
 
 void CudaBackend::clearRunInfo() { info_ = CudaRunInfo{}; }
 
+bool cudaDeviceAvailable(std::string *why) {
+  return cudaDeviceCount(why) > 0;
+}
+
 } // namespace proofc
 
 #if !PROOFC_HAVE_CUDA
 
 namespace proofc {
 
-bool cudaDeviceAvailable(std::string *why) {
+int cudaDeviceCount(std::string *why) {
   if (why) *why = "proofc was built without the CUDA headers (cuda.h, nvrtc.h)";
-  return false;
+  return 0;
 }
 
 struct CudaBackend::Persistent {};
@@ -134,11 +138,11 @@ std::vector<Outcome> CudaBackend::run(const EvalInputs &, BackendTimings &) {
 
 namespace proofc {
 
-bool cudaDeviceAvailable(std::string *why) {
+int cudaDeviceCount(std::string *why) {
   std::string reason;
   if (!CudaDriver::available(&reason)) {
     if (why) *why = reason;
-    return false;
+    return 0;
   }
   CudaDriver &drv = CudaDriver::get();
   int count = 0;
@@ -147,9 +151,9 @@ bool cudaDeviceAvailable(std::string *why) {
     if (why)
       *why = r != CUDA_SUCCESS ? "cuDeviceGetCount failed: " + drv.errorName(r)
                                : "the CUDA driver sees no device";
-    return false;
+    return 0;
   }
-  return true;
+  return count;
 }
 
 namespace {
@@ -258,6 +262,7 @@ public:
     if (info_.cond != CondMode::Host) buildGraph(handles);
     PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
     weightsCurrent_ = !inputs.deviceWeights; // uploaded with the binding
+    weightsId_ = weightsCurrent_ ? inputs.weightsId : 0;
     timings.setupSeconds = secondsSince(start);
   }
 
@@ -314,8 +319,14 @@ public:
         PROOFC_CU(s_.drv, cuMemsetD8Async, s_.buffers[i], 0,
                   binding_->buffers()[i].bytes, s_.stream);
     stateFresh_ = false;
-    if (!weightsCurrent_)
+    // The blocks of one call share their weights (EvalInputs::weightsId):
+    // the prologue's tables on the device are already theirs.
+    const bool sameWeights =
+        inputs.weightsId != 0 && inputs.weightsId == weightsId_;
+    if (!weightsCurrent_ && !sameWeights) {
       uploadWeights(inputs);
+      weightsId_ = inputs.weightsId;
+    }
     weightsCurrent_ = false;
     PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
     timings.setupSeconds += secondsSince(start);
@@ -1007,6 +1018,7 @@ private:
   std::unique_ptr<DevicePrologue> devicePrologue_;
   uint64_t poolId_ = 0;
   uint64_t shapeId_ = 0; ///< EvalInputs::shapeId of the setup
+  uint64_t weightsId_ = 0; ///< EvalInputs::weightsId of the weights on the device
   std::vector<size_t> zeroBuffers_; ///< reset before every run but the first
   bool stateFresh_ = true;      ///< zero buffers as allocated
   bool weightsCurrent_ = false; ///< weight buffers hold this run's weights
