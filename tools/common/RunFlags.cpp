@@ -127,7 +127,8 @@ void addRunFlags(CLI::App &command, RunFlags &f) {
   command
       .add_option("--proofs", f.proofs,
                   "Write the derivation of every proved candidate here "
-                  "(docs/proofs.md; - for standard output)")
+                  "(docs/proofs.md; - for standard output); with --shard, "
+                  "the shard's proofs part for `proofc merge --proofs`")
       ->check(nonEmptyPath())
       ->type_name("FILE");
   command
