@@ -1,6 +1,6 @@
 //===- BundleTest.cpp - Bundle JSON round trip and strict verification ----===//
 #include "TestUtil.h"
-#include "cuda/TestBundle.h"
+#include "runtime/cuda/TestBundle.h"
 #include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/Error.h"
 

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
-#include "host/HostTestUtil.h"
+#include "runtime/HostTestUtil.h"
 #include "reference/ReferenceProver.h"
 
 #include "HostBackend.h"

@@ -5,7 +5,7 @@
 // ids 0, 1, 2, ...; relations p, q, r, s, t have ids 0..4; variable Vk is -k.
 //
 //===----------------------------------------------------------------------===//
-#include "host/HostTestUtil.h"
+#include "runtime/HostTestUtil.h"
 
 #include "proofc/runtime/Error.h"
 

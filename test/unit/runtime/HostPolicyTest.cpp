@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
-#include "host/HostTestUtil.h"
+#include "runtime/HostTestUtil.h"
 
 #include "HostPolicy.h"
 #include "proofc/runtime/Error.h"

@@ -11,7 +11,7 @@
 // docs/proofs.md says, byte for byte.
 //
 //===----------------------------------------------------------------------===//
-#include "host/HostTestUtil.h"
+#include "runtime/HostTestUtil.h"
 
 #include "HostBackend.h"
 #include "ProofFormats.h"

@@ -39,8 +39,8 @@
 #include "HostPolicy.h"
 #include "ProofFormats.h"
 #include "TestUtil.h"
-#include "cuda/GpuTestUtil.h"
-#include "cuda/KernelTestUtil.h"
+#include "runtime/cuda/GpuTestUtil.h"
+#include "Targets/CUDA/Kernels/KernelTestUtil.h"
 #include "cuda/PlanBinding.h"
 #include "proofc/runtime/Error.h"
 

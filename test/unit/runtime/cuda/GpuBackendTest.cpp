@@ -15,8 +15,8 @@
 
 #include "HostBackend.h"
 #include "TestUtil.h"
-#include "cuda/GpuTestUtil.h"
-#include "cuda/TestBundle.h"
+#include "runtime/cuda/GpuTestUtil.h"
+#include "runtime/cuda/TestBundle.h"
 #include "proofc/runtime/Error.h"
 
 #include <cmath>

@@ -15,12 +15,12 @@
 
 #if PROOFC_HAVE_CUDA
 
-#include "../../../runtime/src/cuda/DevicePrologue.h"
+#include "cuda/DevicePrologue.h"
 #include "TestUtil.h"
-#include "cuda/GpuTestUtil.h"
+#include "runtime/cuda/GpuTestUtil.h"
 #include "cuda/PlanBinding.h"
-#include "cuda/PrologueTestUtil.h"
-#include "cuda/TestBundle.h"
+#include "runtime/cuda/PrologueTestUtil.h"
+#include "runtime/cuda/TestBundle.h"
 
 #include <filesystem>
 

@@ -11,9 +11,9 @@
 
 #include "FileIO.h"
 #include "TestUtil.h"
-#include "cuda/GpuTestUtil.h"
+#include "runtime/cuda/GpuTestUtil.h"
 #include "cuda/KernelCache.h"
-#include "cuda/KernelTestUtil.h"
+#include "Targets/CUDA/Kernels/KernelTestUtil.h"
 #include "proofc/runtime/Error.h"
 
 #include <iostream>
@@ -57,7 +57,7 @@ TEST(GpuNvrtc, CompilesTheKernelTemplatesForTheDevice) {
   const Case cases[] = {
       {kernelTemplate("engine.cu"), {"-DPROOFC_A=6", "-DPROOFC_S=120"}, {"proofc_engine", nullptr, nullptr}},
       {kernelTemplate("step.cu"), {"-DPROOFC_A=6", "-DPROOFC_S=120"}, {"proofc_init", "proofc_advance", "proofc_advance_engine"}},
-      {readFile(sourceDir() + "/test/unit/cuda/fixtures/policy.cu"),
+      {readFile(sourceDir() + "/test/unit/runtime/cuda/fixtures/policy.cu"),
        {"-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_DIM=64"},
        {"score_select", nullptr, nullptr}},
   };

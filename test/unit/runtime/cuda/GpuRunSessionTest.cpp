@@ -15,8 +15,8 @@
 #if PROOFC_HAVE_CUDA
 
 #include "TestUtil.h"
-#include "cuda/GpuTestUtil.h"
-#include "cuda/TestBundle.h"
+#include "runtime/cuda/GpuTestUtil.h"
+#include "runtime/cuda/TestBundle.h"
 
 #include "RunSession.h"
 

@@ -7,7 +7,7 @@
 // equal the same weights given from the host. Skipped without a GPU.
 //
 //===----------------------------------------------------------------------===//
-#include "GpuTestUtil.h"
+#include "runtime/cuda/GpuTestUtil.h"
 
 #include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/Session.h"

@@ -19,7 +19,7 @@
 #if PROOFC_HAVE_CUDA
 
 #include "TestUtil.h"
-#include "cuda/GpuTestUtil.h"
+#include "runtime/cuda/GpuTestUtil.h"
 
 #include "RunSession.h"
 

@@ -7,7 +7,7 @@
 // in every cond mode and for every compiled bundle. Skipped without a GPU.
 //
 //===----------------------------------------------------------------------===//
-#include "GpuTestUtil.h"
+#include "runtime/cuda/GpuTestUtil.h"
 
 #include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/Session.h"

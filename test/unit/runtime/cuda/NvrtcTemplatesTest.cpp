@@ -14,7 +14,7 @@
 
 #include "FileIO.h"
 #include "cuda/DevicePrologue.h"
-#include "cuda/KernelTestUtil.h"
+#include "Targets/CUDA/Kernels/KernelTestUtil.h"
 #include "cuda/Nvrtc.h"
 #include "proofc/runtime/Error.h"
 

@@ -12,20 +12,20 @@
 // checks must give runPlanPrologue's messages. No GPU needed.
 //
 //===----------------------------------------------------------------------===//
-#include "cuda/emulation/CudaShim.h"
+#include "Targets/CUDA/Kernels/emulation/CudaShim.h"
 
-#include "../../../runtime/src/cuda/kernels/prologue.cu"
+#include "cuda/kernels/prologue.cu"
 
-#include "../../../runtime/src/cuda/PrologueSchedule.h"
+#include "cuda/PrologueSchedule.h"
 #include "TestUtil.h"
 #include "cuda/PlanBinding.h"
-#include "cuda/PrologueTestUtil.h"
-#include "cuda/TestBundle.h"
+#include "runtime/cuda/PrologueTestUtil.h"
+#include "runtime/cuda/TestBundle.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Evaluation.h"
 
 #if PROOFC_HAVE_CUDA
-#include "cuda/GpuTestUtil.h" // compiledBundlePaths()
+#include "runtime/cuda/GpuTestUtil.h" // compiledBundlePaths()
 #endif
 
 #include <cstring>

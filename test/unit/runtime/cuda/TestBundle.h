@@ -3,7 +3,7 @@
 // Test-only: the bundle the compiler is expected to emit for the reference
 // `mlp-dot` policy (docs/gpu-kernels.md, "The schedule of the reference
 // plan"), with the CUDA C++ templates of lib/Targets/CUDA/Kernels and the
-// test fixture test/unit/cuda/fixtures/policy.cu standing in for the PTX
+// test fixture test/unit/runtime/cuda/fixtures/policy.cu standing in for the PTX
 // policy kernel. Used by the bundle, emulation and GPU tests. With
 // `fusedStep`, the step is the compiler's default shape instead: the policy,
 // then proofc_advance_engine (no cond).
@@ -14,7 +14,7 @@
 
 #include "FileIO.h"
 #include "Kernels/kernel_abi.h"
-#include "cuda/KernelTestUtil.h"
+#include "Targets/CUDA/Kernels/KernelTestUtil.h"
 #include "proofc/runtime/Bundle.h"
 
 #include <fmt/format.h>
@@ -39,7 +39,7 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
       {"engine", "cuda", kernelTemplate("engine.cu"), {A, S, threads}},
       {"step", "cuda", kernelTemplate("step.cu"), {A, S, threads}},
       {"policy", "cuda",
-       readFile(sourceDir() + "/test/unit/cuda/fixtures/policy.cu"),
+       readFile(sourceDir() + "/test/unit/runtime/cuda/fixtures/policy.cu"),
        {A, S, "-DPROOFC_DIM=" + std::to_string(s.d)}},
   };
 

@@ -11,7 +11,7 @@
 #include "TestUtil.h"
 #include "ToolRunner.h"
 #include "cuda/CudaBackend.h"
-#include "cuda/TestBundle.h"
+#include "runtime/cuda/TestBundle.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -8,7 +8,7 @@
 // on these small runs: every status and depth).
 //
 //===----------------------------------------------------------------------===//
-#include "cuda/emulation/CudaShim.h"
+#include "Targets/CUDA/Kernels/emulation/CudaShim.h"
 
 #include <cmath>
 
@@ -22,13 +22,13 @@
 #include "Kernels/step.cu"
 #undef proofc_engine
 #undef proofc_engine_impl
-#include "fixtures/policy.cu"
+#include "runtime/cuda/fixtures/policy.cu"
 
 #include "HostBackend.h"
 #include "ProofFormats.h"
 #include "TestUtil.h"
 #include "cuda/PlanBinding.h"
-#include "cuda/TestBundle.h"
+#include "runtime/cuda/TestBundle.h"
 #include "proofc/runtime/Error.h"
 
 #include <algorithm>

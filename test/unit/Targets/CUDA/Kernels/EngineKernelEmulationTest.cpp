@@ -9,7 +9,7 @@
 // equal.
 //
 //===----------------------------------------------------------------------===//
-#include "cuda/emulation/CudaShim.h"
+#include "Targets/CUDA/Kernels/emulation/CudaShim.h"
 
 #define PROOFC_A 6
 #define PROOFC_S 120
@@ -17,8 +17,8 @@
 #include "Kernels/engine.cu"
 
 #include "TestUtil.h"
-#include "cuda/emulation/EmulatedEngine.h"
-#include "host/HostTestUtil.h"
+#include "Targets/CUDA/Kernels/emulation/EmulatedEngine.h"
+#include "runtime/HostTestUtil.h"
 
 #include <random>
 

@@ -5,7 +5,7 @@
 // chunk loop with 8 threads per block, against the host engine.
 //
 //===----------------------------------------------------------------------===//
-#include "cuda/emulation/CudaShim.h"
+#include "Targets/CUDA/Kernels/emulation/CudaShim.h"
 
 #define PROOFC_A 3
 #define PROOFC_S 4
@@ -17,7 +17,7 @@
 #undef proofc_engine_impl
 
 #include "TestUtil.h"
-#include "cuda/emulation/EmulatedEngine.h"
+#include "Targets/CUDA/Kernels/emulation/EmulatedEngine.h"
 
 namespace proofc::test {
 namespace {

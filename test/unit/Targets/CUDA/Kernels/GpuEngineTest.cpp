@@ -14,8 +14,8 @@
 
 #include "FileIO.h"
 #include "TestUtil.h"
-#include "cuda/GpuTestUtil.h"
-#include "cuda/KernelTestUtil.h"
+#include "runtime/cuda/GpuTestUtil.h"
+#include "Targets/CUDA/Kernels/KernelTestUtil.h"
 
 #include <cstring>
 #include <filesystem>

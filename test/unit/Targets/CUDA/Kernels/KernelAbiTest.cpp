@@ -13,7 +13,7 @@
 #include "KnowledgeBase.h"
 #include "TestUtil.h"
 #include "cuda/PlanBinding.h"
-#include "cuda/TestBundle.h"
+#include "runtime/cuda/TestBundle.h"
 #include "proofc/runtime/Error.h"
 
 #include <gtest/gtest.h>

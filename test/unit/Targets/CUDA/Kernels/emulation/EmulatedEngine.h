@@ -9,8 +9,8 @@
 #ifndef PROOFC_TEST_UNIT_CUDA_EMULATION_EMULATEDENGINE_H
 #define PROOFC_TEST_UNIT_CUDA_EMULATION_EMULATEDENGINE_H
 
-#include "cuda/KernelTestUtil.h"
-#include "cuda/emulation/CudaShim.h"
+#include "Targets/CUDA/Kernels/KernelTestUtil.h"
+#include "Targets/CUDA/Kernels/emulation/CudaShim.h"
 
 #include <algorithm>
 #include <cstring>
