@@ -44,7 +44,7 @@
 
 #include "PolicyKernel/KernelGenerator.h"
 
-#include "proofc/Dialect/Eval/Transforms/BufferPlan.h"
+#include "proofc/Dialect/Eval/Transforms/ValueBuffers.h"
 
 #include "mlir/IR/SymbolTable.h"
 

@@ -1,5 +1,4 @@
-//===- BufferPlan.h - How values of the eval dialect map to buffers -*- C++
-//-*-===//
+//===- ValueBuffers.h - The buffers each eval value occupies ----*- C++ -*-===//
 //
 // Shared by eval-plan-buffers (which declares and assigns buffers) and
 // eval-lower-to-gpu (which passes them to kernels). A value of an eval type
@@ -11,8 +10,8 @@
 //   eval.weight_buffers on eval.score_select: weight name -> buffer.
 //
 //===----------------------------------------------------------------------===//
-#ifndef PROOFC_DIALECT_EVAL_TRANSFORMS_BUFFERPLAN_H
-#define PROOFC_DIALECT_EVAL_TRANSFORMS_BUFFERPLAN_H
+#ifndef PROOFC_DIALECT_EVAL_TRANSFORMS_VALUEBUFFERS_H
+#define PROOFC_DIALECT_EVAL_TRANSFORMS_VALUEBUFFERS_H
 
 #include "proofc/Dialect/Eval/EvalOps.h"
 
@@ -52,4 +51,4 @@ std::string sanitizeBufferName(StringRef name);
 
 } // namespace mlir::eval
 
-#endif // PROOFC_DIALECT_EVAL_TRANSFORMS_BUFFERPLAN_H
+#endif // PROOFC_DIALECT_EVAL_TRANSFORMS_VALUEBUFFERS_H

@@ -1,10 +1,10 @@
-//===- BufferPlan.cpp - How values of the eval dialect map to buffers -----===//
+//===- ValueBuffers.cpp - The buffers each eval value occupies ------------===//
 //
 // The component lists follow the kernels' signatures in docs/gpu-kernels.md
 // and the run-time bindings of runtime/include/proofc/runtime/BundleNames.h.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/Dialect/Eval/Transforms/BufferPlan.h"
+#include "proofc/Dialect/Eval/Transforms/ValueBuffers.h"
 #include "proofc/runtime/BundleNames.h"
 
 #include "mlir/IR/SymbolTable.h"
