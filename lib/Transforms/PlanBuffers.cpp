@@ -12,7 +12,7 @@
 // eval-fuse-step makes need no copy.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/Dialect/Eval/Transforms/BufferPlan.h"
+#include "proofc/Dialect/Eval/Transforms/ValueBuffers.h"
 #include "proofc/Dialect/Eval/Transforms/GpuHeuristics.h"
 #include "proofc/Dialect/Eval/Transforms/Passes.h"
 

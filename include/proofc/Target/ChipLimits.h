@@ -23,6 +23,16 @@ struct ChipLimits {
   llvm::StringLiteral chip;       ///< NVVM chip, "sm_90"
   int64_t maxSharedPerBlock;      ///< bytes, static + opted-in dynamic
   int64_t registersPerSm;         ///< 32-bit registers of one SM
+
+  /// The registers a thread may use so that `blocks` blocks of `threads`
+  /// threads fit on one SM: the SM's registers over their threads, in 8s
+  /// (ptxas allocates them 8 at a time), at most 255 (the PTX limit). The
+  /// lowering caps slot.cu's code with it (-maxrregcount), since the
+  /// linker refuses a callee that may use more than its kernel's cap.
+  int64_t registersPerThread(int64_t blocks, int64_t threads) const {
+    int64_t regs = registersPerSm / (blocks * threads) / 8 * 8;
+    return regs < 255 ? regs : 255;
+  }
 };
 
 /// Every chip the lowering knows, by compute capability.

@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 #include "ToolRunner.h"
-#include "cuda/TestBundle.h"
+#include "runtime/cuda/TestBundle.h"
 
 #include "FileIO.h"
 #include "OutputFiles.h"

@@ -6,7 +6,7 @@
 // range by range and finishing it equals one evaluate() bit for bit.
 //
 //===----------------------------------------------------------------------===//
-#include "../TestUtil.h"
+#include "TestUtil.h"
 
 #include "HostBackend.h"
 #include "PartFile.h"

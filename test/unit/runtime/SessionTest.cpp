@@ -7,7 +7,7 @@
 // layout and device; a cancelled call leaves the session usable.
 //
 //===----------------------------------------------------------------------===//
-#include "../TestUtil.h"
+#include "TestUtil.h"
 
 #include "HostBackend.h"
 #include "Report.h"

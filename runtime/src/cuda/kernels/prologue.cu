@@ -10,7 +10,7 @@
 // Embedded into the runtime at build time (runtime/cmake/EmbedSource.cmake
 // pastes prologue_ops.h in place of its #include) and compiled with NVRTC for
 // the device's architecture; the emulation tests compile it as C++ through
-// the CUDA shim (test/unit/cuda/emulation/CudaShim.h).
+// the CUDA shim (test/unit/Targets/CUDA/Kernels/emulation/CudaShim.h).
 //
 //===----------------------------------------------------------------------===//
 #include "prologue_ops.h"

@@ -1,0 +1,224 @@
+//===- Launches.cpp - one launch an op --------------------------------------===//
+//
+// Each op's eval.launch: init, engine, the policy kernel (or the
+// persistent one, with slot.cu's options: its threads and its register
+// cap), advance, the fused advance-engine (or, after the persistent
+// kernel, finish) and the copies. The argument lists come from
+// LaunchArguments.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "ProgramLowering.h"
+
+#include "CopyKernel.h"
+#include "PolicyKernel.h"
+
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace mlir::eval;
+using namespace mlir::eval::lowering;
+
+LaunchOp ProgramLowering::launch(OpBuilder &builder, Location loc, proofc::LaunchRole role,
+                StringRef base, SymbolRefAttr kernel,
+                ArrayRef<std::string> grid, int64_t block,
+                ArrayRef<std::string> args, int64_t sharedBytes) {
+  SmallVector<StringRef> gridRefs(grid.begin(), grid.end());
+  SmallVector<StringRef> argRefs(args.begin(), args.end());
+  std::string_view roleName = proofc::launchRoleName(role);
+  return LaunchOp::create(
+      builder, loc, uniqueName(base),
+      StringRef(roleName.data(), roleName.size()), kernel,
+      builder.getStrArrayAttr(gridRefs), static_cast<uint32_t>(block),
+      static_cast<uint32_t>(sharedBytes), builder.getStrArrayAttr(argRefs));
+}
+
+SymbolRefAttr ProgramLowering::kernelRef(StringRef module, StringRef entry) {
+  MLIRContext *ctx = program.getContext();
+  return SymbolRefAttr::get(ctx, module,
+                            {FlatSymbolRefAttr::get(ctx, entry)});
+}
+
+LogicalResult ProgramLowering::lowerInit(OpBuilder &builder, InitSlotsOp init) {
+  auto pool = buffers(init.getPool(), init);
+  auto slots = buffers(init.getSlots(), init);
+  auto flag = buffers(init.getActive(), init);
+  if (failed(pool) || failed(slots) || failed(flag) ||
+      failed(checkLoopFlag(init, (*flag)[0])))
+    return failure();
+  SmallVector<std::string> args = {bufArg((*pool)[0]), "sym:N", "sym:B"};
+  for (BufferOp b : *slots)
+    args.push_back(bufArg(b));
+  args.push_back(bufArg((*pool)[1])); // next_cand
+  llvm::append_range(args, flagArgs((*flag)[0]));
+  launch(builder, init.getLoc(), proofc::LaunchRole::Init, "init",
+         kernelRef("step", "proofc_init"), {"1"}, kStepThreads, args);
+  toErase.push_back(init);
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerEngine(OpBuilder &builder, EngineOp engine,
+                          BufferOp guard) {
+  auto kb = buffers(engine.getKb(), engine);
+  auto slots = buffers(engine.getSlots(), engine);
+  auto pool = buffers(engine.getPool(), engine);
+  auto derived = buffers(engine.getDerived(), engine);
+  if (failed(kb) || failed(slots) || failed(pool) || failed(derived))
+    return failure();
+  SmallVector<std::string> args = {bufArg(guard), bufArg((*slots)[0]),
+                                   bufArg((*slots)[1]), bufArg((*pool)[0])};
+  for (BufferOp b : *kb)
+    args.push_back(bufArg(b));
+  llvm::append_range(args, SmallVector<std::string>{"sym:E", "sym:R",
+                                                    bufArg((*derived)[0]),
+                                                    bufArg((*derived)[1])});
+  launch(builder, engine.getLoc(), proofc::LaunchRole::Engine, "engine",
+         kernelRef("step", "proofc_engine"), {"B"}, options.engineThreads,
+         args);
+  toErase.push_back(engine);
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerScore(OpBuilder &builder, ScoreSelectOp score,
+                         BufferOp guard) {
+  std::string name = "score_select";
+  for (int n = 1; SymbolTable::lookupSymbolIn(gpuModule, name); ++n)
+    name = "score_select_" + std::to_string(n);
+  SmallVector<std::string> slotArgs;
+  std::string logits, arrivals;
+  if (score == persistentScore) {
+    FailureOr<SmallVector<std::string>> args = slotStepArgs();
+    if (failed(args))
+      return failure();
+    slotArgs = std::move(*args);
+  } else {
+    // The kernel's scratch: the logits rows its blocks meet in and their
+    // arrival counts (zero-filled once; the last block re-zeroes its
+    // slot's). The persistent kernel's block is its slot's only one.
+    logits = addScratchBuffer(name + "_logits", builder.getF32Type(),
+                              {"B", "S"});
+    arrivals = addScratchBuffer(name + "_arrivals", builder.getI32Type(),
+                                {"B"});
+  }
+  FailureOr<PolicyKernel> kernel = buildPolicyKernel(
+      score, gpuModule, name, guard.getSymName(), options.groups,
+      options.statesPerThread, options.minBlocksPerSm, logits, arrivals,
+      chipLimits().maxSharedPerBlock, slotArgs);
+  if (failed(kernel))
+    return failure();
+  SmallVector<std::string> grid(kernel->grid.begin(), kernel->grid.end());
+  launch(builder, score.getLoc(),
+         slotArgs.empty() ? proofc::LaunchRole::Policy
+                          : proofc::LaunchRole::Persistent,
+         slotArgs.empty() ? "score_select" : "persistent",
+         kernelRef(gpuModule.getSymName(), name), grid, kernel->block,
+         kernel->args, kernel->sharedBytes);
+  if (!slotArgs.empty()) {
+    if (failed(checkSlotBlock(score, kernel->block)))
+      return failure();
+    SmallVector<Attribute> opts(slotModule.getOptions().getValue());
+    opts.push_back(builder.getStringAttr("-DPROOFC_ENGINE_THREADS=" +
+                                         std::to_string(kernel->block)));
+    // The linker refuses a callee that may use more registers than the
+    // kernel's cap (the SM's registers over its blocks' threads, in 8s).
+    if (options.minBlocksPerSm > 0)
+      opts.push_back(builder.getStringAttr(
+          "-maxrregcount=" +
+          std::to_string(chipLimits().registersPerThread(
+              options.minBlocksPerSm, kernel->block))));
+    slotModule.setOptionsAttr(builder.getArrayAttr(opts));
+  }
+  toErase.push_back(score);
+  return success();
+}
+
+LogicalResult ProgramLowering::checkSlotBlock(ScoreSelectOp score, int64_t threads) {
+  if (!llvm::isPowerOf2_64(threads))
+    return score.emitOpError()
+           << "eval-lower-to-gpu: the persistent kernel's block of "
+           << threads << " threads also derives its slot, which needs a "
+           << "power of two of threads; change --groups or "
+           << "--states-per-thread, or use --schedule step";
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerAdvance(OpBuilder &builder, AdvanceOp advance,
+                           BufferOp guard) {
+  FailureOr<AdvanceBuffers> a = advanceBuffers(advance);
+  if (failed(a))
+    return failure();
+  SmallVector<std::string> args = {
+      bufArg(guard),        bufArg(a->pool[0]),    "sym:N",
+      "sym:B",              maxDepthArg(advance),  "sym:R",
+      bufArg(a->derived[0]), bufArg(a->derived[1]), bufArg(a->action[0]),
+      bufArg(a->logp[0])};
+  appendSlotsAndOutcomes(args, *a);
+  llvm::append_range(args, flagArgs(a->flag[0]));
+  launch(builder, advance.getLoc(), proofc::LaunchRole::Advance, "advance",
+         kernelRef("step", "proofc_advance"), {"1"}, kStepThreads, args);
+  toErase.push_back(advance);
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerAdvanceEngine(OpBuilder &builder, AdvanceOp advance,
+                                 BufferOp guard) {
+  FailureOr<AdvanceBuffers> a = advanceBuffers(advance);
+  auto engine = cast<EngineOp>(fusedCond.getBody().front().front());
+  auto kb = buffers(engine.getKb(), engine);
+  auto derived = buffers(engine.getDerived(), engine);
+  if (failed(a) || failed(kb) || failed(derived))
+    return failure();
+  if (*derived != a->derived)
+    return engine.emitOpError("eval-lower-to-gpu: the engine must derive "
+                              "into the buffers the advance reads (run "
+                              "eval-plan-buffers)");
+  if (persistentScore) {
+    // The persistent kernel before it has advanced and derived every slot
+    // to the end of the pool: the loop ends.
+    launch(builder, advance.getLoc(), proofc::LaunchRole::Finish, "finish",
+           kernelRef("step", "proofc_finish"), {"1"}, kWarpThreads,
+           {bufArg(a->flag[0]), "cond:" + kLoopCond.str()});
+    toErase.push_back(advance);
+    return success();
+  }
+  std::string counters = addScratchBuffer("advance_engine_counters",
+                                          builder.getI32Type(), {"2"});
+  SmallVector<std::string> args = {bufArg(guard)};
+  llvm::append_range(args, advanceEngineArgs(advance, *a, *kb));
+  args.push_back("buf:" + counters);
+  llvm::append_range(args, flagArgs(a->flag[0]));
+  launch(builder, advance.getLoc(), proofc::LaunchRole::AdvanceEngine,
+         "advance_engine", kernelRef("step", "proofc_advance_engine"), {"B"},
+         options.engineThreads, args);
+  toErase.push_back(advance);
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerCopy(OpBuilder &builder, CopyOp copy, BufferOp guard) {
+  auto from = buffers(copy.getInput(), copy);
+  auto to = buffers(copy.getResult(), copy);
+  if (failed(from) || failed(to))
+    return failure();
+  StringRef entry = getOrCreateCopyKernel(gpuModule, program.getLoc());
+  for (auto [src, dst] : llvm::zip(*from, *to)) {
+    SmallVector<std::string> args = {bufArg(guard), bufArg(src), bufArg(dst)};
+    ArrayAttr elements = src.getElements();
+    if (elements.size() > 4)
+      return copy.emitOpError("eval-lower-to-gpu: a copied buffer's extent "
+                              "has more than 4 factors");
+    for (unsigned i = 0; i < 4; ++i) {
+      if (i >= elements.size()) {
+        args.push_back("i32:1");
+        continue;
+      }
+      StringRef factor = cast<StringAttr>(elements[i]).getValue();
+      args.push_back((isExtentSymbol(factor) ? "sym:" : "i32:") +
+                     factor.str());
+    }
+    launch(builder, copy.getLoc(), proofc::LaunchRole::Copy,
+           "copy_" + dst.getSymName().str(),
+           kernelRef(gpuModule.getSymName(), entry),
+           {std::to_string(kCopyBlocks)}, kCopyThreads, args);
+  }
+  toErase.push_back(copy);
+  return success();
+}

@@ -1,0 +1,245 @@
+//===- ProgramLowering.cpp - the walk over a planned program ----------------===//
+//
+// run(): the checks a planned program must pass (one device loop, at most
+// one engine cond on the loop's flag, the fused step and the persistent
+// policy where the options ask for them), the CUDA C++ modules (step.cu,
+// slot.cu), then each block's ops in order, loops and conds as
+// eval.launch_loop / eval.launch_cond around their lowered bodies, and the
+// scratch buffers the launches declare.
+//
+//===----------------------------------------------------------------------===//
+#include "ProgramLowering.h"
+
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::eval;
+using namespace mlir::eval::lowering;
+
+LogicalResult ProgramLowering::run() {
+  auto loops =
+      llvm::to_vector(program.getBody().front().getOps<DeviceLoopOp>());
+  if (loops.size() != 1 ||
+      program.getBody().front().getOps<BufferOp>().empty())
+    return program.emitOpError(
+        "eval-lower-to-gpu needs a planned program (run eval-fuse-step and "
+        "eval-plan-buffers first)");
+  DeviceLoopOp loop = loops.front();
+  FailureOr<SmallVector<BufferOp>> loopFlag =
+      getValueBuffers(loop.getFlag(), loop);
+  if (failed(loopFlag))
+    return failure();
+  loopFlagBuffer = (*loopFlag)[0];
+  if (failed(findEngineCond(loop)))
+    return failure();
+  if (options.fuseAdvanceEngine)
+    findFusableCond(loop);
+  if (options.schedule != "step" && options.schedule != "persistent")
+    return program.emitOpError()
+           << "eval-lower-to-gpu: unknown schedule '" << options.schedule
+           << "' (step, persistent or auto)";
+  if (persistent() && failed(checkPersistent(loop)))
+    return failure();
+
+  declareModules();
+  for (LaunchOp launch : program.getBody().front().getOps<LaunchOp>())
+    launchNames.insert(launch.getName());
+  if (failed(lowerBlock(program.getBody().front(), loopFlagBuffer)))
+    return failure();
+  // The value-level ops are replaced; erase them users first.
+  for (Operation *op : llvm::reverse(toErase)) {
+    op->dropAllUses();
+    op->erase();
+  }
+  return checkKernelAbi();
+}
+
+LogicalResult ProgramLowering::findEngineCond(DeviceLoopOp loop) {
+  engineCond = kLoopCond.str();
+  SmallVector<CondOp> conds;
+  program.walk([&](CondOp cond) { conds.push_back(cond); });
+  for (CondOp cond : conds) {
+    if (cond.getName() == kLoopCond)
+      return cond.emitOpError()
+             << "the cond name '" << kLoopCond << "' is the proof loop's";
+    FailureOr<SmallVector<BufferOp>> flag =
+        getValueBuffers(cond.getFlag(), cond);
+    if (failed(flag))
+      return failure();
+    if ((*flag)[0] != loopFlagBuffer)
+      return cond.emitOpError("eval-lower-to-gpu: a cond's flag must be "
+                              "the loop's (the kernels set two handles: "
+                              "the engine cond's and the loop's)");
+    if (engineCond != kLoopCond)
+      return cond.emitOpError("eval-lower-to-gpu: at most one cond besides "
+                              "the loop");
+    engineCond = cond.getName().str();
+  }
+  return success();
+}
+
+void ProgramLowering::findFusableCond(DeviceLoopOp loop) {
+  for (AdvanceOp advance : loop.getBody().front().getOps<AdvanceOp>()) {
+    auto cond = dyn_cast_or_null<CondOp>(advance->getNextNode());
+    if (!cond || cond.getFlag() != advance.getActive())
+      continue;
+    Block &body = cond.getBody().front();
+    auto engine = dyn_cast<EngineOp>(body.front());
+    if (!engine || body.getOperations().size() != 2 ||
+        engine.getSlots() != advance.getResult())
+      continue;
+    fusedAdvance = advance;
+    fusedCond = cond;
+    engineCond = kLoopCond.str();
+    return;
+  }
+}
+
+LogicalResult ProgramLowering::checkPersistent(DeviceLoopOp loop) {
+  auto fail = [&](Operation *at, const Twine &why) {
+    return at->emitOpError() << "eval-lower-to-gpu: schedule=persistent "
+                             << why;
+  };
+  if (!fusedAdvance)
+    return fail(loop, "needs the fused step (an eval.advance followed by "
+                      "the engine cond, with fuse-advance-engine; in "
+                      "proofc compile, no --unfused-step)");
+  auto scores = llvm::to_vector(loop.getBody().front().getOps<ScoreSelectOp>());
+  if (scores.size() != 1 || scores.front()->getNextNode() != fusedAdvance)
+    return fail(loop, "needs the loop's one eval.score_select right "
+                      "before the fused eval.advance");
+  ScoreSelectOp score = scores.front();
+  auto same = [&](Value x, Value y) {
+    FailureOr<SmallVector<BufferOp>> bx = buffers(x, score);
+    FailureOr<SmallVector<BufferOp>> by = buffers(y, fusedAdvance);
+    return succeeded(bx) && succeeded(by) && *bx == *by;
+  };
+  if (!same(score.getAction(), fusedAdvance.getAction()) ||
+      !same(score.getLogp(), fusedAdvance.getLogp()) ||
+      !same(score.getDerived(), fusedAdvance.getDerived()) ||
+      !same(score.getSlots(), fusedAdvance.getSlots()))
+    return fail(score, "needs the policy and the advance on the same "
+                       "buffers (run eval-plan-buffers)");
+  persistentScore = score;
+  return success();
+}
+
+void ProgramLowering::declareModules() {
+  OpBuilder builder(program.getContext());
+  Block &block = program.getBody().front();
+  auto buffers = llvm::to_vector(block.getOps<BufferOp>());
+  builder.setInsertionPointAfter(buffers.back());
+  Location loc = program.getLoc();
+  std::string A = "-DPROOFC_A=" + std::to_string(program.getAAttr().getInt());
+  std::string S = "-DPROOFC_S=" + std::to_string(program.getSAttr().getInt());
+  std::string threads =
+      "-DPROOFC_ENGINE_THREADS=" + std::to_string(options.engineThreads);
+  // One NVRTC compile for every CUDA C++ kernel: step.cu includes engine.cu.
+  CudaModuleOp::create(builder, loc, "step", "step.cu",
+                       builder.getStrArrayAttr({A, S, threads}),
+                       FlatSymbolRefAttr());
+  // The persistent kernel's advance-and-derive: relocatable code linked
+  // into the gpu.module; deriveSlot's items are one per policy thread,
+  // so its threads are set once the policy kernel's block is known.
+  if (persistent())
+    slotModule = CudaModuleOp::create(
+        builder, loc, "slot", "slot.cu", builder.getStrArrayAttr({A, S}),
+        FlatSymbolRefAttr::get(builder.getContext(), gpuModule.getSymName()));
+}
+
+std::string ProgramLowering::uniqueName(StringRef base) {
+  std::string name = base.str();
+  for (int n = 1; !launchNames.insert(name).second; ++n)
+    name = base.str() + "_" + std::to_string(n);
+  return name;
+}
+
+LogicalResult ProgramLowering::lowerBlock(Block &block, BufferOp guard) {
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    OpBuilder builder(&op);
+    LogicalResult result =
+        llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+            .Case([&](InitSlotsOp init) { return lowerInit(builder, init); })
+            .Case([&](EngineOp engine) {
+              return lowerEngine(builder, engine, guard);
+            })
+            .Case([&](ScoreSelectOp score) {
+              return lowerScore(builder, score, guard);
+            })
+            .Case([&](AdvanceOp advance) {
+              if (advance == fusedAdvance)
+                return lowerAdvanceEngine(builder, advance, guard);
+              return lowerAdvance(builder, advance, guard);
+            })
+            .Case(
+                [&](CopyOp copy) { return lowerCopy(builder, copy, guard); })
+            .Case([&](DeviceLoopOp loop) { return lowerLoop(builder, loop); })
+            .Case([&](CondOp cond) {
+              if (cond == fusedCond) { // lowered with the advance
+                toErase.push_back(cond);
+                return success();
+              }
+              return lowerCond(builder, cond);
+            })
+            .Case<KnowledgeBaseOp, CandidatePoolOp, DeviceYieldOp,
+                  CondYieldOp>([&](Operation *valueOp) {
+              toErase.push_back(valueOp);
+              return success();
+            })
+            .Default([](Operation *) { return success(); });
+    if (failed(result))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult ProgramLowering::checkLoopFlag(Operation *op, BufferOp flag) {
+  if (flag == loopFlagBuffer)
+    return success();
+  return op->emitOpError() << "eval-lower-to-gpu: its flag must be the "
+                              "loop's buffer "
+                           << loopFlagBuffer.getSymNameAttr();
+}
+
+std::string ProgramLowering::addScratchBuffer(StringRef base, Type dtype,
+                             ArrayRef<StringRef> elements,
+                             StringRef init) {
+  Block &block = program.getBody().front();
+  std::string name = base.str();
+  for (int n = 1; SymbolTable::lookupSymbolIn(program, name); ++n)
+    name = base.str() + "_" + std::to_string(n);
+  OpBuilder builder(program.getContext());
+  builder.setInsertionPointAfter(llvm::to_vector(block.getOps<BufferOp>()).back());
+  BufferOp::create(builder, program.getLoc(), name, dtype,
+                   builder.getStrArrayAttr(elements), init);
+  return name;
+}
+
+LogicalResult ProgramLowering::lowerLoop(OpBuilder &builder, DeviceLoopOp loop) {
+  auto flag = buffers(loop.getFlag(), loop);
+  if (failed(flag))
+    return failure();
+  auto lowered = LaunchLoopOp::create(builder, loop.getLoc(), kLoopCond,
+                                      (*flag)[0].getSymName());
+  Block *body = new Block();
+  lowered.getBody().push_back(body);
+  body->getOperations().splice(body->end(),
+                               loop.getBody().front().getOperations());
+  toErase.push_back(loop);
+  return lowerBlock(*body, (*flag)[0]);
+}
+
+LogicalResult ProgramLowering::lowerCond(OpBuilder &builder, CondOp cond) {
+  auto flag = buffers(cond.getFlag(), cond);
+  if (failed(flag))
+    return failure();
+  auto lowered = LaunchCondOp::create(builder, cond.getLoc(), cond.getName(),
+                                      (*flag)[0].getSymName());
+  Block *body = new Block();
+  lowered.getBody().push_back(body);
+  body->getOperations().splice(body->end(),
+                               cond.getBody().front().getOperations());
+  toErase.push_back(cond);
+  return lowerBlock(*body, (*flag)[0]);
+}

@@ -1,0 +1,212 @@
+//===- ProgramLowering.h - one program's eval-lower-to-gpu ------*- C++ -*-===//
+//
+// ProgramLowering turns one planned eval.program into its GPU plan as IR
+// (LowerToGpu.cpp's banner lists the op-for-op mapping). Its state is the
+// names it hands out and what it found in the program (the loop's flag,
+// the engine cond, the fused step, the persistent policy); its methods,
+// one group a file:
+//   ProgramLowering.cpp  the walk: checks, the CUDA C++ modules, the ops of
+//                        a block in order, loops and conds, scratch buffers
+//   Launches.cpp         one eval.launch for each op (init, engine, policy,
+//                        advance, advance-engine, finish, copy)
+//   LaunchArguments.cpp  the kernels' argument lists, in kernel_abi.h's
+//                        order, the step memo's layout, and the check of
+//                        every launch against kernel_abi.h
+// CopyKernel.h makes the gpu.func the copies launch.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_LIB_CONVERSION_EVALTOGPU_LOWERING_PROGRAMLOWERING_H
+#define PROOFC_LIB_CONVERSION_EVALTOGPU_LOWERING_PROGRAMLOWERING_H
+
+#include "proofc/Dialect/Eval/EvalOps.h"
+#include "proofc/Dialect/Eval/Transforms/ValueBuffers.h"
+#include "proofc/Dialect/Eval/Transforms/Passes.h"
+#include "proofc/Target/ChipLimits.h"
+#include "proofc/runtime/BundleNames.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <string>
+
+namespace mlir::eval::lowering {
+
+/// The proof loop's launch_loop name, and the cond handle it sets.
+inline constexpr StringLiteral kLoopCond = "loop";
+/// Threads of step.cu's one-block kernels (init, advance) and of finish.
+inline constexpr int64_t kStepThreads = 256, kWarpThreads = 32;
+
+/// A buffer as a launch argument: "buf:<name>".
+inline std::string bufArg(BufferOp buffer) {
+  return ("buf:" + buffer.getSymName()).str();
+}
+
+/// The advance's buffers, checked: the slots advance in place and the
+/// flag is the loop's.
+struct AdvanceBuffers {
+  SmallVector<BufferOp> pool, derived, action, logp, slots, flag;
+};
+
+/// Lowers one program; owns the names it hands out.
+class ProgramLowering {
+public:
+  ProgramLowering(ProgramOp program, gpu::GPUModuleOp gpuModule,
+                  EvalLowerToGpuPassOptions options)
+      : program(program), gpuModule(gpuModule), options(options) {}
+
+  /// Lowers the program in place; fails with a diagnostic on the op at fault.
+  LogicalResult run();
+
+private:
+  /// The limits of options.chip (checked by the pass before lowering).
+  const proofc::ChipLimits &chipLimits() const {
+    return *proofc::findChipLimits(options.chip);
+  }
+
+  bool persistent() const { return options.schedule == "persistent"; }
+
+  /// The buffers of `value` used by `user`, or failure.
+  FailureOr<SmallVector<BufferOp>> buffers(Value value, Operation *user) {
+    return getValueBuffers(value, user);
+  }
+
+  //===------------------------------------------------------------------===//
+  // The walk (ProgramLowering.cpp)
+  //===------------------------------------------------------------------===//
+
+  /// The cond sharing the loop's flag: its handle is the kernels' second.
+  LogicalResult findEngineCond(DeviceLoopOp loop);
+
+  /// With fuse-advance-engine: the cond right after the loop's eval.advance
+  /// that holds only eval.engine of the advanced slots, on the advance's
+  /// flag. It becomes part of the advance's launch, and the kernels' engine
+  /// handle is the loop's (no IF node is left).
+  void findFusableCond(DeviceLoopOp loop);
+
+  /// The persistent kernel replaces exactly the fused step: the loop holds
+  /// one eval.score_select, then the fused advance and engine cond, on the
+  /// same buffers (it reads its own slot's derived states, writes its own
+  /// action, then advances and derives that slot).
+  LogicalResult checkPersistent(DeviceLoopOp loop);
+
+  void declareModules();
+
+  std::string uniqueName(StringRef base);
+
+  /// Lowers the ops of `block` in place; `guard` is the innermost flag.
+  LogicalResult lowerBlock(Block &block, BufferOp guard);
+
+  LogicalResult checkLoopFlag(Operation *op, BufferOp flag);
+
+  /// Declares a buffer named `base` (made unique) after the program's
+  /// buffers, zero-filled, or bound to `init` (an output binding); returns
+  /// its name.
+  std::string addScratchBuffer(StringRef base, Type dtype,
+                               ArrayRef<StringRef> elements,
+                               StringRef init = "");
+
+  LogicalResult lowerLoop(OpBuilder &builder, DeviceLoopOp loop);
+
+  LogicalResult lowerCond(OpBuilder &builder, CondOp cond);
+
+  //===------------------------------------------------------------------===//
+  // Launches (Launches.cpp)
+  //===------------------------------------------------------------------===//
+
+  /// A launch named `base` (made unique) doing `role` (the bundle's role
+  /// tag, BundleNames.h).
+  LaunchOp launch(OpBuilder &builder, Location loc, proofc::LaunchRole role,
+                  StringRef base, SymbolRefAttr kernel,
+                  ArrayRef<std::string> grid, int64_t block,
+                  ArrayRef<std::string> args, int64_t sharedBytes = 0);
+
+  SymbolRefAttr kernelRef(StringRef module, StringRef entry);
+
+  LogicalResult lowerInit(OpBuilder &builder, InitSlotsOp init);
+
+  LogicalResult lowerEngine(OpBuilder &builder, EngineOp engine,
+                            BufferOp guard);
+
+  LogicalResult lowerScore(OpBuilder &builder, ScoreSelectOp score,
+                           BufferOp guard);
+
+  /// The persistent kernel's block also derives its slot (engine.cu with
+  /// PROOFC_ENGINE_THREADS = the block): a power of two of threads. (The
+  /// derive's shared memory is the kernel's, sized by buildPolicyKernel.)
+  LogicalResult checkSlotBlock(ScoreSelectOp score, int64_t threads);
+
+  LogicalResult lowerAdvance(OpBuilder &builder, AdvanceOp advance,
+                             BufferOp guard);
+
+  /// eval.advance and the engine cond after it (findFusableCond): one block
+  /// per slot advances it and derives its next states; the last block
+  /// reduces the flags through a zero-filled pair of counters.
+  LogicalResult lowerAdvanceEngine(OpBuilder &builder, AdvanceOp advance,
+                                   BufferOp guard);
+
+  LogicalResult lowerCopy(OpBuilder &builder, CopyOp copy, BufferOp guard);
+
+  //===------------------------------------------------------------------===//
+  // Argument lists (LaunchArguments.cpp)
+  //===------------------------------------------------------------------===//
+
+  /// Every launch of a kernel template (and the persistent kernel's slot.cu
+  /// words) against kernel_abi.h: an argument list built here that the
+  /// kernels do not take is an error of this pass, not a crash on a GPU.
+  LogicalResult checkKernelAbi();
+
+  /// The "cond:" handles of a kernel that writes flag `flag`.
+  SmallVector<std::string> flagArgs(BufferOp flag);
+
+  /// slot.cu's proofc_slot_advance_engine after the slot index: the fused
+  /// advance-engine kernel's arguments without the guard, the counters and
+  /// the flags (the persistent kernel neither waits for nor signals a step).
+  FailureOr<SmallVector<std::string>> slotStepArgs();
+
+  /// The step memo's arguments (memo.cu, after advance.cu's count): MEMO
+  /// entries of memoEntryWords() words and each slot's claimed entry, both
+  /// zero-filled before the run, then MEMO.
+  SmallVector<std::string> memoArgs();
+
+  /// memo.cu's kEntryWords (kernel_abi.h).
+  int64_t memoEntryWords();
+
+  /// The recorded actions (docs/proofs.md): the output out.actions, N rows
+  /// of ACTIONS (the runtime's symbol: D when the run records the actions,
+  /// else 0), and ACTIONS; declared once, shared by every advance.
+  SmallVector<std::string> outActionsArgs();
+
+  FailureOr<AdvanceBuffers> advanceBuffers(AdvanceOp advance);
+
+  /// The slots, then next_cand, the outcome buffers and the recorded
+  /// actions.
+  void appendSlotsAndOutcomes(SmallVector<std::string> &args,
+                              const AdvanceBuffers &a);
+
+  std::string maxDepthArg(AdvanceOp advance);
+
+  /// What advancing and deriving a slot reads and writes, in slot.cu's and
+  /// proofc_advance_engine's order: pool, N, D, R, the action and its logp,
+  /// the slots, next_cand and the outcomes, the knowledge base, E, derived,
+  /// the step memo.
+  SmallVector<std::string> advanceEngineArgs(AdvanceOp advance,
+                                             const AdvanceBuffers &a,
+                                             ArrayRef<BufferOp> kb);
+
+  ProgramOp program;
+  gpu::GPUModuleOp gpuModule;
+  const EvalLowerToGpuPassOptions options; ///< resolved: no auto left
+  BufferOp loopFlagBuffer;
+  std::string engineCond;
+  std::string outActionsBuffer; ///< outActionsArgs(), once declared
+  AdvanceOp fusedAdvance; ///< with fusedCond: one launch (fuse-advance-engine)
+  CondOp fusedCond;
+  ScoreSelectOp persistentScore; ///< schedule=persistent: its kernel loops
+  CudaModuleOp slotModule;       ///< schedule=persistent: slot.cu
+  llvm::StringSet<> launchNames;
+  SmallVector<Operation *> toErase;
+};
+
+} // namespace mlir::eval::lowering
+
+#endif // PROOFC_LIB_CONVERSION_EVALTOGPU_LOWERING_PROGRAMLOWERING_H

@@ -1,0 +1,184 @@
+//===- Embedding.cpp - the atom embedding of a state ------------------------===//
+//
+// encode(): enc(item) for this thread's rows. Each atom is
+// (pred_proj[p] + arg0[a]) + arg1[b], relu if the encoder has it, summed
+// over the state's goals by fma with no branches (TRUE/FALSE and padding
+// scale their rows by 0); then the vector layers (FmaLayers.cpp), or, with
+// the tensor cores, the rows into the activation rows for
+// vectorLayersTf32 (TensorCoreLayers.cpp).
+//
+//===----------------------------------------------------------------------===//
+#include "KernelGenerator.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace mlir::eval;
+using namespace mlir::eval::policy_kernel;
+
+SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
+                          Value childBase) {
+  int64_t w = shape.atomWidth;
+  int64_t words = 3 * A;
+  Value rowBytes = cI64(4 * w);
+  Value hiVarRow = cI32(2 * A - 1);
+  Value hiPredRow = addI(numR, cI32(1));
+  Value one = cF32(1), zero = cF32(0);
+  // Table t's row r is at base(t) + r * rowBytes. When the row's threads
+  // cover the width exactly, base(t) already points at this thread's first
+  // feature, so a row costs one multiply-add of address arithmetic.
+  bool exact = tl.width() == w;
+  Value tableBase[5];
+  for (int i = 0; i < 5; ++i)
+    tableBase[i] = exact ? addI(atomTables[i], mulI(toI64(col0), cI64(4)))
+                         : atomTables[i];
+  auto readRow = [&](Value base, Value row) {
+    Value addr = addI(base, mulI(arith::ExtUIOp::create(b, i64, row),
+                                 rowBytes));
+    return exact ? loadColumns(addr, /*shared=*/false, /*invariant=*/true)
+                 : loadRow(addr, w, /*shared=*/false, /*invariant=*/true);
+  };
+  // The persistent kernel reads the slot's state and derived states
+  // where its derive left them (its shared memory: the DeriveScratch's
+  // first two members, emitPersistentLoop), the step kernel from global
+  // memory.
+  Value stateBase, derivedBase;
+  if (slotStep) {
+    derivedBase = scratchBase;
+    stateBase = addI(scratchBase, cI64(4 * S * words));
+  } else {
+    derivedBase = addI(baseAddress(derived),
+                       mulI(toI64(slot), cI64(4 * S * words)));
+    stateBase = addI(baseAddress(state), mulI(toI64(slot), cI64(4 * words)));
+  }
+
+  // The address of item's state row.
+  auto stateRow = [&](Value item) {
+    Value isState = cmpI(arith::CmpIPredicate::eq, item, cIdx(0));
+    Value child = arith::SubIOp::create(
+        b, arith::MaxUIOp::create(b, item, cIdx(1)), cIdx(1));
+    // The item's state row: the slot's state, or its derived row (clamped
+    // into the slot's S rows for items past the list).
+    Value derivedRow = arith::MinUIOp::create(b, child, cIdx(S - 1));
+    return sel(isState, stateBase,
+               addI(derivedBase, mulI(toI64(derivedRow), cI64(4 * words))));
+  };
+  // emb(item) for this thread's F features; `stateWords`, when given, are
+  // its 3A state words, already loaded.
+  auto embed = [&](Value item, ArrayRef<Value> stateWords = {}) {
+
+    // Argument `which` of term `term`: argN_const[t] for a constant,
+    // argN_var[k-1] (= ~t) for variable Vk.
+    auto argRow = [&](int which, Value term) {
+      Value isConst = cmpI(arith::CmpIPredicate::sge, term, cI32(0));
+      Value varRow = arith::MinUIOp::create(
+          b, arith::XOrIOp::create(b, term, cI32(-1)), hiVarRow);
+      return readRow(sel(isConst, tableBase[1 + which], tableBase[3 + which]),
+                     sel(isConst, term, varRow));
+    };
+    // relu?((pred[p] + arg0[x]) + arg1[y]) added to `acc`, without
+    // branches or per-feature selects: TRUE/FALSE (p >= R) scale their
+    // argument rows by 0, padding (p < 0) scales the atom by 0. Every row
+    // read is in bounds and finite, and x * 1 + y rounds as x + y, so a
+    // goal adds exactly what the host adds.
+    auto addAtom = [&](SmallVector<Value> acc, Value p, Value x, Value y) {
+      Value isAtom = cmpI(arith::CmpIPredicate::sge, p, cI32(0));
+      Value hasArgs = cmpI(arith::CmpIPredicate::ult, p, numR);
+      Value argScale = sel(hasArgs, one, zero);
+      Value atomScale = sel(isAtom, one, zero);
+      SmallVector<Value> pre = readRow(
+          tableBase[0], arith::MinUIOp::create(b, p, hiPredRow));
+      SmallVector<Value> arg0 = argRow(0, x), arg1 = argRow(1, y);
+      for (int64_t c = 0; c < tl.F; ++c) {
+        Value sum = math::FmaOp::create(b, arg0[c], argScale, pre[c]);
+        sum = math::FmaOp::create(b, arg1[c], argScale, sum);
+        if (shape.atomRelu)
+          sum = arith::MaxNumFOp::create(b, sum, zero);
+        acc[c] = math::FmaOp::create(b, sum, atomScale, acc[c]);
+      }
+      return acc;
+    };
+
+    SmallVector<Value> acc(tl.F, zero);
+    if (A <= kUnrolledAtoms) {
+      // Straight-line code: all 3A state words, then all table rows, are
+      // independent loads in flight together.
+      SmallVector<Value> atoms(stateWords);
+      if (atoms.empty())
+        atoms = loadWords(stateRow(item), words);
+      for (int64_t a = 0; a < A; ++a)
+        acc = addAtom(acc, atoms[3 * a], atoms[3 * a + 1], atoms[3 * a + 2]);
+    } else {
+      Value rowAddr = stateRow(item);
+      acc = forLoop(
+          cIdx(0), cIdx(A), cIdx(1), acc, [&](Value a, ValueRange iters) {
+            Value atomAddr = addI(rowAddr, mulI(toI64(a), cI64(12)));
+            SmallVector<Value> atom;
+            for (int64_t c = 0; c < 3; ++c)
+              atom.push_back(LLVM::LoadOp::create(
+                  b, i32,
+                  LLVM::IntToPtrOp::create(b, stateSpace(),
+                                           addI(atomAddr, cI64(4 * c))),
+                  /*alignment=*/4));
+            return addAtom(llvm::to_vector(iters), atom[0], atom[1],
+                           atom[2]);
+          });
+    }
+    return acc;
+  };
+
+  if (tl.tf32) {
+    // One row at a time, through the layers before the first linear, into
+    // the block's activation rows: with all T rows at once their 3A state
+    // words each would be live together (spills). The rows in use are
+    // dealt round the block's warps (iteration t of warp w embeds row
+    // (t * warps + w) * R + (row group)), not kept in the warp whose m16
+    // tile holds them: each row is a chain of dependent L1/L2 reads, and a
+    // slot's ~60 rows would otherwise queue in 4 of the 8 warps. Each warp
+    // stops after its rows in use (warp-uniform); the block barrier at the
+    // end hands the rows to the tiles' warps. Rows past the ones in use
+    // keep stale values; their results are never read.
+    Value stride = cIdx(tl.warps * tl.R);
+    Value warpFirst = mulI(warp, cIdx(tl.R));
+    Value left = arith::SubIOp::create(
+        b, arith::MaxUIOp::create(b, blockUsed, warpFirst), warpFirst);
+    Value trips = arith::DivUIOp::create(
+        b, addI(left, arith::SubIOp::create(b, stride, cIdx(1))), stride);
+    Value rowGroup = arith::DivUIOp::create(b, lane, cIdx(tl.Q));
+    Value warpRow0 = addI(warpFirst, rowGroup);
+    // The next row's state words are loaded before this row is embedded
+    // (one row of words in flight: the L2 latency of a derived row is
+    // hidden behind the table reads of the previous one).
+    auto rowOf = [&](Value t) { return addI(warpRow0, mulI(t, stride)); };
+    bool prefetch = A <= kUnrolledAtoms;
+    SmallVector<Value> first;
+    if (prefetch)
+      first = loadWords(stateRow(itemOfRow(rowOf(cIdx(0)), childBase)), words);
+    forLoop(cIdx(0), trips, cIdx(1), first, [&](Value t, ValueRange cur0) {
+      Value row = rowOf(t);
+      SmallVector<Value> next;
+      if (prefetch)
+        next = loadWords(
+            stateRow(itemOfRow(rowOf(addI(t, cIdx(1))), childBase)), words);
+      SmallVector<SmallVector<Value>> cur = {
+          embed(itemOfRow(row, childBase), llvm::to_vector(cur0))};
+      cur = vectorLayers(ArrayRef(shape.layers).take_front(firstLinear()),
+                         ArrayRef(layerTables).take_front(firstLinear()),
+                         cur);
+      storeRow(actAddress(row, cIdx(0)), cur[0]);
+      return next;
+    });
+    barrier();
+    return {};
+  }
+
+  SmallVector<SmallVector<Value>> curs;
+  for (int64_t t = 0; t < tl.T; ++t)
+    curs.push_back(embed(items[t]));
+  // The vector layers, on the T rows together.
+  curs = vectorLayers(shape.layers, layerTables, curs);
+  SmallVector<Value> flat;
+  for (const SmallVector<Value> &cur : curs)
+    llvm::append_range(flat, cur);
+  return flat;
+}

@@ -1,0 +1,233 @@
+//===- KernelBody.cpp - the policy kernel's body ----------------------------===//
+//
+// The kernel as a whole: its signature and workgroup memory (emit), the
+// arguments' views and the guard (emitBody), a slot's thread layout and its
+// one-successor shortcut (emitSlot), and a part of a slot: the parent and
+// up to rows - 1 children encoded, dotted with enc(parent) and scaled into
+// the logits row (emitPart). The block rows map to items here
+// (itemOfRow / childOfRow).
+//
+//===----------------------------------------------------------------------===//
+#include "KernelGenerator.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace mlir::eval;
+using namespace mlir::eval::policy_kernel;
+
+gpu::GPUFuncOp KernelGenerator::emit(StringRef name, ArrayRef<Type> argTypes) {
+  auto fnType = b.getFunctionType(argTypes, {});
+  // The persistent kernel's rows are in dynamic shared memory: the slot
+  // function's static shared memory (the engine's) takes most of the 48 KiB
+  // a kernel may declare statically.
+  SmallVector<Type> shared;
+  if (!slotStep)
+    shared = {wgType({tl.rowsPerPass(), tl.actStride()}), // a warp's rows
+              wgType({tl.width()}),                       // enc(parent)
+              MemRefType::get({1}, i32, MemRefLayoutAttrInterface(),
+                              workgroup)}; // "this block is the last"
+  func = gpu::GPUFuncOp::create(b, name, fnType, shared);
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  // Rows are read and written 16 bytes at a time.
+  for (unsigned i = 0; i < shared.size(); ++i)
+    func.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                                     b.getI64IntegerAttr(16));
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(tl.threads()), 1, 1}));
+  b.setInsertionPointToStart(&func.getBody().front());
+  emitBody();
+  return func;
+}
+
+void KernelGenerator::emitBody() {
+  Block &entry = func.getBody().front();
+  unsigned arg = 0;
+  Value guardPtr = entry.getArgument(arg++);
+  Value statePtr = entry.getArgument(arg++);
+  Value derivedPtr = entry.getArgument(arg++);
+  Value countPtr = entry.getArgument(arg++);
+  Value candPtr = entry.getArgument(arg++);
+  SmallVector<Value> tablePtrs;
+  for (unsigned i = 0; i < numTables(); ++i)
+    tablePtrs.push_back(entry.getArgument(arg++));
+  numR = entry.getArgument(arg++);
+  scale = entry.getArgument(arg++);
+  Value actionPtr = entry.getArgument(arg++);
+  Value logpPtr = entry.getArgument(arg++);
+  // The step form's scratch, where a slot's blocks meet (the persistent
+  // block is its slot's only one and keeps its logits in shared memory).
+  Value logitsPtr, arrivalsPtr;
+  if (!slotStep) {
+    logitsPtr = entry.getArgument(arg++);
+    arrivalsPtr = entry.getArgument(arg++);
+  }
+
+  SmallVector<Value> slotStepArgs(entry.getArguments().drop_front(arg));
+
+  Value guard = load(guardPtr, {});
+  // Block bid is part bid / B of slot bid % B (persistent: one part).
+  Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  Value slot = arith::RemUIOp::create(b, bid, cIdx(B));
+  Value part = arith::DivUIOp::create(b, bid, cIdx(B));
+  Value slotCand = view(candPtr, i32, {fixed(B)});
+  Value cand = load(slotCand, {slot});
+  Value run = andI(cmpI(arith::CmpIPredicate::ne, guard, cI32(0)),
+                   cmpI(arith::CmpIPredicate::sge, cand, cI32(0)));
+  // Block-uniform: every thread of a block sees the same guard and slot.
+  ifThen(run, [&] {
+    makeViews(statePtr, derivedPtr, countPtr, tablePtrs, actionPtr, logpPtr);
+    if (slotStep)
+      return emitPersistentLoop(slot, part, slotStepArgs);
+    logitsBase = baseAddress(logitsPtr);
+    arrivals = view(arrivalsPtr, i32, {fixed(B)});
+    emitSlot(slot, part);
+  });
+  gpu::ReturnOp::create(b);
+}
+
+unsigned KernelGenerator::numTables() const {
+  unsigned n = 5;
+  for (const VectorLayer &layer : shape.layers)
+    n += layer.kind == VectorLayer::Relu ? 0 : 2;
+  return n;
+}
+
+void KernelGenerator::makeViews(Value statePtr, Value derivedPtr, Value countPtr,
+               ArrayRef<Value> tablePtrs, Value actionPtr, Value logpPtr) {
+  state = view(statePtr, i32, {fixed(B), fixed(A), fixed(3)});
+  derived = view(derivedPtr, i32, {fixed(B), fixed(S), fixed(A), fixed(3)});
+  count = view(countPtr, i32, {fixed(B)});
+  action = view(actionPtr, i32, {fixed(B)});
+  actionLogp = view(logpPtr, f32, {fixed(B)});
+  // Tables are read through 16-byte vector loads at computed addresses:
+  // only their base addresses are kept. The kernel is not told E
+  // (docs/gpu-kernels.md's signature): constant ids come from engine-made
+  // states, so they are < E.
+  for (unsigned i = 0; i < 5; ++i)
+    atomTables[i] = baseAddress(tablePtrs[i]);
+  unsigned next = 5;
+  for (const VectorLayer &layer : shape.layers) {
+    LayerTables tables;
+    if (layer.kind != VectorLayer::Relu) {
+      tables.weight = baseAddress(tablePtrs[next++]);
+      tables.bias = baseAddress(tablePtrs[next++]);
+    }
+    layerTables.push_back(tables);
+  }
+}
+
+void KernelGenerator::emitSlot(Value slot, Value part) {
+  Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  lane = arith::RemUIOp::create(b, tid, cIdx(kWarp));
+  warp = arith::DivUIOp::create(b, tid, cIdx(kWarp));
+  Value rowGroup = arith::DivUIOp::create(b, lane, cIdx(tl.Q));
+  featureThread = arith::RemUIOp::create(b, lane, cIdx(tl.Q));
+  quadGroup = arith::DivUIOp::create(b, lane, cIdx(4));
+  quadLane = arith::RemUIOp::create(b, lane, cIdx(4));
+  col0 = mulI(featureThread, cIdx(tl.F));
+  // Row t of this thread: the warp's R*T rows, T per row group.
+  Value firstRow = addI(mulI(warp, cIdx(tl.rowsPerWarp())),
+                        mulI(rowGroup, cIdx(tl.T)));
+  rows.clear();
+  for (int64_t t = 0; t < tl.T; ++t)
+    rows.push_back(addI(firstRow, cIdx(t)));
+  if (slotStep) {
+    persistentSharedBases();
+  } else {
+    actBase = baseAddress(func.getWorkgroupAttributions()[0]);
+    parentBase = baseAddress(func.getWorkgroupAttributions()[1]);
+  }
+
+  Value k = toIndex(load(count, {slot}));
+  Value first = cmpI(arith::CmpIPredicate::eq, tid, cIdx(0));
+  Value firstPart = cmpI(arith::CmpIPredicate::eq, part, cIdx(0));
+  Value single = cmpI(arith::CmpIPredicate::ule, k, cIdx(1));
+  // One successor (TRUE, FALSE or a lone state): action 0, log-probability
+  // 0, without encoding anything (spec §4).
+  ifThen(andI(andI(single, firstPart), first), [&] {
+    store(cI32(0), action, {slot});
+    store(cF32(0), actionLogp, {slot});
+  });
+  // The blocks this slot's k children need; the others return at once.
+  Value parts = arith::DivUIOp::create(
+      b, addI(k, cIdx(tl.childrenPerBlock() - 1)),
+      cIdx(tl.childrenPerBlock()));
+  Value busy = andI(cmpI(arith::CmpIPredicate::ugt, k, cIdx(1)),
+                    cmpI(arith::CmpIPredicate::ult, part, parts));
+  ifThen(busy, [&] { emitPart(slot, part, k, parts, tid); });
+}
+
+void KernelGenerator::emitPart(Value slot, Value part, Value k, Value parts, Value tid) {
+  Value childBase = mulI(part, cIdx(tl.childrenPerBlock()));
+  SmallVector<Value> item, valid, childOf;
+  for (int64_t t = 0; t < tl.T; ++t) {
+    Value isParent = cmpI(arith::CmpIPredicate::eq, rows[t], cIdx(0));
+    // Item 0 is the parent, item i child i - 1.
+    Value child = childOfRow(rows[t], childBase);
+    childOf.push_back(child);
+    item.push_back(itemOfRow(rows[t], childBase));
+    Value inList = cmpI(arith::CmpIPredicate::ult, child, k);
+    valid.push_back(arith::OrIOp::create(b, isParent, inList));
+  }
+  // Warp-uniform: a warp whose rows are all past the list encodes nothing
+  // (its workgroup rows are its own; no block barrier inside).
+  Value used = addI(cIdx(1), arith::MinUIOp::create(
+                                 b, arith::SubIOp::create(b, k, childBase),
+                                 cIdx(tl.childrenPerBlock())));
+  Value warpFirst = mulI(warp, cIdx(tl.rowsPerWarp()));
+  Value warpBusy = cmpI(arith::CmpIPredicate::ult, warpFirst, used);
+  blockUsed = used;
+  // Q x F rows [T][F], or the C layout of the tensor-core layers.
+  int64_t encCount = tl.tf32 ? shape.outWidth / 2 : tl.T * tl.F;
+  SmallVector<Type> encTypes(encCount, f32);
+  if (tl.tf32) {
+    // Every warp embeds rows (the rows in use spread over all of them),
+    // then the warps whose m16 tile holds rows run the layers.
+    encode(slot, item, childBase);
+    SmallVector<Value> enc = ifElse(
+        warpBusy, encTypes, [&] { return vectorLayersTf32(); },
+        [&] { return SmallVector<Value>(encCount, cF32(0)); });
+    emitLogitsC(slot, childBase, k, enc);
+    return emitArrival(slot, k, parts, tid);
+  }
+  SmallVector<Value> enc = ifElse(
+      warpBusy, encTypes, [&] { return encode(slot, item, childBase); },
+      [&] { return SmallVector<Value>(encCount, cF32(0)); });
+
+  // enc(parent) = row 0, shared through workgroup memory.
+  ifThen(cmpI(arith::CmpIPredicate::eq, rows[0], cIdx(0)), [&] {
+    storeRow(parentBase, ArrayRef<Value>(enc).take_front(tl.F));
+  });
+  barrier();
+  SmallVector<Value> parentFeatures =
+      loadRow(parentBase, shape.outWidth, /*shared=*/true, false);
+  Value firstFeature =
+      cmpI(arith::CmpIPredicate::eq, featureThread, cIdx(0));
+  for (int64_t t = 0; t < tl.T; ++t) {
+    Value dot = cF32(0);
+    for (int64_t c = 0; c < tl.F; ++c)
+      dot =
+          math::FmaOp::create(b, enc[t * tl.F + c], parentFeatures[c], dot);
+    dot = rowSum(dot);
+    Value isChild = andI(valid[t],
+                         cmpI(arith::CmpIPredicate::ugt, rows[t], cIdx(0)));
+    ifThen(andI(isChild, firstFeature), [&] {
+      Value logit = arith::MulFOp::create(b, dot, scale);
+      LLVM::StoreOp::create(b, logit, logitAddress(slot, childOf[t]), 4);
+    });
+  }
+
+  emitArrival(slot, k, parts, tid);
+}
+
+Value KernelGenerator::itemOfRow(Value row, Value childBase) {
+  Value isParent = cmpI(arith::CmpIPredicate::eq, row, cIdx(0));
+  return sel(isParent, cIdx(0), addI(childOfRow(row, childBase), cIdx(1)));
+}
+
+Value KernelGenerator::childOfRow(Value row, Value childBase) {
+  return addI(childBase,
+              arith::SubIOp::create(
+                  b, arith::MaxUIOp::create(b, row, cIdx(1)), cIdx(1)));
+}

@@ -1,0 +1,107 @@
+//===- RowAccess.cpp - rows of the Q x F layout -----------------------------===//
+//
+// Loads and stores of this thread's F consecutive features of a row
+// (column col0 = (lane % Q) * F): V-wide loads, in bounds without selects
+// where the row's threads cover the width; the state rows' i32 words two
+// at a time; the sum over a row's Q threads.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelGenerator.h"
+
+using namespace mlir;
+using namespace mlir::eval;
+using namespace mlir::eval::policy_kernel;
+
+Value KernelGenerator::rowSum(Value v) {
+  return butterfly(v, tl.Q, [&](Value x, Value y) {
+    return arith::AddFOp::create(b, x, y);
+  });
+}
+
+SmallVector<Value> KernelGenerator::loadRow(Value rowAddr, int64_t width, bool shared,
+                           bool invariant) {
+  // A row's threads never reach past the width: no clamps or selects.
+  if (tl.width() <= width)
+    return loadColumns(addI(rowAddr, mulI(toI64(col0), cI64(4))), shared,
+                       invariant);
+  Type ptrType = shared ? sharedPtr : globalPtr;
+  SmallVector<Value> values;
+  Value zero = cF32(0);
+  for (int64_t c = 0; c < tl.F; c += tl.V) {
+    Value col = addI(col0, cIdx(c));
+    Value inRange = cmpI(arith::CmpIPredicate::ult, col, cIdx(width));
+    // Past the width the load is clamped into the row, then zeroed.
+    Value clamped = arith::MinUIOp::create(b, col, cIdx(width - tl.V));
+    Value addr = addI(rowAddr, mulI(toI64(clamped), cI64(4)));
+    Value ptr = LLVM::IntToPtrOp::create(b, ptrType, addr);
+    if (tl.V == 4) {
+      Value v = LLVM::LoadOp::create(b, vec4, ptr, /*alignment=*/16,
+                                     /*isVolatile=*/false,
+                                     /*isNonTemporal=*/false, invariant);
+      for (int64_t e = 0; e < 4; ++e) {
+        Value x = LLVM::ExtractElementOp::create(b, f32, v, cI32(e));
+        values.push_back(sel(inRange, x, zero));
+      }
+    } else {
+      Value x = LLVM::LoadOp::create(b, f32, ptr, /*alignment=*/4,
+                                     /*isVolatile=*/false,
+                                     /*isNonTemporal=*/false, invariant);
+      values.push_back(sel(inRange, x, zero));
+    }
+  }
+  return values;
+}
+
+SmallVector<Value> KernelGenerator::loadColumns(Value addr, bool shared, bool invariant) {
+  Type ptrType = shared ? sharedPtr : globalPtr;
+  SmallVector<Value> values;
+  for (int64_t c = 0; c < tl.F; c += tl.V) {
+    Value ptr = LLVM::IntToPtrOp::create(b, ptrType, addI(addr, cI64(4 * c)));
+    if (tl.V == 4) {
+      Value v = LLVM::LoadOp::create(b, vec4, ptr, /*alignment=*/16,
+                                     /*isVolatile=*/false,
+                                     /*isNonTemporal=*/false, invariant);
+      for (int64_t e = 0; e < 4; ++e)
+        values.push_back(LLVM::ExtractElementOp::create(b, f32, v, cI32(e)));
+    } else {
+      values.push_back(LLVM::LoadOp::create(b, f32, ptr, /*alignment=*/4,
+                                            /*isVolatile=*/false,
+                                            /*isNonTemporal=*/false,
+                                            invariant));
+    }
+  }
+  return values;
+}
+
+SmallVector<Value> KernelGenerator::loadWords(Value addr, int64_t n) {
+  auto vec2 = VectorType::get({2}, i32);
+  bool pairs = n % 2 == 0;
+  SmallVector<Value> words;
+  for (int64_t i = 0; i < n; i += pairs ? 2 : 1) {
+    Value ptr =
+        LLVM::IntToPtrOp::create(b, stateSpace(), addI(addr, cI64(4 * i)));
+    if (pairs) {
+      Value v = LLVM::LoadOp::create(b, vec2, ptr, /*alignment=*/8);
+      for (int64_t e = 0; e < 2; ++e)
+        words.push_back(LLVM::ExtractElementOp::create(b, i32, v, cI32(e)));
+    } else {
+      words.push_back(LLVM::LoadOp::create(b, i32, ptr, /*alignment=*/4));
+    }
+  }
+  return words;
+}
+
+void KernelGenerator::storeRow(Value rowAddr, ArrayRef<Value> values) {
+  for (int64_t c = 0; c < tl.F; c += tl.V) {
+    Value addr = addI(rowAddr, mulI(toI64(addI(col0, cIdx(c))), cI64(4)));
+    Value ptr = LLVM::IntToPtrOp::create(b, sharedPtr, addr);
+    if (tl.V == 4) {
+      Value v = LLVM::PoisonOp::create(b, vec4);
+      for (int64_t e = 0; e < 4; ++e)
+        v = LLVM::InsertElementOp::create(b, vec4, v, values[c + e], cI32(e));
+      LLVM::StoreOp::create(b, v, ptr, /*alignment=*/16);
+    } else {
+      LLVM::StoreOp::create(b, values[c], ptr, /*alignment=*/4);
+    }
+  }
+}

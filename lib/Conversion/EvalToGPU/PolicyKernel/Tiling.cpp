@@ -1,0 +1,46 @@
+//===- Tiling.cpp - how a policy-kernel block holds its rows --------------===//
+//
+// chooseTiling (the widest layer sets F and Q; V = 4 where every width is a
+// multiple of 4) and persistentLayout (the byte offsets of the persistent
+// kernel's dynamic shared memory, after the derive's scratch).
+//
+//===----------------------------------------------------------------------===//
+#include "Tiling.h"
+
+#include "PolicyKernel.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::eval;
+using namespace mlir::eval::policy_kernel;
+
+Tiling mlir::eval::policy_kernel::chooseTiling(const EncoderShape &shape,
+                                               int64_t warps, int64_t T) {
+  bool quads = shape.atomWidth % 4 == 0;
+  for (const VectorLayer &layer : shape.layers)
+    quads &= layer.in % 4 == 0 && layer.out % 4 == 0;
+  Tiling t;
+  t.V = quads ? 4 : 1;
+  int64_t perThread = (shape.maxWidth + kWarp - 1) / kWarp; // so that Q <= 32
+  t.F = std::max(t.V, (perThread + t.V - 1) / t.V * t.V);
+  t.Q = static_cast<int64_t>(
+      llvm::PowerOf2Ceil((shape.maxWidth + t.F - 1) / t.F));
+  t.R = kWarp / t.Q;
+  t.T = T;
+  t.warps = warps;
+  return t;
+}
+
+PersistentLayout
+mlir::eval::policy_kernel::persistentLayout(const Tiling &tl, int64_t A,
+                                            int64_t S, int64_t numArgs) {
+  PersistentLayout l;
+  l.rows = static_cast<int64_t>(
+      llvm::alignTo(deriveScratchBytes(A, S, tl.threads()), 16));
+  l.parent = l.rows + 4 * tl.rowsPerPass() * tl.actStride();
+  l.logits = l.parent + 4 * tl.width();
+  l.args = l.logits + static_cast<int64_t>(llvm::alignTo(4 * S, 8));
+  l.total = l.args + 8 * numArgs;
+  return l;
+}

@@ -1,0 +1,65 @@
+//===- Tiling.h - how a policy-kernel block holds its rows ------*- C++ -*-===//
+//
+// The numbers every part of the generator shares: a block of `warps` warps
+// tiles the (state, feature) plane (Tiling: Q threads a row, F features a
+// thread, T rows a thread), chosen from the encoder's widths; and where the
+// persistent kernel keeps its rows, enc(parent), logits and the slot
+// function's arguments in its dynamic shared memory (PersistentLayout),
+// which the entry point sizes and the generated code addresses alike.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_LIB_CONVERSION_EVALTOGPU_POLICYKERNEL_TILING_H
+#define PROOFC_LIB_CONVERSION_EVALTOGPU_POLICYKERNEL_TILING_H
+
+#include "EncoderShape.h"
+
+namespace mlir::eval::policy_kernel {
+
+/// The persistent kernel's dynamic shared memory (rows, enc(parent), logits,
+/// the slot function's arguments).
+constexpr StringLiteral kPolicyRowsSymbol = "proofc_policy_rows";
+
+constexpr int64_t kWarp = 32;
+/// States of at most this many atoms are encoded with the atom loop unrolled.
+constexpr int64_t kUnrolledAtoms = 16;
+/// Inputs of a linear layer per loop iteration (unrolled inside): enough
+/// loads in flight without hoisting a whole layer's weights into registers.
+constexpr int64_t kInputsPerIteration = 16;
+/// Tensor-core k-steps per loop iteration (their loads issued together).
+constexpr int64_t kStepsPerIteration = 2;
+
+/// How a block tiles the (state, feature) plane: Q threads share a state row,
+/// each owning F consecutive features of T rows; a warp holds R = 32 / Q row
+/// groups. Rows are read with V-wide (16-byte when V = 4) loads.
+struct Tiling {
+  int64_t F = 1, V = 1, Q = 1, R = 1, T = 1, warps = 1;
+  /// Linear layers by mma.sync 3xTF32: a warp's 16 rows are one m16 tile,
+  /// and the activation rows are padded by 4 floats so that the A-fragment
+  /// loads (8 rows x 4 columns) hit 32 different banks.
+  bool tf32 = false;
+  int64_t width() const { return Q * F; }
+  int64_t actStride() const { return tf32 ? width() + 4 : width(); }
+  int64_t rowsPerWarp() const { return R * T; }
+  int64_t rowsPerPass() const { return warps * R * T; }
+  /// Children per block: the first row of every block is the parent.
+  int64_t childrenPerBlock() const { return rowsPerPass() - 1; }
+  int64_t threads() const { return warps * kWarp; }
+};
+
+Tiling chooseTiling(const EncoderShape &shape, int64_t warps, int64_t T);
+
+/// Byte offsets in the persistent kernel's dynamic shared memory: the
+/// derive's (engine.cu's DeriveScratch, whose first member is the slot's
+/// kept states and second its state, which the encoding reads from there)
+/// at 0, then the rows, enc(parent), the logits and the slot function's
+/// arguments.
+struct PersistentLayout {
+  int64_t rows = 0, parent = 0, logits = 0, args = 0, total = 0;
+};
+
+PersistentLayout persistentLayout(const Tiling &tl, int64_t A, int64_t S,
+                                  int64_t numArgs);
+
+} // namespace mlir::eval::policy_kernel
+
+#endif // PROOFC_LIB_CONVERSION_EVALTOGPU_POLICYKERNEL_TILING_H

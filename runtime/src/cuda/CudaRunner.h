@@ -1,0 +1,299 @@
+//===- CudaRunner.h - one pool's device state and runs ----------*- C++ -*-===//
+//
+// Internal to the CUDA backend (CudaBackend.cpp keeps one CudaRunner per
+// pool). A CudaRunner owns every driver object of its pool in a
+// DeviceSession, which frees them in reverse order, also when an error
+// unwinds. Its methods, one group a file:
+//   RunnerSetup.cpp   the device, the knowledge base, the buffers and their
+//                     first contents, the weights' uploads
+//   ModuleLoader.cpp  every module's cubin (kernel cache, NVRTC, PTX JIT
+//                     and link) and its loading
+//   GraphBuilder.cpp  the cond mode (probing conditional nodes), the
+//                     prepared launches, the CUDA graph
+//   Executors.cpp     one run: the native, emulated and host executors and
+//                     the cancellation watcher
+//   Readback.cpp      the outcomes and the recorded actions
+//   Profiling.cpp     per-launch timing events (PROOFC_PROFILE=1)
+// Built only with the CUDA headers (PROOFC_HAVE_CUDA).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_RUNTIME_CUDA_CUDARUNNER_H
+#define PROOFC_RUNTIME_CUDA_CUDARUNNER_H
+
+#include "cuda/CudaBackend.h"
+
+#include "KnowledgeBase.h"
+#include "cuda/CudaDriver.h"
+#include "cuda/DevicePrologue.h"
+#include "cuda/PlanBinding.h"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace proofc {
+
+using Clock = std::chrono::steady_clock;
+
+inline double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// Every driver object of one run, released in reverse order of creation.
+/// Errors while releasing are ignored: the run has failed or finished.
+struct DeviceSession {
+  CudaDriver &drv;
+  CUdevice device = 0;
+  CUcontext ctx = nullptr;
+  CUstream stream = nullptr;
+  CUstream cancelStream = nullptr; ///< non-blocking: the cancel write
+  std::vector<CUdeviceptr> buffers;
+  std::vector<CUmodule> modules;
+  CUgraph graph = nullptr;
+  CUgraphExec exec = nullptr;
+  CUevent events[2] = {nullptr, nullptr};
+  std::vector<CUevent> timing; ///< profiling events (timing enabled)
+  int32_t *pinned = nullptr; ///< host-visible flag slots
+  int32_t *pinnedOutcomes = nullptr; ///< readback staging: 3N words
+
+  explicit DeviceSession(CudaDriver &d) : drv(d) {}
+  ~DeviceSession() {
+    if (ctx) drv.cuCtxSynchronize();
+    if (exec) drv.cuGraphExecDestroy(exec);
+    if (graph) drv.cuGraphDestroy(graph);
+    for (CUevent e : events)
+      if (e) drv.cuEventDestroy(e);
+    for (CUevent e : timing) drv.cuEventDestroy(e);
+    if (pinned) drv.cuMemFreeHost(pinned);
+    if (pinnedOutcomes) drv.cuMemFreeHost(pinnedOutcomes);
+    for (CUmodule m : modules) drv.cuModuleUnload(m);
+    for (CUdeviceptr p : buffers)
+      if (p) drv.cuMemFree(p);
+    if (stream) drv.cuStreamDestroy(stream);
+    if (cancelStream) drv.cuStreamDestroy(cancelStream);
+    if (ctx) drv.cuDevicePrimaryCtxRelease(device);
+  }
+};
+
+/// A launch with its function and its kernel-parameter block.
+struct PreparedLaunch {
+  std::string name;
+  CUfunction function = nullptr;
+  uint32_t grid = 1, block = 1, sharedBytes = 0;
+  std::vector<uint64_t> storage; ///< one 8-byte slot per argument
+  std::vector<void *> params;    ///< &storage[i]
+};
+
+class CudaRunner {
+public:
+  CudaRunner(const Bundle &bundle, const std::string &path,
+             const CudaBackendOptions &options)
+      : bundle_(bundle), path_(path), options_(options),
+        s_(CudaDriver::get()) {}
+
+  /// Everything that does not depend on the weights: the device, the
+  /// knowledge base, the buffers (first contents uploaded: the pool, the
+  /// knowledge base, and the host weights' tables unless the weights are on
+  /// the device), the modules, the launches and the graph.
+  void setup(const EvalInputs &inputs, BackendTimings &timings);
+
+  /// True when a run over `inputs` can reuse this setup: the same pool
+  /// (EvalInputs::poolId), so the same knowledge base, buffers and graph,
+  /// and the same recording of the actions (out.actions is sized for it).
+  bool reusableFor(const EvalInputs &inputs) const;
+
+  /// True when `inputs` are other candidates of this setup's size
+  /// (EvalInputs::shapeId): only the pool's buffers need them.
+  bool sameShape(const EvalInputs &inputs) const;
+
+  /// Uploads `inputs`' candidates into the pool's buffers (sameShape());
+  /// the run that follows sees them. The setup's pool is gone: poolId_
+  /// becomes the new one's.
+  void uploadPool(const EvalInputs &inputs, BackendTimings &timings);
+
+  /// One run over the pool with inputs' weights: the state that depends on
+  /// the weights (every zero-initialized buffer: slots, counters, step
+  /// memo, outcomes) starts fresh unless setup() just made it, the weights
+  /// and their tables are uploaded unless setup() just did, then the loop
+  /// and the readback.
+  std::vector<Outcome> execute(const EvalInputs &inputs,
+                               BackendTimings &timings);
+
+  const CudaRunInfo &info() const { return info_; }
+
+private:
+
+  //===------------------------------------------------------------------===//
+  // Setup (RunnerSetup.cpp)
+  //===------------------------------------------------------------------===//
+
+  /// The weights' buffers for a run after the first: the host prologue's
+  /// tables uploaded, or the device prologue run over device weights.
+  void uploadWeights(const EvalInputs &inputs);
+
+  void openDevice();
+
+  void allocate(PlanBinding &binding);
+
+  /// The device prologue's module, loaded at the first run with device
+  /// weights.
+  DevicePrologue &devicePrologue();
+
+  //===------------------------------------------------------------------===//
+  // Modules (ModuleLoader.cpp)
+  //===------------------------------------------------------------------===//
+
+  /// Cubin of a module: from the cache, else NVRTC (cuda) or the driver's
+  /// PTX JIT through cuLink (ptx).
+  std::string compileModule(const KernelModule &m, KernelCache &cache);
+
+  const KernelModule &moduleNamed(const std::string &name) const;
+
+  /// A linked module's NVRTC options: its own, relocatable device code.
+  std::vector<std::string> relocatableOptions(const KernelModule &m) const;
+
+  bool isLinked(const std::string &name) const;
+
+  /// PTX (and the relocatable cubins `objects` will give, which it calls)
+  /// through the driver's JIT linker.
+  std::string linkPtx(const std::string &ptx, const std::string &name,
+                      std::vector<std::future<std::string>> &objects);
+
+  /// Gets every module's cubin at once, then loads them. A cold program
+  /// compiles its CUDA C++ module with NVRTC and its policy PTX with the
+  /// driver's JIT: independent, so it waits for the slower, not for both.
+  void loadModules();
+
+  //===------------------------------------------------------------------===//
+  // The cond mode, the launches and the graph (GraphBuilder.cpp)
+  //===------------------------------------------------------------------===//
+
+  void resolveCondMode();
+
+  std::vector<std::string> condNames() const;
+
+  void prepareLaunches(
+      const PlanBinding &binding,
+      const std::map<std::string, CUgraphConditionalHandle> &handles);
+
+  CUgraphNode addKernelNode(CUgraph graph, CUgraphNode dep,
+                            PreparedLaunch &l);
+
+  /// Appends `nodes` to `graph` after `dep`; returns the last node. Conds
+  /// become IF nodes (native, unless `inlineConds`) or are inlined (their
+  /// kernels check the flag themselves).
+  CUgraphNode addNodes(CUgraph graph, CUgraphNode dep,
+                       const std::vector<ScheduleNode> &nodes,
+                       const std::map<std::string, CUgraphConditionalHandle> &handles,
+                       bool inlineConds = false);
+
+  /// A conditional node after `dep` whose body graph `fillBody` fills.
+  CUgraphNode addConditional(CUgraph graph, CUgraphNode dep,
+                             CUgraphConditionalNodeType type,
+                             CUgraphConditionalHandle handle,
+                             const std::function<void(CUgraph)> &fillBody);
+
+  void buildGraph(const std::map<std::string, CUgraphConditionalHandle> &handles);
+
+  //===------------------------------------------------------------------===//
+  // Execution (Executors.cpp)
+  //===------------------------------------------------------------------===//
+
+  void launchDirect(const PreparedLaunch &l);
+
+  int32_t readFlag(CUdeviceptr flag);
+
+  /// Host-driven execution of nodes: conds read their flag first.
+  void runNodesDirect(const std::vector<ScheduleNode> &nodes);
+
+  /// Polled between graph launches (emulated) or steps (host) and after the
+  /// loop; within a launch, CancelWatcher stops the device's loop.
+  bool cancelled();
+
+  int64_t runNative();
+
+  int64_t runEmulated();
+
+  int64_t runHost();
+
+  /// The buffer proofc_init gets as `nextCand` (InitArg::NextCand), or 0 when the
+  /// plan has no init launch.
+  CUdeviceptr poolCounter(const PlanBinding &binding) const;
+
+  CUdeviceptr flagPtr(const std::string &buffer);
+
+  /// While the proof loop runs, a thread polls the run's cancellation flag
+  /// every few milliseconds; once it is raised, it writes N to the pool
+  /// counter (proofc_init's `nextCand`, the contract's one counter) from
+  /// pinned memory on a non-blocking stream of its own, which the copy
+  /// engine runs beside the kernels. From then on no slot takes a new
+  /// candidate (advance.cu's finishCandidate: atomicAdd >= N), so the
+  /// slots finish the candidates they hold — at most D steps — and the
+  /// loop ends on the device as at the end of the pool: the native WHILE
+  /// graph and the persistent kernel included. Written again every 50 ms
+  /// (a write that lands before proofc_init is overwritten by it).
+  /// Nothing runs per step: the kernels' cost is unchanged. The caller
+  /// then throws Interrupted: the outcomes are partial.
+  class CancelWatcher;
+
+  //===------------------------------------------------------------------===//
+  // Readback (Readback.cpp)
+  //===------------------------------------------------------------------===//
+
+  std::vector<Outcome> readOutcomes(const PlanBinding &binding);
+
+  /// The recorded actions (out.actions, N x D words) of a run that records
+  /// them, in candidate order.
+  ActionTrace readActions(const PlanBinding &binding,
+                          const std::vector<Outcome> &outcomes);
+
+  //===------------------------------------------------------------------===//
+  // Profiling (Profiling.cpp)
+  //===------------------------------------------------------------------===//
+
+  /// The next event of the profiling pool (made on first use; reused after
+  /// collectTimings()).
+  CUevent timingEvent();
+
+  /// Adds the timed launches since the last call to launchSeconds; the
+  /// stream must be synchronized.
+  void collectTimings();
+
+  const Bundle &bundle_;
+  const std::string &path_;
+  const CudaBackendOptions &options_;
+  CudaRunInfo info_; ///< setup's facts, then the last execute()'s counters
+  DeviceSession s_;
+  KnowledgeBase kb_;
+  std::unique_ptr<PlanBinding> binding_;
+  std::unique_ptr<DevicePrologue> devicePrologue_;
+  uint64_t poolId_ = 0;
+  uint64_t shapeId_ = 0; ///< EvalInputs::shapeId of the setup
+  uint64_t weightsId_ = 0; ///< EvalInputs::weightsId of the weights on the device
+  std::vector<size_t> zeroBuffers_; ///< reset before every run but the first
+  bool stateFresh_ = true;      ///< zero buffers as allocated
+  bool weightsCurrent_ = false; ///< weight buffers hold this run's weights
+  int major_ = 0, minor_ = 0;
+  std::string arch_;
+  std::map<std::string, CUmodule> modules_;
+  std::map<std::string, PreparedLaunch> launches_;
+  CUdeviceptr loopFlag_ = 0;
+  const RunControl *control_ = nullptr;
+  bool stoppedEarly_ = false; ///< cancelled before the pool was done
+  // Profiling: launches timed since the last collectTimings().
+  struct TimedLaunch {
+    const std::string *name;
+    CUevent before, after;
+  };
+  std::vector<TimedLaunch> timed_;
+  size_t nextEvent_ = 0;
+};
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_CUDA_CUDARUNNER_H

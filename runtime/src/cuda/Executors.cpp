@@ -1,0 +1,234 @@
+//===- Executors.cpp - one run over the pool --------------------------------===//
+//
+// execute(): the fresh state and the weights, then the loop in the cond
+// mode (runNative: one graph launch; runEmulated: graph launches of K
+// steps, two in flight, the loop flag read back after each; runHost: the
+// host reads every flag and launches each step's kernels), then the
+// readback. While the loop runs, CancelWatcher stops the device's loop
+// from its side when the run is cancelled.
+//
+//===----------------------------------------------------------------------===//
+#if PROOFC_HAVE_CUDA
+
+#include "cuda/CudaRunner.h"
+#include "Fail.h"
+#include "Interrupts.h"
+#include "Kernels/kernel_abi.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace proofc {
+
+class CudaRunner::CancelWatcher {
+public:
+  CancelWatcher(CudaRunner &r, const PlanBinding &binding) : r_(r) {
+    if (!r.control_ || !r.control_->cancel) return;
+    const CUdeviceptr counter = r.poolCounter(binding);
+    const int64_t n = binding.symbols().at("N");
+    if (!counter || n <= 0) return; // nothing to stop on the device
+    r.s_.pinned[4] = static_cast<int32_t>(n);
+    if (!r.s_.cancelStream)
+      PROOFC_CU(r.s_.drv, cuStreamCreate, &r.s_.cancelStream,
+                CU_STREAM_NON_BLOCKING);
+    thread_ = std::thread([this, counter] { watch(counter); });
+  }
+  ~CancelWatcher() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
+    r_.s_.drv.cuStreamSynchronize(r_.s_.cancelStream); // the copies
+  }
+
+private:
+  void watch(CUdeviceptr counter) {
+    CudaDriver &drv = r_.s_.drv;
+    if (drv.cuCtxSetCurrent(r_.s_.ctx) != CUDA_SUCCESS) return;
+    std::unique_lock<std::mutex> lock(mutex_);
+    Clock::time_point sent{};
+    bool any = false;
+    while (!wake_.wait_for(lock, std::chrono::milliseconds(2),
+                           [this] { return done_; })) {
+      if (!r_.control_->cancelled()) continue;
+      if (any && secondsSince(sent) < 0.05) continue;
+      // An error leaves the run to finish the pool; it is still
+      // reported as Interrupted.
+      drv.cuMemcpyHtoDAsync(counter, r_.s_.pinned + 4, 4,
+                            r_.s_.cancelStream);
+      sent = Clock::now();
+      any = true;
+    }
+  }
+
+  CudaRunner &r_;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool done_ = false;
+};
+
+std::vector<Outcome> CudaRunner::execute(const EvalInputs &inputs,
+                             BackendTimings &timings) {
+  const Clock::time_point start = Clock::now();
+  // A session's calls may come from any thread, one at a time.
+  PROOFC_CU(s_.drv, cuCtxSetCurrent, s_.ctx);
+  control_ = inputs.control;
+  stoppedEarly_ = false;
+  info_.graphLaunches = 0;
+  info_.hostFlagReads = 0;
+  info_.launchSeconds.clear();
+  if (!stateFresh_)
+    for (size_t i : zeroBuffers_)
+      PROOFC_CU(s_.drv, cuMemsetD8Async, s_.buffers[i], 0,
+                binding_->buffers()[i].bytes, s_.stream);
+  stateFresh_ = false;
+  // The blocks of one call share their weights (EvalInputs::weightsId):
+  // the prologue's tables on the device are already theirs.
+  const bool sameWeights =
+      inputs.weightsId != 0 && inputs.weightsId == weightsId_;
+  if (!weightsCurrent_ && !sameWeights) {
+    uploadWeights(inputs);
+    weightsId_ = inputs.weightsId;
+  }
+  weightsCurrent_ = false;
+  PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
+  timings.setupSeconds += secondsSince(start);
+
+  {
+    // One launch may run the whole pool (the native WHILE graph; the
+    // persistent kernel in every mode): the watcher stops it from the
+    // device's side when the run is cancelled. Its thread starts and
+    // joins outside the timed loop.
+    CancelWatcher watcher(*this, *binding_);
+    const Clock::time_point loop = Clock::now();
+    switch (info_.cond) {
+    case CondMode::Native: timings.steps = runNative(); break;
+    case CondMode::Emulated: timings.steps = runEmulated(); break;
+    case CondMode::Host: timings.steps = runHost(); break;
+    }
+    PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream); // drained
+    timings.runSeconds = secondsSince(loop);
+  }
+  // Raised while the loop ran: the pool may not have been done.
+  if (cancelled()) throwInterrupted();
+  const Clock::time_point readback = Clock::now();
+  std::vector<Outcome> outcomes = readOutcomes(*binding_);
+  if (inputs.actions) *inputs.actions = readActions(*binding_, outcomes);
+  timings.readbackSeconds = secondsSince(readback);
+  return outcomes;
+}
+
+void CudaRunner::launchDirect(const PreparedLaunch &l) {
+  CUevent before = nullptr, after = nullptr;
+  if (info_.profiled) {
+    before = timingEvent();
+    after = timingEvent();
+    PROOFC_CU(s_.drv, cuEventRecord, before, s_.stream);
+  }
+  PROOFC_CU(s_.drv, cuLaunchKernel, l.function, l.grid, 1, 1, l.block, 1, 1,
+            l.sharedBytes, s_.stream,
+            const_cast<void **>(l.params.data()), nullptr);
+  if (info_.profiled) {
+    PROOFC_CU(s_.drv, cuEventRecord, after, s_.stream);
+    timed_.push_back({&l.name, before, after});
+  }
+}
+
+int32_t CudaRunner::readFlag(CUdeviceptr flag) {
+  PROOFC_CU(s_.drv, cuMemcpyDtoHAsync, s_.pinned, flag, 4, s_.stream);
+  PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
+  if (info_.profiled) collectTimings();
+  ++info_.hostFlagReads;
+  return s_.pinned[0];
+}
+
+void CudaRunner::runNodesDirect(const std::vector<ScheduleNode> &nodes) {
+  for (const ScheduleNode &n : nodes) {
+    if (!n.launch.empty())
+      launchDirect(launches_.at(n.launch));
+    else if (readFlag(flagPtr(n.flag)))
+      runNodesDirect(n.body);
+  }
+}
+
+bool CudaRunner::cancelled() {
+  if (control_ && control_->cancelled()) stoppedEarly_ = true;
+  return stoppedEarly_;
+}
+
+int64_t CudaRunner::runNative() {
+  if (cancelled()) return 0;
+  PROOFC_CU(s_.drv, cuGraphLaunch, s_.exec, s_.stream);
+  info_.graphLaunches = 1;
+  return 0; // the WHILE node iterates on the device, uncounted
+}
+
+int64_t CudaRunner::runEmulated() {
+  runNodesDirect(bundle_.plan.schedule.prologue);
+  const int unroll = std::max(1, options_.unroll);
+  int64_t issued = 0, checked = 0;
+  auto issue = [&] {
+    const int slot = static_cast<int>(issued % 2);
+    PROOFC_CU(s_.drv, cuGraphLaunch, s_.exec, s_.stream);
+    PROOFC_CU(s_.drv, cuMemcpyDtoHAsync, s_.pinned + 1 + slot, loopFlag_, 4,
+              s_.stream);
+    PROOFC_CU(s_.drv, cuEventRecord, s_.events[slot], s_.stream);
+    ++issued;
+  };
+  // Two launches in flight: surplus steps after the last candidate are
+  // no-ops (every kernel of the step returns when the loop flag is 0).
+  issue();
+  issue();
+  for (;;) {
+    const int slot = static_cast<int>(checked % 2);
+    PROOFC_CU(s_.drv, cuEventSynchronize, s_.events[slot]);
+    ++info_.hostFlagReads;
+    ++checked;
+    if (s_.pinned[1 + slot] == 0) break;
+    if (cancelled()) break; // the other launch in flight drains below
+    issue(); // reuses the slot just read
+  }
+  info_.graphLaunches = issued;
+  return checked * unroll;
+}
+
+int64_t CudaRunner::runHost() {
+  runNodesDirect(bundle_.plan.schedule.prologue);
+  int64_t steps = 0;
+  while (readFlag(loopFlag_)) {
+    if (cancelled()) break;
+    runNodesDirect(bundle_.plan.schedule.step);
+    ++steps;
+  }
+  return steps;
+}
+
+CUdeviceptr CudaRunner::poolCounter(const PlanBinding &binding) const {
+  for (const Launch &launch : bundle_.plan.launches) {
+    if (launch.role != LaunchRole::Init) continue;
+    // The binding checked a proofc_init launch against kernel_abi.h; the
+    // role alone does not name the entry, so the index is checked too.
+    const BoundLaunch &bound = binding.launch(launch.name);
+    const size_t nextCand = proofc_abi::InitArg::NextCand;
+    if (bound.args.size() > nextCand &&
+        bound.args[nextCand].kind == BoundArg::Kind::Buffer)
+      return s_.buffers.at(bound.args[nextCand].buffer);
+  }
+  return 0;
+}
+
+CUdeviceptr CudaRunner::flagPtr(const std::string &buffer) {
+  for (size_t i = 0; i < bundle_.plan.buffers.size(); ++i)
+    if (bundle_.plan.buffers[i].name == buffer) return s_.buffers[i];
+  fail("{}: unknown flag buffer '{}'", path_, buffer);
+}
+
+} // namespace proofc
+
+#endif // PROOFC_HAVE_CUDA

@@ -1,0 +1,201 @@
+//===- GraphBuilder.cpp - the cond mode, the launches and the graph ---------===//
+//
+// How the schedule will run: the cond mode (native falls back to emulated,
+// with a notice, when the probe finds no conditional graph nodes; profiled
+// runs are host-driven), each launch prepared (function, limits, its
+// kernel-parameter block, its role for the profile's phases), and ONE CUDA
+// graph: native, the schedule's prologue then WHILE(loop) { step x K } with
+// the first copy's conds as IF nodes; emulated, K copies of the step.
+//
+//===----------------------------------------------------------------------===//
+#if PROOFC_HAVE_CUDA
+
+#include "cuda/CudaRunner.h"
+#include "Fail.h"
+#include "proofc/runtime/Notices.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+namespace proofc {
+
+void CudaRunner::resolveCondMode() {
+  info_.cond = options_.cond;
+  if (options_.profile) {
+    // Every launch timed on its own: host-driven steps, no graph.
+    info_.cond = CondMode::Host;
+    info_.profiled = true;
+    return;
+  }
+  if (options_.cond != CondMode::Native) return;
+  std::string why;
+  if (!probeConditionalNodes(s_.drv, s_.ctx, &why)) {
+    notice(fmt::format("conditional graph nodes unsupported ({}); using "
+                       "--cond emulated",
+                       why));
+    info_.cond = CondMode::Emulated;
+    info_.condFellBack = true;
+  }
+}
+
+std::vector<std::string> CudaRunner::condNames() const {
+  std::vector<std::string> names = {bundle_.plan.schedule.loopCond};
+  std::function<void(const std::vector<ScheduleNode> &)> walk =
+      [&](const std::vector<ScheduleNode> &nodes) {
+        for (const ScheduleNode &n : nodes)
+          if (!n.cond.empty()) {
+            names.push_back(n.cond);
+            walk(n.body);
+          }
+      };
+  walk(bundle_.plan.schedule.prologue);
+  walk(bundle_.plan.schedule.step);
+  return names;
+}
+
+void CudaRunner::prepareLaunches(
+    const PlanBinding &binding,
+    const std::map<std::string, CUgraphConditionalHandle> &handles) {
+  CudaDriver &drv = s_.drv;
+  for (const Launch &launch : bundle_.plan.launches) {
+    const BoundLaunch &bound = binding.launch(launch.name);
+    PreparedLaunch p;
+    p.name = launch.name;
+    p.grid = bound.grid;
+    p.block = static_cast<uint32_t>(launch.block);
+    p.sharedBytes = static_cast<uint32_t>(launch.sharedBytes);
+    CUresult r = drv.cuModuleGetFunction(&p.function, modules_.at(launch.module),
+                                         launch.entry.c_str());
+    if (r != CUDA_SUCCESS)
+      fail("{}: launch '{}': module '{}' has no kernel '{}' ({})", path_,
+           launch.name, launch.module, launch.entry, drv.errorName(r));
+    int maxThreads = 0;
+    PROOFC_CU(drv, cuFuncGetAttribute, &maxThreads,
+              CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, p.function);
+    if (launch.block > maxThreads)
+      fail("{}: launch '{}': block of {} threads, kernel '{}' allows at most "
+           "{}",
+           path_, launch.name, launch.block, launch.entry, maxThreads);
+    // Past 48 KiB of static plus dynamic shared memory a kernel must opt in.
+    if (launch.sharedBytes > 0) {
+      CUresult sr = drv.cuFuncSetAttribute(
+          p.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+          launch.sharedBytes);
+      if (sr != CUDA_SUCCESS)
+        fail("{}: launch '{}': {} bytes of dynamic shared memory for kernel "
+             "'{}': {}",
+             path_, launch.name, launch.sharedBytes, launch.entry,
+             drv.errorName(sr));
+    }
+    p.storage.assign(bound.args.size(), 0);
+    for (size_t i = 0; i < bound.args.size(); ++i) {
+      const BoundArg &a = bound.args[i];
+      uint64_t &slot = p.storage[i];
+      switch (a.kind) {
+      case BoundArg::Kind::Buffer: slot = s_.buffers.at(a.buffer); break;
+      case BoundArg::Kind::I32: std::memcpy(&slot, &a.i32, 4); break;
+      case BoundArg::Kind::F32: std::memcpy(&slot, &a.f32, 4); break;
+      case BoundArg::Kind::Cond: {
+        auto it = handles.find(a.cond);
+        slot = it == handles.end() ? 0 : it->second;
+        break;
+      }
+      }
+    }
+    for (uint64_t &slot : p.storage) p.params.push_back(&slot);
+    launches_.emplace(launch.name, std::move(p));
+    // By the role the compiler wrote. The fused step kernel counts as
+    // the engine (it is mostly derive).
+    if (launch.role == LaunchRole::Engine ||
+        launch.role == LaunchRole::AdvanceEngine)
+      info_.engineLaunches.push_back(launch.name);
+    else if (launch.role == LaunchRole::Persistent)
+      info_.fusedLaunches.push_back(launch.name);
+    else if (launch.role == LaunchRole::Policy)
+      info_.policyLaunches.push_back(launch.name);
+  }
+}
+
+CUgraphNode CudaRunner::addKernelNode(CUgraph graph, CUgraphNode dep,
+                          PreparedLaunch &l) {
+  CUgraphNodeParams params{};
+  params.type = CU_GRAPH_NODE_TYPE_KERNEL;
+  params.kernel.func = l.function;
+  params.kernel.gridDimX = l.grid;
+  params.kernel.gridDimY = params.kernel.gridDimZ = 1;
+  params.kernel.blockDimX = l.block;
+  params.kernel.blockDimY = params.kernel.blockDimZ = 1;
+  params.kernel.sharedMemBytes = l.sharedBytes;
+  params.kernel.kernelParams = l.params.data();
+  CUgraphNode node = nullptr;
+  PROOFC_CU(s_.drv, cuGraphAddNode, &node, graph, dep ? &dep : nullptr,
+            nullptr, dep ? 1 : 0, &params);
+  return node;
+}
+
+CUgraphNode CudaRunner::addNodes(CUgraph graph, CUgraphNode dep,
+                     const std::vector<ScheduleNode> &nodes,
+                     const std::map<std::string, CUgraphConditionalHandle> &handles,
+                     bool inlineConds) {
+  for (const ScheduleNode &n : nodes) {
+    if (!n.launch.empty()) {
+      dep = addKernelNode(graph, dep, launches_.at(n.launch));
+    } else if (info_.cond == CondMode::Native && !inlineConds) {
+      dep = addConditional(graph, dep, CU_GRAPH_COND_TYPE_IF,
+                           handles.at(n.cond), [&](CUgraph body) {
+                             addNodes(body, nullptr, n.body, handles);
+                           });
+    } else {
+      dep = addNodes(graph, dep, n.body, handles, inlineConds);
+    }
+  }
+  return dep;
+}
+
+CUgraphNode CudaRunner::addConditional(CUgraph graph, CUgraphNode dep,
+                           CUgraphConditionalNodeType type,
+                           CUgraphConditionalHandle handle,
+                           const std::function<void(CUgraph)> &fillBody) {
+  CUgraphNodeParams params{};
+  params.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+  params.conditional.handle = handle;
+  params.conditional.type = type;
+  params.conditional.size = 1;
+  params.conditional.ctx = s_.ctx;
+  CUgraphNode node = nullptr;
+  PROOFC_CU(s_.drv, cuGraphAddNode, &node, graph, dep ? &dep : nullptr,
+            nullptr, dep ? 1 : 0, &params);
+  fillBody(params.conditional.phGraph_out[0]);
+  return node;
+}
+
+void CudaRunner::buildGraph(const std::map<std::string, CUgraphConditionalHandle> &handles) {
+  const Schedule &schedule = bundle_.plan.schedule;
+  if (info_.cond == CondMode::Native) {
+    // ONE graph: prologue, then WHILE(loop) { step x K }. K steps per
+    // iteration amortize the conditional node's cost; the steps after the
+    // last candidate are no-ops (every step kernel checks the loop flag).
+    // A conditional handle drives one node, so only the first copy's
+    // conds are IF nodes; the later copies' are inlined.
+    CUgraphNode dep = addNodes(s_.graph, nullptr, schedule.prologue, handles);
+    addConditional(s_.graph, dep, CU_GRAPH_COND_TYPE_WHILE,
+                   handles.at(schedule.loopCond), [&](CUgraph body) {
+                     CUgraphNode last = nullptr;
+                     for (int k = 0; k < std::max(1, options_.unroll); ++k)
+                       last = addNodes(body, last, schedule.step, handles,
+                                       /*inlineConds=*/k > 0);
+                   });
+  } else {
+    // Emulated: K copies of the step; the prologue runs once, directly.
+    PROOFC_CU(s_.drv, cuGraphCreate, &s_.graph, 0);
+    CUgraphNode dep = nullptr;
+    for (int k = 0; k < std::max(1, options_.unroll); ++k)
+      dep = addNodes(s_.graph, dep, schedule.step, handles);
+  }
+  PROOFC_CU(s_.drv, cuGraphInstantiateWithFlags, &s_.exec, s_.graph, 0);
+}
+
+} // namespace proofc
+
+#endif // PROOFC_HAVE_CUDA

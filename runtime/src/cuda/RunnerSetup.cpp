@@ -1,0 +1,164 @@
+//===- RunnerSetup.cpp - a pool's device setup ------------------------------===//
+//
+// CudaRunner's setup (CudaRunner.h): open the device, build the knowledge
+// base, bind the plan (PlanBinding), allocate every buffer and upload its
+// first contents, then the modules, launches and graph (ModuleLoader.cpp,
+// GraphBuilder.cpp); and what a later run over the same pool or size
+// uploads: its candidates, its weights (host tables, or the device
+// prologue over weights already on the GPU).
+//
+//===----------------------------------------------------------------------===//
+#if PROOFC_HAVE_CUDA
+
+#include "cuda/CudaRunner.h"
+#include "Fail.h"
+
+#include <algorithm>
+
+namespace proofc {
+
+void CudaRunner::setup(const EvalInputs &inputs, BackendTimings &timings) {
+  const Clock::time_point start = Clock::now();
+  poolId_ = inputs.poolId;
+  shapeId_ = inputs.shapeId;
+  openDevice();
+  kb_ = buildKnowledgeBase(inputs.dataset, inputs.factsIncludeValid);
+  binding_ = std::make_unique<PlanBinding>(bundle_, inputs, kb_, path_,
+                                           options_.memoEntries);
+  PlanBinding &binding = *binding_;
+  for (size_t i = 0; i < binding.buffers().size(); ++i)
+    if (binding.buffers()[i].data.empty() &&
+        std::find(binding.weightBuffers().begin(),
+                  binding.weightBuffers().end(),
+                  static_cast<int32_t>(i)) == binding.weightBuffers().end())
+      zeroBuffers_.push_back(i);
+  allocate(binding);
+  loadModules();
+  resolveCondMode();
+  std::map<std::string, CUgraphConditionalHandle> handles;
+  if (info_.cond == CondMode::Native) {
+    PROOFC_CU(s_.drv, cuGraphCreate, &s_.graph, 0);
+    for (const std::string &cond : condNames())
+      PROOFC_CU(s_.drv, cuGraphConditionalHandleCreate, &handles[cond],
+                s_.graph, s_.ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT);
+  }
+  prepareLaunches(binding, handles);
+  loopFlag_ = s_.buffers[binding.bufferIndex(bundle_.plan.schedule.loopFlag)];
+  PROOFC_CU(s_.drv, cuMemHostAlloc, reinterpret_cast<void **>(&s_.pinned),
+            64, 0);
+  for (CUevent &e : s_.events)
+    PROOFC_CU(s_.drv, cuEventCreate, &e, CU_EVENT_DISABLE_TIMING);
+  if (info_.cond != CondMode::Host) buildGraph(handles);
+  PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
+  weightsCurrent_ = !inputs.deviceWeights; // uploaded with the binding
+  weightsId_ = weightsCurrent_ ? inputs.weightsId : 0;
+  timings.setupSeconds = secondsSince(start);
+}
+
+bool CudaRunner::reusableFor(const EvalInputs &inputs) const {
+  const bool sameRecording =
+      binding_ && (inputs.actions != nullptr) == binding_->recordsActions();
+  return sameRecording &&
+         ((inputs.poolId != 0 && inputs.poolId == poolId_) ||
+          sameShape(inputs));
+}
+
+bool CudaRunner::sameShape(const EvalInputs &inputs) const {
+  return binding_ && inputs.shapeId != 0 && inputs.shapeId == shapeId_ &&
+         !(inputs.poolId != 0 && inputs.poolId == poolId_) &&
+         static_cast<int64_t>(inputs.candidates.candidates.size()) ==
+             binding_->symbols().at("N");
+}
+
+void CudaRunner::uploadPool(const EvalInputs &inputs, BackendTimings &timings) {
+  const Clock::time_point start = Clock::now();
+  PROOFC_CU(s_.drv, cuCtxSetCurrent, s_.ctx);
+  for (auto &[index, data] : binding_->poolData(inputs.candidates))
+    PROOFC_CU(s_.drv, cuMemcpyHtoD, s_.buffers[static_cast<size_t>(index)],
+              data.data(), data.size() * 4);
+  poolId_ = inputs.poolId;
+  timings.setupSeconds += secondsSince(start);
+}
+
+void CudaRunner::uploadWeights(const EvalInputs &inputs) {
+  if (inputs.deviceWeights) {
+    std::map<std::string, DeviceTensor> weights;
+    for (const auto &[name, w] : *inputs.deviceWeights)
+      weights[name] = {static_cast<CUdeviceptr>(w.address), w.shape};
+    std::map<std::string, CUdeviceptr> outputs;
+    for (int32_t index : binding_->weightBuffers()) {
+      const BoundBuffer &b = binding_->buffers()[static_cast<size_t>(index)];
+      outputs[b.decl->init.substr(8)] = s_.buffers[static_cast<size_t>(index)];
+    }
+    devicePrologue().run(bundle_.plan, weights, outputs, s_.stream);
+    return;
+  }
+  for (auto &[index, data] : binding_->weightData(inputs.weights))
+    PROOFC_CU(s_.drv, cuMemcpyHtoD, s_.buffers[static_cast<size_t>(index)],
+              data.data(), data.size() * 4);
+}
+
+void CudaRunner::openDevice() {
+  CudaDriver &drv = s_.drv;
+  int count = 0;
+  PROOFC_CU(drv, cuDeviceGetCount, &count);
+  if (options_.device < 0 || options_.device >= count)
+    fail("CUDA: device {} does not exist ({} device{} visible)",
+         options_.device, count, count == 1 ? "" : "s");
+  PROOFC_CU(drv, cuDeviceGet, &s_.device, options_.device);
+  PROOFC_CU(drv, cuDevicePrimaryCtxRetain, &s_.ctx, s_.device);
+  PROOFC_CU(drv, cuCtxSetCurrent, s_.ctx);
+  // A blocking stream: it orders after the null-stream uploads and memsets.
+  PROOFC_CU(drv, cuStreamCreate, &s_.stream, CU_STREAM_DEFAULT);
+  PROOFC_CU(drv, cuDeviceGetAttribute, &major_,
+            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, s_.device);
+  PROOFC_CU(drv, cuDeviceGetAttribute, &minor_,
+            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, s_.device);
+  char name[256] = {};
+  PROOFC_CU(drv, cuDeviceGetName, name, sizeof name - 1, s_.device);
+  arch_ = "sm_" + std::to_string(major_) + std::to_string(minor_);
+  info_.device = std::string(name) + " (" + arch_ + ")";
+}
+
+void CudaRunner::allocate(PlanBinding &binding) {
+  CudaDriver &drv = s_.drv;
+  size_t freeBytes = 0, totalBytes = 0;
+  PROOFC_CU(drv, cuMemGetInfo, &freeBytes, &totalBytes);
+  const size_t needed = binding.totalBytes();
+  if (needed > freeBytes)
+    fail("CUDA: the plan needs {} bytes of device memory, {} are free (of "
+         "{}); lower B or --max-pool, or use a smaller dataset",
+         needed, freeBytes, totalBytes);
+  info_.deviceBytes = needed;
+  for (const BoundBuffer &b : binding.buffers()) {
+    CUdeviceptr ptr = 0;
+    CUresult r = drv.cuMemAlloc(&ptr, b.bytes);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+      drv.cuMemGetInfo(&freeBytes, &totalBytes);
+      fail("cuMemAlloc of buffer '{}' failed: out of memory (asked {} bytes, "
+           "{} free)",
+           b.decl->name, b.bytes, freeBytes);
+    }
+    drv.check(r, "cuMemAlloc");
+    s_.buffers.push_back(ptr);
+    if (b.data.empty())
+      PROOFC_CU(drv, cuMemsetD8, ptr, 0, b.bytes);
+    else
+      PROOFC_CU(drv, cuMemcpyHtoD, ptr, b.data.data(), b.data.size() * 4);
+  }
+  binding.releaseHostData();
+  PROOFC_CU(drv, cuCtxSynchronize); // memsets may still run asynchronously
+}
+
+DevicePrologue &CudaRunner::devicePrologue() {
+  if (!devicePrologue_) {
+    KernelCache cache(options_.cache);
+    devicePrologue_ = std::make_unique<DevicePrologue>(
+        s_.drv, cache, major_, minor_, path_);
+  }
+  return *devicePrologue_;
+}
+
+} // namespace proofc
+
+#endif // PROOFC_HAVE_CUDA

@@ -1,0 +1,452 @@
+//===- EmulatedPlanTest.cpp - The reference plan, run on the CPU ----------===//
+//
+// The whole GPU pipeline minus the driver: the reference bundle
+// (TestBundle.h) is bound with PlanBinding exactly as the CUDA backend binds
+// it, and its schedule is executed with the kernel templates (and the policy
+// fixture) compiled as C++ through the CUDA shim — conds evaluated on the
+// host, conditional handles 0. Outcomes must match the host backend (spec §7;
+// on these small runs: every status and depth).
+//
+//===----------------------------------------------------------------------===//
+#include "Targets/CUDA/Kernels/emulation/CudaShim.h"
+
+#include <cmath>
+
+#define PROOFC_A 6
+#define PROOFC_S 120
+#define PROOFC_DIM 64
+#define PROOFC_ENGINE_THREADS 32
+// step.cu includes engine.cu; renamed apart from the engine tests' copy.
+#define proofc_engine proofc_engine_plan
+#define proofc_engine_impl proofc_engine_impl_plan
+#include "Kernels/step.cu"
+#undef proofc_engine
+#undef proofc_engine_impl
+#include "runtime/cuda/fixtures/policy.cu"
+
+#include "HostBackend.h"
+#include "ProofFormats.h"
+#include "TestUtil.h"
+#include "cuda/PlanBinding.h"
+#include "runtime/cuda/TestBundle.h"
+#include "proofc/runtime/Error.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <type_traits>
+#include <utility>
+
+namespace {
+std::map<unsigned long long, unsigned> gConditionals;
+} // namespace
+
+extern "C" void cudaGraphSetConditional(unsigned long long handle,
+                                        unsigned int value) {
+  gConditionals[handle] = value;
+}
+
+namespace proofc::test {
+namespace {
+
+/// Host memory for every buffer of a binding, and launches by entry name.
+class EmulatedPlan {
+public:
+  EmulatedPlan(const Bundle &bundle, const PlanBinding &binding)
+      : bundle_(bundle), binding_(binding) {
+    for (const BoundBuffer &b : binding.buffers()) {
+      memory_.emplace_back(b.bytes / 4, 0u);
+      std::copy(b.data.begin(), b.data.end(), memory_.back().begin());
+    }
+  }
+
+  int32_t flag(const std::string &buffer) const {
+    return static_cast<int32_t>(memory_[binding_.bufferIndex(buffer)][0]);
+  }
+
+  template <typename T> std::vector<T> read(int32_t buffer) const {
+    std::vector<T> out(static_cast<size_t>(binding_.symbols().at("N")));
+    std::memcpy(out.data(), memory_[buffer].data(), out.size() * 4);
+    return out;
+  }
+
+  void runNodes(const std::vector<ScheduleNode> &nodes) {
+    for (const ScheduleNode &node : nodes) {
+      if (!node.launch.empty()) runLaunch(binding_.launch(node.launch));
+      else if (flag(node.flag)) runNodes(node.body);
+    }
+  }
+
+  /// The prologue, then one step per call while the loop flag is set.
+  void prologue() { runNodes(bundle_.plan.schedule.prologue); }
+  bool step() {
+    if (!flag(bundle_.plan.schedule.loopFlag)) return false;
+    runNodes(bundle_.plan.schedule.step);
+    return true;
+  }
+  /// Word i of a buffer, as the host's cuMemcpyHtoDAsync would write it.
+  void poke(int32_t buffer, size_t i, uint32_t value) {
+    memory_[buffer][i] = value;
+  }
+  template <typename T> std::vector<T> readAll(int32_t buffer) const {
+    std::vector<T> out(memory_[buffer].size());
+    std::memcpy(out.data(), memory_[buffer].data(), out.size() * 4);
+    return out;
+  }
+
+  int64_t run() {
+    runNodes(bundle_.plan.schedule.prologue);
+    int64_t steps = 0;
+    while (flag(bundle_.plan.schedule.loopFlag)) {
+      runNodes(bundle_.plan.schedule.step);
+      ++steps;
+    }
+    return steps;
+  }
+
+private:
+  /// Argument i of launch l as a kernel parameter of type T, by the type
+  /// the kernel declares (kernel_abi.h's lists make step.cu's): a pointer
+  /// takes a buffer, int an int32, float an f32, unsigned long long a
+  /// conditional handle (0: no native conditional nodes here).
+  template <typename T> T arg(const BoundLaunch &l, size_t i) {
+    const BoundArg &a = l.args.at(i);
+    if constexpr (std::is_pointer_v<T>) {
+      EXPECT_EQ(a.kind, BoundArg::Kind::Buffer) << "arg " << i;
+      return reinterpret_cast<T>(memory_[a.buffer].data());
+    } else if constexpr (std::is_same_v<T, int>) {
+      EXPECT_EQ(a.kind, BoundArg::Kind::I32) << "arg " << i;
+      return a.i32;
+    } else if constexpr (std::is_same_v<T, float>) {
+      EXPECT_EQ(a.kind, BoundArg::Kind::F32) << "arg " << i;
+      return a.f32;
+    } else {
+      static_assert(std::is_same_v<T, unsigned long long>);
+      EXPECT_EQ(a.kind, BoundArg::Kind::Cond) << "arg " << i;
+      return 0ull;
+    }
+  }
+
+  /// The body that calls `kernel` with launch l's arguments, converted to
+  /// the kernel's parameter types; none when the counts differ.
+  template <typename... P, size_t... I>
+  std::function<void()> call(void (*kernel)(P...), const BoundLaunch &l,
+                             std::index_sequence<I...>) {
+    EXPECT_EQ(l.args.size(), sizeof...(P)) << l.launch->entry;
+    if (l.args.size() != sizeof...(P)) return nullptr;
+    return [this, kernel, &l] { kernel(arg<P>(l, I)...); };
+  }
+  template <typename... P>
+  std::function<void()> call(void (*kernel)(P...), const BoundLaunch &l) {
+    return call(kernel, l, std::index_sequence_for<P...>{});
+  }
+
+  void runLaunch(const BoundLaunch &l) {
+    const std::string &entry = l.launch->entry;
+    std::function<void()> body;
+    if (entry == "proofc_init") body = call(proofc_init, l);
+    else if (entry == "proofc_engine") body = call(proofc_engine_plan, l);
+    else if (entry == "score_select") body = call(score_select, l);
+    else if (entry == "proofc_advance") body = call(proofc_advance, l);
+    else if (entry == "proofc_advance_engine")
+      body = call(proofc_advance_engine, l);
+    else FAIL() << "no emulated kernel for entry " << entry;
+    ASSERT_TRUE(body) << entry;
+    emu::launch(l.grid, static_cast<unsigned>(l.launch->block), body);
+  }
+
+  const Bundle &bundle_;
+  const PlanBinding &binding_;
+  std::vector<std::vector<uint32_t>> memory_;
+};
+
+struct Case {
+  const char *dataset;
+  int64_t queries, corruptions;
+  int32_t slots;
+  bool fusedStep; ///< policy + proofc_advance_engine, or the engine cond
+};
+
+/// A case's dataset with its trained weights, the V10 program at its slots
+/// and its candidates.
+struct Workload {
+  Dataset ds;
+  TensorMap weights;
+  ProgramSpec program;
+  CandidateSet set;
+};
+
+Workload loadWorkload(const Case &c) {
+  Workload w{loadDataset(dataDir(c.dataset)),
+             readSafetensors(weightsFile(c.dataset)), v10Program(), {}};
+  w.program.shape.B = c.slots;
+  CandidateOptions opts;
+  opts.corruptions = c.corruptions;
+  opts.maxQueries = c.queries;
+  w.set = buildCandidates(w.ds, opts);
+  return w;
+}
+
+/// nations (all corruptions of its first `queries` test queries), 16 slots.
+Workload nations(int64_t queries) {
+  return loadWorkload(Case{"nations", queries, 0, 16, false});
+}
+
+class EmulatedPlanVsHost : public ::testing::TestWithParam<Case> {};
+
+TEST_P(EmulatedPlanVsHost, SameOutcomesAsHostBackend) {
+  const Case &c = GetParam();
+  Workload w = loadWorkload(c);
+  const Dataset &ds = w.ds;
+  const TensorMap &weights = w.weights;
+  const ProgramSpec &program = w.program;
+  const CandidateSet &set = w.set;
+  EvalInputs inputs{program, ds, weights, set, false};
+
+  BackendTimings hostTimings;
+  std::vector<Outcome> host =
+      HostBackend(HostBackendOptions{1}).run(inputs, hostTimings);
+
+  // engineThreads 32: the emulated engine was compiled with 32 threads.
+  Bundle bundle = makeTestBundle(program, PROOFC_ENGINE_THREADS, c.fusedStep);
+  bundle = parseBundle(serializeBundle(bundle), "test.pcb"); // as read
+  KnowledgeBase kb = buildKnowledgeBase(ds, false);
+  PlanBinding binding(bundle, inputs, kb, "test.pcb");
+  EmulatedPlan plan(bundle, binding);
+  const int64_t steps = plan.run();
+  EXPECT_GT(steps, 0);
+  EXPECT_EQ(gConditionals.count(0), 0u) << "a zero handle was set";
+  std::vector<Outcome> emulated = binding.outcomes(
+      plan.read<int32_t>(binding.outStatus()),
+      plan.read<int32_t>(binding.outDepth()),
+      plan.read<float>(binding.outLogp()));
+
+  ASSERT_EQ(emulated.size(), host.size());
+  int proved = 0;
+  for (size_t i = 0; i < host.size(); ++i) {
+    EXPECT_EQ(emulated[i].status, host[i].status) << "candidate " << i;
+    EXPECT_EQ(emulated[i].depth, host[i].depth) << "candidate " << i;
+    EXPECT_NEAR(emulated[i].logp, host[i].logp, 1e-4) << "candidate " << i;
+    proved += host[i].status == ProofStatus::Proved;
+  }
+  RecordProperty("candidates", static_cast<int>(host.size()));
+  RecordProperty("proved", proved);
+  Metrics a = computeMetrics(set, host), b = computeMetrics(set, emulated);
+  EXPECT_NEAR(a.both.mrr, b.both.mrr, 1e-3);
+  EXPECT_NEAR(a.both.hits10, b.both.hits10, 1e-3);
+}
+
+/// The device's side of a cancelled CUDA run (CudaBackend's CancelWatcher):
+/// once the host has written N to the pool counter, no slot takes a new
+/// candidate and the loop ends after the candidates in flight, within D
+/// steps, as at the end of the pool; every outcome written is the host's.
+/// With the step memo (fused step), whose advance walks through finished
+/// candidates and refills, and with the engine cond.
+TEST(EmulatedPlanCancel, PoolCounterAtNDrainsWithinDSteps) {
+  Workload w = nations(10);
+  const Dataset &ds = w.ds;
+  const TensorMap &weights = w.weights;
+  const ProgramSpec &program = w.program;
+  const CandidateSet &set = w.set;
+  EvalInputs inputs{program, ds, weights, set, false};
+  BackendTimings t;
+  const std::vector<Outcome> host =
+      HostBackend(HostBackendOptions{1}).run(inputs, t);
+  const int64_t n = static_cast<int64_t>(host.size());
+  const std::vector<int64_t> order = poolOrder(n, program.shape.B);
+  KnowledgeBase kb = buildKnowledgeBase(ds, false);
+  for (bool fused : {true, false}) {
+    SCOPED_TRACE(fused ? "fused step" : "engine cond");
+    Bundle bundle = makeTestBundle(program, PROOFC_ENGINE_THREADS, fused);
+    PlanBinding binding(bundle, inputs, kb, "test.pcb");
+    EmulatedPlan plan(bundle, binding);
+    plan.prologue();
+    ASSERT_TRUE(plan.step());
+    plan.poke(binding.bufferIndex("next_cand"), 0, static_cast<uint32_t>(n));
+    int64_t after = 0;
+    while (plan.step())
+      ++after;
+    EXPECT_LE(after, program.shape.D) << "the slots in flight took too long";
+    const std::vector<int32_t> status =
+        plan.readAll<int32_t>(binding.outStatus());
+    const std::vector<int32_t> depth =
+        plan.readAll<int32_t>(binding.outDepth());
+    int64_t written = 0;
+    for (int64_t q = 0; q < n; ++q) {
+      if (depth[q] < 1) continue; // never started
+      ++written;
+      const Outcome &h = host[order[q]];
+      EXPECT_EQ(status[q], static_cast<int32_t>(h.status)) << "position " << q;
+      EXPECT_EQ(depth[q], h.depth) << "position " << q;
+    }
+    EXPECT_GE(written, program.shape.B) << "the slots in flight finished";
+    EXPECT_LT(written, n) << "the rest of the pool never started";
+  }
+}
+
+/// Weights that make every dot product overflow (the last LayerNorm's
+/// weight times 1e30): the fixture policy gives the step a NaN
+/// log-probability, the advance keeps it, and the step memo (fused step)
+/// passes it on, so exactly the host's candidates end with a NaN — the
+/// ones RunSession's check would name.
+TEST(EmulatedPlanNonFinite, SameNaNCandidatesAsHost) {
+  Workload w = nations(10);
+  for (float &v : w.weights.at("mlp.1.ln.weight").data)
+    v *= 1e30f;
+  const Dataset &ds = w.ds;
+  const TensorMap &weights = w.weights;
+  const ProgramSpec &program = w.program;
+  const CandidateSet &set = w.set;
+  EvalInputs inputs{program, ds, weights, set, false};
+  BackendTimings t;
+  const std::vector<Outcome> host =
+      HostBackend(HostBackendOptions{1}).run(inputs, t);
+  KnowledgeBase kb = buildKnowledgeBase(ds, false);
+  for (bool fused : {true, false}) {
+    SCOPED_TRACE(fused ? "fused step, memo" : "engine cond");
+    Bundle bundle = makeTestBundle(program, PROOFC_ENGINE_THREADS, fused);
+    PlanBinding binding(bundle, inputs, kb, "test.pcb");
+    EmulatedPlan plan(bundle, binding);
+    plan.run();
+    const std::vector<Outcome> emulated = binding.outcomes(
+        plan.read<int32_t>(binding.outStatus()),
+        plan.read<int32_t>(binding.outDepth()),
+        plan.read<float>(binding.outLogp()));
+    ASSERT_EQ(emulated.size(), host.size());
+    int64_t nan = 0;
+    for (size_t i = 0; i < host.size(); ++i) {
+      EXPECT_EQ(std::isnan(emulated[i].logp), std::isnan(host[i].logp))
+          << "candidate " << i;
+      nan += std::isnan(host[i].logp);
+    }
+    EXPECT_GT(nan, 0);
+    EXPECT_LT(nan, static_cast<int64_t>(host.size()));
+  }
+}
+
+/// --proofs on the CUDA path: with EvalInputs::actions the plan records
+/// every step's action (out.actions), through the step memo's hits too
+/// (fused step) and through proofc_advance (engine cond); the trace equals
+/// the host backend's, and the proofs replayed from it are the host's byte
+/// for byte. The files are written with the host's outcomes for both: a
+/// proof shows its candidate's log-probability to 9 digits, in which the
+/// fixture policy (float) and the host (double) may differ (spec §7), while
+/// every status and depth must be the host's. Trained weights, so that
+/// candidates are proved in several steps.
+TEST_P(EmulatedPlanVsHost, RecordsTheHostsActions) {
+  const Case &c = GetParam();
+  if (std::string(c.dataset) == "countries_s1")
+    GTEST_SKIP() << "covered by countries_s3 and nations";
+  Workload w = loadWorkload(c);
+  const Dataset &ds = w.ds;
+  const TensorMap &weights = w.weights;
+  const ProgramSpec &program = w.program;
+  const CandidateSet &set = w.set;
+  ActionTrace hostTrace;
+  EvalInputs hostInputs{program, ds, weights, set, false};
+  hostInputs.actions = &hostTrace;
+  BackendTimings t;
+  const std::vector<Outcome> host =
+      HostBackend(HostBackendOptions{1}).run(hostInputs, t);
+
+  ActionTrace unused;
+  EvalInputs inputs{program, ds, weights, set, false};
+  inputs.actions = &unused; // the binding sizes out.actions N x D
+  Bundle bundle = makeTestBundle(program, PROOFC_ENGINE_THREADS, c.fusedStep);
+  KnowledgeBase kb = buildKnowledgeBase(ds, false);
+  PlanBinding binding(bundle, inputs, kb, "test.pcb");
+  ASSERT_TRUE(binding.recordsActions());
+  EmulatedPlan plan(bundle, binding);
+  plan.run();
+  const std::vector<Outcome> emulated =
+      binding.outcomes(plan.read<int32_t>(binding.outStatus()),
+                       plan.read<int32_t>(binding.outDepth()),
+                       plan.read<float>(binding.outLogp()));
+  const ActionTrace trace =
+      binding.actions(plan.readAll<int32_t>(binding.outActions()), emulated);
+
+  ASSERT_EQ(emulated.size(), host.size());
+  for (size_t i = 0; i < host.size(); ++i) {
+    EXPECT_EQ(emulated[i].status, host[i].status) << "candidate " << i;
+    EXPECT_EQ(emulated[i].depth, host[i].depth) << "candidate " << i;
+    EXPECT_NEAR(emulated[i].logp, host[i].logp, 1e-4) << "candidate " << i;
+  }
+  ASSERT_EQ(trace.D, hostTrace.D);
+  ASSERT_EQ(trace.actions.size(), hostTrace.actions.size());
+  int64_t steps = 0;
+  for (size_t i = 0; i < trace.actions.size(); ++i) {
+    EXPECT_EQ(trace.actions[i], hostTrace.actions[i])
+        << "candidate " << i / static_cast<size_t>(trace.D) << " step "
+        << i % static_cast<size_t>(trace.D);
+    steps += hostTrace.actions[i] >= 0;
+  }
+  EXPECT_GT(steps, static_cast<int64_t>(host.size())) << "multi-step proofs";
+  for (ProofFormat format : {ProofFormat::Json, ProofFormat::Prolog}) {
+    const std::string a = proofsFile(format, ProofSelection::All, ds, false,
+                                     program.shape, set, host, hostTrace);
+    const std::string b = proofsFile(format, ProofSelection::All, ds, false,
+                                     program.shape, set, host, trace);
+    EXPECT_FALSE(a.empty());
+    expectSameText(a, b, "the proofs files");
+  }
+}
+
+/// Without EvalInputs::actions the plan records nothing: ACTIONS is 0 and
+/// out.actions one word, which no step writes.
+TEST(EmulatedPlanActions, NotRecordedUnlessAsked) {
+  Workload w = nations(2);
+  EvalInputs inputs{w.program, w.ds, w.weights, w.set, false};
+  KnowledgeBase kb = buildKnowledgeBase(w.ds, false);
+  for (bool fused : {true, false}) {
+    Bundle bundle = makeTestBundle(w.program, PROOFC_ENGINE_THREADS, fused);
+    PlanBinding binding(bundle, inputs, kb, "test.pcb");
+    EXPECT_FALSE(binding.recordsActions());
+    EmulatedPlan plan(bundle, binding);
+    plan.run();
+    EXPECT_EQ(plan.readAll<int32_t>(binding.outActions()),
+              std::vector<int32_t>{0});
+  }
+}
+
+/// A bundle compiled before the plans recorded the actions (no out.actions
+/// buffer) cannot record them: one error when it is bound, not a run
+/// without them.
+TEST(EmulatedPlanActions, PlanWithoutOutActionsCannotRecord) {
+  Workload w = nations(1);
+  ActionTrace trace;
+  EvalInputs inputs{w.program, w.ds, w.weights, w.set, false};
+  inputs.actions = &trace;
+  KnowledgeBase kb = buildKnowledgeBase(w.ds, false);
+  Bundle bundle = makeTestBundle(w.program, PROOFC_ENGINE_THREADS, true);
+  auto &buffers = bundle.plan.buffers;
+  buffers.erase(std::remove_if(buffers.begin(), buffers.end(),
+                               [](const BufferDecl &b) {
+                                 return b.init == "out.actions";
+                               }),
+                buffers.end());
+  try {
+    PlanBinding(bundle, inputs, kb, "old.pcb");
+    ADD_FAILURE() << "bound without out.actions";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(),
+                 "old.pcb: the plan binds no buffer to out.actions, so it "
+                 "cannot record the steps' actions (--proofs): recompile the "
+                 "bundle with this proofc");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Datasets, EmulatedPlanVsHost,
+    ::testing::Values(Case{"countries_s1", 2, 6, 8, false},
+                      Case{"nations", 2, 0, 16, false},
+                      Case{"countries_s3", 2, 8, 8, false},
+                      Case{"countries_s1", 2, 6, 8, true},
+                      Case{"nations", 2, 0, 16, true},
+                      Case{"countries_s3", 2, 8, 8, true}),
+    [](const ::testing::TestParamInfo<Case> &info) {
+      return std::string(info.param.dataset) +
+             (info.param.fusedStep ? "_fused" : "_cond");
+    });
+
+} // namespace
+} // namespace proofc::test

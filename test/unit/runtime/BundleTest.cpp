@@ -1,0 +1,340 @@
+//===- BundleTest.cpp - Bundle JSON round trip and strict verification ----===//
+#include "TestUtil.h"
+#include "runtime/cuda/TestBundle.h"
+#include "proofc/runtime/Bundle.h"
+#include "proofc/runtime/Error.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+
+namespace proofc::test {
+namespace {
+
+using nlohmann::json;
+
+Bundle referenceBundle() { return makeTestBundle(v10Program()); }
+
+/// parseBundle of the reference bundle after `edit`; returns the error text
+/// ("" when it parses).
+std::string errorAfter(const std::function<void(json &)> &edit) {
+  json j = json::parse(serializeBundle(referenceBundle()));
+  edit(j);
+  try {
+    parseBundle(j.dump(), "x.pcb");
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Bundle, RoundTripsEveryField) {
+  Bundle a = referenceBundle();
+  a.plan.prologue.push_back({"copy", "t_copy", "mlp.0.weight", "", "", 0, 0, true});
+  a.plan.prologue.push_back(
+      {"tf32_fragments", "t_tf32", "mlp.0.weight", "", "", 0, 0, false});
+  std::string text = serializeBundle(a);
+  Bundle b = parseBundle(text, "x.pcb");
+  EXPECT_EQ(serializeBundle(b), text);
+  EXPECT_EQ(b.program.shape.S, 120);
+  EXPECT_EQ(b.program.policy.encoder.size(), a.program.policy.encoder.size());
+  EXPECT_EQ(b.program.policy.encoder[0].kind, PolicyOpKind::AtomEmbed);
+  EXPECT_EQ(b.program.policy.encoder[4].kind, PolicyOpKind::LayerNorm);
+  EXPECT_FLOAT_EQ(b.program.policy.encoder[4].eps, 1e-5f);
+  EXPECT_EQ(b.modules.at(0).source, a.modules.at(0).source);
+  EXPECT_EQ(b.plan.buffers.size(), a.plan.buffers.size());
+  EXPECT_EQ(b.plan.prologue.back().op, "tf32_fragments");
+  EXPECT_EQ(b.plan.prologue.end()[-2].transpose, true);
+  EXPECT_EQ(b.plan.prologue.at(0).bias, "atom.bias");
+  EXPECT_EQ(b.plan.schedule.step.at(0).cond, "engine");
+  EXPECT_EQ(b.plan.schedule.step.at(0).body.at(0).launch, "engine");
+  EXPECT_EQ(b.plan.launches.at(0).role, LaunchRole::Init);
+}
+
+// Every role of BundleNames.h is written by its name and read back.
+TEST(Bundle, RoundTripsEveryLaunchRole) {
+  for (const LaunchRoleName &r : kLaunchRoles) {
+    Bundle a = referenceBundle();
+    a.plan.launches.at(1).role = r.role;
+    std::string text = serializeBundle(a);
+    EXPECT_NE(text.find("\"role\": \"" + std::string(r.name) + "\""),
+              std::string::npos);
+    EXPECT_EQ(parseBundle(text, "x.pcb").plan.launches.at(1).role, r.role);
+  }
+}
+
+TEST(Bundle, RoundTripsModuleLinks) {
+  Bundle a = referenceBundle();
+  a.modules.push_back({"ptx", "ptx", ".version 8.6", {}, {"engine"}});
+  // The linked module has no kernels of its own: nothing launches it.
+  for (Launch &l : a.plan.launches)
+    if (l.module == "engine")
+      l.module = "step";
+  std::string text = serializeBundle(a);
+  EXPECT_NE(text.find("\"link\": [\n    \"engine\"\n   ]"), std::string::npos);
+  Bundle b = parseBundle(text, "x.pcb");
+  EXPECT_EQ(b.modules.back().link, std::vector<std::string>{"engine"});
+  EXPECT_TRUE(b.modules.front().link.empty());
+  EXPECT_EQ(serializeBundle(b), text);
+  // A module without links has no "link" field.
+  EXPECT_EQ(json::parse(text)["modules"][0].count("link"), 0u);
+}
+
+TEST(Bundle, RejectsBadModuleLinks) {
+  auto withPtx = [](json links) {
+    return [links](json &j) {
+      j["modules"].push_back({{"name", "p"}, {"format", "ptx"},
+                              {"source", ".version 8.6"},
+                              {"options", json::array()}, {"link", links}});
+    };
+  };
+  struct Case {
+    std::function<void(json &)> edit;
+    const char *expected;
+  };
+  const Case cases[] = {
+      {withPtx({"nope"}), "x.pcb: modules[3].link[0]: unknown module 'nope'"},
+      {withPtx({"p"}), "x.pcb: modules[3].link[0]: module 'p' is not a cuda "
+                       "module"},
+      {withPtx({"policy", "policy"}),
+       "x.pcb: modules[3].link[1]: module 'policy' is linked more than once"},
+      {withPtx({""}), "x.pcb: modules[3].link[0]: "},
+      {withPtx("engine"), "x.pcb: modules[3].link: expected an array"},
+      {[](json &j) { j["modules"][0]["link"] = {"step"}; },
+       "x.pcb: modules[0].link: only a ptx module links other modules"},
+      {withPtx({"engine"}),
+       "plan.launches[1].module: module 'engine' is linked into another and "
+       "has no kernels of its own"},
+  };
+  for (const Case &c : cases) {
+    std::string error = errorAfter(c.edit);
+    EXPECT_NE(error.find(c.expected), std::string::npos)
+        << "expected '" << c.expected << "', got '" << error << "'";
+  }
+}
+
+TEST(Bundle, WriteIsAtomicAndReadsBack) {
+  TempDir dir;
+  const std::string path = dir.file("p.pcb");
+  writeBundle(path, referenceBundle());
+  EXPECT_EQ(serializeBundle(readBundle(path)),
+            serializeBundle(referenceBundle()));
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  EXPECT_THROW(readBundle(dir.file("missing.pcb")), Error);
+}
+
+TEST(Bundle, RejectsForeignSchemaAndOtherVersions) {
+  EXPECT_NE(errorAfter([](json &j) { j["schema"] = "other"; })
+                .find("not a proofc bundle"),
+            std::string::npos);
+  EXPECT_NE(errorAfter([](json &j) {
+              j["format_version"] = 3;
+            }).find("format_version"),
+            std::string::npos);
+  // Version 1 (before the launch roles): recompile.
+  EXPECT_NE(errorAfter([](json &j) {
+              j["format_version"] = 1;
+              for (json &l : j["plan"]["launches"])
+                l.erase("role");
+            })
+                .find("x.pcb: format_version: unsupported bundle format (this "
+                      "runtime reads version 2; recompile the program)"),
+            std::string::npos);
+  try {
+    parseBundle("{ nope", "bad.pcb");
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("bad.pcb: not valid JSON"),
+              std::string::npos);
+  }
+}
+
+TEST(Bundle, ErrorsNameThePathAndTheField) {
+  struct Case {
+    std::function<void(json &)> edit;
+    const char *expected;
+  };
+  const Case cases[] = {
+      {[](json &j) { j.erase("source"); }, "x.pcb: source: missing field"},
+      {[](json &j) { j["extra"] = 1; }, "x.pcb: extra: unknown field"},
+      {[](json &j) { j["program"]["shape"]["A"] = "6"; },
+       "x.pcb: program.shape.A: expected an integer"},
+      {[](json &j) { j["program"]["shape"]["S"] = 0; },
+       "x.pcb: program.shape.S: 0 is out of range"},
+      {[](json &j) { j["program"]["policy"]["encoder"][1]["kind"] = "gelu"; },
+       "x.pcb: program.policy.encoder[1].kind: unknown op 'gelu'"},
+      {[](json &j) { j["modules"][1]["format"] = "spirv"; },
+       "x.pcb: modules[1].format: unknown module format 'spirv'"},
+      {[](json &j) { j["modules"][1]["name"] = "engine"; },
+       "x.pcb: modules[1].name: duplicate module 'engine'"},
+      {[](json &j) { j["plan"]["buffers"][0]["dtype"] = "f64"; },
+       "x.pcb: plan.buffers[0].dtype: unknown dtype 'f64'"},
+      {[](json &j) { j["plan"]["buffers"][0]["elements"][0] = "NX"; },
+       "x.pcb: plan.buffers[0].elements[0]: 'NX' is neither"},
+      {[](json &j) { j["plan"]["buffers"][0]["init"] = "kb.nothing"; },
+       "x.pcb: plan.buffers[0].init: unknown binding 'kb.nothing'"},
+      {[](json &j) { j["plan"]["buffers"][0]["dtype"] = "f32"; },
+       "x.pcb: plan.buffers[0].init: binding 'kb.facts' needs dtype i32"},
+      {[](json &j) { j["plan"]["buffers"][1]["name"] = "kb_facts"; },
+       "x.pcb: plan.buffers[1].name: duplicate buffer 'kb_facts'"},
+      {[](json &j) { j["plan"]["launches"][1]["module"] = "nope"; },
+       "x.pcb: plan.launches[1].module: unknown module 'nope'"},
+      {[](json &j) { j["plan"]["launches"][1]["role"] = "derive"; },
+       "x.pcb: plan.launches[1].role: unknown launch role 'derive' (init, "
+       "engine, advance, advance_engine, finish, policy, persistent, copy)"},
+      {[](json &j) { j["plan"]["launches"][1].erase("role"); },
+       "x.pcb: plan.launches[1].role: missing field"},
+      {[](json &j) { j["plan"]["launches"][1]["args"][2] = "buf:nope"; },
+       "x.pcb: plan.launches[1].args[2]: unknown buffer 'nope'"},
+      {[](json &j) { j["plan"]["launches"][1]["args"][2] = "sym:Q"; },
+       "x.pcb: plan.launches[1].args[2]: unknown symbol 'Q'"},
+      {[](json &j) { j["plan"]["launches"][1]["args"][2] = "cond:other"; },
+       "x.pcb: plan.launches[1].args[2]: unknown cond 'other'"},
+      {[](json &j) { j["plan"]["launches"][1]["args"][2] = "i32:1x"; },
+       "x.pcb: plan.launches[1].args[2]: '1x' is not an int32 literal"},
+      {[](json &j) { j["plan"]["launches"][1]["args"][2] = "ptr:x"; },
+       "x.pcb: plan.launches[1].args[2]: unknown argument kind 'ptr'"},
+      {[](json &j) { j["plan"]["launches"][1]["block"] = 2048; },
+       "x.pcb: plan.launches[1].block: 2048 is out of range"},
+      {[](json &j) { j["plan"]["schedule"]["step"][1]["launch"] = "gone"; },
+       "x.pcb: plan.schedule.step[1].launch: unknown launch 'gone'"},
+      {[](json &j) {
+         j["plan"]["schedule"]["step"][0]["body"][0]["launch"] = "gone";
+       },
+       "x.pcb: plan.schedule.step[0].body[0].launch: unknown launch 'gone'"},
+      {[](json &j) { j["plan"]["schedule"]["step"][0]["flag"] = "state"; },
+       "x.pcb: plan.schedule.step[0].flag: flag buffer 'state' must be i32"},
+      {[](json &j) { j["plan"]["schedule"]["step"][0]["cond"] = "loop"; },
+       "x.pcb: plan.schedule.step[0].cond: duplicate cond 'loop'"},
+      {[](json &j) { j["plan"]["schedule"]["loop_flag"] = "nope"; },
+       "x.pcb: plan.schedule.loop_flag: unknown buffer 'nope'"},
+      {[](json &j) { j["plan"]["schedule"]["step"] = json::array(); },
+       "x.pcb: plan.schedule.step: the proof-loop step is empty"},
+      {[](json &j) { j["plan"]["prologue"][0]["op"] = "matmul"; },
+       "x.pcb: plan.prologue[0].op: unknown prologue op 'matmul'"},
+      {[](json &j) { j["plan"]["prologue"][1]["dst"] = "pred_proj"; },
+       "x.pcb: plan.prologue[1].dst: duplicate prologue dst 'pred_proj'"},
+      {[](json &j) { j["plan"]["prologue"][0]["cols"] = 0; },
+       "x.pcb: plan.prologue[0].cols: must be > 0"},
+      {[](json &j) { j["plan"]["prologue"][0]["op"] = "tf32_fragments"; },
+       "x.pcb: plan.prologue[0].weight: tf32_fragments takes only a table"},
+  };
+  for (const Case &c : cases) {
+    std::string error = errorAfter(c.edit);
+    EXPECT_NE(error.find(c.expected), std::string::npos)
+        << "expected '" << c.expected << "', got '" << error << "'";
+  }
+  EXPECT_EQ(errorAfter([](json &) {}), "");
+}
+
+
+/// parseBundle of `text`'s error ("" when it parses).
+std::string textError(const std::string &text) {
+  try {
+    parseBundle(text, "x.pcb");
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// The reference bundle's text with `extra` inserted after the first
+/// occurrence of `after`.
+std::string insertedAfter(const std::string &after, const std::string &extra) {
+  std::string text = serializeBundle(referenceBundle());
+  size_t at = text.find(after);
+  EXPECT_NE(at, std::string::npos) << after;
+  return text.insert(at + after.size(), extra);
+}
+
+// JSON objects keep the last of two equal keys: a second "D" silently
+// changed the results. Every object of a bundle must have unique keys.
+TEST(BundleStrict, DuplicateKeysAreErrorsWithTheirPath) {
+  EXPECT_EQ(textError(insertedAfter("\"D\": 20", ", \"D\": 21")),
+            "x.pcb: program.shape: duplicate key 'D'");
+  EXPECT_EQ(textError(insertedAfter("{", "\"source\": \"other\", ")),
+            "x.pcb: (top level): duplicate key 'source'");
+  std::string text = serializeBundle(referenceBundle());
+  size_t launch = text.find("\"block\"", text.find("\"launches\""));
+  ASSERT_NE(launch, std::string::npos);
+  text.insert(launch, "\"block\": 1, ");
+  EXPECT_EQ(textError(text), "x.pcb: plan.launches[0]: duplicate key 'block'");
+  // A key with control bytes is escaped like every echoed name.
+  EXPECT_EQ(textError(insertedAfter("{", "\"\\u001b\": 1, \"\\u001b\": 2, ")),
+            "x.pcb: (top level): duplicate key '\\x1b'");
+  EXPECT_EQ(textError(serializeBundle(referenceBundle())), "");
+  // 100,000 levels deep: the path is cut, the message stays one short line.
+  std::string deep(100000, '[');
+  deep += "{\"k\": 1, \"k\": 2}" + std::string(100000, ']');
+  std::string message = textError(insertedAfter("{", "\"deep\": " + deep + ", "));
+  EXPECT_EQ(message.rfind("x.pcb: deep[0][0]", 0), 0u) << message.substr(0, 300);
+  EXPECT_NE(message.find("…(100001 levels deep): duplicate key 'k'"),
+            std::string::npos)
+      << message.substr(0, 300);
+  EXPECT_LT(message.size(), 400u);
+}
+
+// The bundle's floats obey the rules of the attributes they were exported
+// from (eval.dot_score's scale, eval.layer_norm's eps: positive, finite).
+TEST(BundleStrict, ScoreScaleAndEpsMustBePositive) {
+  const std::pair<std::function<void(json &)>, const char *> cases[] = {
+      {[](json &j) { j["program"]["policy"]["score_scale"] = 0; },
+       "x.pcb: program.policy.score_scale: must be positive and finite, got 0"},
+      {[](json &j) { j["program"]["policy"]["score_scale"] = -1; },
+       "x.pcb: program.policy.score_scale: must be positive and finite, got "
+       "-1"},
+      {[](json &j) { j["program"]["policy"]["encoder"][4]["eps"] = 0; },
+       "x.pcb: program.policy.encoder[4].eps: must be positive and finite, "
+       "got 0"},
+      {[](json &j) { j["program"]["policy"]["encoder"][4]["eps"] = -1e-5; },
+       "x.pcb: program.policy.encoder[4].eps: must be positive and finite, "
+       "got -1e-05"},
+  };
+  for (const auto &[edit, expected] : cases)
+    EXPECT_EQ(errorAfter(edit), expected);
+  // eps of an op other than layer_norm is not read.
+  EXPECT_EQ(errorAfter([](json &j) {
+              j["program"]["policy"]["encoder"][3]["eps"] = 0;
+            }),
+            "");
+}
+
+// The kernels were generated for the program's shape: a field edited after
+// compilation is refused, never run with kernels built for another value.
+TEST(BundleStrict, ShapeMustMatchWhatTheKernelsWereBuiltFor) {
+  const std::pair<std::function<void(json &)>, const char *> cases[] = {
+      {[](json &j) { j["program"]["shape"]["d"] = 32; },
+       "x.pcb: program.shape.d: 32 differs from the encoder's output width 64 "
+       "(the width the kernels were generated for)"},
+      {[](json &j) { j["program"]["shape"]["L"] = 3; },
+       "x.pcb: program.shape.L: 3 differs from the encoder's 2 linear ops"},
+      {[](json &j) { j["program"]["shape"]["A"] = 7; },
+       "x.pcb: program.shape.A: 7 differs from the A = 6 the kernels were "
+       "compiled for (modules[0].options[0])"},
+      {[](json &j) { j["program"]["shape"]["S"] = 60; },
+       "x.pcb: program.shape.S: 60 differs from the S = 120 the kernels were "
+       "compiled for (modules[0].options[1])"},
+      {[](json &j) { j["program"]["policy"]["encoder"][3]["in"] = 32; },
+       "x.pcb: program.policy.encoder[3].in: 32 differs from the width 64 the "
+       "previous ops yield"},
+      {[](json &j) { j["program"]["policy"]["encoder"][4]["out"] = 32; },
+       "x.pcb: program.policy.encoder[4].out: 32 differs from in = 64"},
+      {[](json &j) { j["program"]["policy"]["encoder"][0]["in"] = 100; },
+       "x.pcb: program.policy.encoder[0].in: 100 is not 3 x a positive "
+       "embedding width"},
+      {[](json &j) {
+         j["program"]["policy"]["encoder"].erase(0);
+       },
+       "x.pcb: program.policy.encoder[0].kind: 'relu' comes before any "
+       "atom_embed"},
+      {[](json &j) {
+         j["program"]["policy"]["encoder"] = json::array();
+       },
+       "x.pcb: program.policy.encoder: the encoder has no ops"},
+  };
+  for (const auto &[edit, expected] : cases)
+    EXPECT_EQ(errorAfter(edit), expected);
+}
+} // namespace
+} // namespace proofc::test

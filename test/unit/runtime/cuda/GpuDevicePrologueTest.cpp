@@ -1,0 +1,186 @@
+//===- GpuDevicePrologueTest.cpp - The plan's weight prologue on a GPU ----===//
+//
+// DevicePrologue over weights uploaded to the device, against
+// runPlanPrologue on the same weights: every output bit for bit, on the
+// hand-built plan (every op at odd sizes, random floats of every class), on
+// the reference test bundle's and the compiled bundles' prologues over the
+// shared folder's real weights, across runs of one object on two streams
+// (scratch reused, then grown), with the kernel cache hit by a second
+// object; a bad weight is the host prologue's error, before any work, and
+// an output buffer too small for its tensor is an error, not an overrun.
+// Skipped without a CUDA device.
+//
+//===----------------------------------------------------------------------===//
+#include <gtest/gtest.h>
+
+#if PROOFC_HAVE_CUDA
+
+#include "cuda/DevicePrologue.h"
+#include "TestUtil.h"
+#include "runtime/cuda/GpuTestUtil.h"
+#include "cuda/PlanBinding.h"
+#include "runtime/cuda/PrologueTestUtil.h"
+#include "runtime/cuda/TestBundle.h"
+
+#include <filesystem>
+
+namespace proofc::test {
+namespace {
+
+/// A GPU context, a kernel cache in a temporary directory and a stream.
+class GpuDevicePrologue : public ::testing::Test {
+protected:
+  void SetUp() override {
+    PROOFC_REQUIRE_GPU();
+    gpu_ = std::make_unique<GpuContext>();
+    KernelCacheOptions options;
+    options.dir = cacheDir_.path();
+    cache_ = std::make_unique<KernelCache>(options);
+    for (CUstream &s : streams_)
+      PROOFC_CU(gpu_->drv, cuStreamCreate, &s, CU_STREAM_NON_BLOCKING);
+  }
+  void TearDown() override {
+    if (!gpu_) return;
+    for (CUstream s : streams_)
+      if (s) gpu_->drv.cuStreamDestroy(s);
+  }
+
+  std::unique_ptr<DevicePrologue> makePrologue() {
+    return std::make_unique<DevicePrologue>(gpu_->drv, *cache_, gpu_->major,
+                                            gpu_->minor, "x.pcb");
+  }
+
+  /// Uploads `weights`, runs `prologue` on `stream` into fresh output
+  /// buffers, and compares every output with runPlanPrologue's.
+  void expectMatchesHost(DevicePrologue &prologue, const GpuPlan &plan,
+                         const TensorMap &weights,
+                         const std::vector<std::string> &outputs,
+                         CUstream stream, const std::string &what) {
+    const TensorMap host = runPlanPrologue(plan, weights, "x.pcb");
+    std::map<std::string, DeviceTensor> device;
+    for (const auto &[name, t] : weights)
+      device[name] = DeviceTensor{gpu_->upload(t.data), t.shape};
+    std::map<std::string, CUdeviceptr> buffers;
+    for (const std::string &name : outputs) {
+      const size_t n = static_cast<size_t>(host.at(name).numel());
+      buffers[name] = gpu_->upload(std::vector<uint32_t>(
+          std::max<size_t>(n, 1), 0x7fc00000u)); // NaN: unwritten shows
+    }
+    // cuMemcpyHtoD from pageable memory may return before the DMA lands,
+    // and a non-blocking stream does not wait for the legacy stream.
+    PROOFC_CU(gpu_->drv, cuCtxSynchronize);
+    prologue.run(plan, device, buffers, stream);
+    PROOFC_CU(gpu_->drv, cuStreamSynchronize, stream);
+    for (const std::string &name : outputs) {
+      const Tensor &ref = host.at(name);
+      expectSameBits(gpu_->download<float>(buffers[name],
+                                           static_cast<size_t>(ref.numel())),
+                     ref, what + ": tensor '" + name + "'");
+    }
+  }
+
+  TempDir cacheDir_;
+  std::unique_ptr<GpuContext> gpu_;
+  std::unique_ptr<KernelCache> cache_;
+  CUstream streams_[2] = {nullptr, nullptr};
+};
+
+TEST_F(GpuDevicePrologue, EveryOpAtOddSizesIsBitIdenticalToTheHost) {
+  std::unique_ptr<DevicePrologue> prologue = makePrologue();
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    const PrologueCase c = handBuiltPrologueCase(seed);
+    expectMatchesHost(*prologue, c.plan, c.weights, c.outputs, streams_[0],
+                      "seed " + std::to_string(seed));
+  }
+}
+
+TEST_F(GpuDevicePrologue, BundleProloguesOnRealWeightsAreBitIdentical) {
+  std::vector<std::pair<std::string, Bundle>> bundles;
+  bundles.emplace_back("TestBundle.h", makeTestBundle(v10Program()));
+  for (const std::string &path : compiledBundlePaths())
+    bundles.emplace_back(path, readBundle(path));
+  std::unique_ptr<DevicePrologue> prologue = makePrologue();
+  int checked = 0;
+  for (const char *dataset : {"countries_s1", "kinship", "wn18rr"}) {
+    if (!std::filesystem::exists(weightsFile(dataset))) continue;
+    const TensorMap weights = readSafetensors(weightsFile(dataset));
+    for (const auto &[path, bundle] : bundles) {
+      expectMatchesHost(*prologue, bundle.plan, weights,
+                        planWeightOutputs(bundle.plan), streams_[checked % 2],
+                        path + " on " + dataset);
+      ++checked;
+    }
+  }
+  if (checked == 0) GTEST_SKIP() << "no weights in " << sharedDir();
+}
+
+TEST_F(GpuDevicePrologue, RunsAgainOnAnotherStreamAndGrowsItsScratch) {
+  std::unique_ptr<DevicePrologue> prologue = makePrologue();
+  const PrologueCase small = handBuiltPrologueCase(8);
+  // The same scratch from the other stream, then a plan whose intermediates
+  // need more (every dst an intermediate but the last one's).
+  expectMatchesHost(*prologue, small.plan, small.weights, small.outputs,
+                    streams_[0], "first run");
+  expectMatchesHost(*prologue, small.plan, handBuiltPrologueCase(9).weights,
+                    small.outputs, streams_[1], "second stream");
+  expectMatchesHost(*prologue, small.plan, small.weights,
+                    {"f2.t", "lin2.t.tf32", "lin.copy.tf32"}, streams_[1],
+                    "larger scratch");
+  // A second object compiles nothing: the cubin comes from the cache.
+  const KernelCacheStats before = cache_->stats();
+  std::unique_ptr<DevicePrologue> again = makePrologue();
+  EXPECT_EQ(cache_->stats().hits, before.hits + 1);
+  EXPECT_EQ(cache_->stats().misses, before.misses);
+  expectMatchesHost(*again, small.plan, small.weights, small.outputs,
+                    streams_[0], "cached module");
+}
+
+TEST_F(GpuDevicePrologue, BadWeightsAreTheHostErrorBeforeAnyWork) {
+  std::unique_ptr<DevicePrologue> prologue = makePrologue();
+  PrologueCase c = handBuiltPrologueCase(10);
+  c.weights["w"].shape = {6, 9};
+  const std::string host =
+      errorOf([&] { runPlanPrologue(c.plan, c.weights, "x.pcb"); });
+  std::map<std::string, DeviceTensor> device;
+  for (const auto &[name, t] : c.weights)
+    device[name] = DeviceTensor{gpu_->upload(t.data), t.shape};
+  EXPECT_EQ(errorOf([&] { prologue->run(c.plan, device, {}, streams_[0]); }),
+            host);
+  EXPECT_NE(host.find("x.pcb: plan.prologue[0] (fold_columns -> fold.bias): "
+                      "weight 'w' must be [out, >= 10]"),
+            std::string::npos)
+      << host;
+  // The object is still usable.
+  const PrologueCase good = handBuiltPrologueCase(11);
+  expectMatchesHost(*prologue, good.plan, good.weights, good.outputs,
+                    streams_[0], "after an error");
+}
+
+TEST_F(GpuDevicePrologue, AnOutputTooLargeForItsBufferIsAnError) {
+  std::unique_ptr<DevicePrologue> prologue = makePrologue();
+  const PrologueCase c = handBuiltPrologueCase(12);
+  std::map<std::string, DeviceTensor> device;
+  for (const auto &[name, t] : c.weights)
+    device[name] = DeviceTensor{gpu_->upload(t.data), t.shape};
+  // lin.tf32 is 2 * 16 * 24 floats; its buffer has room for 4.
+  const std::string e = errorOf([&] {
+    prologue->run(c.plan, device, {{"lin.tf32", gpu_->alloc(16)}},
+                  streams_[0]);
+  });
+  EXPECT_EQ(e.rfind("x.pcb: output 'lin.tf32' needs 3072 bytes, its device "
+                    "allocation has ",
+                    0),
+            0u)
+      << e;
+}
+
+} // namespace
+} // namespace proofc::test
+
+#else // !PROOFC_HAVE_CUDA
+
+TEST(GpuDevicePrologue, EveryOpAtOddSizesIsBitIdenticalToTheHost) {
+  GTEST_SKIP() << "built without the CUDA headers";
+}
+
+#endif // PROOFC_HAVE_CUDA

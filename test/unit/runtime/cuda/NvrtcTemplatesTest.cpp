@@ -1,0 +1,118 @@
+//===- NvrtcTemplatesTest.cpp - The kernel templates compile with NVRTC ---===//
+//
+// NVRTC needs no GPU: this checks on any machine with the CUDA toolkit that
+// every CUDA C++ template compiles for sm_90 in the configurations the
+// compiler emits (NVRTC's JIT mode rejects what a plain C++ compile of the
+// CPU-emulation tests accepts, e.g. host constexpr functions), and that the
+// device prologue's embedded kernels compile. Skipped, with the reason,
+// where libnvrtc cannot load.
+//
+//===----------------------------------------------------------------------===//
+#include <gtest/gtest.h>
+
+#if PROOFC_HAVE_CUDA
+
+#include "FileIO.h"
+#include "cuda/DevicePrologue.h"
+#include "Targets/CUDA/Kernels/KernelTestUtil.h"
+#include "cuda/Nvrtc.h"
+#include "proofc/runtime/Error.h"
+
+namespace proofc::test {
+namespace {
+
+/// `nvrtc`: the loaded NVRTC, or the test skips with why it cannot load.
+#define PROOFC_REQUIRE_NVRTC(nvrtc)                                            \
+  const Nvrtc *nvrtc = nullptr;                                                \
+  try {                                                                        \
+    nvrtc = &Nvrtc::get();                                                     \
+  } catch (const Error &e) {                                                   \
+    GTEST_SKIP() << "no NVRTC: " << e.what();                                  \
+  }
+
+TEST(NvrtcTemplates, CompileForSm90InEveryEmittedConfiguration) {
+  PROOFC_REQUIRE_NVRTC(nvrtc);
+  struct Config {
+    int A, S, threads;
+  };
+  // V10 at the engine block sizes proofc compile offers, and a small shape
+  // at the largest block whose tables fit 48 KiB.
+  const Config configs[] = {{6, 120, 32}, {6, 120, 128}, {6, 120, 256},
+                            {2, 8, 512}};
+  for (const char *file : {"engine.cu", "step.cu"})
+    for (const Config &c : configs) {
+      const std::vector<std::string> options = {
+          "-DPROOFC_A=" + std::to_string(c.A),
+          "-DPROOFC_S=" + std::to_string(c.S),
+          "-DPROOFC_ENGINE_THREADS=" + std::to_string(c.threads)};
+      EXPECT_NO_THROW(
+          nvrtc->compileToCubin(kernelTemplate(file), file, options, 9, 0))
+          << file << " " << options[0] << " " << options[1] << " "
+          << options[2];
+    }
+}
+
+// slot.cu is relocatable device code linked into the persistent policy
+// kernel: -rdc=true, at the policy's block and register cap (v10: 256
+// threads, 2 blocks per SM), and it must export its one function. Its
+// derive uses the kernel's dynamic shared memory, so 512 threads compile
+// there, while engine.cu's static tables for them pass 48 KiB.
+TEST(NvrtcTemplates, SlotCompilesAsRelocatableCode) {
+  PROOFC_REQUIRE_NVRTC(nvrtc);
+  const std::vector<std::string> options = {
+      "-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_ENGINE_THREADS=256",
+      "-maxrregcount=128", "-rdc=true"};
+  std::string cubin;
+  ASSERT_NO_THROW(cubin = nvrtc->compileToCubin(kernelTemplate("slot.cu"),
+                                                "slot.cu", options, 9, 0));
+  EXPECT_NE(cubin.find("proofc_slot_advance_engine"), std::string::npos);
+  const std::vector<std::string> wide = {"-DPROOFC_A=6", "-DPROOFC_S=120",
+                                         "-DPROOFC_ENGINE_THREADS=512"};
+  std::vector<std::string> rdc = wide;
+  rdc.push_back("-rdc=true");
+  EXPECT_NO_THROW(
+      nvrtc->compileToCubin(kernelTemplate("slot.cu"), "slot.cu", rdc, 9, 0));
+  EXPECT_THROW(
+      nvrtc->compileToCubin(kernelTemplate("engine.cu"), "engine.cu", wide, 9, 0),
+      Error);
+}
+
+// The device prologue's kernels (runtime/src/cuda/kernels/prologue.cu with
+// prologue_ops.h pasted in) as the runtime embeds them: one self-contained
+// source that NVRTC compiles for every architecture it still supports from
+// Turing on, exporting the three entry points DevicePrologue loads.
+TEST(NvrtcTemplates, DevicePrologueCompilesAsEmbedded) {
+  PROOFC_REQUIRE_NVRTC(nvrtc);
+  const std::string &source = DevicePrologue::source();
+  EXPECT_EQ(source.find("#include \""), std::string::npos)
+      << "the embedded source must be self-contained";
+  EXPECT_NE(source.find("__dadd_rn"), std::string::npos)
+      << "prologue_ops.h is pasted in";
+  const std::pair<int, int> archs[] = {{7, 5}, {8, 0}, {8, 9}, {9, 0}};
+  for (auto [major, minor] : archs) {
+    std::string cubin;
+    ASSERT_NO_THROW(cubin = nvrtc->compileToCubin(source, "prologue.cu", {},
+                                                  major, minor))
+        << "sm_" << major << minor;
+    for (const char *entry : {DevicePrologue::kFoldColumnsEntry,
+                              DevicePrologue::kTransposeEntry,
+                              DevicePrologue::kTf32FragmentsEntry})
+      EXPECT_NE(cubin.find(entry), std::string::npos)
+          << entry << " in sm_" << major << minor;
+  }
+}
+
+} // namespace
+} // namespace proofc::test
+
+#else // !PROOFC_HAVE_CUDA
+
+TEST(NvrtcTemplates, CompileForSm90InEveryEmittedConfiguration) {
+  GTEST_SKIP() << "no NVRTC: built without the CUDA headers";
+}
+
+TEST(NvrtcTemplates, DevicePrologueCompilesAsEmbedded) {
+  GTEST_SKIP() << "no NVRTC: built without the CUDA headers";
+}
+
+#endif // PROOFC_HAVE_CUDA

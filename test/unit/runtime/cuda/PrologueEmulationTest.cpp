@@ -1,0 +1,319 @@
+//===- PrologueEmulationTest.cpp - The device prologue, run on the CPU ----===//
+//
+// The device prologue minus the driver: schedulePrologue's steps (the ones
+// DevicePrologue enqueues) executed with the kernels of
+// runtime/src/cuda/kernels/prologue.cu compiled as C++ through the CUDA shim,
+// at the schedule's own grid and block sizes, over host memory standing in
+// for device memory (addresses are host pointers; scratch is a host array).
+// Every output must equal runPlanPrologue's tensor bit for bit: on a
+// hand-built plan with every op at odd sizes and random floats of every
+// class, and on the prologue of the reference test bundle and of the bundles
+// `proofc compile` writes, over real and random weights. The schedule's
+// checks must give runPlanPrologue's messages. No GPU needed.
+//
+//===----------------------------------------------------------------------===//
+#include "Targets/CUDA/Kernels/emulation/CudaShim.h"
+
+#include "cuda/kernels/prologue.cu"
+
+#include "cuda/PrologueSchedule.h"
+#include "TestUtil.h"
+#include "cuda/PlanBinding.h"
+#include "runtime/cuda/PrologueTestUtil.h"
+#include "runtime/cuda/TestBundle.h"
+#include "proofc/runtime/Dataset.h"
+#include "proofc/runtime/Evaluation.h"
+
+#if PROOFC_HAVE_CUDA
+#include "runtime/cuda/GpuTestUtil.h" // compiledBundlePaths()
+#endif
+
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+
+namespace proofc::test {
+namespace {
+
+uint64_t addressOf(const void *p) { return reinterpret_cast<uintptr_t>(p); }
+
+/// Host memory laid out as DevicePrologue's device memory: the weights, one
+/// buffer per output, the scratch.
+class EmulatedPrologue {
+public:
+  EmulatedPrologue(const GpuPlan &plan, const TensorMap &weights,
+                   const std::vector<std::string> &outputs,
+                   const std::string &bundlePath = "x.pcb") {
+    std::map<std::string, AddressedTensor> addressed;
+    for (const auto &[name, t] : weights) {
+      // A zero-element tensor still has an address (as cuMemAlloc's).
+      std::vector<float> &copy = memory_[name];
+      copy = t.data;
+      copy.resize(std::max<size_t>(copy.size(), 1));
+      addressed[name] = AddressedTensor{addressOf(copy.data()), t.shape};
+    }
+    const ShapeMap shapes = prologueShapes(plan, shapeMapOf(weights), bundlePath);
+    std::map<std::string, uint64_t> outputAddresses;
+    for (const std::string &name : outputs) {
+      // Poisoned: anything not written is seen.
+      std::vector<float> &buffer = outputs_[name];
+      buffer.assign(std::max<int64_t>(elementCount(shapes.at(name)), 1),
+                    std::numeric_limits<float>::quiet_NaN());
+      outputAddresses[name] = addressOf(buffer.data());
+    }
+    schedule_ = schedulePrologue(plan, addressed, outputAddresses, bundlePath);
+    scratch_.assign(schedule_.scratchBytes / 4 + 1,
+                    std::numeric_limits<float>::quiet_NaN());
+  }
+
+  static ShapeMap shapeMapOf(const TensorMap &weights) {
+    ShapeMap shapes;
+    for (const auto &[name, t] : weights) shapes[name] = t.shape;
+    return shapes;
+  }
+
+  void run() {
+    for (const PrologueStep &s : schedule_.steps) {
+      float *dst = at(s.dst);
+      const float *src = at(s.src);
+      switch (s.kind) {
+      case PrologueStep::Kind::Copy:
+        std::memcpy(dst, src, static_cast<size_t>(s.elements) * 4);
+        break;
+      case PrologueStep::Kind::FoldColumns: {
+        const float *weight = at(s.weight);
+        const float *bias = s.hasBias ? at(s.bias) : nullptr;
+        emu::launch(s.grid, s.block, [&] {
+          proofc_prologue_fold_columns(dst, src, weight, bias, s.rows, s.out,
+                                       s.in, s.colBegin, s.cols);
+        });
+        break;
+      }
+      case PrologueStep::Kind::Transpose:
+        emu::launch(s.grid, s.block, [&] {
+          proofc_prologue_transpose(dst, src, s.rows, s.cols);
+        });
+        break;
+      case PrologueStep::Kind::Tf32Fragments:
+        emu::launch(s.grid, s.block, [&] {
+          proofc_prologue_tf32_fragments(dst, src, s.rows, s.cols);
+        });
+        break;
+      }
+    }
+  }
+
+  /// Output `name`'s elements.
+  std::vector<float> output(const std::string &name, int64_t elements) const {
+    const std::vector<float> &b = outputs_.at(name);
+    return {b.begin(), b.begin() + elements};
+  }
+  const PrologueSchedule &schedule() const { return schedule_; }
+
+private:
+  float *at(const StepAddress &a) {
+    if (a.scratch) {
+      EXPECT_LT(a.value / 4, scratch_.size());
+      EXPECT_EQ(a.value % 256, 0u);
+      return scratch_.data() + a.value / 4;
+    }
+    return reinterpret_cast<float *>(static_cast<uintptr_t>(a.value));
+  }
+
+  std::map<std::string, std::vector<float>> memory_, outputs_;
+  std::vector<float> scratch_;
+  PrologueSchedule schedule_;
+};
+
+/// Runs `plan` both ways and compares every output bit for bit.
+void expectEmulationMatchesHost(const GpuPlan &plan, const TensorMap &weights,
+                                const std::vector<std::string> &outputs,
+                                const std::string &what) {
+  const TensorMap host = runPlanPrologue(plan, weights, "x.pcb");
+  EmulatedPrologue device(plan, weights, outputs);
+  device.run();
+  ASSERT_FALSE(outputs.empty()) << what;
+  for (const std::string &name : outputs) {
+    const Tensor &ref = host.at(name);
+    expectSameBits(device.output(name, ref.numel()), ref,
+                   what + ": tensor '" + name + "'");
+  }
+}
+
+TEST(PrologueEmulation, EveryOpAtOddSizesIsBitIdenticalToTheHost) {
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    const PrologueCase c = handBuiltPrologueCase(seed);
+    expectEmulationMatchesHost(c.plan, c.weights, c.outputs,
+                               "seed " + std::to_string(seed));
+  }
+}
+
+TEST(PrologueEmulation, ScheduleWritesOutputsInPlaceAndIntermediatesToScratch) {
+  const PrologueCase c = handBuiltPrologueCase(1);
+  EmulatedPrologue device(c.plan, c.weights, c.outputs);
+  const PrologueSchedule &s = device.schedule();
+  std::map<std::string, const PrologueStep *> byTensor;
+  for (const PrologueStep &step : s.steps) {
+    EXPECT_FALSE(byTensor.count(step.tensor)) << step.tensor << " written twice";
+    byTensor[step.tensor] = &step;
+  }
+  // Intermediates: in scratch, 256-byte aligned apart (f2: 6 x 3 floats,
+  // lin2.t: 8 x 24), and the plain copy lin.copy is no step at all.
+  ASSERT_TRUE(byTensor.count("f2") && byTensor.count("lin2.t"));
+  EXPECT_TRUE(byTensor["f2"]->dst.scratch);
+  EXPECT_TRUE(byTensor["lin2.t"]->dst.scratch);
+  EXPECT_EQ(s.scratchBytes, 256u + 768u);
+  EXPECT_FALSE(byTensor.count("lin.copy"));
+  EXPECT_TRUE(byTensor["lin.copy.tf32"]->src == byTensor["lin.tf32"]->src);
+  // Outputs: computed in place; weights and the output copy moved whole.
+  for (const char *name : {"fold.bias", "m.t", "f2.t", "lin2.t.tf32"})
+    EXPECT_FALSE(byTensor.at(name)->dst.scratch) << name;
+  EXPECT_EQ(byTensor.at("b")->kind, PrologueStep::Kind::Copy);
+  EXPECT_EQ(byTensor.at("b.copy")->kind, PrologueStep::Kind::Copy);
+  EXPECT_EQ(byTensor.at("lin")->elements, 16 * 24);
+  // Nothing to compute for an empty table.
+  EXPECT_FALSE(byTensor.count("fold.empty"));
+  // Grid-stride launches of 256 threads, a grid that covers the elements.
+  const PrologueStep &tf32 = *byTensor.at("lin.tf32");
+  EXPECT_EQ(tf32.block, 256u);
+  EXPECT_EQ(tf32.grid, 1u); // 16 * 24 / 2 fragments
+  EXPECT_EQ(tf32.elements, 2 * 16 * 24);
+}
+
+TEST(PrologueEmulation, ErrorsAreTheHostPrologues) {
+  const PrologueCase good = handBuiltPrologueCase(4);
+  struct Bad {
+    const char *what;
+    std::function<void(PrologueCase &)> edit;
+    const char *message;
+  };
+  const std::vector<Bad> cases = {
+      {"missing table", [](PrologueCase &c) { c.weights.erase("tab"); },
+       "x.pcb: plan.prologue[0] (fold_columns -> fold.bias): no tensor 'tab'"},
+      {"missing bias", [](PrologueCase &c) { c.weights.erase("b"); },
+       "x.pcb: plan.prologue[0] (fold_columns -> fold.bias): no tensor 'b'"},
+      {"table columns",
+       [](PrologueCase &c) { c.weights["tab"].shape = {7, 13}; },
+       "x.pcb: plan.prologue[0] (fold_columns -> fold.bias): table 'tab' must "
+       "be [rows, 7]"},
+      {"narrow weight",
+       [](PrologueCase &c) { c.weights["w"].shape = {6, 9}; },
+       "x.pcb: plan.prologue[0] (fold_columns -> fold.bias): weight 'w' must "
+       "be [out, >= 10]"},
+      {"bias size", [](PrologueCase &c) { c.weights["b"].shape = {4}; },
+       "x.pcb: plan.prologue[0] (fold_columns -> fold.bias): bias 'b' must be "
+       "[5]"},
+      {"transpose of 3-D",
+       [](PrologueCase &c) { c.weights["m"].shape = {11, 3, 2}; },
+       "x.pcb: plan.prologue[4] (copy -> m.t): transpose needs a 2-D tensor, "
+       "'m' has 3 dimensions"},
+      {"tf32 sizes", [](PrologueCase &c) { c.weights["lin"].shape = {12, 32}; },
+       "x.pcb: plan.prologue[7] (tf32_fragments -> lin.tf32): 'lin' must be a "
+       "2-D weight whose sizes are multiples of 8"},
+      {"dst shadows a weight",
+       [](PrologueCase &c) { c.weights["m.t"] = c.weights["m"]; },
+       "x.pcb: plan.prologue[4] (copy -> m.t): dst 'm.t' already names a "
+       "tensor"},
+      {"unknown op", [](PrologueCase &c) { c.plan.prologue[2].op = "gelu"; },
+       "x.pcb: plan.prologue[2] (gelu -> fold.cols0): unknown prologue op"},
+  };
+  for (const Bad &bad : cases) {
+    PrologueCase c = good;
+    bad.edit(c);
+    const std::string host =
+        errorOf([&] { runPlanPrologue(c.plan, c.weights, "x.pcb"); });
+    EXPECT_EQ(host, bad.message) << bad.what;
+    // The shapes alone, as DevicePrologue sees them.
+    std::map<std::string, AddressedTensor> addressed;
+    for (const auto &[name, t] : c.weights)
+      addressed[name] = AddressedTensor{0x1000, t.shape};
+    EXPECT_EQ(errorOf([&] {
+                schedulePrologue(c.plan, addressed, {}, "x.pcb");
+              }),
+              host)
+        << bad.what;
+    EXPECT_EQ(errorOf([&] {
+                prologueShapes(c.plan, EmulatedPrologue::shapeMapOf(c.weights),
+                               "x.pcb");
+              }),
+              host)
+        << bad.what;
+  }
+}
+
+TEST(PrologueEmulation, DeviceOnlyErrorsNameTheTensor) {
+  const PrologueCase c = handBuiltPrologueCase(5);
+  std::map<std::string, AddressedTensor> addressed;
+  for (const auto &[name, t] : c.weights)
+    addressed[name] = AddressedTensor{0x1000, t.shape};
+  auto scheduleError = [&](std::map<std::string, AddressedTensor> weights,
+                           std::map<std::string, uint64_t> outputs) {
+    return errorOf([&] {
+      schedulePrologue(c.plan, weights, outputs, "x.pcb");
+    });
+  };
+  auto nullWeight = addressed;
+  nullWeight["w"].address = 0;
+  EXPECT_EQ(scheduleError(nullWeight, {}),
+            "x.pcb: weight 'w' has a null device address");
+  auto emptyNull = addressed;
+  emptyNull["empty"].address = 0; // no elements: no address needed
+  EXPECT_EQ(scheduleError(emptyNull, {}), "(no error)");
+  auto negative = addressed;
+  negative["m"].shape = {11, -6};
+  EXPECT_EQ(scheduleError(negative, {}),
+            "x.pcb: weight 'm' has a negative size (-6)");
+  EXPECT_EQ(scheduleError(addressed, {{"lin.tf32", 0}}),
+            "x.pcb: output 'lin.tf32' has a null device address");
+  EXPECT_EQ(scheduleError(addressed, {{"nope\n", 0x2000}}),
+            "x.pcb: output 'nope\\x0a': no weight or prologue table of that "
+            "name");
+  auto huge = addressed;
+  huge["tab"].shape = {int64_t{1} << 30, 7};
+  huge["w"].shape = {int64_t{1} << 20, 12};
+  huge["b"].shape = {int64_t{1} << 20};
+  EXPECT_EQ(scheduleError(huge, {}),
+            "x.pcb: plan.prologue[0] (fold_columns -> fold.bias): dst "
+            "'fold.bias' has more than 2^40 elements");
+}
+
+/// The bundles whose prologue is checked: the reference test bundle and, when
+/// the build made them, those of `proofc compile`.
+std::vector<std::pair<std::string, Bundle>> prologueBundles() {
+  std::vector<std::pair<std::string, Bundle>> bundles;
+  bundles.emplace_back("TestBundle.h", makeTestBundle(v10Program()));
+#if PROOFC_HAVE_CUDA
+  for (const std::string &path : compiledBundlePaths())
+    bundles.emplace_back(path, readBundle(path));
+#endif
+  return bundles;
+}
+
+TEST(PrologueEmulation, BundleProloguesAreBitIdenticalToTheHost) {
+  const std::vector<std::pair<std::string, Bundle>> bundles = prologueBundles();
+  int compiled = 0;
+  for (const char *dataset : {"countries_s1", "nations"}) {
+    if (!std::filesystem::exists(dataDir(dataset))) continue;
+    const Dataset ds = loadDataset(dataDir(dataset));
+    for (const auto &[path, bundle] : bundles) {
+      const std::vector<std::string> outputs = planWeightOutputs(bundle.plan);
+      // Real weights where the shared folder has them, and random ones.
+      std::vector<std::pair<std::string, TensorMap>> weightSets;
+      if (std::filesystem::exists(weightsFile(dataset)))
+        weightSets.emplace_back("real", readSafetensors(weightsFile(dataset)));
+      weightSets.emplace_back("random", initWeights(bundle.program, ds, 7));
+      for (const auto &[kind, weights] : weightSets)
+        expectEmulationMatchesHost(bundle.plan, weights, outputs,
+                                   path + " on " + dataset + " (" + kind +
+                                       " weights)");
+      compiled += path != "TestBundle.h";
+    }
+  }
+  if (compiled == 0)
+    std::cout << "[  NOTE    ] no compiled bundle (PROOFC_TEST_BUNDLE, or a "
+                 "full build's v10-*.pcb): the test bundle only\n";
+}
+
+} // namespace
+} // namespace proofc::test

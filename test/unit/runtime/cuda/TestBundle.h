@@ -1,0 +1,209 @@
+//===- TestBundle.h - The reference GpuPlan, built by hand ------*- C++ -*-===//
+//
+// Test-only: the bundle the compiler is expected to emit for the reference
+// `mlp-dot` policy (docs/gpu-kernels.md, "The schedule of the reference
+// plan"), with the CUDA C++ templates of lib/Targets/CUDA/Kernels and the
+// test fixture test/unit/runtime/cuda/fixtures/policy.cu standing in for the PTX
+// policy kernel. Used by the bundle, emulation and GPU tests. With
+// `fusedStep`, the step is the compiler's default shape instead: the policy,
+// then proofc_advance_engine (no cond).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_TEST_UNIT_CUDA_TESTBUNDLE_H
+#define PROOFC_TEST_UNIT_CUDA_TESTBUNDLE_H
+
+#include "FileIO.h"
+#include "Kernels/kernel_abi.h"
+#include "Targets/CUDA/Kernels/KernelTestUtil.h"
+#include "proofc/runtime/Bundle.h"
+
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+namespace proofc::test {
+
+inline Bundle makeTestBundle(const ProgramSpec &program,
+                             int engineThreads = 128, bool fusedStep = false) {
+  const ShapeParams &s = program.shape;
+  const std::string A = "-DPROOFC_A=" + std::to_string(s.A);
+  const std::string S = "-DPROOFC_S=" + std::to_string(s.S);
+  const std::string threads =
+      "-DPROOFC_ENGINE_THREADS=" + std::to_string(engineThreads);
+  Bundle bundle;
+  bundle.proofcVersion = "test";
+  bundle.source = "TestBundle.h";
+  bundle.program = program;
+  bundle.modules = {
+      {"engine", "cuda", kernelTemplate("engine.cu"), {A, S, threads}},
+      {"step", "cuda", kernelTemplate("step.cu"), {A, S, threads}},
+      {"policy", "cuda",
+       readFile(sourceDir() + "/test/unit/runtime/cuda/fixtures/policy.cu"),
+       {A, S, "-DPROOFC_DIM=" + std::to_string(s.d)}},
+  };
+
+  GpuPlan &plan = bundle.plan;
+  auto buffer = [&](const std::string &name, DType dtype,
+                    std::vector<std::string> elements, std::string init = "") {
+    plan.buffers.push_back({name, dtype, Extent{std::move(elements)}, init});
+  };
+  const DType I = DType::I32, F = DType::F32;
+  buffer("kb_facts", I, {"NF", "3"}, "kb.facts");
+  buffer("kb_ps_offsets", I, {"RE1"}, "kb.psOffsets");
+  buffer("kb_po_facts", I, {"NF"}, "kb.poFacts");
+  buffer("kb_po_offsets", I, {"RE1"}, "kb.poOffsets");
+  buffer("kb_pred_offsets", I, {"R1"}, "kb.predOffsets");
+  buffer("kb_rule_heads", I, {"NR", "3"}, "kb.ruleHeads");
+  buffer("kb_rule_body_offsets", I, {"NR1"}, "kb.ruleBodyOffsets");
+  buffer("kb_rule_body", I, {"NRB", "3"}, "kb.ruleBody");
+  buffer("kb_rule_num_vars", I, {"NR"}, "kb.ruleNumVars");
+  buffer("kb_rule_pred_offsets", I, {"R1"}, "kb.rulePredOffsets");
+  buffer("kb_rule_ids_by_pred", I, {"NR"}, "kb.ruleIdsByPred");
+  buffer("pool", I, {"N", "3"}, "pool.triples");
+  buffer("state", I, {"B", "A", "3"});
+  buffer("slot_cand", I, {"B"});
+  buffer("depth", I, {"B"});
+  buffer("logp", F, {"B"});
+  buffer("next_cand", I, {"1"});
+  buffer("derived", I, {"B", "S", "A", "3"});
+  buffer("count", I, {"B"});
+  buffer("action", I, {"B"});
+  buffer("action_logp", F, {"B"});
+  buffer("out_status", I, {"N"}, "out.status");
+  buffer("out_depth", I, {"N"}, "out.depth");
+  buffer("out_logp", F, {"N"}, "out.logp");
+  buffer("out_actions", I, {"N", "ACTIONS"}, "out.actions");
+  buffer("engine_flag", I, {"1"});
+  buffer("loop_flag", I, {"1"});
+  if (fusedStep) {
+    buffer("step_counters", I, {"2"});
+    buffer("memo_table", I,
+           {"MEMO", std::to_string(proofc_abi::memoEntryWords(
+                        static_cast<int>(s.A)))}); // memo.cu's kEntryWords
+    buffer("memo_claims", I, {"B"});
+  }
+
+  // The AtomEmbed linear folded into per-position tables (HostPolicy's).
+  const int64_t d = s.d;
+  auto fold = [&](const std::string &dst, const std::string &table,
+                  int64_t colBegin, const std::string &bias,
+                  std::vector<std::string> rows) {
+    PrologueOp op;
+    op.op = "fold_columns";
+    op.dst = dst;
+    op.table = table;
+    op.weight = "atom.weight";
+    op.bias = bias;
+    op.colBegin = colBegin;
+    op.cols = d;
+    plan.prologue.push_back(op);
+    rows.push_back("d");
+    buffer(dst, F, rows, "weights:" + dst);
+  };
+  fold("pred_proj", "pred_emb", 0, "atom.bias", {"R2"});
+  fold("arg0_const", "const_emb", d, "", {"E"});
+  fold("arg1_const", "const_emb", 2 * d, "", {"E"});
+  fold("arg0_var", "var_emb", d, "", {"A2"});
+  fold("arg1_var", "var_emb", 2 * d, "", {"A2"});
+  std::vector<std::string> layerArgs;
+  for (int l = 0; l < 2; ++l) {
+    const std::string p = "mlp." + std::to_string(l);
+    for (const char *suffix : {".weight", ".bias", ".ln.weight", ".ln.bias"}) {
+      const std::string name = p + suffix;
+      std::string buf = "w_" + name;
+      for (char &c : buf)
+        if (c == '.') c = '_';
+      buffer(buf, F,
+             std::string(suffix) == ".weight" ? std::vector<std::string>{"d", "d"}
+                                              : std::vector<std::string>{"d"},
+             "weights:" + name);
+      layerArgs.push_back("buf:" + buf);
+    }
+  }
+
+  auto launch = [&](const std::string &name, const std::string &module,
+                    const std::string &entry, std::vector<std::string> grid,
+                    int32_t block, std::vector<std::string> args) {
+    // The hand-written policy kernel is "score"; the others are named as
+    // their role.
+    LaunchRole role =
+        name == "score" ? LaunchRole::Policy : *launchRoleNamed(name);
+    plan.launches.push_back(
+        {name, module, entry, Extent{std::move(grid)}, block, 0, args, role});
+  };
+  launch("init", "step", "proofc_init", {"1"}, 256,
+         {"buf:pool", "sym:N", "sym:B", "buf:state", "buf:slot_cand",
+          "buf:depth", "buf:logp", "buf:next_cand", "buf:engine_flag",
+          "buf:loop_flag", fusedStep ? "cond:loop" : "cond:engine",
+          "cond:loop"});
+  // The knowledge base's buffers, in the engine kernels' argument order.
+  const std::vector<std::string> kbArgs = {
+      "buf:kb_facts",         "buf:kb_ps_offsets",
+      "buf:kb_po_facts",      "buf:kb_po_offsets",
+      "buf:kb_pred_offsets",  "buf:kb_rule_heads",
+      "buf:kb_rule_body_offsets", "buf:kb_rule_body",
+      "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets",
+      "buf:kb_rule_ids_by_pred"};
+  std::vector<std::string> engineArgs = {"buf:engine_flag", "buf:state",
+                                         "buf:slot_cand", "buf:pool"};
+  engineArgs.insert(engineArgs.end(), kbArgs.begin(), kbArgs.end());
+  for (const char *a : {"sym:E", "sym:R", "buf:derived", "buf:count"})
+    engineArgs.push_back(a);
+  launch("engine", "engine", "proofc_engine", {"B"}, engineThreads, engineArgs);
+  std::vector<std::string> scoreArgs = {
+      "buf:loop_flag", "buf:state",      "buf:derived",    "buf:count",
+      "buf:slot_cand", "buf:pred_proj",  "buf:arg0_const", "buf:arg1_const",
+      "buf:arg0_var",  "buf:arg1_var"};
+  scoreArgs.insert(scoreArgs.end(), layerArgs.begin(), layerArgs.end());
+  for (std::string a : {std::string("sym:R"),
+                        fmt::format("f32:{}", program.policy.scoreScale),
+                        std::string("buf:action"),
+                        std::string("buf:action_logp")})
+    scoreArgs.push_back(a);
+  launch("score", "policy", "score_select", {"B"}, s.d, scoreArgs);
+  plan.schedule.prologue = {ScheduleNode{"init", "", "", {}}};
+  plan.schedule.loopFlag = "loop_flag";
+  plan.schedule.loopCond = "loop";
+  if (fusedStep) {
+    std::vector<std::string> args = {
+        "buf:loop_flag",  "buf:pool",      "sym:N",           "sym:D",
+        "sym:R",          "buf:action",    "buf:action_logp", "buf:state",
+        "buf:slot_cand",  "buf:depth",     "buf:logp",        "buf:next_cand",
+        "buf:out_status", "buf:out_depth", "buf:out_logp",    "buf:out_actions",
+        "sym:ACTIONS"};
+    args.insert(args.end(), kbArgs.begin(), kbArgs.end());
+    for (const char *a : {"sym:E", "buf:derived", "buf:count",
+                          "buf:memo_table", "buf:memo_claims", "sym:MEMO",
+                          "buf:step_counters", "buf:engine_flag",
+                          "buf:loop_flag", "cond:loop", "cond:loop"})
+      args.push_back(a);
+    launch("advance_engine", "step", "proofc_advance_engine", {"B"},
+           engineThreads, args);
+    // The engine of the first state: after init, guarded like the step.
+    plan.schedule.prologue.push_back(ScheduleNode{"engine", "", "", {}});
+    plan.schedule.step = {ScheduleNode{"score", "", "", {}},
+                          ScheduleNode{"advance_engine", "", "", {}}};
+    return bundle;
+  }
+  launch("advance", "step", "proofc_advance", {"1"}, 256,
+         {"buf:loop_flag",   "buf:pool",      "sym:N",
+          "sym:B",           "sym:D",         "sym:R",
+          "buf:derived",     "buf:count",     "buf:action",
+          "buf:action_logp", "buf:state",     "buf:slot_cand",
+          "buf:depth",       "buf:logp",      "buf:next_cand",
+          "buf:out_status",  "buf:out_depth", "buf:out_logp",
+          "buf:out_actions", "sym:ACTIONS",   "buf:engine_flag",
+          "buf:loop_flag",   "cond:engine",   "cond:loop"});
+  ScheduleNode engineCond;
+  engineCond.cond = "engine";
+  engineCond.flag = "engine_flag";
+  engineCond.body = {ScheduleNode{"engine", "", "", {}}};
+  plan.schedule.step = {engineCond, ScheduleNode{"score", "", "", {}},
+                        ScheduleNode{"advance", "", "", {}}};
+  return bundle;
+}
+
+} // namespace proofc::test
+
+#endif // PROOFC_TEST_UNIT_CUDA_TESTBUNDLE_H
