@@ -123,4 +123,41 @@ std::vector<QueryRange> splitRange(const CandidateLayout &layout,
   return splitOf(LayoutStarts{layout}, within, targetCandidates);
 }
 
+std::vector<QueryRange> splitRangeEvenly(const CandidateLayout &layout,
+                                         const QueryRange &within,
+                                         int64_t count) {
+  if (count < 1)
+    fail("cannot cut queries [{}, {}) into {} ranges", within.queryBegin,
+         within.queryEnd, count);
+  const LayoutStarts starts{layout};
+  std::vector<QueryRange> out;
+  const int64_t total = within.candidates();
+  int64_t begin = within.queryBegin;
+  for (int64_t k = 1; k <= count; ++k) {
+    int64_t end = within.queryEnd;
+    if (k < count) {
+      // k * total < 2^24 * 2^40 would overflow for huge counts: in double,
+      // then the first query starting at or after it.
+      const int64_t at =
+          within.candidateBegin +
+          static_cast<int64_t>(static_cast<double>(total) *
+                               static_cast<double>(k) /
+                               static_cast<double>(count));
+      int64_t lo = begin, hi = within.queryEnd;
+      while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (starts(mid) < at)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      end = lo;
+    }
+    if (end > begin)
+      out.push_back(rangeOf(starts, begin, end));
+    begin = end;
+  }
+  return out;
+}
+
 } // namespace proofc

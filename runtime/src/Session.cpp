@@ -506,6 +506,15 @@ Session::State::Streamed Session::State::stream(
                              ? options.blockCandidates
                              : kDefaultBlockCandidates;
   std::vector<QueryRange> blocks = splitRange(layout(), range, target);
+  // Several device workers: a multiple of their number of nearly equal
+  // blocks, so that they end together (a last short block would leave the
+  // others idle for up to one block's run).
+  const size_t workerCount = backends.size();
+  if (workerCount > 1 && blocks.size() > 1 && blocks.size() % workerCount)
+    blocks = splitRangeEvenly(
+        layout(), range,
+        static_cast<int64_t>((blocks.size() + workerCount - 1) /
+                             workerCount * workerCount));
   if (blocks.empty())
     blocks.push_back(range); // one (empty) run still checks the backend
   const bool wholePool = blocks.size() == 1 && range == all;

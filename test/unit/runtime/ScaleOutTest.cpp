@@ -91,6 +91,49 @@ TEST(QueryRanges, SplitRangeCutsWholeQueriesOfAtLeastTheTarget) {
   EXPECT_TRUE(splitRange(set, queryRange(set, 5, 5), 10).empty());
 }
 
+TEST(QueryRanges, SplitRangeEvenlyCutsNearlyEqualWholeQueries) {
+  // Every filtered corruption: lists of uneven sizes.
+  const Dataset dataset = loadDataset(dataDir("kinship"));
+  CandidateOptions o;
+  o.maxQueries = 40;
+  const CandidateSet set = buildCandidates(dataset, o);
+  const CandidateBuilder builder(dataset, o);
+  const CandidateLayout &layout = builder.layout();
+  const QueryRange within = queryRange(layout, 3, 37);
+  int64_t largestQuery = 0;
+  for (int64_t q = within.queryBegin; q < within.queryEnd; ++q)
+    largestQuery = std::max(largestQuery, layout.firstCandidateOf(q + 1) -
+                                              layout.firstCandidateOf(q));
+  for (int64_t count : {1, 2, 3, 4, 8}) {
+    SCOPED_TRACE(count);
+    const std::vector<QueryRange> ranges =
+        splitRangeEvenly(layout, within, count);
+    ASSERT_EQ(static_cast<int64_t>(ranges.size()), count);
+    expectPartition(set, within, ranges);
+    const double even =
+        static_cast<double>(within.candidates()) / static_cast<double>(count);
+    for (const QueryRange &r : ranges)
+      EXPECT_LE(std::abs(static_cast<double>(r.candidates()) - even),
+                static_cast<double>(largestQuery))
+          << r.queryBegin;
+  }
+  // As many ranges as queries or more: two cuts may fall in one query
+  // (lists differ in size), and no range is empty.
+  for (int64_t count : {34, 100}) {
+    const std::vector<QueryRange> ranges =
+        splitRangeEvenly(layout, within, count);
+    expectPartition(set, within, ranges);
+    EXPECT_LE(ranges.size(), 34u);
+    EXPECT_GE(ranges.size(), 20u);
+    for (const QueryRange &r : ranges)
+      EXPECT_GT(r.queries(), 0);
+  }
+  EXPECT_TRUE(splitRangeEvenly(layout, queryRange(layout, 5, 5), 4).empty());
+  EXPECT_NE(errorOf([&] { splitRangeEvenly(layout, within, 0); })
+                .find("into 0 ranges"),
+            std::string::npos);
+}
+
 PartFile samplePart() {
   PartFile p;
   p.kind = "range";

@@ -69,6 +69,15 @@ std::vector<QueryRange> splitRange(const CandidateLayout &layout,
                                    const QueryRange &within,
                                    int64_t targetCandidates);
 
+/// `within` cut into `count` (>= 1) ranges of whole queries of nearly equal
+/// candidates: cut k is the first query that starts at or after k/count of
+/// the way (so each range is within one query of within/count); empty
+/// ranges (count above the queries) are left out. For several device
+/// workers: a multiple of their number ends them together.
+std::vector<QueryRange> splitRangeEvenly(const CandidateLayout &layout,
+                                         const QueryRange &within,
+                                         int64_t count);
+
 } // namespace proofc
 
 #endif // PROOFC_RUNTIME_QUERYRANGES_H
