@@ -60,6 +60,7 @@ struct DeviceSession {
   std::vector<CUevent> timing; ///< profiling events (timing enabled)
   int32_t *pinned = nullptr; ///< host-visible flag slots
   int32_t *pinnedOutcomes = nullptr; ///< readback staging: 3N words
+  uint32_t *pinnedPool = nullptr;    ///< pool upload staging (uploadPool)
 
   explicit DeviceSession(CudaDriver &d) : drv(d) {}
   ~DeviceSession() {
@@ -71,6 +72,7 @@ struct DeviceSession {
     for (CUevent e : timing) drv.cuEventDestroy(e);
     if (pinned) drv.cuMemFreeHost(pinned);
     if (pinnedOutcomes) drv.cuMemFreeHost(pinnedOutcomes);
+    if (pinnedPool) drv.cuMemFreeHost(pinnedPool);
     for (CUmodule m : modules) drv.cuModuleUnload(m);
     for (CUdeviceptr p : buffers)
       if (p) drv.cuMemFree(p);

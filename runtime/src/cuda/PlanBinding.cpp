@@ -413,6 +413,36 @@ PlanBinding::poolData(const CandidateSet &candidates) const {
   return out;
 }
 
+std::vector<std::pair<int32_t, size_t>> PlanBinding::poolBuffers() const {
+  std::vector<std::pair<int32_t, size_t>> out;
+  for (size_t i = 0; i < buffers_.size(); ++i)
+    if (buffers_[i].decl->init == binding::kPoolTriples)
+      out.emplace_back(static_cast<int32_t>(i),
+                       static_cast<size_t>(buffers_[i].elements));
+  return out;
+}
+
+void PlanBinding::writePool(int32_t buffer, const CandidateSet &candidates,
+                            uint32_t *dst) const {
+  const BoundBuffer &b = buffers_.at(static_cast<size_t>(buffer));
+  if (b.decl->init != binding::kPoolTriples)
+    fail("{}: buffer '{}' is not bound to the pool", path_, b.decl->name);
+  if (static_cast<int64_t>(candidates.candidates.size()) != symbols_.at("N"))
+    fail("{}: {} candidates for a binding of N = {}", path_,
+         candidates.candidates.size(), symbols_.at("N"));
+  static_assert(sizeof(Triple) == 12, "a pool triple is three words");
+  if (b.elements != static_cast<int64_t>(3 * poolOrder_.size()))
+    fail("{}: binding '{}' has {} elements, the plan declares {}", path_,
+         b.decl->init, 3 * poolOrder_.size(), b.elements);
+  // poolWords' words, gathered in place: pool position q holds candidate
+  // poolOrder_[q]'s triple.
+  for (size_t q = 0; q < poolOrder_.size(); ++q)
+    std::memcpy(dst + 3 * q,
+                &candidates.candidates[static_cast<size_t>(poolOrder_[q])]
+                     .triple,
+                12);
+}
+
 void PlanBinding::releaseHostData() {
   for (BoundBuffer &b : buffers_) std::vector<uint32_t>().swap(b.data);
 }
@@ -425,6 +455,13 @@ PlanBinding::outcomes(const std::vector<int32_t> &status,
   if (status.size() != n || depth.size() != n || logp.size() != n)
     fail("{}: outcome buffers have {}, {}, {} elements, expected N = {}",
          path_, status.size(), depth.size(), logp.size(), n);
+  return outcomes(status.data(), depth.data(), logp.data());
+}
+
+std::vector<Outcome> PlanBinding::outcomes(const int32_t *status,
+                                           const int32_t *depth,
+                                           const float *logp) const {
+  const size_t n = static_cast<size_t>(symbols_.at("N"));
   std::vector<Outcome> out(n);
   for (size_t q = 0; q < n; ++q) { // pool position q: candidate poolOrder_[q]
     const size_t i = static_cast<size_t>(poolOrder_[q]);

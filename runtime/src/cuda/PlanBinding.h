@@ -129,6 +129,12 @@ public:
   /// the same size uploads (EvalInputs::shapeId).
   std::vector<std::pair<int32_t, std::vector<uint32_t>>>
   poolData(const CandidateSet &candidates) const;
+  /// The same without the copies (a streamed call's blocks, in the upload's
+  /// path): every pool buffer's index and word count, and its contents for
+  /// `candidates` written straight into `dst` (as many words).
+  std::vector<std::pair<int32_t, size_t>> poolBuffers() const;
+  void writePool(int32_t buffer, const CandidateSet &candidates,
+                 uint32_t *dst) const;
   /// Frees the initial contents once they are uploaded.
   void releaseHostData();
 
@@ -137,6 +143,10 @@ public:
   std::vector<Outcome> outcomes(const std::vector<int32_t> &status,
                                 const std::vector<int32_t> &depth,
                                 const std::vector<float> &logp) const;
+  /// The same read in place (e.g. from the readback's pinned staging):
+  /// N elements each.
+  std::vector<Outcome> outcomes(const int32_t *status, const int32_t *depth,
+                                const float *logp) const;
   /// The recorded actions from out.actions' contents (N x D words, pool
   /// order) for `outcomes` (candidate order): candidate i's row, its steps
   /// after outcomes[i].depth -1 (the device writes only those it took).

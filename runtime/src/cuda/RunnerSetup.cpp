@@ -73,9 +73,21 @@ bool CudaRunner::sameShape(const EvalInputs &inputs) const {
 void CudaRunner::uploadPool(const EvalInputs &inputs, BackendTimings &timings) {
   const Clock::time_point start = Clock::now();
   PROOFC_CU(s_.drv, cuCtxSetCurrent, s_.ctx);
-  for (auto &[index, data] : binding_->poolData(inputs.candidates))
-    PROOFC_CU(s_.drv, cuMemcpyHtoD, s_.buffers[static_cast<size_t>(index)],
-              data.data(), data.size() * 4);
+  // Gathered straight into pinned staging (allocated once per setup, the
+  // size is fixed: sameShape) and copied at the copy engine's speed.
+  const std::vector<std::pair<int32_t, size_t>> pool = binding_->poolBuffers();
+  size_t most = 0;
+  for (const auto &[index, words] : pool)
+    most = std::max(most, words);
+  if (!s_.pinnedPool && most > 0)
+    PROOFC_CU(s_.drv, cuMemHostAlloc,
+              reinterpret_cast<void **>(&s_.pinnedPool), most * 4, 0);
+  for (const auto &[index, words] : pool) {
+    binding_->writePool(index, inputs.candidates, s_.pinnedPool);
+    PROOFC_CU(s_.drv, cuMemcpyHtoDAsync, s_.buffers[static_cast<size_t>(index)],
+              s_.pinnedPool, words * 4, s_.stream);
+    PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
+  }
   poolId_ = inputs.poolId;
   timings.setupSeconds += secondsSince(start);
 }

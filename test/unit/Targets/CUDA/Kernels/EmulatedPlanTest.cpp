@@ -220,6 +220,23 @@ TEST_P(EmulatedPlanVsHost, SameOutcomesAsHostBackend) {
       plan.read<int32_t>(binding.outStatus()),
       plan.read<int32_t>(binding.outDepth()),
       plan.read<float>(binding.outLogp()));
+  // Read in place (the CUDA readback's pinned staging): the same outcomes.
+  {
+    const std::vector<int32_t> status = plan.read<int32_t>(binding.outStatus());
+    const std::vector<int32_t> depth = plan.read<int32_t>(binding.outDepth());
+    const std::vector<float> logp = plan.read<float>(binding.outLogp());
+    expectSameOutcomes(emulated, binding.outcomes(status.data(), depth.data(),
+                                                  logp.data()));
+  }
+  // The pool gathered in place (a streamed block's upload) equals poolData.
+  for (const auto &[index, data] : binding.poolData(set)) {
+    std::vector<uint32_t> gathered(data.size(), 0xdeadbeef);
+    ASSERT_EQ(binding.poolBuffers().size(), 1u);
+    EXPECT_EQ(binding.poolBuffers()[0],
+              (std::pair<int32_t, size_t>{index, data.size()}));
+    binding.writePool(index, set, gathered.data());
+    EXPECT_EQ(gathered, data);
+  }
 
   ASSERT_EQ(emulated.size(), host.size());
   int proved = 0;
