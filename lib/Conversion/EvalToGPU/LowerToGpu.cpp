@@ -7,7 +7,7 @@
 //                                      which step.cu includes)
 //   eval.advance + the engine cond  -> ONE launch of proofc_advance_engine
 //                                      (fuse-advance-engine)
-//   eval.score_select               -> gpu.func @score_select (PolicyKernel)
+//   eval.score_select               -> gpu.func @proofc_policy (PolicyKernel)
 //                                      in gpu.module @policy, and its launch
 //   with schedule=persistent: the
 //   loop's score_select + advance   -> ONE launch of the persistent policy

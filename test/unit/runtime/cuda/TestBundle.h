@@ -161,7 +161,7 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
                         std::string("buf:action"),
                         std::string("buf:action_logp")})
     scoreArgs.push_back(a);
-  launch("score", "policy", "score_select", {"B"}, s.d, scoreArgs);
+  launch("score", "policy", "proofc_policy", {"B"}, s.d, scoreArgs);
   plan.schedule.setup = {ScheduleNode{"init", "", "", {}}};
   plan.schedule.loopFlag = "loop_flag";
   plan.schedule.loopCond = "loop";

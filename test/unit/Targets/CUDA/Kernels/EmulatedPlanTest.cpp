@@ -146,7 +146,7 @@ private:
     std::function<void()> body;
     if (entry == "proofc_init") body = call(proofc_init, l);
     else if (entry == "proofc_engine") body = call(proofc_engine_plan, l);
-    else if (entry == "score_select") body = call(score_select, l);
+    else if (entry == "proofc_policy") body = call(proofc_policy, l);
     else if (entry == "proofc_advance") body = call(proofc_advance, l);
     else if (entry == "proofc_advance_engine")
       body = call(proofc_advance_engine, l);
