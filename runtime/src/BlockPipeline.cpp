@@ -15,16 +15,22 @@ namespace proofc {
 
 void runBlockPipeline(const std::vector<QueryRange> &blocks,
                       const PipelineStages &stages, int buildThreads,
-                      int ahead, const std::atomic<bool> *cancel) {
+                      int workers, int ahead,
+                      const std::atomic<bool> *cancel) {
   const int64_t count = static_cast<int64_t>(blocks.size());
   if (count == 0)
     return;
   buildThreads = std::max(1, buildThreads);
+  workers = std::max(1, workers);
   ahead = std::max(1, ahead);
+  // Blocks beyond the one being consumed that the workers may take.
+  const int64_t window = workers + ahead - 1;
   std::mutex mutex;
   std::condition_variable changed;
   int64_t nextBuild = 0;   // the next block a builder claims
+  int64_t nextRun = 0;     // the next block a worker claims
   int64_t consumed = 0;    // blocks the consumer has taken
+  int64_t failedAt = count; // the first block that failed (none: count)
   bool stop = false;       // the consumer left (done or failed)
   std::map<int64_t, std::unique_ptr<PipelineBlock>> built, finished;
 
@@ -40,7 +46,7 @@ void runBlockPipeline(const std::vector<QueryRange> &blocks,
         // One block more than the device may take: built while the device
         // runs the one before, so that the device never waits for it.
         changed.wait(lock, [&] {
-          return stop || nextBuild >= count || nextBuild <= consumed + ahead;
+          return stop || nextBuild >= count || nextBuild <= consumed + window;
         });
         if (stop || nextBuild >= count)
           return;
@@ -64,36 +70,40 @@ void runBlockPipeline(const std::vector<QueryRange> &blocks,
     }
   };
 
-  auto device = [&] {
-    for (int64_t index = 0; index < count; ++index) {
+  auto device = [&](int worker) {
+    for (;;) {
+      int64_t index;
       std::unique_ptr<PipelineBlock> block;
       {
         std::unique_lock<std::mutex> lock(mutex);
+        // Blocks are claimed in order: every block before a failed one was
+        // claimed (and so is finished and consumed) before it.
         changed.wait(lock, [&] {
-          return stop || (built.count(index) && index < consumed + ahead);
+          return stop || nextRun >= failedAt ||
+                 (built.count(nextRun) && nextRun < consumed + window);
         });
-        if (stop)
+        if (stop || nextRun >= failedAt)
           return;
+        index = nextRun++;
         block = std::move(built[index]);
         built.erase(index);
       }
-      // A block that failed to build, or any block after a failed one (the
-      // consumer stops at the first error), is passed on as it is.
+      block->worker = worker;
+      // A block that failed to build is passed on as it is.
       if (!block->error) {
         try {
-          stages.run(*block);
+          stages.run(*block, worker);
         } catch (...) {
           block->error = std::current_exception();
         }
       }
-      const bool failed = static_cast<bool>(block->error);
       {
         std::lock_guard<std::mutex> lock(mutex);
+        if (block->error)
+          failedAt = std::min(failedAt, index + 1); // nothing after it runs
         finished.emplace(index, std::move(block));
       }
       changed.notify_all();
-      if (failed)
-        return; // nothing after it is consumed
     }
   };
 
@@ -102,7 +112,8 @@ void runBlockPipeline(const std::vector<QueryRange> &blocks,
   try {
     for (int i = 0; i < buildThreads; ++i)
       threads.emplace_back(builder);
-    threads.emplace_back(device);
+    for (int w = 0; w < workers; ++w)
+      threads.emplace_back(device, w);
     for (int64_t index = 0; index < count; ++index) {
       std::unique_ptr<PipelineBlock> block;
       {

@@ -7,12 +7,16 @@
 //   build    host threads build the candidates of the next blocks
 //            (CandidateBuilder::build), up to `ahead` blocks beyond the one
 //            being consumed (one more than the device may take);
-//   run      one device worker runs each block on the backend, in order;
+//   run      device workers (one per device: --devices) take the built
+//            blocks in block order from one shared queue, each running
+//            its block on its own backend; a faster device simply takes
+//            more blocks;
 //   consume  the calling thread takes finished blocks IN QUERY ORDER
 //            (ranking, counts, the outcomes file, checkpoint ranges).
 //
-// Memory is bounded by the blocks in flight (at most ahead + 1), not by
-// the pool. An error (or an interrupt) in any stage is stored with its block and
+// Memory is bounded by the blocks in flight (at most workers + ahead), not
+// by the pool. A block's outcomes do not depend on the worker that ran it,
+// so results are the same with any number of workers. An error (or an interrupt) in any stage is stored with its block and
 // rethrown by the consumer when it reaches that block, after every earlier
 // block was consumed: what a sequential run would have raised first is
 // raised first (the smallest candidate with a non-finite logit, say). The
@@ -43,27 +47,33 @@ struct PipelineBlock {
   ActionTrace actions;
   BackendTimings timings;
   int64_t chunks = 0;       ///< backend runs
+  int64_t chunkSize = 0;    ///< candidates per backend run (the largest)
+  int worker = -1;          ///< the device worker that ran it
   std::exception_ptr error; ///< from the build or the run
 };
 
 struct PipelineStages {
   /// Builds a block's candidates; called from several threads at once.
   std::function<CandidateSet(const QueryRange &)> build;
-  /// Runs a block (fills outcomes, actions, timings, chunks); called from
-  /// one thread, block after block in order.
-  std::function<void(PipelineBlock &)> run;
+  /// Runs a block on device worker `worker` (fills outcomes, actions,
+  /// timings, chunks, chunkSize); called from that worker's thread, one
+  /// block at a time per worker, several workers at once.
+  std::function<void(PipelineBlock &, int worker)> run;
   /// Takes a finished block; called from run()'s caller, in order.
   std::function<void(PipelineBlock &)> consume;
 };
 
-/// Runs `blocks` through the stages with `buildThreads` builders (>= 1):
-/// the device takes at most `ahead` - 1 (>= 1) blocks beyond the one being
-/// consumed, the builders one more. Returns when every block was consumed; rethrows the first
-/// error in block order. `cancel` (may be null) stops the builders early;
-/// the backend checks it itself.
+/// Runs `blocks` through the stages with `buildThreads` builders (>= 1)
+/// and `workers` device workers (>= 1): the workers take at most
+/// `workers` + `ahead` - 2 (`ahead` >= 1) blocks beyond the one being
+/// consumed, the builders one more. Returns when every block was consumed;
+/// rethrows the first error in block order (no worker takes a block after
+/// a failed one). `cancel` (may be null) stops the builders early; the
+/// backends check it themselves.
 void runBlockPipeline(const std::vector<QueryRange> &blocks,
                       const PipelineStages &stages, int buildThreads,
-                      int ahead, const std::atomic<bool> *cancel);
+                      int workers, int ahead,
+                      const std::atomic<bool> *cancel);
 
 } // namespace proofc
 

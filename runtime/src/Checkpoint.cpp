@@ -138,6 +138,9 @@ std::vector<QueryRange> Checkpoint::resume(std::vector<Outcome> &outcomes,
     recorded.emplace(part.range.queryBegin,
                      std::make_pair(part.range, path));
   }
+  resumed_.clear();
+  for (const auto &[begin, entry] : recorded)
+    resumed_.push_back(entry);
   // The gaps between recorded ranges, cut to size.
   std::vector<QueryRange> pending;
   int64_t at = scope_.queryBegin;
@@ -155,6 +158,10 @@ std::vector<QueryRange> Checkpoint::resume(std::vector<Outcome> &outcomes,
   return pending;
 }
 
+std::string Checkpoint::rangeFile(const QueryRange &range) const {
+  return (fs::path(dir_) / rangeName(range)).string();
+}
+
 void Checkpoint::record(const QueryRange &range,
                         const std::vector<Outcome> &outcomes) {
   PartFile part;
@@ -165,8 +172,7 @@ void Checkpoint::record(const QueryRange &range,
   part.totalCandidates = set_.candidateCount();
   part.outcomes = outcomes;
   // OutputSet: exclusive temporary, fsync, rename, directory fsync.
-  writeAtomically((fs::path(dir_) / rangeName(range)).string(),
-                  serializePart(part));
+  writeAtomically(rangeFile(range), serializePart(part));
   ++recorded_;
   if (const char *kill = std::getenv(kCheckpointKillEnv))
     if (std::atoll(kill) > 0 && recorded_ == std::atoll(kill))

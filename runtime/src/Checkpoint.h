@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace proofc {
@@ -57,6 +58,12 @@ public:
   void record(const QueryRange &range, const std::vector<Outcome> &outcomes);
 
   const std::string &dir() const { return dir_; }
+  /// The file record() writes `range` to (DIR/range-<first>-<end>.part).
+  std::string rangeFile(const QueryRange &range) const;
+  /// The ranges resume() read back, in query order, with their files.
+  const std::vector<std::pair<QueryRange, std::string>> &resumed() const {
+    return resumed_;
+  }
 
 private:
   std::string dir_;
@@ -64,6 +71,7 @@ private:
   const CandidateLayout &set_;
   QueryRange scope_;
   int64_t recorded_ = 0; ///< ranges recorded by this process
+  std::vector<std::pair<QueryRange, std::string>> resumed_;
 };
 
 } // namespace proofc

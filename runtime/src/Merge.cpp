@@ -5,6 +5,7 @@
 #include "MessageText.h"
 #include "OutputFiles.h"
 #include "PartFile.h"
+#include "ProofParts.h"
 #include "Provenance.h"
 #include "Report.h"
 #include "RunSession.h"
@@ -44,12 +45,16 @@ void addTimings(json &into, const json &from, const std::string &path) {
 
 } // namespace
 
-void mergeParts(const MergeOptions &options, std::FILE *out) {
+void mergeParts(const MergeOptions &given, std::FILE *out) {
+  // The shards' proofs parts (ProofParts.h) come among the parts.
+  MergeOptions options = given;
+  const std::vector<std::string> proofsParts = takeProofsParts(options.parts);
   if (options.parts.empty())
     fail("merge: no part files given");
   RunSessionOptions paths;
   paths.report = options.report;
   paths.outcomes = options.outcomes;
+  paths.proofs = options.proofs;
   checkOutputPaths(paths); // before reading gigabytes of parts
 
   std::vector<PartFile> parts;
@@ -155,7 +160,19 @@ void mergeParts(const MergeOptions &options, std::FILE *out) {
   report["timings"] = timings;
   report.erase("outcomes");
 
+  std::vector<ShardOfRun> shards(static_cast<size_t>(count));
+  for (const PartFile &part : parts)
+    shards[static_cast<size_t>(part.identity.shardIndex)] = {part.identity,
+                                                             part.range};
+  MergedProofs proofs = mergeProofsParts(options.proofs, proofsParts, shards);
+  if (!options.proofs.empty())
+    report["proofs"] =
+        proofsReportJson(options.proofs, sha256Hex(proofs.text), proofs.format,
+                         proofs.of, proofs.count);
+
   OutputSet set_;
+  if (!options.proofs.empty())
+    set_.add(options.proofs, std::move(proofs.text));
   if (!options.outcomes.empty()) {
     std::string tsv = outcomesTsv(options.outcomes, set, dataset, outcomes);
     report["outcomes"] = {{"file", options.outcomes},
@@ -171,6 +188,9 @@ void mergeParts(const MergeOptions &options, std::FILE *out) {
     fmt::print(out, "report    {}\n", options.report);
   if (!options.outcomes.empty())
     fmt::print(out, "outcomes  {}\n", options.outcomes);
+  if (!options.proofs.empty())
+    fmt::print(out, "proofs    {} ({} proofs)\n", options.proofs,
+               proofs.count);
 }
 
 } // namespace proofc

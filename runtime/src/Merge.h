@@ -8,7 +8,8 @@
 // report, or `data`) and must have their fingerprint; the candidates are
 // rebuilt, the outcomes put in place, and the metrics, rank metrics and
 // TSV computed by the same code as one run: bit for bit the same numbers
-// and bytes. The report's other fields are shard 0's, but "timings", which
+// and bytes; with --proofs the shards' proofs parts become the proofs file
+// (ProofParts.h), byte for byte one process's. The report's other fields are shard 0's, but "timings", which
 // add up every part's. Kept in the runtime so that a runtime-only tool (an
 // MPI rank 0, proofc-merge) can call it without MLIR.
 //
@@ -26,6 +27,10 @@ struct MergeOptions {
   std::vector<std::string> parts; ///< part files, any order
   std::string report;   ///< JSON report path; empty: none
   std::string outcomes; ///< outcomes TSV path; empty: none
+  /// Proofs file path (docs/proofs.md); empty: none. Set, `parts` also
+  /// holds every shard's proofs part (ProofParts.h, told apart by its
+  /// first line), and the file is the one a run of one process writes.
+  std::string proofs;
   /// The dataset directory; empty: the one the parts' report names.
   std::string data;
 };

@@ -24,6 +24,16 @@ bool isPositive(const CandidateSet &set, const Candidate &c) {
   return c.triple == set.queries.at(static_cast<size_t>(c.query));
 }
 
+size_t rowOf(const ProofContext &ctx, const Proof &proof) {
+  return static_cast<size_t>(proof.candidate - ctx.firstCandidate);
+}
+const Candidate &candidateOf(const ProofContext &ctx, const Proof &proof) {
+  return ctx.set.candidates.at(rowOf(ctx, proof));
+}
+const Outcome &outcomeOf(const ProofContext &ctx, const Proof &proof) {
+  return ctx.outcomes.at(rowOf(ctx, proof));
+}
+
 //===-- JSON --------------------------------------------------------------===//
 
 json termJson(const Dataset &ds, int32_t t) {
@@ -115,9 +125,8 @@ ProofSelection parseProofSelection(const std::string &text,
 
 std::string proofJsonLine(const ProofContext &ctx, const Proof &proof) {
   const Dataset &ds = ctx.dataset;
-  const Candidate &c =
-      ctx.set.candidates.at(static_cast<size_t>(proof.candidate));
-  const Outcome &o = ctx.outcomes.at(static_cast<size_t>(proof.candidate));
+  const Candidate &c = candidateOf(ctx, proof);
+  const Outcome &o = outcomeOf(ctx, proof);
   json steps = json::array();
   for (const ProofStep &s : proof.steps) {
     json clause;
@@ -153,25 +162,21 @@ std::string proofJsonLine(const ProofContext &ctx, const Proof &proof) {
                                 ds.relations.name(c.triple.r),
                                 ds.entities.name(c.triple.t)});
   line["depth"] = o.depth;
-  // As the outcomes TSV writes it ({:.9g}), not the float's 17-digit double.
-  line["logp"] = std::stod(fmt::format("{:.9g}", o.logp));
   line["steps"] = std::move(steps);
   return line.dump() + "\n";
 }
 
 std::string proofPrologLine(const ProofContext &ctx, const Proof &proof) {
   const Dataset &ds = ctx.dataset;
-  const Candidate &c =
-      ctx.set.candidates.at(static_cast<size_t>(proof.candidate));
-  const Outcome &o = ctx.outcomes.at(static_cast<size_t>(proof.candidate));
+  const Candidate &c = candidateOf(ctx, proof);
+  const Outcome &o = outcomeOf(ctx, proof);
   std::string out;
   PrologWriter w(ds, out);
   out += fmt::format("proof({},{},{},{},", proof.candidate, c.query,
                      modeName(c.mode),
                      isPositive(ctx.set, c) ? "true" : "false");
   w.atom({c.triple.r, c.triple.h, c.triple.t});
-  // {:.9e}: always a fraction and an exponent, as ISO Prolog floats need.
-  out += fmt::format(",{},{:.9e},[", o.depth, o.logp);
+  out += fmt::format(",{},[", o.depth);
   for (size_t i = 0; i < proof.steps.size(); ++i) {
     const ProofStep &s = proof.steps[i];
     out += i ? ",step(" : "step(";
@@ -207,35 +212,57 @@ std::string proofPrologLine(const ProofContext &ctx, const Proof &proof) {
   return out;
 }
 
+std::string proofsFileHeader(ProofFormat format) {
+  if (format != ProofFormat::Prolog)
+    return "";
+  return fmt::format("% proofc proofs, format {} (docs/proofs.md): "
+                     "proof(Candidate, Query, Mode, Positive, Goal, Depth, "
+                     "Steps).\n",
+                     kProofsFormatVersion);
+}
+
+ProofLineWriter::ProofLineWriter(ProofFormat format, ProofSelection selection,
+                                 const Dataset &dataset,
+                                 bool factsIncludeValid,
+                                 const ShapeParams &shape)
+    : format_(format), selection_(selection), dataset_(dataset),
+      shape_(shape), kb_(buildKnowledgeBase(dataset, factsIncludeValid)),
+      scratch_(kb_, shape) {}
+
+ProofLineWriter::~ProofLineWriter() = default;
+
+std::string ProofLineWriter::lines(const CandidateSet &set,
+                                   int64_t firstCandidate,
+                                   const std::vector<Outcome> &outcomes,
+                                   const ActionTrace &trace) {
+  if (outcomes.size() != set.candidates.size())
+    fail("proofs: {} outcomes for {} candidates", outcomes.size(),
+         set.candidates.size());
+  const ProofContext ctx{dataset_, kb_, set, outcomes, firstCandidate};
+  std::string out;
+  for (size_t i = 0; i < set.candidates.size(); ++i) {
+    if (outcomes[i].status != ProofStatus::Proved)
+      continue;
+    if (selection_ == ProofSelection::Positives &&
+        !isPositive(set, set.candidates[i]))
+      continue;
+    const Proof proof =
+        replayProof(kb_, dataset_, shape_, set, static_cast<int64_t>(i),
+                    outcomes[i], trace, scratch_, firstCandidate);
+    out += format_ == ProofFormat::Json ? proofJsonLine(ctx, proof)
+                                        : proofPrologLine(ctx, proof);
+  }
+  return out;
+}
+
 std::string proofsFile(ProofFormat format, ProofSelection selection,
                        const Dataset &dataset, bool factsIncludeValid,
                        const ShapeParams &shape, const CandidateSet &set,
                        const std::vector<Outcome> &outcomes,
                        const ActionTrace &trace) {
-  if (outcomes.size() != set.candidates.size())
-    fail("proofs: {} outcomes for {} candidates", outcomes.size(),
-         set.candidates.size());
-  const KnowledgeBase kb = buildKnowledgeBase(dataset, factsIncludeValid);
-  DerivedSet scratch(kb, shape);
-  const ProofContext ctx{dataset, kb, set, outcomes};
-  std::string out;
-  if (format == ProofFormat::Prolog)
-    out += "% proofc proofs, format 1 (docs/proofs.md): "
-           "proof(Candidate, Query, Mode, Positive, Goal, Depth, Logp, "
-           "Steps).\n";
-  for (size_t i = 0; i < set.candidates.size(); ++i) {
-    if (outcomes[i].status != ProofStatus::Proved)
-      continue;
-    if (selection == ProofSelection::Positives &&
-        !isPositive(set, set.candidates[i]))
-      continue;
-    const Proof proof = replayProof(kb, dataset, shape, set,
-                                    static_cast<int64_t>(i), outcomes[i],
-                                    trace, scratch);
-    out += format == ProofFormat::Json ? proofJsonLine(ctx, proof)
-                                       : proofPrologLine(ctx, proof);
-  }
-  return out;
+  ProofLineWriter writer(format, selection, dataset, factsIncludeValid,
+                         shape);
+  return proofsFileHeader(format) + writer.lines(set, 0, outcomes, trace);
 }
 
 } // namespace proofc

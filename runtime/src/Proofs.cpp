@@ -76,12 +76,13 @@ int32_t maxVar(const std::vector<Atom> &atoms) {
 Proof replayProof(const KnowledgeBase &kb, const Dataset &dataset,
                   const ShapeParams &shape, const CandidateSet &set,
                   int64_t index, const Outcome &outcome,
-                  const ActionTrace &trace, DerivedSet &scratch) {
+                  const ActionTrace &trace, DerivedSet &scratch,
+                  int64_t firstCandidate) {
   const Candidate &cand = set.candidates.at(static_cast<size_t>(index));
   const Triple &c = cand.triple;
   auto where = [&] {
     return fmt::format(
-        "proofs: candidate {} ({} {} {}; query {}, {})", index,
+        "proofs: candidate {} ({} {} {}; query {}, {})", firstCandidate + index,
         escapeForMessage(dataset.entities.name(c.h)),
         escapeForMessage(dataset.relations.name(c.r)),
         escapeForMessage(dataset.entities.name(c.t)), cand.query,
@@ -100,7 +101,7 @@ Proof replayProof(const KnowledgeBase &kb, const Dataset &dataset,
   const int32_t *actions = trace.actions.data() + index * D;
 
   Proof proof;
-  proof.candidate = index;
+  proof.candidate = firstCandidate + index;
   std::vector<Atom> state(A), canon(A);
   std::vector<int32_t> varMap;
   initialState(c, A, state.data());

@@ -48,17 +48,23 @@ struct ProofStep {
 };
 
 struct Proof {
-  int64_t candidate = 0; ///< index into CandidateSet::candidates
+  /// The candidate's index in the whole pool (replayProof's firstCandidate
+  /// + its index in the set replayed from).
+  int64_t candidate = 0;
   std::vector<ProofStep> steps;
 };
 
 /// Replays candidate `index` of `set` (its outcome must be PROVED) from its
 /// recorded actions (trace row `index`) with the engine over `kb`: see the
-/// file comment. `scratch` is a DerivedSet for kb and `shape`.
+/// file comment. `scratch` is a DerivedSet for kb and `shape`. `set` may be
+/// a block of the pool (CandidateLayout::build) whose first candidate is
+/// the pool's `firstCandidate`: the proof and any error name the candidate
+/// by its index in the pool.
 Proof replayProof(const KnowledgeBase &kb, const Dataset &dataset,
                   const ShapeParams &shape, const CandidateSet &set,
                   int64_t index, const Outcome &outcome,
-                  const ActionTrace &trace, DerivedSet &scratch);
+                  const ActionTrace &trace, DerivedSet &scratch,
+                  int64_t firstCandidate = 0);
 
 } // namespace proofc
 

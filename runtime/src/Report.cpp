@@ -2,6 +2,7 @@
 #include "Report.h"
 
 #include "Fail.h"
+#include "ProofFormats.h"
 #include "proofc/runtime/RankMetrics.h"
 
 #include <algorithm>
@@ -224,12 +225,19 @@ json reportJson(const ReportInputs &in) {
     report["outcomes"] = {{"file", in.outcomesFile},
                           {"sha256", in.outcomesSha256}};
   if (!in.proofsFile.empty())
-    report["proofs"] = {{"file", in.proofsFile},
-                        {"sha256", in.proofsSha256},
-                        {"format", in.proofsFormat},
-                        {"of", in.proofsOf},
-                        {"count", in.proofsCount}};
+    report["proofs"] = proofsReportJson(in.proofsFile, in.proofsSha256,
+                                        in.proofsFormat, in.proofsOf,
+                                        in.proofsCount);
   return report;
+}
+
+nlohmann::json proofsReportJson(const std::string &file,
+                                const std::string &sha256,
+                                const std::string &format,
+                                const std::string &of, int64_t count) {
+  return {{"file", file},       {"sha256", sha256}, {"format", format},
+          {"version", kProofsFormatVersion}, {"of", of},
+          {"count", count}};
 }
 
 void writeReportJson(const std::string &path, const ReportInputs &inputs) {

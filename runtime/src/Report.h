@@ -78,6 +78,13 @@ nlohmann::json reportJson(const ReportInputs &inputs);
 /// everything about it that determines an outcome (spec §4, §5).
 nlohmann::json programJson(const ProgramSpec &program);
 
+/// The report's "proofs" entry (docs/report-schema.md) for the proofs file
+/// `file` of `count` proofs: one definition for a run and `proofc merge`.
+nlohmann::json proofsReportJson(const std::string &file,
+                                const std::string &sha256,
+                                const std::string &format,
+                                const std::string &of, int64_t count);
+
 /// The report's "metrics" object (spec §6).
 nlohmann::json metricsJson(const Metrics &metrics);
 

@@ -8,6 +8,7 @@
 #include "OutcomesWriter.h"
 #include "OutputFiles.h"
 #include "ProofFormats.h"
+#include "ProofParts.h"
 #include "Progress.h"
 #include "RunSummary.h"
 #include "Sha256.h"
@@ -18,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <thread>
 
 #include <sys/stat.h>
@@ -70,21 +72,24 @@ void checkOutputPaths(const RunSessionOptions &options) {
       fail("--shard {}/{}: --report and --outcomes are written by `proofc "
            "merge` from every part; give --part FILE only",
            options.shardIndex, options.shardCount);
-    if (!options.proofs.empty())
-      fail("--shard {}/{}: --proofs is written by a whole run only (not by "
-           "shards or their merge yet)",
-           options.shardIndex, options.shardCount);
     checkWritable(options.part);
+    if (!options.proofs.empty()) {
+      // The shard's proofs part (ProofParts.h): `proofc merge --proofs`
+      // writes the proofs file from every shard's.
+      if (options.proofs == options.part || options.proofs == "-")
+        fail("--proofs {}: with --shard {}/{} it names the shard's proofs "
+             "part, a file of its own beside --part (e.g. {}.proofs)",
+             escapeForMessage(options.proofs), options.shardIndex,
+             options.shardCount, escapeForMessage(options.part));
+      parseProofFormat(options.proofsFormat, "--proofs-format");
+      parseProofSelection(options.proofsOf, "--proofs-of");
+      checkWritable(options.proofs);
+    }
     return;
   }
   if (!options.part.empty())
     fail("--part {}: a part is written only with --shard i/n",
          escapeForMessage(options.part));
-  if (!options.proofs.empty() && !options.checkpoint.empty())
-    fail("--proofs with --checkpoint {}: the proofs are written by a run "
-         "without a checkpoint only (a resumed run has no actions of the "
-         "recorded ranges)",
-         escapeForMessage(options.checkpoint));
   struct Output {
     const std::string &path;
     const char *what, *flag;
@@ -139,6 +144,12 @@ void checkFiniteOutcomes(const CandidateSet &pool, const Dataset &dataset,
 
 RunSession::RunSession(const ProgramSpec &program, Backend &backend,
                        std::string device, RunSessionOptions options)
+    : RunSession(program, std::vector<Backend *>{&backend}, std::move(device),
+                 std::move(options)) {}
+
+RunSession::RunSession(const ProgramSpec &program,
+                       const std::vector<Backend *> &backends,
+                       std::string device, RunSessionOptions options)
     : options_(std::move(options)) {
   // The destinations first: one that cannot be written fails now, not after
   // a run that may take hours.
@@ -157,7 +168,7 @@ RunSession::RunSession(const ProgramSpec &program, Backend &backend,
   so.rankMetrics = options_.rankMetrics;
   so.commandLine = options_.commandLine;
   session_ =
-      std::make_unique<Session>(program, backend, std::move(device), so);
+      std::make_unique<Session>(program, backends, std::move(device), so);
   InterruptGuard::throwIfRaised();
   weights_ = session_->loadWeights(options_.weights);
   InterruptGuard::throwIfRaised();
@@ -223,13 +234,33 @@ RunOutput RunSession::evaluateRanges() {
                                               identity(), set, scope);
     pending = checkpoint->resume(outcomes, options_.checkpointEvery, resumed);
   }
+  // With --proofs: each range's proof lines, by its first query; a recorded
+  // range's are read back from the proofs part beside its file.
+  std::map<int64_t, std::string> proofs;
+  std::unique_ptr<ProofLineWriter> proofWriter;
+  if (!options_.proofs.empty()) {
+    proofWriter = std::make_unique<ProofLineWriter>(
+        parseProofFormat(options_.proofsFormat, "--proofs-format"),
+        parseProofSelection(options_.proofsOf, "--proofs-of"), dataset(),
+        options_.factsIncludeValid, program().shape);
+    if (checkpoint)
+      for (const auto &[range, file] : checkpoint->resumed())
+        proofs[range.queryBegin] = resumedProofs(range, file);
+  }
   InterruptGuard::throwIfRaised();
   ProgressReporter progress(
       scope.candidates(),
       progressStyleFor(options_.progressStream, options_.quiet),
       options_.progressStream);
   int64_t done = resumed;
+  std::string rangeProofs;
   EvaluateControl control;
+  if (proofWriter)
+    control.onBlock = [&](const OutcomeBlock &block) {
+      rangeProofs += proofWriter->lines(block.candidates,
+                                        block.range.candidateBegin,
+                                        block.outcomes, *block.actions);
+    };
   control.cancel = &InterruptGuard::flag();
   control.progress = [&](int64_t finished, int64_t) {
     progress.update(done + finished);
@@ -240,12 +271,20 @@ RunOutput RunSession::evaluateRanges() {
   int64_t chunks = 0, chunkSize = 0;
   for (const QueryRange &range : pending) {
     InterruptGuard::throwIfRaised();
+    rangeProofs.clear();
     RangeResult r = session_->evaluateRange(weights_, range, control);
     InterruptGuard::throwIfRaised();
     std::copy(r.outcomes.begin(), r.outcomes.end(),
               outcomes.begin() + (range.candidateBegin - scope.candidateBegin));
+    if (checkpoint && proofWriter)
+      // Before the range's part: a recorded range always has its proofs.
+      writeAtomically(
+          checkpointProofsPath(checkpoint->rangeFile(range)),
+          serializeProofsPart(proofsPartOf(range, rangeProofs)));
     if (checkpoint)
       checkpoint->record(range, r.outcomes);
+    if (proofWriter)
+      proofs[range.queryBegin] = std::move(rangeProofs);
     timings.setupSeconds += r.timings.setupSeconds;
     timings.runSeconds += r.timings.runSeconds;
     timings.readbackSeconds += r.timings.readbackSeconds;
@@ -255,8 +294,43 @@ RunOutput RunSession::evaluateRanges() {
     done += range.candidates();
   }
   progress.finish();
-  return finishScope(scope, std::move(outcomes), timings, chunks, chunkSize,
-                     resumed);
+  RunOutput out = finishScope(scope, std::move(outcomes), timings, chunks,
+                              chunkSize, resumed);
+  if (proofWriter) {
+    out.proofLines.emplace();
+    for (const auto &[begin, lines] : proofs)
+      *out.proofLines += lines;
+  }
+  return out;
+}
+
+ProofsPart RunSession::proofsPartOf(const QueryRange &range,
+                                    std::string lines) const {
+  ProofsPart part;
+  part.identity = identity();
+  part.range = range;
+  part.format = options_.proofsFormat;
+  part.of = options_.proofsOf;
+  part.lines = std::move(lines);
+  return part;
+}
+
+std::string RunSession::resumedProofs(const QueryRange &range,
+                                      const std::string &rangeFile) const {
+  const std::string path = checkpointProofsPath(rangeFile);
+  const std::string remedy =
+      "resume with the --proofs-format and --proofs-of the checkpoint was "
+      "started with, or without --proofs, or give another --checkpoint "
+      "directory";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    fail("{}: recorded without --proofs (there is no {}); resume without "
+         "--proofs, or give another --checkpoint directory",
+         rangeFile, path);
+  const ProofsPart part = readProofsPart(path);
+  checkProofsPart(part, path, identity(), range, options_.proofsFormat,
+                  options_.proofsOf, /*ignoreShardIndex=*/false, remedy);
+  return part.lines;
 }
 
 RunOutput RunSession::finishScope(const QueryRange &scope,
@@ -396,11 +470,23 @@ PartFile RunSession::shardPart(const RunOutput &output) const {
   return part;
 }
 
+ProofsPart RunSession::shardProofs(const RunOutput &output) const {
+  if (!output.proofLines)
+    fail("--proofs {}: the shard's run has no proofs", options_.proofs);
+  return proofsPartOf(output.range, *output.proofLines);
+}
+
 void RunSession::writeOutputs(const RunOutput &output, std::FILE *out) const {
   InterruptGuard::throwIfRaised();
   if (options_.shardCount > 0 && options_.mpiRanks == 0) {
+    // The proofs part first: a part that is there has its proofs.
+    if (!options_.proofs.empty())
+      writeAtomically(options_.proofs,
+                      serializeProofsPart(shardProofs(output)));
     writeAtomically(options_.part, serializePart(shardPart(output)));
     fmt::print(out, "part      {}\n", options_.part);
+    if (!options_.proofs.empty())
+      fmt::print(out, "proofs    {}\n", options_.proofs);
     return;
   }
   // One result: all staged (a streamed run's outcomes file already is),
@@ -443,10 +529,14 @@ void RunSession::writeOutputs(const RunOutput &output, std::FILE *out) const {
         parseProofFormat(options_.proofsFormat, "--proofs-format");
     const ProofSelection of =
         parseProofSelection(options_.proofsOf, "--proofs-of");
-    std::string text = proofsFile(format, of, dataset(),
-                                  options_.factsIncludeValid, program().shape,
-                                  candidates(), output.outcomes,
-                                  output.actions);
+    // A run by ranges made its lines range by range; a whole run's are
+    // replayed from every outcome and action now.
+    std::string text =
+        output.proofLines
+            ? proofsFileHeader(format) + *output.proofLines
+            : proofsFile(format, of, dataset(), options_.factsIncludeValid,
+                         program().shape, candidates(), output.outcomes,
+                         output.actions);
     report.proofsFile = options_.proofs;
     report.proofsSha256 = sha256Hex(text);
     report.proofsFormat = options_.proofsFormat;

@@ -22,6 +22,7 @@
 
 #include "Interrupts.h"
 #include "PartFile.h"
+#include "ProofParts.h"
 #include "Provenance.h"
 #include "Report.h"
 #include "proofc/runtime/Candidates.h"
@@ -38,6 +39,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -117,8 +119,16 @@ struct RunOutput {
   /// Indexed like the candidates; empty when the options' keepOutcomes is
   /// false (and neither --proofs nor --shard asked for them).
   std::vector<Outcome> outcomes;
-  /// Every step's action (RunSessionOptions::proofs set), else empty.
+  /// Every step's action (RunSessionOptions::proofs set, a whole run),
+  /// else empty.
   ActionTrace actions;
+  /// RunSessionOptions::proofs set and a run by ranges (--shard,
+  /// --checkpoint, an MPI rank; gatheredOutput() too): the proof lines of
+  /// the run's proved candidates in candidate order, without the file's
+  /// header (ProofFormats.h), replayed range by range as the ranges
+  /// finished or read back from the checkpoint. Unset: writeOutputs()
+  /// replays them from `actions`.
+  std::optional<std::string> proofLines;
   /// Complete except `compileSeconds`, which the tool knows (program
   /// compile or bundle load, kernel builds);
   /// `totalSeconds` runs from RunSessionOptions::started to the end of the
@@ -145,9 +155,9 @@ int64_t countFacts(const Dataset &dataset, bool includeValid);
 /// Throws proofc::Error unless the report, outcomes and proofs paths that
 /// are set can be written (checkWritable) and are different files, and the
 /// proofs' format and selection are known; with a shard, unless --part is
-/// set and writable and none of --report, --outcomes and --proofs is (merge
-/// writes the first two; proofs come from whole runs only); --part without
-/// --shard, and --proofs with --checkpoint, are refused.
+/// set and writable and neither --report nor --outcomes is (merge writes
+/// them), and --proofs, when set, names a writable file other than --part
+/// (the shard's proofs part); --part without --shard is refused.
 void checkOutputPaths(const RunSessionOptions &options);
 
 /// Throws proofc::Error when an outcome's log-probability is NaN: a step
@@ -175,6 +185,10 @@ public:
   /// loading.
   RunSession(const ProgramSpec &program, Backend &backend, std::string device,
              RunSessionOptions options);
+  /// The same on several backends, one device worker each (--devices).
+  RunSession(const ProgramSpec &program,
+             const std::vector<Backend *> &backends, std::string device,
+             RunSessionOptions options);
   ~RunSession();
 
   const ProgramSpec &program() const { return session_->program(); }
@@ -195,6 +209,10 @@ public:
   /// With a shard: the part of `output` (evaluate()'s) in memory, as
   /// writeOutputs() writes it to --part.
   PartFile shardPart(const RunOutput &output) const;
+
+  /// With a shard and --proofs: the shard's proofs part (ProofParts.h), as
+  /// writeOutputs() writes it to --proofs; an MPI rank sends it to rank 0.
+  ProofsPart shardProofs(const RunOutput &output) const;
 
   /// An MPI launch's rank 0: the whole run's output from every rank's
   /// outcomes, put in place (`outcomes`: the whole pool's), by the code of
@@ -234,6 +252,12 @@ private:
   /// The outputs of a streamed run, staged while it runs (the outcomes
   /// file's temporary) and committed by writeOutputs().
   struct Staged;
+  /// The proofs part of `range` of this run holding `lines`.
+  ProofsPart proofsPartOf(const QueryRange &range, std::string lines) const;
+  /// The proof lines of a range read back from the checkpoint: the proofs
+  /// part beside its file `rangeFile`, checked against this run.
+  std::string resumedProofs(const QueryRange &range,
+                            const std::string &rangeFile) const;
   /// The output over `scope` of outcomes computed before (Session::finish).
   RunOutput finishScope(const QueryRange &scope, std::vector<Outcome> outcomes,
                         const BackendTimings &timings, int64_t chunks,

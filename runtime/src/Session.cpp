@@ -29,6 +29,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -120,10 +121,77 @@ SelectedDevice openDevice(const Bundle &bundle, const std::string &bundlePath,
   return out;
 }
 
+std::vector<int> parseDeviceList(const std::string &text, int count,
+                                 const std::string &flag) {
+  std::vector<int> ordinals;
+  if (text == "all") {
+    for (int i = 0; i < count; ++i)
+      ordinals.push_back(i);
+    return ordinals;
+  }
+  const std::string shown = escapeForMessage(text);
+  size_t at = 0;
+  for (;;) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    if (item.empty() || item.size() > 4 ||
+        item.find_first_not_of("0123456789") != std::string::npos)
+      fail("{} {}: expected all or CUDA device ordinals separated by commas "
+           "(e.g. 0,1)",
+           flag, shown);
+    const int ordinal = std::stoi(item);
+    if (ordinal >= count)
+      fail("{} {}: there is no CUDA device {} (the driver sees {}: 0 to {})",
+           flag, shown, ordinal, count, count - 1);
+    if (std::find(ordinals.begin(), ordinals.end(), ordinal) !=
+        ordinals.end())
+      fail("{} {}: device {} is named twice", flag, shown, ordinal);
+    ordinals.push_back(ordinal);
+    if (comma == text.size())
+      return ordinals;
+    at = comma + 1;
+  }
+}
+
+std::vector<SelectedDevice> openDevices(const Bundle &bundle,
+                                        const std::string &bundlePath,
+                                        const SessionOptions &options,
+                                        const std::string &flag,
+                                        const std::string &devicesFlag) {
+  std::vector<SelectedDevice> out;
+  if (options.devices.empty()) {
+    out.push_back(openDevice(bundle, bundlePath, options, flag));
+    return out;
+  }
+  if (options.device != "cuda" && options.device != "auto")
+    fail("{} {} with {} {}: several devices are CUDA devices; give {} cuda "
+         "(or leave it out)",
+         devicesFlag, escapeForMessage(options.devices), flag,
+         escapeForMessage(options.device), flag);
+  // The list's form first: a typo is one whatever the machine.
+  if (options.devices != "all")
+    parseDeviceList(options.devices, std::numeric_limits<int>::max(),
+                    devicesFlag);
+  std::string why;
+  const int count = cudaDeviceCount(&why);
+  if (count == 0)
+    fail("{} {}: no usable CUDA device: {}", devicesFlag,
+         escapeForMessage(options.devices), why);
+  for (int ordinal : parseDeviceList(options.devices, count, devicesFlag)) {
+    SessionOptions one = options;
+    one.devices.clear();
+    one.device = fmt::format("cuda:{}", ordinal);
+    out.push_back(openDevice(bundle, bundlePath, one, flag));
+  }
+  return out;
+}
+
 struct Session::State {
   SessionOptions options;
   ProgramSpec program;
-  std::unique_ptr<Backend> owned;
+  std::vector<std::unique_ptr<Backend>> owned;
+  /// One device worker each (BlockPipeline.h); backend is the first.
+  std::vector<Backend *> backends;
   Backend *backend = nullptr;
   std::string deviceName;
   Dataset dataset;
@@ -137,18 +205,22 @@ struct Session::State {
   std::vector<TensorSpec> expected;
   int64_t facts = 0; ///< |F|, counted once (a sort of the facts)
   /// This session's pool, for the backends (EvalInputs::poolId).
-  uint64_t poolId = nextPoolId();
+  uint64_t poolId = uniqueId();
 
-  static uint64_t nextPoolId() {
+  static uint64_t uniqueId() {
     static std::atomic<uint64_t> next{1};
     return next.fetch_add(1);
   }
 
   void bind() {
-    if (options.recordActions && !backend->recordsActions())
-      fail("proofs (--proofs): the {} backend does not record the steps' "
-           "actions yet; run on the host backend (--device cpu)",
-           backend->name());
+    if (backends.empty())
+      fail("a session needs at least one backend");
+    backend = backends.front();
+    for (Backend *b : backends)
+      if (options.recordActions && !b->recordsActions())
+        fail("proofs (--proofs): the {} backend does not record the steps' "
+             "actions yet; run on the host backend (--device cpu)",
+             b->name());
     dataset = loadDataset(options.data);
     provenance.version = proofcVersion();
     provenance.gitCommit = proofcGitCommit();
@@ -236,19 +308,45 @@ struct Session::State {
   Streamed stream(const TensorMap &weights,
                   const std::map<std::string, DeviceWeight> *deviceWeights,
                   const QueryRange &range, const EvaluateControl &control);
-  /// Runs one block in chunks on the backend (the pipeline's device stage).
+  /// Candidates finished over every device worker, for
+  /// EvaluateControl::progress (called under the lock: never from two
+  /// threads at once).
+  struct ProgressTally {
+    std::mutex mutex;
+    int64_t done = 0;             ///< of the blocks finished
+    std::vector<int64_t> running; ///< of each worker's block so far
+    int64_t total = 0;
+    void report(const EvaluateControl &control, int worker, int64_t inBlock,
+                bool blockDone) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (blockDone) {
+        done += inBlock;
+        running[static_cast<size_t>(worker)] = 0;
+      } else {
+        running[static_cast<size_t>(worker)] = inBlock;
+      }
+      if (!control.progress)
+        return;
+      int64_t now = done;
+      for (int64_t r : running)
+        now += r;
+      control.progress(now, total);
+    }
+  };
+  /// Runs one block in chunks on `worker`'s backend (the pipeline's device
+  /// stage).
   /// `shape` (Backend::prefersOneRunSize, several blocks): every run is of
   /// `shape.size` candidates, a shorter piece padded when that is cheaper
   /// than a new setup, so that the device state is kept (shapeId).
   struct RunShape {
     uint64_t id = 0;      ///< EvalInputs::shapeId; 0: no padding
     int64_t largest = 0;  ///< the largest block's candidates
+    uint64_t weightsId = 0; ///< EvalInputs::weightsId: this call's
   };
-  void runBlock(PipelineBlock &block, const TensorMap &weights,
+  void runBlock(PipelineBlock &block, int worker, const TensorMap &weights,
                 const std::map<std::string, DeviceWeight> *deviceWeights,
                 bool wholePool, const RunShape &shape,
-                const EvaluateControl &control, int64_t doneBefore,
-                int64_t total, int64_t &chunkSize);
+                const EvaluateControl &control, ProgressTally &progress);
   /// Metrics, rank metrics and report over `range`'s queries.
   SessionResult finish(const QueryRange &range, std::vector<PairRanks> pairs,
                        const OutcomeCounts &counts,
@@ -268,10 +366,11 @@ struct Session::State {
 };
 
 void Session::State::runBlock(
-    PipelineBlock &block, const TensorMap &weights,
+    PipelineBlock &block, int worker, const TensorMap &weights,
     const std::map<std::string, DeviceWeight> *deviceWeights, bool wholePool,
     const RunShape &shape, const EvaluateControl &evalControl,
-    int64_t doneBefore, int64_t total, int64_t &chunkSize) {
+    ProgressTally &progress) {
+  Backend *backend = backends.at(static_cast<size_t>(worker));
   CandidateSet &set = block.candidates;
   std::vector<Candidate> &pool = set.candidates;
   const int64_t n = static_cast<int64_t>(pool.size());
@@ -281,10 +380,11 @@ void Session::State::runBlock(
                  set,      options.factsIncludeValid, nullptr,
                  deviceWeights, wholePool ? poolId : 0};
   all.shapeId = shape.id;
+  all.weightsId = shape.weightsId;
   const int64_t size =
       chunkSizeFor(shape.id ? shape.largest : n, options.maxPool,
                    backend->poolCapacity(all));
-  chunkSize = std::max(chunkSize, size);
+  block.chunkSize = size;
   block.outcomes.clear();
   block.outcomes.reserve(static_cast<size_t>(n));
   const bool recording = options.recordActions;
@@ -300,8 +400,8 @@ void Session::State::runBlock(
   if (evalControl.progress)
     control.progress = [&](int64_t finished) {
       // A padded run counts its padding too: not beyond the piece.
-      evalControl.progress(
-          doneBefore + begin + std::min(finished, pieceSize), total);
+      progress.report(evalControl, worker,
+                      begin + std::min(finished, pieceSize), false);
     };
   // At least one run, so that an empty pool still checks the backend setup.
   do {
@@ -339,6 +439,7 @@ void Session::State::runBlock(
                       options.factsIncludeValid, &control,
                       deviceWeights,    whole && wholePool ? poolId : 0};
     inputs.shapeId = sameSize ? shape.id : 0;
+    inputs.weightsId = shape.weightsId;
     ActionTrace actions;
     if (recording)
       inputs.actions = &actions;
@@ -383,6 +484,7 @@ void Session::State::runBlock(
   } while (begin < n);
   if (control.cancelled())
     throwInterrupted();
+  progress.report(evalControl, worker, n, true);
 }
 
 Session::State::Streamed Session::State::stream(
@@ -397,8 +499,9 @@ Session::State::Streamed Session::State::stream(
          "the {} candidates",
          range.candidateBegin, range.candidateEnd, range.queryBegin,
          range.queryEnd, all.candidateEnd);
-  if (auto *cuda = dynamic_cast<CudaBackend *>(backend))
-    cuda->clearRunInfo(); // the report describes this call
+  for (Backend *b : backends)
+    if (auto *cuda = dynamic_cast<CudaBackend *>(b))
+      cuda->clearRunInfo(); // the report describes this call
   const int64_t target = options.blockCandidates > 0
                              ? options.blockCandidates
                              : kDefaultBlockCandidates;
@@ -408,13 +511,18 @@ Session::State::Streamed Session::State::stream(
   const bool wholePool = blocks.size() == 1 && range == all;
   // CUDA, several blocks: one device setup for all (EvalInputs::shapeId).
   RunShape shape;
+  shape.weightsId = uniqueId(); // one set of weights for the whole call
   if (backend->prefersOneRunSize() && blocks.size() > 1) {
-    shape.id = nextPoolId();
+    shape.id = uniqueId();
     for (const QueryRange &b : blocks)
       shape.largest = std::max(shape.largest, b.candidates());
   }
   const int64_t total = range.candidates();
   const int threads = hostThreads();
+  const int workers = static_cast<int>(backends.size());
+  ProgressTally progress;
+  progress.running.assign(backends.size(), 0);
+  progress.total = total;
 
   Streamed out;
   out.pairs.reserve(static_cast<size_t>(2 * range.queries()));
@@ -422,15 +530,13 @@ Session::State::Streamed Session::State::stream(
     out.outcomes.reserve(static_cast<size_t>(total));
   if (control.keepOutcomes && options.recordActions)
     out.actions.D = program.shape.D;
-  int64_t done = 0; // candidates of the blocks run before (device stage)
   PipelineStages stages;
   stages.build = [&](const QueryRange &r) {
     return builder->build(r.queryBegin, r.queryEnd, shape.largest);
   };
-  stages.run = [&](PipelineBlock &block) {
-    runBlock(block, weights, deviceWeights, wholePool, shape, control, done,
-             total, out.chunkSize);
-    done += block.range.candidates();
+  stages.run = [&](PipelineBlock &block, int worker) {
+    runBlock(block, worker, weights, deviceWeights, wholePool, shape, control,
+             progress);
   };
   stages.consume = [&](PipelineBlock &block) {
     std::vector<PairRanks> pairs = rankPairs(block.candidates, block.outcomes);
@@ -440,6 +546,7 @@ Session::State::Streamed Session::State::stream(
     out.timings.readbackSeconds += block.timings.readbackSeconds;
     out.timings.steps += block.timings.steps;
     out.chunks += block.chunks;
+    out.chunkSize = std::max(out.chunkSize, block.chunkSize);
     if (control.onBlock)
       control.onBlock(OutcomeBlock{
           block.range, block.candidates, block.outcomes, pairs,
@@ -454,9 +561,11 @@ Session::State::Streamed Session::State::stream(
                                    block.actions.actions.end());
     }
   };
-  // Builders: candidates are cheap next to a run; two keep ahead of any
-  // backend. Two blocks in flight besides the one being consumed.
-  runBlockPipeline(blocks, stages, std::min(threads, 2), 2, control.cancel);
+  // Builders: candidates are cheap next to a run; two per device worker
+  // keep ahead of any backend. One block in flight per worker, and one
+  // more, besides the one being consumed.
+  runBlockPipeline(blocks, stages, std::min(threads, 2 * workers), workers,
+                   2, control.cancel);
   if (control.cancel && control.cancel->load(std::memory_order_relaxed))
     throwInterrupted();
   return out;
@@ -516,6 +625,24 @@ SessionResult Session::State::finish(
     r.backendDetails = cudaRunInfoJson(info);
     r.device = fmt::format("{}, cond {}{}", info.device, condModeName(info.cond),
                            info.condFellBack ? " (fallback)" : "");
+    if (backends.size() > 1) {
+      // Several GPUs (SessionOptions::devices): the first one's details,
+      // and every worker's under "workers" (docs/report-schema.md).
+      std::vector<std::string> ordinals;
+      nlohmann::json workers = nlohmann::json::array();
+      for (Backend *b : backends)
+        if (auto *c = dynamic_cast<CudaBackend *>(b)) {
+          ordinals.push_back(fmt::format("cuda:{}", c->deviceOrdinal()));
+          nlohmann::json w = cudaRunInfoJson(c->info());
+          w["ordinal"] = c->deviceOrdinal();
+          workers.push_back(std::move(w));
+        }
+      r.backendDetails["workers"] = std::move(workers);
+      r.device = fmt::format("{} x{} ({}), cond {}{}", info.device,
+                             backends.size(), fmt::join(ordinals, ", "),
+                             condModeName(info.cond),
+                             info.condFellBack ? " (fallback)" : "");
+    }
   }
   r.totalSeconds = secondsSince(callStart);
   result.metrics = r.metrics;
@@ -554,11 +681,16 @@ Session::Session(const std::string &bundlePath, SessionOptions options)
     : state_(std::make_unique<State>()) {
   Bundle bundle = readBundle(bundlePath);
   state_->options = std::move(options);
-  SelectedDevice selected = openDevice(bundle, bundlePath, state_->options);
+  std::vector<SelectedDevice> selected =
+      openDevices(bundle, bundlePath, state_->options);
   state_->program = bundle.program;
-  state_->owned = std::move(selected.backend);
-  state_->backend = state_->owned.get();
-  state_->deviceName = selected.name;
+  std::vector<std::string> names;
+  for (SelectedDevice &d : selected) {
+    state_->backends.push_back(d.backend.get());
+    state_->owned.push_back(std::move(d.backend));
+    names.push_back(d.name);
+  }
+  state_->deviceName = fmt::format("{}", fmt::join(names, ","));
   state_->bind();
 }
 
@@ -567,7 +699,18 @@ Session::Session(const ProgramSpec &program, Backend &backend,
     : state_(std::make_unique<State>()) {
   state_->options = std::move(options);
   state_->program = program;
-  state_->backend = &backend;
+  state_->backends = {&backend};
+  state_->deviceName = std::move(deviceName);
+  state_->bind();
+}
+
+Session::Session(const ProgramSpec &program,
+                 const std::vector<Backend *> &backends,
+                 std::string deviceName, SessionOptions options)
+    : state_(std::make_unique<State>()) {
+  state_->options = std::move(options);
+  state_->program = program;
+  state_->backends = backends;
   state_->deviceName = std::move(deviceName);
   state_->bind();
 }
@@ -594,6 +737,9 @@ const SessionOptions &Session::options() const { return state_->options; }
 std::string Session::backendName() const { return state_->backend->name(); }
 std::string Session::deviceName() const { return state_->deviceName; }
 Backend &Session::backend() { return *state_->backend; }
+const std::vector<Backend *> &Session::backends() const {
+  return state_->backends;
+}
 
 SessionResult Session::evaluate(const TensorMap &weights,
                                 const EvaluateControl &control) {
@@ -635,6 +781,11 @@ SessionResult Session::evaluate(const TensorViews &weights,
     return s.run(map, nullptr, "", "host", tensorsSha256(map), control,
                  start);
   }
+  if (s.backends.size() > 1)
+    fail("weights: tensor '{}' is on a CUDA device but the session runs on "
+         "{} devices (devices {}); give host tensors (e.g. .cpu()), which "
+         "every device gets a copy of",
+         weights.begin()->first, s.backends.size(), s.options.devices);
   auto *cuda = dynamic_cast<CudaBackend *>(s.backend);
   if (!cuda)
     fail("weights: tensor '{}' is on a CUDA device but the session runs on "

@@ -5,7 +5,7 @@
 %
 % Loads the facts (DATASET_DIR/train.tsv, read here as TAB-separated names)
 % and the rules (DATASET_DIR/rules.txt, read by Prolog's own reader: the
-% rule syntax of spec 1.1 is Prolog's) and checks every proof/8 term of the
+% rule syntax of spec 1.1 is Prolog's) and checks every proof/7 term of the
 % file (docs/proofs.md):
 %   - the first goal list is [r(h,t)], the candidate's own triple, and there
 %     are Depth steps;
@@ -97,10 +97,10 @@ check_terms(S, N0, N) :-
         check_terms(S, N1, N)
     ).
 
-check_proof(proof(Cand, _Query, Mode, Positive, Own, Depth, Logp, Steps)) :- !,
+check_proof(proof(Cand, _Query, Mode, Positive, Own, Depth, Steps)) :- !,
     (   integer(Cand), memberchk(Mode, [head, tail]),
         memberchk(Positive, [true, false]), ground(Own), Own =.. [_, _, _],
-        integer(Depth), number(Logp), is_list(Steps)
+        integer(Depth), is_list(Steps)
     ->  true
     ;   fail_with("proof of candidate ~w: malformed header", [Cand])
     ),
@@ -116,7 +116,7 @@ check_proof(proof(Cand, _Query, Mode, Positive, Own, Depth, Logp, Steps)) :- !,
     ),
     check_steps(Steps, Own, Cand, 1).
 check_proof(T) :-
-    fail_with("not a proof/8 term: ~q", [T]).
+    fail_with("not a proof/7 term: ~q", [T]).
 
 check_steps([Step], Own, Cand, I) :- !,
     check_step(Step, Own, Cand, I),

@@ -58,7 +58,7 @@ def atoms(lst):
 
 
 def json_to_prolog(p):
-    """One JSON proof line as the proof/8 term docs/proofs.md defines."""
+    """One JSON proof line as the proof/7 term docs/proofs.md defines."""
     h, r, t = p["triple"]
     steps = []
     for s in p["steps"]:
@@ -74,7 +74,7 @@ def json_to_prolog(p):
                      f"{clause},[{subst}],{atoms(s['resolvent'])})")
     positive = "true" if p["positive"] else "false"
     return (f"proof({p['candidate']},{p['query']},{p['mode']},{positive},"
-            f"{atom([r, h, t])},{p['depth']},{float(p['logp'])!r},"
+            f"{atom([r, h, t])},{p['depth']},"
             f"[{','.join(steps)}]).\n")
 
 
@@ -166,11 +166,20 @@ def main():
             with open(converted, "w", encoding="utf-8") as f:
                 f.writelines(json_to_prolog(p) for p in lines)
             check(swipl, checker, data, converted)
+            # Format 2: no log-probability (it agrees across backends only
+            # within spec 7's tolerance); the two formats say the same.
+            keys = {"candidate", "query", "mode", "positive", "triple",
+                    "depth", "steps"}
+            if any(set(p) != keys for p in lines):
+                fail(f"{name}: a JSON proof's keys are not {sorted(keys)}")
+            written = open(pl, encoding="utf-8").read().split("\n", 1)[1]
+            if written != "".join(json_to_prolog(p) for p in lines):
+                fail(f"{name}: the Prolog proofs are not the JSON proofs")
             with open(report, encoding="utf-8") as f:
                 rep = json.load(f)["proofs"]
             sha = hashlib.sha256(open(pl, "rb").read()).hexdigest()
             if rep != {"file": pl, "sha256": sha, "format": "prolog",
-                       "of": "all", "count": len(proved)}:
+                       "version": 2, "of": "all", "count": len(proved)}:
                 fail(f"{name}: report proofs {rep}")
 
             # --proofs-of positives: the proved positives only.
@@ -233,7 +242,7 @@ def main():
         fact = next(s["clause"]["fact"] for p in lines for s in p["steps"]
                     if "fact" in s["clause"])
         own = {"candidate": 0, "query": 0, "mode": "tail", "positive": True,
-               "triple": [fact[1], fact[0], fact[2]], "depth": 1, "logp": 0.0,
+               "triple": [fact[1], fact[0], fact[2]], "depth": 1,
                "steps": [{"goals": [fact], "action": 0, "derived": 1,
                           "clause": {"fact": fact}, "substitution": [],
                           "resolvent": []}]}

@@ -11,7 +11,8 @@ void addMergeFlags(CLI::App &command, MergeOptions &o) {
   command
       .add_option("parts", o.parts,
                   "The parts written by --shard i/n --part FILE, one per "
-                  "shard, in any order")
+                  "shard, in any order; with --proofs also every shard's "
+                  "proofs part (--shard i/n --proofs FILE)")
       ->required()
       ->check(nonEmptyPath())
       ->type_name("PART");
@@ -26,6 +27,13 @@ void addMergeFlags(CLI::App &command, MergeOptions &o) {
                   "output)")
       ->check(nonEmptyPath())
       ->type_name("FILE.tsv");
+  command
+      .add_option("--proofs", o.proofs,
+                  "Write the proofs of the proved candidates here (- for "
+                  "standard output), from the shards' proofs parts given "
+                  "with the parts (docs/proofs.md)")
+      ->check(nonEmptyPath())
+      ->type_name("FILE");
   command
       .add_option("--data", o.data,
                   "The dataset directory (default: the one the parts name; "

@@ -89,9 +89,16 @@ void addRunFlags(CLI::App &command, RunFlags &f) {
                    "Seed of the corruption sampler (0 to 2^64 - 1)");
   addIntegerOption(command, "--queries", f.queries,
                    "Only the first N queries (< 0: all)");
-  command.add_option("--device", f.device, "Backend: cpu, cuda or auto")
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
-      ->capture_default_str();
+  CLI::Option *device =
+      command.add_option("--device", f.device, "Backend: cpu, cuda or auto")
+          ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+          ->capture_default_str();
+  command
+      .add_option("--devices", f.devices,
+                  "Several GPUs of this host: all, or CUDA ordinals such as "
+                  "0,1 (one device worker each; docs/scale-out.md)")
+      ->type_name("all|N,...")
+      ->excludes(device);
   addIntegerOption(command, "--threads", f.threads,
                    "CPU threads of the host backend (0: every hardware "
                    "thread)",
@@ -120,7 +127,8 @@ void addRunFlags(CLI::App &command, RunFlags &f) {
   command
       .add_option("--proofs", f.proofs,
                   "Write the derivation of every proved candidate here "
-                  "(docs/proofs.md; - for standard output)")
+                  "(docs/proofs.md; - for standard output); with --shard, "
+                  "the shard's proofs part for `proofc merge --proofs`")
       ->check(nonEmptyPath())
       ->type_name("FILE");
   command

@@ -29,6 +29,9 @@ struct RunFlags {
   uint64_t seed = 0;
   int64_t queries = -1;        ///< < 0: all
   std::string device = "cpu";  ///< cpu | cuda | auto
+  /// --devices all|0,1,...: one worker per GPU (SessionOptions::devices);
+  /// excludes --device, and means CUDA.
+  std::string devices;
   int threads = 0;             ///< host backend threads; 0: all
   std::string facts = "train"; ///< train | train+valid
   int64_t maxPool = 0;         ///< candidates per backend run; <= 0: no limit

@@ -19,8 +19,8 @@ void finishRun(const RunTool &tool, RunSession &session, RunOutput &output) {
   // `--report -` / `--outcomes -` own stdout: the text goes to stderr.
   std::FILE *text = session.writesStandardOutput() ? stderr : stdout;
   session.printSummary(text, output);
-  if (tool.cuda)
-    printCudaRunInfo(text, tool.cuda->info());
+  for (CudaBackend *cuda : tool.cuda)
+    printCudaRunInfo(text, cuda->info());
   session.writeOutputs(output, text);
 }
 

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace proofc {
 class CudaBackend;
@@ -35,9 +36,9 @@ struct RunTool {
   std::function<std::unique_ptr<RunSession>(const RunSessionOptions &)> open;
   /// Completes the report of evaluate()'s output (the compile seconds).
   std::function<void(RunOutput &)> complete;
-  /// The CUDA backend open() opened, if it did: its run info is printed
-  /// after the summary.
-  CudaBackend *cuda = nullptr;
+  /// The CUDA backends open() opened (one per --devices ordinal), if it
+  /// did: their run info is printed after the summary.
+  std::vector<CudaBackend *> cuda;
 };
 
 /// Runs the tool: in this process, or, when an MPI launcher started it

@@ -31,7 +31,8 @@ int main(int argc, char **argv) {
     return *exitCode;
   return proofc::cli::runReportingErrors("proofc-merge", [&] {
     proofc::mergeParts(options, options.report == "-" ||
-                                        options.outcomes == "-"
+                                        options.outcomes == "-" ||
+                                        options.proofs == "-"
                                     ? stderr
                                     : stdout);
     return 0;

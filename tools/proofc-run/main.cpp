@@ -1,7 +1,7 @@
 //===- main.cpp - proofc-run: evaluate a compiled bundle ------------------===//
 //
 // proofc-run PROGRAM.pcb --data DIR --weights W [--split --corruptions --seed
-// --queries --device cpu|cuda|auto --cond native|emulated|host --unroll
+// --queries --device cpu|cuda|auto --devices all|N,... --cond native|emulated|host --unroll
 // --memo-entries --threads --facts --max-pool --quiet --report --outcomes
 //   --proofs --proofs-format --proofs-of]
 //
@@ -31,6 +31,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -57,7 +58,7 @@ int run(const Options &o) {
   // What the session runs on, kept alive by the steps below.
   std::optional<Bundle> bundle;
   double loadSeconds = 0;
-  SelectedDevice selected;
+  std::vector<SelectedDevice> selected;
   cli::RunTool tool;
   tool.name = "proofc-run";
   tool.open = [&](const RunSessionOptions &so) {
@@ -69,22 +70,34 @@ int run(const Options &o) {
     loadSeconds = std::chrono::duration<double>(Clock::now() - start).count();
     // The device first, so that an unavailable one fails before any loading.
     SessionOptions device;
-    device.device = o.run.device;
+    device.device = o.run.devices.empty() ? o.run.device : "cuda";
     device.threads = o.run.threads;
     device.cond = o.cond;
     device.unroll = o.unroll;
     device.memoEntries = o.memoEntries;
-    selected = openDevice(*bundle, o.bundle, device, "--device");
-    tool.cuda = dynamic_cast<CudaBackend *>(selected.backend.get());
-    return std::make_unique<RunSession>(bundle->program, *selected.backend,
-                                        selected.name, so);
+    device.devices = o.run.devices;
+    selected = openDevices(*bundle, o.bundle, device, "--device", "--devices");
+    std::vector<Backend *> backends;
+    std::vector<std::string> names;
+    for (SelectedDevice &d : selected) {
+      backends.push_back(d.backend.get());
+      names.push_back(d.name);
+      if (auto *cuda = dynamic_cast<CudaBackend *>(d.backend.get()))
+        tool.cuda.push_back(cuda);
+    }
+    return std::make_unique<RunSession>(bundle->program, backends,
+                                        fmt::format("{}", fmt::join(names, ",")),
+                                        so);
   };
   tool.complete = [&](RunOutput &out) {
     out.report.compileSeconds = loadSeconds;
-    if (tool.cuda)
-      // Kernel compilation (cold) or cache loads (warm) happen in setup; the
-      // modules compile in parallel, so their wall time, not the sum.
-      out.report.compileSeconds += tool.cuda->info().moduleSeconds;
+    // Kernel compilation (cold) or cache loads (warm) happen in setup; the
+    // modules compile in parallel (and the devices' at once), so their wall
+    // time, not the sum.
+    double modules = 0;
+    for (CudaBackend *cuda : tool.cuda)
+      modules = std::max(modules, cuda->info().moduleSeconds);
+    out.report.compileSeconds += modules;
   };
   tool.options = [&] { return o.run.sessionOptions(start); };
   return cli::runTool(tool);

@@ -11,32 +11,48 @@
 #include "Fail.h"
 #include "HostBackend.h"
 #include "cuda/CudaBackend.h"
+#include "proofc/runtime/Session.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <thread>
 
 using namespace proofc;
 
-driver::SelectedBackend driver::selectBackend(const std::string &device,
-                                              int threads, int slots,
-                                              const std::string &program) {
+driver::SelectedBackends
+driver::selectBackends(const std::string &device, const std::string &devices,
+                       int threads, int slots, const std::string &program) {
   if (device != "cpu" && device != "cuda" && device != "auto")
     fail("--device {}: expected cpu, cuda or auto", device);
   std::string whyNot;
-  if (device == "cuda" && !cudaDeviceAvailable(&whyNot))
+  if (device == "cuda" && devices.empty() && !cudaDeviceAvailable(&whyNot))
     fail("--device cuda: no usable CUDA device: {}", whyNot);
-  if (device == "cuda" || (device == "auto" && cudaDeviceAvailable())) {
+  SelectedBackends out;
+  if (!devices.empty() || device == "cuda" ||
+      (device == "auto" && cudaDeviceAvailable())) {
     std::optional<CompiledProgram> compiled =
         compileProgramToBundle(program, BundleCompilerOptions{});
     if (!compiled)
       fail("{}: cannot compile for the CUDA backend (errors above)", program);
-    return {std::make_unique<CudaBackend>(std::move(compiled->bundle),
-                                          program + " (compiled bundle)"),
-            "cuda"};
+    SessionOptions options;
+    options.device = devices.empty() ? "cuda" : "auto";
+    options.devices = devices;
+    std::vector<std::string> names;
+    for (SelectedDevice &d :
+         openDevices(compiled->bundle, program + " (compiled bundle)",
+                     options, "--device", "--devices")) {
+      out.backends.push_back(std::move(d.backend));
+      names.push_back(d.name);
+    }
+    out.device = fmt::format("{}", fmt::join(names, ","));
+    return out;
   }
 
   HostBackendOptions options;
   options.threads = threads;
-  return {std::make_unique<HostBackend>(options),
-          hostDeviceName(threads, slots)};
+  out.backends.push_back(std::make_unique<HostBackend>(options));
+  out.device = hostDeviceName(threads, slots);
+  return out;
 }

@@ -6,22 +6,25 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace proofc::driver {
 
-struct SelectedBackend {
-  std::unique_ptr<Backend> backend;
+struct SelectedBackends {
+  std::vector<std::unique_ptr<Backend>> backends; ///< one device worker each
   std::string
       device; ///< for the summary and the report, e.g. "cpu (2 threads)"
 };
 
 /// `device` is cpu, cuda or auto (auto: cuda when a device is usable, else
-/// cpu); `threads` (0: all) is for the host backend, which uses at most
-/// `slots` of them. The CUDA backend gets the bundle of `program`, compiled
-/// in memory. Throws proofc::Error when the requested backend is not
-/// available or the program does not compile.
-SelectedBackend selectBackend(const std::string &device, int threads,
-                              int slots, const std::string &program);
+/// cpu); `devices` (--devices: all or CUDA ordinals, excluding `device`)
+/// asks for one CUDA backend per GPU; `threads` (0: all) is for the host
+/// backend, which uses at most `slots` of them. The CUDA backends get the
+/// bundle of `program`, compiled in memory once. Throws proofc::Error when
+/// the requested backend is not available or the program does not compile.
+SelectedBackends selectBackends(const std::string &device,
+                                const std::string &devices, int threads,
+                                int slots, const std::string &program);
 
 } // namespace proofc::driver
 

@@ -11,7 +11,10 @@
 #include <cstdio>
 
 int proofc::driver::mergeCommand(const MergeOptions &o) {
-  // `--report -` / `--outcomes -` own stdout: the text goes to stderr.
-  mergeParts(o, o.report == "-" || o.outcomes == "-" ? stderr : stdout);
+  // `--report -` / `--outcomes -` / `--proofs -` own stdout: the text goes
+  // to stderr.
+  mergeParts(o,
+             o.report == "-" || o.outcomes == "-" || o.proofs == "-" ? stderr
+                                                                     : stdout);
   return 0;
 }

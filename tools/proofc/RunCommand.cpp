@@ -15,6 +15,7 @@
 #include "RunTool.h"
 #include "cuda/CudaBackend.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -27,7 +28,7 @@ int driver::runCommand(const RunOptions &o) {
   // What the session runs on, kept alive by the steps below.
   std::optional<ProgramSpec> program;
   double compileSeconds = 0;
-  SelectedBackend selected;
+  SelectedBackends selected;
   cli::RunTool tool;
   tool.name = "proofc";
   tool.open = [&](const RunSessionOptions &so) -> std::unique_ptr<RunSession> {
@@ -37,21 +38,26 @@ int driver::runCommand(const RunOptions &o) {
       return nullptr; // the diagnostics are printed
     compileSeconds =
         std::chrono::duration<double>(Clock::now() - start).count();
-    selected = selectBackend(o.run.device, o.run.threads, program->shape.B,
-                             o.program);
-    tool.cuda = dynamic_cast<CudaBackend *>(selected.backend.get());
-    return std::make_unique<RunSession>(*program, *selected.backend,
-                                        selected.device, so);
+    selected = selectBackends(o.run.device, o.run.devices, o.run.threads,
+                              program->shape.B, o.program);
+    std::vector<Backend *> backends;
+    for (const std::unique_ptr<Backend> &b : selected.backends) {
+      backends.push_back(b.get());
+      if (auto *cuda = dynamic_cast<CudaBackend *>(b.get()))
+        tool.cuda.push_back(cuda);
+    }
+    return std::make_unique<RunSession>(*program, backends, selected.device,
+                                        so);
   };
   tool.complete = [&](RunOutput &out) {
     out.report.compileSeconds = compileSeconds;
-    if (tool.cuda) {
-      // Kernels are compiled (cold) or loaded from the disk cache (warm) in
-      // the backend's setup; the report says which.
-      const CudaRunInfo &info = tool.cuda->info();
-      out.report.compileSeconds +=
-          info.cache.compileSeconds + info.cache.loadSeconds;
-    }
+    // Kernels are compiled (cold) or loaded from the disk cache (warm) in
+    // the backends' setup (the devices' at once); the report says which.
+    double kernels = 0;
+    for (CudaBackend *cuda : tool.cuda)
+      kernels = std::max(kernels, cuda->info().cache.compileSeconds +
+                                      cuda->info().cache.loadSeconds);
+    out.report.compileSeconds += kernels;
   };
   tool.options = [&] { return o.run.sessionOptions(start); };
   return cli::runTool(tool);

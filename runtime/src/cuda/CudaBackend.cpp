@@ -90,15 +90,19 @@ CudaBackend::CudaBackend(Bundle bundle, std::string bundlePath,
 
 void CudaBackend::clearRunInfo() { info_ = CudaRunInfo{}; }
 
+bool cudaDeviceAvailable(std::string *why) {
+  return cudaDeviceCount(why) > 0;
+}
+
 } // namespace proofc
 
 #if !PROOFC_HAVE_CUDA
 
 namespace proofc {
 
-bool cudaDeviceAvailable(std::string *why) {
+int cudaDeviceCount(std::string *why) {
   if (why) *why = "proofc was built without the CUDA headers (cuda.h, nvrtc.h)";
-  return false;
+  return 0;
 }
 
 struct CudaBackend::Persistent {};
@@ -122,11 +126,11 @@ std::vector<Outcome> CudaBackend::run(const EvalInputs &, BackendTimings &) {
 
 namespace proofc {
 
-bool cudaDeviceAvailable(std::string *why) {
+int cudaDeviceCount(std::string *why) {
   std::string reason;
   if (!CudaDriver::available(&reason)) {
     if (why) *why = reason;
-    return false;
+    return 0;
   }
   CudaDriver &drv = CudaDriver::get();
   int count = 0;
@@ -135,9 +139,9 @@ bool cudaDeviceAvailable(std::string *why) {
     if (why)
       *why = r != CUDA_SUCCESS ? "cuDeviceGetCount failed: " + drv.errorName(r)
                                : "the CUDA driver sees no device";
-    return false;
+    return 0;
   }
-  return true;
+  return count;
 }
 
 struct CudaBackend::Persistent {

@@ -96,6 +96,9 @@ bool cudaBackendBuilt();
 /// True when the backend is built, the driver loads and a device exists;
 /// otherwise `why` says why not (for --device auto).
 bool cudaDeviceAvailable(std::string *why = nullptr);
+/// The CUDA devices the driver sees (the ordinals 0..count-1), 0 when
+/// cudaDeviceAvailable() is false (`why` then says why).
+int cudaDeviceCount(std::string *why = nullptr);
 
 /// Keeps its device state (context, knowledge base, buffers, modules,
 /// graph) between runs over the same pool (EvalInputs::poolId): a later run

@@ -274,6 +274,7 @@ private:
   std::unique_ptr<DevicePrologue> devicePrologue_;
   uint64_t poolId_ = 0;
   uint64_t shapeId_ = 0; ///< EvalInputs::shapeId of the setup
+  uint64_t weightsId_ = 0; ///< EvalInputs::weightsId of the weights on the device
   std::vector<size_t> zeroBuffers_; ///< reset before every run but the first
   bool stateFresh_ = true;      ///< zero buffers as allocated
   bool weightsCurrent_ = false; ///< weight buffers hold this run's weights

@@ -88,8 +88,14 @@ std::vector<Outcome> CudaRunner::execute(const EvalInputs &inputs,
       PROOFC_CU(s_.drv, cuMemsetD8Async, s_.buffers[i], 0,
                 binding_->buffers()[i].bytes, s_.stream);
   stateFresh_ = false;
-  if (!weightsCurrent_)
+  // The blocks of one call share their weights (EvalInputs::weightsId):
+  // the prologue's tables on the device are already theirs.
+  const bool sameWeights =
+      inputs.weightsId != 0 && inputs.weightsId == weightsId_;
+  if (!weightsCurrent_ && !sameWeights) {
     uploadWeights(inputs);
+    weightsId_ = inputs.weightsId;
+  }
   weightsCurrent_ = false;
   PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
   timings.setupSeconds += secondsSince(start);

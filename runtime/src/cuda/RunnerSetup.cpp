@@ -51,6 +51,7 @@ void CudaRunner::setup(const EvalInputs &inputs, BackendTimings &timings) {
   if (info_.cond != CondMode::Host) buildGraph(handles);
   PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
   weightsCurrent_ = !inputs.deviceWeights; // uploaded with the binding
+  weightsId_ = weightsCurrent_ ? inputs.weightsId : 0;
   timings.setupSeconds = secondsSince(start);
 }
 

@@ -141,7 +141,7 @@ TEST_F(ProofsTest, JsonLine) {
   const ProofContext ctx{ds_, kb_, set_, outcomes_};
   EXPECT_EQ(
       proofJsonLine(ctx, replay()),
-      R"({"candidate":0,"depth":3,"logp":-0.5,"mode":"tail","positive":true,)"
+      R"({"candidate":0,"depth":3,"mode":"tail","positive":true,)"
       R"("query":0,"steps":[)"
       R"({"action":0,"clause":{"rule":{"body":[["p",1,3],["p",3,2]],)"
       R"("head":["q",1,2],"line":2,"text":"q(X,Y) :- p(X,Z), p(Z,Y)."}},)"
@@ -160,7 +160,7 @@ TEST_F(ProofsTest, JsonLine) {
 TEST_F(ProofsTest, PrologLine) {
   const ProofContext ctx{ds_, kb_, set_, outcomes_};
   EXPECT_EQ(proofPrologLine(ctx, replay()),
-            "proof(0,0,tail,true,'q'('a','c'),3,-5.000000000e-01,["
+            "proof(0,0,tail,true,'q'('a','c'),3,["
             "step(['q'('a','c')],0,1,rule(2,'q(X,Y) :- p(X,Z), p(Z,Y).',"
             "'q'(v(1),v(2)),['p'(v(1),v(3)),'p'(v(3),v(2))]),"
             "[v(1)='a',v(2)='c'],['p'('a',v(3)),'p'(v(3),'c')]),"
@@ -193,7 +193,7 @@ TEST(ProofFormats, PrologQuotesEveryName) {
   const std::string line = proofPrologLine(ctx, proof);
   EXPECT_EQ(line,
             "proof(0,0,head,true,'r'('x\\x1\\y','o\\'k\\\\'),2,"
-            "0.000000000e+00,[step(['r'('x\\x1\\y','o\\'k\\\\')],0,1,"
+            "[step(['r'('x\\x1\\y','o\\'k\\\\')],0,1,"
             "rule(1,'r(X,Y) :- r(Y,X).','r'(v(1),v(2)),['r'(v(2),v(1))]),"
             "[v(1)='x\\x1\\y',v(2)='o\\'k\\\\'],"
             "['r'('o\\'k\\\\','x\\x1\\y')]),"
@@ -202,8 +202,8 @@ TEST(ProofFormats, PrologQuotesEveryName) {
   // The proofs file: a comment line, then the proofs; JSON: the lines.
   EXPECT_EQ(proofsFile(ProofFormat::Prolog, ProofSelection::All, ds, false,
                        shape, set, outcomes, trace),
-            "% proofc proofs, format 1 (docs/proofs.md): proof(Candidate, "
-            "Query, Mode, Positive, Goal, Depth, Logp, Steps).\n" +
+            "% proofc proofs, format 2 (docs/proofs.md): proof(Candidate, "
+            "Query, Mode, Positive, Goal, Depth, Steps).\n" +
                 line);
   EXPECT_EQ(proofsFile(ProofFormat::Json, ProofSelection::Positives, ds,
                        false, shape, set, outcomes, trace),

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
+#include "runtime/InstantBackend.h"
 
 #include "FileIO.h"
 #include "HostBackend.h"
@@ -30,48 +31,6 @@
 
 namespace proofc::test {
 namespace {
-
-/// Outcomes from the candidate alone, at once: a pool of millions runs in
-/// a second. A candidate listed in `nanAt` (by entity and query) gets a NaN.
-class InstantBackend : public Backend {
-public:
-  std::string name() const override { return "instant"; }
-  std::vector<Outcome> run(const EvalInputs &inputs,
-                           BackendTimings &timings) override {
-    std::vector<Outcome> out;
-    out.reserve(inputs.candidates.candidates.size());
-    for (const Candidate &c : inputs.candidates.candidates) {
-      Outcome o{static_cast<ProofStatus>((c.entity * 7 + c.query) % 3),
-                (c.entity + c.query) % 20,
-                -0.001f * static_cast<float>((c.entity * 31 + c.query) % 997)};
-      if (o.status != ProofStatus::Proved)
-        o.logp = -std::numeric_limits<float>::infinity();
-      if (nanQuery >= 0 && c.query >= nanQuery && c.entity % 5 == 0)
-        o.logp = std::nanf("");
-      out.push_back(o);
-    }
-    if (inputs.control)
-      inputs.control->report(static_cast<int64_t>(out.size()));
-    timings.steps = 1;
-    return out;
-  }
-  int64_t nanQuery = -1; ///< from this query on, some candidates are NaN
-};
-
-/// InstantBackend that asks for runs of one size (as the CUDA backend
-/// does) and records each run's size and EvalInputs::shapeId.
-class OneSizeBackend : public InstantBackend {
-public:
-  bool prefersOneRunSize() const override { return true; }
-  std::vector<Outcome> run(const EvalInputs &inputs,
-                           BackendTimings &timings) override {
-    sizes.push_back(static_cast<int64_t>(inputs.candidates.candidates.size()));
-    shapes.push_back(inputs.shapeId);
-    return InstantBackend::run(inputs, timings);
-  }
-  std::vector<int64_t> sizes;
-  std::vector<uint64_t> shapes;
-};
 
 std::string sectionOf(const std::string &reportPath, const char *key) {
   return nlohmann::json::parse(readFile(reportPath))[key].dump();

@@ -15,6 +15,10 @@
 //     merge checks a part file (parsePart, the rank's shard, the inputs),
 //     puts its outcomes in place, and writes the whole run's outputs
 //     (RunSession::gatheredOutput, writeOutputs: one OutputSet); agreed.
+//  5. with --proofs, between the gathering and the writing of step 4: every
+//     rank other than 0 sends its shard's proofs part (ProofParts.h,
+//     kTagProofs) too; rank 0 checks each and puts the lines after its own
+//     in rank order, the proofs file one process writes.
 //
 // agree() is an MPI_Iallreduce of the first failing rank, then that rank's
 // exit code broadcast and its message sent to rank 0, which alone prints
@@ -29,6 +33,7 @@
 #include "Fail.h"
 #include "MessageText.h"
 #include "PartFile.h"
+#include "ProofParts.h"
 #include "Progress.h"
 #include "proofc/runtime/Notices.h"
 #include "proofc/runtime/RunControl.h"
@@ -47,7 +52,8 @@
 namespace proofc::cli {
 namespace {
 
-constexpr int kTagProgress = 1, kTagFailure = 2, kTagPart = 3;
+constexpr int kTagProgress = 1, kTagFailure = 2, kTagPart = 3,
+              kTagProofs = 4;
 /// The largest message: MPI counts are ints; 64 MiB keeps far below.
 constexpr int64_t kMaxMessageBytes = int64_t{64} << 20;
 /// The longest failure message sent to rank 0.
@@ -329,22 +335,23 @@ struct PartHeader {
   int64_t bytes = 0, resumed = 0, chunks = 0, chunkSize = 0;
 };
 
-void sendBytes(const World &world, const std::string &bytes) {
+void sendBytes(const World &world, const std::string &bytes,
+               int tag = kTagPart) {
   for (size_t at = 0; at < bytes.size();) {
     const size_t n = std::min<size_t>(bytes.size() - at, kMaxMessageBytes);
     MPI_Request request;
-    MPI_Isend(bytes.data() + at, static_cast<int>(n), MPI_BYTE, 0, kTagPart,
+    MPI_Isend(bytes.data() + at, static_cast<int>(n), MPI_BYTE, 0, tag,
               MPI_COMM_WORLD, &request);
     world.wait(request);
     at += n;
   }
 }
 
-std::string receiveBytes(int from, int64_t size) {
+std::string receiveBytes(int from, int64_t size, int tag = kTagPart) {
   std::string bytes(static_cast<size_t>(size), '\0');
   for (size_t at = 0; at < bytes.size();) {
     const size_t n = std::min<size_t>(bytes.size() - at, kMaxMessageBytes);
-    MPI_Recv(bytes.data() + at, static_cast<int>(n), MPI_BYTE, from, kTagPart,
+    MPI_Recv(bytes.data() + at, static_cast<int>(n), MPI_BYTE, from, tag,
              MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     at += n;
   }
@@ -440,6 +447,73 @@ Status gatherParts(const World &world, RunSession &session,
   });
 }
 
+/// Step 5 (with --proofs) on the ranks other than 0: the shard's proofs
+/// part (ProofParts.h), its size first (-1: the message of the failure
+/// that kept the rank from making it follows).
+Status sendProofs(const World &world, const RunSession &session,
+                  const RunOutput &output) {
+  std::string bytes;
+  Status made = attempt(
+      [&] { bytes = serializeProofsPart(session.shardProofs(output)); });
+  if (made.code)
+    bytes = made.what.substr(0, kMaxFailureBytes);
+  const int64_t size = made.code ? -1 : static_cast<int64_t>(bytes.size());
+  MPI_Send(&size, 1, MPI_INT64_T, 0, kTagProofs, MPI_COMM_WORLD);
+  if (made.code) {
+    const int64_t length = static_cast<int64_t>(bytes.size());
+    MPI_Send(&length, 1, MPI_INT64_T, 0, kTagProofs, MPI_COMM_WORLD);
+  }
+  sendBytes(world, bytes, kTagProofs);
+  return made;
+}
+
+/// Step 5 on rank 0: every other rank's proofs part, checked (its shard,
+/// the inputs, the format), its lines after rank 0's in rank (= query)
+/// order: `whole`'s proof lines, those of one process. Receives every part
+/// even after a failure, so that no rank is left sending.
+Status gatherProofs(const World &world, const RunSession &session,
+                    const RunOutput &own, RunOutput &whole) {
+  Status status = attempt([&] {
+    if (!own.proofLines)
+      fail("--proofs {}: rank 0's run has no proofs", session.options().proofs);
+  });
+  std::string lines = own.proofLines ? *own.proofLines : std::string();
+  const RunIdentity zero = session.identity(); // shard 0 of N
+  for (int r = 1; r < world.size(); ++r) {
+    const std::string name = rankName(r, world.size());
+    int64_t size = 0;
+    MPI_Recv(&size, 1, MPI_INT64_T, r, kTagProofs, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+    if (size < 0) {
+      int64_t length = 0;
+      MPI_Recv(&length, 1, MPI_INT64_T, r, kTagProofs, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      const std::string what = receiveBytes(r, length, kTagProofs);
+      if (!status.code)
+        status = {1, false, name + ": " + what, false, true};
+      continue;
+    }
+    const std::string bytes = receiveBytes(r, size, kTagProofs);
+    if (status.code)
+      continue;
+    status = attempt([&] {
+      const ProofsPart part = parseProofsPart(bytes, name);
+      RunIdentity want = zero;
+      want.shardIndex = r;
+      checkProofsPart(part, name, want,
+                      shardRange(session.layout(), r, world.size()),
+                      session.options().proofsFormat,
+                      session.options().proofsOf, /*ignoreShardIndex=*/false,
+                      "every rank must run the same proofc");
+      lines += part.lines;
+    });
+    status.named = true; // every message above names the rank
+  }
+  if (!status.code)
+    whole.proofLines = std::move(lines);
+  return status;
+}
+
 /// The checkpoint root every rank's directory goes in (made when missing,
 /// by whichever rank comes first; its parent must exist).
 void makeCheckpointRoot(const std::string &dir) {
@@ -495,10 +569,6 @@ int runMpiRanks(const RunTool &tool, const Launch &) {
       fail("--part {}: an MPI launch writes the report and the outcomes of "
            "the whole run on rank 0, no part; give --report/--outcomes",
            escapeForMessage(options.part));
-    if (!options.proofs.empty())
-      fail("--proofs {}: the proofs are written by a run of one process "
-           "only (not by shards or MPI ranks yet)",
-           escapeForMessage(options.proofs));
     options.shardIndex = rank;
     options.shardCount = ranks;
     options.mpiRanks = ranks;
@@ -553,14 +623,25 @@ int runMpiRanks(const RunTool &tool, const Launch &) {
   if (status.code)
     return finish(status);
 
-  // 4. Gather and write.
+  // 4. Gather (5. with --proofs, the proofs too) and write.
+  const bool proofs = !session->options().proofs.empty();
   if (rank == 0) {
     RunOutput whole;
     status = gatherParts(world, *session, own, whole);
+    if (proofs) {
+      const Status gathered = gatherProofs(world, *session, own, whole);
+      if (!status.code)
+        status = gathered;
+    }
     if (!status.code)
       status = attempt([&] { finishRun(tool, *session, whole); });
   } else {
     status = sendPart(world, *session, own);
+    if (proofs) {
+      const Status sent = sendProofs(world, *session, own);
+      if (!status.code)
+        status = sent;
+    }
   }
   status = agree(world, status, failing);
   return status.code ? finish(status) : 0;

@@ -89,6 +89,12 @@ struct EvalInputs {
   /// pool's triples; context, knowledge base, buffers, modules and graph
   /// stay). 0: no such promise.
   uint64_t shapeId = 0;
+  /// Non-zero: the same weights as every earlier run with this id (the
+  /// blocks of one streamed call), so a backend that kept its setup may
+  /// keep what it prepared from them (the CUDA backend: the prologue's
+  /// tables stay on the device; no prologue, no upload). 0: no such
+  /// promise.
+  uint64_t weightsId = 0;
   /// Non-null: the backend also records every step's action here (sized to
   /// the candidates × D, -1 filled); only a backend whose
   /// recordsActions() is true accepts it.

@@ -78,6 +78,11 @@ struct SessionOptions {
   /// "cpu", "cuda" (device 0), "cuda:N", or "auto" (cuda when a device is
   /// there, else cpu).
   std::string device = "auto";
+  /// Several GPUs of this host (docs/scale-out.md, "Every GPU of a host"):
+  /// "all" or a list of CUDA ordinals "0,1,3"; empty: `device` alone. One
+  /// device worker per GPU takes blocks from a shared queue; outcomes and
+  /// metrics are those of one device. `device` must then be cuda or auto.
+  std::string devices;
   /// Host threads: the host backend's, and the streamed run's candidate
   /// builders and outcome formatting; 0: every core.
   int threads = 0;
@@ -187,6 +192,20 @@ SelectedDevice openDevice(const Bundle &bundle, const std::string &bundlePath,
                           const SessionOptions &options,
                           const std::string &flag = "device");
 
+/// The CUDA ordinals SessionOptions::devices names: "all" is 0..count-1,
+/// a list is checked (decimal, distinct, < count). Throws proofc::Error
+/// starting with `flag` and the value.
+std::vector<int> parseDeviceList(const std::string &text, int count,
+                                 const std::string &flag = "devices");
+
+/// Every backend SessionOptions asks for: openDevice()'s one, or one CUDA
+/// backend per ordinal of SessionOptions::devices (`devicesFlag` names
+/// that option in errors).
+std::vector<SelectedDevice>
+openDevices(const Bundle &bundle, const std::string &bundlePath,
+            const SessionOptions &options, const std::string &flag = "device",
+            const std::string &devicesFlag = "devices");
+
 /// A weights file read once (Session::loadWeights): its tensors, checked
 /// against the program, and the SHA-256 of its bytes.
 struct WeightsFile {
@@ -208,6 +227,10 @@ public:
   /// cond, unroll and memoEntries are not used.
   Session(const ProgramSpec &program, Backend &backend, std::string deviceName,
           SessionOptions options);
+  /// The same on several backends at once, one device worker each
+  /// (SessionOptions::devices); `backends` must not be empty.
+  Session(const ProgramSpec &program, const std::vector<Backend *> &backends,
+          std::string deviceName, SessionOptions options);
   ~Session();
   Session(const Session &) = delete;
   Session &operator=(const Session &) = delete;
@@ -231,7 +254,10 @@ public:
   std::string backendName() const;
   /// The device in words: "cpu (8 threads)", "NVIDIA H100 ... (sm_90)".
   std::string deviceName() const;
+  /// The first backend (the only one without SessionOptions::devices).
   Backend &backend();
+  /// Every backend, one device worker each.
+  const std::vector<Backend *> &backends() const;
 
   /// Evaluates host tensors (a parsed safetensors file).
   SessionResult evaluate(const TensorMap &weights,

@@ -19,11 +19,10 @@
 //     (64 entries, or 1) that it fills and every key collides;
 //   - --proofs on CUDA: each bundle records the actions of the host backend
 //     on nations and countries_s3 (trained weights), every status and depth
-//     is the host's, and the proofs replayed from the CUDA trace are the
-//     host's byte for byte (both formats; written with the host's outcomes,
-//     whose log-probabilities a proof shows to 9 digits and the GPU's may
-//     differ in the last: spec §7). Whether the files of the two runs as
-//     written (each with its own outcomes) are byte-equal is printed.
+//     is the host's, the proofs replayed from the CUDA trace are the host's
+//     byte for byte, and so are the proofs files that `proofc-run --proofs`
+//     writes on each backend (RunSession, both formats; a proof shows no
+//     log-probability, which agrees only within spec §7's tolerance).
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/CudaBackend.h"
@@ -38,6 +37,7 @@
 #include "HostBackend.h"
 #include "HostPolicy.h"
 #include "ProofFormats.h"
+#include "RunSession.h"
 #include "TestUtil.h"
 #include "runtime/cuda/GpuTestUtil.h"
 #include "Targets/CUDA/Kernels/KernelTestUtil.h"
@@ -328,6 +328,23 @@ TEST(CompiledBundle, StepMemoChangesNoOutcome) {
     GTEST_SKIP() << "no bundle with the step memo among " << paths.size();
 }
 
+/// The proofs file a run of `backend` writes (RunSession::writeOutputs, as
+/// `proofc-run --proofs FILE --proofs-format FORMAT`) for the first 30 test
+/// queries of `dataset` with 20 corruptions and its trained weights.
+std::string writtenProofs(const ProgramSpec &program, Backend &backend,
+                          const std::string &dataset, const char *format) {
+  TempDir dir;
+  RunSessionOptions o = sessionOptions(dataset, 30);
+  o.corruptions = 20;
+  o.proofs = dir.file("proofs");
+  o.proofsFormat = format;
+  RunSession session(program, backend, "", o);
+  std::FILE *sink = std::tmpfile();
+  session.writeOutputs(session.evaluate(), sink);
+  std::fclose(sink);
+  return readFile(o.proofs);
+}
+
 TEST(CompiledBundle, ProofsEqualTheHostsByteForByte) {
   PROOFC_REQUIRE_GPU();
   PROOFC_REQUIRE_COMPILED_BUNDLES(paths);
@@ -379,15 +396,22 @@ TEST(CompiledBundle, ProofsEqualTheHostsByteForByte) {
                        bundle.program.shape, set, host, hostTrace);
         const std::string b =
             proofsFile(format, ProofSelection::All, ds, false,
-                       bundle.program.shape, set, host, gpuTrace);
-        expectSameText(a, b, "the proofs files");
-        const std::string own =
-            proofsFile(format, ProofSelection::All, ds, false,
                        bundle.program.shape, set, gpu, gpuTrace);
-        std::cout << "[ proofs   ] " << dataset << " " << path << ": " << proved
-                  << " proved; the files as written (each run's "
-                  << "own log-probabilities) are "
-                  << (own == a ? "byte-equal" : "not byte-equal") << "\n";
+        expectSameText(a, b, "the proofs of each backend's own run");
+      }
+      // The files as `proofc-run --proofs` writes them (RunSession, each
+      // backend with its own outcomes): byte for byte the same.
+      for (const char *format : {"json", "prolog"}) {
+        HostBackend hostBackend;
+        CudaBackend cudaBackend(bundle, path);
+        const std::string fromHost =
+            writtenProofs(bundle.program, hostBackend, dataset, format);
+        const std::string fromGpu =
+            writtenProofs(bundle.program, cudaBackend, dataset, format);
+        EXPECT_GT(fromHost.size(), 100u) << format;
+        EXPECT_TRUE(fromHost == fromGpu)
+            << format << ": the proofs files of the host and CUDA runs differ";
+        expectSameText(fromHost, fromGpu, "the written proofs files");
       }
     }
   }

@@ -4,7 +4,9 @@
 // the CUDA backend: the blocks are padded to one size and reuse one device
 // setup (EvalInputs::shapeId: only the candidates are uploaded), and the
 // outcomes, metrics and rank metrics equal those of one block bit for bit,
-// in every cond mode and for every compiled bundle. Skipped without a GPU.
+// in every cond mode and for every compiled bundle. Several device workers
+// (--devices) give the same: two backends on one GPU (any machine with a
+// GPU) and one per GPU (a machine with several). Skipped without a GPU.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/GpuTestUtil.h"
@@ -52,6 +54,63 @@ TEST_P(GpuStreaming, ManyBlocksEqualOneBlockBitForBit) {
     // One setup for the full-size blocks, at most one more for a short
     // last block: the modules were loaded at most twice.
     EXPECT_LE(modules[1], 2 * modules[0]);
+  }
+}
+
+/// Runs kinship's first 20 queries in blocks of 400 on `backends` (one
+/// device worker each); the result of the first call.
+SessionResult runOnWorkers(const Bundle &bundle,
+                           const std::vector<Backend *> &backends) {
+  SessionOptions o;
+  o.data = dataDir("kinship");
+  o.queries = 20;
+  o.rankMetrics.perRelation = true;
+  o.blockCandidates = 400;
+  Session session(bundle.program, backends, "cuda", o);
+  return session.evaluate(session.loadWeights(weightsFile("kinship")));
+}
+
+TEST_P(GpuStreaming, SeveralDeviceWorkersEqualOne) {
+  PROOFC_REQUIRE_GPU();
+  std::string why;
+  const int gpus = cudaDeviceCount(&why);
+  for (const std::string &path : compiledBundlePaths()) {
+    SCOPED_TRACE(path);
+    const Bundle bundle = readBundle(path);
+    CudaBackend one(bundle, path, cachedOptionsFor(GetParam()));
+    const SessionResult expected = runOnWorkers(bundle, {&one});
+    // Two workers sharing GPU 0 (each its own context state and setup),
+    // then one worker per GPU when there are several.
+    std::vector<std::vector<int>> layouts = {{0, 0}};
+    if (gpus > 1) {
+      layouts.emplace_back();
+      for (int g = 0; g < gpus; ++g)
+        layouts.back().push_back(g);
+    }
+    for (const std::vector<int> &ordinals : layouts) {
+      SCOPED_TRACE(::testing::PrintToString(ordinals));
+      std::vector<std::unique_ptr<CudaBackend>> owned;
+      std::vector<Backend *> backends;
+      for (int ordinal : ordinals) {
+        CudaBackendOptions options = cachedOptionsFor(GetParam());
+        options.device = ordinal;
+        owned.push_back(std::make_unique<CudaBackend>(bundle, path, options));
+        backends.push_back(owned.back().get());
+      }
+      const SessionResult got = runOnWorkers(bundle, backends);
+      expectSameOutcomes(expected.outcomes, got.outcomes);
+      const auto a = nlohmann::json::parse(expected.reportJson);
+      const auto b = nlohmann::json::parse(got.reportJson);
+      EXPECT_EQ(a["metrics"], b["metrics"]);
+      EXPECT_EQ(a["rank_metrics"], b["rank_metrics"]);
+      ASSERT_EQ(b["backend_details"]["workers"].size(), ordinals.size());
+      // Every worker took blocks (there are more than 8 per worker).
+      for (const auto &w : b["backend_details"]["workers"])
+        EXPECT_GT(w["graph_launches"].get<int64_t>() +
+                      w["host_flag_reads"].get<int64_t>(),
+                  0)
+            << w.dump();
+    }
   }
 }
 

@@ -1,0 +1,84 @@
+//===- InstantBackend.h - Backends that answer at once, for pipeline tests -*- C++ -*-===//
+//
+// The streamed run's tests (StreamingTest, DeviceWorkersTest) need pools of
+// millions of candidates run in a second and backends that behave like the
+// CUDA one (runs of one size) or like a slow device: outcomes here are a
+// function of the candidate alone, so any split of the pool, over blocks or
+// over device workers, must give the same outcomes bit for bit.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_TEST_UNIT_RUNTIME_INSTANTBACKEND_H
+#define PROOFC_TEST_UNIT_RUNTIME_INSTANTBACKEND_H
+
+#include "proofc/runtime/Evaluation.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace proofc::test {
+
+/// Outcomes from the candidate alone, at once: a pool of millions runs in
+/// a second. A candidate listed in `nanAt` (by entity and query) gets a NaN.
+class InstantBackend : public Backend {
+public:
+  std::string name() const override { return "instant"; }
+  std::vector<Outcome> run(const EvalInputs &inputs,
+                           BackendTimings &timings) override {
+    std::vector<Outcome> out;
+    out.reserve(inputs.candidates.candidates.size());
+    for (const Candidate &c : inputs.candidates.candidates) {
+      Outcome o{static_cast<ProofStatus>((c.entity * 7 + c.query) % 3),
+                (c.entity + c.query) % 20,
+                -0.001f * static_cast<float>((c.entity * 31 + c.query) % 997)};
+      if (o.status != ProofStatus::Proved)
+        o.logp = -std::numeric_limits<float>::infinity();
+      if (nanQuery >= 0 && c.query >= nanQuery && c.entity % 5 == 0)
+        o.logp = std::nanf("");
+      out.push_back(o);
+    }
+    if (inputs.control)
+      inputs.control->report(static_cast<int64_t>(out.size()));
+    timings.steps = 1;
+    return out;
+  }
+  int64_t nanQuery = -1; ///< from this query on, some candidates are NaN
+};
+
+/// InstantBackend that asks for runs of one size (as the CUDA backend
+/// does) and records each run's size and EvalInputs::shapeId.
+class OneSizeBackend : public InstantBackend {
+public:
+  bool prefersOneRunSize() const override { return true; }
+  std::vector<Outcome> run(const EvalInputs &inputs,
+                           BackendTimings &timings) override {
+    sizes.push_back(static_cast<int64_t>(inputs.candidates.candidates.size()));
+    shapes.push_back(inputs.shapeId);
+    return InstantBackend::run(inputs, timings);
+  }
+  std::vector<int64_t> sizes;
+  std::vector<uint64_t> shapes;
+};
+
+/// InstantBackend that takes `delay` per run, like a slower device; counts
+/// its runs.
+class SlowBackend : public InstantBackend {
+public:
+  explicit SlowBackend(std::chrono::milliseconds delay) : delay(delay) {}
+  std::vector<Outcome> run(const EvalInputs &inputs,
+                           BackendTimings &timings) override {
+    std::this_thread::sleep_for(delay);
+    ++runs;
+    return InstantBackend::run(inputs, timings);
+  }
+  std::chrono::milliseconds delay;
+  int runs = 0;
+};
+
+} // namespace proofc::test
+
+#endif // PROOFC_TEST_UNIT_RUNTIME_INSTANTBACKEND_H
