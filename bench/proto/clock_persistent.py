@@ -55,7 +55,7 @@ for k, line in enumerate(L):
     out.append(line)
     if s.startswith('.reg .b64'):
         out += ['\t.reg .b64 \t%prf<4>;', '\t.reg .pred \t%pprf;', '\t.reg .b32 \t%rprf;']
-    if s.startswith('ld.param.b64') and 'score_select_param_0]' in s:
+    if s.startswith('ld.param.b64') and 'proofc_policy_param_0]' in s:
         out += ['\tmov.u32 \t%rprf, %tid.x;', '\tsetp.eq.u32 \t%pprf, %rprf, 0;', '\tmov.u64 \t%prf0, %clock64;']
     if k == ih: out += ['\tmov.u64 \t%prf0, %clock64;']
     if k in ins: out += ins[k]

@@ -259,7 +259,7 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
   }
   Node schedule = plan["schedule"];
   schedule.expectObject({"prologue", "step", "loop_flag", "loop_cond"});
-  bundle.plan.schedule.prologue = parseNodes(schedule["prologue"]);
+  bundle.plan.schedule.setup = parseNodes(schedule["prologue"]);
   bundle.plan.schedule.step = parseNodes(schedule["step"]);
   bundle.plan.schedule.loopFlag = schedule["loop_flag"].nonEmptyStr();
   bundle.plan.schedule.loopCond = schedule["loop_cond"].nonEmptyStr();

@@ -170,7 +170,7 @@ public:
     Node schedule = planNode["schedule"];
     conds_.insert(plan.schedule.loopCond);
     checkFlag(plan.schedule.loopFlag, schedule["loop_flag"]);
-    collectConds(plan.schedule.prologue, schedule["prologue"]);
+    collectConds(plan.schedule.setup, schedule["prologue"]);
     collectConds(plan.schedule.step, schedule["step"]);
 
     std::vector<Node> launchNodes = planNode["launches"].array();
@@ -191,7 +191,7 @@ public:
       for (size_t a = 0; a < l.args.size(); ++a)
         checkArg(l.args[a], argNodes[a]);
     }
-    checkLaunchRefs(plan.schedule.prologue, schedule["prologue"]);
+    checkLaunchRefs(plan.schedule.setup, schedule["prologue"]);
     checkLaunchRefs(plan.schedule.step, schedule["step"]);
   }
 

@@ -85,7 +85,7 @@ json planJson(const GpuPlan &plan) {
           {"prologue", prologue},
           {"launches", launches},
           {"schedule",
-           {{"prologue", nodesJson(plan.schedule.prologue)},
+           {{"prologue", nodesJson(plan.schedule.setup)},
             {"step", nodesJson(plan.schedule.step)},
             {"loop_flag", plan.schedule.loopFlag},
             {"loop_cond", plan.schedule.loopCond}}}};

@@ -26,14 +26,14 @@
 // CHECK:      eval.launch "init" @step::@proofc_init
 // CHECK-NEXT: eval.launch "engine" @step::@proofc_engine
 // CHECK-NEXT: eval.launch_loop "loop" flag @loop_flag {
-// CHECK-NEXT:   eval.launch "persistent" @policy::@score_select grid ["B"] block 256 shared 74792 args ["buf:loop_flag", "buf:state", "buf:derived", "buf:count", "buf:slot_cand", {{.*}}, "buf:action", "buf:action_logp", "buf:pool", "sym:N", "i32:20", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:out_actions", "sym:ACTIONS", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count", "buf:memo_table", "buf:memo_claims", "sym:MEMO"] {role = "persistent"}
+// CHECK-NEXT:   eval.launch "persistent" @policy::@proofc_policy grid ["B"] block 256 shared 74792 args ["buf:loop_flag", "buf:state", "buf:derived", "buf:count", "buf:slot_cand", {{.*}}, "buf:action", "buf:action_logp", "buf:pool", "sym:N", "i32:20", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:out_actions", "sym:ACTIONS", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count", "buf:memo_table", "buf:memo_claims", "sym:MEMO"] {role = "persistent"}
 // CHECK-NEXT:   eval.launch "finish" @step::@proofc_finish grid ["1"] block 32 args ["buf:loop_flag", "cond:loop"] {role = "finish"}
 // CHECK-NEXT: }
 // CHECK-NOT:  proofc_advance_engine
 // CHECK:      gpu.module @policy
 // CHECK-DAG:  llvm.mlir.global external @proofc_policy_rows() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK-DAG:  llvm.func @proofc_slot_advance_engine(i32, !llvm.ptr) -> i32 attributes {passthrough = ["convergent"]}
-// CHECK:      gpu.func @score_select(
+// CHECK:      gpu.func @proofc_policy(
 // CHECK:        llvm.mlir.addressof @proofc_policy_rows : !llvm.ptr<3>
 // CHECK:        scf.for %{{.+}} = %thread_id_x to %c2178 step %c256
 // CHECK:          llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32

@@ -22,7 +22,7 @@
 // splits each A value into two TF32 parts and
 // loads the weight fragments 16 bytes per lane; the LayerNorm's sums are
 // over a quad (butterflies of 2 and 1).
-// GPU-LABEL:   gpu.func @score_select
+// GPU-LABEL:   gpu.func @proofc_policy
 // GPU-SAME:    workgroup(%{{.*}} : memref<64x12xf32, #gpu.address_space<workgroup>>
 // GPU:         scf.for
 // GPU:         gpu.barrier

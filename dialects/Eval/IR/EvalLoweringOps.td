@@ -345,7 +345,8 @@ def Eval_LaunchOp : Eval_Op<"launch", [
     symbolic extent like a buffer's. `args` are the bundle's argument
     strings: `buf:<buffer>`, `sym:<symbol>` (int32), `i32:<literal>`,
     `f32:<literal>`, `cond:<name>` (the conditional handle of a cond).
-    Launches before the `eval.launch_loop` form the schedule's prologue.
+    Launches before the `eval.launch_loop` are the schedule's setup
+    launches (the bundle's `schedule.prologue`).
     `role` says what the launch does (init, engine, advance, advance_engine,
     finish, policy, persistent, copy: proofc/runtime/BundleNames.h, the
     list the runtime reads); the bundle carries it, so the runtime never

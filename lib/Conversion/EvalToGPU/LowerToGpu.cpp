@@ -7,7 +7,7 @@
 //                                      which step.cu includes)
 //   eval.advance + the engine cond  -> ONE launch of proofc_advance_engine
 //                                      (fuse-advance-engine)
-//   eval.score_select               -> gpu.func @score_select (PolicyKernel)
+//   eval.score_select               -> gpu.func @proofc_policy (PolicyKernel)
 //                                      in gpu.module @policy, and its launch
 //   with schedule=persistent: the
 //   loop's score_select + advance   -> ONE launch of the persistent policy
@@ -17,7 +17,7 @@
 //   eval.copy                       -> launches of gpu.func @copy_words
 //   eval.device_loop / eval.cond    -> eval.launch_loop / eval.launch_cond
 // Kernels inside a cond or the loop take the innermost flag as their guard;
-// those of the prologue after eval.init_slots take the loop's flag, which
+// the setup launches after eval.init_slots take the loop's flag, which
 // init has written. Arguments follow kernel_abi.h's lists (checked once
 // lowered: checkKernelAbi) and docs/gpu-kernels.md.
 //

@@ -1,6 +1,6 @@
 //===- PolicyKernel.h - eval.score_select as a gpu.func ---------*- C++ -*-===//
 //
-// Generates the policy kernel `score_select` (docs/gpu-kernels.md) from the
+// Generates the policy kernel `proofc_policy` (docs/gpu-kernels.md) from the
 // encoder an eval.score_select names: scf/arith/math/memref/gpu ops, one
 // block per slot, lowered to PTX by the upstream NVVM pipeline.
 //

@@ -4,7 +4,7 @@
 // run-time symbols, allocates every buffer once, uploads the bindings, loads
 // the modules through the disk kernel cache (NVRTC for CUDA C++, the driver
 // JIT for PTX) and builds ONE CUDA graph with cuGraphAddNode: the schedule's
-// prologue, then K copies of the step under a conditional WHILE node, the
+// setup launches, then K copies of the step under a conditional WHILE node, the
 // first copy's conds as conditional IF nodes (a handle drives one node; the
 // later copies' cond bodies check their flag themselves). Outcomes are
 // written on the device and copied back once; ranking stays on the host.

@@ -170,7 +170,7 @@ int64_t CudaRunner::runNative() {
 }
 
 int64_t CudaRunner::runEmulated() {
-  runNodesDirect(bundle_.plan.schedule.prologue);
+  runNodesDirect(bundle_.plan.schedule.setup);
   const int unroll = std::max(1, options_.unroll);
   int64_t issued = 0, checked = 0;
   auto issue = [&] {
@@ -199,7 +199,7 @@ int64_t CudaRunner::runEmulated() {
 }
 
 int64_t CudaRunner::runHost() {
-  runNodesDirect(bundle_.plan.schedule.prologue);
+  runNodesDirect(bundle_.plan.schedule.setup);
   int64_t steps = 0;
   while (readFlag(loopFlag_)) {
     if (cancelled()) break;

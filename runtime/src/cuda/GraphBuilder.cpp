@@ -4,7 +4,7 @@
 // with a notice, when the probe finds no conditional graph nodes; profiled
 // runs are host-driven), each launch prepared (function, limits, its
 // kernel-parameter block, its role for the profile's phases), and ONE CUDA
-// graph: native, the schedule's prologue then WHILE(loop) { step x K } with
+// graph: native, the setup launches then WHILE(loop) { step x K } with
 // the first copy's conds as IF nodes; emulated, K copies of the step.
 //
 //===----------------------------------------------------------------------===//
@@ -49,7 +49,7 @@ std::vector<std::string> CudaRunner::condNames() const {
             walk(n.body);
           }
       };
-  walk(bundle_.plan.schedule.prologue);
+  walk(bundle_.plan.schedule.setup);
   walk(bundle_.plan.schedule.step);
   return names;
 }
@@ -173,12 +173,12 @@ CUgraphNode CudaRunner::addConditional(CUgraph graph, CUgraphNode dep,
 void CudaRunner::buildGraph(const std::map<std::string, CUgraphConditionalHandle> &handles) {
   const Schedule &schedule = bundle_.plan.schedule;
   if (info_.cond == CondMode::Native) {
-    // ONE graph: prologue, then WHILE(loop) { step x K }. K steps per
+    // ONE graph: the setup launches, then WHILE(loop) { step x K }. K steps per
     // iteration amortize the conditional node's cost; the steps after the
     // last candidate are no-ops (every step kernel checks the loop flag).
     // A conditional handle drives one node, so only the first copy's
     // conds are IF nodes; the later copies' are inlined.
-    CUgraphNode dep = addNodes(s_.graph, nullptr, schedule.prologue, handles);
+    CUgraphNode dep = addNodes(s_.graph, nullptr, schedule.setup, handles);
     addConditional(s_.graph, dep, CU_GRAPH_COND_TYPE_WHILE,
                    handles.at(schedule.loopCond), [&](CUgraph body) {
                      CUgraphNode last = nullptr;
@@ -187,7 +187,7 @@ void CudaRunner::buildGraph(const std::map<std::string, CUgraphConditionalHandle
                                        /*inlineConds=*/k > 0);
                    });
   } else {
-    // Emulated: K copies of the step; the prologue runs once, directly.
+    // Emulated: K copies of the step; the setup launches run once, directly.
     PROOFC_CU(s_.drv, cuGraphCreate, &s_.graph, 0);
     CUgraphNode dep = nullptr;
     for (int k = 0; k < std::max(1, options_.unroll); ++k)

@@ -80,9 +80,13 @@ LogicalResult ProgramLowering::lowerEngine(OpBuilder &builder, EngineOp engine,
 
 LogicalResult ProgramLowering::lowerScore(OpBuilder &builder, ScoreSelectOp score,
                          BufferOp guard) {
-  std::string name = "score_select";
-  for (int n = 1; SymbolTable::lookupSymbolIn(gpuModule, name); ++n)
+  // The kernel's entry is proofc_policy, as the CUDA C++ kernels' are
+  // proofc_*; its launch and scratch buffers keep the op's name.
+  std::string entry = "proofc_policy", name = "score_select";
+  for (int n = 1; SymbolTable::lookupSymbolIn(gpuModule, entry); ++n) {
+    entry = "proofc_policy_" + std::to_string(n);
     name = "score_select_" + std::to_string(n);
+  }
   SmallVector<std::string> slotArgs;
   std::string logits, arrivals;
   if (score == persistentScore) {
@@ -100,7 +104,7 @@ LogicalResult ProgramLowering::lowerScore(OpBuilder &builder, ScoreSelectOp scor
                                 {"B"});
   }
   FailureOr<PolicyKernel> kernel = buildPolicyKernel(
-      score, gpuModule, name, guard.getSymName(), options.groups,
+      score, gpuModule, entry, guard.getSymName(), options.groups,
       options.statesPerThread, options.minBlocksPerSm, logits, arrivals,
       chipLimits().maxSharedPerBlock, slotArgs);
   if (failed(kernel))
@@ -110,7 +114,7 @@ LogicalResult ProgramLowering::lowerScore(OpBuilder &builder, ScoreSelectOp scor
          slotArgs.empty() ? proofc::LaunchRole::Policy
                           : proofc::LaunchRole::Persistent,
          slotArgs.empty() ? "score_select" : "persistent",
-         kernelRef(gpuModule.getSymName(), name), grid, kernel->block,
+         kernelRef(gpuModule.getSymName(), entry), grid, kernel->block,
          kernel->args, kernel->sharedBytes);
   if (!slotArgs.empty()) {
     if (failed(checkSlotBlock(score, kernel->block)))

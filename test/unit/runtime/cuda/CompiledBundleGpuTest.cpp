@@ -5,7 +5,7 @@
 // in $PROOFC_TEST_BUNDLE (paths separated by spaces), else those a full build
 // makes (test/CMakeLists.txt, <build>/test/v10-{step,persistent}.pcb).
 // Skipped without them or without a CUDA device:
-//   - the generated PTX policy kernel `score_select` of a step-schedule
+//   - the generated PTX policy kernel `proofc_policy` of a step-schedule
 //     bundle, launched exactly as the bundle's plan binds it (PlanBinding:
 //     buffers, folded tables, args), on random-walk states of real datasets,
 //     against HostPolicy and the host's selectAction: same action (up to

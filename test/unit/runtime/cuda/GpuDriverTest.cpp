@@ -59,7 +59,7 @@ TEST(GpuNvrtc, CompilesTheKernelTemplatesForTheDevice) {
       {kernelTemplate("step.cu"), {"-DPROOFC_A=6", "-DPROOFC_S=120"}, {"proofc_init", "proofc_advance", "proofc_advance_engine"}},
       {readFile(sourceDir() + "/test/unit/runtime/cuda/fixtures/policy.cu"),
        {"-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_DIM=64"},
-       {"score_select", nullptr, nullptr}},
+       {"proofc_policy", nullptr, nullptr}},
   };
   for (const Case &c : cases) {
     std::string cubin = nvrtc.compileToCubin(c.source, "template.cu", c.options,

@@ -3,7 +3,7 @@
 // On a GPU (skipped without one, and without compiled bundles where they
 // are needed):
 //  - a non-finite logit fails a CUDA run with the host's error, naming the
-//    same first candidate (the generated score_select and the test fixture
+//    same first candidate (the generated proofc_policy and the test fixture
 //    make the step's log-probability NaN; the step memo passes it on; the
 //    session fails before writing anything);
 //  - a raised cancellation flag ends a long run within a second in every

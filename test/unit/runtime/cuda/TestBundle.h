@@ -161,8 +161,8 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
                         std::string("buf:action"),
                         std::string("buf:action_logp")})
     scoreArgs.push_back(a);
-  launch("score", "policy", "score_select", {"B"}, s.d, scoreArgs);
-  plan.schedule.prologue = {ScheduleNode{"init", "", "", {}}};
+  launch("score", "policy", "proofc_policy", {"B"}, s.d, scoreArgs);
+  plan.schedule.setup = {ScheduleNode{"init", "", "", {}}};
   plan.schedule.loopFlag = "loop_flag";
   plan.schedule.loopCond = "loop";
   if (fusedStep) {
@@ -181,7 +181,7 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
     launch("advance_engine", "step", "proofc_advance_engine", {"B"},
            engineThreads, args);
     // The engine of the first state: after init, guarded like the step.
-    plan.schedule.prologue.push_back(ScheduleNode{"engine", "", "", {}});
+    plan.schedule.setup.push_back(ScheduleNode{"engine", "", "", {}});
     plan.schedule.step = {ScheduleNode{"score", "", "", {}},
                           ScheduleNode{"advance_engine", "", "", {}}};
     return bundle;

@@ -77,8 +77,8 @@ public:
     }
   }
 
-  /// The prologue, then one step per call while the loop flag is set.
-  void prologue() { runNodes(bundle_.plan.schedule.prologue); }
+  /// The setup launches, then one step per call while the loop flag is set.
+  void setup() { runNodes(bundle_.plan.schedule.setup); }
   bool step() {
     if (!flag(bundle_.plan.schedule.loopFlag)) return false;
     runNodes(bundle_.plan.schedule.step);
@@ -95,7 +95,7 @@ public:
   }
 
   int64_t run() {
-    runNodes(bundle_.plan.schedule.prologue);
+    runNodes(bundle_.plan.schedule.setup);
     int64_t steps = 0;
     while (flag(bundle_.plan.schedule.loopFlag)) {
       runNodes(bundle_.plan.schedule.step);
@@ -146,7 +146,7 @@ private:
     std::function<void()> body;
     if (entry == "proofc_init") body = call(proofc_init, l);
     else if (entry == "proofc_engine") body = call(proofc_engine_plan, l);
-    else if (entry == "score_select") body = call(score_select, l);
+    else if (entry == "proofc_policy") body = call(proofc_policy, l);
     else if (entry == "proofc_advance") body = call(proofc_advance, l);
     else if (entry == "proofc_advance_engine")
       body = call(proofc_advance_engine, l);
@@ -277,7 +277,7 @@ TEST(EmulatedPlanCancel, PoolCounterAtNDrainsWithinDSteps) {
     Bundle bundle = makeTestBundle(program, PROOFC_ENGINE_THREADS, fused);
     PlanBinding binding(bundle, inputs, kb, "test.pcb");
     EmulatedPlan plan(bundle, binding);
-    plan.prologue();
+    plan.setup();
     ASSERT_TRUE(plan.step());
     plan.poke(binding.bufferIndex("next_cand"), 0, static_cast<uint32_t>(n));
     int64_t after = 0;
