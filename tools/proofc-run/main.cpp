@@ -69,7 +69,7 @@ int run(const Options &o) {
     loadSeconds = std::chrono::duration<double>(Clock::now() - start).count();
     // The device first, so that an unavailable one fails before any loading.
     SessionOptions device;
-    device.device = o.run.device;
+    device.device = so.device;
     device.threads = o.run.threads;
     device.cond = o.cond;
     device.unroll = o.unroll;

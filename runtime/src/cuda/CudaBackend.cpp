@@ -97,6 +97,8 @@ bool cudaDeviceAvailable(std::string *why) {
   return false;
 }
 
+int cudaDeviceCount() { return 0; }
+
 struct CudaBackend::Persistent {};
 CudaBackend::~CudaBackend() = default;
 
@@ -150,6 +152,14 @@ bool cudaDeviceAvailable(std::string *why) {
     return false;
   }
   return true;
+}
+
+int cudaDeviceCount() {
+  if (!CudaDriver::available(nullptr))
+    return 0;
+  int count = 0;
+  return CudaDriver::get().cuDeviceGetCount(&count) == CUDA_SUCCESS ? count
+                                                                    : 0;
 }
 
 namespace {

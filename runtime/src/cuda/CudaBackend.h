@@ -96,6 +96,9 @@ bool cudaBackendBuilt();
 /// True when the backend is built, the driver loads and a device exists;
 /// otherwise `why` says why not (for --device auto).
 bool cudaDeviceAvailable(std::string *why = nullptr);
+/// The CUDA devices this process sees; 0 when the backend is not built,
+/// the driver does not load or it fails.
+int cudaDeviceCount();
 
 /// Keeps its device state (context, knowledge base, buffers, modules,
 /// graph) between runs over the same pool (EvalInputs::poolId): a later run

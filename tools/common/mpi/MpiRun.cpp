@@ -10,11 +10,16 @@
 //     candidates done to rank 0 (kTagProgress, one int64, nonblocking, at
 //     most 4 a second), which draws one display over all; agreed.
 //  4. gather: every rank other than 0 serializes its shard's part in memory
-//     (PartFile.h: header + 9 bytes an outcome) and sends it to rank 0 in
-//     messages of at most 64 MiB (kTagPart); rank 0 checks each part as
-//     merge checks a part file (parsePart, the rank's shard, the inputs),
-//     puts its outcomes in place, and writes the whole run's outputs
-//     (RunSession::gatheredOutput, writeOutputs: one OutputSet); agreed.
+//     (PartFile.h: the tally, 41 bytes a list, and its report) and sends it
+//     to rank 0 (kTagPart); when rank 0 writes an outcomes file, the rank's
+//     outcome rows follow (formatted by the rank as it ran, kept on its
+//     disk: kTagRows messages of at most 64 MiB, then kTagRowsEnd). Rank 0
+//     takes the ranks in order: checks each part as merge checks a part file
+//     (parsePart, the rank's shard, the inputs), appends its rows to the
+//     outcomes file after those of the ranks before, and writes the whole
+//     run's outputs from the tallies (RunSession::gatheredOutput,
+//     writeOutputs: one OutputSet); agreed. No rank holds more than its
+//     tally and one message.
 //
 // agree() is an MPI_Iallreduce of the first failing rank, then that rank's
 // exit code broadcast and its message sent to rank 0, which alone prints
@@ -29,6 +34,8 @@
 #include "Fail.h"
 #include "MessageText.h"
 #include "PartFile.h"
+#include "RankDevice.h"
+#include "cuda/CudaBackend.h"
 #include "Progress.h"
 #include "proofc/runtime/Notices.h"
 #include "proofc/runtime/RunControl.h"
@@ -38,6 +45,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -47,7 +55,8 @@
 namespace proofc::cli {
 namespace {
 
-constexpr int kTagProgress = 1, kTagFailure = 2, kTagPart = 3;
+constexpr int kTagProgress = 1, kTagFailure = 2, kTagPart = 3, kTagRows = 4,
+              kTagRowsEnd = 5;
 /// The largest message: MPI counts are ints; 64 MiB keeps far below.
 constexpr int64_t kMaxMessageBytes = int64_t{64} << 20;
 /// The longest failure message sent to rank 0.
@@ -324,10 +333,12 @@ Status checkSameInputs(const World &world, const RunSession &session) {
 }
 
 /// What a rank sends before its part: the part's size (or -1 when it
-/// failed to make it, a message following) and what the summary adds up.
+/// failed to make it, a message following), what the summary adds up, and
+/// whether its outcome rows follow the part.
 struct PartHeader {
-  int64_t bytes = 0, resumed = 0, chunks = 0, chunkSize = 0;
+  int64_t bytes = 0, resumed = 0, chunks = 0, chunkSize = 0, rows = 0;
 };
+constexpr int kPartHeaderWords = 5;
 
 void sendBytes(const World &world, const std::string &bytes) {
   for (size_t at = 0; at < bytes.size();) {
@@ -351,16 +362,58 @@ std::string receiveBytes(int from, int64_t size) {
   return bytes;
 }
 
-/// Step 4 on the ranks other than 0.
+/// Step 4 on the ranks other than 0: the part (the tally), then the rows
+/// when asked, from where the run kept them (its spool or its checkpoint's
+/// range files), in messages of at most 64 MiB; the last message
+/// (kTagRowsEnd) is empty, or the error that stopped the rows.
 Status sendPart(const World &world, const RunSession &session,
                 const RunOutput &output) {
   std::string bytes;
   Status made = attempt([&] { bytes = serializePart(session.shardPart(output)); });
+  const bool rows = session.options().outcomeRows;
   PartHeader header{made.code ? -1 : static_cast<int64_t>(bytes.size()),
-                    output.resumedCandidates, output.chunks, output.chunkSize};
-  MPI_Send(&header, 4, MPI_INT64_T, 0, kTagPart, MPI_COMM_WORLD);
+                    output.resumedCandidates, output.chunks, output.chunkSize,
+                    rows && !made.code};
+  MPI_Send(&header, kPartHeaderWords, MPI_INT64_T, 0, kTagPart,
+           MPI_COMM_WORLD);
   sendBytes(world, made.code ? made.what.substr(0, kMaxFailureBytes) : bytes);
-  return made;
+  if (made.code || !rows)
+    return made;
+  Status sent = attempt([&] {
+    copyRows(
+        output.rows,
+        [&](std::string_view piece) {
+          MPI_Request request;
+          MPI_Isend(piece.data(), static_cast<int>(piece.size()), MPI_BYTE, 0,
+                    kTagRows, MPI_COMM_WORLD, &request);
+          world.wait(request);
+        },
+        static_cast<size_t>(kMaxMessageBytes));
+  });
+  const std::string end = sent.what.substr(0, kMaxFailureBytes);
+  MPI_Send(end.data(), static_cast<int>(end.size()), MPI_CHAR, 0, kTagRowsEnd,
+           MPI_COMM_WORLD);
+  return sent;
+}
+
+/// Rank 0: rank `from`'s rows, each message handed to `append` (while
+/// `append` is set) as it comes; returns the rank's error, if it sent one.
+std::string receiveRows(int from,
+                        const std::function<void(std::string_view)> &append) {
+  std::string buffer;
+  for (;;) {
+    MPI_Status status;
+    MPI_Probe(from, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+    int size = 0;
+    MPI_Get_count(&status, MPI_BYTE, &size);
+    buffer.resize(static_cast<size_t>(size));
+    MPI_Recv(buffer.data(), size, MPI_BYTE, from, status.MPI_TAG,
+             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (status.MPI_TAG == kTagRowsEnd)
+      return buffer;
+    if (append)
+      append(buffer);
+  }
 }
 
 double timing(const nlohmann::json &timings, const char *key,
@@ -370,25 +423,28 @@ double timing(const nlohmann::json &timings, const char *key,
   return timings[key].get<double>();
 }
 
-/// Step 4 on rank 0: every other rank's part, checked and put in place;
-/// then the whole run's output. Receives every part even after a failure,
-/// so that no rank is left sending.
+/// Step 4 on rank 0: every other rank's part, checked, its tally taken and
+/// its rows appended, in rank order; then the whole run's output. Receives
+/// every part and its rows even after a failure, so that no rank is left
+/// sending.
 Status gatherParts(const World &world, RunSession &session,
                    const RunOutput &own, RunOutput &whole) {
   const CandidateLayout &set = session.layout();
-  std::vector<Outcome> outcomes(static_cast<size_t>(set.candidateCount()));
-  std::copy(own.outcomes.begin(), own.outcomes.end(),
-            outcomes.begin() + own.range.candidateBegin);
+  std::vector<PairRanks> pairs = own.pairs;
+  pairs.reserve(2 * set.queries.size());
+  OutcomeCounts counts = own.counts;
   BackendTimings timings = own.report.timings;
   int64_t chunks = own.chunks, chunkSize = own.chunkSize;
   int64_t resumed = own.resumedCandidates;
+  std::vector<std::string> devices{own.report.device};
+  const bool wantRows = !session.options().outcomes.empty();
   const RunIdentity zero = session.identity(); // shard 0 of N
   Status status;
   for (int r = 1; r < world.size(); ++r) {
     const std::string name = rankName(r, world.size());
     PartHeader header;
-    MPI_Recv(&header, 4, MPI_INT64_T, r, kTagPart, MPI_COMM_WORLD,
-             MPI_STATUS_IGNORE);
+    MPI_Recv(&header, kPartHeaderWords, MPI_INT64_T, r, kTagPart,
+             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (header.bytes < 0) {
       // The rank could not make its part; its message follows.
       MPI_Status probe;
@@ -401,42 +457,60 @@ Status gatherParts(const World &world, RunSession &session,
       continue;
     }
     const std::string bytes = receiveBytes(r, header.bytes);
-    if (status.code)
-      continue;
-    status = attempt([&] {
-      const PartFile part = parsePart(bytes, name);
-      const std::string diff =
-          RunIdentity::difference(zero, rankName(0, world.size()),
-                                  part.identity, name,
-                                  /*ignoreShardIndex=*/true);
-      if (!diff.empty())
-        fail("{}: made from other inputs: {}", name, diff);
-      const QueryRange want = shardRange(set, r, world.size());
-      if (part.identity.shardIndex != r ||
-          part.identity.shardCount != world.size() || !(part.range == want))
-        fail("{}: sent shard {}/{} of queries [{}, {}), its shard is {}/{} of "
-             "queries [{}, {})",
-             name, part.identity.shardIndex, part.identity.shardCount,
-             part.range.queryBegin, part.range.queryEnd, r, world.size(),
-             want.queryBegin, want.queryEnd);
-      std::copy(part.outcomes.begin(), part.outcomes.end(),
-                outcomes.begin() + part.range.candidateBegin);
-      const nlohmann::json &t = part.report.at("timings");
-      timings.setupSeconds += timing(t, "setup_seconds", name);
-      timings.runSeconds += timing(t, "run_seconds", name);
-      timings.readbackSeconds += timing(t, "readback_seconds", name);
-      timings.steps += static_cast<int64_t>(timing(t, "steps", name));
-      chunks += header.chunks;
-      chunkSize = std::max(chunkSize, header.chunkSize);
-      resumed += header.resumed;
-    });
+    if (!status.code)
+      status = attempt([&] {
+        const PartFile part = parsePart(bytes, name);
+        const std::string diff =
+            RunIdentity::difference(zero, rankName(0, world.size()),
+                                    part.identity, name,
+                                    /*ignoreShardIndex=*/true);
+        if (!diff.empty())
+          fail("{}: made from other inputs: {}", name, diff);
+        const QueryRange want = shardRange(set, r, world.size());
+        if (part.identity.shardIndex != r ||
+            part.identity.shardCount != world.size() || !(part.range == want))
+          fail("{}: sent shard {}/{} of queries [{}, {}), its shard is {}/{} "
+               "of queries [{}, {})",
+               name, part.identity.shardIndex, part.identity.shardCount,
+               part.range.queryBegin, part.range.queryEnd, r, world.size(),
+               want.queryBegin, want.queryEnd);
+        checkTally(set, part, name);
+        if (wantRows && !header.rows)
+          fail("{}: sent no outcome rows for the outcomes file (every rank "
+               "must be started with the same flags)",
+               name);
+        pairs.insert(pairs.end(), part.pairs.begin(), part.pairs.end());
+        counts.add(part.counts);
+        const nlohmann::json &t = part.report.at("timings");
+        timings.setupSeconds += timing(t, "setup_seconds", name);
+        timings.runSeconds += timing(t, "run_seconds", name);
+        timings.readbackSeconds += timing(t, "readback_seconds", name);
+        timings.steps += static_cast<int64_t>(timing(t, "steps", name));
+        chunks += header.chunks;
+        chunkSize = std::max(chunkSize, header.chunkSize);
+        resumed += header.resumed;
+        devices.push_back(part.report.value("device", std::string()));
+      });
     status.named = true; // every message above names the rank
+    if (!header.rows)
+      continue;
+    std::function<void(std::string_view)> append;
+    if (!status.code && wantRows)
+      append = [&](std::string_view rows) {
+        if (!status.code)
+          status = attempt([&] { session.appendOutcomeRows(rows); });
+      };
+    const std::string failed = receiveRows(r, append);
+    if (!failed.empty() && !status.code)
+      status = {1, false, name + ": " + failed, false, true};
+    status.named = true;
   }
   if (status.code)
     return status;
   return attempt([&] {
-    whole = session.gatheredOutput(std::move(outcomes), timings, chunks,
+    whole = session.gatheredOutput(std::move(pairs), counts, timings, chunks,
                                    chunkSize, resumed);
+    whole.report.mpiDevices = std::move(devices);
   });
 }
 
@@ -504,8 +578,20 @@ int runMpiRanks(const RunTool &tool, const Launch &) {
     options.mpiRanks = ranks;
     options.quiet = true; // the display is RankProgress's, on rank 0
     if (rank != 0) {
+      // Rank 0 writes the outputs; the others send it their tally, and
+      // their outcome rows when it writes an outcomes file.
+      options.outcomeRows = !options.outcomes.empty();
       options.report.clear();
       options.outcomes.clear();
+    }
+    // `--device cuda` on a host of several GPUs: each rank its own.
+    if (options.device == "cuda") {
+      const bool bound = std::getenv("CUDA_VISIBLE_DEVICES") != nullptr;
+      options.device = rankDevice(
+          options.device,
+          localRankFromEnvironment(
+              [](const char *name) -> const char * { return std::getenv(name); }),
+          bound ? 0 : cudaDeviceCount(), bound);
     }
     if (!options.checkpoint.empty()) {
       checkCheckpointLaunch(options.checkpoint, ranks);
