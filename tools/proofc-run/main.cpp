@@ -70,7 +70,7 @@ int run(const Options &o) {
     // The device first, so that an unavailable one fails before any loading.
     SessionOptions device;
     device.device = so.device;
-    device.threads = o.run.threads;
+    device.threads = so.threads;
     device.cond = o.cond;
     device.unroll = o.unroll;
     device.memoEntries = o.memoEntries;

@@ -37,7 +37,7 @@ int driver::runCommand(const RunOptions &o) {
       return nullptr; // the diagnostics are printed
     compileSeconds =
         std::chrono::duration<double>(Clock::now() - start).count();
-    selected = selectBackend(so.device, o.run.threads, program->shape.B,
+    selected = selectBackend(so.device, so.threads, program->shape.B,
                              o.program);
     tool.cuda = dynamic_cast<CudaBackend *>(selected.backend.get());
     return std::make_unique<RunSession>(*program, *selected.backend,

@@ -34,7 +34,7 @@
 #include "Fail.h"
 #include "MessageText.h"
 #include "PartFile.h"
-#include "RankDevice.h"
+#include "RankHost.h"
 #include "cuda/CudaBackend.h"
 #include "Progress.h"
 #include "proofc/runtime/Notices.h"
@@ -50,6 +50,7 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
 
 namespace proofc::cli {
@@ -280,6 +281,15 @@ public:
 private:
   int saved_ = -1;
 };
+
+const char *environment(const char *name) { return std::getenv(name); }
+
+/// The CPUs this process may run on (its affinity); 0 when unknown.
+int affinityCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+}
 
 std::string rankName(int rank, int ranks) {
   return fmt::format("rank {} of {}", rank, ranks);
@@ -584,13 +594,24 @@ int runMpiRanks(const RunTool &tool, const Launch &) {
       options.report.clear();
       options.outcomes.clear();
     }
+    // The launcher's CPU binding: the default threads are the CPUs this
+    // rank may run on, and a binding too narrow for its host work is said.
+    const int bound = affinityCpus(), host = static_cast<int>(
+                                          std::thread::hardware_concurrency());
+    if (options.threads == 0 && bound > 0)
+      options.threads = bound;
+    if (rank == 0) {
+      const std::string narrow = rankBindingNotice(
+          rank, ranks, bound, host, localSizeFromEnvironment(environment));
+      if (!narrow.empty())
+        notice(narrow);
+    }
     // `--device cuda` on a host of several GPUs: each rank its own.
     if (options.device == "cuda") {
       const bool bound = std::getenv("CUDA_VISIBLE_DEVICES") != nullptr;
       options.device = rankDevice(
           options.device,
-          localRankFromEnvironment(
-              [](const char *name) -> const char * { return std::getenv(name); }),
+          localRankFromEnvironment(environment),
           bound ? 0 : cudaDeviceCount(), bound);
     }
     if (!options.checkpoint.empty()) {
