@@ -579,6 +579,9 @@ int runMpiRanks(const RunTool &tool, const Launch &) {
       fail("--part {}: an MPI launch writes the report and the outcomes of "
            "the whole run on rank 0, no part; give --report/--outcomes",
            escapeForMessage(options.part));
+    if (options.outcomeRows)
+      fail("--part-outcomes: an MPI launch writes no part; rank 0 writes "
+           "the outcomes of every rank with --outcomes");
     if (!options.proofs.empty())
       fail("--proofs {}: the proofs are written by a run of one process "
            "only (not by shards or MPI ranks yet)",
