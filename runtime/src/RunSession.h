@@ -207,6 +207,8 @@ public:
   const CandidateSet &candidates() const { return session_->candidates(); }
   const CandidateLayout &layout() const { return session_->layout(); }
   const RunSessionOptions &options() const { return options_; }
+  /// The device as the tool named it ("cpu (2 threads)", "cuda:1").
+  std::string deviceName() const { return session_->deviceName(); }
 
   /// Runs the backend over every candidate (with a shard: the shard's) in
   /// chunks of chunkSizeFor(pool, maxPool, backend.poolCapacity()),

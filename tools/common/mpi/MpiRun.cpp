@@ -304,9 +304,14 @@ RunIdentity unsharded(const RunSession &session) {
   return id;
 }
 
-/// Step 2: rank 0 gathers every rank's identity and compares; collective.
-Status checkSameInputs(const World &world, const RunSession &session) {
-  const std::string mine = unsharded(session).json().dump();
+/// Step 2: rank 0 gathers every rank's identity and device (`devices`, in
+/// rank order) and compares the identities; collective.
+Status checkSameInputs(const World &world, const RunSession &session,
+                       std::vector<std::string> &devices) {
+  const std::string mine =
+      nlohmann::json{{"inputs", unsharded(session).json()},
+                     {"device", session.deviceName()}}
+          .dump();
   int size = static_cast<int>(mine.size());
   std::vector<int> sizes(static_cast<size_t>(world.size()));
   MPI_Gather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -324,12 +329,14 @@ Status checkSameInputs(const World &world, const RunSession &session) {
   Status status = attempt([&] {
     const RunIdentity zero = unsharded(session);
     const std::string zeroName = rankName(0, world.size());
+    devices = {session.deviceName()};
     for (int r = 1; r < world.size(); ++r) {
       const std::string name = rankName(r, world.size());
-      const RunIdentity other = RunIdentity::fromJson(
+      const nlohmann::json sent =
           nlohmann::json::parse(all.substr(static_cast<size_t>(offsets[r]),
-                                           static_cast<size_t>(sizes[r]))),
-          name);
+                                           static_cast<size_t>(sizes[r])));
+      devices.push_back(sent.at("device").get<std::string>());
+      const RunIdentity other = RunIdentity::fromJson(sent.at("inputs"), name);
       const std::string diff =
           RunIdentity::difference(zero, zeroName, other, name);
       if (!diff.empty())
@@ -438,7 +445,8 @@ double timing(const nlohmann::json &timings, const char *key,
 /// every part and its rows even after a failure, so that no rank is left
 /// sending.
 Status gatherParts(const World &world, RunSession &session,
-                   const RunOutput &own, RunOutput &whole) {
+                   const RunOutput &own, std::vector<std::string> devices,
+                   RunOutput &whole) {
   const CandidateLayout &set = session.layout();
   std::vector<PairRanks> pairs = own.pairs;
   pairs.reserve(2 * set.queries.size());
@@ -446,7 +454,6 @@ Status gatherParts(const World &world, RunSession &session,
   BackendTimings timings = own.report.timings;
   int64_t chunks = own.chunks, chunkSize = own.chunkSize;
   int64_t resumed = own.resumedCandidates;
-  std::vector<std::string> devices{own.report.device};
   const bool wantRows = !session.options().outcomes.empty();
   const RunIdentity zero = session.identity(); // shard 0 of N
   Status status;
@@ -499,7 +506,6 @@ Status gatherParts(const World &world, RunSession &session,
         chunks += header.chunks;
         chunkSize = std::max(chunkSize, header.chunkSize);
         resumed += header.resumed;
-        devices.push_back(part.report.value("device", std::string()));
       });
     status.named = true; // every message above names the rank
     if (!header.rows)
@@ -640,7 +646,8 @@ int runMpiRanks(const RunTool &tool, const Launch &) {
     return finish(status);
 
   // 2. The same inputs on every rank.
-  status = agree(world, checkSameInputs(world, *session), failing);
+  std::vector<std::string> devices; // rank 0: every rank's, for the report
+  status = agree(world, checkSameInputs(world, *session, devices), failing);
   if (status.code)
     return finish(status);
 
@@ -666,7 +673,7 @@ int runMpiRanks(const RunTool &tool, const Launch &) {
   // 4. Gather and write.
   if (rank == 0) {
     RunOutput whole;
-    status = gatherParts(world, *session, own, whole);
+    status = gatherParts(world, *session, own, std::move(devices), whole);
     if (!status.code)
       status = attempt([&] { finishRun(tool, *session, whole); });
   } else {
