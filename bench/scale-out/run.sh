@@ -35,13 +35,15 @@ for config in "$@"; do
         bash -c '"$@" --devices '"$list"' --report "$REPORT"' _ "${run[@]}" ;;
     mpi-shared)
       BENCH_GPUS=1 "${measure[@]}" mpi-shared "$out/mpi-shared.json" -- \
-        bash -c '"$0" -np 2 "$@" --device cuda --report "$REPORT"' \
+        bash -c '"$0" --bind-to none -np 2 "$@" --device cuda --report "$REPORT"' \
         "$root/scripts/mpirun-carried.sh" "${run[@]}" ;;
     mpi*)
-      # One rank per GPU: each rank sees only its local GPU.
+      # One rank per GPU: each rank sees only its local GPU. --bind-to none:
+      # Open MPI binds each of 2 ranks to one core by default, which leaves
+      # a rank's host work one core (docs/scale-out.md, "MPI").
       n=${config#mpi}
       BENCH_GPUS=$n "${measure[@]}" "$config" "$out/$config.json" -- \
-        bash -c '"$0" -np '"$n"' bash -c '"'"'CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK exec "$@"'"'"' _ "$@" --device cuda --report "$REPORT"' \
+        bash -c '"$0" --bind-to none -np '"$n"' bash -c '"'"'CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK exec "$@"'"'"' _ "$@" --device cuda --report "$REPORT"' \
         "$root/scripts/mpirun-carried.sh" "${run[@]}" ;;
     compare)
       files=("$out/one.json")

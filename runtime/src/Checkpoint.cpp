@@ -66,7 +66,9 @@ Checkpoint::Checkpoint(std::string dir, const RunIdentity &identity,
     fail("{}: not a proofc checkpoint manifest (\"schema\" is not \"{}\")",
          manifestPath, kCheckpointSchema);
   if (!manifest.contains("version") || manifest["version"] != kCheckpointVersion)
-    fail("{}: a checkpoint of another version (this proofc reads version {})",
+    fail("{}: a checkpoint of another version (this proofc reads version "
+         "{}, whose ranges hold the tally, not outcomes); remove the "
+         "directory and run again",
          manifestPath, kCheckpointVersion);
   if (!manifest.contains("inputs"))
     fail("{}: the checkpoint manifest has no \"inputs\"", manifestPath);
@@ -81,10 +83,11 @@ Checkpoint::Checkpoint(std::string dir, const RunIdentity &identity,
          dir_, diff, kIdentityWords);
 }
 
-std::vector<QueryRange> Checkpoint::resume(std::vector<Outcome> &outcomes,
-                                           int64_t every,
+std::vector<QueryRange> Checkpoint::resume(int64_t every, bool rows,
+                                           std::vector<PartFile> &parts,
                                            int64_t &recordedCandidates) {
   recordedCandidates = 0;
+  parts.clear();
   std::map<int64_t, std::pair<QueryRange, std::string>> recorded;
   std::error_code ec;
   std::vector<fs::path> files;
@@ -119,6 +122,15 @@ std::vector<QueryRange> Checkpoint::resume(std::vector<Outcome> &outcomes,
            part.range.candidateBegin, part.range.candidateEnd);
     if (part.range.queries() == 0)
       continue;
+    checkTally(set_, part, path);
+    if (rows && !part.hasRows) {
+      // Recorded by a run without an outcomes file: run again, with rows.
+      fs::remove(file, ec);
+      if (ec)
+        fail("{}: cannot remove a range recorded without outcome rows: {}",
+             path, ec.message());
+      continue;
+    }
     auto next = recorded.lower_bound(part.range.queryBegin);
     if ((next != recorded.end() &&
          next->second.first.queryBegin < part.range.queryEnd) ||
@@ -131,13 +143,14 @@ std::vector<QueryRange> Checkpoint::resume(std::vector<Outcome> &outcomes,
                               : std::prev(next)->second.second;
       fail("{}: overlaps {}; remove the checkpoint directory", path, other);
     }
-    std::copy(part.outcomes.begin(), part.outcomes.end(),
-              outcomes.begin() +
-                  (part.range.candidateBegin - scope_.candidateBegin));
     recordedCandidates += part.range.candidates();
     recorded.emplace(part.range.queryBegin,
                      std::make_pair(part.range, path));
+    parts.push_back(std::move(part));
   }
+  std::sort(parts.begin(), parts.end(), [](const PartFile &a, const PartFile &b) {
+    return a.range.queryBegin < b.range.queryBegin;
+  });
   resumed_.clear();
   for (const auto &[begin, entry] : recorded)
     resumed_.push_back(entry);
@@ -162,21 +175,29 @@ std::string Checkpoint::rangeFile(const QueryRange &range) const {
   return (fs::path(dir_) / rangeName(range)).string();
 }
 
-void Checkpoint::record(const QueryRange &range,
-                        const std::vector<Outcome> &outcomes) {
+std::unique_ptr<PartWriter> Checkpoint::begin(const QueryRange &range,
+                                              bool rows) const {
+  return std::make_unique<PartWriter>(rangeFile(range), rows);
+}
+
+PartFile Checkpoint::record(PartWriter &writer, const QueryRange &range,
+                            std::vector<PairRanks> pairs,
+                            const OutcomeCounts &counts) {
   PartFile part;
   part.kind = "range";
   part.identity = identity_;
   part.range = range;
   part.totalQueries = set_.queryCount();
   part.totalCandidates = set_.candidateCount();
-  part.outcomes = outcomes;
+  part.pairs = std::move(pairs);
+  part.counts = counts;
   // OutputSet: exclusive temporary, fsync, rename, directory fsync.
-  writeAtomically(rangeFile(range), serializePart(part));
+  writer.commit(part);
   ++recorded_;
   if (const char *kill = std::getenv(kCheckpointKillEnv))
     if (std::atoll(kill) > 0 && recorded_ == std::atoll(kill))
       std::raise(SIGKILL);
+  return part;
 }
 
 } // namespace proofc

@@ -3,6 +3,7 @@
 
 #include "Fail.h"
 #include "MessageText.h"
+#include "OutcomesWriter.h"
 #include "OutputFiles.h"
 #include "PartFile.h"
 #include "ProofParts.h"
@@ -115,31 +116,43 @@ void mergeParts(const MergeOptions &given, std::FILE *out) {
     fail("{}: the dataset's fingerprint is {}, the parts were made from {} "
          "(give --data with the parts' dataset)",
          data, fingerprint, escapeForMessage(identity.datasetFingerprint));
+  // The layout only (8 B a list): the tallies need no candidate.
   CandidateOptions co;
   co.split = identity.split;
   co.corruptions = identity.corruptions;
   co.seed = identity.seed;
   co.maxQueries = identity.queries;
-  const CandidateSet set = buildCandidates(dataset, co);
-  if (static_cast<int64_t>(set.candidates.size()) != zero.totalCandidates ||
-      static_cast<int64_t>(set.queries.size()) != zero.totalQueries)
+  const CandidateBuilder builder(dataset, co);
+  const CandidateLayout &layout = builder.layout();
+  if (layout.candidateCount() != zero.totalCandidates ||
+      layout.queryCount() != zero.totalQueries)
     fail("{}: made for {} queries and {} candidates, the dataset gives {} "
          "and {}",
          zeroPath, zero.totalQueries, zero.totalCandidates,
-         set.queries.size(), set.candidates.size());
+         layout.queryCount(), layout.candidateCount());
 
-  std::vector<Outcome> outcomes(set.candidates.size());
+  // The tallies in shard order: every list's ranks, and the counts.
+  std::vector<PairRanks> pairs;
+  pairs.reserve(2 * layout.queries.size());
+  OutcomeCounts counts;
   json timings = json::object();
-  for (size_t k = 0; k < parts.size(); ++k) {
+  for (int64_t i = 0; i < count; ++i) {
+    const size_t k = byShard.at(i);
     const PartFile &part = parts[k];
     const std::string &path = options.parts[k];
-    const QueryRange want = shardRange(set, part.identity.shardIndex, count);
+    const QueryRange want = shardRange(layout, i, count);
     if (!(part.range == want))
       fail("{}: shard {}/{} holds queries [{}, {}), the shard is [{}, {})",
-           path, part.identity.shardIndex, count, part.range.queryBegin,
-           part.range.queryEnd, want.queryBegin, want.queryEnd);
-    std::copy(part.outcomes.begin(), part.outcomes.end(),
-              outcomes.begin() + part.range.candidateBegin);
+           path, i, count, part.range.queryBegin, part.range.queryEnd,
+           want.queryBegin, want.queryEnd);
+    checkTally(layout, part, path);
+    if (!options.outcomes.empty() && !part.hasRows)
+      fail("{}: the part carries no outcome rows (its shard ran without "
+           "--part-outcomes); run the shards with --part-outcomes for "
+           "--outcomes, or merge without --outcomes",
+           path);
+    pairs.insert(pairs.end(), part.pairs.begin(), part.pairs.end());
+    counts.add(part.counts);
     if (!part.report.contains("timings") || !part.report["timings"].is_object())
       fail("{}: the part's report has no timings", path);
     addTimings(timings, part.report["timings"], path);
@@ -147,8 +160,8 @@ void mergeParts(const MergeOptions &given, std::FILE *out) {
 
   // The numbers, by the code of one run.
   const RankMetricOptions &rankOptions = zero.rankMetrics;
-  const Metrics metrics = computeMetrics(set, outcomes);
-  const RankMetrics rank = computeRankMetrics(set, outcomes, rankOptions);
+  const Metrics metrics = computeMetrics(pairs, counts);
+  const RankMetrics rank = computeRankMetrics(pairs, rankOptions);
   std::vector<std::string> relationNames;
   if (rankOptions.perRelation)
     for (int32_t id = 0; id < dataset.numRelations(); ++id)
@@ -170,20 +183,23 @@ void mergeParts(const MergeOptions &given, std::FILE *out) {
         proofsReportJson(options.proofs, sha256Hex(proofs.text), proofs.format,
                          proofs.of, proofs.count);
 
-  OutputSet set_;
+  // The outcomes: the parts' rows copied in shard order, never held.
+  OutputSet set;
   if (!options.proofs.empty())
-    set_.add(options.proofs, std::move(proofs.text));
+    set.add(options.proofs, std::move(proofs.text));
   if (!options.outcomes.empty()) {
-    std::string tsv = outcomesTsv(options.outcomes, set, dataset, outcomes);
+    OutcomesWriter writer(set, options.outcomes, dataset, 1);
+    for (int64_t i = 0; i < count; ++i)
+      copyRows({parts[byShard.at(i)].rows},
+               [&](std::string_view b) { writer.appendRows(b); });
     report["outcomes"] = {{"file", options.outcomes},
-                          {"sha256", sha256Hex(tsv)}};
-    set_.add(options.outcomes, std::move(tsv));
+                          {"sha256", writer.finish()}};
   }
   if (!options.report.empty())
-    set_.add(options.report, report.dump(2) + "\n");
-  set_.commit();
+    set.add(options.report, report.dump(2) + "\n");
+  set.commit();
   fmt::print(out, "merged    {} shards: {} queries, {} candidates\n", count,
-             set.queries.size(), set.candidates.size());
+             layout.queryCount(), layout.candidateCount());
   if (!options.report.empty())
     fmt::print(out, "report    {}\n", options.report);
   if (!options.outcomes.empty())

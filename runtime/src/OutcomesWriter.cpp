@@ -18,12 +18,25 @@ constexpr int64_t kPieceCandidates = int64_t{1} << 16;
 
 OutcomesWriter::OutcomesWriter(OutputSet &set, const std::string &path,
                                const Dataset &dataset, int threads)
-    : set_(set), handle_(set.open(path)), path_(path), dataset_(dataset),
+    : set_(&set), handle_(set.open(path)), path_(path), dataset_(dataset),
       threads_(std::max(1, threads)) {
-  const std::string_view header = outcomesTsvHeader();
-  set_.append(handle_, header);
-  hash_.update(header);
+  emit(outcomesTsvHeader());
 }
+
+OutcomesWriter::OutcomesWriter(std::function<void(std::string_view)> sink,
+                               const Dataset &dataset, int threads)
+    : sink_(std::move(sink)), path_("outcome rows"), dataset_(dataset),
+      threads_(std::max(1, threads)) {}
+
+void OutcomesWriter::emit(std::string_view bytes) {
+  if (set_)
+    set_->append(handle_, bytes);
+  else
+    sink_(bytes);
+  hash_.update(bytes);
+}
+
+void OutcomesWriter::appendRows(std::string_view rows) { emit(rows); }
 
 void OutcomesWriter::write(const CandidateSet &candidates,
                            const std::vector<Outcome> &outcomes,
@@ -76,15 +89,14 @@ void OutcomesWriter::write(const CandidateSet &candidates,
         if (e)
           std::rethrow_exception(e);
     }
-    for (size_t i = 0; i < n; ++i) {
-      set_.append(handle_, texts[i]);
-      hash_.update(texts[i]);
-    }
+    for (size_t i = 0; i < n; ++i)
+      emit(texts[i]);
   }
 }
 
 std::string OutcomesWriter::finish() {
-  set_.close(handle_);
+  if (set_)
+    set_->close(handle_);
   return hash_.hexDigest();
 }
 

@@ -9,6 +9,12 @@
 // The OutputSet's semantics are unchanged: nothing is visible before its
 // commit, and a failure or an interrupt removes the temporary.
 //
+// The lines of part of a run (a shard, a checkpoint range, an MPI rank) are
+// formatted the same way into any sink (a part file's rows, a rank's spool);
+// the writer of the whole file then appends them as they are (appendRows):
+// the lines of a list depend only on its own candidates, so the bytes are
+// those of one process.
+//
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_OUTCOMESWRITER_H
 #define PROOFC_RUNTIME_OUTCOMESWRITER_H
@@ -21,6 +27,7 @@
 #include "proofc/runtime/RankMetrics.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,18 +39,28 @@ public:
   /// `threads` (>= 1) format the lines.
   OutcomesWriter(OutputSet &set, const std::string &path,
                  const Dataset &dataset, int threads);
+  /// Formats the lines into `sink` only, without the header: the rows of
+  /// part of a run. finish() then only returns their SHA-256.
+  OutcomesWriter(std::function<void(std::string_view)> sink,
+                 const Dataset &dataset, int threads);
   /// Appends the lines of `candidates`' groups (every one, in order; the
   /// blocks must come in candidate order), ranks from `pairs` (one per
   /// group).
   void write(const CandidateSet &candidates,
              const std::vector<Outcome> &outcomes,
              const std::vector<PairRanks> &pairs);
+  /// Appends lines formatted before, by a writer of the other kind (a
+  /// part's rows, a rank's), as they are.
+  void appendRows(std::string_view rows);
   /// Closes the file (fsync); returns the SHA-256 of every byte written.
   std::string finish();
 
 private:
-  OutputSet &set_;
-  size_t handle_;
+  void emit(std::string_view bytes);
+
+  OutputSet *set_ = nullptr;
+  size_t handle_ = 0;
+  std::function<void(std::string_view)> sink_;
   std::string path_;
   const Dataset &dataset_;
   int threads_;

@@ -213,8 +213,11 @@ json reportJson(const ReportInputs &in) {
                                                  ? json(nullptr)
                                                  : json(p.weightsSha256)},
                           {"dataset_fingerprint", p.datasetFingerprint}};
-  if (in.mpiRanks > 0)
+  if (in.mpiRanks > 0) {
     report["mpi"] = {{"ranks", in.mpiRanks}};
+    if (!in.mpiDevices.empty())
+      report["mpi"]["devices"] = in.mpiDevices;
+  }
   if (in.rankMetrics) {
     report["rank_metrics"] = rankMetricsJson(*in.rankMetrics, in.relationNames);
     report["pykeen"] = pykeenKeyMap(*in.rankMetrics);

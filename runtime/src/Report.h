@@ -70,6 +70,8 @@ struct ReportInputs {
   /// An MPI launch of this many ranks (docs/scale-out.md): written as
   /// "mpi" {"ranks"} when > 0.
   int64_t mpiRanks = 0;
+  /// Each rank's device, in rank order ("mpi" {"devices"}); may be empty.
+  std::vector<std::string> mpiDevices;
 };
 
 nlohmann::json reportJson(const ReportInputs &inputs);

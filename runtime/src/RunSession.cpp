@@ -17,7 +17,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <thread>
@@ -90,6 +92,9 @@ void checkOutputPaths(const RunSessionOptions &options) {
   if (!options.part.empty())
     fail("--part {}: a part is written only with --shard i/n",
          escapeForMessage(options.part));
+  if (options.outcomeRows && options.mpiRanks == 0)
+    fail("--part-outcomes: the outcome rows go to a part, written only with "
+         "--shard i/n --part FILE (a whole run writes them with --outcomes)");
   struct Output {
     const std::string &path;
     const char *what, *flag;
@@ -183,15 +188,71 @@ RunSession::RunSession(const ProgramSpec &program,
   if (!options_.report.empty())
     sizes.push_back({options_.report, kReportBytesBound, "the report"});
   if (!options_.part.empty())
-    sizes.push_back({options_.part, 9 * candidates + kReportBytesBound,
-                     "the shard's part"});
+    // The tally (41 B a list) and, with --part-outcomes, the rows.
+    sizes.push_back(
+        {options_.part,
+         82 * static_cast<uint64_t>(layout().queryCount()) + kReportBytesBound +
+             (options_.outcomeRows ? outcomesTsvBound(layout(), dataset()) : 0),
+         "the shard's part"});
   checkFreeSpace(sizes);
 }
+
+namespace {
+
+/// An MPI rank's outcome rows, kept on disk until they go to rank 0: a
+/// temporary file of TMPDIR (or /tmp), removed with the spool.
+class RowSpool {
+public:
+  RowSpool() {
+    std::error_code ec;
+    std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+    if (ec)
+      dir = "/tmp";
+    path_ = (dir / "proofc-rows-XXXXXX").string();
+    fd_ = ::mkstemp(path_.data());
+    if (fd_ < 0)
+      fail("{}: cannot create the outcome rows' spool: {}",
+           escapeForMessage(path_), std::strerror(errno));
+  }
+  ~RowSpool() {
+    ::close(fd_);
+    ::unlink(path_.c_str());
+  }
+  RowSpool(const RowSpool &) = delete;
+  RowSpool &operator=(const RowSpool &) = delete;
+
+  void append(std::string_view bytes) {
+    for (size_t at = 0; at < bytes.size();) {
+      const ssize_t n = ::write(fd_, bytes.data() + at, bytes.size() - at);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        fail("{}: cannot write the outcome rows' spool: {}",
+             escapeForMessage(path_), std::strerror(errno));
+      at += static_cast<size_t>(n);
+    }
+    bytes_ += bytes.size();
+  }
+  RowSlice slice() const { return {path_, 0, bytes_, ""}; }
+
+private:
+  std::string path_;
+  int fd_ = -1;
+  uint64_t bytes_ = 0;
+};
+
+} // namespace
 
 struct RunSession::Staged {
   OutputSet set;
   std::unique_ptr<OutcomesWriter> outcomes;
   std::string outcomesSha256;
+  /// This run's rows on disk, not yet copied into `outcomes`.
+  std::vector<RowSlice> ownRows;
+  /// A shard's part, its rows written as the run goes (no checkpoint).
+  std::unique_ptr<PartWriter> part;
+  /// An MPI rank's rows (no checkpoint).
+  std::unique_ptr<RowSpool> spool;
 };
 
 RunSession::~RunSession() = default;
@@ -225,14 +286,18 @@ RunOutput RunSession::evaluateRanges() {
       options_.shardCount > 0
           ? shardRange(set, options_.shardIndex, options_.shardCount)
           : wholeRange(set);
-  std::vector<Outcome> outcomes(static_cast<size_t>(scope.candidates()));
+  const bool rows = wantsRows();
+  // Every range's tally (recorded before or run now), in query order at the
+  // end; with a checkpoint, their rows are in the range files.
+  std::vector<PartFile> pieces;
   std::vector<QueryRange> pending{scope};
   int64_t resumed = 0;
   std::unique_ptr<Checkpoint> checkpoint;
   if (!options_.checkpoint.empty()) {
     checkpoint = std::make_unique<Checkpoint>(options_.checkpoint,
                                               identity(), set, scope);
-    pending = checkpoint->resume(outcomes, options_.checkpointEvery, resumed);
+    pending = checkpoint->resume(options_.checkpointEvery, rows, pieces,
+                                 resumed);
   }
   // With --proofs: each range's proof lines, by its first query; a recorded
   // range's are read back from the proofs part beside its file.
@@ -248,6 +313,24 @@ RunOutput RunSession::evaluateRanges() {
         proofs[range.queryBegin] = resumedProofs(range, file);
   }
   InterruptGuard::throwIfRaised();
+  // Without a checkpoint the rows go straight where they end: the outcomes
+  // file (one process, MPI's rank 0), the part (a shard), the spool (an
+  // MPI rank that sends them).
+  staged_ = std::make_unique<Staged>();
+  std::function<void(std::string_view)> direct;
+  if (!checkpoint) {
+    if (options_.shardCount > 0 && options_.mpiRanks == 0) {
+      staged_->part = std::make_unique<PartWriter>(options_.part, rows);
+      if (rows)
+        direct = [this](std::string_view b) { staged_->part->appendRows(b); };
+    } else if (!options_.outcomes.empty()) {
+      staged_->outcomes = std::make_unique<OutcomesWriter>(
+          staged_->set, options_.outcomes, dataset(), hostThreads());
+    } else if (rows) {
+      staged_->spool = std::make_unique<RowSpool>();
+      direct = [this](std::string_view b) { staged_->spool->append(b); };
+    }
+  }
   ProgressReporter progress(
       scope.candidates(),
       progressStyleFor(options_.progressStream, options_.quiet),
@@ -255,13 +338,8 @@ RunOutput RunSession::evaluateRanges() {
   int64_t done = resumed;
   std::string rangeProofs;
   EvaluateControl control;
-  if (proofWriter)
-    control.onBlock = [&](const OutcomeBlock &block) {
-      rangeProofs += proofWriter->lines(block.candidates,
-                                        block.range.candidateBegin,
-                                        block.outcomes, *block.actions);
-    };
   control.cancel = &InterruptGuard::flag();
+  control.keepOutcomes = false; // the tally and the rows are kept
   control.progress = [&](int64_t finished, int64_t) {
     progress.update(done + finished);
     if (options_.onProgress)
@@ -271,18 +349,48 @@ RunOutput RunSession::evaluateRanges() {
   int64_t chunks = 0, chunkSize = 0;
   for (const QueryRange &range : pending) {
     InterruptGuard::throwIfRaised();
+    std::unique_ptr<PartWriter> writer =
+        checkpoint ? checkpoint->begin(range, rows) : nullptr;
+    std::unique_ptr<OutcomesWriter> formatter;
+    if (writer && rows)
+      formatter = std::make_unique<OutcomesWriter>(
+          [&](std::string_view b) { writer->appendRows(b); }, dataset(),
+          hostThreads());
+    else if (direct)
+      formatter =
+          std::make_unique<OutcomesWriter>(direct, dataset(), hostThreads());
+    OutcomesWriter *lines =
+        formatter ? formatter.get() : staged_->outcomes.get();
+    // Each finished block: its outcome rows to their sink, its proof lines
+    // to the range's (both in candidate order).
+    control.onBlock = {};
+    if (lines || proofWriter)
+      control.onBlock = [&, lines](const OutcomeBlock &block) {
+        if (lines)
+          lines->write(block.candidates, block.outcomes, block.pairs);
+        if (proofWriter)
+          rangeProofs += proofWriter->lines(block.candidates,
+                                            block.range.candidateBegin,
+                                            block.outcomes, *block.actions);
+      };
     rangeProofs.clear();
     RangeResult r = session_->evaluateRange(weights_, range, control);
     InterruptGuard::throwIfRaised();
-    std::copy(r.outcomes.begin(), r.outcomes.end(),
-              outcomes.begin() + (range.candidateBegin - scope.candidateBegin));
-    if (checkpoint && proofWriter)
-      // Before the range's part: a recorded range always has its proofs.
-      writeAtomically(
-          checkpointProofsPath(checkpoint->rangeFile(range)),
-          serializeProofsPart(proofsPartOf(range, rangeProofs)));
-    if (checkpoint)
-      checkpoint->record(range, r.outcomes);
+    if (checkpoint) {
+      if (proofWriter)
+        // Before the range's part: a recorded range always has its proofs.
+        writeAtomically(
+            checkpointProofsPath(checkpoint->rangeFile(range)),
+            serializeProofsPart(proofsPartOf(range, rangeProofs)));
+      pieces.push_back(
+          checkpoint->record(*writer, range, std::move(r.pairs), r.counts));
+    } else {
+      PartFile piece;
+      piece.range = range;
+      piece.pairs = std::move(r.pairs);
+      piece.counts = r.counts;
+      pieces.push_back(std::move(piece));
+    }
     if (proofWriter)
       proofs[range.queryBegin] = std::move(rangeProofs);
     timings.setupSeconds += r.timings.setupSeconds;
@@ -294,8 +402,27 @@ RunOutput RunSession::evaluateRanges() {
     done += range.candidates();
   }
   progress.finish();
-  RunOutput out = finishScope(scope, std::move(outcomes), timings, chunks,
-                              chunkSize, resumed);
+  std::sort(pieces.begin(), pieces.end(),
+            [](const PartFile &a, const PartFile &b) {
+              return a.range.queryBegin < b.range.queryBegin;
+            });
+  std::vector<PairRanks> pairs;
+  pairs.reserve(static_cast<size_t>(2 * scope.queries()));
+  OutcomeCounts counts;
+  std::vector<RowSlice> slices;
+  for (PartFile &piece : pieces) {
+    pairs.insert(pairs.end(), piece.pairs.begin(), piece.pairs.end());
+    counts.add(piece.counts);
+    if (checkpoint && rows)
+      slices.push_back(piece.rows);
+  }
+  if (staged_->spool)
+    slices.push_back(staged_->spool->slice());
+  RunOutput out = finishScope(scope, std::move(pairs), counts, timings,
+                              chunks, chunkSize, resumed);
+  out.rows = std::move(slices);
+  if (!options_.outcomes.empty())
+    staged_->ownRows = out.rows;
   if (proofWriter) {
     out.proofLines.emplace();
     for (const auto &[begin, lines] : proofs)
@@ -334,14 +461,16 @@ std::string RunSession::resumedProofs(const QueryRange &range,
 }
 
 RunOutput RunSession::finishScope(const QueryRange &scope,
-                                  std::vector<Outcome> outcomes,
+                                  std::vector<PairRanks> pairs,
+                                  const OutcomeCounts &counts,
                                   const BackendTimings &timings,
                                   int64_t chunks, int64_t chunkSize,
                                   int64_t resumed) {
-  SessionResult result = session_->finish(weights_, scope, std::move(outcomes),
-                                          timings, chunks, chunkSize);
   RunOutput out;
-  out.outcomes = std::move(result.outcomes);
+  out.pairs = pairs;
+  out.counts = counts;
+  SessionResult result = session_->finish(weights_, scope, std::move(pairs),
+                                          counts, timings, chunks, chunkSize);
   out.report = *result.report;
   out.chunks = result.chunks;
   out.chunkSize = result.chunkSize;
@@ -404,14 +533,35 @@ RunOutput RunSession::evaluate() {
   return out;
 }
 
-RunOutput RunSession::gatheredOutput(std::vector<Outcome> outcomes,
+RunOutput RunSession::gatheredOutput(std::vector<PairRanks> pairs,
+                                     const OutcomeCounts &counts,
                                      const BackendTimings &timings,
                                      int64_t chunks, int64_t chunkSize,
                                      int64_t resumed) {
-  RunOutput out = finishScope(wholeRange(layout()), std::move(outcomes),
+  RunOutput out = finishScope(wholeRange(layout()), std::move(pairs), counts,
                               timings, chunks, chunkSize, resumed);
   out.report.mpiRanks = options_.mpiRanks;
   return out;
+}
+
+OutcomesWriter &RunSession::outcomesWriter() const {
+  if (!staged_)
+    staged_ = std::make_unique<Staged>();
+  if (!staged_->outcomes) {
+    staged_->outcomes = std::make_unique<OutcomesWriter>(
+        staged_->set, options_.outcomes, dataset(), hostThreads());
+    OutcomesWriter &writer = *staged_->outcomes;
+    copyRows(staged_->ownRows,
+             [&](std::string_view b) { writer.appendRows(b); });
+    staged_->ownRows.clear();
+  }
+  return *staged_->outcomes;
+}
+
+void RunSession::appendOutcomeRows(std::string_view rows) {
+  if (options_.outcomes.empty())
+    fail("outcome rows for a run that writes no outcomes file");
+  outcomesWriter().appendRows(rows);
 }
 
 void RunSession::printSummary(std::FILE *out, const RunOutput &output) const {
@@ -466,7 +616,8 @@ PartFile RunSession::shardPart(const RunOutput &output) const {
   part.totalCandidates = layout().candidateCount();
   part.rankMetrics = options_.rankMetrics;
   part.report = reportJson(output.report);
-  part.outcomes = output.outcomes;
+  part.pairs = output.pairs;
+  part.counts = output.counts;
   return part;
 }
 
@@ -483,7 +634,17 @@ void RunSession::writeOutputs(const RunOutput &output, std::FILE *out) const {
     if (!options_.proofs.empty())
       writeAtomically(options_.proofs,
                       serializeProofsPart(shardProofs(output)));
-    writeAtomically(options_.part, serializePart(shardPart(output)));
+    // The part's rows were written as the run went, or are in the
+    // checkpoint's range files: copied, never held.
+    std::unique_ptr<PartWriter> writer;
+    if (staged_ && staged_->part) {
+      writer = std::move(staged_->part);
+    } else {
+      writer = std::make_unique<PartWriter>(options_.part, wantsRows());
+      copyRows(output.rows, [&](std::string_view b) { writer->appendRows(b); });
+    }
+    PartFile part = shardPart(output);
+    writer->commit(part);
     fmt::print(out, "part      {}\n", options_.part);
     if (!options_.proofs.empty())
       fmt::print(out, "proofs    {}\n", options_.proofs);
@@ -492,35 +653,18 @@ void RunSession::writeOutputs(const RunOutput &output, std::FILE *out) const {
   // One result: all staged (a streamed run's outcomes file already is),
   // then the outcomes and the report (last) made visible together
   // (OutputFiles.h, docs/outputs.md).
+  if (!options_.outcomes.empty() &&
+      (!staged_ || staged_->outcomesSha256.empty()))
+  {
+    OutcomesWriter &writer = outcomesWriter();
+    staged_->outcomesSha256 = writer.finish();
+  }
   std::unique_ptr<Staged> staged = std::move(staged_);
   if (!staged)
     staged = std::make_unique<Staged>();
   OutputSet &set = staged->set;
   ReportInputs report = output.report;
   if (!options_.outcomes.empty()) {
-    if (!staged->outcomes) {
-      // Outcomes held in memory (a checkpointed run): written range by range
-      // of about a block, never the whole candidate set at once.
-      if (static_cast<int64_t>(output.outcomes.size()) !=
-          output.range.candidates())
-        fail("{}: {} outcomes for the {} candidates of the run",
-             options_.outcomes, output.outcomes.size(),
-             output.range.candidates());
-      OutcomesWriter writer(set, options_.outcomes, dataset(), hostThreads());
-      for (const QueryRange &part :
-           splitRange(layout(), output.range,
-                      options_.blockCandidates > 0 ? options_.blockCandidates
-                                                   : kDefaultBlockCandidates)) {
-        const CandidateSet block = session_->candidatesOf(part);
-        const std::vector<Outcome> slice(
-            output.outcomes.begin() +
-                (part.candidateBegin - output.range.candidateBegin),
-            output.outcomes.begin() +
-                (part.candidateEnd - output.range.candidateBegin));
-        writer.write(block, slice, rankPairs(block, slice));
-      }
-      staged->outcomesSha256 = writer.finish();
-    }
     report.outcomesFile = options_.outcomes;
     report.outcomesSha256 = staged->outcomesSha256;
   }

@@ -41,9 +41,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace proofc {
+
+class OutcomesWriter;
 
 /// --checkpoint-every's default: about 9 MiB of outcomes per range file.
 inline constexpr int64_t kDefaultCheckpointEvery = int64_t{1} << 20;
@@ -66,8 +69,15 @@ struct RunSessionOptions {
   /// True: RunOutput::outcomes holds every outcome (embedders, tests).
   /// False (the tools): none is kept, so that host memory is bounded by the
   /// blocks in flight, not the pool; the outcomes file is written as the
-  /// blocks finish either way. --proofs and --shard keep them regardless.
+  /// blocks finish either way. --proofs keeps them regardless; a shard, a
+  /// checkpointed run and an MPI rank never keep them (their tally does).
   bool keepOutcomes = true;
+  /// The run keeps its scope's outcome rows (the TSV lines) on disk besides
+  /// its tally: `--part-outcomes` (the part carries them, so that `proofc
+  /// merge --outcomes` can write the file), and an MPI rank other than 0
+  /// when rank 0 writes an outcomes file (it sends them). Implied by
+  /// `outcomes`.
+  bool outcomeRows = false;
   bool quiet = false; ///< no progress display
   std::string report;   ///< JSON report path; empty: none
   std::string outcomes; ///< outcomes TSV path; empty: none
@@ -111,14 +121,30 @@ struct RunSessionOptions {
   /// goes to rank 0, whose gatheredOutput() is the whole run's and whose
   /// writeOutputs() writes the report and the outcomes.
   int64_t mpiRanks = 0;
+  /// The tool's --device (the tools open the backend with it; an MPI rank
+  /// may replace "cuda" by its own GPU, rankDevice()).
+  std::string device = "auto";
+  /// The tool's --devices (all|0,1,...; empty: none): several GPUs of this
+  /// host, one device worker each. Unchanged under MPI: every rank opens
+  /// the list it was given (docs/scale-out.md, "MPI ranks").
+  std::string devices;
 };
 
-/// What evaluate() produced (with --shard: the shard's outcomes and a
-/// report over its queries).
+/// What evaluate() produced (with --shard: the shard's tally and a report
+/// over its queries).
 struct RunOutput {
   /// Indexed like the candidates; empty when the options' keepOutcomes is
-  /// false (and neither --proofs nor --shard asked for them).
+  /// false (and --proofs did not ask for them), and with a shard, a
+  /// checkpoint or an MPI rank (PartFile.h: they keep the tally).
   std::vector<Outcome> outcomes;
+  /// The tally of `range`: every list's ranks (in list order) and the
+  /// outcome counts; what a part, a checkpoint range and an MPI rank carry.
+  std::vector<PairRanks> pairs;
+  OutcomeCounts counts;
+  /// The range's outcome rows where they are on disk (checkpoint ranges, an
+  /// MPI rank's spool), in order; empty when they went straight to their
+  /// destination or none was asked.
+  std::vector<RowSlice> rows;
   /// Every step's action (RunSessionOptions::proofs set, a whole run),
   /// else empty.
   ActionTrace actions;
@@ -199,6 +225,8 @@ public:
   const CandidateSet &candidates() const { return session_->candidates(); }
   const CandidateLayout &layout() const { return session_->layout(); }
   const RunSessionOptions &options() const { return options_; }
+  /// The device as the tool named it ("cpu (2 threads)", "cuda:1").
+  std::string deviceName() const { return session_->deviceName(); }
 
   /// Runs the backend over every candidate (with a shard: the shard's) in
   /// chunks of chunkSizeFor(pool, maxPool, backend.poolCapacity()),
@@ -206,8 +234,8 @@ public:
   /// recorded ranges and recording each finished one.
   RunOutput evaluate();
 
-  /// With a shard: the part of `output` (evaluate()'s) in memory, as
-  /// writeOutputs() writes it to --part.
+  /// With a shard: the part of `output` (evaluate()'s) without rows, as
+  /// writeOutputs() writes it to --part and an MPI rank sends it.
   PartFile shardPart(const RunOutput &output) const;
 
   /// With a shard and --proofs: the shard's proofs part (ProofParts.h), as
@@ -215,12 +243,19 @@ public:
   ProofsPart shardProofs(const RunOutput &output) const;
 
   /// An MPI launch's rank 0: the whole run's output from every rank's
-  /// outcomes, put in place (`outcomes`: the whole pool's), by the code of
-  /// one run (Session::finish over wholeRange()); `timings`, `chunks`,
-  /// `chunkSize` and `resumed` as summed over the ranks.
-  RunOutput gatheredOutput(std::vector<Outcome> outcomes,
+  /// tally, concatenated in rank order (`pairs`: every list's, `counts`:
+  /// the sum), by the code of one run (Session::finish over wholeRange());
+  /// `timings`, `chunks`, `chunkSize` and `resumed` as summed over the
+  /// ranks.
+  RunOutput gatheredOutput(std::vector<PairRanks> pairs,
+                           const OutcomeCounts &counts,
                            const BackendTimings &timings, int64_t chunks,
                            int64_t chunkSize, int64_t resumed);
+
+  /// An MPI launch's rank 0, after evaluate(): appends another rank's
+  /// outcome rows to the outcomes file, after this run's own and those
+  /// appended before (in rank order).
+  void appendOutcomeRows(std::string_view rows);
 
   /// printRunSummary(), plus a `pool` line when the pool ran in chunks.
   void printSummary(std::FILE *out, const RunOutput &output) const;
@@ -258,10 +293,18 @@ private:
   /// part beside its file `rangeFile`, checked against this run.
   std::string resumedProofs(const QueryRange &range,
                             const std::string &rangeFile) const;
-  /// The output over `scope` of outcomes computed before (Session::finish).
-  RunOutput finishScope(const QueryRange &scope, std::vector<Outcome> outcomes,
+  /// The output over `scope` from its tally (Session::finish).
+  RunOutput finishScope(const QueryRange &scope, std::vector<PairRanks> pairs,
+                        const OutcomeCounts &counts,
                         const BackendTimings &timings, int64_t chunks,
                         int64_t chunkSize, int64_t resumed);
+  /// Whether this run formats its scope's outcome rows.
+  bool wantsRows() const {
+    return options_.outcomeRows || !options_.outcomes.empty();
+  }
+  /// The outcomes file's writer (staged), made at the first call, this
+  /// run's own rows kept on disk copied into it first.
+  OutcomesWriter &outcomesWriter() const;
 
   InterruptGuard interrupts_; ///< first: covers loading too
   RunSessionOptions options_;

@@ -2,9 +2,9 @@
 //
 // The input is a whole part file (`--shard --part`, a checkpoint range;
 // docs/scale-out.md). A rejected file must be a proofc::Error naming it; an
-// accepted one must hold as many outcomes as its candidate range, and must
-// survive serializePart + parsePart unchanged (every outcome bit, the range,
-// the identity and its hash).
+// accepted one must hold two tally records per query of its range and
+// counts of as many candidates, and must survive serializePart + parsePart
+// unchanged (every tally bit, the range, the identity and its hash).
 //
 //===----------------------------------------------------------------------===//
 #include "FuzzUtil.h"
@@ -29,23 +29,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     proofc::fuzz::checkMessage(e.what());
     return 0;
   }
-  FUZZ_CHECK(static_cast<int64_t>(part.outcomes.size()) ==
-                 part.range.candidates(),
-             "%zu outcomes for a range of %lld candidates",
-             part.outcomes.size(),
+  FUZZ_CHECK(static_cast<int64_t>(part.pairs.size()) ==
+                     2 * part.range.queries() &&
+                 part.counts.candidates == part.range.candidates(),
+             "%zu tally records and %lld counted for a range of %lld "
+             "queries and %lld candidates",
+             part.pairs.size(),
+             static_cast<long long>(part.counts.candidates),
+             static_cast<long long>(part.range.queries()),
              static_cast<long long>(part.range.candidates()));
   const PartFile back = parsePart(serializePart(part), "fuzz.part");
   FUZZ_CHECK(back.kind == part.kind, "round trip changed the kind");
   FUZZ_CHECK(back.range == part.range, "round trip changed the range");
   FUZZ_CHECK(back.identity.sha256() == part.identity.sha256(),
              "round trip changed the inputs");
-  FUZZ_CHECK(back.outcomes.size() == part.outcomes.size(),
-             "round trip changed the outcome count");
-  for (size_t i = 0; i < part.outcomes.size(); ++i) {
-    const Outcome &a = part.outcomes[i], &b = back.outcomes[i];
-    FUZZ_CHECK(a.status == b.status && a.depth == b.depth &&
-                   std::memcmp(&a.logp, &b.logp, 4) == 0,
-               "round trip changed outcome %zu", i);
+  FUZZ_CHECK(back.pairs.size() == part.pairs.size(),
+             "round trip changed the tally's size");
+  for (size_t i = 0; i < part.pairs.size(); ++i) {
+    const PairRanks &a = part.pairs[i], &b = back.pairs[i];
+    FUZZ_CHECK(a.query == b.query && a.mode == b.mode &&
+                   a.relation == b.relation && a.listSize == b.listSize &&
+                   std::memcmp(a.rank.data(), b.rank.data(), 24) == 0,
+               "round trip changed tally record %zu", i);
   }
   return 0;
 }

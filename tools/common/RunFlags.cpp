@@ -62,6 +62,9 @@ RunFlags::sessionOptions(std::chrono::steady_clock::time_point started) const {
            escapeForMessage(shard), kMaxShards);
   }
   so.part = part;
+  so.outcomeRows = partOutcomes;
+  so.device = device;
+  so.devices = devices;
   so.checkpoint = checkpoint;
   so.checkpointEvery = checkpointEvery;
   return so;
@@ -164,9 +167,13 @@ void addRunFlags(CLI::App &command, RunFlags &f) {
       ->type_name("i/n");
   command
       .add_option("--part", f.part,
-                  "Where --shard writes the shard's outcomes (a part file)")
+                  "Where --shard writes the shard's tally (a part file)")
       ->check(nonEmptyPath())
       ->type_name("FILE.part");
+  command.add_flag("--part-outcomes", f.partOutcomes,
+                   "The part also carries the shard's outcome rows, for "
+                   "`proofc merge --outcomes` (by default it carries the "
+                   "tally: each list's ranks and the outcome counts)");
   command
       .add_option("--checkpoint", f.checkpoint,
                   "Record finished query ranges in DIR; the same command "

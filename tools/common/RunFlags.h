@@ -49,6 +49,7 @@ struct RunFlags {
   uint64_t bootstrapSeed = 0;
   std::string shard;           ///< --shard i/n; empty: the whole run
   std::string part;            ///< --part FILE (with --shard)
+  bool partOutcomes = false;   ///< --part-outcomes: the part carries the rows
   std::string checkpoint;      ///< --checkpoint DIR; empty: none
   int64_t checkpointEvery = kDefaultCheckpointEvery;
 
@@ -64,7 +65,8 @@ struct RunFlags {
 /// --split, --corruptions, --seed, --queries, --device, --threads, --facts,
 /// --max-pool, --block, --quiet, --report, --outcomes, --proofs, --proofs-format,
 /// --proofs-of, --hits, --per-relation, --bootstrap, --bootstrap-seed,
-/// --shard, --part, --checkpoint, --checkpoint-every (docs/scale-out.md).
+/// --shard, --part, --part-outcomes, --checkpoint, --checkpoint-every
+/// (docs/scale-out.md).
 void addRunFlags(CLI::App &command, RunFlags &flags);
 
 } // namespace proofc::cli

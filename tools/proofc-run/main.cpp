@@ -70,12 +70,12 @@ int run(const Options &o) {
     loadSeconds = std::chrono::duration<double>(Clock::now() - start).count();
     // The device first, so that an unavailable one fails before any loading.
     SessionOptions device;
-    device.device = o.run.devices.empty() ? o.run.device : "cuda";
-    device.threads = o.run.threads;
+    device.device = so.devices.empty() ? so.device : "cuda";
+    device.threads = so.threads;
     device.cond = o.cond;
     device.unroll = o.unroll;
     device.memoEntries = o.memoEntries;
-    device.devices = o.run.devices;
+    device.devices = so.devices;
     selected = openDevices(*bundle, o.bundle, device, "--device", "--devices");
     std::vector<Backend *> backends;
     std::vector<std::string> names;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
+#include "FileIO.h"
 #include "HostBackend.h"
 #include "PartFile.h"
 #include "proofc/runtime/QueryRanges.h"
@@ -19,6 +20,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 
 using namespace proofc;
@@ -147,48 +149,137 @@ PartFile samplePart() {
   p.range = {3, 5, 10, 14};
   p.totalQueries = 9;
   p.totalCandidates = 30;
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  p.outcomes = {{ProofStatus::Proved, 3, -1.25f},
-                {ProofStatus::Failed, 0, -std::numeric_limits<float>::infinity()},
-                {ProofStatus::Truncated, 20, -0.0f},
-                {ProofStatus::Proved, 7, nan}};
+  // Ranks with every bit that matters: halves, a list of one.
+  p.pairs = {{3, Mode::Head, 2, 1, {1, 1, 1}},
+             {3, Mode::Tail, 2, 1, {1, 1, 1}},
+             {4, Mode::Head, 7, 1, {1, 1, 1}},
+             {4, Mode::Tail, 7, 1, {1, 1, 1}}};
+  p.pairs[1].listSize = 3;
+  p.pairs[1].rank = {1, 3, 2};
+  p.pairs[3].listSize = 1 + (int64_t{1} << 40);
+  p.pairs[3].rank = {2, 1e12, 0.5 * (2 + 1e12)};
+  p.counts = {4, 1, 2, 1, 27};
   return p;
 }
 
 TEST(PartFile, RoundTripsEveryBit) {
   const PartFile p = samplePart();
   const std::string bytes = serializePart(p);
-  EXPECT_EQ(bytes.rfind("proofc-part 1\n", 0), 0u);
+  EXPECT_EQ(bytes.rfind("proofc-part 2\n", 0), 0u);
   const PartFile q = parsePart(bytes, "x.part");
   EXPECT_EQ(q.kind, "range");
   EXPECT_TRUE(q.range == p.range);
   EXPECT_EQ(q.identity.seed, p.identity.seed);
   EXPECT_EQ(q.identity.sha256(), p.identity.sha256());
-  ASSERT_EQ(q.outcomes.size(), p.outcomes.size());
-  for (size_t i = 0; i < p.outcomes.size(); ++i) {
-    EXPECT_EQ(q.outcomes[i].status, p.outcomes[i].status);
-    EXPECT_EQ(q.outcomes[i].depth, p.outcomes[i].depth);
-    EXPECT_EQ(std::memcmp(&q.outcomes[i].logp, &p.outcomes[i].logp, 4), 0);
+  EXPECT_FALSE(q.hasRows);
+  ASSERT_EQ(q.pairs.size(), p.pairs.size());
+  for (size_t i = 0; i < p.pairs.size(); ++i) {
+    EXPECT_EQ(q.pairs[i].query, p.pairs[i].query);
+    EXPECT_EQ(q.pairs[i].mode, p.pairs[i].mode);
+    EXPECT_EQ(q.pairs[i].relation, p.pairs[i].relation);
+    EXPECT_EQ(q.pairs[i].listSize, p.pairs[i].listSize);
+    EXPECT_EQ(std::memcmp(q.pairs[i].rank.data(), p.pairs[i].rank.data(), 24),
+              0);
   }
+  EXPECT_EQ(q.counts.candidates, 4);
+  EXPECT_EQ(q.counts.proved, 1);
+  EXPECT_EQ(q.counts.failed, 2);
+  EXPECT_EQ(q.counts.truncated, 1);
+  EXPECT_EQ(q.counts.depthSum, 27);
+}
+
+TEST(PartFile, WriterStreamsRowsReaderLocatesThem) {
+  const TempDir tmp;
+  const std::string dir = tmp.path();
+  PartFile p = samplePart();
+  p.kind = "shard";
+  p.report = {{"timings", nlohmann::json::object()}};
+  const std::string path = dir + "/s.part";
+  {
+    PartWriter writer(path, /*rows=*/true);
+    writer.appendRows("a\tb\n");
+    writer.appendRows("c\td\n");
+    writer.commit(p);
+  }
+  EXPECT_TRUE(p.hasRows);
+  EXPECT_EQ(p.rows.bytes, 8u);
+  const PartFile q = readPart(path);
+  ASSERT_TRUE(q.hasRows);
+  EXPECT_EQ(q.rows.offset, 14u);
+  EXPECT_EQ(q.rows.bytes, 8u);
+  EXPECT_EQ(q.pairs.size(), 4u);
+  std::string rows;
+  copyRows({q.rows}, [&](std::string_view b) { rows += b; }, 3);
+  EXPECT_EQ(rows, "a\tb\nc\td\n");
+  // The same bytes parse in memory, the rows' hash checked there.
+  std::string bytes = readFile(path);
+  EXPECT_EQ(parsePart(bytes, "m.part").rows.sha256, q.rows.sha256);
+  bytes[15] = 'x';
+  EXPECT_EQ(errorOf([&] { parsePart(bytes, "m.part"); }),
+            "m.part: the outcome rows' SHA-256 does not match the header (the "
+            "file is damaged)");
+  writeAtomically(dir + "/d.part", bytes);
+  EXPECT_EQ(errorOf([&] {
+              copyRows({readPart(dir + "/d.part").rows},
+                       [](std::string_view) {});
+            }),
+            dir + "/d.part: the outcome rows' SHA-256 does not match the "
+                  "header (the file is damaged)");
+  // A writer destroyed before its commit leaves nothing.
+  { PartWriter gone(dir + "/gone.part", true); }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/gone.part"));
 }
 
 TEST(PartFile, DamageIsRefusedByName) {
   const std::string bytes = serializePart(samplePart());
-  std::string status = bytes;
-  status[status.size() - 9] = 7; // the last outcome's status byte
-  EXPECT_EQ(errorOf([&] { parsePart(status, "x.part"); }),
-            "x.part: the outcomes' SHA-256 does not match the header (the "
+  std::string rank = bytes;
+  rank[14 + 41 + 17] ^= 1; // a bit of the second record's first rank
+  EXPECT_EQ(errorOf([&] { parsePart(rank, "x.part"); }),
+            "x.part: the tally's SHA-256 does not match the header (the "
             "file is damaged)");
   std::string inputs = bytes;
   inputs.replace(inputs.find("\"seed\":"), 7, "\"seed\":1");
   EXPECT_NE(errorOf([&] { parsePart(inputs, "x.part"); }).find("x.part: "),
             std::string::npos);
-  EXPECT_EQ(errorOf([&] { parsePart("proofc-part 2\n{}\n", "x.part"); }),
+  EXPECT_EQ(errorOf([&] { parsePart("proofc-part 1\n{}\n", "x.part"); }),
             "x.part: a proofc part file of another version (this proofc "
-            "reads version 1)");
+            "reads version 2: parts and checkpoint ranges of an older proofc "
+            "hold outcomes, not the tally; run the shards or the checkpoint "
+            "again)");
   EXPECT_EQ(errorOf([&] { parsePart(bytes + "x", "x.part"); }),
-            "x.part: 37 bytes of outcomes for 4 candidates (36 expected): "
-            "the file is cut off or has extra bytes");
+            "x.part: the part is cut off or damaged (its last line does not "
+            "locate the header)");
+  std::string extra = bytes;
+  extra.insert(14, "x");
+  EXPECT_EQ(errorOf([&] { parsePart(extra, "x.part"); }),
+            "x.part: the part is cut off or damaged (its last line does not "
+            "locate the header)");
+  EXPECT_EQ(errorOf([&] { parsePart(bytes.substr(0, 100), "x.part"); }),
+            "x.part: the part is cut off or damaged (its last line does not "
+            "locate the header)");
+  std::string counts = bytes;
+  counts.replace(counts.find("\"proved\":1"), 10, "\"proved\":2");
+  EXPECT_EQ(errorOf([&] { parsePart(counts, "x.part"); }),
+            "x.part: the part's counts (4 candidates: 2 proved, 2 failed, 1 "
+            "truncated) are not those of its 4 candidates");
+}
+
+TEST(PartFile, TallyIsCheckedAgainstTheLayout) {
+  const CandidateSet set = kinshipSet(4, 5);
+  const CandidateLayout layout = layoutOf(set);
+  std::vector<Outcome> outcomes(set.candidates.size());
+  PartFile p;
+  p.range = queryRange(layout, 1, 3);
+  p.pairs = rankPairs(layout, p.range,
+                      std::vector<Outcome>(outcomes.begin() + p.range.candidateBegin,
+                                           outcomes.begin() + p.range.candidateEnd));
+  p.counts.candidates = p.range.candidates();
+  p.counts.failed = p.range.candidates();
+  checkTally(layout, p, "p.part");
+  p.pairs[2].listSize += 1;
+  EXPECT_EQ(errorOf([&] { checkTally(layout, p, "p.part"); }),
+            "p.part: tally record 2 (query 2's head list) is not of this "
+            "run's candidates");
 }
 
 TEST(PartFile, IdentityDifferenceNamesTheField) {

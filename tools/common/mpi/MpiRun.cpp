@@ -10,11 +10,16 @@
 //     candidates done to rank 0 (kTagProgress, one int64, nonblocking, at
 //     most 4 a second), which draws one display over all; agreed.
 //  4. gather: every rank other than 0 serializes its shard's part in memory
-//     (PartFile.h: header + 9 bytes an outcome) and sends it to rank 0 in
-//     messages of at most 64 MiB (kTagPart); rank 0 checks each part as
-//     merge checks a part file (parsePart, the rank's shard, the inputs),
-//     puts its outcomes in place, and writes the whole run's outputs
-//     (RunSession::gatheredOutput, writeOutputs: one OutputSet); agreed.
+//     (PartFile.h: the tally, 41 bytes a list, and its report) and sends it
+//     to rank 0 (kTagPart); when rank 0 writes an outcomes file, the rank's
+//     outcome rows follow (formatted by the rank as it ran, kept on its
+//     disk: kTagRows messages of at most 64 MiB, then kTagRowsEnd). Rank 0
+//     takes the ranks in order: checks each part as merge checks a part file
+//     (parsePart, the rank's shard, the inputs), appends its rows to the
+//     outcomes file after those of the ranks before, and writes the whole
+//     run's outputs from the tallies (RunSession::gatheredOutput,
+//     writeOutputs: one OutputSet); agreed. No rank holds more than its
+//     tally and one message.
 //  5. with --proofs, between the gathering and the writing of step 4: every
 //     rank other than 0 sends its shard's proofs part (ProofParts.h,
 //     kTagProofs) too; rank 0 checks each and puts the lines after its own
@@ -34,6 +39,8 @@
 #include "MessageText.h"
 #include "PartFile.h"
 #include "ProofParts.h"
+#include "RankHost.h"
+#include "cuda/CudaBackend.h"
 #include "Progress.h"
 #include "proofc/runtime/Notices.h"
 #include "proofc/runtime/RunControl.h"
@@ -43,17 +50,19 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
 
 namespace proofc::cli {
 namespace {
 
-constexpr int kTagProgress = 1, kTagFailure = 2, kTagPart = 3,
-              kTagProofs = 4;
+constexpr int kTagProgress = 1, kTagFailure = 2, kTagPart = 3, kTagRows = 4,
+              kTagRowsEnd = 5, kTagProofs = 6;
 /// The largest message: MPI counts are ints; 64 MiB keeps far below.
 constexpr int64_t kMaxMessageBytes = int64_t{64} << 20;
 /// The longest failure message sent to rank 0.
@@ -278,6 +287,15 @@ private:
   int saved_ = -1;
 };
 
+const char *environment(const char *name) { return std::getenv(name); }
+
+/// The CPUs this process may run on (its affinity); 0 when unknown.
+int affinityCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+}
+
 std::string rankName(int rank, int ranks) {
   return fmt::format("rank {} of {}", rank, ranks);
 }
@@ -291,9 +309,14 @@ RunIdentity unsharded(const RunSession &session) {
   return id;
 }
 
-/// Step 2: rank 0 gathers every rank's identity and compares; collective.
-Status checkSameInputs(const World &world, const RunSession &session) {
-  const std::string mine = unsharded(session).json().dump();
+/// Step 2: rank 0 gathers every rank's identity and device (`devices`, in
+/// rank order) and compares the identities; collective.
+Status checkSameInputs(const World &world, const RunSession &session,
+                       std::vector<std::string> &devices) {
+  const std::string mine =
+      nlohmann::json{{"inputs", unsharded(session).json()},
+                     {"device", session.deviceName()}}
+          .dump();
   int size = static_cast<int>(mine.size());
   std::vector<int> sizes(static_cast<size_t>(world.size()));
   MPI_Gather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -311,12 +334,14 @@ Status checkSameInputs(const World &world, const RunSession &session) {
   Status status = attempt([&] {
     const RunIdentity zero = unsharded(session);
     const std::string zeroName = rankName(0, world.size());
+    devices = {session.deviceName()};
     for (int r = 1; r < world.size(); ++r) {
       const std::string name = rankName(r, world.size());
-      const RunIdentity other = RunIdentity::fromJson(
+      const nlohmann::json sent =
           nlohmann::json::parse(all.substr(static_cast<size_t>(offsets[r]),
-                                           static_cast<size_t>(sizes[r]))),
-          name);
+                                           static_cast<size_t>(sizes[r])));
+      devices.push_back(sent.at("device").get<std::string>());
+      const RunIdentity other = RunIdentity::fromJson(sent.at("inputs"), name);
       const std::string diff =
           RunIdentity::difference(zero, zeroName, other, name);
       if (!diff.empty())
@@ -330,10 +355,12 @@ Status checkSameInputs(const World &world, const RunSession &session) {
 }
 
 /// What a rank sends before its part: the part's size (or -1 when it
-/// failed to make it, a message following) and what the summary adds up.
+/// failed to make it, a message following), what the summary adds up, and
+/// whether its outcome rows follow the part.
 struct PartHeader {
-  int64_t bytes = 0, resumed = 0, chunks = 0, chunkSize = 0;
+  int64_t bytes = 0, resumed = 0, chunks = 0, chunkSize = 0, rows = 0;
 };
+constexpr int kPartHeaderWords = 5;
 
 void sendBytes(const World &world, const std::string &bytes,
                int tag = kTagPart) {
@@ -358,16 +385,58 @@ std::string receiveBytes(int from, int64_t size, int tag = kTagPart) {
   return bytes;
 }
 
-/// Step 4 on the ranks other than 0.
+/// Step 4 on the ranks other than 0: the part (the tally), then the rows
+/// when asked, from where the run kept them (its spool or its checkpoint's
+/// range files), in messages of at most 64 MiB; the last message
+/// (kTagRowsEnd) is empty, or the error that stopped the rows.
 Status sendPart(const World &world, const RunSession &session,
                 const RunOutput &output) {
   std::string bytes;
   Status made = attempt([&] { bytes = serializePart(session.shardPart(output)); });
+  const bool rows = session.options().outcomeRows;
   PartHeader header{made.code ? -1 : static_cast<int64_t>(bytes.size()),
-                    output.resumedCandidates, output.chunks, output.chunkSize};
-  MPI_Send(&header, 4, MPI_INT64_T, 0, kTagPart, MPI_COMM_WORLD);
+                    output.resumedCandidates, output.chunks, output.chunkSize,
+                    rows && !made.code};
+  MPI_Send(&header, kPartHeaderWords, MPI_INT64_T, 0, kTagPart,
+           MPI_COMM_WORLD);
   sendBytes(world, made.code ? made.what.substr(0, kMaxFailureBytes) : bytes);
-  return made;
+  if (made.code || !rows)
+    return made;
+  Status sent = attempt([&] {
+    copyRows(
+        output.rows,
+        [&](std::string_view piece) {
+          MPI_Request request;
+          MPI_Isend(piece.data(), static_cast<int>(piece.size()), MPI_BYTE, 0,
+                    kTagRows, MPI_COMM_WORLD, &request);
+          world.wait(request);
+        },
+        static_cast<size_t>(kMaxMessageBytes));
+  });
+  const std::string end = sent.what.substr(0, kMaxFailureBytes);
+  MPI_Send(end.data(), static_cast<int>(end.size()), MPI_CHAR, 0, kTagRowsEnd,
+           MPI_COMM_WORLD);
+  return sent;
+}
+
+/// Rank 0: rank `from`'s rows, each message handed to `append` (while
+/// `append` is set) as it comes; returns the rank's error, if it sent one.
+std::string receiveRows(int from,
+                        const std::function<void(std::string_view)> &append) {
+  std::string buffer;
+  for (;;) {
+    MPI_Status status;
+    MPI_Probe(from, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+    int size = 0;
+    MPI_Get_count(&status, MPI_BYTE, &size);
+    buffer.resize(static_cast<size_t>(size));
+    MPI_Recv(buffer.data(), size, MPI_BYTE, from, status.MPI_TAG,
+             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (status.MPI_TAG == kTagRowsEnd)
+      return buffer;
+    if (append)
+      append(buffer);
+  }
 }
 
 double timing(const nlohmann::json &timings, const char *key,
@@ -377,25 +446,28 @@ double timing(const nlohmann::json &timings, const char *key,
   return timings[key].get<double>();
 }
 
-/// Step 4 on rank 0: every other rank's part, checked and put in place;
-/// then the whole run's output. Receives every part even after a failure,
-/// so that no rank is left sending.
+/// Step 4 on rank 0: every other rank's part, checked, its tally taken and
+/// its rows appended, in rank order; then the whole run's output. Receives
+/// every part and its rows even after a failure, so that no rank is left
+/// sending.
 Status gatherParts(const World &world, RunSession &session,
-                   const RunOutput &own, RunOutput &whole) {
+                   const RunOutput &own, std::vector<std::string> devices,
+                   RunOutput &whole) {
   const CandidateLayout &set = session.layout();
-  std::vector<Outcome> outcomes(static_cast<size_t>(set.candidateCount()));
-  std::copy(own.outcomes.begin(), own.outcomes.end(),
-            outcomes.begin() + own.range.candidateBegin);
+  std::vector<PairRanks> pairs = own.pairs;
+  pairs.reserve(2 * set.queries.size());
+  OutcomeCounts counts = own.counts;
   BackendTimings timings = own.report.timings;
   int64_t chunks = own.chunks, chunkSize = own.chunkSize;
   int64_t resumed = own.resumedCandidates;
+  const bool wantRows = !session.options().outcomes.empty();
   const RunIdentity zero = session.identity(); // shard 0 of N
   Status status;
   for (int r = 1; r < world.size(); ++r) {
     const std::string name = rankName(r, world.size());
     PartHeader header;
-    MPI_Recv(&header, 4, MPI_INT64_T, r, kTagPart, MPI_COMM_WORLD,
-             MPI_STATUS_IGNORE);
+    MPI_Recv(&header, kPartHeaderWords, MPI_INT64_T, r, kTagPart,
+             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (header.bytes < 0) {
       // The rank could not make its part; its message follows.
       MPI_Status probe;
@@ -408,42 +480,59 @@ Status gatherParts(const World &world, RunSession &session,
       continue;
     }
     const std::string bytes = receiveBytes(r, header.bytes);
-    if (status.code)
-      continue;
-    status = attempt([&] {
-      const PartFile part = parsePart(bytes, name);
-      const std::string diff =
-          RunIdentity::difference(zero, rankName(0, world.size()),
-                                  part.identity, name,
-                                  /*ignoreShardIndex=*/true);
-      if (!diff.empty())
-        fail("{}: made from other inputs: {}", name, diff);
-      const QueryRange want = shardRange(set, r, world.size());
-      if (part.identity.shardIndex != r ||
-          part.identity.shardCount != world.size() || !(part.range == want))
-        fail("{}: sent shard {}/{} of queries [{}, {}), its shard is {}/{} of "
-             "queries [{}, {})",
-             name, part.identity.shardIndex, part.identity.shardCount,
-             part.range.queryBegin, part.range.queryEnd, r, world.size(),
-             want.queryBegin, want.queryEnd);
-      std::copy(part.outcomes.begin(), part.outcomes.end(),
-                outcomes.begin() + part.range.candidateBegin);
-      const nlohmann::json &t = part.report.at("timings");
-      timings.setupSeconds += timing(t, "setup_seconds", name);
-      timings.runSeconds += timing(t, "run_seconds", name);
-      timings.readbackSeconds += timing(t, "readback_seconds", name);
-      timings.steps += static_cast<int64_t>(timing(t, "steps", name));
-      chunks += header.chunks;
-      chunkSize = std::max(chunkSize, header.chunkSize);
-      resumed += header.resumed;
-    });
+    if (!status.code)
+      status = attempt([&] {
+        const PartFile part = parsePart(bytes, name);
+        const std::string diff =
+            RunIdentity::difference(zero, rankName(0, world.size()),
+                                    part.identity, name,
+                                    /*ignoreShardIndex=*/true);
+        if (!diff.empty())
+          fail("{}: made from other inputs: {}", name, diff);
+        const QueryRange want = shardRange(set, r, world.size());
+        if (part.identity.shardIndex != r ||
+            part.identity.shardCount != world.size() || !(part.range == want))
+          fail("{}: sent shard {}/{} of queries [{}, {}), its shard is {}/{} "
+               "of queries [{}, {})",
+               name, part.identity.shardIndex, part.identity.shardCount,
+               part.range.queryBegin, part.range.queryEnd, r, world.size(),
+               want.queryBegin, want.queryEnd);
+        checkTally(set, part, name);
+        if (wantRows && !header.rows)
+          fail("{}: sent no outcome rows for the outcomes file (every rank "
+               "must be started with the same flags)",
+               name);
+        pairs.insert(pairs.end(), part.pairs.begin(), part.pairs.end());
+        counts.add(part.counts);
+        const nlohmann::json &t = part.report.at("timings");
+        timings.setupSeconds += timing(t, "setup_seconds", name);
+        timings.runSeconds += timing(t, "run_seconds", name);
+        timings.readbackSeconds += timing(t, "readback_seconds", name);
+        timings.steps += static_cast<int64_t>(timing(t, "steps", name));
+        chunks += header.chunks;
+        chunkSize = std::max(chunkSize, header.chunkSize);
+        resumed += header.resumed;
+      });
     status.named = true; // every message above names the rank
+    if (!header.rows)
+      continue;
+    std::function<void(std::string_view)> append;
+    if (!status.code && wantRows)
+      append = [&](std::string_view rows) {
+        if (!status.code)
+          status = attempt([&] { session.appendOutcomeRows(rows); });
+      };
+    const std::string failed = receiveRows(r, append);
+    if (!failed.empty() && !status.code)
+      status = {1, false, name + ": " + failed, false, true};
+    status.named = true;
   }
   if (status.code)
     return status;
   return attempt([&] {
-    whole = session.gatheredOutput(std::move(outcomes), timings, chunks,
+    whole = session.gatheredOutput(std::move(pairs), counts, timings, chunks,
                                    chunkSize, resumed);
+    whole.report.mpiDevices = std::move(devices);
   });
 }
 
@@ -569,13 +658,39 @@ int runMpiRanks(const RunTool &tool, const Launch &) {
       fail("--part {}: an MPI launch writes the report and the outcomes of "
            "the whole run on rank 0, no part; give --report/--outcomes",
            escapeForMessage(options.part));
+    if (options.outcomeRows)
+      fail("--part-outcomes: an MPI launch writes no part; rank 0 writes "
+           "the outcomes of every rank with --outcomes");
     options.shardIndex = rank;
     options.shardCount = ranks;
     options.mpiRanks = ranks;
     options.quiet = true; // the display is RankProgress's, on rank 0
     if (rank != 0) {
+      // Rank 0 writes the outputs; the others send it their tally, and
+      // their outcome rows when it writes an outcomes file.
+      options.outcomeRows = !options.outcomes.empty();
       options.report.clear();
       options.outcomes.clear();
+    }
+    // The launcher's CPU binding: the default threads are the CPUs this
+    // rank may run on, and a binding too narrow for its host work is said.
+    const int bound = affinityCpus(), host = static_cast<int>(
+                                          std::thread::hardware_concurrency());
+    if (options.threads == 0 && bound > 0)
+      options.threads = bound;
+    if (rank == 0) {
+      const std::string narrow = rankBindingNotice(
+          rank, ranks, bound, host, localSizeFromEnvironment(environment));
+      if (!narrow.empty())
+        notice(narrow);
+    }
+    // `--device cuda` on a host of several GPUs: each rank its own.
+    if (options.device == "cuda") {
+      const bool bound = std::getenv("CUDA_VISIBLE_DEVICES") != nullptr;
+      options.device = rankDevice(
+          options.device,
+          localRankFromEnvironment(environment),
+          bound ? 0 : cudaDeviceCount(), bound);
     }
     if (!options.checkpoint.empty()) {
       checkCheckpointLaunch(options.checkpoint, ranks);
@@ -600,7 +715,8 @@ int runMpiRanks(const RunTool &tool, const Launch &) {
     return finish(status);
 
   // 2. The same inputs on every rank.
-  status = agree(world, checkSameInputs(world, *session), failing);
+  std::vector<std::string> devices; // rank 0: every rank's, for the report
+  status = agree(world, checkSameInputs(world, *session, devices), failing);
   if (status.code)
     return finish(status);
 
@@ -627,7 +743,7 @@ int runMpiRanks(const RunTool &tool, const Launch &) {
   const bool proofs = !session->options().proofs.empty();
   if (rank == 0) {
     RunOutput whole;
-    status = gatherParts(world, *session, own, whole);
+    status = gatherParts(world, *session, own, std::move(devices), whole);
     if (proofs) {
       const Status gathered = gatherProofs(world, *session, own, whole);
       if (!status.code)
