@@ -24,20 +24,22 @@ using namespace proofc;
 driver::SelectedBackends
 driver::selectBackends(const std::string &device, const std::string &devices,
                        int threads, int slots, const std::string &program) {
-  if (device != "cpu" && device != "cuda" && device != "auto")
+  // "cuda:N": an MPI rank's own GPU under --device cuda (RankHost.h).
+  const bool cuda = device == "cuda" || device.rfind("cuda:", 0) == 0;
+  if (device != "cpu" && !cuda && device != "auto")
     fail("--device {}: expected cpu, cuda or auto", device);
   std::string whyNot;
-  if (device == "cuda" && devices.empty() && !cudaDeviceAvailable(&whyNot))
-    fail("--device cuda: no usable CUDA device: {}", whyNot);
+  if (cuda && devices.empty() && !cudaDeviceAvailable(&whyNot))
+    fail("--device {}: no usable CUDA device: {}", device, whyNot);
   SelectedBackends out;
-  if (!devices.empty() || device == "cuda" ||
+  if (!devices.empty() || cuda ||
       (device == "auto" && cudaDeviceAvailable())) {
     std::optional<CompiledProgram> compiled =
         compileProgramToBundle(program, BundleCompilerOptions{});
     if (!compiled)
       fail("{}: cannot compile for the CUDA backend (errors above)", program);
     SessionOptions options;
-    options.device = devices.empty() ? "cuda" : "auto";
+    options.device = !devices.empty() ? "auto" : cuda ? device : "cuda";
     options.devices = devices;
     std::vector<std::string> names;
     for (SelectedDevice &d :

@@ -16,8 +16,8 @@ struct SelectedBackends {
       device; ///< for the summary and the report, e.g. "cpu (2 threads)"
 };
 
-/// `device` is cpu, cuda or auto (auto: cuda when a device is usable, else
-/// cpu); `devices` (--devices: all or CUDA ordinals, excluding `device`)
+/// `device` is cpu, cuda, cuda:N (an MPI rank's own GPU, RankHost.h) or
+/// auto (auto: cuda when a device is usable, else cpu); `devices` (--devices: all or CUDA ordinals, excluding `device`)
 /// asks for one CUDA backend per GPU; `threads` (0: all) is for the host
 /// backend, which uses at most `slots` of them. The CUDA backends get the
 /// bundle of `program`, compiled in memory once. Throws proofc::Error when
