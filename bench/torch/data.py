@@ -1,6 +1,6 @@
 """Datasets, Horn rules and candidate lists for the PyTorch port (spec §1.1, §6).
 
-Mirrors runtime/src/{Dataset,Rules,Candidates}.cpp: names are byte-sorted
+Mirrors runtime/src/data/{Dataset,Rules,Candidates}.cpp: names are byte-sorted
 (Python `str` sorted by `.encode()`), terms are ints with constants >= 0 and
 the rule variable numbered k (by first occurrence, head first) as -k, and the
 corruption sampler is the exact SplitMix64 partial Fisher-Yates of §6.

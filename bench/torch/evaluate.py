@@ -39,7 +39,7 @@ from .policy import PolicyTensors, WeightsError, load_policy, select
 from ..fileio import write_atomically
 
 PROVED, FAILED, TRUNCATED = 0, 1, 2
-STATUS_NAMES = ("proved", "failed", "truncated")  # runtime/src/Metrics.cpp statusName
+STATUS_NAMES = ("proved", "failed", "truncated")  # runtime/src/outputs/Metrics.cpp statusName
 FRESH, IDLE = -2, -1  # slot candidate markers: never loaded / pool column exhausted
 
 
@@ -295,7 +295,7 @@ def compute_metrics(cs: kgdata.CandidateSet, status: List[int], depth: List[int]
 
 
 def outcomes_tsv(ds: kgdata.Dataset, cs: kgdata.CandidateSet, status, depth, logp) -> str:
-    """proofc's format (runtime/src/Report.cpp writeOutcomesTsv)."""
+    """proofc's format (runtime/src/outputs/Report.cpp writeOutcomesTsv)."""
     lines = ["query\tmode\tentity\tstatus\tdepth\tlogp"]
     for i in range(len(status)):
         lines.append(f"{cs.query[i]}\t{kgdata.MODE_NAMES[cs.mode[i]]}\t{ds.entities[cs.entity[i]]}\t"

@@ -1,10 +1,10 @@
 """The project's safetensors files from Python, with no package beyond numpy.
 
-Layout (runtime/src/Safetensors.cpp, the authority): an 8-byte little-endian
-header size N, N bytes of JSON {"<name>": {"dtype": "F32", "shape": [...],
-"data_offsets": [begin, end]}, ..., "__metadata__": {str: str}}, then the
-data, offsets counted from the first byte after the header. proofc weights are
-float32 only.
+Layout (runtime/src/data/Safetensors.cpp, the authority): an 8-byte
+little-endian header size N, N bytes of JSON {"<name>": {"dtype": "F32",
+"shape": [...], "data_offsets": [begin, end]}, ..., "__metadata__": {str:
+str}}, then the data, offsets counted from the first byte after the header.
+proofc weights are float32 only.
 
 The reader is as strict as the C++ one, with the same messages: a header that
 is not one JSON object, a key listed twice (at any depth), a dtype other than

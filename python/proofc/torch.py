@@ -32,9 +32,9 @@ the weights contract's metadata (proofc.safetensors); `load(path)` builds the
 module back (its shape read from the tensors).
 
 A new Policy is initialised exactly as `proofc init-weights --seed SEED` does
-for the same program and dataset (runtime/src/Weights.cpp): SplitMix64(seed)
-drawn in encoder order; embeddings N(0,1)·0.5 (Box-Muller, cosine branch),
-matrices Xavier-uniform, biases 0, LayerNorm weights 1.
+for the same program and dataset (runtime/src/data/Weights.cpp):
+SplitMix64(seed) drawn in encoder order; embeddings N(0,1)·0.5 (Box-Muller,
+cosine branch), matrices Xavier-uniform, biases 0, LayerNorm weights 1.
 """
 
 import math

@@ -4,10 +4,10 @@ Entity ids are the names of train.tsv ∪ valid.tsv ∪ test.tsv sorted by their
 UTF-8 bytes, numbered 0..E-1; relation ids likewise. Row i of `const_emb`
 (`pred_emb`) belongs to entity (relation) i, so weights are tied to these
 lists. A dataset has no entities.txt or relations.txt: the lists come from the
-three splits, parsed line by line as runtime/src/Dataset.cpp does (a leading
-UTF-8 byte-order mark dropped, CR LF read as LF, empty lines skipped, exactly
-three non-empty TAB-separated UTF-8 fields, any other line an error naming
-file and line). rules.txt adds no names (spec §1.1).
+three splits, parsed line by line as runtime/src/data/Dataset.cpp does (a
+leading UTF-8 byte-order mark dropped, CR LF read as LF, empty lines skipped,
+exactly three non-empty TAB-separated UTF-8 fields, any other line an error
+naming file and line). rules.txt adds no names (spec §1.1).
 
 The fingerprint is the weights contract's "proofc.vocabulary" (docs/weights.md,
 runtime Provenance.h vocabularyFingerprint): "sha256:" + the hex SHA-256 of the

@@ -1,7 +1,7 @@
 """proofc.safetensors and proofc.vocabulary against the C++ reader and writer
-(runtime/src/Safetensors.cpp, Dataset.cpp, Provenance.cpp): the same bytes
-written, the same files refused with the same messages, the same vocabulary
-fingerprint."""
+(runtime/src/data/Safetensors.cpp, data/Dataset.cpp, outputs/Provenance.cpp):
+the same bytes written, the same files refused with the same messages, the
+same vocabulary fingerprint."""
 
 import hashlib
 import json

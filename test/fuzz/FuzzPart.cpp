@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "FuzzUtil.h"
 
-#include "PartFile.h"
 #include "proofc/runtime/Error.h"
+#include "session/PartFile.h"
 
 #include <cstdint>
 #include <cstring>

@@ -12,9 +12,9 @@
 //===----------------------------------------------------------------------===//
 #include "FuzzUtil.h"
 
-#include "MessageText.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Error.h"
+#include "support/MessageText.h"
 
 #include <cstdint>
 #include <string>

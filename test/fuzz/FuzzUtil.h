@@ -10,7 +10,7 @@
 #ifndef PROOFC_TEST_FUZZ_FUZZUTIL_H
 #define PROOFC_TEST_FUZZ_FUZZUTIL_H
 
-#include "MessageText.h"
+#include "support/MessageText.h"
 
 #include <cstdio>
 #include <cstdlib>

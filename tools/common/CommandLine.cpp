@@ -1,9 +1,9 @@
 //===- CommandLine.cpp - Parsing and error reporting of the tools ---------===//
 #include "CommandLine.h"
 
-#include "MessageText.h"
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/RunControl.h"
+#include "support/MessageText.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>

@@ -1,8 +1,8 @@
 //===- Launch.cpp - How a run tool was started: alone or as MPI ranks -----===//
 #include "Launch.h"
 
-#include "Fail.h"
-#include "MessageText.h"
+#include "support/Fail.h"
+#include "support/MessageText.h"
 
 #include <cstdlib>
 #include <filesystem>

@@ -9,7 +9,7 @@
 #ifndef PROOFC_TOOLS_COMMON_MERGEFLAGS_H
 #define PROOFC_TOOLS_COMMON_MERGEFLAGS_H
 
-#include "Merge.h"
+#include "session/Merge.h"
 
 namespace CLI {
 class App;

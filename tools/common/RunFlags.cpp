@@ -5,9 +5,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "Fail.h"
-#include "MessageText.h"
 #include "proofc/runtime/QueryRanges.h"
+#include "support/Fail.h"
+#include "support/MessageText.h"
 
 #include <limits>
 

@@ -7,9 +7,9 @@
 #include "mpi/MpiRun.h"
 #endif
 
-#include "Fail.h"
-#include "RunSummary.h"
 #include "cuda/CudaBackend.h"
+#include "session/RunSummary.h"
+#include "support/Fail.h"
 
 namespace proofc::cli {
 

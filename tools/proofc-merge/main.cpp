@@ -12,9 +12,9 @@
 #include "CommandLine.h"
 #include "MergeFlags.h"
 
-#include "Merge.h"
-#include "Provenance.h"
+#include "outputs/Provenance.h"
 #include "proofc/runtime/Notices.h"
+#include "session/Merge.h"
 
 #include <CLI/CLI.hpp>
 

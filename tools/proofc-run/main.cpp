@@ -21,13 +21,13 @@
 #include "RunFlags.h"
 #include "RunTool.h"
 
-#include "Fail.h"
-#include "HostBackend.h"
-#include "Provenance.h"
-#include "RunSession.h"
 #include "cuda/CudaBackend.h"
-#include "proofc/runtime/Notices.h"
+#include "host/HostBackend.h"
+#include "outputs/Provenance.h"
 #include "proofc/runtime/Bundle.h"
+#include "proofc/runtime/Notices.h"
+#include "session/RunSession.h"
+#include "support/Fail.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>

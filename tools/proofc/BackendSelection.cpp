@@ -8,10 +8,10 @@
 #include "BackendSelection.h"
 #include "BundleCompiler.h"
 
-#include "Fail.h"
-#include "HostBackend.h"
 #include "cuda/CudaBackend.h"
+#include "host/HostBackend.h"
 #include "proofc/runtime/Session.h"
+#include "support/Fail.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

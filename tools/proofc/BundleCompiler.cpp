@@ -4,12 +4,12 @@
 #include "OneLineDiagnostics.h"
 #include "ProgramLoader.h"
 
-#include "Fail.h"
-#include "Provenance.h"
+#include "outputs/Provenance.h"
 #include "proofc/Dialect/Eval/EvalOps.h"
 #include "proofc/Dialect/Eval/Transforms/Passes.h"
 #include "proofc/Target/ExportBundle.h"
 #include "proofc/Target/ExportProgramSpec.h"
+#include "support/Fail.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"

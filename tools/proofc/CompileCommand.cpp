@@ -9,7 +9,7 @@
 
 #include "CommandLine.h"
 
-#include "FileIO.h"
+#include "support/FileIO.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>

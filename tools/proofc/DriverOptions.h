@@ -7,8 +7,8 @@
 #ifndef PROOFC_TOOLS_PROOFC_DRIVEROPTIONS_H
 #define PROOFC_TOOLS_PROOFC_DRIVEROPTIONS_H
 
-#include "Merge.h"
 #include "RunFlags.h"
+#include "session/Merge.h"
 
 #include <cstdint>
 #include <string>

@@ -10,10 +10,10 @@
 #include "Commands.h"
 #include "ProgramLoader.h"
 
-#include "FileIO.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/Safetensors.h"
+#include "support/FileIO.h"
 
 #include <fmt/format.h>
 

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 
-#include "Merge.h"
+#include "session/Merge.h"
 
 #include <cstdio>
 

@@ -20,7 +20,7 @@
 #ifndef PROOFC_TOOLS_PROOFC_ONELINEDIAGNOSTICS_H
 #define PROOFC_TOOLS_PROOFC_ONELINEDIAGNOSTICS_H
 
-#include "MessageText.h"
+#include "support/MessageText.h"
 
 #include "llvm/Support/raw_ostream.h"
 #include "mlir/IR/BuiltinAttributes.h"

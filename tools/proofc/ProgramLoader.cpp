@@ -8,12 +8,12 @@
 
 #include "OneLineDiagnostics.h"
 
-#include "FileIO.h"
 #include "proofc/Dialect/Eval/EvalOps.h"
 #include "proofc/Support/SourceNesting.h"
 #include "proofc/Target/ExportProgramSpec.h"
 #include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/Error.h"
+#include "support/FileIO.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"

@@ -11,9 +11,9 @@
 #include "Commands.h"
 #include "ProgramLoader.h"
 
-#include "RunSession.h"
 #include "RunTool.h"
 #include "cuda/CudaBackend.h"
+#include "session/RunSession.h"
 
 #include <algorithm>
 #include <chrono>

@@ -12,9 +12,9 @@
 #include "CompileCommand.h"
 #include "DriverOptions.h"
 
-#include "Fail.h"
-#include "Provenance.h"
+#include "outputs/Provenance.h"
 #include "proofc/runtime/Notices.h"
+#include "support/Fail.h"
 
 #include <CLI/CLI.hpp>
 

@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda/CudaBackend.h"
 
-#include "Fail.h"
+#include "support/Fail.h"
 
 #include <cstdlib>
 

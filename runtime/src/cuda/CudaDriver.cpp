@@ -9,7 +9,7 @@
 
 #include "cuda/CudaDriver.h"
 
-#include "Fail.h"
+#include "support/Fail.h"
 
 #include <dlfcn.h>
 

@@ -22,10 +22,10 @@
 
 #include "cuda/CudaBackend.h"
 
-#include "KnowledgeBase.h"
 #include "cuda/CudaDriver.h"
 #include "cuda/DevicePrologue.h"
 #include "cuda/PlanBinding.h"
+#include "data/KnowledgeBase.h"
 
 #include <chrono>
 #include <cstdint>

@@ -10,9 +10,9 @@
 
 #include "DevicePrologue.h"
 
-#include "Fail.h"
-#include "MessageText.h"
 #include "cuda/Nvrtc.h"
+#include "support/Fail.h"
+#include "support/MessageText.h"
 
 #include <fmt/format.h>
 

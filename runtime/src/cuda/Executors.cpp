@@ -10,10 +10,10 @@
 //===----------------------------------------------------------------------===//
 #if PROOFC_HAVE_CUDA
 
-#include "cuda/CudaRunner.h"
-#include "Fail.h"
-#include "Interrupts.h"
 #include "Kernels/kernel_abi.h"
+#include "cuda/CudaRunner.h"
+#include "session/Interrupts.h"
+#include "support/Fail.h"
 
 #include <algorithm>
 #include <condition_variable>

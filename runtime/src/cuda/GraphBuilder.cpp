@@ -11,8 +11,8 @@
 #if PROOFC_HAVE_CUDA
 
 #include "cuda/CudaRunner.h"
-#include "Fail.h"
 #include "proofc/runtime/Notices.h"
+#include "support/Fail.h"
 
 #include <algorithm>
 #include <cstring>

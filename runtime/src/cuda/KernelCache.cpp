@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "cuda/KernelCache.h"
 
-#include "Fail.h"
 #include "proofc/runtime/Notices.h"
+#include "support/Fail.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>

@@ -9,8 +9,8 @@
 #if PROOFC_HAVE_CUDA
 
 #include "cuda/CudaRunner.h"
-#include "Fail.h"
 #include "cuda/Nvrtc.h"
+#include "support/Fail.h"
 
 #include <exception>
 #include <future>

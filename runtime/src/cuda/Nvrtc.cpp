@@ -3,7 +3,7 @@
 
 #include "cuda/Nvrtc.h"
 
-#include "Fail.h"
+#include "support/Fail.h"
 
 #include <dlfcn.h>
 

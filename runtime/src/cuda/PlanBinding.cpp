@@ -7,11 +7,11 @@
 //===----------------------------------------------------------------------===//
 #include "cuda/PlanBinding.h"
 
-#include "Fail.h"
 #include "Kernels/kernel_abi.h"
-#include "MessageText.h"
 #include "cuda/PrologueSchedule.h"
 #include "cuda/kernels/prologue_ops.h"
+#include "support/Fail.h"
+#include "support/MessageText.h"
 
 #include <algorithm>
 #include <cmath>

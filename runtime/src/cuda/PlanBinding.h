@@ -12,7 +12,7 @@
 #ifndef PROOFC_RUNTIME_CUDA_PLANBINDING_H
 #define PROOFC_RUNTIME_CUDA_PLANBINDING_H
 
-#include "KnowledgeBase.h"
+#include "data/KnowledgeBase.h"
 #include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/Safetensors.h"

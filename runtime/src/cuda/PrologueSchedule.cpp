@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "PrologueSchedule.h"
 
-#include "Fail.h"
-#include "MessageText.h"
+#include "support/Fail.h"
+#include "support/MessageText.h"
 
 #include <fmt/format.h>
 

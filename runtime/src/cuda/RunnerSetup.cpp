@@ -11,7 +11,7 @@
 #if PROOFC_HAVE_CUDA
 
 #include "cuda/CudaRunner.h"
-#include "Fail.h"
+#include "support/Fail.h"
 
 #include <algorithm>
 

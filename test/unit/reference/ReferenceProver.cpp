@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "reference/ReferenceProver.h"
 
-#include "Fail.h"
+#include "support/Fail.h"
 
 #include <algorithm>
 #include <cmath>

@@ -35,15 +35,15 @@
 //===----------------------------------------------------------------------===//
 #include "MpiRun.h"
 
-#include "Fail.h"
-#include "MessageText.h"
-#include "PartFile.h"
-#include "ProofParts.h"
-#include "RankHost.h"
 #include "cuda/CudaBackend.h"
-#include "Progress.h"
 #include "proofc/runtime/Notices.h"
 #include "proofc/runtime/RunControl.h"
+#include "session/PartFile.h"
+#include "session/Progress.h"
+#include "session/ProofParts.h"
+#include "session/RankHost.h"
+#include "support/Fail.h"
+#include "support/MessageText.h"
 
 #include <fmt/format.h>
 #include <mpi.h>

@@ -5,7 +5,7 @@
 // ("path:line: what"), so a tool prints it on one line and exits non-zero.
 // An embedder catches proofc::Error (a cancelled evaluation is its subclass
 // proofc::Interrupted, RunControl.h). Inside the runtime, errors are raised
-// with proofc::fail (runtime/src/Fail.h, fmt-formatted).
+// with proofc::fail (runtime/src/support/Fail.h, fmt-formatted).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_ERROR_H

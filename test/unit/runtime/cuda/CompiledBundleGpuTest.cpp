@@ -33,16 +33,16 @@
 
 #if PROOFC_HAVE_CUDA
 
-#include "Engine.h"
-#include "HostBackend.h"
-#include "HostPolicy.h"
-#include "ProofFormats.h"
-#include "RunSession.h"
-#include "TestUtil.h"
-#include "runtime/cuda/GpuTestUtil.h"
 #include "Targets/CUDA/Kernels/KernelTestUtil.h"
+#include "TestUtil.h"
 #include "cuda/PlanBinding.h"
+#include "host/Engine.h"
+#include "host/HostBackend.h"
+#include "host/HostPolicy.h"
+#include "outputs/ProofFormats.h"
 #include "proofc/runtime/Error.h"
+#include "runtime/cuda/GpuTestUtil.h"
+#include "session/RunSession.h"
 
 #include <cmath>
 #include <cstdlib>

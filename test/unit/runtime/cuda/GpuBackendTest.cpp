@@ -13,11 +13,11 @@
 
 #if PROOFC_HAVE_CUDA
 
-#include "HostBackend.h"
 #include "TestUtil.h"
+#include "host/HostBackend.h"
+#include "proofc/runtime/Error.h"
 #include "runtime/cuda/GpuTestUtil.h"
 #include "runtime/cuda/TestBundle.h"
-#include "proofc/runtime/Error.h"
 
 #include <cmath>
 #include <iostream>

@@ -9,12 +9,12 @@
 
 #if PROOFC_HAVE_CUDA
 
-#include "FileIO.h"
-#include "TestUtil.h"
-#include "runtime/cuda/GpuTestUtil.h"
-#include "cuda/KernelCache.h"
 #include "Targets/CUDA/Kernels/KernelTestUtil.h"
+#include "TestUtil.h"
+#include "cuda/KernelCache.h"
 #include "proofc/runtime/Error.h"
+#include "runtime/cuda/GpuTestUtil.h"
+#include "support/FileIO.h"
 
 #include <iostream>
 

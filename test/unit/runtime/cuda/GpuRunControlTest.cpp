@@ -22,8 +22,8 @@
 #include "runtime/cuda/GpuTestUtil.h"
 #include "runtime/cuda/TestBundle.h"
 
-#include "HostBackend.h"
-#include "RunSession.h"
+#include "host/HostBackend.h"
+#include "session/RunSession.h"
 
 #include <atomic>
 #include <chrono>

@@ -21,7 +21,7 @@
 #include "TestUtil.h"
 #include "runtime/cuda/GpuTestUtil.h"
 
-#include "RunSession.h"
+#include "session/RunSession.h"
 
 #include <chrono>
 #include <csignal>

@@ -11,10 +11,10 @@
 // can be had.
 //
 //===----------------------------------------------------------------------===//
-#include "FileIO.h"
 #include "TestUtil.h"
 #include "cuda/KernelCache.h"
 #include "proofc/runtime/Notices.h"
+#include "support/FileIO.h"
 
 #include <gtest/gtest.h>
 

@@ -12,11 +12,11 @@
 
 #if PROOFC_HAVE_CUDA
 
-#include "FileIO.h"
-#include "cuda/DevicePrologue.h"
 #include "Targets/CUDA/Kernels/KernelTestUtil.h"
+#include "cuda/DevicePrologue.h"
 #include "cuda/Nvrtc.h"
 #include "proofc/runtime/Error.h"
+#include "support/FileIO.h"
 
 namespace proofc::test {
 namespace {

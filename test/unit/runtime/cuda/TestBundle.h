@@ -12,10 +12,10 @@
 #ifndef PROOFC_TEST_UNIT_CUDA_TESTBUNDLE_H
 #define PROOFC_TEST_UNIT_CUDA_TESTBUNDLE_H
 
-#include "FileIO.h"
 #include "Kernels/kernel_abi.h"
 #include "Targets/CUDA/Kernels/KernelTestUtil.h"
 #include "proofc/runtime/Bundle.h"
+#include "support/FileIO.h"
 
 #include <fmt/format.h>
 

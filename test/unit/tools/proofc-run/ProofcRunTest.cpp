@@ -7,11 +7,11 @@
 //===----------------------------------------------------------------------===//
 #ifdef PROOFC_RUN_BINARY
 
-#include "FileIO.h"
 #include "TestUtil.h"
 #include "ToolRunner.h"
 #include "cuda/CudaBackend.h"
 #include "runtime/cuda/TestBundle.h"
+#include "support/FileIO.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -24,12 +24,12 @@
 #undef proofc_engine_impl
 #include "runtime/cuda/fixtures/policy.cu"
 
-#include "HostBackend.h"
-#include "ProofFormats.h"
 #include "TestUtil.h"
 #include "cuda/PlanBinding.h"
-#include "runtime/cuda/TestBundle.h"
+#include "host/HostBackend.h"
+#include "outputs/ProofFormats.h"
 #include "proofc/runtime/Error.h"
+#include "runtime/cuda/TestBundle.h"
 
 #include <algorithm>
 #include <functional>

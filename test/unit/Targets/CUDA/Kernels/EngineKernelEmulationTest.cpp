@@ -16,9 +16,9 @@
 #define PROOFC_ENGINE_THREADS 32
 #include "Kernels/engine.cu"
 
-#include "TestUtil.h"
 #include "Targets/CUDA/Kernels/emulation/EmulatedEngine.h"
-#include "runtime/HostTestUtil.h"
+#include "TestUtil.h"
+#include "runtime/host/HostTestUtil.h"
 
 #include <random>
 

@@ -12,10 +12,10 @@
 
 #if PROOFC_HAVE_CUDA
 
-#include "FileIO.h"
+#include "Targets/CUDA/Kernels/KernelTestUtil.h"
 #include "TestUtil.h"
 #include "runtime/cuda/GpuTestUtil.h"
-#include "Targets/CUDA/Kernels/KernelTestUtil.h"
+#include "support/FileIO.h"
 
 #include <cstring>
 #include <filesystem>

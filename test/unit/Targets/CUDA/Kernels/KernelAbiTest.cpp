@@ -10,11 +10,11 @@
 //===----------------------------------------------------------------------===//
 #include "Kernels/kernel_abi.h"
 
-#include "KnowledgeBase.h"
 #include "TestUtil.h"
 #include "cuda/PlanBinding.h"
-#include "runtime/cuda/TestBundle.h"
+#include "data/KnowledgeBase.h"
 #include "proofc/runtime/Error.h"
+#include "runtime/cuda/TestBundle.h"
 
 #include <gtest/gtest.h>
 

@@ -8,11 +8,11 @@
 #ifndef PROOFC_TEST_UNIT_CUDA_KERNELTESTUTIL_H
 #define PROOFC_TEST_UNIT_CUDA_KERNELTESTUTIL_H
 
-#include "Engine.h"
-#include "FileIO.h"
-#include "KnowledgeBase.h"
+#include "data/KnowledgeBase.h"
+#include "host/Engine.h"
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Dataset.h"
+#include "support/FileIO.h"
 
 #include <gtest/gtest.h>
 

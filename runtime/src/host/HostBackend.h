@@ -1,0 +1,52 @@
+//===- HostBackend.h - The CPU reference backend ----------------*- C++ -*-===//
+//
+// Runs spec §5 for every candidate with the slot structure the GPU backend
+// uses: B slots (ProgramSpec.shape.B), each holding one candidate's state;
+// a step derives, encodes, scores and selects for every live slot, applies
+// the transition and the terminal check, writes the Outcome of finished slots
+// and refills them from a shared pool. The B slots are partitioned among
+// worker threads that draw from one atomic pool counter. A candidate's
+// outcome depends on nothing but the candidate (spec: never on its slot,
+// batch, pool order or thread).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_RUNTIME_HOSTBACKEND_H
+#define PROOFC_RUNTIME_HOSTBACKEND_H
+
+#include "data/KnowledgeBase.h"
+#include "proofc/runtime/Evaluation.h"
+
+#include <memory>
+
+namespace proofc {
+
+struct HostBackendOptions {
+  int threads = 0; ///< 0: std::thread::hardware_concurrency()
+};
+
+/// The device in words for `threads` (0: every core) over `slots` slots:
+/// "cpu (N threads)", N the threads actually used (each needs a slot).
+std::string hostDeviceName(int threads, int slots);
+
+class HostBackend : public Backend {
+public:
+  explicit HostBackend(HostBackendOptions options = {}) : options_(options) {}
+  std::string name() const override { return "host"; }
+  /// BackendTimings::steps is the largest number of steps any worker thread
+  /// ran over its share of the slots.
+  std::vector<Outcome> run(const EvalInputs &inputs,
+                           BackendTimings &timings) override;
+  /// Each step's action goes to EvalInputs::actions when it is set.
+  bool recordsActions() const override { return true; }
+
+private:
+  HostBackendOptions options_;
+  /// The knowledge base of the pool EvalInputs::poolId `kbPool_`, kept
+  /// for a session's next run.
+  std::shared_ptr<const KnowledgeBase> kb_;
+  uint64_t kbPool_ = 0;
+};
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_HOSTBACKEND_H

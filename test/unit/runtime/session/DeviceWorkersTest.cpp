@@ -1,0 +1,209 @@
+//===- DeviceWorkersTest.cpp - Several device workers equal one -----------===//
+//
+// --devices (docs/scale-out.md, "Every GPU of a host"): one device worker
+// per backend takes blocks from a shared queue (BlockPipeline.h). Whatever
+// the number of workers, their speeds and the block size, the outcomes, the
+// outcomes file's bytes and the report's metrics are those of one backend;
+// progress over the workers only grows and ends at the pool; the first
+// error in block order is the one raised; and --devices' list is checked.
+// The workers here are host backends (the CUDA ones are checked on a GPU by
+// GpuStreamingTest).
+//
+//===----------------------------------------------------------------------===//
+#include "TestUtil.h"
+#include "runtime/session/InstantBackend.h"
+
+#include "cuda/CudaBackend.h"
+#include "host/HostBackend.h"
+#include "proofc/runtime/Bundle.h"
+#include "proofc/runtime/Session.h"
+#include "session/BlockPipeline.h"
+#include "session/RunSession.h"
+#include "support/FileIO.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+
+namespace proofc::test {
+namespace {
+
+std::string sectionOf(const std::string &reportPath, const char *key) {
+  return nlohmann::json::parse(readFile(reportPath))[key].dump();
+}
+
+TEST(DeviceWorkers, AnyNumberOfWorkersEqualsOneBitForBit) {
+  TempDir dir;
+  RunSessionOptions base = sessionOptions("nations", 30);
+  base.rankMetrics.perRelation = true;
+  base.rankMetrics.bootstrapSamples = 10;
+  base.threads = 2;
+  HostBackend one(HostBackendOptions{2});
+  RunSessionOptions o = base;
+  o.report = dir.file("one.json");
+  o.outcomes = dir.file("one.tsv");
+  RunSession reference(v10Program(), one, "cpu", o);
+  const RunOutput expected = reference.evaluate();
+  reference.writeOutputs(expected, stdout);
+  ASSERT_GT(expected.report.metrics.proved, 0);
+
+  for (int workers : {2, 3}) {
+    for (int64_t block : {int64_t{1}, int64_t{300}}) {
+      SCOPED_TRACE(fmt::format("{} workers, blocks of {}", workers, block));
+      std::vector<std::unique_ptr<HostBackend>> owned;
+      std::vector<Backend *> backends;
+      for (int w = 0; w < workers; ++w) {
+        owned.push_back(std::make_unique<HostBackend>(HostBackendOptions{1}));
+        backends.push_back(owned.back().get());
+      }
+      o = base;
+      o.blockCandidates = block;
+      o.report = dir.file(fmt::format("w{}b{}.json", workers, block));
+      o.outcomes = dir.file(fmt::format("w{}b{}.tsv", workers, block));
+      RunSession session(v10Program(), backends, "cpu", o);
+      const RunOutput out = session.evaluate();
+      session.writeOutputs(out, stdout);
+      expectSameOutcomes(expected.outcomes, out.outcomes);
+      EXPECT_EQ(readFile(dir.file("one.tsv")), readFile(o.outcomes));
+      for (const char *key : {"metrics", "rank_metrics", "pykeen"})
+        EXPECT_EQ(sectionOf(dir.file("one.json"), key),
+                  sectionOf(o.report, key))
+            << key;
+    }
+  }
+}
+
+TEST(DeviceWorkers, AFasterWorkerTakesMoreBlocksAndProgressOnlyGrows) {
+  // Worker 0 is slow: the fast one takes most blocks, the results stay.
+  RunSessionOptions o = sessionOptions("kinship", 40);
+  o.keepOutcomes = true;
+  o.blockCandidates = 200;
+  o.threads = 2;
+  InstantBackend plain;
+  RunSession one(v10Program(), plain, "cpu", o);
+  const RunOutput expected = one.evaluate();
+  const int64_t total = one.layout().candidateCount();
+
+  SlowBackend slow(std::chrono::milliseconds(40));
+  SlowBackend fast(std::chrono::milliseconds(0));
+  std::mutex mutex;
+  std::vector<int64_t> seen;
+  std::atomic<int> inside{0};
+  bool overlapped = false;
+  o.onProgress = [&](int64_t done) {
+    if (inside.fetch_add(1) != 0)
+      overlapped = true;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      seen.push_back(done);
+    }
+    inside.fetch_sub(1);
+  };
+  o.quiet = true;
+  RunSession session(v10Program(), std::vector<Backend *>{&slow, &fast},
+                     "cpu", o);
+  const RunOutput out = session.evaluate();
+  expectSameOutcomes(expected.outcomes, out.outcomes);
+  EXPECT_EQ(out.report.metrics.both.mrr, expected.report.metrics.both.mrr);
+  EXPECT_GT(slow.runs, 0);
+  EXPECT_GT(fast.runs, slow.runs);
+  EXPECT_FALSE(overlapped);
+  ASSERT_FALSE(seen.empty());
+  for (size_t i = 1; i < seen.size(); ++i)
+    EXPECT_LE(seen[i - 1], seen[i]) << i;
+  EXPECT_EQ(seen.back(), total);
+}
+
+TEST(DeviceWorkers, TheFirstErrorInBlockOrderIsRaised) {
+  // From query 7 on some logits are NaN: with one worker or three (one of
+  // them slow, so that later blocks fail first), the same candidate is
+  // named.
+  std::string first;
+  for (int workers : {1, 3}) {
+    std::vector<std::unique_ptr<InstantBackend>> owned;
+    std::vector<Backend *> backends;
+    for (int w = 0; w < workers; ++w) {
+      owned.push_back(w == 0 ? std::make_unique<SlowBackend>(
+                                   std::chrono::milliseconds(30))
+                             : std::make_unique<InstantBackend>());
+      owned.back()->nanQuery = 7;
+      backends.push_back(owned.back().get());
+    }
+    RunSessionOptions o = sessionOptions("nations", 20);
+    o.blockCandidates = 1;
+    o.keepOutcomes = false;
+    RunSession session(v10Program(), backends, "cpu", o);
+    const std::string error = errorOf([&] { session.evaluate(); });
+    EXPECT_NE(error.find(": query 7 ("), std::string::npos) << error;
+    if (first.empty())
+      first = error;
+    EXPECT_EQ(error, first) << workers;
+  }
+}
+
+TEST(DeviceWorkers, ThePipelineStopsTakingBlocksAfterAFailedOne) {
+  // Blocks 0..19; block 5 fails on its worker. Nothing after block 5 is
+  // consumed, and the error is block 5's.
+  std::vector<QueryRange> blocks;
+  for (int64_t i = 0; i < 20; ++i)
+    blocks.push_back(QueryRange{i, i + 1, i, i + 1});
+  std::mutex mutex;
+  std::vector<int64_t> consumed;
+  PipelineStages stages;
+  stages.build = [](const QueryRange &) { return CandidateSet{}; };
+  stages.run = [](PipelineBlock &block, int) {
+    if (block.index == 5)
+      throw Error("block 5 failed");
+  };
+  stages.consume = [&](PipelineBlock &block) {
+    std::lock_guard<std::mutex> lock(mutex);
+    consumed.push_back(block.index);
+  };
+  const std::string error = errorOf(
+      [&] { runBlockPipeline(blocks, stages, 2, 4, 2, nullptr); });
+  EXPECT_EQ(error, "block 5 failed");
+  EXPECT_EQ(consumed, (std::vector<int64_t>{0, 1, 2, 3, 4}));
+}
+
+TEST(DeviceWorkers, TheDeviceListIsChecked) {
+  EXPECT_EQ(parseDeviceList("all", 3), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(parseDeviceList("2,0", 3), (std::vector<int>{2, 0}));
+  EXPECT_EQ(parseDeviceList("1", 2), (std::vector<int>{1}));
+  EXPECT_EQ(errorOf([] { parseDeviceList("0,1,1", 4, "--devices"); }),
+            "--devices 0,1,1: device 1 is named twice");
+  EXPECT_EQ(errorOf([] { parseDeviceList("0,2", 2, "--devices"); }),
+            "--devices 0,2: there is no CUDA device 2 (the driver sees 2: 0 "
+            "to 1)");
+  for (const char *bad : {"", "0,", ",1", "0,,1", "a", "-1", "1.5", "99999"})
+    EXPECT_NE(errorOf([&] { parseDeviceList(bad, 4, "--devices"); })
+                  .find("expected all or CUDA device ordinals"),
+              std::string::npos)
+        << bad;
+}
+
+TEST(DeviceWorkers, SeveralDevicesAreCudaDevices) {
+  Bundle bundle;
+  bundle.program = v10Program();
+  SessionOptions options;
+  options.device = "cpu";
+  options.devices = "0,1";
+  EXPECT_EQ(errorOf([&] {
+              openDevices(bundle, "p.pcb", options, "--device", "--devices");
+            }),
+            "--devices 0,1 with --device cpu: several devices are CUDA "
+            "devices; give --device cuda (or leave it out)");
+  if (!cudaDeviceAvailable()) {
+    options.device = "auto";
+    EXPECT_NE(errorOf([&] {
+                openDevices(bundle, "p.pcb", options, "--device",
+                            "--devices");
+              }).find("--devices 0,1: no usable CUDA device: "),
+              std::string::npos);
+  }
+}
+
+} // namespace
+} // namespace proofc::test
