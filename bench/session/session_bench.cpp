@@ -169,7 +169,9 @@ int main(int argc, char **argv) {
   app.add_option("--weights", o.weights, "Trained weights")->required();
   app.add_option("--queries", o.queries)->capture_default_str();
   app.add_option("--corruptions", o.corruptions)->capture_default_str();
-  app.add_option("--calls", o.calls)->check(CLI::Range(1, 100000))->capture_default_str();
+  app.add_option("--calls", o.calls)
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   app.add_option("--device", o.device)->capture_default_str();
   app.add_option("--weights-on", o.weightsOn)
       ->check(CLI::IsMember({"host", "device"}))

@@ -22,13 +22,12 @@ namespace {
 // MRR over both modes, with the digits a double round-trips with (so a
 // script can compare it with the report of `proofc-run`).
 void printResult(const char *label, const proofc::SessionResult &result) {
-  std::printf("%-8s MRR %.17g  (head %.4f, tail %.4f; %lld proved of %lld "
-              "candidates, %.3f s)\n",
-              label, result.metrics.both.mrr, result.metrics.head.mrr,
-              result.metrics.tail.mrr,
-              static_cast<long long>(result.metrics.proved),
-              static_cast<long long>(result.metrics.candidates),
-              result.callSeconds);
+  std::printf(
+      "%-8s MRR %.17g  (head %.4f, tail %.4f; %lld proved of %lld "
+      "candidates, %.3f s)\n",
+      label, result.metrics.both.mrr, result.metrics.head.mrr,
+      result.metrics.tail.mrr, static_cast<long long>(result.metrics.proved),
+      static_cast<long long>(result.metrics.candidates), result.callSeconds);
 }
 
 } // namespace

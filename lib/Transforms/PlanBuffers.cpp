@@ -12,9 +12,9 @@
 // eval-fuse-step makes need no copy.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/Dialect/Eval/Transforms/ValueBuffers.h"
 #include "proofc/Dialect/Eval/Transforms/GpuHeuristics.h"
 #include "proofc/Dialect/Eval/Transforms/Passes.h"
+#include "proofc/Dialect/Eval/Transforms/ValueBuffers.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"

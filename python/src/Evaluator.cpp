@@ -82,10 +82,9 @@ py::dict Evaluator::expectedTensors() const {
   session();
   py::dict out;
   for (const TensorSpec &spec : expected_)
-    out[py::str(spec.name)] =
-        py::make_tuple(shapeTuple(spec.shape),
-                       spec.dtype == "F32" ? std::string("float32")
-                                           : spec.dtype);
+    out[py::str(spec.name)] = py::make_tuple(
+        shapeTuple(spec.shape),
+        spec.dtype == "F32" ? std::string("float32") : spec.dtype);
   return out;
 }
 
@@ -124,8 +123,8 @@ py::dict Evaluator::options() const {
   py::dict out;
   out["data"] = o.data;
   out["split"] = o.split;
-  out["queries"] = o.queries < 0 ? py::object(py::none())
-                                 : py::object(py::int_(o.queries));
+  out["queries"] =
+      o.queries < 0 ? py::object(py::none()) : py::object(py::int_(o.queries));
   out["corruptions"] = o.corruptions <= 0 ? py::object(py::none())
                                           : py::object(py::int_(o.corruptions));
   out["seed"] = o.seed;

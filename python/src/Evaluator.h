@@ -1,4 +1,5 @@
-//===- Evaluator.h - proofc._core.Evaluator: a Session for Python -*- C++ -*-===//
+//===- Evaluator.h - proofc._core.Evaluator: a Session for Python -*- C++
+//-*-===//
 //
 // The C++ side of proofc.Evaluator (python/proofc/_evaluator.py adds the
 // program handling): a proofc::Session driven from one worker thread

@@ -1,4 +1,5 @@
-//===- Interruptible.h - Wait for the worker, let Ctrl-C through -*- C++ -*-===//
+//===- Interruptible.h - Wait for the worker, let Ctrl-C through -*- C++
+//-*-===//
 //
 // Python runs its signal handlers (KeyboardInterrupt for SIGINT) only in the
 // main thread and only when asked. While a Session call runs on the worker
@@ -18,8 +19,8 @@
 #include <pybind11/pybind11.h>
 
 #include <atomic>
-#include <exception>
 #include <chrono>
+#include <exception>
 #include <functional>
 #include <future>
 

@@ -24,15 +24,12 @@ using proofc::python::Evaluator;
 namespace {
 
 /// The Python keywords, mapped onto SessionOptions (which checks them).
-SessionOptions sessionOptions(const py::object &data, const std::string &split,
-                              const py::object &queries,
-                              const py::object &corruptions, uint64_t seed,
-                              const std::string &facts,
-                              const std::string &device, int threads,
-                              const std::string &cond, int unroll,
-                              int64_t memoEntries, int64_t maxPool,
-                              const py::object &hits, bool perRelation,
-                              int64_t bootstrap, uint64_t bootstrapSeed) {
+SessionOptions sessionOptions(
+    const py::object &data, const std::string &split, const py::object &queries,
+    const py::object &corruptions, uint64_t seed, const std::string &facts,
+    const std::string &device, int threads, const std::string &cond, int unroll,
+    int64_t memoEntries, int64_t maxPool, const py::object &hits,
+    bool perRelation, int64_t bootstrap, uint64_t bootstrapSeed) {
   const py::module_ os = py::module_::import("os");
   SessionOptions o;
   o.data = py::str(os.attr("fsdecode")(os.attr("fspath")(data)));

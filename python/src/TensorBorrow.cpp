@@ -157,10 +157,10 @@ BorrowedTensors borrowTensors(py::handle weights,
     py::handle key = pair[0];
     py::object tensor = pair[1];
     if (!py::isinstance<py::str>(key))
-      throw py::type_error(fmt::format(
-          "weights: tensor names are str, got {} {}",
-          std::string(py::str(key.get_type().attr("__name__"))),
-          std::string(py::repr(key))));
+      throw py::type_error(
+          fmt::format("weights: tensor names are str, got {} {}",
+                      std::string(py::str(key.get_type().attr("__name__"))),
+                      std::string(py::repr(key))));
     const std::string name = key.cast<std::string>();
     const std::string label = fmt::format("weights['{}']", name);
     auto spec = specs.find(name);
@@ -198,20 +198,19 @@ BorrowedTensors borrowTensors(py::handle weights,
       }
       const Py_buffer &b = *buffer;
       std::string format = b.format ? b.format : "B";
-      if (!format.empty() && (format[0] == '<' || format[0] == '=' ||
-                              format[0] == '@'))
+      if (!format.empty() &&
+          (format[0] == '<' || format[0] == '=' || format[0] == '@'))
         format.erase(0, 1);
       layout.float32 = format == "f" && b.itemsize == 4;
-      layout.dtype = dtypeName(tensor, fmt::format(
-                                           "buffer format '{}'",
-                                           b.format ? b.format : "B"));
+      layout.dtype = dtypeName(
+          tensor, fmt::format("buffer format '{}'", b.format ? b.format : "B"));
       layout.data = b.buf;
       for (int i = 0; i < b.ndim; ++i) {
         layout.shape.push_back(b.shape[i]);
         // Byte strides; a float32 buffer's are whole elements when it is
         // C-contiguous, and any other one is refused below.
-        layout.strides.push_back(b.strides[i] / std::max<Py_ssize_t>(
-                                                    b.itemsize, 1));
+        layout.strides.push_back(b.strides[i] /
+                                 std::max<Py_ssize_t>(b.itemsize, 1));
         if (b.strides[i] % std::max<Py_ssize_t>(b.itemsize, 1) != 0)
           layout.strides.back() = -1;
       }
@@ -233,9 +232,10 @@ BorrowedTensors borrowTensors(py::handle weights,
       }
       // CUDA: the producer orders its work before the legacy default
       // stream, which the Session's (blocking) stream follows.
-      py::object capsule = layout.memory == MemoryKind::Cuda
-                               ? tensor.attr("__dlpack__")(py::arg("stream") = 1)
-                               : tensor.attr("__dlpack__")();
+      py::object capsule =
+          layout.memory == MemoryKind::Cuda
+              ? tensor.attr("__dlpack__")(py::arg("stream") = 1)
+              : tensor.attr("__dlpack__")();
       if (!PyCapsule_IsValid(capsule.ptr(), "dltensor"))
         throw py::type_error(fmt::format(
             "{}: __dlpack__ did not return a DLPack capsule", label));
@@ -302,10 +302,10 @@ BorrowedTensors borrowTensors(py::handle weights,
       int64_t step = 1;
       for (size_t i = layout.shape.size(); i-- > 0;) {
         if (layout.shape[i] != 1 && layout.strides[i] != step)
-          throw py::value_error(fmt::format(
-              "{}: not C-contiguous (strides {} in elements); pass "
-              ".contiguous() (torch) or np.ascontiguousarray(...)",
-              label, shapeText(layout.strides)));
+          throw py::value_error(
+              fmt::format("{}: not C-contiguous (strides {} in elements); pass "
+                          ".contiguous() (torch) or np.ascontiguousarray(...)",
+                          label, shapeText(layout.strides)));
         step *= layout.shape[i];
       }
     }

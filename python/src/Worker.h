@@ -1,4 +1,5 @@
-//===- Worker.h - The one thread that touches an Evaluator's Session -*- C++ -*-===//
+//===- Worker.h - The one thread that touches an Evaluator's Session -*- C++
+//-*-===//
 //
 // A proofc::Session on CUDA keeps its context current on the thread that
 // built it, and a Python program may call one Evaluator from any thread. So
@@ -31,8 +32,7 @@ public:
   Worker &operator=(const Worker &) = delete;
 
   /// Queues `job`; the future holds its result or its exception.
-  template <typename F>
-  std::future<std::invoke_result_t<F>> submit(F job) {
+  template <typename F> std::future<std::invoke_result_t<F>> submit(F job) {
     using R = std::invoke_result_t<F>;
     auto task = std::make_shared<std::packaged_task<R()>>(std::move(job));
     std::future<R> result = task->get_future();

@@ -14,10 +14,10 @@
 #include "session/RunSession.h"
 
 #include <algorithm>
-#include <cstring>
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -151,7 +151,8 @@ inline std::function<void(int64_t)> readyOnFirstProgress(int fd) {
 /// Runs `session` (a child process's whole run: evaluate, write outputs)
 /// and ends the process as a tool would: 128 + the signal on Interrupted,
 /// 1 on another error (printed), else 0, stdout flushed.
-[[noreturn]] inline void exitAfterChildRun(const std::function<void()> &session) {
+[[noreturn]] inline void
+exitAfterChildRun(const std::function<void()> &session) {
   try {
     session();
   } catch (const Interrupted &e) {

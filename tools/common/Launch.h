@@ -1,4 +1,5 @@
-//===- Launch.h - How a run tool was started: alone or as MPI ranks -*- C++ -*-===//
+//===- Launch.h - How a run tool was started: alone or as MPI ranks -*- C++
+//-*-===//
 //
 // A run tool initialises MPI only when an MPI launcher started it, so that a
 // plain start never touches MPI (and a build without MPI runs everywhere).
@@ -29,9 +30,10 @@
 namespace proofc::cli {
 
 struct Launch {
-  bool mpi = false;      ///< started by an MPI launcher
-  std::string launcher;  ///< the variable that told it, e.g. "OMPI_COMM_WORLD_SIZE=3"
-  int64_t ranks = -1;    ///< from the environment; -1: not said
+  bool mpi = false; ///< started by an MPI launcher
+  std::string
+      launcher; ///< the variable that told it, e.g. "OMPI_COMM_WORLD_SIZE=3"
+  int64_t ranks = -1; ///< from the environment; -1: not said
 };
 
 /// The launch this process's environment describes.

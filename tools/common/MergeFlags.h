@@ -1,4 +1,5 @@
-//===- MergeFlags.h - The flags of proofc merge and proofc-merge -*- C++ -*-===//
+//===- MergeFlags.h - The flags of proofc merge and proofc-merge -*- C++
+//-*-===//
 //
 // `proofc merge PART... --report R --outcomes O [--data DIR]` and the
 // runtime-only `proofc-merge` (for machines without MLIR: an MPI or GPU

@@ -1,7 +1,8 @@
 //===- main.cpp - proofc-run: evaluate a compiled bundle ------------------===//
 //
 // proofc-run PROGRAM.pcb --data DIR --weights W [--split --corruptions --seed
-// --queries --device cpu|cuda|auto --devices all|N,... --cond native|emulated|host --unroll
+// --queries --device cpu|cuda|auto --devices all|N,... --cond
+// native|emulated|host --unroll
 // --memo-entries --threads --facts --max-pool --quiet --report --outcomes
 //   --proofs --proofs-format --proofs-of]
 //
@@ -63,8 +64,7 @@ int run(const Options &o) {
   tool.name = "proofc-run";
   tool.open = [&](const RunSessionOptions &so) {
     if (o.memoEntries > 0 && (o.memoEntries & (o.memoEntries - 1)) != 0)
-      fail("--memo-entries: {} is not -1, 0 or a power of two",
-           o.memoEntries);
+      fail("--memo-entries: {} is not -1, 0 or a power of two", o.memoEntries);
     checkOutputPaths(so); // before anything slow
     bundle = readBundle(o.bundle);
     loadSeconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -85,9 +85,9 @@ int run(const Options &o) {
       if (auto *cuda = dynamic_cast<CudaBackend *>(d.backend.get()))
         tool.cuda.push_back(cuda);
     }
-    return std::make_unique<RunSession>(bundle->program, backends,
-                                        fmt::format("{}", fmt::join(names, ",")),
-                                        so);
+    return std::make_unique<RunSession>(
+        bundle->program, backends, fmt::format("{}", fmt::join(names, ",")),
+        so);
   };
   tool.complete = [&](RunOutput &out) {
     out.report.compileSeconds = loadSeconds;

@@ -21,9 +21,10 @@
 
 using namespace proofc;
 
-driver::SelectedBackends
-driver::selectBackends(const std::string &device, const std::string &devices,
-                       int threads, int slots, const std::string &program) {
+driver::SelectedBackends driver::selectBackends(const std::string &device,
+                                                const std::string &devices,
+                                                int threads, int slots,
+                                                const std::string &program) {
   // "cuda:N": an MPI rank's own GPU under --device cuda (RankHost.h).
   const bool cuda = device == "cuda" || device.rfind("cuda:", 0) == 0;
   if (device != "cpu" && !cuda && device != "auto")
@@ -32,8 +33,7 @@ driver::selectBackends(const std::string &device, const std::string &devices,
   if (cuda && devices.empty() && !cudaDeviceAvailable(&whyNot))
     fail("--device {}: no usable CUDA device: {}", device, whyNot);
   SelectedBackends out;
-  if (!devices.empty() || cuda ||
-      (device == "auto" && cudaDeviceAvailable())) {
+  if (!devices.empty() || cuda || (device == "auto" && cudaDeviceAvailable())) {
     std::optional<CompiledProgram> compiled =
         compileProgramToBundle(program, BundleCompilerOptions{});
     if (!compiled)
@@ -43,8 +43,8 @@ driver::selectBackends(const std::string &device, const std::string &devices,
     options.devices = devices;
     std::vector<std::string> names;
     for (SelectedDevice &d :
-         openDevices(compiled->bundle, program + " (compiled bundle)",
-                     options, "--device", "--devices")) {
+         openDevices(compiled->bundle, program + " (compiled bundle)", options,
+                     "--device", "--devices")) {
       out.backends.push_back(std::move(d.backend));
       names.push_back(d.name);
     }

@@ -17,11 +17,12 @@ struct SelectedBackends {
 };
 
 /// `device` is cpu, cuda, cuda:N (an MPI rank's own GPU, RankHost.h) or
-/// auto (auto: cuda when a device is usable, else cpu); `devices` (--devices: all or CUDA ordinals, excluding `device`)
-/// asks for one CUDA backend per GPU; `threads` (0: all) is for the host
-/// backend, which uses at most `slots` of them. The CUDA backends get the
-/// bundle of `program`, compiled in memory once. Throws proofc::Error when
-/// the requested backend is not available or the program does not compile.
+/// auto (auto: cuda when a device is usable, else cpu); `devices` (--devices:
+/// all or CUDA ordinals, excluding `device`) asks for one CUDA backend per GPU;
+/// `threads` (0: all) is for the host backend, which uses at most `slots` of
+/// them. The CUDA backends get the bundle of `program`, compiled in memory
+/// once. Throws proofc::Error when the requested backend is not available or
+/// the program does not compile.
 SelectedBackends selectBackends(const std::string &device,
                                 const std::string &devices, int threads,
                                 int slots, const std::string &program);

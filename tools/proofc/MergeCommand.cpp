@@ -13,8 +13,8 @@
 int proofc::driver::mergeCommand(const MergeOptions &o) {
   // `--report -` / `--outcomes -` / `--proofs -` own stdout: the text goes
   // to stderr.
-  mergeParts(o,
-             o.report == "-" || o.outcomes == "-" || o.proofs == "-" ? stderr
-                                                                     : stdout);
+  mergeParts(o, o.report == "-" || o.outcomes == "-" || o.proofs == "-"
+                    ? stderr
+                    : stdout);
   return 0;
 }

@@ -42,22 +42,23 @@ int driver::weightsSpecCommand(const WeightsSpecOptions &o) {
   std::string text = "{\n";
   text += "  \"schema\": \"proofc-weights-spec\",\n";
   text += "  \"version\": 1,\n";
-  text += fmt::format("  \"program\": {},\n",
-                      nlohmann::json(program->name).dump());
+  text +=
+      fmt::format("  \"program\": {},\n", nlohmann::json(program->name).dump());
   text += fmt::format("  \"entities\": {},\n", dataset.numEntities());
   text += fmt::format("  \"relations\": {},\n", dataset.numRelations());
   text += "  \"metadata\": {";
   bool first = true;
   for (const auto &[key, value] : weightsMetadata(*program, dataset)) {
-    text += fmt::format("{}\n    {}: {}", first ? "" : ",",
-                        nlohmann::json(key).dump(),
-                        nlohmann::json(value).dump());
+    text +=
+        fmt::format("{}\n    {}: {}", first ? "" : ",",
+                    nlohmann::json(key).dump(), nlohmann::json(value).dump());
     first = false;
   }
   text += "\n  },\n";
   text += "  \"tensors\": [";
   for (size_t i = 0; i < tensors.size(); ++i)
-    text += fmt::format("{}\n    {}", i == 0 ? "" : ",", tensorLine(tensors[i]));
+    text +=
+        fmt::format("{}\n    {}", i == 0 ? "" : ",", tensorLine(tensors[i]));
   text += tensors.empty() ? "]\n}\n" : "\n  ]\n}\n";
   fmt::print("{}", text);
   return 0;

@@ -1,10 +1,11 @@
 //===- main.cpp - The proofc driver ---------------------------------------===//
 //
-// proofc run | init-weights | weights-spec | compile | merge. Every failure ends as one line on
-// stderr and exit code 1: MLIR diagnostics as `file:line:col: error: ...`
-// (printed by the program loader), everything else as `proofc: error:
-// <message>`. An interrupted run ends as `proofc: interrupted by SIGINT` and
-// exit code 128 + the signal (130, or 143 for SIGTERM).
+// proofc run | init-weights | weights-spec | compile | merge. Every failure
+// ends as one line on stderr and exit code 1: MLIR diagnostics as
+// `file:line:col: error: ...` (printed by the program loader), everything else
+// as `proofc: error: <message>`. An interrupted run ends as `proofc:
+// interrupted by SIGINT` and exit code 128 + the signal (130, or 143 for
+// SIGTERM).
 //
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"

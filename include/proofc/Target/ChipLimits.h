@@ -20,9 +20,9 @@
 namespace proofc {
 
 struct ChipLimits {
-  llvm::StringLiteral chip;       ///< NVVM chip, "sm_90"
-  int64_t maxSharedPerBlock;      ///< bytes, static + opted-in dynamic
-  int64_t registersPerSm;         ///< 32-bit registers of one SM
+  llvm::StringLiteral chip;  ///< NVVM chip, "sm_90"
+  int64_t maxSharedPerBlock; ///< bytes, static + opted-in dynamic
+  int64_t registersPerSm;    ///< 32-bit registers of one SM
 
   /// The registers a thread may use so that `blocks` blocks of `threads`
   /// threads fit on one SM: the SM's registers over their threads, in 8s

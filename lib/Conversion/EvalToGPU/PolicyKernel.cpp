@@ -56,13 +56,11 @@ using namespace mlir;
 using namespace mlir::eval;
 using namespace mlir::eval::policy_kernel;
 
-FailureOr<PolicyKernel>
-mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
-                              StringRef name, StringRef guard, int64_t groups,
-                              int64_t statesPerThread, int64_t minBlocksPerSm,
-                              StringRef logitsBuffer, StringRef arrivalsBuffer,
-                              int64_t maxSharedPerBlock,
-                              ArrayRef<std::string> slotStepArgs) {
+FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
+    ScoreSelectOp op, gpu::GPUModuleOp module, StringRef name, StringRef guard,
+    int64_t groups, int64_t statesPerThread, int64_t minBlocksPerSm,
+    StringRef logitsBuffer, StringRef arrivalsBuffer, int64_t maxSharedPerBlock,
+    ArrayRef<std::string> slotStepArgs) {
   auto program = op->getParentOfType<ProgramOp>();
   auto encoder = dyn_cast_or_null<EncoderOp>(
       SymbolTable::lookupSymbolIn(program, op.getEncoderAttr()));
@@ -108,8 +106,8 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
     return op.emitOpError() << "the linear weights must all be TF32 fragments "
                                "or all transposed, got "
                             << split << " of " << linears;
-  Tiling tiling = chooseTiling(*shape, std::max<int64_t>(groups, 1),
-                               statesPerThread);
+  Tiling tiling =
+      chooseTiling(*shape, std::max<int64_t>(groups, 1), statesPerThread);
   if (split > 0) {
     // With the tensor cores a warp's rows are one m16 tile: T follows.
     if (kWarp % tiling.Q != 0 || 16 % tiling.R != 0 ||
@@ -192,7 +190,8 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
     kernel.args.push_back(("buf:" + arrivalsBuffer).str());
   }
   // B x parts blocks: enough parts of childrenPerBlock() children for S.
-  int64_t parts = (S + tiling.childrenPerBlock() - 1) / tiling.childrenPerBlock();
+  int64_t parts =
+      (S + tiling.childrenPerBlock() - 1) / tiling.childrenPerBlock();
   kernel.grid = {"B", std::to_string(parts)};
   if (persistent && parts != 1)
     return op.emitOpError()
@@ -205,8 +204,7 @@ mlir::eval::buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module,
     return op.emitOpError()
            << "the persistent policy kernel would need " << sharedBytes
            << " bytes of dynamic shared memory, its derive's included (limit "
-           << persistentLimit
-           << "); lower S, A or the groups";
+           << persistentLimit << "); lower S, A or the groups";
   kernel.sharedBytes = persistent ? sharedBytes : 0;
 
   MLIRContext *ctx = op.getContext();

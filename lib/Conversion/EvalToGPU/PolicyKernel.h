@@ -23,8 +23,8 @@ struct PolicyKernel {
   /// The launch's arguments in the bundle's form ("buf:state", "sym:E", ...).
   SmallVector<std::string> args;
   SmallVector<std::string> grid; ///< blocks: the product of the factors
-  int64_t block = 0;              ///< threads per block
-  int64_t sharedBytes = 0;        ///< dynamic shared memory per block
+  int64_t block = 0;             ///< threads per block
+  int64_t sharedBytes = 0;       ///< dynamic shared memory per block
 };
 
 /// slot.cu's device function that the persistent policy kernel calls.

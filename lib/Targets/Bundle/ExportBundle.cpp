@@ -3,7 +3,8 @@
 // One op, one bundle entry: eval.buffer -> BufferDecl, eval.fold_columns /
 // eval.transpose_weight -> PrologueOp, eval.launch -> Launch (with its role
 // tag), the program's
-// top-level launches and conds -> the schedule's setup launches, eval.launch_loop
+// top-level launches and conds -> the schedule's setup launches,
+// eval.launch_loop
 // -> the step with loop_flag/loop_cond, eval.cuda_module -> a "cuda" module
 // (the template embedded at build time; with link_into, named in that "ptx"
 // module's link list), gpu.binary -> a "ptx" module.

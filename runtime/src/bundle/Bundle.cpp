@@ -20,9 +20,12 @@ namespace proofc {
 
 const char *dtypeName(DType dtype) {
   switch (dtype) {
-  case DType::I32: return "i32";
-  case DType::F32: return "f32";
-  case DType::U32: return "u32";
+  case DType::I32:
+    return "i32";
+  case DType::F32:
+    return "f32";
+  case DType::U32:
+    return "u32";
   }
   return "?";
 }
@@ -43,19 +46,22 @@ constexpr OpName kOpNames[] = {{PolicyOpKind::AtomEmbed, "atom_embed"},
 
 const char *bundle_json::opKindName(PolicyOpKind kind) {
   for (const OpName &op : kOpNames)
-    if (op.kind == kind) return op.name;
+    if (op.kind == kind)
+      return op.name;
   return "?";
 }
 
 std::optional<PolicyOpKind> bundle_json::opKindNamed(const std::string &name) {
   for (const OpName &op : kOpNames)
-    if (name == op.name) return op.kind;
+    if (name == op.name)
+      return op.kind;
   return std::nullopt;
 }
 
 const KernelModule *findModule(const Bundle &bundle, const std::string &name) {
   for (const KernelModule &m : bundle.modules)
-    if (m.name == name) return &m;
+    if (m.name == name)
+      return &m;
   return nullptr;
 }
 

@@ -50,13 +50,17 @@ public:
 
   /// An object whose keys must be exactly `keys`.
   void expectObject(std::initializer_list<const char *> keys) const {
-    if (!value_.is_object()) error("expected an object");
+    if (!value_.is_object())
+      error("expected an object");
     for (const char *key : keys)
-      if (!value_.contains(key)) child(key).error("missing field");
+      if (!value_.contains(key))
+        child(key).error("missing field");
     for (const auto &item : value_.items()) {
       bool known = false;
-      for (const char *key : keys) known = known || item.key() == key;
-      if (!known) child(item.key()).error("unknown field");
+      for (const char *key : keys)
+        known = known || item.key() == key;
+      if (!known)
+        child(item.key()).error("unknown field");
     }
   }
 
@@ -70,12 +74,14 @@ public:
 
   /// Free-form text: kernel source, compile options, versions, paths.
   std::string text() const {
-    if (!value_.is_string()) error("expected a string");
+    if (!value_.is_string())
+      error("expected a string");
     return value_.get<std::string>();
   }
   std::string nonEmptyText() const {
     std::string s = text();
-    if (s.empty()) error("must not be empty");
+    if (s.empty())
+      error("must not be empty");
     return s;
   }
   /// A name (of a module, buffer, launch, cond, tensor, op...). The runtime
@@ -91,11 +97,13 @@ public:
   }
   std::string nonEmptyStr() const {
     std::string s = str();
-    if (s.empty()) error("must not be empty");
+    if (s.empty())
+      error("must not be empty");
     return s;
   }
   int64_t i64() const {
-    if (!value_.is_number_integer()) error("expected an integer");
+    if (!value_.is_number_integer())
+      error("expected an integer");
     if (value_.is_number_unsigned() &&
         value_.get<uint64_t>() >
             static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
@@ -110,7 +118,8 @@ public:
     return static_cast<int32_t>(v);
   }
   double number() const {
-    if (!value_.is_number()) error("expected a number");
+    if (!value_.is_number())
+      error("expected a number");
     return value_.get<double>();
   }
   /// A number that a float holds (not rounded to inf on the way).
@@ -129,11 +138,13 @@ public:
     return v;
   }
   bool boolean() const {
-    if (!value_.is_boolean()) error("expected true or false");
+    if (!value_.is_boolean())
+      error("expected true or false");
     return value_.get<bool>();
   }
   std::vector<Node> array() const {
-    if (!value_.is_array()) error("expected an array");
+    if (!value_.is_array())
+      error("expected an array");
     std::vector<Node> items;
     for (size_t i = 0; i < value_.size(); ++i)
       items.emplace_back(value_[i], fmt::format("{}[{}]", path_, i), file_);

@@ -25,16 +25,19 @@ using namespace bundle_json;
 namespace {
 
 bool isDecimal(const std::string &s) {
-  if (s.empty() || s.size() > 18) return false;
+  if (s.empty() || s.size() > 18)
+    return false;
   for (char c : s)
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    if (!std::isdigit(static_cast<unsigned char>(c)))
+      return false;
   return true;
 }
 
 Extent parseExtent(const Node &node) {
   Extent extent;
   std::vector<Node> items = node.array();
-  if (items.empty()) node.error("an extent needs at least one factor");
+  if (items.empty())
+    node.error("an extent needs at least one factor");
   for (const Node &item : items) {
     std::string f = item.str();
     if (!isDecimal(f) && !isBundleSymbol(f))
@@ -48,9 +51,12 @@ Extent parseExtent(const Node &node) {
 
 DType parseDType(const Node &node) {
   std::string s = node.str();
-  if (s == "i32") return DType::I32;
-  if (s == "f32") return DType::F32;
-  if (s == "u32") return DType::U32;
+  if (s == "i32")
+    return DType::I32;
+  if (s == "f32")
+    return DType::F32;
+  if (s == "u32")
+    return DType::U32;
   node.error(
       fmt::format("unknown dtype '{}' (i32, f32, u32)", escapeForMessage(s)));
 }
@@ -115,8 +121,8 @@ std::vector<ScheduleNode> parseNodes(const Node &node, int depth = 0) {
     } else {
       item.expectObject({"cond", "flag", "body"});
       if (depth == kMaxCondDepth)
-        item.error(fmt::format("conds nested deeper than {} levels",
-                               kMaxCondDepth));
+        item.error(
+            fmt::format("conds nested deeper than {} levels", kMaxCondDepth));
       sn.cond = item["cond"].nonEmptyStr();
       sn.flag = item["flag"].nonEmptyStr();
       sn.body = parseNodes(item["body"], depth + 1);
@@ -150,7 +156,8 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
   }
   const json &j = parsed.value;
   Node root(j, "", path);
-  if (!j.is_object()) root.error("expected a JSON object");
+  if (!j.is_object())
+    root.error("expected a JSON object");
   // Schema and version first, so an old or foreign file says so plainly.
   if (!j.contains("schema") || !j["schema"].is_string() ||
       j["schema"].get<std::string>() != kSchema)
@@ -220,17 +227,22 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
     op.cols = p["cols"].i64();
     op.transpose = p["transpose"].boolean();
     if (op.op == "fold_columns") {
-      if (op.weight.empty()) p["weight"].error("fold_columns needs a weight");
-      if (op.colBegin < 0) p["col_begin"].error("must be >= 0");
-      if (op.cols <= 0) p["cols"].error("must be > 0");
-      if (op.transpose) p["transpose"].error("fold_columns does not transpose");
+      if (op.weight.empty())
+        p["weight"].error("fold_columns needs a weight");
+      if (op.colBegin < 0)
+        p["col_begin"].error("must be >= 0");
+      if (op.cols <= 0)
+        p["cols"].error("must be > 0");
+      if (op.transpose)
+        p["transpose"].error("fold_columns does not transpose");
     } else if (op.op == "copy") {
       if (!op.weight.empty() || !op.bias.empty())
         p["weight"].error("copy takes only a table");
     } else if (op.op == "tf32_fragments") {
       if (!op.weight.empty() || !op.bias.empty())
         p["weight"].error("tf32_fragments takes only a table");
-      if (op.transpose) p["transpose"].error("tf32_fragments does not transpose");
+      if (op.transpose)
+        p["transpose"].error("tf32_fragments does not transpose");
     } else {
       p["op"].error(fmt::format(
           "unknown prologue op '{}' (fold_columns, copy, tf32_fragments)",
@@ -254,7 +266,8 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
     launch.grid = parseExtent(l["grid"]);
     launch.block = l["block"].i32(1, 1024);
     launch.sharedBytes = l["shared_bytes"].i32(0, 1 << 20);
-    for (const Node &a : l["args"].array()) launch.args.push_back(a.str());
+    for (const Node &a : l["args"].array())
+      launch.args.push_back(a.str());
     bundle.plan.launches.push_back(std::move(launch));
   }
   Node schedule = plan["schedule"];

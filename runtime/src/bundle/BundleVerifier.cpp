@@ -23,9 +23,10 @@ void checkEncoderShape(const ProgramSpec &program, const Node &node) {
     switch (op.kind) {
     case PolicyOpKind::AtomEmbed:
       if (op.in <= 0 || op.in % 3 != 0)
-        ops[i]["in"].error(fmt::format(
-            "{} is not 3 x a positive embedding width", op.in));
-      if (op.out <= 0) ops[i]["out"].error("must be positive");
+        ops[i]["in"].error(
+            fmt::format("{} is not 3 x a positive embedding width", op.in));
+      if (op.out <= 0)
+        ops[i]["out"].error("must be positive");
       width = op.out;
       continue;
     case PolicyOpKind::Relu:
@@ -34,25 +35,26 @@ void checkEncoderShape(const ProgramSpec &program, const Node &node) {
     case PolicyOpKind::Linear:
       ++linears;
       if (width != 0 && op.in != width)
-        ops[i]["in"].error(fmt::format(
-            "{} differs from the width {} the previous ops yield", op.in,
-            width));
-      if (op.out <= 0) ops[i]["out"].error("must be positive");
+        ops[i]["in"].error(
+            fmt::format("{} differs from the width {} the previous ops yield",
+                        op.in, width));
+      if (op.out <= 0)
+        ops[i]["out"].error("must be positive");
       width = width == 0 ? 0 : op.out;
       break;
     case PolicyOpKind::LayerNorm:
       if (width != 0 && op.in != width)
-        ops[i]["in"].error(fmt::format(
-            "{} differs from the width {} the previous ops yield", op.in,
-            width));
+        ops[i]["in"].error(
+            fmt::format("{} differs from the width {} the previous ops yield",
+                        op.in, width));
       if (op.out != op.in)
-        ops[i]["out"].error(fmt::format("{} differs from in = {}", op.out,
-                                        op.in));
+        ops[i]["out"].error(
+            fmt::format("{} differs from in = {}", op.out, op.in));
       break;
     }
     if (width == 0)
-      ops[i]["kind"].error(fmt::format("'{}' comes before any atom_embed",
-                                       opKindName(op.kind)));
+      ops[i]["kind"].error(
+          fmt::format("'{}' comes before any atom_embed", opKindName(op.kind)));
   }
   Node shape = node["shape"];
   if (program.shape.d != width)
@@ -86,7 +88,8 @@ void checkCompiledShape(const Bundle &bundle, const Node &root) {
   for (size_t l = 0; l < launches.size(); ++l) {
     std::vector<Node> argNodes = launches[l]["args"].array();
     std::vector<std::string> args;
-    for (const Node &a : argNodes) args.push_back(a.str());
+    for (const Node &a : argNodes)
+      args.push_back(a.str());
     for (size_t k = 1; k < args.size(); ++k) {
       const std::string &arg = args[k], &before = args[k - 1];
       if (arg.rfind("i32:", 0) == 0 && k + 1 < args.size() &&
@@ -120,9 +123,11 @@ void checkCompiledShape(const Bundle &bundle, const Node &root) {
     for (size_t k = 0; k < options.size(); ++k)
       for (const Baked &b : baked) {
         std::string_view option = options[k];
-        if (option.rfind(b.macro, 0) != 0) continue;
+        if (option.rfind(b.macro, 0) != 0)
+          continue;
         std::string value(option.substr(std::strlen(b.macro)));
-        if (value == std::to_string(b.value)) continue;
+        if (value == std::to_string(b.value))
+          continue;
         root["program"]["shape"][b.field].error(fmt::format(
             "{} differs from the {} = {} the kernels were compiled for "
             "(modules[{}].options[{}])",
@@ -198,7 +203,8 @@ public:
 private:
   void checkInit(const BufferDecl &b, const Node &node) {
     const std::string &init = b.init;
-    if (init.empty()) return;
+    if (init.empty())
+      return;
     if (init.rfind(binding::kWeightsPrefix, 0) == 0) {
       if (init.size() == binding::kWeightsPrefix.size())
         node.error("'weights:' needs a tensor name");
@@ -233,7 +239,8 @@ private:
     std::vector<Node> items = node.array();
     for (size_t i = 0; i < nodes.size(); ++i) {
       const ScheduleNode &sn = nodes[i];
-      if (sn.cond.empty()) continue;
+      if (sn.cond.empty())
+        continue;
       if (!conds_.insert(sn.cond).second)
         items[i]["cond"].error(
             fmt::format("duplicate cond '{}'", escapeForMessage(sn.cond)));

@@ -47,11 +47,14 @@ json programJson(const ProgramSpec &program) {
                        {"eps", op.eps}});
   return {{"name", program.name},
           {"shape",
-           {{"A", s.A}, {"S", s.S}, {"D", s.D}, {"B", s.B}, {"d", s.d},
+           {{"A", s.A},
+            {"S", s.S},
+            {"D", s.D},
+            {"B", s.B},
+            {"d", s.d},
             {"L", s.L}}},
           {"policy",
-           {{"score_scale", program.policy.scoreScale},
-            {"encoder", encoder}}}};
+           {{"score_scale", program.policy.scoreScale}, {"encoder", encoder}}}};
 }
 
 json planJson(const GpuPlan &plan) {

@@ -22,16 +22,20 @@ namespace proofc {
 
 const char *condModeName(CondMode mode) {
   switch (mode) {
-  case CondMode::Native: return "native";
-  case CondMode::Emulated: return "emulated";
-  case CondMode::Host: return "host";
+  case CondMode::Native:
+    return "native";
+  case CondMode::Emulated:
+    return "emulated";
+  case CondMode::Host:
+    return "host";
   }
   return "?";
 }
 
 CondMode parseCondMode(const std::string &text, const std::string &flag) {
   for (CondMode m : {CondMode::Native, CondMode::Emulated, CondMode::Host})
-    if (text == condModeName(m)) return m;
+    if (text == condModeName(m))
+      return m;
   fail("{}: unknown cond mode '{}' (native, emulated, host)", flag, text);
 }
 
@@ -54,17 +58,20 @@ static nlohmann::json cudaRunInfoBaseJson(const CudaRunInfo &info) {
 
 nlohmann::json cudaRunInfoJson(const CudaRunInfo &info) {
   nlohmann::json j = cudaRunInfoBaseJson(info);
-  if (!info.profiled) return j;
+  if (!info.profiled)
+    return j;
   auto sumOf = [&](const std::vector<std::string> &names) {
     double total = 0;
     for (const std::string &n : names) {
       auto it = info.launchSeconds.find(n);
-      if (it != info.launchSeconds.end()) total += it->second;
+      if (it != info.launchSeconds.end())
+        total += it->second;
     }
     return total;
   };
   double all = 0;
-  for (const auto &[name, seconds] : info.launchSeconds) all += seconds;
+  for (const auto &[name, seconds] : info.launchSeconds)
+    all += seconds;
   const double policy = sumOf(info.policyLaunches);
   const double engine = sumOf(info.engineLaunches);
   const double fused = sumOf(info.fusedLaunches);
@@ -90,9 +97,7 @@ CudaBackend::CudaBackend(Bundle bundle, std::string bundlePath,
 
 void CudaBackend::clearRunInfo() { info_ = CudaRunInfo{}; }
 
-bool cudaDeviceAvailable(std::string *why) {
-  return cudaDeviceCount(why) > 0;
-}
+bool cudaDeviceAvailable(std::string *why) { return cudaDeviceCount(why) > 0; }
 
 } // namespace proofc
 
@@ -101,7 +106,8 @@ bool cudaDeviceAvailable(std::string *why) {
 namespace proofc {
 
 int cudaDeviceCount(std::string *why) {
-  if (why) *why = "proofc was built without the CUDA headers (cuda.h, nvrtc.h)";
+  if (why)
+    *why = "proofc was built without the CUDA headers (cuda.h, nvrtc.h)";
   return 0;
 }
 
@@ -129,7 +135,8 @@ namespace proofc {
 int cudaDeviceCount(std::string *why) {
   std::string reason;
   if (!CudaDriver::available(&reason)) {
-    if (why) *why = reason;
+    if (why)
+      *why = reason;
     return 0;
   }
   CudaDriver &drv = CudaDriver::get();
@@ -165,7 +172,8 @@ std::vector<Outcome> CudaBackend::run(const EvalInputs &inputs,
       // Another block of the same size: only its candidates go up.
       persistent_->runner.uploadPool(inputs, timings);
     }
-    std::vector<Outcome> outcomes = persistent_->runner.execute(inputs, timings);
+    std::vector<Outcome> outcomes =
+        persistent_->runner.execute(inputs, timings);
     addRunInfo(persistent_->runner.info(), !reuse);
     return outcomes;
   } catch (const Interrupted &) {
@@ -217,18 +225,21 @@ int64_t CudaBackend::poolCapacity(const EvalInputs &inputs) {
 
 int64_t CudaBackend::measurePoolCapacity(const EvalInputs &inputs) {
   const int64_t n = static_cast<int64_t>(inputs.candidates.candidates.size());
-  if (n <= 1) return 0;
+  if (n <= 1)
+    return 0;
   CudaDriver &drv = CudaDriver::get();
   int count = 0;
   PROOFC_CU(drv, cuDeviceGetCount, &count);
-  if (options_.device < 0 || options_.device >= count) return 0; // run() says
+  if (options_.device < 0 || options_.device >= count)
+    return 0; // run() says
   CUdevice device = 0;
   CUcontext ctx = nullptr;
   PROOFC_CU(drv, cuDeviceGet, &device, options_.device);
   PROOFC_CU(drv, cuDevicePrimaryCtxRetain, &ctx, device);
   size_t freeBytes = 0, totalBytes = 0;
   CUresult r = drv.cuCtxSetCurrent(ctx);
-  if (r == CUDA_SUCCESS) r = drv.cuMemGetInfo(&freeBytes, &totalBytes);
+  if (r == CUDA_SUCCESS)
+    r = drv.cuMemGetInfo(&freeBytes, &totalBytes);
   drv.cuDevicePrimaryCtxRelease(device);
   drv.check(r, "cuMemGetInfo");
 
@@ -242,8 +253,9 @@ int64_t CudaBackend::measurePoolCapacity(const EvalInputs &inputs) {
     uint64_t bytes = 0;
     for (const BufferDecl &b : bundle_.plan.buffers)
       bytes += std::max<uint64_t>(
-          4, 4 * static_cast<uint64_t>(evalExtent(
-                     b.elements, symbols, path_ + ": buffer '" + b.name + "'")));
+          4,
+          4 * static_cast<uint64_t>(evalExtent(
+                  b.elements, symbols, path_ + ": buffer '" + b.name + "'")));
     return bytes;
   };
   const uint64_t all = bytesFor(n), one = bytesFor(1);
@@ -255,9 +267,10 @@ int64_t CudaBackend::measurePoolCapacity(const EvalInputs &inputs) {
     const uint64_t budget = freeBytes / 10 * 9;
     const uint64_t fixed = one - std::min(one, perCandidate);
     // When not even one candidate fits, run() says how much was asked.
-    capacity = budget > fixed + perCandidate
-                   ? std::min<uint64_t>(capacity, (budget - fixed) / perCandidate)
-                   : 1;
+    capacity =
+        budget > fixed + perCandidate
+            ? std::min<uint64_t>(capacity, (budget - fixed) / perCandidate)
+            : 1;
   }
   return capacity >= n ? 0 : capacity;
 }

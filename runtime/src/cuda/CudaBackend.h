@@ -1,4 +1,5 @@
-//===- CudaBackend.h - Executes a bundle's GpuPlan on a CUDA GPU -*- C++ -*-===//
+//===- CudaBackend.h - Executes a bundle's GpuPlan on a CUDA GPU -*- C++
+//-*-===//
 //
 // The `--device cuda` backend. Generic over the plan: it resolves the
 // run-time symbols, allocates every buffer once, uploads the bindings, loads
@@ -39,8 +40,8 @@
 
 #include <map>
 #include <memory>
-#include <vector>
 #include <string>
+#include <vector>
 
 namespace proofc {
 
@@ -51,9 +52,9 @@ CondMode parseCondMode(const std::string &text, const std::string &flag);
 
 struct CudaBackendOptions {
   CondMode cond = CondMode::Native;
-  int device = 0;  ///< CUDA device ordinal
-  int unroll = 8;  ///< K, steps per WHILE iteration (native) or per graph
-                   ///< launch (emulated)
+  int device = 0; ///< CUDA device ordinal
+  int unroll = 8; ///< K, steps per WHILE iteration (native) or per graph
+                  ///< launch (emulated)
   /// Time every kernel launch with events (host-driven steps, no graph):
   /// slower, for the per-phase split in CudaRunInfo::launchSeconds. Default
   /// from the environment variable PROOFC_PROFILE=1.
@@ -67,7 +68,7 @@ struct CudaBackendOptions {
 
 /// What a run did, for reports (valid after run()).
 struct CudaRunInfo {
-  std::string device;   ///< e.g. "NVIDIA H100 80GB HBM3 (sm_90)"
+  std::string device;               ///< e.g. "NVIDIA H100 80GB HBM3 (sm_90)"
   CondMode cond = CondMode::Native; ///< the mode actually used
   bool condFellBack = false;        ///< native requested, emulated used
   size_t deviceBytes = 0;           ///< all plan buffers
@@ -142,7 +143,7 @@ private:
   CudaBackendOptions options_;
   CudaRunInfo info_;
   std::unique_ptr<Persistent> persistent_;
-  uint64_t capacityPool_ = 0; ///< the poolId capacity_ was measured for
+  uint64_t capacityPool_ = 0;  ///< the poolId capacity_ was measured for
   uint64_t capacityShape_ = 0; ///< the shapeId capacity_ was measured for
   int64_t capacity_ = 0;
 };

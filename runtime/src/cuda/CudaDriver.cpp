@@ -61,7 +61,7 @@ CudaDriver::CudaDriver() {
   };
   // The version must be that of the declaration's ABI (see the header).
 #define PROOFC_CUDA_CHECK_ABI(name, version)                                   \
-  static_assert(std::is_same_v<decltype(&::name), PFN_##name##_v##version>,     \
+  static_assert(std::is_same_v<decltype(&::name), PFN_##name##_v##version>,    \
                 #name ": the listed version is not the declared ABI");
   PROOFC_CUDA_REQUIRED_SYMBOLS(PROOFC_CUDA_CHECK_ABI)
   PROOFC_CUDA_OPTIONAL_SYMBOLS(PROOFC_CUDA_CHECK_ABI)
@@ -87,7 +87,8 @@ CudaDriver &CudaDriver::get() {
       s.error = e.what();
     }
   });
-  if (!s.driver) throw Error(s.error);
+  if (!s.driver)
+    throw Error(s.error);
   return *s.driver;
 }
 
@@ -96,7 +97,8 @@ bool CudaDriver::available(std::string *why) {
     get();
     return true;
   } catch (const Error &e) {
-    if (why) *why = e.what();
+    if (why)
+      *why = e.what();
     return false;
   }
 }
@@ -109,7 +111,8 @@ std::string CudaDriver::errorName(CUresult result) const {
 }
 
 void CudaDriver::check(CUresult result, const char *call) const {
-  if (result == CUDA_SUCCESS) return;
+  if (result == CUDA_SUCCESS)
+    return;
   const char *text = nullptr;
   if (!cuGetErrorString || cuGetErrorString(result, &text) != CUDA_SUCCESS)
     text = nullptr;
@@ -119,7 +122,8 @@ void CudaDriver::check(CUresult result, const char *call) const {
 
 bool probeConditionalNodes(CudaDriver &drv, CUcontext ctx, std::string *why) {
   auto no = [&](const std::string &reason) {
-    if (why) *why = reason;
+    if (why)
+      *why = reason;
     return false;
   };
   if (!drv.cuGraphConditionalHandleCreate)
@@ -145,23 +149,26 @@ bool probeConditionalNodes(CudaDriver &drv, CUcontext ctx, std::string *why) {
   params.conditional.size = 1;
   params.conditional.ctx = ctx;
   CUgraphNode node = nullptr;
-  ok = ok && attempt(drv.cuGraphAddNode(&node, graph, nullptr, nullptr, 0,
-                                        &params),
-                     "cuGraphAddNode(WHILE)");
+  ok = ok &&
+       attempt(drv.cuGraphAddNode(&node, graph, nullptr, nullptr, 0, &params),
+               "cuGraphAddNode(WHILE)");
   if (ok) {
     CUgraphNodeParams empty{};
     empty.type = CU_GRAPH_NODE_TYPE_EMPTY;
     CUgraphNode bodyNode = nullptr;
-    ok = attempt(drv.cuGraphAddNode(&bodyNode, params.conditional.phGraph_out[0],
-                                    nullptr, nullptr, 0, &empty),
-                 "cuGraphAddNode(empty body)");
+    ok =
+        attempt(drv.cuGraphAddNode(&bodyNode, params.conditional.phGraph_out[0],
+                                   nullptr, nullptr, 0, &empty),
+                "cuGraphAddNode(empty body)");
   }
   ok = ok && attempt(drv.cuGraphInstantiateWithFlags(&exec, graph, 0),
                      "cuGraphInstantiateWithFlags");
   ok = ok && attempt(drv.cuGraphLaunch(exec, nullptr), "cuGraphLaunch");
   ok = ok && attempt(drv.cuCtxSynchronize(), "cuCtxSynchronize");
-  if (exec) drv.cuGraphExecDestroy(exec);
-  if (graph) drv.cuGraphDestroy(graph);
+  if (exec)
+    drv.cuGraphExecDestroy(exec);
+  if (graph)
+    drv.cuGraphDestroy(graph);
   return ok ? true : no(reason);
 }
 

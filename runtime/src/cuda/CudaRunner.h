@@ -57,28 +57,41 @@ struct DeviceSession {
   CUgraph graph = nullptr;
   CUgraphExec exec = nullptr;
   CUevent events[2] = {nullptr, nullptr};
-  std::vector<CUevent> timing; ///< profiling events (timing enabled)
-  int32_t *pinned = nullptr; ///< host-visible flag slots
+  std::vector<CUevent> timing;       ///< profiling events (timing enabled)
+  int32_t *pinned = nullptr;         ///< host-visible flag slots
   int32_t *pinnedOutcomes = nullptr; ///< readback staging: 3N words
   uint32_t *pinnedPool = nullptr;    ///< pool upload staging (uploadPool)
 
   explicit DeviceSession(CudaDriver &d) : drv(d) {}
   ~DeviceSession() {
-    if (ctx) drv.cuCtxSynchronize();
-    if (exec) drv.cuGraphExecDestroy(exec);
-    if (graph) drv.cuGraphDestroy(graph);
+    if (ctx)
+      drv.cuCtxSynchronize();
+    if (exec)
+      drv.cuGraphExecDestroy(exec);
+    if (graph)
+      drv.cuGraphDestroy(graph);
     for (CUevent e : events)
-      if (e) drv.cuEventDestroy(e);
-    for (CUevent e : timing) drv.cuEventDestroy(e);
-    if (pinned) drv.cuMemFreeHost(pinned);
-    if (pinnedOutcomes) drv.cuMemFreeHost(pinnedOutcomes);
-    if (pinnedPool) drv.cuMemFreeHost(pinnedPool);
-    for (CUmodule m : modules) drv.cuModuleUnload(m);
+      if (e)
+        drv.cuEventDestroy(e);
+    for (CUevent e : timing)
+      drv.cuEventDestroy(e);
+    if (pinned)
+      drv.cuMemFreeHost(pinned);
+    if (pinnedOutcomes)
+      drv.cuMemFreeHost(pinnedOutcomes);
+    if (pinnedPool)
+      drv.cuMemFreeHost(pinnedPool);
+    for (CUmodule m : modules)
+      drv.cuModuleUnload(m);
     for (CUdeviceptr p : buffers)
-      if (p) drv.cuMemFree(p);
-    if (stream) drv.cuStreamDestroy(stream);
-    if (cancelStream) drv.cuStreamDestroy(cancelStream);
-    if (ctx) drv.cuDevicePrimaryCtxRelease(device);
+      if (p)
+        drv.cuMemFree(p);
+    if (stream)
+      drv.cuStreamDestroy(stream);
+    if (cancelStream)
+      drv.cuStreamDestroy(cancelStream);
+    if (ctx)
+      drv.cuDevicePrimaryCtxRelease(device);
   }
 };
 
@@ -95,8 +108,8 @@ class CudaRunner {
 public:
   CudaRunner(const Bundle &bundle, const std::string &path,
              const CudaBackendOptions &options)
-      : bundle_(bundle), path_(path), options_(options),
-        s_(CudaDriver::get()) {}
+      : bundle_(bundle), path_(path), options_(options), s_(CudaDriver::get()) {
+  }
 
   /// Everything that does not depend on the weights: the device, the
   /// knowledge base, the buffers (first contents uploaded: the pool, the
@@ -129,7 +142,6 @@ public:
   const CudaRunInfo &info() const { return info_; }
 
 private:
-
   //===------------------------------------------------------------------===//
   // Setup (RunnerSetup.cpp)
   //===------------------------------------------------------------------===//
@@ -183,16 +195,16 @@ private:
       const PlanBinding &binding,
       const std::map<std::string, CUgraphConditionalHandle> &handles);
 
-  CUgraphNode addKernelNode(CUgraph graph, CUgraphNode dep,
-                            PreparedLaunch &l);
+  CUgraphNode addKernelNode(CUgraph graph, CUgraphNode dep, PreparedLaunch &l);
 
   /// Appends `nodes` to `graph` after `dep`; returns the last node. Conds
   /// become IF nodes (native, unless `inlineConds`) or are inlined (their
   /// kernels check the flag themselves).
-  CUgraphNode addNodes(CUgraph graph, CUgraphNode dep,
-                       const std::vector<ScheduleNode> &nodes,
-                       const std::map<std::string, CUgraphConditionalHandle> &handles,
-                       bool inlineConds = false);
+  CUgraphNode
+  addNodes(CUgraph graph, CUgraphNode dep,
+           const std::vector<ScheduleNode> &nodes,
+           const std::map<std::string, CUgraphConditionalHandle> &handles,
+           bool inlineConds = false);
 
   /// A conditional node after `dep` whose body graph `fillBody` fills.
   CUgraphNode addConditional(CUgraph graph, CUgraphNode dep,
@@ -200,7 +212,8 @@ private:
                              CUgraphConditionalHandle handle,
                              const std::function<void(CUgraph)> &fillBody);
 
-  void buildGraph(const std::map<std::string, CUgraphConditionalHandle> &handles);
+  void
+  buildGraph(const std::map<std::string, CUgraphConditionalHandle> &handles);
 
   //===------------------------------------------------------------------===//
   // Execution (Executors.cpp)
@@ -223,8 +236,8 @@ private:
 
   int64_t runHost();
 
-  /// The buffer proofc_init gets as `nextCand` (InitArg::NextCand), or 0 when the
-  /// plan has no init launch.
+  /// The buffer proofc_init gets as `nextCand` (InitArg::NextCand), or 0 when
+  /// the plan has no init launch.
   CUdeviceptr poolCounter(const PlanBinding &binding) const;
 
   CUdeviceptr flagPtr(const std::string &buffer);
@@ -276,10 +289,11 @@ private:
   std::unique_ptr<DevicePrologue> devicePrologue_;
   uint64_t poolId_ = 0;
   uint64_t shapeId_ = 0; ///< EvalInputs::shapeId of the setup
-  uint64_t weightsId_ = 0; ///< EvalInputs::weightsId of the weights on the device
+  uint64_t weightsId_ =
+      0; ///< EvalInputs::weightsId of the weights on the device
   std::vector<size_t> zeroBuffers_; ///< reset before every run but the first
-  bool stateFresh_ = true;      ///< zero buffers as allocated
-  bool weightsCurrent_ = false; ///< weight buffers hold this run's weights
+  bool stateFresh_ = true;          ///< zero buffers as allocated
+  bool weightsCurrent_ = false;     ///< weight buffers hold this run's weights
   int major_ = 0, minor_ = 0;
   std::string arch_;
   std::map<std::string, CUmodule> modules_;

@@ -40,8 +40,8 @@ const std::string &DevicePrologue::source() {
   return text;
 }
 
-DevicePrologue::DevicePrologue(CudaDriver &drv, KernelCache &cache,
-                               int ccMajor, int ccMinor, std::string bundlePath)
+DevicePrologue::DevicePrologue(CudaDriver &drv, KernelCache &cache, int ccMajor,
+                               int ccMinor, std::string bundlePath)
     : drv_(drv), path_(std::move(bundlePath)) {
   const Nvrtc &nvrtc = Nvrtc::get();
   KernelKey key;
@@ -70,10 +70,8 @@ DevicePrologue::DevicePrologue(CudaDriver &drv, KernelCache &cache,
     }
     PROOFC_CU(drv_, cuModuleGetFunction, &foldColumns_, module_,
               kFoldColumnsEntry);
-    PROOFC_CU(drv_, cuModuleGetFunction, &transpose_, module_,
-              kTransposeEntry);
-    PROOFC_CU(drv_, cuModuleGetFunction, &tf32_, module_,
-              kTf32FragmentsEntry);
+    PROOFC_CU(drv_, cuModuleGetFunction, &transpose_, module_, kTransposeEntry);
+    PROOFC_CU(drv_, cuModuleGetFunction, &tf32_, module_, kTf32FragmentsEntry);
     PROOFC_CU(drv_, cuEventCreate, &done_, CU_EVENT_DISABLE_TIMING);
   } catch (...) {
     release();
@@ -85,10 +83,14 @@ DevicePrologue::~DevicePrologue() { release(); }
 
 void DevicePrologue::release() noexcept {
   // Errors are not reported here: the context may already be unusable.
-  if (done_ && ran_) drv_.cuEventSynchronize(done_);
-  if (scratch_) drv_.cuMemFree(scratch_);
-  if (done_) drv_.cuEventDestroy(done_);
-  if (module_) drv_.cuModuleUnload(module_);
+  if (done_ && ran_)
+    drv_.cuEventSynchronize(done_);
+  if (scratch_)
+    drv_.cuMemFree(scratch_);
+  if (done_)
+    drv_.cuEventDestroy(done_);
+  if (module_)
+    drv_.cuModuleUnload(module_);
   scratch_ = 0;
   scratchBytes_ = 0;
   done_ = nullptr;
@@ -173,8 +175,10 @@ void DevicePrologue::run(const GpuPlan &plan,
 
   if (schedule.scratchBytes > scratchBytes_) {
     // The previous run's kernels may still read the old scratch.
-    if (ran_) PROOFC_CU(drv_, cuEventSynchronize, done_);
-    if (scratch_) PROOFC_CU(drv_, cuMemFree, scratch_);
+    if (ran_)
+      PROOFC_CU(drv_, cuEventSynchronize, done_);
+    if (scratch_)
+      PROOFC_CU(drv_, cuMemFree, scratch_);
     scratch_ = 0;
     scratchBytes_ = 0;
     PROOFC_CU(drv_, cuMemAlloc, &scratch_, schedule.scratchBytes);

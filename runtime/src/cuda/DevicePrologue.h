@@ -49,23 +49,25 @@ public:
   /// float32 row-major, shapes given), then fills every destination in
   /// `outputs` (tensor name -> device address of a plan buffer whose init is
   /// "weights:<name>", with room for the tensor: prologueShapes() of
-  /// PrologueSchedule.h gives its shape; the name is a weight, copied device to device, or a prologue
-  /// op's dst, written in place). Intermediate tensors live in scratch owned
-  /// by this object, reused by the next run (which waits for this one's
-  /// work on its own stream). Asynchronous on `stream`: the weights must
-  /// stay valid until the stream reaches the end of the work. Errors
-  /// (proofc::Error, before anything is enqueued): those of runPlanPrologue
-  /// (missing tensor, wrong shape, ...), naming the bundle path, the op index
-  /// and the tensor; a null address; an output that names no tensor; a
-  /// tensor larger than the rest of its driver allocation (an output buffer
-  /// too small for it is never overrun).
-  void run(const GpuPlan &plan, const std::map<std::string, DeviceTensor> &weights,
+  /// PrologueSchedule.h gives its shape; the name is a weight, copied device to
+  /// device, or a prologue op's dst, written in place). Intermediate tensors
+  /// live in scratch owned by this object, reused by the next run (which waits
+  /// for this one's work on its own stream). Asynchronous on `stream`: the
+  /// weights must stay valid until the stream reaches the end of the work.
+  /// Errors (proofc::Error, before anything is enqueued): those of
+  /// runPlanPrologue (missing tensor, wrong shape, ...), naming the bundle
+  /// path, the op index and the tensor; a null address; an output that names no
+  /// tensor; a tensor larger than the rest of its driver allocation (an output
+  /// buffer too small for it is never overrun).
+  void run(const GpuPlan &plan,
+           const std::map<std::string, DeviceTensor> &weights,
            const std::map<std::string, CUdeviceptr> &outputs, CUstream stream);
 
   /// The kernels' NVRTC source, as embedded (prologue.cu + prologue_ops.h).
   static const std::string &source();
   /// The kernels' entry points (extern "C" names in source()).
-  static constexpr const char *kFoldColumnsEntry = "proofc_prologue_fold_columns";
+  static constexpr const char *kFoldColumnsEntry =
+      "proofc_prologue_fold_columns";
   static constexpr const char *kTransposeEntry = "proofc_prologue_transpose";
   static constexpr const char *kTf32FragmentsEntry =
       "proofc_prologue_tf32_fragments";

@@ -1,4 +1,5 @@
-//===- Executors.cpp - one run over the pool --------------------------------===//
+//===- Executors.cpp - one run over the pool
+//--------------------------------===//
 //
 // execute(): the fresh state and the weights, then the loop in the cond
 // mode (runNative: one graph launch; runEmulated: graph launches of K
@@ -25,10 +26,12 @@ namespace proofc {
 class CudaRunner::CancelWatcher {
 public:
   CancelWatcher(CudaRunner &r, const PlanBinding &binding) : r_(r) {
-    if (!r.control_ || !r.control_->cancel) return;
+    if (!r.control_ || !r.control_->cancel)
+      return;
     const CUdeviceptr counter = r.poolCounter(binding);
     const int64_t n = binding.symbols().at("N");
-    if (!counter || n <= 0) return; // nothing to stop on the device
+    if (!counter || n <= 0)
+      return; // nothing to stop on the device
     r.s_.pinned[4] = static_cast<int32_t>(n);
     if (!r.s_.cancelStream)
       PROOFC_CU(r.s_.drv, cuStreamCreate, &r.s_.cancelStream,
@@ -36,7 +39,8 @@ public:
     thread_ = std::thread([this, counter] { watch(counter); });
   }
   ~CancelWatcher() {
-    if (!thread_.joinable()) return;
+    if (!thread_.joinable())
+      return;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       done_ = true;
@@ -49,18 +53,20 @@ public:
 private:
   void watch(CUdeviceptr counter) {
     CudaDriver &drv = r_.s_.drv;
-    if (drv.cuCtxSetCurrent(r_.s_.ctx) != CUDA_SUCCESS) return;
+    if (drv.cuCtxSetCurrent(r_.s_.ctx) != CUDA_SUCCESS)
+      return;
     std::unique_lock<std::mutex> lock(mutex_);
     Clock::time_point sent{};
     bool any = false;
     while (!wake_.wait_for(lock, std::chrono::milliseconds(2),
                            [this] { return done_; })) {
-      if (!r_.control_->cancelled()) continue;
-      if (any && secondsSince(sent) < 0.05) continue;
+      if (!r_.control_->cancelled())
+        continue;
+      if (any && secondsSince(sent) < 0.05)
+        continue;
       // An error leaves the run to finish the pool; it is still
       // reported as Interrupted.
-      drv.cuMemcpyHtoDAsync(counter, r_.s_.pinned + 4, 4,
-                            r_.s_.cancelStream);
+      drv.cuMemcpyHtoDAsync(counter, r_.s_.pinned + 4, 4, r_.s_.cancelStream);
       sent = Clock::now();
       any = true;
     }
@@ -74,7 +80,7 @@ private:
 };
 
 std::vector<Outcome> CudaRunner::execute(const EvalInputs &inputs,
-                             BackendTimings &timings) {
+                                         BackendTimings &timings) {
   const Clock::time_point start = Clock::now();
   // A session's calls may come from any thread, one at a time.
   PROOFC_CU(s_.drv, cuCtxSetCurrent, s_.ctx);
@@ -108,18 +114,26 @@ std::vector<Outcome> CudaRunner::execute(const EvalInputs &inputs,
     CancelWatcher watcher(*this, *binding_);
     const Clock::time_point loop = Clock::now();
     switch (info_.cond) {
-    case CondMode::Native: timings.steps = runNative(); break;
-    case CondMode::Emulated: timings.steps = runEmulated(); break;
-    case CondMode::Host: timings.steps = runHost(); break;
+    case CondMode::Native:
+      timings.steps = runNative();
+      break;
+    case CondMode::Emulated:
+      timings.steps = runEmulated();
+      break;
+    case CondMode::Host:
+      timings.steps = runHost();
+      break;
     }
     PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream); // drained
     timings.runSeconds = secondsSince(loop);
   }
   // Raised while the loop ran: the pool may not have been done.
-  if (cancelled()) throwInterrupted();
+  if (cancelled())
+    throwInterrupted();
   const Clock::time_point readback = Clock::now();
   std::vector<Outcome> outcomes = readOutcomes(*binding_);
-  if (inputs.actions) *inputs.actions = readActions(*binding_, outcomes);
+  if (inputs.actions)
+    *inputs.actions = readActions(*binding_, outcomes);
   timings.readbackSeconds = secondsSince(readback);
   return outcomes;
 }
@@ -132,8 +146,8 @@ void CudaRunner::launchDirect(const PreparedLaunch &l) {
     PROOFC_CU(s_.drv, cuEventRecord, before, s_.stream);
   }
   PROOFC_CU(s_.drv, cuLaunchKernel, l.function, l.grid, 1, 1, l.block, 1, 1,
-            l.sharedBytes, s_.stream,
-            const_cast<void **>(l.params.data()), nullptr);
+            l.sharedBytes, s_.stream, const_cast<void **>(l.params.data()),
+            nullptr);
   if (info_.profiled) {
     PROOFC_CU(s_.drv, cuEventRecord, after, s_.stream);
     timed_.push_back({&l.name, before, after});
@@ -143,7 +157,8 @@ void CudaRunner::launchDirect(const PreparedLaunch &l) {
 int32_t CudaRunner::readFlag(CUdeviceptr flag) {
   PROOFC_CU(s_.drv, cuMemcpyDtoHAsync, s_.pinned, flag, 4, s_.stream);
   PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
-  if (info_.profiled) collectTimings();
+  if (info_.profiled)
+    collectTimings();
   ++info_.hostFlagReads;
   return s_.pinned[0];
 }
@@ -158,12 +173,14 @@ void CudaRunner::runNodesDirect(const std::vector<ScheduleNode> &nodes) {
 }
 
 bool CudaRunner::cancelled() {
-  if (control_ && control_->cancelled()) stoppedEarly_ = true;
+  if (control_ && control_->cancelled())
+    stoppedEarly_ = true;
   return stoppedEarly_;
 }
 
 int64_t CudaRunner::runNative() {
-  if (cancelled()) return 0;
+  if (cancelled())
+    return 0;
   PROOFC_CU(s_.drv, cuGraphLaunch, s_.exec, s_.stream);
   info_.graphLaunches = 1;
   return 0; // the WHILE node iterates on the device, uncounted
@@ -190,8 +207,10 @@ int64_t CudaRunner::runEmulated() {
     PROOFC_CU(s_.drv, cuEventSynchronize, s_.events[slot]);
     ++info_.hostFlagReads;
     ++checked;
-    if (s_.pinned[1 + slot] == 0) break;
-    if (cancelled()) break; // the other launch in flight drains below
+    if (s_.pinned[1 + slot] == 0)
+      break;
+    if (cancelled())
+      break; // the other launch in flight drains below
     issue(); // reuses the slot just read
   }
   info_.graphLaunches = issued;
@@ -202,7 +221,8 @@ int64_t CudaRunner::runHost() {
   runNodesDirect(bundle_.plan.schedule.setup);
   int64_t steps = 0;
   while (readFlag(loopFlag_)) {
-    if (cancelled()) break;
+    if (cancelled())
+      break;
     runNodesDirect(bundle_.plan.schedule.step);
     ++steps;
   }
@@ -211,7 +231,8 @@ int64_t CudaRunner::runHost() {
 
 CUdeviceptr CudaRunner::poolCounter(const PlanBinding &binding) const {
   for (const Launch &launch : bundle_.plan.launches) {
-    if (launch.role != LaunchRole::Init) continue;
+    if (launch.role != LaunchRole::Init)
+      continue;
     // The binding checked a proofc_init launch against kernel_abi.h; the
     // role alone does not name the entry, so the index is checked too.
     const BoundLaunch &bound = binding.launch(launch.name);
@@ -225,7 +246,8 @@ CUdeviceptr CudaRunner::poolCounter(const PlanBinding &binding) const {
 
 CUdeviceptr CudaRunner::flagPtr(const std::string &buffer) {
   for (size_t i = 0; i < bundle_.plan.buffers.size(); ++i)
-    if (bundle_.plan.buffers[i].name == buffer) return s_.buffers[i];
+    if (bundle_.plan.buffers[i].name == buffer)
+      return s_.buffers[i];
   fail("{}: unknown flag buffer '{}'", path_, buffer);
 }
 

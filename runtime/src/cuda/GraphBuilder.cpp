@@ -1,4 +1,5 @@
-//===- GraphBuilder.cpp - the cond mode, the launches and the graph ---------===//
+//===- GraphBuilder.cpp - the cond mode, the launches and the graph
+//---------===//
 //
 // How the schedule will run: the cond mode (native falls back to emulated,
 // with a notice, when the probe finds no conditional graph nodes; profiled
@@ -28,7 +29,8 @@ void CudaRunner::resolveCondMode() {
     info_.profiled = true;
     return;
   }
-  if (options_.cond != CondMode::Native) return;
+  if (options_.cond != CondMode::Native)
+    return;
   std::string why;
   if (!probeConditionalNodes(s_.drv, s_.ctx, &why)) {
     notice(fmt::format("conditional graph nodes unsupported ({}); using "
@@ -65,8 +67,8 @@ void CudaRunner::prepareLaunches(
     p.grid = bound.grid;
     p.block = static_cast<uint32_t>(launch.block);
     p.sharedBytes = static_cast<uint32_t>(launch.sharedBytes);
-    CUresult r = drv.cuModuleGetFunction(&p.function, modules_.at(launch.module),
-                                         launch.entry.c_str());
+    CUresult r = drv.cuModuleGetFunction(
+        &p.function, modules_.at(launch.module), launch.entry.c_str());
     if (r != CUDA_SUCCESS)
       fail("{}: launch '{}': module '{}' has no kernel '{}' ({})", path_,
            launch.name, launch.module, launch.entry, drv.errorName(r));
@@ -93,9 +95,15 @@ void CudaRunner::prepareLaunches(
       const BoundArg &a = bound.args[i];
       uint64_t &slot = p.storage[i];
       switch (a.kind) {
-      case BoundArg::Kind::Buffer: slot = s_.buffers.at(a.buffer); break;
-      case BoundArg::Kind::I32: std::memcpy(&slot, &a.i32, 4); break;
-      case BoundArg::Kind::F32: std::memcpy(&slot, &a.f32, 4); break;
+      case BoundArg::Kind::Buffer:
+        slot = s_.buffers.at(a.buffer);
+        break;
+      case BoundArg::Kind::I32:
+        std::memcpy(&slot, &a.i32, 4);
+        break;
+      case BoundArg::Kind::F32:
+        std::memcpy(&slot, &a.f32, 4);
+        break;
       case BoundArg::Kind::Cond: {
         auto it = handles.find(a.cond);
         slot = it == handles.end() ? 0 : it->second;
@@ -103,7 +111,8 @@ void CudaRunner::prepareLaunches(
       }
       }
     }
-    for (uint64_t &slot : p.storage) p.params.push_back(&slot);
+    for (uint64_t &slot : p.storage)
+      p.params.push_back(&slot);
     launches_.emplace(launch.name, std::move(p));
     // By the role the compiler wrote. The fused step kernel counts as
     // the engine (it is mostly derive).
@@ -118,7 +127,7 @@ void CudaRunner::prepareLaunches(
 }
 
 CUgraphNode CudaRunner::addKernelNode(CUgraph graph, CUgraphNode dep,
-                          PreparedLaunch &l) {
+                                      PreparedLaunch &l) {
   CUgraphNodeParams params{};
   params.type = CU_GRAPH_NODE_TYPE_KERNEL;
   params.kernel.func = l.function;
@@ -129,23 +138,22 @@ CUgraphNode CudaRunner::addKernelNode(CUgraph graph, CUgraphNode dep,
   params.kernel.sharedMemBytes = l.sharedBytes;
   params.kernel.kernelParams = l.params.data();
   CUgraphNode node = nullptr;
-  PROOFC_CU(s_.drv, cuGraphAddNode, &node, graph, dep ? &dep : nullptr,
-            nullptr, dep ? 1 : 0, &params);
+  PROOFC_CU(s_.drv, cuGraphAddNode, &node, graph, dep ? &dep : nullptr, nullptr,
+            dep ? 1 : 0, &params);
   return node;
 }
 
-CUgraphNode CudaRunner::addNodes(CUgraph graph, CUgraphNode dep,
-                     const std::vector<ScheduleNode> &nodes,
-                     const std::map<std::string, CUgraphConditionalHandle> &handles,
-                     bool inlineConds) {
+CUgraphNode CudaRunner::addNodes(
+    CUgraph graph, CUgraphNode dep, const std::vector<ScheduleNode> &nodes,
+    const std::map<std::string, CUgraphConditionalHandle> &handles,
+    bool inlineConds) {
   for (const ScheduleNode &n : nodes) {
     if (!n.launch.empty()) {
       dep = addKernelNode(graph, dep, launches_.at(n.launch));
     } else if (info_.cond == CondMode::Native && !inlineConds) {
-      dep = addConditional(graph, dep, CU_GRAPH_COND_TYPE_IF,
-                           handles.at(n.cond), [&](CUgraph body) {
-                             addNodes(body, nullptr, n.body, handles);
-                           });
+      dep = addConditional(
+          graph, dep, CU_GRAPH_COND_TYPE_IF, handles.at(n.cond),
+          [&](CUgraph body) { addNodes(body, nullptr, n.body, handles); });
     } else {
       dep = addNodes(graph, dep, n.body, handles, inlineConds);
     }
@@ -153,7 +161,8 @@ CUgraphNode CudaRunner::addNodes(CUgraph graph, CUgraphNode dep,
   return dep;
 }
 
-CUgraphNode CudaRunner::addConditional(CUgraph graph, CUgraphNode dep,
+CUgraphNode
+CudaRunner::addConditional(CUgraph graph, CUgraphNode dep,
                            CUgraphConditionalNodeType type,
                            CUgraphConditionalHandle handle,
                            const std::function<void(CUgraph)> &fillBody) {
@@ -164,13 +173,14 @@ CUgraphNode CudaRunner::addConditional(CUgraph graph, CUgraphNode dep,
   params.conditional.size = 1;
   params.conditional.ctx = s_.ctx;
   CUgraphNode node = nullptr;
-  PROOFC_CU(s_.drv, cuGraphAddNode, &node, graph, dep ? &dep : nullptr,
-            nullptr, dep ? 1 : 0, &params);
+  PROOFC_CU(s_.drv, cuGraphAddNode, &node, graph, dep ? &dep : nullptr, nullptr,
+            dep ? 1 : 0, &params);
   fillBody(params.conditional.phGraph_out[0]);
   return node;
 }
 
-void CudaRunner::buildGraph(const std::map<std::string, CUgraphConditionalHandle> &handles) {
+void CudaRunner::buildGraph(
+    const std::map<std::string, CUgraphConditionalHandle> &handles) {
   const Schedule &schedule = bundle_.plan.schedule;
   if (info_.cond == CondMode::Native) {
     // ONE graph: the setup launches, then WHILE(loop) { step x K }. K steps per

@@ -55,14 +55,14 @@ void appendField(std::string &record, std::string_view bytes) {
 }
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
 
 bool readWhole(const std::string &path, std::string &out) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
+  if (fd < 0)
+    return false;
   struct stat st;
   bool ok = ::fstat(fd, &st) == 0;
   if (ok) {
@@ -70,9 +70,12 @@ bool readWhole(const std::string &path, std::string &out) {
     size_t done = 0;
     while (ok && done < out.size()) {
       ssize_t n = ::read(fd, out.data() + done, out.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) ok = false;
-      else done += static_cast<size_t>(n);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        ok = false;
+      else
+        done += static_cast<size_t>(n);
     }
   }
   ::close(fd);
@@ -82,8 +85,10 @@ bool readWhole(const std::string &path, std::string &out) {
 bool writeAll(int fd, const char *data, size_t size) {
   while (size > 0) {
     ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
     data += n;
     size -= static_cast<size_t>(n);
   }
@@ -116,7 +121,8 @@ std::string kernelKeyHex(const KernelKey &key) {
   std::vector<std::string> options = key.options;
   std::sort(options.begin(), options.end());
   appendField(record, std::to_string(options.size()));
-  for (const std::string &o : options) appendField(record, o);
+  for (const std::string &o : options)
+    appendField(record, o);
   appendField(record, key.arch);
   appendField(record, key.compilerVersion);
   appendField(record, std::to_string(key.driverVersion));
@@ -158,7 +164,8 @@ KernelCacheOptions KernelCacheOptions::fromEnvironment() {
 
 KernelCache::KernelCache(KernelCacheOptions options)
     : options_(std::move(options)) {
-  if (options_.disabled) return;
+  if (options_.disabled)
+    return;
   std::error_code ec;
   fs::create_directories(options_.dir, ec);
   if (ec || !fs::is_directory(options_.dir)) {
@@ -182,17 +189,18 @@ KernelCacheStats KernelCache::stats() const {
 bool KernelCache::readEntry(const std::string &path, const std::string &keyHex,
                             std::string &payload) {
   std::string bytes;
-  if (!readWhole(path, bytes)) return false; // absent (or unreadable): miss
+  if (!readWhole(path, bytes))
+    return false; // absent (or unreadable): miss
   EntryHeader h;
   bool valid = bytes.size() >= sizeof h;
   if (valid) {
     std::memcpy(&h, bytes.data(), sizeof h);
-    valid = std::memcmp(h.magic, kMagic, sizeof kMagic) == 0 &&
-            h.formatVersion == kKernelCacheFormatVersion &&
-            std::string(h.key, kKeyHexLen) == keyHex &&
-            h.payloadLength == bytes.size() - sizeof h &&
-            XXH3_64bits(bytes.data() + sizeof h, h.payloadLength) ==
-                h.payloadHash;
+    valid =
+        std::memcmp(h.magic, kMagic, sizeof kMagic) == 0 &&
+        h.formatVersion == kKernelCacheFormatVersion &&
+        std::string(h.key, kKeyHexLen) == keyHex &&
+        h.payloadLength == bytes.size() - sizeof h &&
+        XXH3_64bits(bytes.data() + sizeof h, h.payloadLength) == h.payloadHash;
   }
   if (!valid) {
     ::unlink(path.c_str()); // rebuilt by the caller
@@ -205,8 +213,7 @@ bool KernelCache::readEntry(const std::string &path, const std::string &keyHex,
   return true;
 }
 
-void KernelCache::writeEntry(const std::string &path,
-                             const std::string &keyHex,
+void KernelCache::writeEntry(const std::string &path, const std::string &keyHex,
                              const std::string &payload) {
   EntryHeader h{};
   std::memcpy(h.magic, kMagic, sizeof kMagic);
@@ -222,15 +229,20 @@ void KernelCache::writeEntry(const std::string &path,
   if (ok) {
     ok = writeAll(fd, reinterpret_cast<const char *>(&h), sizeof h) &&
          writeAll(fd, payload.data(), payload.size());
-    if (!ok) err = errno;
-    if (::close(fd) != 0 && ok) ok = false, err = errno;
-    if (ok && ::rename(tmp.c_str(), path.c_str()) != 0) ok = false, err = errno;
-    if (!ok) ::unlink(tmp.c_str());
+    if (!ok)
+      err = errno;
+    if (::close(fd) != 0 && ok)
+      ok = false, err = errno;
+    if (ok && ::rename(tmp.c_str(), path.c_str()) != 0)
+      ok = false, err = errno;
+    if (!ok)
+      ::unlink(tmp.c_str());
   }
   if (!ok) {
     noticeOnce(fmt::format("kernel cache: cannot write {} ({}); compiling "
                            "in memory",
-                           path, err == 0 ? "short write" : std::strerror(err)));
+                           path,
+                           err == 0 ? "short write" : std::strerror(err)));
     std::lock_guard<std::mutex> lock(mutex_);
     writable_ = false;
   }
@@ -245,29 +257,38 @@ void KernelCache::evict(const std::string &keep) {
   std::vector<Entry> entries;
   uint64_t total = 0;
   std::error_code ec;
-  const auto staleTemp = fs::file_time_type::clock::now() - std::chrono::hours(1);
-  for (const fs::directory_entry &e : fs::directory_iterator(options_.dir, ec)) {
+  const auto staleTemp =
+      fs::file_time_type::clock::now() - std::chrono::hours(1);
+  for (const fs::directory_entry &e :
+       fs::directory_iterator(options_.dir, ec)) {
     const std::string name = e.path().filename().string();
     std::error_code ec2;
     const fs::file_time_type mtime = e.last_write_time(ec2);
-    if (ec2) continue;
+    if (ec2)
+      continue;
     if (name.rfind(".tmp-", 0) == 0) { // a crashed writer's leftover
-      if (mtime < staleTemp) fs::remove(e.path(), ec2);
+      if (mtime < staleTemp)
+        fs::remove(e.path(), ec2);
       continue;
     }
-    if (!isEntryName(name)) continue;
+    if (!isEntryName(name))
+      continue;
     const uint64_t size = e.file_size(ec2);
-    if (ec2) continue;
+    if (ec2)
+      continue;
     total += size;
     entries.push_back({mtime, size, e.path().string()});
   }
-  if (total <= options_.maxBytes) return;
+  if (total <= options_.maxBytes)
+    return;
   std::sort(entries.begin(), entries.end(),
             [](const Entry &a, const Entry &b) { return a.mtime < b.mtime; });
   int64_t evicted = 0;
   for (const Entry &e : entries) {
-    if (total <= options_.maxBytes) break;
-    if (e.path == keep) continue;
+    if (total <= options_.maxBytes)
+      break;
+    if (e.path == keep)
+      continue;
     std::error_code ec2;
     if (fs::remove(e.path, ec2)) {
       total -= e.size;

@@ -1,4 +1,5 @@
-//===- ModuleLoader.cpp - the modules' cubins, compiled and loaded ----------===//
+//===- ModuleLoader.cpp - the modules' cubins, compiled and loaded
+//----------===//
 //
 // Every module's cubin, all at once: from the disk kernel cache, else
 // NVRTC (CUDA C++) or the driver's PTX JIT, linking the relocatable
@@ -24,13 +25,15 @@ std::string oneLine(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\0'))
     text.pop_back();
   for (char &c : text)
-    if (c == '\n') c = ' ';
+    if (c == '\n')
+      c = ' ';
   return text;
 }
 
 } // namespace
 
-std::string CudaRunner::compileModule(const KernelModule &m, KernelCache &cache) {
+std::string CudaRunner::compileModule(const KernelModule &m,
+                                      KernelCache &cache) {
   KernelKey key;
   key.code = m.source;
   key.arch = arch_;
@@ -74,11 +77,13 @@ std::string CudaRunner::compileModule(const KernelModule &m, KernelCache &cache)
 }
 
 const KernelModule &CudaRunner::moduleNamed(const std::string &name) const {
-  if (const KernelModule *m = findModule(bundle_, name)) return *m;
+  if (const KernelModule *m = findModule(bundle_, name))
+    return *m;
   fail("{}: no module '{}'", path_, name); // the bundle verifier checks
 }
 
-std::vector<std::string> CudaRunner::relocatableOptions(const KernelModule &m) const {
+std::vector<std::string>
+CudaRunner::relocatableOptions(const KernelModule &m) const {
   std::vector<std::string> options = m.options;
   options.push_back("-rdc=true");
   return options;
@@ -88,14 +93,15 @@ bool CudaRunner::isLinked(const std::string &name) const {
   return isLinkedModule(bundle_, name);
 }
 
-std::string CudaRunner::linkPtx(const std::string &ptx, const std::string &name,
+std::string
+CudaRunner::linkPtx(const std::string &ptx, const std::string &name,
                     std::vector<std::future<std::string>> &objects) {
   CudaDriver &drv = s_.drv;
   std::vector<char> log(16384, '\0');
   CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER,
                          CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void *values[] = {log.data(),
-                    reinterpret_cast<void *>(static_cast<uintptr_t>(log.size()))};
+  void *values[] = {
+      log.data(), reinterpret_cast<void *>(static_cast<uintptr_t>(log.size()))};
   CUlinkState state = nullptr;
   PROOFC_CU(drv, cuLinkCreate, 2, opts, values, &state);
   struct Destroy {
@@ -103,21 +109,20 @@ std::string CudaRunner::linkPtx(const std::string &ptx, const std::string &name,
     CUlinkState s;
     ~Destroy() { d.cuLinkDestroy(s); }
   } destroy{drv, state};
-  CUresult r = drv.cuLinkAddData(state, CU_JIT_INPUT_PTX,
-                                 const_cast<char *>(ptx.c_str()),
-                                 ptx.size() + 1, name.c_str(), 0, nullptr,
-                                 nullptr);
+  CUresult r = drv.cuLinkAddData(
+      state, CU_JIT_INPUT_PTX, const_cast<char *>(ptx.c_str()), ptx.size() + 1,
+      name.c_str(), 0, nullptr, nullptr);
   std::vector<std::string> cubins;
   for (std::future<std::string> &object : objects)
     cubins.push_back(object.get()); // rethrows an NVRTC error
   for (size_t i = 0; r == CUDA_SUCCESS && i < cubins.size(); ++i)
     r = drv.cuLinkAddData(state, CU_JIT_INPUT_CUBIN,
                           const_cast<char *>(cubins[i].data()),
-                          cubins[i].size(), name.c_str(), 0, nullptr,
-                          nullptr);
+                          cubins[i].size(), name.c_str(), 0, nullptr, nullptr);
   void *cubin = nullptr;
   size_t size = 0;
-  if (r == CUDA_SUCCESS) r = drv.cuLinkComplete(state, &cubin, &size);
+  if (r == CUDA_SUCCESS)
+    r = drv.cuLinkComplete(state, &cubin, &size);
   if (r != CUDA_SUCCESS)
     fail("{}: PTX JIT failed: {}: {}", name, drv.errorName(r),
          oneLine(log.data()));
@@ -160,21 +165,21 @@ void CudaRunner::loadModules() {
     std::vector<char> log(16384, '\0');
     CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER,
                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *values[] = {
-        log.data(), reinterpret_cast<void *>(static_cast<uintptr_t>(log.size()))};
+    void *values[] = {log.data(), reinterpret_cast<void *>(
+                                      static_cast<uintptr_t>(log.size()))};
     CUmodule module = nullptr;
     CUresult r =
         drv.cuModuleLoadDataEx(&module, cubins[i].data(), 2, opts, values);
     if (r != CUDA_SUCCESS)
-      fail("{}: module '{}': cuModuleLoadDataEx failed: {}: {}", path_,
-           m.name, drv.errorName(r), oneLine(log.data()));
+      fail("{}: module '{}': cuModuleLoadDataEx failed: {}: {}", path_, m.name,
+           drv.errorName(r), oneLine(log.data()));
     s_.modules.push_back(module);
     modules_[m.name] = module;
   }
   info_.cache = cache.stats();
-  info_.moduleSeconds = std::chrono::duration<double>(
-                            std::chrono::steady_clock::now() - start)
-                            .count();
+  info_.moduleSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
 }
 
 } // namespace proofc

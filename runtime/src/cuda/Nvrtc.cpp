@@ -1,4 +1,5 @@
-//===- Nvrtc.cpp - NVRTC, loaded at run time -------------------------------===//
+//===- Nvrtc.cpp - NVRTC, loaded at run time
+//-------------------------------===//
 #if PROOFC_HAVE_CUDA
 
 #include "cuda/Nvrtc.h"
@@ -42,7 +43,8 @@ Nvrtc::Nvrtc() {
   std::string errors;
   for (const std::string &path : candidates) {
     library_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (library_) break;
+    if (library_)
+      break;
     errors += (errors.empty() ? "" : "; ") + std::string(::dlerror());
   }
   if (!library_)
@@ -50,8 +52,10 @@ Nvrtc::Nvrtc() {
          "LD_LIBRARY_PATH to the CUDA toolkit's lib64",
          errors);
 #define PROOFC_NVRTC_RESOLVE(name)                                             \
-  this->name = reinterpret_cast<decltype(this->name)>(::dlsym(library_, #name)); \
-  if (!this->name) fail("NVRTC: libnvrtc has no symbol {}", #name);
+  this->name =                                                                 \
+      reinterpret_cast<decltype(this->name)>(::dlsym(library_, #name));        \
+  if (!this->name)                                                             \
+    fail("NVRTC: libnvrtc has no symbol {}", #name);
   PROOFC_NVRTC_SYMBOLS(PROOFC_NVRTC_RESOLVE)
 #undef PROOFC_NVRTC_RESOLVE
   int major = 0, minor = 0;
@@ -68,7 +72,8 @@ Nvrtc &Nvrtc::get() {
       s.error = e.what();
     }
   });
-  if (!s.nvrtc) throw Error(s.error);
+  if (!s.nvrtc)
+    throw Error(s.error);
   return *s.nvrtc;
 }
 
@@ -98,11 +103,13 @@ std::string Nvrtc::compileToCubin(const std::string &source,
   } destroy{*this, program};
 
   std::vector<std::string> all = options;
-  for (const std::string &o : implicitOptions(major, minor)) all.push_back(o);
+  for (const std::string &o : implicitOptions(major, minor))
+    all.push_back(o);
   std::vector<const char *> argv;
-  for (const std::string &o : all) argv.push_back(o.c_str());
-  const nvrtcResult compiled = nvrtcCompileProgram(
-      program, static_cast<int>(argv.size()), argv.data());
+  for (const std::string &o : all)
+    argv.push_back(o.c_str());
+  const nvrtcResult compiled =
+      nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
   size_t logSize = 0;
   std::string log;
   if (nvrtcGetProgramLogSize(program, &logSize) == NVRTC_SUCCESS &&
@@ -112,7 +119,8 @@ std::string Nvrtc::compileToCubin(const std::string &source,
     while (!log.empty() && (log.back() == '\0' || log.back() == '\n'))
       log.pop_back();
     for (char &c : log) // the error is one line
-      if (c == '\n') c = ' ';
+      if (c == '\n')
+        c = ' ';
   }
   if (compiled != NVRTC_SUCCESS)
     fail("NVRTC: {}: compilation failed ({}): {}", name,

@@ -41,8 +41,8 @@ public:
   /// sm_<major><minor>, with `options` plus -arch and -std=c++17. Throws
   /// proofc::Error "NVRTC: <name>: compilation failed: <log>".
   std::string compileToCubin(const std::string &source, const std::string &name,
-                             const std::vector<std::string> &options,
-                             int major, int minor) const;
+                             const std::vector<std::string> &options, int major,
+                             int minor) const;
 
   /// The options compileToCubin adds (part of the cache key).
   static std::vector<std::string> implicitOptions(int major, int minor);

@@ -91,7 +91,8 @@ int64_t evalExtent(const Extent &extent, const SymbolTable &symbols,
       if (used != factor.size() || factor.empty())
         fail("{}: unknown extent factor '{}'", what, factor);
     }
-    if (v < 0) fail("{}: factor '{}' is negative ({})", what, factor, v);
+    if (v < 0)
+      fail("{}: factor '{}' is negative ({})", what, factor, v);
     if (v != 0 && product > kLimit / v)
       fail("{}: extent exceeds 2^40 elements", what);
     product *= v;
@@ -112,8 +113,8 @@ Tensor foldColumns(const ResolvedPrologueOp &r, const TensorMap &tensors) {
   dst.shape = r.dstShape;
   dst.data.resize(static_cast<size_t>(r.dstElements));
   for (int64_t e = 0; e < r.dstElements; ++e)
-    dst.data[e] = prologue::foldColumnsElement(table, weight, bias, r.out,
-                                               r.in, r.colBegin, r.cols, e);
+    dst.data[e] = prologue::foldColumnsElement(table, weight, bias, r.out, r.in,
+                                               r.colBegin, r.cols, e);
   return dst;
 }
 
@@ -139,11 +140,11 @@ Tensor tf32Fragments(const ResolvedPrologueOp &r, const TensorMap &tensors) {
   return dst;
 }
 
-template <typename T>
-std::vector<uint32_t> words(const T *data, size_t count) {
+template <typename T> std::vector<uint32_t> words(const T *data, size_t count) {
   static_assert(sizeof(T) % 4 == 0, "bindings are arrays of 32-bit words");
   std::vector<uint32_t> out(count * sizeof(T) / 4);
-  if (!out.empty()) std::memcpy(out.data(), data, out.size() * 4);
+  if (!out.empty())
+    std::memcpy(out.data(), data, out.size() * 4);
   return out;
 }
 
@@ -158,7 +159,8 @@ std::vector<uint32_t> poolWords(const std::string &init,
   if (init == binding::kPoolTriples) {
     std::vector<Triple> triples;
     triples.reserve(order.size());
-    for (int64_t c : order) triples.push_back(candidates.candidates[c].triple);
+    for (int64_t c : order)
+      triples.push_back(candidates.candidates[c].triple);
     return words(triples);
   }
   return {};
@@ -169,17 +171,28 @@ std::vector<uint32_t> bindingWords(const std::string &init,
                                    const KnowledgeBase &kb,
                                    const CandidateSet &candidates,
                                    const std::vector<int64_t> &order) {
-  if (init == binding::kKbFacts) return words(kb.facts);
-  if (init == binding::kKbPsOffsets) return words(kb.psOffsets);
-  if (init == binding::kKbPoFacts) return words(kb.poFacts);
-  if (init == binding::kKbPoOffsets) return words(kb.poOffsets);
-  if (init == binding::kKbPredOffsets) return words(kb.predOffsets);
-  if (init == binding::kKbRuleHeads) return words(kb.ruleHeads);
-  if (init == binding::kKbRuleBodyOffsets) return words(kb.ruleBodyOffsets);
-  if (init == binding::kKbRuleBody) return words(kb.ruleBody);
-  if (init == binding::kKbRuleNumVars) return words(kb.ruleNumVars);
-  if (init == binding::kKbRulePredOffsets) return words(kb.rulePredOffsets);
-  if (init == binding::kKbRuleIdsByPred) return words(kb.ruleIdsByPred);
+  if (init == binding::kKbFacts)
+    return words(kb.facts);
+  if (init == binding::kKbPsOffsets)
+    return words(kb.psOffsets);
+  if (init == binding::kKbPoFacts)
+    return words(kb.poFacts);
+  if (init == binding::kKbPoOffsets)
+    return words(kb.poOffsets);
+  if (init == binding::kKbPredOffsets)
+    return words(kb.predOffsets);
+  if (init == binding::kKbRuleHeads)
+    return words(kb.ruleHeads);
+  if (init == binding::kKbRuleBodyOffsets)
+    return words(kb.ruleBodyOffsets);
+  if (init == binding::kKbRuleBody)
+    return words(kb.ruleBody);
+  if (init == binding::kKbRuleNumVars)
+    return words(kb.ruleNumVars);
+  if (init == binding::kKbRulePredOffsets)
+    return words(kb.rulePredOffsets);
+  if (init == binding::kKbRuleIdsByPred)
+    return words(kb.ruleIdsByPred);
   return poolWords(init, candidates, order);
 }
 
@@ -218,7 +231,8 @@ BoundArg bindArg(const std::string &arg, const PlanBinding &binding,
 TensorMap runPlanPrologue(const GpuPlan &plan, const TensorMap &weights,
                           const std::string &bundlePath) {
   ShapeMap shapes;
-  for (const auto &[name, tensor] : weights) shapes.emplace(name, tensor.shape);
+  for (const auto &[name, tensor] : weights)
+    shapes.emplace(name, tensor.shape);
   const std::vector<ResolvedPrologueOp> ops =
       resolvePrologue(plan, shapes, bundlePath); // every check, up front
   TensorMap tensors = weights;
@@ -258,11 +272,13 @@ void checkKernelAbi(const Bundle &bundle, const Launch &launch,
     sig = &proofc_abi::kSlotStep;
     first = static_cast<int>(launch.args.size()) - sig->numArgs;
   }
-  if (!sig) return;
+  if (!sig)
+    return;
   const int n = static_cast<int>(launch.args.size());
-  const int bad = proofc_abi::firstMismatch(
-      *sig, n, std::max(first, 0),
-      [&](int i) { return launch.args[static_cast<size_t>(i)].c_str(); });
+  const int bad =
+      proofc_abi::firstMismatch(*sig, n, std::max(first, 0), [&](int i) {
+        return launch.args[static_cast<size_t>(i)].c_str();
+      });
   if (first < 0 || (first == 0 && n != sig->numArgs))
     fail("{}: {} takes {} arguments{}, the launch passes {} (a bundle of "
          "other kernels: recompile it)",
@@ -281,17 +297,16 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
                          const KnowledgeBase &kb, const std::string &bundlePath,
                          int64_t memoEntries)
     : path_(bundlePath),
-      symbols_(planSymbols(bundle.program, kb,
-                           static_cast<int64_t>(
-                               inputs.candidates.candidates.size()),
-                           memoEntries, inputs.actions != nullptr)),
+      symbols_(
+          planSymbols(bundle.program, kb,
+                      static_cast<int64_t>(inputs.candidates.candidates.size()),
+                      memoEntries, inputs.actions != nullptr)),
       poolOrder_(poolOrder(symbols_.at("N"), symbols_.at("B"))) {
   const GpuPlan &plan = bundle.plan;
   plan_ = &plan;
   for (size_t i = 0; i < plan.buffers.size(); ++i) {
     const BufferDecl &decl = plan.buffers[i];
-    const std::string what =
-        fmt::format("{}: buffer '{}'", path_, decl.name);
+    const std::string what = fmt::format("{}: buffer '{}'", path_, decl.name);
     BoundBuffer b;
     b.decl = &decl;
     b.elements = evalExtent(decl.elements, symbols_, what);
@@ -311,13 +326,13 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
             symbols_.at("N") * (actions ? symbols_.at("ACTIONS") : 1);
         if (b.elements != expected)
           fail("{}: output '{}' must have {} = {} elements, not {}", what,
-               decl.init, actions ? "N x ACTIONS" : "N", expected,
-               b.elements);
-        int32_t &slot = actions                             ? outActions_
-                        : decl.init == binding::kOutStatus  ? outStatus_
-                        : decl.init == binding::kOutDepth   ? outDepth_
-                                                            : outLogp_;
-        if (slot >= 0) fail("{}: a second buffer binds '{}'", what, decl.init);
+               decl.init, actions ? "N x ACTIONS" : "N", expected, b.elements);
+        int32_t &slot = actions                            ? outActions_
+                        : decl.init == binding::kOutStatus ? outStatus_
+                        : decl.init == binding::kOutDepth  ? outDepth_
+                                                           : outLogp_;
+        if (slot >= 0)
+          fail("{}: a second buffer binds '{}'", what, decl.init);
         slot = index;
       }
     }
@@ -331,7 +346,7 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
       buffers_[static_cast<size_t>(index)].data = std::move(data);
   if (outStatus_ < 0 || outDepth_ < 0 || outLogp_ < 0)
     fail("{}: the plan binds no buffer to {}", path_,
-         outStatus_ < 0 ? binding::kOutStatus
+         outStatus_ < 0  ? binding::kOutStatus
          : outDepth_ < 0 ? binding::kOutDepth
                          : binding::kOutLogp);
   if (inputs.actions && outActions_ < 0)
@@ -340,8 +355,7 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
          path_, binding::kOutActions);
 
   for (const Launch &launch : plan.launches) {
-    const std::string what =
-        fmt::format("{}: launch '{}'", path_, launch.name);
+    const std::string what = fmt::format("{}: launch '{}'", path_, launch.name);
     BoundLaunch bound;
     bound.launch = &launch;
     const int64_t grid = evalExtent(launch.grid, symbols_, what + " grid");
@@ -361,7 +375,8 @@ PlanBinding::weightData(const TensorMap &weights) const {
   std::vector<std::pair<int32_t, std::vector<uint32_t>>> out;
   for (int32_t index : weightBuffers_) {
     const BoundBuffer &b = buffers_[static_cast<size_t>(index)];
-    const std::string what = fmt::format("{}: buffer '{}'", path_, b.decl->name);
+    const std::string what =
+        fmt::format("{}: buffer '{}'", path_, b.decl->name);
     const std::string name = b.decl->init.substr(8);
     auto it = tensors.find(name);
     if (it == tensors.end())
@@ -383,13 +398,15 @@ int32_t PlanBinding::bufferIndex(const std::string &name) const {
 
 const BoundLaunch &PlanBinding::launch(const std::string &name) const {
   auto it = launches_.find(name);
-  if (it == launches_.end()) fail("{}: unknown launch '{}'", path_, name);
+  if (it == launches_.end())
+    fail("{}: unknown launch '{}'", path_, name);
   return it->second;
 }
 
 size_t PlanBinding::totalBytes() const {
   size_t total = 0;
-  for (const BoundBuffer &b : buffers_) total += b.bytes;
+  for (const BoundBuffer &b : buffers_)
+    total += b.bytes;
   return total;
 }
 
@@ -405,8 +422,7 @@ PlanBinding::poolData(const CandidateSet &candidates) const {
       continue;
     out.emplace_back(static_cast<int32_t>(i),
                      poolWords(init, candidates, poolOrder_));
-    if (static_cast<int64_t>(out.back().second.size()) !=
-        buffers_[i].elements)
+    if (static_cast<int64_t>(out.back().second.size()) != buffers_[i].elements)
       fail("{}: binding '{}' has {} elements, the plan declares {}", path_,
            init, out.back().second.size(), buffers_[i].elements);
   }
@@ -437,14 +453,14 @@ void PlanBinding::writePool(int32_t buffer, const CandidateSet &candidates,
   // poolWords' words, gathered in place: pool position q holds candidate
   // poolOrder_[q]'s triple.
   for (size_t q = 0; q < poolOrder_.size(); ++q)
-    std::memcpy(dst + 3 * q,
-                &candidates.candidates[static_cast<size_t>(poolOrder_[q])]
-                     .triple,
-                12);
+    std::memcpy(
+        dst + 3 * q,
+        &candidates.candidates[static_cast<size_t>(poolOrder_[q])].triple, 12);
 }
 
 void PlanBinding::releaseHostData() {
-  for (BoundBuffer &b : buffers_) std::vector<uint32_t>().swap(b.data);
+  for (BoundBuffer &b : buffers_)
+    std::vector<uint32_t>().swap(b.data);
 }
 
 std::vector<Outcome>
@@ -453,8 +469,8 @@ PlanBinding::outcomes(const std::vector<int32_t> &status,
                       const std::vector<float> &logp) const {
   const size_t n = static_cast<size_t>(symbols_.at("N"));
   if (status.size() != n || depth.size() != n || logp.size() != n)
-    fail("{}: outcome buffers have {}, {}, {} elements, expected N = {}",
-         path_, status.size(), depth.size(), logp.size(), n);
+    fail("{}: outcome buffers have {}, {}, {} elements, expected N = {}", path_,
+         status.size(), depth.size(), logp.size(), n);
   return outcomes(status.data(), depth.data(), logp.data());
 }
 

@@ -1,4 +1,5 @@
-//===- PlanBinding.h - A bundle's GpuPlan bound to run-time inputs -*- C++ -*-===//
+//===- PlanBinding.h - A bundle's GpuPlan bound to run-time inputs -*- C++
+//-*-===//
 //
 // Everything about executing a GpuPlan that does not touch a device: the
 // values of the run-time symbols, every buffer's size and initial contents

@@ -1,4 +1,5 @@
-//===- Profiling.cpp - per-launch kernel times ------------------------------===//
+//===- Profiling.cpp - per-launch kernel times
+//------------------------------===//
 //
 // Profiled runs (PROOFC_PROFILE=1, host-driven): a pool of timing events
 // around each launch (launchDirect), summed per launch name into

@@ -22,7 +22,8 @@ const std::vector<int64_t> &shapeOf(const ShapeMap &shapes,
                                     const std::string &name,
                                     const std::string &what) {
   auto it = shapes.find(name);
-  if (it == shapes.end()) fail("{}: no tensor '{}'", what, name);
+  if (it == shapes.end())
+    fail("{}: no tensor '{}'", what, name);
   return it->second;
 }
 
@@ -69,10 +70,9 @@ void resolveCopy(const PrologueOp &op, const ShapeMap &shapes,
 void resolveTf32Fragments(const PrologueOp &op, const ShapeMap &shapes,
                           ResolvedPrologueOp &r) {
   const std::vector<int64_t> &w = shapeOf(shapes, op.table, r.what);
-  if (w.size() != 2 || w[0] % 8 != 0 || w[1] % 8 != 0 || w[0] == 0 ||
-      w[1] == 0)
-    fail("{}: '{}' must be a 2-D weight whose sizes are multiples of 8",
-         r.what, op.table);
+  if (w.size() != 2 || w[0] % 8 != 0 || w[1] % 8 != 0 || w[0] == 0 || w[1] == 0)
+    fail("{}: '{}' must be a 2-D weight whose sizes are multiples of 8", r.what,
+         op.table);
   r.rows = w[0];
   r.cols = w[1];
   r.dstShape = {2 * r.rows * r.cols};
@@ -90,7 +90,8 @@ uint32_t gridFor(int64_t threads) {
 
 int64_t elementCount(const std::vector<int64_t> &shape) {
   int64_t n = 1;
-  for (int64_t s : shape) n *= s;
+  for (int64_t s : shape)
+    n *= s;
   return n;
 }
 
@@ -98,12 +99,13 @@ namespace {
 
 /// The elements of `shape`, which must be sizes >= 0 whose product is at
 /// most 2^40; `tensor` names it in errors after `what`.
-int64_t checkedCount(const std::vector<int64_t> &shape,
-                     const std::string &what, const std::string &tensor) {
+int64_t checkedCount(const std::vector<int64_t> &shape, const std::string &what,
+                     const std::string &tensor) {
   constexpr int64_t kMaxElements = int64_t{1} << 40;
   int64_t n = 1;
   for (int64_t s : shape) {
-    if (s < 0) fail("{}: {} has a negative size ({})", what, tensor, s);
+    if (s < 0)
+      fail("{}: {} has a negative size ({})", what, tensor, s);
     if (s != 0 && n > kMaxElements / s)
       fail("{}: {} has more than 2^40 elements", what, tensor);
     n *= s;
@@ -158,10 +160,11 @@ ShapeMap prologueShapes(const GpuPlan &plan, ShapeMap weightShapes,
   return weightShapes;
 }
 
-PrologueSchedule schedulePrologue(
-    const GpuPlan &plan, const std::map<std::string, AddressedTensor> &weights,
-    const std::map<std::string, uint64_t> &outputs,
-    const std::string &bundlePath) {
+PrologueSchedule
+schedulePrologue(const GpuPlan &plan,
+                 const std::map<std::string, AddressedTensor> &weights,
+                 const std::map<std::string, uint64_t> &outputs,
+                 const std::string &bundlePath) {
   PrologueSchedule schedule;
   std::map<std::string, StepAddress> where;
   for (const auto &[name, tensor] : weights) {
@@ -201,7 +204,8 @@ PrologueSchedule schedulePrologue(
       schedule.scratchBytes += (bytes + 255) / 256 * 256;
     }
     where[op.dst] = dst;
-    if (r.dstElements == 0) continue; // nothing to compute (no launch of 0)
+    if (r.dstElements == 0)
+      continue; // nothing to compute (no launch of 0)
     PrologueStep step;
     step.tensor = op.dst;
     step.what = r.what;
@@ -244,13 +248,16 @@ PrologueSchedule schedulePrologue(
   for (const auto &[name, address] : outputs) {
     const StepAddress dst{false, address};
     const StepAddress src = where.at(name);
-    if (src == dst) continue;
+    if (src == dst)
+      continue;
     const int64_t n = elementCount(schedule.shapes.at(name));
-    if (n == 0) continue;
+    if (n == 0)
+      continue;
     PrologueStep step;
     step.kind = PrologueStep::Kind::Copy;
     step.tensor = name;
-    step.what = fmt::format("{}: output '{}'", bundlePath, escapeForMessage(name));
+    step.what =
+        fmt::format("{}: output '{}'", bundlePath, escapeForMessage(name));
     step.dst = dst;
     step.src = src;
     step.elements = n;

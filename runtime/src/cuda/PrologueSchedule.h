@@ -1,4 +1,5 @@
-//===- PrologueSchedule.h - The plan prologue, checked and scheduled -*- C++ -*-===//
+//===- PrologueSchedule.h - The plan prologue, checked and scheduled -*- C++
+//-*-===//
 //
 // Internal to the runtime. GpuPlan::prologue (Bundle.h PrologueOp) has two
 // executors: the host (PlanBinding.cpp's runPlanPrologue, over host tensors)
@@ -110,10 +111,11 @@ struct AddressedTensor {
 /// Errors: resolvePrologue's; a negative size; a null address (but for a
 /// weight with no elements); an output that names neither a weight nor a
 /// dst.
-PrologueSchedule schedulePrologue(
-    const GpuPlan &plan, const std::map<std::string, AddressedTensor> &weights,
-    const std::map<std::string, uint64_t> &outputs,
-    const std::string &bundlePath);
+PrologueSchedule
+schedulePrologue(const GpuPlan &plan,
+                 const std::map<std::string, AddressedTensor> &weights,
+                 const std::map<std::string, uint64_t> &outputs,
+                 const std::string &bundlePath);
 
 } // namespace proofc
 

@@ -1,4 +1,5 @@
-//===- Readback.cpp - outcomes and actions from the device ------------------===//
+//===- Readback.cpp - outcomes and actions from the device
+//------------------===//
 //
 // After a run: the outcome buffers (status, depth, logp) through pinned
 // staging, one synchronization for the three copies, into Outcomes; and
@@ -26,8 +27,7 @@ std::vector<Outcome> CudaRunner::readOutcomes(const PlanBinding &binding) {
                                 binding.outLogp()};
     for (int k = 0; k < 3; ++k)
       PROOFC_CU(s_.drv, cuMemcpyDtoHAsync, staged + k * n,
-                s_.buffers[static_cast<size_t>(sources[k])], n * 4,
-                s_.stream);
+                s_.buffers[static_cast<size_t>(sources[k])], n * 4, s_.stream);
     PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
     // Read in place: no copy of the staging.
     static_assert(sizeof(float) == 4, "logp is one word");
@@ -38,7 +38,7 @@ std::vector<Outcome> CudaRunner::readOutcomes(const PlanBinding &binding) {
 }
 
 ActionTrace CudaRunner::readActions(const PlanBinding &binding,
-                        const std::vector<Outcome> &outcomes) {
+                                    const std::vector<Outcome> &outcomes) {
   const size_t buffer = static_cast<size_t>(binding.outActions());
   std::vector<int32_t> words(
       static_cast<size_t>(binding.buffers()[buffer].elements));

@@ -1,4 +1,5 @@
-//===- RunnerSetup.cpp - a pool's device setup ------------------------------===//
+//===- RunnerSetup.cpp - a pool's device setup
+//------------------------------===//
 //
 // CudaRunner's setup (CudaRunner.h): open the device, build the knowledge
 // base, bind the plan (PlanBinding), allocate every buffer and upload its
@@ -44,11 +45,12 @@ void CudaRunner::setup(const EvalInputs &inputs, BackendTimings &timings) {
   }
   prepareLaunches(binding, handles);
   loopFlag_ = s_.buffers[binding.bufferIndex(bundle_.plan.schedule.loopFlag)];
-  PROOFC_CU(s_.drv, cuMemHostAlloc, reinterpret_cast<void **>(&s_.pinned),
-            64, 0);
+  PROOFC_CU(s_.drv, cuMemHostAlloc, reinterpret_cast<void **>(&s_.pinned), 64,
+            0);
   for (CUevent &e : s_.events)
     PROOFC_CU(s_.drv, cuEventCreate, &e, CU_EVENT_DISABLE_TIMING);
-  if (info_.cond != CondMode::Host) buildGraph(handles);
+  if (info_.cond != CondMode::Host)
+    buildGraph(handles);
   PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
   weightsCurrent_ = !inputs.deviceWeights; // uploaded with the binding
   weightsId_ = weightsCurrent_ ? inputs.weightsId : 0;
@@ -58,9 +60,8 @@ void CudaRunner::setup(const EvalInputs &inputs, BackendTimings &timings) {
 bool CudaRunner::reusableFor(const EvalInputs &inputs) const {
   const bool sameRecording =
       binding_ && (inputs.actions != nullptr) == binding_->recordsActions();
-  return sameRecording &&
-         ((inputs.poolId != 0 && inputs.poolId == poolId_) ||
-          sameShape(inputs));
+  return sameRecording && ((inputs.poolId != 0 && inputs.poolId == poolId_) ||
+                           sameShape(inputs));
 }
 
 bool CudaRunner::sameShape(const EvalInputs &inputs) const {
@@ -80,8 +81,8 @@ void CudaRunner::uploadPool(const EvalInputs &inputs, BackendTimings &timings) {
   for (const auto &[index, words] : pool)
     most = std::max(most, words);
   if (!s_.pinnedPool && most > 0)
-    PROOFC_CU(s_.drv, cuMemHostAlloc,
-              reinterpret_cast<void **>(&s_.pinnedPool), most * 4, 0);
+    PROOFC_CU(s_.drv, cuMemHostAlloc, reinterpret_cast<void **>(&s_.pinnedPool),
+              most * 4, 0);
   for (const auto &[index, words] : pool) {
     binding_->writePool(index, inputs.candidates, s_.pinnedPool);
     PROOFC_CU(s_.drv, cuMemcpyHtoDAsync, s_.buffers[static_cast<size_t>(index)],
@@ -165,8 +166,8 @@ void CudaRunner::allocate(PlanBinding &binding) {
 DevicePrologue &CudaRunner::devicePrologue() {
   if (!devicePrologue_) {
     KernelCache cache(options_.cache);
-    devicePrologue_ = std::make_unique<DevicePrologue>(
-        s_.drv, cache, major_, minor_, path_);
+    devicePrologue_ =
+        std::make_unique<DevicePrologue>(s_.drv, cache, major_, minor_, path_);
   }
   return *devicePrologue_;
 }

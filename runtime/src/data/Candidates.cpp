@@ -64,8 +64,8 @@ public:
 
   /// Sorted tails e with (h, r, e) ∈ T.
   std::vector<int32_t> tails(int32_t h, int32_t r) const {
-    auto range = std::equal_range(byRHT_.begin(), byRHT_.end(),
-                                  Triple{h, r, 0}, sameRH);
+    auto range =
+        std::equal_range(byRHT_.begin(), byRHT_.end(), Triple{h, r, 0}, sameRH);
     std::vector<int32_t> out;
     for (auto it = range.first; it != range.second; ++it)
       out.push_back(it->t);
@@ -74,20 +74,20 @@ public:
 
   /// How many tails / heads tails(h, r) / heads(r, t) would return.
   int64_t countTails(int32_t h, int32_t r) const {
-    auto range = std::equal_range(byRHT_.begin(), byRHT_.end(),
-                                  Triple{h, r, 0}, sameRH);
+    auto range =
+        std::equal_range(byRHT_.begin(), byRHT_.end(), Triple{h, r, 0}, sameRH);
     return range.second - range.first;
   }
   int64_t countHeads(int32_t r, int32_t t) const {
-    auto range = std::equal_range(byRTH_.begin(), byRTH_.end(),
-                                  Triple{0, r, t}, sameRT);
+    auto range =
+        std::equal_range(byRTH_.begin(), byRTH_.end(), Triple{0, r, t}, sameRT);
     return range.second - range.first;
   }
 
   /// Sorted heads e with (e, r, t) ∈ T.
   std::vector<int32_t> heads(int32_t r, int32_t t) const {
-    auto range = std::equal_range(byRTH_.begin(), byRTH_.end(),
-                                  Triple{0, r, t}, sameRT);
+    auto range =
+        std::equal_range(byRTH_.begin(), byRTH_.end(), Triple{0, r, t}, sameRT);
     std::vector<int32_t> out;
     for (auto it = range.first; it != range.second; ++it)
       out.push_back(it->h);
@@ -96,13 +96,17 @@ public:
 
 private:
   static bool lessRHT(const Triple &a, const Triple &b) {
-    if (a.r != b.r) return a.r < b.r;
-    if (a.h != b.h) return a.h < b.h;
+    if (a.r != b.r)
+      return a.r < b.r;
+    if (a.h != b.h)
+      return a.h < b.h;
     return a.t < b.t;
   }
   static bool lessRTH(const Triple &a, const Triple &b) {
-    if (a.r != b.r) return a.r < b.r;
-    if (a.t != b.t) return a.t < b.t;
+    if (a.r != b.r)
+      return a.r < b.r;
+    if (a.t != b.t)
+      return a.t < b.t;
     return a.h < b.h;
   }
   static bool sameRH(const Triple &a, const Triple &b) {
@@ -136,8 +140,8 @@ std::vector<int32_t> filteredCorruptions(int32_t numEntities, int32_t self,
 /// Spec §6 partial Fisher-Yates: the first K of the shuffled list, in order.
 void sampleCorruptions(std::vector<int32_t> &list, int64_t k, uint64_t seed,
                        int64_t query, Mode mode) {
-  uint64_t stream = 2 * static_cast<uint64_t>(query) +
-                    static_cast<uint64_t>(mode) + 1;
+  uint64_t stream =
+      2 * static_cast<uint64_t>(query) + static_cast<uint64_t>(mode) + 1;
   SplitMix64 rng(seed ^ (stream * 0xD1B54A32D192ED03ull));
   uint64_t n = list.size();
   for (uint64_t j = 0; j < static_cast<uint64_t>(k); ++j) {
@@ -155,15 +159,15 @@ CandidateLayout layoutOf(const CandidateSet &set) {
   layout.groupBegin.assign(2 * set.queries.size() + 1,
                            static_cast<int64_t>(set.candidates.size()));
   for (auto it = set.groups.rbegin(); it != set.groups.rend(); ++it) {
-    const size_t at = 2 * static_cast<size_t>(it->query) +
-                      static_cast<size_t>(it->mode);
+    const size_t at =
+        2 * static_cast<size_t>(it->query) + static_cast<size_t>(it->mode);
     layout.groupBegin[at] = it->begin;
     // A list always holds its positive; a missing one (not a built set)
     // starts where the next does.
   }
   for (size_t i = layout.groupBegin.size() - 1; i-- > 0;)
-    layout.groupBegin[i] = std::min(layout.groupBegin[i],
-                                    layout.groupBegin[i + 1]);
+    layout.groupBegin[i] =
+        std::min(layout.groupBegin[i], layout.groupBegin[i + 1]);
   return layout;
 }
 
@@ -209,13 +213,12 @@ CandidateSet CandidateBuilder::build(int64_t queryBegin, int64_t queryEnd,
   set.queries = layout_.queries;
   const int64_t first = layout_.firstCandidateOf(queryBegin);
   const int64_t count = layout_.firstCandidateOf(queryEnd) - first;
-  checkMemoryFits(saturatingBytes(static_cast<uint64_t>(count),
-                                  sizeof(Candidate)),
-                  fmt::format("the candidate pool of the {} split",
-                              options_.split),
-                  fmt::format("{} candidates × {} B",
-                              formatCount(static_cast<uint64_t>(count)),
-                              sizeof(Candidate)));
+  checkMemoryFits(
+      saturatingBytes(static_cast<uint64_t>(count), sizeof(Candidate)),
+      fmt::format("the candidate pool of the {} split", options_.split),
+      fmt::format("{} candidates × {} B",
+                  formatCount(static_cast<uint64_t>(count)),
+                  sizeof(Candidate)));
   set.candidates.reserve(static_cast<size_t>(std::max(count, reserve)));
   set.groups.reserve(static_cast<size_t>(2 * (queryEnd - queryBegin)));
   const int32_t numEntities = dataset_.numEntities();
@@ -237,8 +240,8 @@ CandidateSet CandidateBuilder::build(int64_t queryBegin, int64_t queryEnd,
       int32_t positive = mode == Mode::Head ? q.h : q.t;
       set.candidates.push_back({q, group.query, mode, positive});
       for (int32_t e : list) {
-        Triple c = mode == Mode::Head ? Triple{e, q.r, q.t}
-                                      : Triple{q.h, q.r, e};
+        Triple c =
+            mode == Mode::Head ? Triple{e, q.r, q.t} : Triple{q.h, q.r, e};
         set.candidates.push_back({c, group.query, mode, e});
       }
       group.end = static_cast<int64_t>(set.candidates.size());

@@ -49,7 +49,8 @@ struct RawTriple {
 };
 
 /// Parses one TSV file's bytes into views of them (spec §1.1 line rules).
-std::vector<RawTriple> parseTsv(std::string_view text, const std::string &path) {
+std::vector<RawTriple> parseTsv(std::string_view text,
+                                const std::string &path) {
   text = stripLeadingBom(text);
   static const char *const kFieldNames[3] = {"head", "relation", "tail"};
   std::vector<RawTriple> out;
@@ -75,9 +76,9 @@ std::vector<RawTriple> parseTsv(std::string_view text, const std::string &path) 
     size_t count = 0, start = 0;
     while (true) {
       size_t tab = line.find('\t', start);
-      std::string_view field = line.substr(
-          start, tab == std::string_view::npos ? std::string_view::npos
-                                               : tab - start);
+      std::string_view field = line.substr(start, tab == std::string_view::npos
+                                                      ? std::string_view::npos
+                                                      : tab - start);
       if (count < 3)
         fields[count] = field;
       ++count;
@@ -169,8 +170,8 @@ Dataset loadDataset(const std::string &dir) {
   }
 
   std::string rulesPath = joinPath(dir, "rules.txt");
-  ds.rules = parseRules(readFile(rulesPath), rulesPath, ds.entities,
-                        ds.relations);
+  ds.rules =
+      parseRules(readFile(rulesPath), rulesPath, ds.entities, ds.relations);
   return ds;
 }
 

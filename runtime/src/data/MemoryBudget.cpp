@@ -47,8 +47,8 @@ uint64_t saturatingBytes(uint64_t count, uint64_t bytesEach) {
 }
 
 std::string formatBytes(uint64_t bytes) {
-  static const char *const kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB",
-                                       "EiB"};
+  static const char *const kUnits[] = {"KiB", "MiB", "GiB",
+                                       "TiB", "PiB", "EiB"};
   if (bytes < 1024)
     return fmt::format("{} B", bytes);
   double v = static_cast<double>(bytes) / 1024;

@@ -36,8 +36,7 @@ struct LayoutStarts {
 };
 
 template <typename Starts>
-QueryRange rangeOf(const Starts &starts, int64_t queryBegin,
-                   int64_t queryEnd) {
+QueryRange rangeOf(const Starts &starts, int64_t queryBegin, int64_t queryEnd) {
   const int64_t queries = starts.queries();
   if (queryBegin < 0 || queryBegin > queryEnd || queryEnd > queries)
     fail("query range [{}, {}) is not within the {} queries", queryBegin,
@@ -138,11 +137,10 @@ std::vector<QueryRange> splitRangeEvenly(const CandidateLayout &layout,
     if (k < count) {
       // k * total < 2^24 * 2^40 would overflow for huge counts: in double,
       // then the first query starting at or after it.
-      const int64_t at =
-          within.candidateBegin +
-          static_cast<int64_t>(static_cast<double>(total) *
-                               static_cast<double>(k) /
-                               static_cast<double>(count));
+      const int64_t at = within.candidateBegin +
+                         static_cast<int64_t>(static_cast<double>(total) *
+                                              static_cast<double>(k) /
+                                              static_cast<double>(count));
       int64_t lo = begin, hi = within.queryEnd;
       while (lo < hi) {
         const int64_t mid = lo + (hi - lo) / 2;

@@ -51,8 +51,9 @@ public:
       if (atEnd())
         break;
       if (peek() != '\n')
-        error(pos_, "expected end of line after '.' (one rule per line), "
-                    "found {}",
+        error(pos_,
+              "expected end of line after '.' (one rule per line), "
+              "found {}",
               describe(pos_));
       newLine();
     }
@@ -218,8 +219,9 @@ private:
     while (true) {
       skipBlanks();
       if (rule.body.size() == static_cast<size_t>(kMaxBody))
-        error(pos_, "rule body has more than {} atoms (the implementation "
-                    "limit)",
+        error(pos_,
+              "rule body has more than {} atoms (the implementation "
+              "limit)",
               kMaxBody);
       rule.body.push_back(parseAtom());
       skipBlanks();

@@ -21,8 +21,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <fmt/ranges.h>
+#include <limits>
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "safetensors data is little-endian; this reader assumes a matching host"
@@ -141,8 +141,8 @@ TensorMap parseSafetensors(std::string_view bytes, const std::string &path,
     if (top.key == kMetadataKey)
       fail("{}: '{}': duplicate key '{}'", path, kMetadataKey,
            escapeForMessage(parsed.duplicateKey));
-    fail("{}: tensor '{}': duplicate key '{}'", path,
-         escapeForMessage(top.key), escapeForMessage(parsed.duplicateKey));
+    fail("{}: tensor '{}': duplicate key '{}'", path, escapeForMessage(top.key),
+         escapeForMessage(parsed.duplicateKey));
   }
   const json &header = parsed.value;
   if (!header.is_object())
@@ -225,8 +225,8 @@ TensorMap parseSafetensors(std::string_view bytes, const std::string &path,
     // A NaN or an infinity in the weights makes every score it reaches NaN,
     // and NaN compares false: ranks would be silently wrong.
     if (std::string bad = firstNonFinite(tensor); !bad.empty())
-      fail("{}: tensor '{}': non-finite value {}", path,
-           escapeForMessage(name), bad);
+      fail("{}: tensor '{}': non-finite value {}", path, escapeForMessage(name),
+           bad);
     entries.push_back({name, begin, end});
     tensors.emplace(name, std::move(tensor));
   }

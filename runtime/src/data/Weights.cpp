@@ -66,8 +66,9 @@ public:
       switch (op.kind) {
       case PolicyOpKind::AtomEmbed: {
         if (op.in <= 0 || op.in % 3 != 0 || op.out <= 0)
-          opError(i, op, "in = {} must be 3 x the embedding width and out = {} "
-                         "positive",
+          opError(i, op,
+                  "in = {} must be 3 x the embedding width and out = {} "
+                  "positive",
                   op.in, op.out);
         int64_t e = op.in / 3;
         add(i, op, op.predTable, {dataset.numRelations() + 2, e},
@@ -214,11 +215,12 @@ TensorMap initWeights(const ProgramSpec &program, const Dataset &dataset,
       n = saturatingBytes(n, static_cast<uint64_t>(std::max<int64_t>(dim, 0)));
     values = saturatingAdd(values, n);
   }
-  checkMemoryFits(saturatingBytes(values, sizeof(float)),
-                  fmt::format("initializing the weights of program '{}' (E = {}, R = {})",
-                              escapeForMessage(program.name),
-                              dataset.numEntities(), dataset.numRelations()),
-                  fmt::format("{} values × 4 B", formatCount(values)));
+  checkMemoryFits(
+      saturatingBytes(values, sizeof(float)),
+      fmt::format("initializing the weights of program '{}' (E = {}, R = {})",
+                  escapeForMessage(program.name), dataset.numEntities(),
+                  dataset.numRelations()),
+      fmt::format("{} values × 4 B", formatCount(values)));
   SplitMix64 rng(seed);
   TensorMap weights;
   for (const RequiredTensor &need : required.tensors()) {
@@ -231,8 +233,8 @@ TensorMap initWeights(const ProgramSpec &program, const Dataset &dataset,
         v = static_cast<float>(0.5 * standardNormal(rng));
       break;
     case Init::Xavier: {
-      double bound = std::sqrt(6.0 / static_cast<double>(need.spec.shape[0] +
-                                                         need.spec.shape[1]));
+      double bound = std::sqrt(
+          6.0 / static_cast<double>(need.spec.shape[0] + need.spec.shape[1]));
       for (float &v : t.data)
         v = static_cast<float>((2.0 * uniform01(rng) - 1.0) * bound);
       break;
@@ -284,7 +286,8 @@ void checkWeightsMetadata(const SafetensorsMetadata &metadata,
          path, kWeightsVocabularyKey, escapeForMessage(theirs));
   const std::string ours = vocabularyFingerprint(dataset);
   if (theirs != ours)
-    fail("{}: the weights were written for another dataset: the file's {} is {}, "
+    fail("{}: the weights were written for another dataset: the file's {} is "
+         "{}, "
          "but dataset {} has {} (other entity or relation names: the "
          "embedding rows of program '{}' would belong to other names)",
          path, kWeightsVocabularyKey, theirs, dataset.dir, ours,

@@ -91,7 +91,7 @@ uint64_t DerivedSet::bytesFor(const ShapeParams &shape) {
   const uint64_t A = static_cast<uint64_t>(std::max(shape.A, 1));
   return saturatingAdd(
       saturatingAdd(saturatingBytes(S * A, sizeof(Atom)), // S, A < 2^31
-                    saturatingBytes(S, sizeof(int32_t))),   // origins
+                    saturatingBytes(S, sizeof(int32_t))), // origins
       saturatingBytes(roundUpPow2(2 * S), sizeof(int32_t) + sizeof(uint32_t)));
 }
 
@@ -124,8 +124,8 @@ public:
             int32_t S, int32_t *varMap, int32_t *slots, uint32_t *stamps,
             uint32_t epoch, uint32_t mask)
       : out_(out), states_(states), origins_(origins), A_(A), S_(S),
-        varMap_(varMap),
-        slots_(slots), stamps_(stamps), epoch_(epoch), mask_(mask) {}
+        varMap_(varMap), slots_(slots), stamps_(stamps), epoch_(epoch),
+        mask_(mask) {}
 
   bool full() const { return out_.count == S_; }
 
@@ -218,8 +218,8 @@ bool unify(int32_t *bind, int32_t x, int32_t y) {
   return false; // two different constants
 }
 
-void writeTerminal(Atom *states, int32_t *origins, int32_t origin,
-                   int32_t A, int32_t pred, int32_t &count) {
+void writeTerminal(Atom *states, int32_t *origins, int32_t origin, int32_t A,
+                   int32_t pred, int32_t &count) {
   states[0] = {pred, 0, 0};
   origins[0] = origin;
   std::fill(states + 1, states + A, kPadAtom);
@@ -257,8 +257,8 @@ void derive(const KnowledgeBase &kb, const Atom *goals, const Triple &candidate,
   }
   int32_t *origins = out.origins_.data();
   Collector collect(out, states, origins, A, S, out.varMap_.data(),
-                    out.slots_.data(),
-                    out.stamps_.data(), out.epoch_, out.mask_);
+                    out.slots_.data(), out.stamps_.data(), out.epoch_,
+                    out.mask_);
   Atom *work = out.work_.data();
 
   // Step 1: fact steps.

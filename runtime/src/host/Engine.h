@@ -72,7 +72,7 @@ private:
   friend void derive(const KnowledgeBase &, const Atom *, const Triple &,
                      const ShapeParams &, DerivedSet &);
   int32_t A_, S_, truePred_, falsePred_;
-  std::vector<Atom> states_;    ///< [S][A]
+  std::vector<Atom> states_; ///< [S][A]
   /// [S]: fact index f >= 0, rule r as -(r + 1), kNoOrigin for [FALSE].
   std::vector<int32_t> origins_;
   std::vector<Atom> work_;      ///< one state being built (up to A atoms)

@@ -242,12 +242,11 @@ std::vector<Outcome> HostBackend::run(const EvalInputs &inputs,
   Shared shared{kb, policy, shape, candidates, outcomes};
   shared.control = inputs.control;
   if (inputs.actions) {
-    checkMemoryFits(
-        saturatingBytes(saturatingBytes(candidates.size(), shape.D),
-                        sizeof(int32_t)),
-        "host backend: the recorded actions (--proofs)",
-        fmt::format("{} candidates × D = {} × 4 B", candidates.size(),
-                    shape.D));
+    checkMemoryFits(saturatingBytes(saturatingBytes(candidates.size(), shape.D),
+                                    sizeof(int32_t)),
+                    "host backend: the recorded actions (--proofs)",
+                    fmt::format("{} candidates × D = {} × 4 B",
+                                candidates.size(), shape.D));
     inputs.actions->D = shape.D;
     inputs.actions->actions.assign(candidates.size() * size_t(shape.D), -1);
     shared.actions = inputs.actions->actions.data();

@@ -1,4 +1,5 @@
-//===- OutcomesWriter.h - The outcomes TSV written block by block -*- C++ -*-===//
+//===- OutcomesWriter.h - The outcomes TSV written block by block -*- C++
+//-*-===//
 //
 // A streamed run writes its outcomes file as the blocks finish
 // (Session.h, EvaluateControl::onBlock): the lines of a block are formatted

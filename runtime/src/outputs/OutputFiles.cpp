@@ -149,9 +149,9 @@ void testDelay() {
 /// N when `path` is /dev/fd/N, /proc/self/fd/N or /proc/<our pid>/fd/N
 /// (what /dev/stdout and /dev/stderr link to), else -1.
 int ownDescriptor(const std::string &path) {
-  const std::string prefixes[] = {
-      "/dev/fd/", "/proc/self/fd/",
-      "/proc/" + std::to_string(::getpid()) + "/fd/"};
+  const std::string prefixes[] = {"/dev/fd/", "/proc/self/fd/",
+                                  "/proc/" + std::to_string(::getpid()) +
+                                      "/fd/"};
   for (const std::string &prefix : prefixes) {
     if (path.size() <= prefix.size() || path.compare(0, prefix.size(), prefix))
       continue;

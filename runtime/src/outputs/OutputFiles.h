@@ -14,8 +14,8 @@
 // - A destination that exists and is not a regular file (a character or
 //   block device, a FIFO, a terminal, /dev/stdout) is written in place,
 //   never replaced; `-` is standard output, and so is /dev/stdout while it
-//   is a regular file (written through the descriptor, not replaced). Such a stream cannot be taken
-//   back, so it is written at commit, before any rename.
+//   is a regular file (written through the descriptor, not replaced). Such a
+//   stream cannot be taken back, so it is written at commit, before any rename.
 // - commit() renames in the order the destinations were added (the run
 //   adds the outcomes first and the report last), holding flock() on every
 //   destination directory (taken in (st_dev, st_ino) order) across the

@@ -41,8 +41,8 @@ json termJson(const Dataset &ds, int32_t t) {
 }
 
 json atomJson(const Dataset &ds, const Atom &a) {
-  return json::array({ds.relations.name(a.p), termJson(ds, a.a),
-                      termJson(ds, a.b)});
+  return json::array(
+      {ds.relations.name(a.p), termJson(ds, a.a), termJson(ds, a.b)});
 }
 
 json atomsJson(const Dataset &ds, const std::vector<Atom> &atoms) {
@@ -158,9 +158,9 @@ std::string proofJsonLine(const ProofContext &ctx, const Proof &proof) {
   line["query"] = c.query;
   line["mode"] = modeName(c.mode);
   line["positive"] = isPositive(ctx.set, c);
-  line["triple"] = json::array({ds.entities.name(c.triple.h),
-                                ds.relations.name(c.triple.r),
-                                ds.entities.name(c.triple.t)});
+  line["triple"] =
+      json::array({ds.entities.name(c.triple.h), ds.relations.name(c.triple.r),
+                   ds.entities.name(c.triple.t)});
   line["depth"] = o.depth;
   line["steps"] = std::move(steps);
   return line.dump() + "\n";
@@ -172,9 +172,9 @@ std::string proofPrologLine(const ProofContext &ctx, const Proof &proof) {
   const Outcome &o = outcomeOf(ctx, proof);
   std::string out;
   PrologWriter w(ds, out);
-  out += fmt::format("proof({},{},{},{},", proof.candidate, c.query,
-                     modeName(c.mode),
-                     isPositive(ctx.set, c) ? "true" : "false");
+  out +=
+      fmt::format("proof({},{},{},{},", proof.candidate, c.query,
+                  modeName(c.mode), isPositive(ctx.set, c) ? "true" : "false");
   w.atom({c.triple.r, c.triple.h, c.triple.t});
   out += fmt::format(",{},[", o.depth);
   for (size_t i = 0; i < proof.steps.size(); ++i) {
@@ -222,11 +222,10 @@ std::string proofsFileHeader(ProofFormat format) {
 }
 
 ProofLineWriter::ProofLineWriter(ProofFormat format, ProofSelection selection,
-                                 const Dataset &dataset,
-                                 bool factsIncludeValid,
+                                 const Dataset &dataset, bool factsIncludeValid,
                                  const ShapeParams &shape)
-    : format_(format), selection_(selection), dataset_(dataset),
-      shape_(shape), kb_(buildKnowledgeBase(dataset, factsIncludeValid)),
+    : format_(format), selection_(selection), dataset_(dataset), shape_(shape),
+      kb_(buildKnowledgeBase(dataset, factsIncludeValid)),
       scratch_(kb_, shape) {}
 
 ProofLineWriter::~ProofLineWriter() = default;
@@ -260,8 +259,7 @@ std::string proofsFile(ProofFormat format, ProofSelection selection,
                        const ShapeParams &shape, const CandidateSet &set,
                        const std::vector<Outcome> &outcomes,
                        const ActionTrace &trace) {
-  ProofLineWriter writer(format, selection, dataset, factsIncludeValid,
-                         shape);
+  ProofLineWriter writer(format, selection, dataset, factsIncludeValid, shape);
   return proofsFileHeader(format) + writer.lines(set, 0, outcomes, trace);
 }
 

@@ -81,12 +81,12 @@ Proof replayProof(const KnowledgeBase &kb, const Dataset &dataset,
   const Candidate &cand = set.candidates.at(static_cast<size_t>(index));
   const Triple &c = cand.triple;
   auto where = [&] {
-    return fmt::format(
-        "proofs: candidate {} ({} {} {}; query {}, {})", firstCandidate + index,
-        escapeForMessage(dataset.entities.name(c.h)),
-        escapeForMessage(dataset.relations.name(c.r)),
-        escapeForMessage(dataset.entities.name(c.t)), cand.query,
-        modeName(cand.mode));
+    return fmt::format("proofs: candidate {} ({} {} {}; query {}, {})",
+                       firstCandidate + index,
+                       escapeForMessage(dataset.entities.name(c.h)),
+                       escapeForMessage(dataset.relations.name(c.r)),
+                       escapeForMessage(dataset.entities.name(c.t)), cand.query,
+                       modeName(cand.mode));
   };
   const int32_t A = shape.A, D = shape.D;
   if (outcome.status != ProofStatus::Proved)

@@ -23,10 +23,10 @@ struct Provenance {
   std::string version;   ///< proofc's version (the CMake project's)
   std::string gitCommit; ///< the build's commit, "-dirty" suffixed; "unknown"
   std::vector<std::string> commandLine; ///< argv as given; empty: embedded
-  std::string startedUtc;     ///< ISO 8601, seconds, "Z"
-  std::string host;           ///< gethostname()
-  std::string weightsSha256;  ///< of the weights file's bytes
-  std::string datasetFingerprint; ///< datasetFingerprint()
+  std::string startedUtc;               ///< ISO 8601, seconds, "Z"
+  std::string host;                     ///< gethostname()
+  std::string weightsSha256;            ///< of the weights file's bytes
+  std::string datasetFingerprint;       ///< datasetFingerprint()
 };
 
 /// The version and commit this runtime was built from.

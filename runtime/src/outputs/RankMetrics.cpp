@@ -101,8 +101,7 @@ std::vector<PairRanks> rankPairs(const CandidateLayout &layout,
                                  const std::vector<Outcome> &outcomes) {
   if (static_cast<int64_t>(outcomes.size()) != range.candidates())
     fail("{} outcomes for the {} candidates of queries [{}, {})",
-         outcomes.size(), range.candidates(), range.queryBegin,
-         range.queryEnd);
+         outcomes.size(), range.candidates(), range.queryBegin, range.queryEnd);
   std::vector<PairRanks> pairs;
   pairs.reserve(static_cast<size_t>(2 * range.queries()));
   for (int64_t q = range.queryBegin; q < range.queryEnd; ++q)
@@ -133,7 +132,8 @@ Interval percentileInterval(std::vector<double> &values) {
     const double pos = q * static_cast<double>(values.size() - 1);
     const size_t lo = static_cast<size_t>(std::floor(pos));
     const size_t hi = std::min(lo + 1, values.size() - 1);
-    return values[lo] + (pos - static_cast<double>(lo)) * (values[hi] - values[lo]);
+    return values[lo] +
+           (pos - static_cast<double>(lo)) * (values[hi] - values[lo]);
   };
   return {at(0.025), at(0.975)};
 }
@@ -243,7 +243,8 @@ RankMetrics computeRankMetrics(const std::vector<PairRanks> &pairs,
     // Pairs are query-major (groups are), so a query's pairs are one run.
     std::vector<std::pair<size_t, size_t>> queryRuns;
     for (size_t i = 0; i < pairs.size(); ++i) {
-      if (queryRuns.empty() || pairs[queryRuns.back().first].query != pairs[i].query)
+      if (queryRuns.empty() ||
+          pairs[queryRuns.back().first].query != pairs[i].query)
         queryRuns.push_back({i, i});
       queryRuns.back().second = i + 1;
     }
@@ -266,7 +267,8 @@ RankMetrics computeRankMetrics(const std::vector<PairRanks> &pairs,
     }
     for (int side = 0; side < 3; ++side)
       for (int type = 0; type < 3; ++type)
-        m.intervals[side][type] = builders[side][type].build(options.hits.size());
+        m.intervals[side][type] =
+            builders[side][type].build(options.hits.size());
   }
   return m;
 }

@@ -17,8 +17,11 @@ namespace {
 using json = nlohmann::json;
 
 json metricSetJson(const MetricSet &m) {
-  return {{"mrr", m.mrr},       {"hits1", m.hits1}, {"hits3", m.hits3},
-          {"hits10", m.hits10}, {"pairs", m.pairs}};
+  return {{"mrr", m.mrr},
+          {"hits1", m.hits1},
+          {"hits3", m.hits3},
+          {"hits10", m.hits10},
+          {"pairs", m.pairs}};
 }
 
 json policyOpJson(const PolicyOp &op) {
@@ -55,11 +58,14 @@ json programJsonOf(const ProgramSpec &program) {
     encoder.push_back(policyOpJson(op));
   return {{"name", program.name},
           {"shape",
-           {{"A", s.A}, {"S", s.S}, {"D", s.D}, {"B", s.B}, {"d", s.d},
+           {{"A", s.A},
+            {"S", s.S},
+            {"D", s.D},
+            {"B", s.B},
+            {"d", s.d},
             {"L", s.L}}},
           {"policy",
-           {{"encoder", encoder},
-            {"score_scale", program.policy.scoreScale}}}};
+           {{"encoder", encoder}, {"score_scale", program.policy.scoreScale}}}};
 }
 
 json optionalJson(const std::optional<double> &value) {
@@ -152,9 +158,7 @@ json pykeenKeyMap(const RankMetrics &m) {
   return out;
 }
 
-json programJson(const ProgramSpec &program) {
-  return programJsonOf(program);
-}
+json programJson(const ProgramSpec &program) { return programJsonOf(program); }
 
 json metricsJson(const Metrics &m) {
   return {{"head", metricSetJson(m.head)},
@@ -169,10 +173,11 @@ json metricsJson(const Metrics &m) {
 
 json reportJson(const ReportInputs &in) {
   const Metrics &m = in.metrics;
-  json weights = !in.weights.empty() ? json{{"file", in.weights}}
-                 : !in.weightsInMemory.empty()
-                     ? json{{"file", nullptr}, {"in_memory", in.weightsInMemory}}
-                     : json{{"file", nullptr}, {"init_seed", in.weightsSeed}};
+  json weights =
+      !in.weights.empty() ? json{{"file", in.weights}}
+      : !in.weightsInMemory.empty()
+          ? json{{"file", nullptr}, {"in_memory", in.weightsInMemory}}
+          : json{{"file", nullptr}, {"init_seed", in.weightsSeed}};
   json report{
       {"schema", kReportSchema},
       {"version", kReportVersion},
@@ -228,9 +233,9 @@ json reportJson(const ReportInputs &in) {
     report["outcomes"] = {{"file", in.outcomesFile},
                           {"sha256", in.outcomesSha256}};
   if (!in.proofsFile.empty())
-    report["proofs"] = proofsReportJson(in.proofsFile, in.proofsSha256,
-                                        in.proofsFormat, in.proofsOf,
-                                        in.proofsCount);
+    report["proofs"] =
+        proofsReportJson(in.proofsFile, in.proofsSha256, in.proofsFormat,
+                         in.proofsOf, in.proofsCount);
   return report;
 }
 
@@ -238,9 +243,9 @@ nlohmann::json proofsReportJson(const std::string &file,
                                 const std::string &sha256,
                                 const std::string &format,
                                 const std::string &of, int64_t count) {
-  return {{"file", file},       {"sha256", sha256}, {"format", format},
-          {"version", kProofsFormatVersion}, {"of", of},
-          {"count", count}};
+  return {{"file", file},     {"sha256", sha256},
+          {"format", format}, {"version", kProofsFormatVersion},
+          {"of", of},         {"count", count}};
 }
 
 void writeReportJson(const std::string &path, const ReportInputs &inputs) {
@@ -304,12 +309,11 @@ void appendOutcomesTsvGroup(std::string &out, const CandidateSet &set,
   for (int64_t i = g.begin; i < g.end; ++i) {
     const Candidate &c = set.candidates[i];
     const Outcome &o = outcomes[i];
-    fmt::format_to(std::back_inserter(buffer),
-                   "{}\t{}\t{}\t{}\t{}\t{:.9g}\t{}\t{}\t{}", c.query,
-                   modeName(c.mode), dataset.entities.name(c.entity),
-                   statusName(o.status), o.depth, o.logp,
-                   dataset.entities.name(q.h), dataset.relations.name(q.r),
-                   dataset.entities.name(q.t));
+    fmt::format_to(
+        std::back_inserter(buffer), "{}\t{}\t{}\t{}\t{}\t{:.9g}\t{}\t{}\t{}",
+        c.query, modeName(c.mode), dataset.entities.name(c.entity),
+        statusName(o.status), o.depth, o.logp, dataset.entities.name(q.h),
+        dataset.relations.name(q.r), dataset.entities.name(q.t));
     for (RankType type : kRankTypes) {
       buffer.push_back('\t');
       appendRank(buffer, ranks[static_cast<size_t>(type)]);
@@ -350,16 +354,14 @@ uint64_t outcomesTsvBound(const CandidateLayout &layout,
   size_t longest = 0;
   for (int32_t e = 0; e < dataset.numEntities(); ++e)
     longest = std::max(longest, dataset.entities.name(e).size());
-  const uint64_t rankWidth =
-      std::to_string(layout.candidateCount()).size() + 2;
+  const uint64_t rankWidth = std::to_string(layout.candidateCount()).size() + 2;
   const uint64_t fixed = 12 + 4 + 9 + 11 + 16 + 3 * rankWidth + longest;
   uint64_t bytes = kOutcomesHeader.size();
   for (int64_t qi = 0; qi < layout.queryCount(); ++qi) {
     const Triple &q = layout.queries[static_cast<size_t>(qi)];
-    const uint64_t line = fixed + std::to_string(qi).size() +
-                          dataset.entities.name(q.h).size() +
-                          dataset.relations.name(q.r).size() +
-                          dataset.entities.name(q.t).size();
+    const uint64_t line =
+        fixed + std::to_string(qi).size() + dataset.entities.name(q.h).size() +
+        dataset.relations.name(q.r).size() + dataset.entities.name(q.t).size();
     bytes += line * static_cast<uint64_t>(layout.firstCandidateOf(qi + 1) -
                                           layout.firstCandidateOf(qi));
   }

@@ -1,4 +1,5 @@
-//===- Report.h - JSON run report and per-candidate outcomes TSV -*- C++ -*-===//
+//===- Report.h - JSON run report and per-candidate outcomes TSV -*- C++
+//-*-===//
 //
 // The machine-readable results of one evaluation: a versioned JSON report
 // ("schema": "proofc-report", "version": 1) and, on request, one TSV line per
@@ -37,7 +38,7 @@ struct ReportInputs {
   int64_t facts = 0; ///< |F| (distinct facts the prover used)
   int64_t rules = 0;
   bool factsIncludeValid = false;
-  std::string weights; ///< weights file, empty for initWeights()
+  std::string weights;      ///< weights file, empty for initWeights()
   uint64_t weightsSeed = 0; ///< initWeights() seed when `weights` is empty
   /// Weights given as tensors (Session::evaluate): "host" or "cuda"; the
   /// report's weights.in_memory, instead of a file or a seed.

@@ -15,8 +15,7 @@ namespace proofc {
 
 void runBlockPipeline(const std::vector<QueryRange> &blocks,
                       const PipelineStages &stages, int buildThreads,
-                      int workers, int ahead,
-                      const std::atomic<bool> *cancel) {
+                      int workers, int ahead, const std::atomic<bool> *cancel) {
   const int64_t count = static_cast<int64_t>(blocks.size());
   if (count == 0)
     return;
@@ -27,11 +26,11 @@ void runBlockPipeline(const std::vector<QueryRange> &blocks,
   const int64_t window = workers + ahead - 1;
   std::mutex mutex;
   std::condition_variable changed;
-  int64_t nextBuild = 0;   // the next block a builder claims
-  int64_t nextRun = 0;     // the next block a worker claims
-  int64_t consumed = 0;    // blocks the consumer has taken
+  int64_t nextBuild = 0;    // the next block a builder claims
+  int64_t nextRun = 0;      // the next block a worker claims
+  int64_t consumed = 0;     // blocks the consumer has taken
   int64_t failedAt = count; // the first block that failed (none: count)
-  bool stop = false;       // the consumer left (done or failed)
+  bool stop = false;        // the consumer left (done or failed)
   std::map<int64_t, std::unique_ptr<PipelineBlock>> built, finished;
 
   auto cancelled = [&] {

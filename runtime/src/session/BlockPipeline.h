@@ -1,4 +1,5 @@
-//===- BlockPipeline.h - Build, run and consume blocks, overlapped -*- C++ -*-===//
+//===- BlockPipeline.h - Build, run and consume blocks, overlapped -*- C++
+//-*-===//
 //
 // The streaming run (docs/scale-out.md, "Streaming"): a pool is cut into
 // blocks of whole queries (splitRange), and each block goes through three
@@ -16,11 +17,12 @@
 //
 // Memory is bounded by the blocks in flight (at most workers + ahead), not
 // by the pool. A block's outcomes do not depend on the worker that ran it,
-// so results are the same with any number of workers. An error (or an interrupt) in any stage is stored with its block and
-// rethrown by the consumer when it reaches that block, after every earlier
-// block was consumed: what a sequential run would have raised first is
-// raised first (the smallest candidate with a non-finite logit, say). The
-// threads are joined before any exception leaves run().
+// so results are the same with any number of workers. An error (or an
+// interrupt) in any stage is stored with its block and rethrown by the consumer
+// when it reaches that block, after every earlier block was consumed: what a
+// sequential run would have raised first is raised first (the smallest
+// candidate with a non-finite logit, say). The threads are joined before any
+// exception leaves run().
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_BLOCKPIPELINE_H
@@ -41,8 +43,8 @@ namespace proofc {
 /// One block on its way through the pipeline.
 struct PipelineBlock {
   int64_t index = 0;
-  QueryRange range;         ///< in the whole pool's numbering
-  CandidateSet candidates;  ///< CandidateBuilder::build(range)
+  QueryRange range;        ///< in the whole pool's numbering
+  CandidateSet candidates; ///< CandidateBuilder::build(range)
   std::vector<Outcome> outcomes;
   ActionTrace actions;
   BackendTimings timings;
@@ -72,8 +74,7 @@ struct PipelineStages {
 /// backends check it themselves.
 void runBlockPipeline(const std::vector<QueryRange> &blocks,
                       const PipelineStages &stages, int buildThreads,
-                      int workers, int ahead,
-                      const std::atomic<bool> *cancel);
+                      int workers, int ahead, const std::atomic<bool> *cancel);
 
 } // namespace proofc
 

@@ -65,7 +65,8 @@ Checkpoint::Checkpoint(std::string dir, const RunIdentity &identity,
       manifest["schema"] != kCheckpointSchema)
     fail("{}: not a proofc checkpoint manifest (\"schema\" is not \"{}\")",
          manifestPath, kCheckpointSchema);
-  if (!manifest.contains("version") || manifest["version"] != kCheckpointVersion)
+  if (!manifest.contains("version") ||
+      manifest["version"] != kCheckpointVersion)
     fail("{}: a checkpoint of another version (this proofc reads version "
          "{}, whose ranges hold the tally, not outcomes); remove the "
          "directory and run again",
@@ -103,8 +104,8 @@ std::vector<QueryRange> Checkpoint::resume(int64_t every, bool rows,
   for (const fs::path &file : files) {
     const std::string path = file.string();
     PartFile part = readPart(path);
-    const std::string diff = RunIdentity::difference(
-        part.identity, path, identity_, "this run");
+    const std::string diff =
+        RunIdentity::difference(part.identity, path, identity_, "this run");
     if (part.kind != "range" || !diff.empty())
       fail("{}: not a range of this checkpoint ({}); remove it or the "
            "directory",
@@ -136,21 +137,21 @@ std::vector<QueryRange> Checkpoint::resume(int64_t every, bool rows,
          next->second.first.queryBegin < part.range.queryEnd) ||
         (next != recorded.begin() &&
          std::prev(next)->second.first.queryEnd > part.range.queryBegin)) {
-      const auto &other = next != recorded.end() &&
-                                  next->second.first.queryBegin <
-                                      part.range.queryEnd
-                              ? next->second.second
-                              : std::prev(next)->second.second;
+      const auto &other =
+          next != recorded.end() &&
+                  next->second.first.queryBegin < part.range.queryEnd
+              ? next->second.second
+              : std::prev(next)->second.second;
       fail("{}: overlaps {}; remove the checkpoint directory", path, other);
     }
     recordedCandidates += part.range.candidates();
-    recorded.emplace(part.range.queryBegin,
-                     std::make_pair(part.range, path));
+    recorded.emplace(part.range.queryBegin, std::make_pair(part.range, path));
     parts.push_back(std::move(part));
   }
-  std::sort(parts.begin(), parts.end(), [](const PartFile &a, const PartFile &b) {
-    return a.range.queryBegin < b.range.queryBegin;
-  });
+  std::sort(parts.begin(), parts.end(),
+            [](const PartFile &a, const PartFile &b) {
+              return a.range.queryBegin < b.range.queryBegin;
+            });
   resumed_.clear();
   for (const auto &[begin, entry] : recorded)
     resumed_.push_back(entry);

@@ -6,10 +6,10 @@
 // kind "range", named range-<first query>-<end query>.part: the range's
 // tally, and its outcome rows when the run writes an outcomes file): written
 // to an exclusive temporary as the range runs, fsync()ed, renamed, the
-// directory fsync()ed (PartWriter). DIR/manifest.json binds the directory to one RunIdentity
-// (program, weights' bytes, dataset fingerprint, split, queries,
-// corruptions, seed, facts, shard) and is written the same way before the
-// first range. A run that finds DIR's manifest reads every recorded range's
+// directory fsync()ed (PartWriter). DIR/manifest.json binds the directory to
+// one RunIdentity (program, weights' bytes, dataset fingerprint, split,
+// queries, corruptions, seed, facts, shard) and is written the same way before
+// the first range. A run that finds DIR's manifest reads every recorded range's
 // tally, checks it, and runs only the queries no range covers: since an
 // outcome depends only on its candidate, the assembled tallies and rows,
 // hence the report and the outcomes TSV, equal an uninterrupted run's bit

@@ -38,9 +38,10 @@ extern "C" void onInterrupt(int sig) {
 
 Interrupted::Interrupted(int signal)
     : Error(fmt::format("interrupted by {}",
-                        signal == SIGTERM  ? "SIGTERM"
-                        : signal == SIGINT ? "SIGINT"
-                                           : "signal " + std::to_string(signal))),
+                        signal == SIGTERM ? "SIGTERM"
+                        : signal == SIGINT
+                            ? "SIGINT"
+                            : "signal " + std::to_string(signal))),
       signal_(signal) {}
 
 InterruptGuard::InterruptGuard() {

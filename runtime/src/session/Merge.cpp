@@ -41,7 +41,8 @@ void addTimings(json &into, const json &from, const std::string &path) {
   }
   if (!from.contains("steps") || !from.at("steps").is_number_integer())
     fail("{}: the part's report has no timings.steps", path);
-  into["steps"] = into.value("steps", int64_t{0}) + from.at("steps").get<int64_t>();
+  into["steps"] =
+      into.value("steps", int64_t{0}) + from.at("steps").get<int64_t>();
 }
 
 } // namespace
@@ -80,8 +81,8 @@ void mergeParts(const MergeOptions &given, std::FILE *out) {
              path, firstPath);
       if (part.totalQueries != first.totalQueries ||
           part.totalCandidates != first.totalCandidates)
-        fail("{}: {} queries and {} candidates in all, {} has {} and {}",
-             path, part.totalQueries, part.totalCandidates, firstPath,
+        fail("{}: {} queries and {} candidates in all, {} has {} and {}", path,
+             part.totalQueries, part.totalCandidates, firstPath,
              first.totalQueries, first.totalCandidates);
     }
     auto [it, inserted] =
@@ -128,8 +129,8 @@ void mergeParts(const MergeOptions &given, std::FILE *out) {
       layout.queryCount() != zero.totalQueries)
     fail("{}: made for {} queries and {} candidates, the dataset gives {} "
          "and {}",
-         zeroPath, zero.totalQueries, zero.totalCandidates,
-         layout.queryCount(), layout.candidateCount());
+         zeroPath, zero.totalQueries, zero.totalCandidates, layout.queryCount(),
+         layout.candidateCount());
 
   // The tallies in shard order: every list's ranks, and the counts.
   std::vector<PairRanks> pairs;
@@ -179,9 +180,8 @@ void mergeParts(const MergeOptions &given, std::FILE *out) {
                                                              part.range};
   MergedProofs proofs = mergeProofsParts(options.proofs, proofsParts, shards);
   if (!options.proofs.empty())
-    report["proofs"] =
-        proofsReportJson(options.proofs, sha256Hex(proofs.text), proofs.format,
-                         proofs.of, proofs.count);
+    report["proofs"] = proofsReportJson(options.proofs, sha256Hex(proofs.text),
+                                        proofs.format, proofs.of, proofs.count);
 
   // The outcomes: the parts' rows copied in shard order, never held.
   OutputSet set;
@@ -205,8 +205,7 @@ void mergeParts(const MergeOptions &given, std::FILE *out) {
   if (!options.outcomes.empty())
     fmt::print(out, "outcomes  {}\n", options.outcomes);
   if (!options.proofs.empty())
-    fmt::print(out, "proofs    {} ({} proofs)\n", options.proofs,
-               proofs.count);
+    fmt::print(out, "proofs    {} ({} proofs)\n", options.proofs, proofs.count);
 }
 
 } // namespace proofc

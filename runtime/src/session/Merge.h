@@ -9,9 +9,10 @@
 // rebuilt, the outcomes put in place, and the metrics, rank metrics and
 // TSV computed by the same code as one run: bit for bit the same numbers
 // and bytes; with --proofs the shards' proofs parts become the proofs file
-// (ProofParts.h), byte for byte one process's. The report's other fields are shard 0's, but "timings", which
-// add up every part's. Kept in the runtime so that a runtime-only tool (an
-// MPI rank 0, proofc-merge) can call it without MLIR.
+// (ProofParts.h), byte for byte one process's. The report's other fields are
+// shard 0's, but "timings", which add up every part's. Kept in the runtime so
+// that a runtime-only tool (an MPI rank 0, proofc-merge) can call it without
+// MLIR.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_MERGE_H
@@ -25,8 +26,8 @@ namespace proofc {
 
 struct MergeOptions {
   std::vector<std::string> parts; ///< part files, any order
-  std::string report;   ///< JSON report path; empty: none
-  std::string outcomes; ///< outcomes TSV path; empty: none
+  std::string report;             ///< JSON report path; empty: none
+  std::string outcomes;           ///< outcomes TSV path; empty: none
   /// Proofs file path (docs/proofs.md); empty: none. Set, `parts` also
   /// holds every shard's proofs part (ProofParts.h, told apart by its
   /// first line), and the file is the one a run of one process writes.

@@ -66,7 +66,9 @@ std::string tallyBytes(const std::vector<PairRanks> &pairs) {
   return out;
 }
 
-std::string magicLine() { return fmt::format("{} {}\n", kPartMagic, kPartVersion); }
+std::string magicLine() {
+  return fmt::format("{} {}\n", kPartMagic, kPartVersion);
+}
 
 /// The member `key` of `j` (an object), or an error naming `path`.
 const json &member(const json &j, const char *key, const std::string &path) {
@@ -141,8 +143,8 @@ RunIdentity RunIdentity::fromJson(const nlohmann::json &j,
   char end = 0;
   if (std::sscanf(shard.c_str(), "%lld/%lld%c", &i, &n, &end) != 2 || n < 1 ||
       i < 0 || i >= n)
-    fail("{}: the part header's \"shard\" is {}, not i/n with 0 <= i < n",
-         path, escapeForMessage(shard));
+    fail("{}: the part header's \"shard\" is {}, not i/n with 0 <= i < n", path,
+         escapeForMessage(shard));
   id.shardIndex = i;
   id.shardCount = n;
   return id;
@@ -258,7 +260,8 @@ PartFile parsePartAt(const ReadAt &read, uint64_t size,
   try {
     header = nlohmann::json::parse(headerText);
   } catch (const nlohmann::json::exception &e) {
-    fail("{}: the part header is not JSON: {}", path, escapeForMessage(e.what()));
+    fail("{}: the part header is not JSON: {}", path,
+         escapeForMessage(e.what()));
   }
   PartFile part;
   part.kind = text(header, "kind", path);
@@ -267,8 +270,7 @@ PartFile parsePartAt(const ReadAt &read, uint64_t size,
          escapeForMessage(part.kind));
   part.identity = RunIdentity::fromJson(member(header, "inputs", path), path);
   if (text(header, "inputs_sha256", path) != part.identity.sha256())
-    fail("{}: the part header's inputs_sha256 does not match its inputs",
-         path);
+    fail("{}: the part header's inputs_sha256 does not match its inputs", path);
   auto [qb, qe] = pairOf(header, "queries", path);
   auto [cb, ce] = pairOf(header, "candidates", path);
   part.range = {qb, qe, cb, ce};
@@ -421,8 +423,8 @@ public:
   size_t read(uint64_t offset, char *out, size_t n) const {
     size_t got = 0;
     while (got < n) {
-      const ssize_t r = ::pread(fd_, out + got, n - got,
-                                static_cast<off_t>(offset + got));
+      const ssize_t r =
+          ::pread(fd_, out + got, n - got, static_cast<off_t>(offset + got));
       if (r < 0 && errno == EINTR) {
         InterruptGuard::throwIfRaised();
         continue;
@@ -455,8 +457,7 @@ PartFile readPart(const std::string &path) {
 }
 
 void copyRows(const std::vector<RowSlice> &slices,
-              const std::function<void(std::string_view)> &sink,
-              size_t piece) {
+              const std::function<void(std::string_view)> &sink, size_t piece) {
   std::string buffer(std::max<size_t>(piece, 1), '\0');
   for (const RowSlice &slice : slices) {
     if (slice.bytes == 0 && slice.sha256.empty())
@@ -464,8 +465,8 @@ void copyRows(const std::vector<RowSlice> &slices,
     const ReadFd file(slice.path);
     Sha256 hash;
     for (uint64_t at = 0; at < slice.bytes;) {
-      const size_t n =
-          static_cast<size_t>(std::min<uint64_t>(slice.bytes - at, buffer.size()));
+      const size_t n = static_cast<size_t>(
+          std::min<uint64_t>(slice.bytes - at, buffer.size()));
       if (file.read(slice.offset + at, buffer.data(), n) != n)
         fail("{}: the outcome rows are cut off ({} of {} bytes)",
              escapeForMessage(slice.path), at, slice.bytes);
@@ -502,8 +503,8 @@ void PartWriter::commit(PartFile &part) {
   set_.append(handle_, partTail(part, rowsBytes_, sha));
   set_.close(handle_);
   set_.commit();
-  part.rows = rows_ ? RowSlice{path_, magicLine().size(), rowsBytes_, sha}
-                    : RowSlice{};
+  part.rows =
+      rows_ ? RowSlice{path_, magicLine().size(), rowsBytes_, sha} : RowSlice{};
 }
 
 } // namespace proofc

@@ -1,4 +1,5 @@
-//===- PartFile.h - Partial results: shards and checkpoint ranges -*- C++ -*-===//
+//===- PartFile.h - Partial results: shards and checkpoint ranges -*- C++
+//-*-===//
 //
 // The one file format of a partial run (docs/scale-out.md): the **tally** of
 // one query range (QueryRanges.h) -- every list's ranks (PairRanks) and the
@@ -55,8 +56,8 @@ inline constexpr int kPartVersion = 2;
 /// Every input that determines the outcomes of a (partial) run. Two runs
 /// with equal identities give equal outcomes for every candidate.
 struct RunIdentity {
-  std::string programSha256; ///< of programJson(program).dump()
-  std::string weightsSha256; ///< of the weights file's bytes
+  std::string programSha256;      ///< of programJson(program).dump()
+  std::string weightsSha256;      ///< of the weights file's bytes
   std::string datasetFingerprint; ///< datasetFingerprint()
   std::string split;
   int64_t corruptions = 0;

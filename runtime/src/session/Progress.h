@@ -62,7 +62,7 @@ private:
   const Clock clock_;
   const double start_;
   double lastDraw_;
-  bool drawn_ = false;   ///< a bar is on screen
+  bool drawn_ = false; ///< a bar is on screen
   bool finished_ = false;
   std::mutex mutex_;
 };

@@ -65,14 +65,12 @@ ProofsPart parseProofsPart(const std::string &bytes, const std::string &path) {
     const json header = json::parse(
         std::string_view(bytes).substr(magic.size(), headerEnd - magic.size()));
     part.identity = RunIdentity::fromJson(header.at("inputs"), path);
-    if (header.at("inputs_sha256").get<std::string>() !=
-        part.identity.sha256())
+    if (header.at("inputs_sha256").get<std::string>() != part.identity.sha256())
       fail("{}: the proofs part header's inputs_sha256 does not match its "
            "inputs",
            path);
     const auto queries = header.at("queries").get<std::vector<int64_t>>();
-    const auto candidates =
-        header.at("candidates").get<std::vector<int64_t>>();
+    const auto candidates = header.at("candidates").get<std::vector<int64_t>>();
     if (queries.size() != 2 || candidates.size() != 2 ||
         queries[0] > queries[1] || candidates[0] > candidates[1] ||
         queries[0] < 0 || candidates[0] < 0)
@@ -162,8 +160,8 @@ MergedProofs mergeProofsParts(const std::string &output,
     ProofsPart part = readProofsPart(path);
     const int64_t i = part.identity.shardIndex;
     if (part.identity.shardCount != count || i < 0 || i >= count)
-      fail("{}: the proofs of shard {}/{}, the parts are of {} shards", path,
-           i, part.identity.shardCount, count);
+      fail("{}: the proofs of shard {}/{}, the parts are of {} shards", path, i,
+           part.identity.shardCount, count);
     if (!from[static_cast<size_t>(i)].empty())
       fail("{}: the proofs of shard {}/{} are also {}", path, i, count,
            from[static_cast<size_t>(i)]);
@@ -184,8 +182,8 @@ MergedProofs mergeProofsParts(const std::string &output,
            "shard's proofs part, written by --shard i/n --proofs FILE, with "
            "the parts)",
            escapeForMessage(output), i, count);
-  merged.text = proofsFileHeader(
-      parseProofFormat(merged.format, "--proofs-format"));
+  merged.text =
+      proofsFileHeader(parseProofFormat(merged.format, "--proofs-format"));
   for (const std::string &l : lines) {
     merged.count += lineCount(l);
     merged.text += l;

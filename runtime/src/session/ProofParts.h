@@ -38,7 +38,7 @@ inline constexpr int kProofsPartVersion = 1;
 
 struct ProofsPart {
   RunIdentity identity;
-  QueryRange range; ///< in the whole pool's numbering
+  QueryRange range;   ///< in the whole pool's numbering
   std::string format; ///< as --proofs-format spells it: json | prolog
   std::string of;     ///< as --proofs-of spells it: all | positives
   /// The proof lines of the range (no file header), each ending in '\n'.

@@ -1,7 +1,8 @@
-//===- RankHost.h - What an MPI rank takes of its host: GPU, CPUs -*- C++ -*-===//
+//===- RankHost.h - What an MPI rank takes of its host: GPU, CPUs -*- C++
+//-*-===//
 //
-// The GPU. `mpirun -np 4 proofc-run ... --device cuda` on a host of four GPUs: the
-// user expects each rank on its own GPU, not all four on device 0. When
+// The GPU. `mpirun -np 4 proofc-run ... --device cuda` on a host of four GPUs:
+// the user expects each rank on its own GPU, not all four on device 0. When
 // --device is exactly "cuda" (not "cuda:N", which the user chose) and the
 // launcher did not bind the GPUs itself (no CUDA_VISIBLE_DEVICES), rank r
 // of a host takes device (local rank mod visible GPUs), the local rank read

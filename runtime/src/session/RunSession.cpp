@@ -180,8 +180,7 @@ RunSession::RunSession(const ProgramSpec &program,
   // The outcomes' size is known now, before the run: a disk that cannot
   // hold them fails now, not after hours.
   std::vector<OutputSize> sizes;
-  const uint64_t candidates =
-      static_cast<uint64_t>(layout().candidateCount());
+  const uint64_t candidates = static_cast<uint64_t>(layout().candidateCount());
   if (!options_.outcomes.empty())
     sizes.push_back({options_.outcomes, outcomesTsvBound(layout(), dataset()),
                      fmt::format("the outcomes of {} candidates", candidates)});
@@ -294,10 +293,10 @@ RunOutput RunSession::evaluateRanges() {
   int64_t resumed = 0;
   std::unique_ptr<Checkpoint> checkpoint;
   if (!options_.checkpoint.empty()) {
-    checkpoint = std::make_unique<Checkpoint>(options_.checkpoint,
-                                              identity(), set, scope);
-    pending = checkpoint->resume(options_.checkpointEvery, rows, pieces,
-                                 resumed);
+    checkpoint = std::make_unique<Checkpoint>(options_.checkpoint, identity(),
+                                              set, scope);
+    pending =
+        checkpoint->resume(options_.checkpointEvery, rows, pieces, resumed);
   }
   // With --proofs: each range's proof lines, by its first query; a recorded
   // range's are read back from the proofs part beside its file.
@@ -369,9 +368,9 @@ RunOutput RunSession::evaluateRanges() {
         if (lines)
           lines->write(block.candidates, block.outcomes, block.pairs);
         if (proofWriter)
-          rangeProofs += proofWriter->lines(block.candidates,
-                                            block.range.candidateBegin,
-                                            block.outcomes, *block.actions);
+          rangeProofs +=
+              proofWriter->lines(block.candidates, block.range.candidateBegin,
+                                 block.outcomes, *block.actions);
       };
     rangeProofs.clear();
     RangeResult r = session_->evaluateRange(weights_, range, control);
@@ -379,9 +378,8 @@ RunOutput RunSession::evaluateRanges() {
     if (checkpoint) {
       if (proofWriter)
         // Before the range's part: a recorded range always has its proofs.
-        writeAtomically(
-            checkpointProofsPath(checkpoint->rangeFile(range)),
-            serializeProofsPart(proofsPartOf(range, rangeProofs)));
+        writeAtomically(checkpointProofsPath(checkpoint->rangeFile(range)),
+                        serializeProofsPart(proofsPartOf(range, rangeProofs)));
       pieces.push_back(
           checkpoint->record(*writer, range, std::move(r.pairs), r.counts));
     } else {
@@ -418,8 +416,8 @@ RunOutput RunSession::evaluateRanges() {
   }
   if (staged_->spool)
     slices.push_back(staged_->spool->slice());
-  RunOutput out = finishScope(scope, std::move(pairs), counts, timings,
-                              chunks, chunkSize, resumed);
+  RunOutput out = finishScope(scope, std::move(pairs), counts, timings, chunks,
+                              chunkSize, resumed);
   out.rows = std::move(slices);
   if (!options_.outcomes.empty())
     staged_->ownRows = out.rows;
@@ -463,9 +461,8 @@ std::string RunSession::resumedProofs(const QueryRange &range,
 RunOutput RunSession::finishScope(const QueryRange &scope,
                                   std::vector<PairRanks> pairs,
                                   const OutcomeCounts &counts,
-                                  const BackendTimings &timings,
-                                  int64_t chunks, int64_t chunkSize,
-                                  int64_t resumed) {
+                                  const BackendTimings &timings, int64_t chunks,
+                                  int64_t chunkSize, int64_t resumed) {
   RunOutput out;
   out.pairs = pairs;
   out.counts = counts;
@@ -578,13 +575,12 @@ void RunSession::printSummary(std::FILE *out, const RunOutput &output) const {
                output.range.candidateEnd);
   if (!options_.checkpoint.empty())
     // An MPI rank's directory is DIR/rank-r-of-N; rank 0 counts every rank's.
-    fmt::print(out, "checkpoint {}: {} of {} candidates read back\n",
-               options_.mpiRanks > 0 ? std::filesystem::path(
-                                           options_.checkpoint)
-                                           .parent_path()
-                                           .string()
-                                     : options_.checkpoint,
-               output.resumedCandidates, output.range.candidates());
+    fmt::print(
+        out, "checkpoint {}: {} of {} candidates read back\n",
+        options_.mpiRanks > 0
+            ? std::filesystem::path(options_.checkpoint).parent_path().string()
+            : options_.checkpoint,
+        output.resumedCandidates, output.range.candidates());
   printRunSummary(out, output.report);
   if (output.chunks > 1)
     fmt::print(out, "pool      {} chunks of at most {} candidates\n",
@@ -654,8 +650,7 @@ void RunSession::writeOutputs(const RunOutput &output, std::FILE *out) const {
   // then the outcomes and the report (last) made visible together
   // (OutputFiles.h, docs/outputs.md).
   if (!options_.outcomes.empty() &&
-      (!staged_ || staged_->outcomesSha256.empty()))
-  {
+      (!staged_ || staged_->outcomesSha256.empty())) {
     OutcomesWriter &writer = outcomesWriter();
     staged_->outcomesSha256 = writer.finish();
   }

@@ -78,7 +78,7 @@ struct RunSessionOptions {
   /// when rank 0 writes an outcomes file (it sends them). Implied by
   /// `outcomes`.
   bool outcomeRows = false;
-  bool quiet = false; ///< no progress display
+  bool quiet = false;   ///< no progress display
   std::string report;   ///< JSON report path; empty: none
   std::string outcomes; ///< outcomes TSV path; empty: none
   /// Proofs file path (docs/proofs.md); empty: none. Set, the backend
@@ -212,9 +212,8 @@ public:
   RunSession(const ProgramSpec &program, Backend &backend, std::string device,
              RunSessionOptions options);
   /// The same on several backends, one device worker each (--devices).
-  RunSession(const ProgramSpec &program,
-             const std::vector<Backend *> &backends, std::string device,
-             RunSessionOptions options);
+  RunSession(const ProgramSpec &program, const std::vector<Backend *> &backends,
+             std::string device, RunSessionOptions options);
   ~RunSession();
 
   const ProgramSpec &program() const { return session_->program(); }
@@ -266,13 +265,13 @@ public:
   /// (one OutputSet: all complete before any is visible, the report last,
   /// its "outcomes" and "proofs" naming their SHA-256), then names each on
   /// `out`. The proofs are replayed here (ProofFormats.h): a replay that
-  /// fails writes nothing. Throws Interrupted, writing nothing, when a signal has come
-  /// before the commit.
+  /// fails writes nothing. Throws Interrupted, writing nothing, when a signal
+  /// has come before the commit.
   void writeOutputs(const RunOutput &output, std::FILE *out = stdout) const;
 
-  /// True when the report, the outcomes or the proofs go to standard output (`-`, or a
-  /// path that is the file stdout is: /dev/stdout, its pipe): the tools
-  /// then print their text on stderr.
+  /// True when the report, the outcomes or the proofs go to standard output
+  /// (`-`, or a path that is the file stdout is: /dev/stdout, its pipe): the
+  /// tools then print their text on stderr.
   bool writesStandardOutput() const;
 
   /// Every input that determines this run's outcomes (PartFile.h).

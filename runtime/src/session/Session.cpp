@@ -47,8 +47,7 @@ double secondsSince(Clock::time_point start) {
 int cudaOrdinal(const std::string &device) {
   if (device == "cuda")
     return 0;
-  if (device.rfind("cuda:", 0) != 0 || device.size() == 5 ||
-      device.size() > 9)
+  if (device.rfind("cuda:", 0) != 0 || device.size() == 5 || device.size() > 9)
     return -1;
   int ordinal = 0;
   for (size_t i = 5; i < device.size(); ++i) {
@@ -67,7 +66,8 @@ std::string tensorsSha256(const TensorMap &weights) {
   std::string bytes;
   auto putI64 = [&](int64_t v) {
     for (int i = 0; i < 8; ++i)
-      bytes.push_back(static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff));
+      bytes.push_back(
+          static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff));
   };
   for (const auto &[name, tensor] : weights) {
     bytes += name;
@@ -143,8 +143,7 @@ std::vector<int> parseDeviceList(const std::string &text, int count,
     if (ordinal >= count)
       fail("{} {}: there is no CUDA device {} (the driver sees {}: 0 to {})",
            flag, shown, ordinal, count, count - 1);
-    if (std::find(ordinals.begin(), ordinals.end(), ordinal) !=
-        ordinals.end())
+    if (std::find(ordinals.begin(), ordinals.end(), ordinal) != ordinals.end())
       fail("{} {}: device {} is named twice", flag, shown, ordinal);
     ordinals.push_back(ordinal);
     if (comma == text.size())
@@ -339,8 +338,8 @@ struct Session::State {
   /// `shape.size` candidates, a shorter piece padded when that is cheaper
   /// than a new setup, so that the device state is kept (shapeId).
   struct RunShape {
-    uint64_t id = 0;      ///< EvalInputs::shapeId; 0: no padding
-    int64_t largest = 0;  ///< the largest block's candidates
+    uint64_t id = 0;        ///< EvalInputs::shapeId; 0: no padding
+    int64_t largest = 0;    ///< the largest block's candidates
     uint64_t weightsId = 0; ///< EvalInputs::weightsId: this call's
   };
   void runBlock(PipelineBlock &block, int worker, const TensorMap &weights,
@@ -376,9 +375,14 @@ void Session::State::runBlock(
   const int64_t n = static_cast<int64_t>(pool.size());
   // The whole pool is the same at every call: the backend may keep its
   // setup (poolId); a block or a chunk is not promised to be.
-  EvalInputs all{program,  dataset,       weights,
-                 set,      options.factsIncludeValid, nullptr,
-                 deviceWeights, wholePool ? poolId : 0};
+  EvalInputs all{program,
+                 dataset,
+                 weights,
+                 set,
+                 options.factsIncludeValid,
+                 nullptr,
+                 deviceWeights,
+                 wholePool ? poolId : 0};
   all.shapeId = shape.id;
   all.weightsId = shape.weightsId;
   const int64_t size =
@@ -414,9 +418,8 @@ void Session::State::runBlock(
     // last candidate (an outcome depends only on its candidate; the copies'
     // are dropped): cheaper than setting the device up for its size.
     pieceSize = end - begin;
-    const bool sameSize =
-        shape.id != 0 && pieceSize > 0 &&
-        (pieceSize == size || 4 * pieceSize >= 3 * size);
+    const bool sameSize = shape.id != 0 && pieceSize > 0 &&
+                          (pieceSize == size || 4 * pieceSize >= 3 * size);
     const bool padded = sameSize && pieceSize < size;
     if (!whole) {
       chunk.candidates.assign(pool.begin() + begin, pool.begin() + end);
@@ -434,10 +437,14 @@ void Session::State::runBlock(
       size_t n;
       ~Unpad() { pool.resize(n); }
     } unpad{pool, static_cast<size_t>(n)};
-    EvalInputs inputs{program,          dataset,
-                      weights,          whole ? set : chunk,
-                      options.factsIncludeValid, &control,
-                      deviceWeights,    whole && wholePool ? poolId : 0};
+    EvalInputs inputs{program,
+                      dataset,
+                      weights,
+                      whole ? set : chunk,
+                      options.factsIncludeValid,
+                      &control,
+                      deviceWeights,
+                      whole && wholePool ? poolId : 0};
     inputs.shapeId = sameSize ? shape.id : 0;
     inputs.weightsId = shape.weightsId;
     ActionTrace actions;
@@ -487,10 +494,11 @@ void Session::State::runBlock(
   progress.report(evalControl, worker, n, true);
 }
 
-Session::State::Streamed Session::State::stream(
-    const TensorMap &weights,
-    const std::map<std::string, DeviceWeight> *deviceWeights,
-    const QueryRange &range, const EvaluateControl &control) {
+Session::State::Streamed
+Session::State::stream(const TensorMap &weights,
+                       const std::map<std::string, DeviceWeight> *deviceWeights,
+                       const QueryRange &range,
+                       const EvaluateControl &control) {
   const QueryRange all = wholeRange(layout());
   if (range.queryBegin < 0 || range.queryBegin > range.queryEnd ||
       range.queryEnd > all.queryEnd ||
@@ -502,9 +510,8 @@ Session::State::Streamed Session::State::stream(
   for (Backend *b : backends)
     if (auto *cuda = dynamic_cast<CudaBackend *>(b))
       cuda->clearRunInfo(); // the report describes this call
-  const int64_t target = options.blockCandidates > 0
-                             ? options.blockCandidates
-                             : kDefaultBlockCandidates;
+  const int64_t target = options.blockCandidates > 0 ? options.blockCandidates
+                                                     : kDefaultBlockCandidates;
   std::vector<QueryRange> blocks = splitRange(layout(), range, target);
   // Several device workers: a multiple of their number of nearly equal
   // blocks, so that they end together (a last short block would leave the
@@ -513,8 +520,8 @@ Session::State::Streamed Session::State::stream(
   if (workerCount > 1 && blocks.size() > 1 && blocks.size() % workerCount)
     blocks = splitRangeEvenly(
         layout(), range,
-        static_cast<int64_t>((blocks.size() + workerCount - 1) /
-                             workerCount * workerCount));
+        static_cast<int64_t>((blocks.size() + workerCount - 1) / workerCount *
+                             workerCount));
   if (blocks.empty())
     blocks.push_back(range); // one (empty) run still checks the backend
   const bool wholePool = blocks.size() == 1 && range == all;
@@ -557,9 +564,9 @@ Session::State::Streamed Session::State::stream(
     out.chunks += block.chunks;
     out.chunkSize = std::max(out.chunkSize, block.chunkSize);
     if (control.onBlock)
-      control.onBlock(OutcomeBlock{
-          block.range, block.candidates, block.outcomes, pairs,
-          options.recordActions ? &block.actions : nullptr});
+      control.onBlock(
+          OutcomeBlock{block.range, block.candidates, block.outcomes, pairs,
+                       options.recordActions ? &block.actions : nullptr});
     out.pairs.insert(out.pairs.end(), pairs.begin(), pairs.end());
     if (control.keepOutcomes) {
       out.outcomes.insert(out.outcomes.end(), block.outcomes.begin(),
@@ -573,8 +580,8 @@ Session::State::Streamed Session::State::stream(
   // Builders: candidates are cheap next to a run; two per device worker
   // keep ahead of any backend. One block in flight per worker, and one
   // more, besides the one being consumed.
-  runBlockPipeline(blocks, stages, std::min(threads, 2 * workers), workers,
-                   2, control.cancel);
+  runBlockPipeline(blocks, stages, std::min(threads, 2 * workers), workers, 2,
+                   control.cancel);
   if (control.cancel && control.cancel->load(std::memory_order_relaxed))
     throwInterrupted();
   return out;
@@ -596,12 +603,11 @@ SessionResult Session::State::finish(
   for (size_t i = 0; i < pairs.size(); ++i) {
     const int64_t query = range.queryBegin + static_cast<int64_t>(i / 2);
     const size_t at = static_cast<size_t>(2 * query) + i % 2;
-    if (pairs[i].query != query ||
-        pairs[i].mode != static_cast<Mode>(i % 2) ||
+    if (pairs[i].query != query || pairs[i].mode != static_cast<Mode>(i % 2) ||
         pairs[i].listSize !=
             layout().groupBegin[at + 1] - layout().groupBegin[at])
-      fail("the ranks of list {} are not those of query {} ({} list)", i,
-           query, modeName(static_cast<Mode>(i % 2)));
+      fail("the ranks of list {} are not those of query {} ({} list)", i, query,
+           modeName(static_cast<Mode>(i % 2)));
   }
   SessionResult result;
   const Clock::time_point reportStart = Clock::now();
@@ -632,8 +638,9 @@ SessionResult Session::State::finish(
   if (auto *cuda = dynamic_cast<CudaBackend *>(backend)) {
     const CudaRunInfo &info = cuda->info();
     r.backendDetails = cudaRunInfoJson(info);
-    r.device = fmt::format("{}, cond {}{}", info.device, condModeName(info.cond),
-                           info.condFellBack ? " (fallback)" : "");
+    r.device =
+        fmt::format("{}, cond {}{}", info.device, condModeName(info.cond),
+                    info.condFellBack ? " (fallback)" : "");
     if (backends.size() > 1) {
       // Several GPUs (SessionOptions::devices): the first one's details,
       // and every worker's under "workers" (docs/report-schema.md).
@@ -647,10 +654,10 @@ SessionResult Session::State::finish(
           workers.push_back(std::move(w));
         }
       r.backendDetails["workers"] = std::move(workers);
-      r.device = fmt::format("{} x{} ({}), cond {}{}", info.device,
-                             backends.size(), fmt::join(ordinals, ", "),
-                             condModeName(info.cond),
-                             info.condFellBack ? " (fallback)" : "");
+      r.device =
+          fmt::format("{} x{} ({}), cond {}{}", info.device, backends.size(),
+                      fmt::join(ordinals, ", "), condModeName(info.cond),
+                      info.condFellBack ? " (fallback)" : "");
     }
   }
   r.totalSeconds = secondsSince(callStart);
@@ -677,10 +684,10 @@ SessionResult Session::State::run(
   const auto startedWall = std::chrono::system_clock::now();
   const QueryRange all = wholeRange(layout());
   Streamed streamed = stream(weights, deviceWeights, all, evalControl);
-  SessionResult result = finish(
-      all, std::move(streamed.pairs), streamed.counts, streamed.timings,
-      streamed.chunks, streamed.chunkSize, weightsName, weightsMemory,
-      weightsSha256, callStart, startedWall);
+  SessionResult result =
+      finish(all, std::move(streamed.pairs), streamed.counts, streamed.timings,
+             streamed.chunks, streamed.chunkSize, weightsName, weightsMemory,
+             weightsSha256, callStart, startedWall);
   result.outcomes = std::move(streamed.outcomes);
   result.actions = std::move(streamed.actions);
   return result;
@@ -714,8 +721,8 @@ Session::Session(const ProgramSpec &program, Backend &backend,
 }
 
 Session::Session(const ProgramSpec &program,
-                 const std::vector<Backend *> &backends,
-                 std::string deviceName, SessionOptions options)
+                 const std::vector<Backend *> &backends, std::string deviceName,
+                 SessionOptions options)
     : state_(std::make_unique<State>()) {
   state_->options = std::move(options);
   state_->program = program;
@@ -737,8 +744,8 @@ CandidateSet Session::candidatesOf(const QueryRange &range) const {
 }
 const CandidateSet &Session::candidates() const {
   std::call_once(state_->candidatesOnce, [&] {
-    state_->candidates = buildCandidates(state_->dataset,
-                                         state_->candidateOptions);
+    state_->candidates =
+        buildCandidates(state_->dataset, state_->candidateOptions);
   });
   return state_->candidates;
 }
@@ -787,8 +794,7 @@ SessionResult Session::evaluate(const TensorViews &weights,
                name, t.data[static_cast<size_t>(i)], i);
       map.emplace(name, std::move(t));
     }
-    return s.run(map, nullptr, "", "host", tensorsSha256(map), control,
-                 start);
+    return s.run(map, nullptr, "", "host", tensorsSha256(map), control, start);
   }
   if (s.backends.size() > 1)
     fail("weights: tensor '{}' is on a CUDA device but the session runs on "
@@ -820,8 +826,7 @@ WeightsFile Session::loadWeights(const std::string &weightsPath) const {
   const std::string bytes = readFile(weightsPath);
   SafetensorsMetadata metadata;
   file.tensors = parseSafetensors(bytes, weightsPath, &metadata);
-  checkWeightsMetadata(metadata, state_->program, state_->dataset,
-                       weightsPath);
+  checkWeightsMetadata(metadata, state_->program, state_->dataset, weightsPath);
   file.sha256 = sha256Hex(bytes);
   checkWeights(state_->program, state_->dataset, file.tensors, weightsPath);
   return file;
@@ -830,8 +835,8 @@ WeightsFile Session::loadWeights(const std::string &weightsPath) const {
 SessionResult Session::evaluate(const WeightsFile &weights,
                                 const EvaluateControl &control) {
   const Clock::time_point start = Clock::now();
-  return state_->run(weights.tensors, nullptr, weights.path, "",
-                     weights.sha256, control, start);
+  return state_->run(weights.tensors, nullptr, weights.path, "", weights.sha256,
+                     control, start);
 }
 
 RangeResult Session::evaluateRange(const WeightsFile &weights,
@@ -857,15 +862,13 @@ SessionResult Session::finish(const WeightsFile &weights,
                               int64_t chunkSize) {
   if (static_cast<int64_t>(outcomes.size()) != range.candidates())
     fail("{} outcomes for the {} candidates of queries [{}, {})",
-         outcomes.size(), range.candidates(), range.queryBegin,
-         range.queryEnd);
+         outcomes.size(), range.candidates(), range.queryBegin, range.queryEnd);
   // Ranked from the layout's list sizes: no candidate is built.
   std::vector<PairRanks> pairs = rankPairs(layout(), range, outcomes);
   OutcomeCounts counts;
   counts.add(outcomes);
-  SessionResult result =
-      finish(weights, range, std::move(pairs), counts, timings, chunks,
-             chunkSize);
+  SessionResult result = finish(weights, range, std::move(pairs), counts,
+                                timings, chunks, chunkSize);
   result.outcomes = std::move(outcomes);
   return result;
 }

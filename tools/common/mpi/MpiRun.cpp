@@ -70,11 +70,11 @@ constexpr size_t kMaxFailureBytes = 64 << 10;
 
 /// One rank's verdict on a step.
 struct Status {
-  int code = 0;             ///< 0 ok, 1 error, 128 + signal interrupted
+  int code = 0; ///< 0 ok, 1 error, 128 + signal interrupted
   bool interrupted = false;
-  std::string what;         ///< the error's message
-  bool printed = false;     ///< the rank printed its own diagnostics
-  bool named = false;       ///< `what` names the rank it is about
+  std::string what;     ///< the error's message
+  bool printed = false; ///< the rank printed its own diagnostics
+  bool named = false;   ///< `what` names the rank it is about
 };
 
 Status attempt(const std::function<void()> &step) {
@@ -174,8 +174,7 @@ Status agree(const World &world, const Status &mine, int &failingRank,
 /// One display on rank 0 of the candidates done over every rank.
 class RankProgress {
 public:
-  RankProgress(const World &world, int64_t total, std::FILE *stream,
-               bool quiet)
+  RankProgress(const World &world, int64_t total, std::FILE *stream, bool quiet)
       : world_(world), latest_(static_cast<size_t>(world.size()), 0) {
     if (world.rank() == 0)
       display_ = std::make_unique<ProgressReporter>(
@@ -313,10 +312,10 @@ RunIdentity unsharded(const RunSession &session) {
 /// rank order) and compares the identities; collective.
 Status checkSameInputs(const World &world, const RunSession &session,
                        std::vector<std::string> &devices) {
-  const std::string mine =
-      nlohmann::json{{"inputs", unsharded(session).json()},
-                     {"device", session.deviceName()}}
-          .dump();
+  const std::string mine = nlohmann::json{
+      {"inputs", unsharded(session).json()},
+      {"device",
+       session.deviceName()}}.dump();
   int size = static_cast<int>(mine.size());
   std::vector<int> sizes(static_cast<size_t>(world.size()));
   MPI_Gather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -337,9 +336,8 @@ Status checkSameInputs(const World &world, const RunSession &session,
     devices = {session.deviceName()};
     for (int r = 1; r < world.size(); ++r) {
       const std::string name = rankName(r, world.size());
-      const nlohmann::json sent =
-          nlohmann::json::parse(all.substr(static_cast<size_t>(offsets[r]),
-                                           static_cast<size_t>(sizes[r])));
+      const nlohmann::json sent = nlohmann::json::parse(all.substr(
+          static_cast<size_t>(offsets[r]), static_cast<size_t>(sizes[r])));
       devices.push_back(sent.at("device").get<std::string>());
       const RunIdentity other = RunIdentity::fromJson(sent.at("inputs"), name);
       const std::string diff =
@@ -392,13 +390,13 @@ std::string receiveBytes(int from, int64_t size, int tag = kTagPart) {
 Status sendPart(const World &world, const RunSession &session,
                 const RunOutput &output) {
   std::string bytes;
-  Status made = attempt([&] { bytes = serializePart(session.shardPart(output)); });
+  Status made =
+      attempt([&] { bytes = serializePart(session.shardPart(output)); });
   const bool rows = session.options().outcomeRows;
   PartHeader header{made.code ? -1 : static_cast<int64_t>(bytes.size()),
                     output.resumedCandidates, output.chunks, output.chunkSize,
                     rows && !made.code};
-  MPI_Send(&header, kPartHeaderWords, MPI_INT64_T, 0, kTagPart,
-           MPI_COMM_WORLD);
+  MPI_Send(&header, kPartHeaderWords, MPI_INT64_T, 0, kTagPart, MPI_COMM_WORLD);
   sendBytes(world, made.code ? made.what.substr(0, kMaxFailureBytes) : bytes);
   if (made.code || !rows)
     return made;
@@ -483,10 +481,9 @@ Status gatherParts(const World &world, RunSession &session,
     if (!status.code)
       status = attempt([&] {
         const PartFile part = parsePart(bytes, name);
-        const std::string diff =
-            RunIdentity::difference(zero, rankName(0, world.size()),
-                                    part.identity, name,
-                                    /*ignoreShardIndex=*/true);
+        const std::string diff = RunIdentity::difference(
+            zero, rankName(0, world.size()), part.identity, name,
+            /*ignoreShardIndex=*/true);
         if (!diff.empty())
           fail("{}: made from other inputs: {}", name, diff);
         const QueryRange want = shardRange(set, r, world.size());
@@ -589,11 +586,10 @@ Status gatherProofs(const World &world, const RunSession &session,
       const ProofsPart part = parseProofsPart(bytes, name);
       RunIdentity want = zero;
       want.shardIndex = r;
-      checkProofsPart(part, name, want,
-                      shardRange(session.layout(), r, world.size()),
-                      session.options().proofsFormat,
-                      session.options().proofsOf, /*ignoreShardIndex=*/false,
-                      "every rank must run the same proofc");
+      checkProofsPart(
+          part, name, want, shardRange(session.layout(), r, world.size()),
+          session.options().proofsFormat, session.options().proofsOf,
+          /*ignoreShardIndex=*/false, "every rank must run the same proofc");
       lines += part.lines;
     });
     status.named = true; // every message above names the rank
@@ -674,8 +670,8 @@ int runMpiRanks(const RunTool &tool, const Launch &) {
     }
     // The launcher's CPU binding: the default threads are the CPUs this
     // rank may run on, and a binding too narrow for its host work is said.
-    const int bound = affinityCpus(), host = static_cast<int>(
-                                          std::thread::hardware_concurrency());
+    const int bound = affinityCpus(),
+              host = static_cast<int>(std::thread::hardware_concurrency());
     if (options.threads == 0 && bound > 0)
       options.threads = bound;
     if (rank == 0) {
@@ -687,10 +683,9 @@ int runMpiRanks(const RunTool &tool, const Launch &) {
     // `--device cuda` on a host of several GPUs: each rank its own.
     if (options.device == "cuda") {
       const bool bound = std::getenv("CUDA_VISIBLE_DEVICES") != nullptr;
-      options.device = rankDevice(
-          options.device,
-          localRankFromEnvironment(environment),
-          bound ? 0 : cudaDeviceCount(), bound);
+      options.device =
+          rankDevice(options.device, localRankFromEnvironment(environment),
+                     bound ? 0 : cudaDeviceCount(), bound);
     }
     if (!options.checkpoint.empty()) {
       checkCheckpointLaunch(options.checkpoint, ranks);
@@ -722,8 +717,7 @@ int runMpiRanks(const RunTool &tool, const Launch &) {
 
   // 3. The run.
   progress = std::make_unique<RankProgress>(
-      world, session->layout().candidateCount(),
-      progressStream, quiet);
+      world, session->layout().candidateCount(), progressStream, quiet);
   RunOutput own;
   status = attempt([&] { own = session->evaluate(); });
   if (rank != 0)

@@ -14,8 +14,9 @@
 
 using namespace mlir;
 
-StringRef mlir::eval::lowering::getOrCreateCopyKernel(
-    gpu::GPUModuleOp gpuModule, Location loc) {
+StringRef
+mlir::eval::lowering::getOrCreateCopyKernel(gpu::GPUModuleOp gpuModule,
+                                            Location loc) {
   StringRef name = "copy_words";
   if (SymbolTable::lookupSymbolIn(gpuModule, name))
     return name;

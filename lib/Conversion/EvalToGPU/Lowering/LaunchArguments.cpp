@@ -1,4 +1,5 @@
-//===- LaunchArguments.cpp - the kernels' argument lists --------------------===//
+//===- LaunchArguments.cpp - the kernels' argument lists
+//--------------------===//
 //
 // The argument lists the launches pass, in the order kernel_abi.h declares
 // and docs/gpu-kernels.md documents: the flag handles, the advance's and
@@ -105,7 +106,7 @@ FailureOr<AdvanceBuffers> ProgramLowering::advanceBuffers(AdvanceOp advance) {
 }
 
 void ProgramLowering::appendSlotsAndOutcomes(SmallVector<std::string> &args,
-                            const AdvanceBuffers &a) {
+                                             const AdvanceBuffers &a) {
   for (BufferOp b : a.slots)
     args.push_back(bufArg(b));
   for (BufferOp b : ArrayRef<BufferOp>(a.pool).drop_front())
@@ -117,12 +118,12 @@ std::string ProgramLowering::maxDepthArg(AdvanceOp advance) {
   return "i32:" + std::to_string(advance.getMaxDepthAttr().getInt());
 }
 
-SmallVector<std::string> ProgramLowering::advanceEngineArgs(AdvanceOp advance,
-                                           const AdvanceBuffers &a,
-                                           ArrayRef<BufferOp> kb) {
-  SmallVector<std::string> args = {
-      bufArg(a.pool[0]), "sym:N", maxDepthArg(advance), "sym:R",
-      bufArg(a.action[0]), bufArg(a.logp[0])};
+SmallVector<std::string>
+ProgramLowering::advanceEngineArgs(AdvanceOp advance, const AdvanceBuffers &a,
+                                   ArrayRef<BufferOp> kb) {
+  SmallVector<std::string> args = {bufArg(a.pool[0]),    "sym:N",
+                                   maxDepthArg(advance), "sym:R",
+                                   bufArg(a.action[0]),  bufArg(a.logp[0])};
   appendSlotsAndOutcomes(args, a);
   for (BufferOp b : kb)
     args.push_back(bufArg(b));

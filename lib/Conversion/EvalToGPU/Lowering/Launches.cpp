@@ -1,4 +1,5 @@
-//===- Launches.cpp - one launch an op --------------------------------------===//
+//===- Launches.cpp - one launch an op
+//--------------------------------------===//
 //
 // Each op's eval.launch: init, engine, the policy kernel (or the
 // persistent one, with slot.cu's options: its threads and its register
@@ -18,10 +19,12 @@ using namespace mlir;
 using namespace mlir::eval;
 using namespace mlir::eval::lowering;
 
-LaunchOp ProgramLowering::launch(OpBuilder &builder, Location loc, proofc::LaunchRole role,
-                StringRef base, SymbolRefAttr kernel,
-                ArrayRef<std::string> grid, int64_t block,
-                ArrayRef<std::string> args, int64_t sharedBytes) {
+LaunchOp ProgramLowering::launch(OpBuilder &builder, Location loc,
+                                 proofc::LaunchRole role, StringRef base,
+                                 SymbolRefAttr kernel,
+                                 ArrayRef<std::string> grid, int64_t block,
+                                 ArrayRef<std::string> args,
+                                 int64_t sharedBytes) {
   SmallVector<StringRef> gridRefs(grid.begin(), grid.end());
   SmallVector<StringRef> argRefs(args.begin(), args.end());
   std::string_view roleName = proofc::launchRoleName(role);
@@ -34,8 +37,7 @@ LaunchOp ProgramLowering::launch(OpBuilder &builder, Location loc, proofc::Launc
 
 SymbolRefAttr ProgramLowering::kernelRef(StringRef module, StringRef entry) {
   MLIRContext *ctx = program.getContext();
-  return SymbolRefAttr::get(ctx, module,
-                            {FlatSymbolRefAttr::get(ctx, entry)});
+  return SymbolRefAttr::get(ctx, module, {FlatSymbolRefAttr::get(ctx, entry)});
 }
 
 LogicalResult ProgramLowering::lowerInit(OpBuilder &builder, InitSlotsOp init) {
@@ -57,7 +59,7 @@ LogicalResult ProgramLowering::lowerInit(OpBuilder &builder, InitSlotsOp init) {
 }
 
 LogicalResult ProgramLowering::lowerEngine(OpBuilder &builder, EngineOp engine,
-                          BufferOp guard) {
+                                           BufferOp guard) {
   auto kb = buffers(engine.getKb(), engine);
   auto slots = buffers(engine.getSlots(), engine);
   auto pool = buffers(engine.getPool(), engine);
@@ -78,8 +80,8 @@ LogicalResult ProgramLowering::lowerEngine(OpBuilder &builder, EngineOp engine,
   return success();
 }
 
-LogicalResult ProgramLowering::lowerScore(OpBuilder &builder, ScoreSelectOp score,
-                         BufferOp guard) {
+LogicalResult ProgramLowering::lowerScore(OpBuilder &builder,
+                                          ScoreSelectOp score, BufferOp guard) {
   // The kernel's entry is proofc_policy, as the CUDA C++ kernels' are
   // proofc_*; its launch and scratch buffers keep the op's name.
   std::string entry = "proofc_policy", name = "score_select";
@@ -98,10 +100,10 @@ LogicalResult ProgramLowering::lowerScore(OpBuilder &builder, ScoreSelectOp scor
     // The kernel's scratch: the logits rows its blocks meet in and their
     // arrival counts (zero-filled once; the last block re-zeroes its
     // slot's). The persistent kernel's block is its slot's only one.
-    logits = addScratchBuffer(name + "_logits", builder.getF32Type(),
-                              {"B", "S"});
-    arrivals = addScratchBuffer(name + "_arrivals", builder.getI32Type(),
-                                {"B"});
+    logits =
+        addScratchBuffer(name + "_logits", builder.getF32Type(), {"B", "S"});
+    arrivals =
+        addScratchBuffer(name + "_arrivals", builder.getI32Type(), {"B"});
   }
   FailureOr<PolicyKernel> kernel = buildPolicyKernel(
       score, gpuModule, entry, guard.getSymName(), options.groups,
@@ -126,35 +128,40 @@ LogicalResult ProgramLowering::lowerScore(OpBuilder &builder, ScoreSelectOp scor
     // kernel's cap (the SM's registers over its blocks' threads, in 8s).
     if (options.minBlocksPerSm > 0)
       opts.push_back(builder.getStringAttr(
-          "-maxrregcount=" +
-          std::to_string(chipLimits().registersPerThread(
-              options.minBlocksPerSm, kernel->block))));
+          "-maxrregcount=" + std::to_string(chipLimits().registersPerThread(
+                                 options.minBlocksPerSm, kernel->block))));
     slotModule.setOptionsAttr(builder.getArrayAttr(opts));
   }
   toErase.push_back(score);
   return success();
 }
 
-LogicalResult ProgramLowering::checkSlotBlock(ScoreSelectOp score, int64_t threads) {
+LogicalResult ProgramLowering::checkSlotBlock(ScoreSelectOp score,
+                                              int64_t threads) {
   if (!llvm::isPowerOf2_64(threads))
     return score.emitOpError()
-           << "eval-lower-to-gpu: the persistent kernel's block of "
-           << threads << " threads also derives its slot, which needs a "
+           << "eval-lower-to-gpu: the persistent kernel's block of " << threads
+           << " threads also derives its slot, which needs a "
            << "power of two of threads; change --groups or "
            << "--states-per-thread, or use --schedule step";
   return success();
 }
 
-LogicalResult ProgramLowering::lowerAdvance(OpBuilder &builder, AdvanceOp advance,
-                           BufferOp guard) {
+LogicalResult ProgramLowering::lowerAdvance(OpBuilder &builder,
+                                            AdvanceOp advance, BufferOp guard) {
   FailureOr<AdvanceBuffers> a = advanceBuffers(advance);
   if (failed(a))
     return failure();
-  SmallVector<std::string> args = {
-      bufArg(guard),        bufArg(a->pool[0]),    "sym:N",
-      "sym:B",              maxDepthArg(advance),  "sym:R",
-      bufArg(a->derived[0]), bufArg(a->derived[1]), bufArg(a->action[0]),
-      bufArg(a->logp[0])};
+  SmallVector<std::string> args = {bufArg(guard),
+                                   bufArg(a->pool[0]),
+                                   "sym:N",
+                                   "sym:B",
+                                   maxDepthArg(advance),
+                                   "sym:R",
+                                   bufArg(a->derived[0]),
+                                   bufArg(a->derived[1]),
+                                   bufArg(a->action[0]),
+                                   bufArg(a->logp[0])};
   appendSlotsAndOutcomes(args, *a);
   llvm::append_range(args, flagArgs(a->flag[0]));
   launch(builder, advance.getLoc(), proofc::LaunchRole::Advance, "advance",
@@ -163,8 +170,9 @@ LogicalResult ProgramLowering::lowerAdvance(OpBuilder &builder, AdvanceOp advanc
   return success();
 }
 
-LogicalResult ProgramLowering::lowerAdvanceEngine(OpBuilder &builder, AdvanceOp advance,
-                                 BufferOp guard) {
+LogicalResult ProgramLowering::lowerAdvanceEngine(OpBuilder &builder,
+                                                  AdvanceOp advance,
+                                                  BufferOp guard) {
   FailureOr<AdvanceBuffers> a = advanceBuffers(advance);
   auto engine = cast<EngineOp>(fusedCond.getBody().front().front());
   auto kb = buffers(engine.getKb(), engine);
@@ -184,8 +192,8 @@ LogicalResult ProgramLowering::lowerAdvanceEngine(OpBuilder &builder, AdvanceOp 
     toErase.push_back(advance);
     return success();
   }
-  std::string counters = addScratchBuffer("advance_engine_counters",
-                                          builder.getI32Type(), {"2"});
+  std::string counters =
+      addScratchBuffer("advance_engine_counters", builder.getI32Type(), {"2"});
   SmallVector<std::string> args = {bufArg(guard)};
   llvm::append_range(args, advanceEngineArgs(advance, *a, *kb));
   args.push_back("buf:" + counters);
@@ -197,7 +205,8 @@ LogicalResult ProgramLowering::lowerAdvanceEngine(OpBuilder &builder, AdvanceOp 
   return success();
 }
 
-LogicalResult ProgramLowering::lowerCopy(OpBuilder &builder, CopyOp copy, BufferOp guard) {
+LogicalResult ProgramLowering::lowerCopy(OpBuilder &builder, CopyOp copy,
+                                         BufferOp guard) {
   auto from = buffers(copy.getInput(), copy);
   auto to = buffers(copy.getResult(), copy);
   if (failed(from) || failed(to))
@@ -215,8 +224,7 @@ LogicalResult ProgramLowering::lowerCopy(OpBuilder &builder, CopyOp copy, Buffer
         continue;
       }
       StringRef factor = cast<StringAttr>(elements[i]).getValue();
-      args.push_back((isExtentSymbol(factor) ? "sym:" : "i32:") +
-                     factor.str());
+      args.push_back((isExtentSymbol(factor) ? "sym:" : "i32:") + factor.str());
     }
     launch(builder, copy.getLoc(), proofc::LaunchRole::Copy,
            "copy_" + dst.getSymName().str(),

@@ -1,4 +1,5 @@
-//===- ProgramLowering.cpp - the walk over a planned program ----------------===//
+//===- ProgramLowering.cpp - the walk over a planned program
+//----------------===//
 //
 // run(): the checks a planned program must pass (one device loop, at most
 // one engine cond on the loop's flag, the fused step and the persistent
@@ -20,8 +21,7 @@ using namespace mlir::eval::lowering;
 LogicalResult ProgramLowering::run() {
   auto loops =
       llvm::to_vector(program.getBody().front().getOps<DeviceLoopOp>());
-  if (loops.size() != 1 ||
-      program.getBody().front().getOps<BufferOp>().empty())
+  if (loops.size() != 1 || program.getBody().front().getOps<BufferOp>().empty())
     return program.emitOpError(
         "eval-lower-to-gpu needs a planned program (run eval-fuse-step and "
         "eval-plan-buffers first)");
@@ -98,8 +98,8 @@ void ProgramLowering::findFusableCond(DeviceLoopOp loop) {
 
 LogicalResult ProgramLowering::checkPersistent(DeviceLoopOp loop) {
   auto fail = [&](Operation *at, const Twine &why) {
-    return at->emitOpError() << "eval-lower-to-gpu: schedule=persistent "
-                             << why;
+    return at->emitOpError()
+           << "eval-lower-to-gpu: schedule=persistent " << why;
   };
   if (!fusedAdvance)
     return fail(loop, "needs the fused step (an eval.advance followed by "
@@ -172,8 +172,7 @@ LogicalResult ProgramLowering::lowerBlock(Block &block, BufferOp guard) {
                 return lowerAdvanceEngine(builder, advance, guard);
               return lowerAdvance(builder, advance, guard);
             })
-            .Case(
-                [&](CopyOp copy) { return lowerCopy(builder, copy, guard); })
+            .Case([&](CopyOp copy) { return lowerCopy(builder, copy, guard); })
             .Case([&](DeviceLoopOp loop) { return lowerLoop(builder, loop); })
             .Case([&](CondOp cond) {
               if (cond == fusedCond) { // lowered with the advance
@@ -182,11 +181,11 @@ LogicalResult ProgramLowering::lowerBlock(Block &block, BufferOp guard) {
               }
               return lowerCond(builder, cond);
             })
-            .Case<KnowledgeBaseOp, CandidatePoolOp, DeviceYieldOp,
-                  CondYieldOp>([&](Operation *valueOp) {
-              toErase.push_back(valueOp);
-              return success();
-            })
+            .Case<KnowledgeBaseOp, CandidatePoolOp, DeviceYieldOp, CondYieldOp>(
+                [&](Operation *valueOp) {
+                  toErase.push_back(valueOp);
+                  return success();
+                })
             .Default([](Operation *) { return success(); });
     if (failed(result))
       return failure();
@@ -203,20 +202,22 @@ LogicalResult ProgramLowering::checkLoopFlag(Operation *op, BufferOp flag) {
 }
 
 std::string ProgramLowering::addScratchBuffer(StringRef base, Type dtype,
-                             ArrayRef<StringRef> elements,
-                             StringRef init) {
+                                              ArrayRef<StringRef> elements,
+                                              StringRef init) {
   Block &block = program.getBody().front();
   std::string name = base.str();
   for (int n = 1; SymbolTable::lookupSymbolIn(program, name); ++n)
     name = base.str() + "_" + std::to_string(n);
   OpBuilder builder(program.getContext());
-  builder.setInsertionPointAfter(llvm::to_vector(block.getOps<BufferOp>()).back());
+  builder.setInsertionPointAfter(
+      llvm::to_vector(block.getOps<BufferOp>()).back());
   BufferOp::create(builder, program.getLoc(), name, dtype,
                    builder.getStrArrayAttr(elements), init);
   return name;
 }
 
-LogicalResult ProgramLowering::lowerLoop(OpBuilder &builder, DeviceLoopOp loop) {
+LogicalResult ProgramLowering::lowerLoop(OpBuilder &builder,
+                                         DeviceLoopOp loop) {
   auto flag = buffers(loop.getFlag(), loop);
   if (failed(flag))
     return failure();

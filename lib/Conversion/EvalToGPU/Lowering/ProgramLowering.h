@@ -19,8 +19,8 @@
 #define PROOFC_LIB_CONVERSION_EVALTOGPU_LOWERING_PROGRAMLOWERING_H
 
 #include "proofc/Dialect/Eval/EvalOps.h"
-#include "proofc/Dialect/Eval/Transforms/ValueBuffers.h"
 #include "proofc/Dialect/Eval/Transforms/Passes.h"
+#include "proofc/Dialect/Eval/Transforms/ValueBuffers.h"
 #include "proofc/Target/ChipLimits.h"
 #include "proofc/runtime/BundleNames.h"
 

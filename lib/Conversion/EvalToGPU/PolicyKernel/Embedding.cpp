@@ -1,4 +1,5 @@
-//===- Embedding.cpp - the atom embedding of a state ------------------------===//
+//===- Embedding.cpp - the atom embedding of a state
+//------------------------===//
 //
 // encode(): enc(item) for this thread's rows. Each atom is
 // (pred_proj[p] + arg0[a]) + arg1[b], relu if the encoder has it, summed
@@ -17,7 +18,7 @@ using namespace mlir::eval;
 using namespace mlir::eval::policy_kernel;
 
 SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
-                          Value childBase) {
+                                           Value childBase) {
   int64_t w = shape.atomWidth;
   int64_t words = 3 * A;
   Value rowBytes = cI64(4 * w);
@@ -30,11 +31,11 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
   bool exact = tl.width() == w;
   Value tableBase[5];
   for (int i = 0; i < 5; ++i)
-    tableBase[i] = exact ? addI(atomTables[i], mulI(toI64(col0), cI64(4)))
-                         : atomTables[i];
+    tableBase[i] =
+        exact ? addI(atomTables[i], mulI(toI64(col0), cI64(4))) : atomTables[i];
   auto readRow = [&](Value base, Value row) {
-    Value addr = addI(base, mulI(arith::ExtUIOp::create(b, i64, row),
-                                 rowBytes));
+    Value addr =
+        addI(base, mulI(arith::ExtUIOp::create(b, i64, row), rowBytes));
     return exact ? loadColumns(addr, /*shared=*/false, /*invariant=*/true)
                  : loadRow(addr, w, /*shared=*/false, /*invariant=*/true);
   };
@@ -47,8 +48,8 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
     derivedBase = scratchBase;
     stateBase = addI(scratchBase, cI64(4 * S * words));
   } else {
-    derivedBase = addI(baseAddress(derived),
-                       mulI(toI64(slot), cI64(4 * S * words)));
+    derivedBase =
+        addI(baseAddress(derived), mulI(toI64(slot), cI64(4 * S * words)));
     stateBase = addI(baseAddress(state), mulI(toI64(slot), cI64(4 * words)));
   }
 
@@ -66,7 +67,6 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
   // emb(item) for this thread's F features; `stateWords`, when given, are
   // its 3A state words, already loaded.
   auto embed = [&](Value item, ArrayRef<Value> stateWords = {}) {
-
     // Argument `which` of term `term`: argN_const[t] for a constant,
     // argN_var[k-1] (= ~t) for variable Vk.
     auto argRow = [&](int which, Value term) {
@@ -86,8 +86,8 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
       Value hasArgs = cmpI(arith::CmpIPredicate::ult, p, numR);
       Value argScale = sel(hasArgs, one, zero);
       Value atomScale = sel(isAtom, one, zero);
-      SmallVector<Value> pre = readRow(
-          tableBase[0], arith::MinUIOp::create(b, p, hiPredRow));
+      SmallVector<Value> pre =
+          readRow(tableBase[0], arith::MinUIOp::create(b, p, hiPredRow));
       SmallVector<Value> arg0 = argRow(0, x), arg1 = argRow(1, y);
       for (int64_t c = 0; c < tl.F; ++c) {
         Value sum = math::FmaOp::create(b, arg0[c], argScale, pre[c]);
@@ -120,8 +120,7 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
                   LLVM::IntToPtrOp::create(b, stateSpace(),
                                            addI(atomAddr, cI64(4 * c))),
                   /*alignment=*/4));
-            return addAtom(llvm::to_vector(iters), atom[0], atom[1],
-                           atom[2]);
+            return addAtom(llvm::to_vector(iters), atom[0], atom[1], atom[2]);
           });
     }
     return acc;
@@ -163,8 +162,7 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
       SmallVector<SmallVector<Value>> cur = {
           embed(itemOfRow(row, childBase), llvm::to_vector(cur0))};
       cur = vectorLayers(ArrayRef(shape.layers).take_front(firstLinear()),
-                         ArrayRef(layerTables).take_front(firstLinear()),
-                         cur);
+                         ArrayRef(layerTables).take_front(firstLinear()), cur);
       storeRow(actAddress(row, cIdx(0)), cur[0]);
       return next;
     });

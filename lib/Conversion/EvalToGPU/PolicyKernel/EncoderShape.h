@@ -1,4 +1,5 @@
-//===- EncoderShape.h - the encoder as the policy kernel sees it -*- C++ -*-===//
+//===- EncoderShape.h - the encoder as the policy kernel sees it -*- C++
+//-*-===//
 //
 // The policy kernel implements one shape of encoder: eval.folded_atom_embed,
 // [relu], eval.sum_atoms, then a chain of relu / linear / layer_norm on the

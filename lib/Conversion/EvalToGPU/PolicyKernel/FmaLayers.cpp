@@ -1,4 +1,5 @@
-//===- FmaLayers.cpp - vector layers by fma ---------------------------------===//
+//===- FmaLayers.cpp - vector layers by fma
+//---------------------------------===//
 //
 // relu / linear / layer_norm on the Q x F rows: y = bias + sum_i x[i] *
 // Wt[i][:] with the rows through the warp's workgroup rows (Wt from
@@ -22,8 +23,9 @@ size_t KernelGenerator::firstLinear() const {
 }
 
 SmallVector<SmallVector<Value>>
-KernelGenerator::vectorLayers(ArrayRef<VectorLayer> layers, ArrayRef<LayerTables> tables,
-             SmallVector<SmallVector<Value>> curs) {
+KernelGenerator::vectorLayers(ArrayRef<VectorLayer> layers,
+                              ArrayRef<LayerTables> tables,
+                              SmallVector<SmallVector<Value>> curs) {
   for (auto [layer, t] : llvm::zip(layers, tables)) {
     if (layer.kind == VectorLayer::Relu) {
       for (SmallVector<Value> &cur : curs)
@@ -38,9 +40,9 @@ KernelGenerator::vectorLayers(ArrayRef<VectorLayer> layers, ArrayRef<LayerTables
   return curs;
 }
 
-SmallVector<SmallVector<Value>> KernelGenerator::linear(const VectorLayer &layer,
-                                       const LayerTables &tables,
-                                       ArrayRef<SmallVector<Value>> curs) {
+SmallVector<SmallVector<Value>>
+KernelGenerator::linear(const VectorLayer &layer, const LayerTables &tables,
+                        ArrayRef<SmallVector<Value>> curs) {
   SmallVector<Value> rowAddrs;
   for (int64_t t = 0; t < tl.T; ++t) {
     rowAddrs.push_back(
@@ -75,8 +77,8 @@ SmallVector<SmallVector<Value>> KernelGenerator::linear(const VectorLayer &layer
         xs.push_back(x);
       }
       for (int64_t e = 0; e < tl.V; ++e) {
-        Value wRow = elementAddress(tables.weight, addI(in, cIdx(e)),
-                                    layer.out, cIdx(0));
+        Value wRow = elementAddress(tables.weight, addI(in, cIdx(e)), layer.out,
+                                    cIdx(0));
         SmallVector<Value> w = loadRow(wRow, layer.out, false, true);
         for (int64_t t = 0; t < tl.T; ++t)
           for (int64_t c = 0; c < tl.F; ++c)
@@ -86,10 +88,9 @@ SmallVector<SmallVector<Value>> KernelGenerator::linear(const VectorLayer &layer
     }
     return ys;
   };
-  SmallVector<Value> ys =
-      chunk == layer.in
-          ? body(cIdx(0), inits)
-          : forLoop(cIdx(0), cIdx(layer.in), cIdx(chunk), inits, body);
+  SmallVector<Value> ys = chunk == layer.in ? body(cIdx(0), inits)
+                                            : forLoop(cIdx(0), cIdx(layer.in),
+                                                      cIdx(chunk), inits, body);
   // The next layer's writes wait for every lane's reads.
   syncWarp();
   SmallVector<SmallVector<Value>> out(tl.T);
@@ -98,10 +99,11 @@ SmallVector<SmallVector<Value>> KernelGenerator::linear(const VectorLayer &layer
   return out;
 }
 
-SmallVector<Value> KernelGenerator::normalizeRow(ArrayRef<Value> x, ArrayRef<Value> inWidth,
-                                ArrayRef<Value> gamma, ArrayRef<Value> beta,
-                                const VectorLayer &layer,
-                                function_ref<Value(Value)> rowReduce) {
+SmallVector<Value>
+KernelGenerator::normalizeRow(ArrayRef<Value> x, ArrayRef<Value> inWidth,
+                              ArrayRef<Value> gamma, ArrayRef<Value> beta,
+                              const VectorLayer &layer,
+                              function_ref<Value(Value)> rowReduce) {
   Value zero = cF32(0);
   Value n = cF32(static_cast<double>(layer.out));
   auto masked = [&](size_t i, Value v) {
@@ -121,10 +123,10 @@ SmallVector<Value> KernelGenerator::normalizeRow(ArrayRef<Value> x, ArrayRef<Val
   Value shifted = arith::AddFOp::create(b, var, cF32(layer.eps));
   // llvm.nvvm.sqrt.rn.f: IEEE sqrt (libdevice's __nv_sqrtf would be the
   // approximate sqrt unless __CUDA_PREC_SQRT is reflected as 1).
-  Value root = LLVM::CallIntrinsicOp::create(
-                   b, f32, b.getStringAttr("llvm.nvvm.sqrt.rn.f"),
-                   ValueRange{shifted})
-                   .getResult(0);
+  Value root =
+      LLVM::CallIntrinsicOp::create(
+          b, f32, b.getStringAttr("llvm.nvvm.sqrt.rn.f"), ValueRange{shifted})
+          .getResult(0);
   Value rstd = arith::DivFOp::create(b, cF32(1), root);
   SmallVector<Value> y;
   for (size_t i = 0; i < x.size(); ++i) {
@@ -137,11 +139,11 @@ SmallVector<Value> KernelGenerator::normalizeRow(ArrayRef<Value> x, ArrayRef<Val
 
 SmallVector<SmallVector<Value>>
 KernelGenerator::layerNorm(const VectorLayer &layer, const LayerTables &tables,
-          ArrayRef<SmallVector<Value>> curs) {
+                           ArrayRef<SmallVector<Value>> curs) {
   SmallVector<Value> inW;
   for (int64_t c = 0; c < tl.F; ++c)
-    inW.push_back(cmpI(arith::CmpIPredicate::ult, addI(col0, cIdx(c)),
-                       cIdx(layer.out)));
+    inW.push_back(
+        cmpI(arith::CmpIPredicate::ult, addI(col0, cIdx(c)), cIdx(layer.out)));
   SmallVector<Value> gamma = loadRow(tables.weight, layer.out, false, true);
   SmallVector<Value> beta = loadRow(tables.bias, layer.out, false, true);
   SmallVector<SmallVector<Value>> out;

@@ -1,4 +1,5 @@
-//===- KernelBody.cpp - the policy kernel's body ----------------------------===//
+//===- KernelBody.cpp - the policy kernel's body
+//----------------------------===//
 //
 // The kernel as a whole: its signature and workgroup memory (emit), the
 // arguments' views and the guard (emitBody), a slot's thread layout and its
@@ -93,8 +94,9 @@ unsigned KernelGenerator::numTables() const {
   return n;
 }
 
-void KernelGenerator::makeViews(Value statePtr, Value derivedPtr, Value countPtr,
-               ArrayRef<Value> tablePtrs, Value actionPtr, Value logpPtr) {
+void KernelGenerator::makeViews(Value statePtr, Value derivedPtr,
+                                Value countPtr, ArrayRef<Value> tablePtrs,
+                                Value actionPtr, Value logpPtr) {
   state = view(statePtr, i32, {fixed(B), fixed(A), fixed(3)});
   derived = view(derivedPtr, i32, {fixed(B), fixed(S), fixed(A), fixed(3)});
   count = view(countPtr, i32, {fixed(B)});
@@ -127,8 +129,8 @@ void KernelGenerator::emitSlot(Value slot, Value part) {
   quadLane = arith::RemUIOp::create(b, lane, cIdx(4));
   col0 = mulI(featureThread, cIdx(tl.F));
   // Row t of this thread: the warp's R*T rows, T per row group.
-  Value firstRow = addI(mulI(warp, cIdx(tl.rowsPerWarp())),
-                        mulI(rowGroup, cIdx(tl.T)));
+  Value firstRow =
+      addI(mulI(warp, cIdx(tl.rowsPerWarp())), mulI(rowGroup, cIdx(tl.T)));
   rows.clear();
   for (int64_t t = 0; t < tl.T; ++t)
     rows.push_back(addI(firstRow, cIdx(t)));
@@ -151,14 +153,14 @@ void KernelGenerator::emitSlot(Value slot, Value part) {
   });
   // The blocks this slot's k children need; the others return at once.
   Value parts = arith::DivUIOp::create(
-      b, addI(k, cIdx(tl.childrenPerBlock() - 1)),
-      cIdx(tl.childrenPerBlock()));
+      b, addI(k, cIdx(tl.childrenPerBlock() - 1)), cIdx(tl.childrenPerBlock()));
   Value busy = andI(cmpI(arith::CmpIPredicate::ugt, k, cIdx(1)),
                     cmpI(arith::CmpIPredicate::ult, part, parts));
   ifThen(busy, [&] { emitPart(slot, part, k, parts, tid); });
 }
 
-void KernelGenerator::emitPart(Value slot, Value part, Value k, Value parts, Value tid) {
+void KernelGenerator::emitPart(Value slot, Value part, Value k, Value parts,
+                               Value tid) {
   Value childBase = mulI(part, cIdx(tl.childrenPerBlock()));
   SmallVector<Value> item, valid, childOf;
   for (int64_t t = 0; t < tl.T; ++t) {
@@ -172,9 +174,9 @@ void KernelGenerator::emitPart(Value slot, Value part, Value k, Value parts, Val
   }
   // Warp-uniform: a warp whose rows are all past the list encodes nothing
   // (its workgroup rows are its own; no block barrier inside).
-  Value used = addI(cIdx(1), arith::MinUIOp::create(
-                                 b, arith::SubIOp::create(b, k, childBase),
-                                 cIdx(tl.childrenPerBlock())));
+  Value used = addI(
+      cIdx(1), arith::MinUIOp::create(b, arith::SubIOp::create(b, k, childBase),
+                                      cIdx(tl.childrenPerBlock())));
   Value warpFirst = mulI(warp, cIdx(tl.rowsPerWarp()));
   Value warpBusy = cmpI(arith::CmpIPredicate::ult, warpFirst, used);
   blockUsed = used;
@@ -196,22 +198,19 @@ void KernelGenerator::emitPart(Value slot, Value part, Value k, Value parts, Val
       [&] { return SmallVector<Value>(encCount, cF32(0)); });
 
   // enc(parent) = row 0, shared through workgroup memory.
-  ifThen(cmpI(arith::CmpIPredicate::eq, rows[0], cIdx(0)), [&] {
-    storeRow(parentBase, ArrayRef<Value>(enc).take_front(tl.F));
-  });
+  ifThen(cmpI(arith::CmpIPredicate::eq, rows[0], cIdx(0)),
+         [&] { storeRow(parentBase, ArrayRef<Value>(enc).take_front(tl.F)); });
   barrier();
   SmallVector<Value> parentFeatures =
       loadRow(parentBase, shape.outWidth, /*shared=*/true, false);
-  Value firstFeature =
-      cmpI(arith::CmpIPredicate::eq, featureThread, cIdx(0));
+  Value firstFeature = cmpI(arith::CmpIPredicate::eq, featureThread, cIdx(0));
   for (int64_t t = 0; t < tl.T; ++t) {
     Value dot = cF32(0);
     for (int64_t c = 0; c < tl.F; ++c)
-      dot =
-          math::FmaOp::create(b, enc[t * tl.F + c], parentFeatures[c], dot);
+      dot = math::FmaOp::create(b, enc[t * tl.F + c], parentFeatures[c], dot);
     dot = rowSum(dot);
-    Value isChild = andI(valid[t],
-                         cmpI(arith::CmpIPredicate::ugt, rows[t], cIdx(0)));
+    Value isChild =
+        andI(valid[t], cmpI(arith::CmpIPredicate::ugt, rows[t], cIdx(0)));
     ifThen(andI(isChild, firstFeature), [&] {
       Value logit = arith::MulFOp::create(b, dot, scale);
       LLVM::StoreOp::create(b, logit, logitAddress(slot, childOf[t]), 4);
@@ -228,6 +227,6 @@ Value KernelGenerator::itemOfRow(Value row, Value childBase) {
 
 Value KernelGenerator::childOfRow(Value row, Value childBase) {
   return addI(childBase,
-              arith::SubIOp::create(
-                  b, arith::MaxUIOp::create(b, row, cIdx(1)), cIdx(1)));
+              arith::SubIOp::create(b, arith::MaxUIOp::create(b, row, cIdx(1)),
+                                    cIdx(1)));
 }

@@ -28,8 +28,8 @@ public:
                   int64_t S, int64_t B, const Tiling &tiling,
                   gpu::GPUModuleOp module, LLVM::LLVMFuncOp slotStep)
       : KernelBuilder(op.getLoc(), OpBuilder::atBlockEnd(module.getBody())),
-        op(op), shape(shape), A(A), S(S), B(B), tl(tiling),
-        slotStep(slotStep) {}
+        op(op), shape(shape), A(A), S(S), B(B), tl(tiling), slotStep(slotStep) {
+  }
 
   /// Emits the kernel with arguments `argTypes` (docs/gpu-kernels.md).
   gpu::GPUFuncOp emit(StringRef name, ArrayRef<Type> argTypes);
@@ -79,7 +79,8 @@ private:
   void emitPersistentLoop(Value slot, Value part, ValueRange slotStepArgs);
 
   //===------------------------------------------------------------------===//
-  // Row access: F consecutive features from column col0 = (lane % Q) * F (RowAccess.cpp)
+  // Row access: F consecutive features from column col0 = (lane % Q) * F
+  // (RowAccess.cpp)
   //===------------------------------------------------------------------===//
 
   /// The sum of `v` over the Q threads of this thread's state row; every one
@@ -115,8 +116,7 @@ private:
   /// With the tensor cores: the block's rows in use, embedded into the
   /// activation rows by all warps (every thread calls it: it ends with a
   /// block barrier); returns nothing, vectorLayersTf32() goes on.
-  SmallVector<Value> encode(Value slot, ArrayRef<Value> items,
-                            Value childBase);
+  SmallVector<Value> encode(Value slot, ArrayRef<Value> items, Value childBase);
 
   //===------------------------------------------------------------------===//
   // Vector layers by fma on the Q x F rows (FmaLayers.cpp)
@@ -148,9 +148,9 @@ private:
 
   /// ((x - mean) * (1 / sqrt(var + eps))) * gamma + beta over the width, for
   /// each of the T rows (the sums over the row's Q threads by butterfly).
-  SmallVector<SmallVector<Value>>
-  layerNorm(const VectorLayer &layer, const LayerTables &tables,
-            ArrayRef<SmallVector<Value>> curs);
+  SmallVector<SmallVector<Value>> layerNorm(const VectorLayer &layer,
+                                            const LayerTables &tables,
+                                            ArrayRef<SmallVector<Value>> curs);
 
   //===------------------------------------------------------------------===//
   // Linear layers on the tensor cores (Tiling::tf32; TensorCoreLayers.cpp)
@@ -216,8 +216,7 @@ private:
 
   /// LayerNorm of both C-layout rows; the same formulas as layerNorm().
   SmallVector<Value> layerNormC(const VectorLayer &layer,
-                                const LayerTables &tables,
-                                ArrayRef<Value> cv);
+                                const LayerTables &tables, ArrayRef<Value> cv);
 
   //===------------------------------------------------------------------===//
   // Logits and selection (Selection.cpp)
@@ -261,7 +260,7 @@ private:
   /// Items (parent and children) of the block's current pass.
   Value blockUsed;
   Value quadGroup, quadLane; ///< C layout: lane / 4 and lane % 4
-  SmallVector<Value> rows; ///< this thread's T rows within a pass
+  SmallVector<Value> rows;   ///< this thread's T rows within a pass
 };
 
 } // namespace mlir::eval::policy_kernel

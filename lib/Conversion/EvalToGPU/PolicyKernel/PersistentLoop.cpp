@@ -1,4 +1,5 @@
-//===- PersistentLoop.cpp - the persistent policy kernel's loop -------------===//
+//===- PersistentLoop.cpp - the persistent policy kernel's loop
+//-------------===//
 //
 // The persistent form (schedule=persistent): one block per slot copies the
 // slot's state and derived states into the derive's shared memory, stores
@@ -23,7 +24,8 @@ void KernelGenerator::persistentSharedBases() {
   slotArgsShared = addI(scratchBase, cI64(l.args));
 }
 
-void KernelGenerator::emitPersistentLoop(Value slot, Value part, ValueRange slotStepArgs) {
+void KernelGenerator::emitPersistentLoop(Value slot, Value part,
+                                         ValueRange slotStepArgs) {
   // The function's arguments go through shared memory, 8 bytes each,
   // stored once by thread 0: a call with 29 parameters cost ~4k cycles
   // per step (spilled argument registers), one with 2 does not.

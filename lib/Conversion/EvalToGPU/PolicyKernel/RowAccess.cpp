@@ -1,4 +1,5 @@
-//===- RowAccess.cpp - rows of the Q x F layout -----------------------------===//
+//===- RowAccess.cpp - rows of the Q x F layout
+//-----------------------------===//
 //
 // Loads and stores of this thread's F consecutive features of a row
 // (column col0 = (lane % Q) * F): V-wide loads, in bounds without selects
@@ -18,8 +19,8 @@ Value KernelGenerator::rowSum(Value v) {
   });
 }
 
-SmallVector<Value> KernelGenerator::loadRow(Value rowAddr, int64_t width, bool shared,
-                           bool invariant) {
+SmallVector<Value> KernelGenerator::loadRow(Value rowAddr, int64_t width,
+                                            bool shared, bool invariant) {
   // A row's threads never reach past the width: no clamps or selects.
   if (tl.width() <= width)
     return loadColumns(addI(rowAddr, mulI(toI64(col0), cI64(4))), shared,
@@ -52,7 +53,8 @@ SmallVector<Value> KernelGenerator::loadRow(Value rowAddr, int64_t width, bool s
   return values;
 }
 
-SmallVector<Value> KernelGenerator::loadColumns(Value addr, bool shared, bool invariant) {
+SmallVector<Value> KernelGenerator::loadColumns(Value addr, bool shared,
+                                                bool invariant) {
   Type ptrType = shared ? sharedPtr : globalPtr;
   SmallVector<Value> values;
   for (int64_t c = 0; c < tl.F; c += tl.V) {

@@ -1,4 +1,5 @@
-//===- Selection.cpp - logits rows and spec §4's select ---------------------===//
+//===- Selection.cpp - logits rows and spec §4's select
+//---------------------===//
 //
 // Where a slot's logits meet (global rows, or the persistent block's shared
 // memory), the arrival count that lets the last of a slot's blocks select,
@@ -94,8 +95,9 @@ void KernelGenerator::emitSelect(Value slot, Value k) {
   for (int64_t j = 0; j < perLane; ++j) {
     Value l = arith::ExtFOp::create(b, f64, logit[j]);
     wide.push_back(l);
-    Value hit = andI(inList[j], arith::CmpFOp::create(
-                                    b, arith::CmpFPredicate::OGE, l, threshold));
+    Value hit =
+        andI(inList[j],
+             arith::CmpFOp::create(b, arith::CmpFPredicate::OGE, l, threshold));
     first = sel(hit, arith::MinSIOp::create(b, first, toI32(index[j])), first);
     Value e = math::ExpOp::create(b, arith::SubFOp::create(b, l, md));
     // l - l is +0 for a finite logit (e unchanged, bit for bit) and NaN
@@ -106,12 +108,11 @@ void KernelGenerator::emitSelect(Value slot, Value k) {
     e = arith::AddFOp::create(b, e, arith::SubFOp::create(b, l, l));
     sum = sel(inList[j], arith::AddFOp::create(b, sum, e), sum);
   }
-  first = warpReduce(first, [&](Value x, Value y) {
-    return arith::MinSIOp::create(b, x, y);
-  });
+  first = warpReduce(
+      first, [&](Value x, Value y) { return arith::MinSIOp::create(b, x, y); });
   // In range even for NaN logits (no index reaches the threshold).
-  first = arith::MinSIOp::create(b, first,
-                                 arith::SubIOp::create(b, kI32, cI32(1)));
+  first =
+      arith::MinSIOp::create(b, first, arith::SubIOp::create(b, kI32, cI32(1)));
   sum = warpReduce(
       sum, [&](Value x, Value y) { return arith::AddFOp::create(b, x, y); });
   // The chosen logit is in the registers of lane first % 32.
@@ -126,8 +127,8 @@ void KernelGenerator::emitSelect(Value slot, Value k) {
           gpu::ShuffleModeAttr::get(b.getContext(), gpu::ShuffleMode::IDX))
           .getShuffleResult();
   ifThen(cmpI(arith::CmpIPredicate::eq, lane, cIdx(0)), [&] {
-    Value logp = arith::SubFOp::create(
-        b, arith::SubFOp::create(b, chosen, md), math::LogOp::create(b, sum));
+    Value logp = arith::SubFOp::create(b, arith::SubFOp::create(b, chosen, md),
+                                       math::LogOp::create(b, sum));
     // Spec §4: a single child is taken with log-probability 0, whatever
     // its logit (the host does not compute it).
     logp = sel(cmpI(arith::CmpIPredicate::ugt, k, cIdx(1)), logp, cF64(0));

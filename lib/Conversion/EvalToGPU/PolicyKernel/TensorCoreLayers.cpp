@@ -1,4 +1,5 @@
-//===- TensorCoreLayers.cpp - linear layers on the tensor cores -------------===//
+//===- TensorCoreLayers.cpp - linear layers on the tensor cores
+//-------------===//
 //
 // With TF32 fragments (eval.split_tf32_weight): a warp's 16 rows are one
 // m16 tile, three mma.sync m16n8k8 per tile (3xTF32, FP32 accurate), and
@@ -14,11 +15,11 @@ using namespace mlir;
 using namespace mlir::eval;
 using namespace mlir::eval::policy_kernel;
 
-void KernelGenerator::emitLogitsC(Value slot, Value childBase, Value k, ArrayRef<Value> enc) {
+void KernelGenerator::emitLogitsC(Value slot, Value childBase, Value k,
+                                  ArrayRef<Value> enc) {
   int64_t width = shape.outWidth;
-  Value isParentQuad =
-      andI(cmpI(arith::CmpIPredicate::eq, warp, cIdx(0)),
-           cmpI(arith::CmpIPredicate::eq, quadGroup, cIdx(0)));
+  Value isParentQuad = andI(cmpI(arith::CmpIPredicate::eq, warp, cIdx(0)),
+                            cmpI(arith::CmpIPredicate::eq, quadGroup, cIdx(0)));
   ifThen(isParentQuad, [&] {
     for (int64_t nt = 0; nt < width / 8; ++nt) {
       Value col = addI(cIdx(8 * nt), mulI(quadLane, cIdx(2)));
@@ -55,10 +56,12 @@ Value KernelGenerator::actAddress(Value row, Value col) {
   return elementAddress(actBase, row, tl.actStride(), col);
 }
 
-SmallVector<Value> KernelGenerator::loadPair(Value addr, bool shared, bool invariant) {
+SmallVector<Value> KernelGenerator::loadPair(Value addr, bool shared,
+                                             bool invariant) {
   auto vec2 = VectorType::get({2}, f32);
   Value v = LLVM::LoadOp::create(
-      b, vec2, LLVM::IntToPtrOp::create(b, shared ? sharedPtr : globalPtr, addr),
+      b, vec2,
+      LLVM::IntToPtrOp::create(b, shared ? sharedPtr : globalPtr, addr),
       /*alignment=*/8, /*isVolatile=*/false, /*isNonTemporal=*/false,
       invariant);
   return {LLVM::ExtractElementOp::create(b, f32, v, cI32(0)),
@@ -74,8 +77,8 @@ void KernelGenerator::storePair(Value addr, Value x, Value y) {
                         /*alignment=*/8);
 }
 
-SmallVector<Value> KernelGenerator::loadCColumns(Value base, int64_t width, bool shared,
-                                bool invariant) {
+SmallVector<Value> KernelGenerator::loadCColumns(Value base, int64_t width,
+                                                 bool shared, bool invariant) {
   SmallVector<Value> out;
   for (int64_t nt = 0; nt < width / 8; ++nt) {
     Value col = addI(cIdx(8 * nt), mulI(quadLane, cIdx(2)));
@@ -86,9 +89,8 @@ SmallVector<Value> KernelGenerator::loadCColumns(Value base, int64_t width, bool
 }
 
 Value KernelGenerator::quadSum(Value v) {
-  return butterfly(v, 4, [&](Value x, Value y) {
-    return arith::AddFOp::create(b, x, y);
-  });
+  return butterfly(
+      v, 4, [&](Value x, Value y) { return arith::AddFOp::create(b, x, y); });
 }
 
 Value KernelGenerator::toTf32(Value x) {
@@ -128,14 +130,14 @@ SmallVector<Value> KernelGenerator::vectorLayersTf32() {
 }
 
 SmallVector<Value> KernelGenerator::linearTf32(const VectorLayer &layer,
-                              const LayerTables &tables) {
+                                               const LayerTables &tables) {
   MLIRContext *ctx = b.getContext();
   int64_t tiles = layer.out / 8;
   SmallVector<Value> bias = loadCColumns(tables.bias, layer.out, false, true);
   SmallVector<Value> inits; // [nt][c0..c3]: (g, 2t), (g, 2t+1), (g+8, ..)
   for (int64_t nt = 0; nt < tiles; ++nt)
-    inits.append({bias[2 * nt], bias[2 * nt + 1], bias[2 * nt],
-                  bias[2 * nt + 1]});
+    inits.append(
+        {bias[2 * nt], bias[2 * nt + 1], bias[2 * nt], bias[2 * nt + 1]});
   Type accType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
   Value lanesBase =
       addI(tables.weight, mulI(toI64(lane), cI64(16))); // this lane's tile
@@ -161,11 +163,10 @@ SmallVector<Value> KernelGenerator::linearTf32(const VectorLayer &layer,
       op.hi.push_back(h);
       op.lo.push_back(toTf32(rest));
     }
-    Value ksBase =
-        addI(lanesBase, mulI(toI64(ks), cI64(tiles * 32 * 16)));
+    Value ksBase = addI(lanesBase, mulI(toI64(ks), cI64(tiles * 32 * 16)));
     for (int64_t nt = 0; nt < tiles; ++nt) {
-      Value ptr = LLVM::IntToPtrOp::create(
-          b, globalPtr, addI(ksBase, cI64(nt * 32 * 16)));
+      Value ptr = LLVM::IntToPtrOp::create(b, globalPtr,
+                                           addI(ksBase, cI64(nt * 32 * 16)));
       Value w = LLVM::LoadOp::create(b, vec4i, ptr, /*alignment=*/16,
                                      /*isVolatile=*/false,
                                      /*isNonTemporal=*/false,
@@ -207,8 +208,7 @@ SmallVector<Value> KernelGenerator::linearTf32(const VectorLayer &layer,
   int64_t steps = layer.in / 8;
   int64_t per = steps % kStepsPerIteration == 0 ? kStepsPerIteration : 1;
   SmallVector<Value> acc = forLoop(
-      cIdx(0), cIdx(steps), cIdx(per), inits,
-      [&](Value ks, ValueRange iters) {
+      cIdx(0), cIdx(steps), cIdx(per), inits, [&](Value ks, ValueRange iters) {
         SmallVector<StepOperands> ops;
         for (int64_t i = 0; i < per; ++i)
           ops.push_back(loadStep(addI(ks, cIdx(i))));
@@ -232,8 +232,8 @@ Value KernelGenerator::load1(Value addr) {
 }
 
 SmallVector<Value> KernelGenerator::layerNormC(const VectorLayer &layer,
-                              const LayerTables &tables,
-                              ArrayRef<Value> cv) {
+                                               const LayerTables &tables,
+                                               ArrayRef<Value> cv) {
   int64_t width = layer.out;
   SmallVector<Value> gamma = loadCColumns(tables.weight, width, false, true);
   SmallVector<Value> beta = loadCColumns(tables.bias, width, false, true);
@@ -241,8 +241,8 @@ SmallVector<Value> KernelGenerator::layerNormC(const VectorLayer &layer,
   int64_t per = width / 4; // values of one row in this lane
   for (int64_t h = 0; h < 2; ++h) {
     SmallVector<Value> y =
-        normalizeRow(ArrayRef<Value>(cv).slice(h * per, per), {}, gamma,
-                     beta, layer, [&](Value v) { return quadSum(v); });
+        normalizeRow(ArrayRef<Value>(cv).slice(h * per, per), {}, gamma, beta,
+                     layer, [&](Value v) { return quadSum(v); });
     std::copy(y.begin(), y.end(), out.begin() + h * per);
   }
   return out;

@@ -32,9 +32,10 @@ Tiling mlir::eval::policy_kernel::chooseTiling(const EncoderShape &shape,
   return t;
 }
 
-PersistentLayout
-mlir::eval::policy_kernel::persistentLayout(const Tiling &tl, int64_t A,
-                                            int64_t S, int64_t numArgs) {
+PersistentLayout mlir::eval::policy_kernel::persistentLayout(const Tiling &tl,
+                                                             int64_t A,
+                                                             int64_t S,
+                                                             int64_t numArgs) {
   PersistentLayout l;
   l.rows = static_cast<int64_t>(
       llvm::alignTo(deriveScratchBytes(A, S, tl.threads()), 16));

@@ -102,7 +102,7 @@ struct Schedule {
   /// The setup launches: once, before the loop (bundle key
   /// "schedule.prologue", kept for compatibility; not the weight prologue).
   std::vector<ScheduleNode> setup;
-  std::vector<ScheduleNode> step;     ///< the proof-loop body
+  std::vector<ScheduleNode> step; ///< the proof-loop body
   std::string loopFlag; ///< int32 [1]: non-zero while any slot is active
   std::string loopCond; ///< cond name for the WHILE node's handle
 };

@@ -24,7 +24,7 @@ namespace proofc {
 /// "MEMO" (the step memo's entries, memoEntriesFor()) and "ACTIONS" (D when
 /// the run records the steps' actions, else 0: the rows of out.actions).
 inline constexpr std::string_view kBundleSymbols[] = {
-    "B",  "S",  "A",   "A2", "D",  "d",   "L",   "E",    "R",      "R1",
+    "B",  "S",   "A",  "A2", "D",   "d",   "L", "E",    "R",      "R1",
     "R2", "RE1", "NF", "NR", "NR1", "NRB", "N", "MEMO", "ACTIONS"};
 
 inline bool isBundleSymbol(std::string_view name) {

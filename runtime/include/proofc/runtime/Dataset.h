@@ -39,8 +39,10 @@ struct Triple {
     return a.h == b.h && a.r == b.r && a.t == b.t;
   }
   friend bool operator<(const Triple &a, const Triple &b) {
-    if (a.r != b.r) return a.r < b.r;
-    if (a.h != b.h) return a.h < b.h;
+    if (a.r != b.r)
+      return a.r < b.r;
+    if (a.h != b.h)
+      return a.h < b.h;
     return a.t < b.t;
   }
 };

@@ -1,4 +1,5 @@
-//===- Evaluation.h - Outcomes, metrics and the backend interface -*- C++ -*-===//
+//===- Evaluation.h - Outcomes, metrics and the backend interface -*- C++
+//-*-===//
 #ifndef PROOFC_RUNTIME_EVALUATION_H
 #define PROOFC_RUNTIME_EVALUATION_H
 
@@ -153,9 +154,9 @@ void checkWeightsMetadata(const SafetensorsMetadata &metadata,
                           const std::string &path);
 
 struct BackendTimings {
-  double setupSeconds = 0; ///< index, weight folding, uploads
-  double runSeconds = 0;   ///< the proof loop, steady state
-  int64_t steps = 0;       ///< batched steps executed
+  double setupSeconds = 0;    ///< index, weight folding, uploads
+  double runSeconds = 0;      ///< the proof loop, steady state
+  int64_t steps = 0;          ///< batched steps executed
   double readbackSeconds = 0; ///< the outcomes back to the host (CUDA)
 };
 

@@ -1,4 +1,5 @@
-//===- Program.h - The runtime's view of a compiled eval program -*- C++ -*-===//
+//===- Program.h - The runtime's view of a compiled eval program -*- C++
+//-*-===//
 //
 // The compiler/runtime contract (no MLIR here). `proofc` lowers an `eval`
 // program to a ProgramSpec: the static shape parameters (spec §1.2) and the

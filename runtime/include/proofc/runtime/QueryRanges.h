@@ -1,4 +1,5 @@
-//===- QueryRanges.h - Contiguous blocks of queries, defined once -*- C++ -*-===//
+//===- QueryRanges.h - Contiguous blocks of queries, defined once -*- C++
+//-*-===//
 //
 // Evaluation is parallel by query: ranking needs only each query's own
 // candidates (spec §6), and a candidate set is query-major, so the

@@ -28,7 +28,11 @@
 
 namespace proofc {
 
-enum class RankType : uint8_t { Optimistic = 0, Pessimistic = 1, Realistic = 2 };
+enum class RankType : uint8_t {
+  Optimistic = 0,
+  Pessimistic = 1,
+  Realistic = 2
+};
 inline constexpr std::array<RankType, 3> kRankTypes = {
     RankType::Optimistic, RankType::Pessimistic, RankType::Realistic};
 const char *rankTypeName(RankType type);
@@ -44,7 +48,7 @@ struct PairRanks {
   int32_t query = 0;
   Mode mode = Mode::Head;
   int32_t relation = 0;
-  int64_t listSize = 0; ///< the positive and its corruptions
+  int64_t listSize = 0;         ///< the positive and its corruptions
   std::array<double, 3> rank{}; ///< indexed by RankType
 };
 

@@ -1,4 +1,5 @@
-//===- RunControl.h - Progress and cancellation of a backend run -*- C++ -*-===//
+//===- RunControl.h - Progress and cancellation of a backend run -*- C++
+//-*-===//
 //
 // What a caller hands a backend besides the inputs: a progress callback (how
 // many candidates of this run have finished) and a cancellation flag (raised

@@ -69,11 +69,11 @@ using TensorViews = std::map<std::string, TensorView>;
 inline constexpr int64_t kDefaultBlockCandidates = int64_t{1} << 23;
 
 struct SessionOptions {
-  std::string data;            ///< dataset directory (spec §1.1)
-  std::string split = "test";  ///< "valid" | "test"
-  int64_t corruptions = 0;     ///< <= 0: every filtered corruption
+  std::string data;           ///< dataset directory (spec §1.1)
+  std::string split = "test"; ///< "valid" | "test"
+  int64_t corruptions = 0;    ///< <= 0: every filtered corruption
   uint64_t seed = 0;
-  int64_t queries = -1;        ///< < 0: all
+  int64_t queries = -1; ///< < 0: all
   bool factsIncludeValid = false;
   /// "cpu", "cuda" (device 0), "cuda:N", or "auto" (cuda when a device is
   /// there, else cpu).
@@ -148,19 +148,19 @@ struct SessionResult {
   /// Every candidate's actions when SessionOptions::recordActions, else
   /// empty (ActionTrace::D == 0).
   ActionTrace actions;
-  Metrics metrics;               ///< the report's "metrics"
-  RankMetrics rankMetrics;       ///< the report's "rank_metrics"
+  Metrics metrics;         ///< the report's "metrics"
+  RankMetrics rankMetrics; ///< the report's "rank_metrics"
   /// The report as `proofc run --report` writes it (JSON text).
   std::string reportJson;
-  double setupSeconds = 0; ///< this call's uploads and folding
-  double runSeconds = 0;   ///< this call's proof loop
+  double setupSeconds = 0;    ///< this call's uploads and folding
+  double runSeconds = 0;      ///< this call's proof loop
   double readbackSeconds = 0; ///< this call's outcomes to the host (CUDA)
   double reportSeconds = 0;   ///< this call's metrics and report
   /// The whole evaluate() call: the weights' checks (and, for host
   /// tensors, their copy and hash), the run, readback, metrics and report.
   double callSeconds = 0;
-  int64_t chunks = 0;      ///< backend runs (SessionOptions::maxPool)
-  int64_t chunkSize = 0;   ///< candidates per run (the last may have fewer)
+  int64_t chunks = 0;    ///< backend runs (SessionOptions::maxPool)
+  int64_t chunkSize = 0; ///< candidates per run (the last may have fewer)
   /// The report's inputs, for the tools (writing the outcomes TSV with it).
   std::shared_ptr<const ReportInputs> report;
 };
@@ -276,8 +276,7 @@ public:
   /// of `range`'s candidates only (QueryRanges.h), run as evaluate() runs
   /// the pool (in chunks, checked); progress counts the range's candidates.
   /// A candidate's outcome does not depend on the range it ran in.
-  RangeResult evaluateRange(const WeightsFile &weights,
-                            const QueryRange &range,
+  RangeResult evaluateRange(const WeightsFile &weights, const QueryRange &range,
                             const EvaluateControl &control = {});
   /// The result of outcomes already computed (evaluateRange() calls, or
   /// parts read back) for `range`, concatenated in candidate order: the

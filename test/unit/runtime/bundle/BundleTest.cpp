@@ -1,8 +1,8 @@
 //===- BundleTest.cpp - Bundle JSON round trip and strict verification ----===//
-#include "TestUtil.h"
-#include "runtime/cuda/TestBundle.h"
 #include "proofc/runtime/Bundle.h"
+#include "TestUtil.h"
 #include "proofc/runtime/Error.h"
+#include "runtime/cuda/TestBundle.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -31,7 +31,8 @@ std::string errorAfter(const std::function<void(json &)> &edit) {
 
 TEST(Bundle, RoundTripsEveryField) {
   Bundle a = referenceBundle();
-  a.plan.prologue.push_back({"copy", "t_copy", "mlp.0.weight", "", "", 0, 0, true});
+  a.plan.prologue.push_back(
+      {"copy", "t_copy", "mlp.0.weight", "", "", 0, 0, true});
   a.plan.prologue.push_back(
       {"tf32_fragments", "t_tf32", "mlp.0.weight", "", "", 0, 0, false});
   std::string text = serializeBundle(a);
@@ -84,9 +85,11 @@ TEST(Bundle, RoundTripsModuleLinks) {
 TEST(Bundle, RejectsBadModuleLinks) {
   auto withPtx = [](json links) {
     return [links](json &j) {
-      j["modules"].push_back({{"name", "p"}, {"format", "ptx"},
+      j["modules"].push_back({{"name", "p"},
+                              {"format", "ptx"},
                               {"source", ".version 8.6"},
-                              {"options", json::array()}, {"link", links}});
+                              {"options", json::array()},
+                              {"link", links}});
     };
   };
   struct Case {
@@ -125,8 +128,9 @@ TEST(Bundle, WriteIsAtomicAndReadsBack) {
 }
 
 TEST(Bundle, RejectsForeignSchemaAndOtherVersions) {
-  EXPECT_NE(errorAfter([](json &j) { j["schema"] = "other"; })
-                .find("not a proofc bundle"),
+  EXPECT_NE(errorAfter([](json &j) {
+              j["schema"] = "other";
+            }).find("not a proofc bundle"),
             std::string::npos);
   EXPECT_NE(errorAfter([](json &j) {
               j["format_version"] = 3;
@@ -228,7 +232,6 @@ TEST(Bundle, ErrorsNameThePathAndTheField) {
   EXPECT_EQ(errorAfter([](json &) {}), "");
 }
 
-
 /// parseBundle of `text`'s error ("" when it parses).
 std::string textError(const std::string &text) {
   try {
@@ -267,8 +270,10 @@ TEST(BundleStrict, DuplicateKeysAreErrorsWithTheirPath) {
   // 100,000 levels deep: the path is cut, the message stays one short line.
   std::string deep(100000, '[');
   deep += "{\"k\": 1, \"k\": 2}" + std::string(100000, ']');
-  std::string message = textError(insertedAfter("{", "\"deep\": " + deep + ", "));
-  EXPECT_EQ(message.rfind("x.pcb: deep[0][0]", 0), 0u) << message.substr(0, 300);
+  std::string message =
+      textError(insertedAfter("{", "\"deep\": " + deep + ", "));
+  EXPECT_EQ(message.rfind("x.pcb: deep[0][0]", 0), 0u)
+      << message.substr(0, 300);
   EXPECT_NE(message.find("…(100001 levels deep): duplicate key 'k'"),
             std::string::npos)
       << message.substr(0, 300);
@@ -323,14 +328,10 @@ TEST(BundleStrict, ShapeMustMatchWhatTheKernelsWereBuiltFor) {
       {[](json &j) { j["program"]["policy"]["encoder"][0]["in"] = 100; },
        "x.pcb: program.policy.encoder[0].in: 100 is not 3 x a positive "
        "embedding width"},
-      {[](json &j) {
-         j["program"]["policy"]["encoder"].erase(0);
-       },
+      {[](json &j) { j["program"]["policy"]["encoder"].erase(0); },
        "x.pcb: program.policy.encoder[0].kind: 'relu' comes before any "
        "atom_embed"},
-      {[](json &j) {
-         j["program"]["policy"]["encoder"] = json::array();
-       },
+      {[](json &j) { j["program"]["policy"]["encoder"] = json::array(); },
        "x.pcb: program.policy.encoder: the encoder has no ops"},
   };
   for (const auto &[edit, expected] : cases)

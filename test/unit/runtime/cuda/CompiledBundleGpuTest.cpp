@@ -60,7 +60,8 @@ namespace {
                     "of `proofc compile examples/v10.mlir -o v10.pcb`";
 
 const KernelModule &moduleNamed(const Bundle &bundle, const std::string &name) {
-  if (const KernelModule *m = findModule(bundle, name)) return *m;
+  if (const KernelModule *m = findModule(bundle, name))
+    return *m;
   throw Error("bundle has no module '" + name + "'");
 }
 
@@ -167,13 +168,13 @@ TEST_P(CompiledPolicyKernel, MatchesHostPolicy) {
       derive(kb, goals, sampled.candidates[first + b], shape, dset);
       hCount[b] = dset.count;
       hCand[b] = b % 7 == 3 ? -1 : static_cast<int32_t>(b); // some inactive
-      std::vector<float> parent = host.encode(
-          std::vector<Atom>(goals, goals + A));
+      std::vector<float> parent =
+          host.encode(std::vector<Atom>(goals, goals + A));
       std::vector<std::vector<float>> children;
       for (int32_t i = 0; i < dset.count; ++i) {
         std::memcpy(&hDerived[(b * S + i) * W], dset.state(i), W * 4);
-        children.push_back(host.encode(
-            std::vector<Atom>(dset.state(i), dset.state(i) + A)));
+        children.push_back(
+            host.encode(std::vector<Atom>(dset.state(i), dset.state(i) + A)));
       }
       logits[b] = host.logits(parent, children);
     }
@@ -204,15 +205,15 @@ TEST_P(CompiledPolicyKernel, MatchesHostPolicy) {
         ASSERT_LT(gAction[b], hCount[b]);
         float a = logits[b][gAction[b]], w = logits[b][want.index];
         EXPECT_NEAR(a, w, 1e-4f * std::max(1.f, std::fabs(w)))
-            << GetParam() << ": state " << first + b << " chose "
-            << gAction[b] << " not " << want.index;
+            << GetParam() << ": state " << first + b << " chose " << gAction[b]
+            << " not " << want.index;
         ++nearTies;
         continue;
       }
       double diff = std::fabs(double(gLogp[b]) - want.logp);
       maxLogpDiff = std::max(maxLogpDiff, diff);
-      EXPECT_LT(diff, 1e-4) << GetParam() << ": state " << first + b
-                            << " k=" << hCount[b];
+      EXPECT_LT(diff, 1e-4)
+          << GetParam() << ": state " << first + b << " k=" << hCount[b];
     }
   }
   std::cout << "[ ptx      ] " << GetParam() << ": " << checked
@@ -239,7 +240,8 @@ struct KinshipWorkload {
 
 KinshipWorkload loadKinship(int64_t queries) {
   KinshipWorkload w{loadDataset(dataDir("kinship")),
-                    readSafetensors(weightsFile("kinship")), {}};
+                    readSafetensors(weightsFile("kinship")),
+                    {}};
   CandidateOptions opts;
   opts.maxQueries = queries;
   opts.corruptions = 100;
@@ -270,10 +272,10 @@ TEST(CompiledBundle, RunsLikeTheHostBackend) {
               gpuOut[i].depth == host[i].depth;
     double agreement = double(same) / double(host.size());
     std::cout << "[ bundle   ] " << path << ": kinship: " << host.size()
-              << " candidates, agree "
-              << agreement << ", cond " << condModeName(backend.info().cond)
-              << ", run " << gt.runSeconds << "s (host " << ht.runSeconds
-              << "s), steps " << gt.steps << "\n";
+              << " candidates, agree " << agreement << ", cond "
+              << condModeName(backend.info().cond) << ", run " << gt.runSeconds
+              << "s (host " << ht.runSeconds << "s), steps " << gt.steps
+              << "\n";
     EXPECT_GE(agreement, 0.999);
     Metrics a = computeMetrics(w.set, host), b = computeMetrics(w.set, gpuOut);
     EXPECT_NEAR(a.both.mrr, b.both.mrr, 1e-3);
@@ -286,7 +288,8 @@ TEST(CompiledBundle, RunsLikeTheHostBackend) {
 bool hasStepMemo(const Bundle &bundle) {
   for (const BufferDecl &b : bundle.plan.buffers)
     for (const std::string &factor : b.elements.factors)
-      if (factor == "MEMO") return true;
+      if (factor == "MEMO")
+        return true;
   return false;
 }
 
@@ -298,7 +301,8 @@ TEST(CompiledBundle, StepMemoChangesNoOutcome) {
   int tested = 0;
   for (const std::string &path : paths) {
     Bundle bundle = readBundle(path);
-    if (!hasStepMemo(bundle)) continue;
+    if (!hasStepMemo(bundle))
+      continue;
     SCOPED_TRACE(path);
     ++tested;
     EvalInputs inputs{bundle.program, w.ds, w.weights, w.set, false};
@@ -306,7 +310,8 @@ TEST(CompiledBundle, StepMemoChangesNoOutcome) {
       CudaBackendOptions options;
       options.memoEntries = memoEntries;
       BackendTimings t;
-      std::vector<Outcome> out = CudaBackend(bundle, path, options).run(inputs, t);
+      std::vector<Outcome> out =
+          CudaBackend(bundle, path, options).run(inputs, t);
       std::cout << "[ memo     ] " << path << ": entries " << memoEntries
                 << ", run " << t.runSeconds << "s\n";
       return out;

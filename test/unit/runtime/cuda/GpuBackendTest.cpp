@@ -97,13 +97,13 @@ TEST_P(GpuBackendVsHost, AgreesPerSpecSection7) {
   int64_t same = 0, proved = 0;
   double maxLogpDiff = 0;
   for (size_t i = 0; i < gpu.size(); ++i) {
-    const bool eq = gpu[i].status == in.host[i].status &&
-                    gpu[i].depth == in.host[i].depth;
+    const bool eq =
+        gpu[i].status == in.host[i].status && gpu[i].depth == in.host[i].depth;
     same += eq;
     proved += in.host[i].status == ProofStatus::Proved;
     if (eq && gpu[i].status == ProofStatus::Proved)
-      maxLogpDiff = std::max(
-          maxLogpDiff, std::fabs(double(gpu[i].logp) - double(in.host[i].logp)));
+      maxLogpDiff = std::max(maxLogpDiff, std::fabs(double(gpu[i].logp) -
+                                                    double(in.host[i].logp)));
   }
   const double agreement = double(same) / double(gpu.size());
   std::cout << "[ gpu      ] " << c.dataset << " cond=" << condModeName(mode)
@@ -131,25 +131,26 @@ TEST_P(GpuBackendVsHost, AgreesPerSpecSection7) {
             info.cache.compileSeconds + info.cache.loadSeconds + 0.5);
 }
 
-std::string caseName(
-    const ::testing::TestParamInfo<std::tuple<Case, CondMode>> &info) {
+std::string
+caseName(const ::testing::TestParamInfo<std::tuple<Case, CondMode>> &info) {
   std::string name = std::string(std::get<0>(info.param).dataset) + "_" +
                      condModeName(std::get<1>(info.param));
   for (char &ch : name)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    if (!std::isalnum(static_cast<unsigned char>(ch)))
+      ch = '_';
   return name;
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Datasets, GpuBackendVsHost,
-    ::testing::Combine(
-        ::testing::Values(Case{"countries_s1", 1, 10, 256}, // N < B
-                          Case{"countries_s3", -1, 100, 256},
-                          Case{"nations", -1, 100, 256},
-                          Case{"kinship", 60, 100, 256},
-                          Case{"umls", 60, 100, 256}),
-        ::testing::Values(CondMode::Native, CondMode::Emulated,
-                          CondMode::Host)),
+    ::testing::Combine(::testing::Values(Case{"countries_s1", 1, 10,
+                                              256}, // N < B
+                                         Case{"countries_s3", -1, 100, 256},
+                                         Case{"nations", -1, 100, 256},
+                                         Case{"kinship", 60, 100, 256},
+                                         Case{"umls", 60, 100, 256}),
+                       ::testing::Values(CondMode::Native, CondMode::Emulated,
+                                         CondMode::Host)),
     caseName);
 
 TEST(GpuBackend, ReportsOutOfRangeDeviceAndBrokenModules) {
@@ -162,7 +163,8 @@ TEST(GpuBackend, ReportsOutOfRangeDeviceAndBrokenModules) {
   options.device = 99;
   BackendTimings t;
   auto runError = [&](const Bundle &bundle) {
-    return errorOf([&] { CudaBackend(bundle, "x.pcb", options).run(inputs, t); });
+    return errorOf(
+        [&] { CudaBackend(bundle, "x.pcb", options).run(inputs, t); });
   };
   auto has = [](const std::string &text, const char *part) {
     return text.find(part) != std::string::npos;

@@ -15,10 +15,10 @@
 
 #if PROOFC_HAVE_CUDA
 
-#include "cuda/DevicePrologue.h"
 #include "TestUtil.h"
-#include "runtime/cuda/GpuTestUtil.h"
+#include "cuda/DevicePrologue.h"
 #include "cuda/PlanBinding.h"
+#include "runtime/cuda/GpuTestUtil.h"
 #include "runtime/cuda/PrologueTestUtil.h"
 #include "runtime/cuda/TestBundle.h"
 
@@ -40,9 +40,11 @@ protected:
       PROOFC_CU(gpu_->drv, cuStreamCreate, &s, CU_STREAM_NON_BLOCKING);
   }
   void TearDown() override {
-    if (!gpu_) return;
+    if (!gpu_)
+      return;
     for (CUstream s : streams_)
-      if (s) gpu_->drv.cuStreamDestroy(s);
+      if (s)
+        gpu_->drv.cuStreamDestroy(s);
   }
 
   std::unique_ptr<DevicePrologue> makePrologue() {
@@ -102,7 +104,8 @@ TEST_F(GpuDevicePrologue, BundleProloguesOnRealWeightsAreBitIdentical) {
   std::unique_ptr<DevicePrologue> prologue = makePrologue();
   int checked = 0;
   for (const char *dataset : {"countries_s1", "kinship", "wn18rr"}) {
-    if (!std::filesystem::exists(weightsFile(dataset))) continue;
+    if (!std::filesystem::exists(weightsFile(dataset)))
+      continue;
     const TensorMap weights = readSafetensors(weightsFile(dataset));
     for (const auto &[path, bundle] : bundles) {
       expectMatchesHost(*prologue, bundle.plan, weights,
@@ -111,7 +114,8 @@ TEST_F(GpuDevicePrologue, BundleProloguesOnRealWeightsAreBitIdentical) {
       ++checked;
     }
   }
-  if (checked == 0) GTEST_SKIP() << "no weights in " << sharedDir();
+  if (checked == 0)
+    GTEST_SKIP() << "no weights in " << sharedDir();
 }
 
 TEST_F(GpuDevicePrologue, RunsAgainOnAnotherStreamAndGrowsItsScratch) {
@@ -164,8 +168,7 @@ TEST_F(GpuDevicePrologue, AnOutputTooLargeForItsBufferIsAnError) {
     device[name] = DeviceTensor{gpu_->upload(t.data), t.shape};
   // lin.tf32 is 2 * 16 * 24 floats; its buffer has room for 4.
   const std::string e = errorOf([&] {
-    prologue->run(c.plan, device, {{"lin.tf32", gpu_->alloc(16)}},
-                  streams_[0]);
+    prologue->run(c.plan, device, {{"lin.tf32", gpu_->alloc(16)}}, streams_[0]);
   });
   EXPECT_EQ(e.rfind("x.pcb: output 'lin.tf32' needs 3072 bytes, its device "
                     "allocation has ",

@@ -55,8 +55,12 @@ TEST(GpuNvrtc, CompilesTheKernelTemplatesForTheDevice) {
     const char *entries[3];
   };
   const Case cases[] = {
-      {kernelTemplate("engine.cu"), {"-DPROOFC_A=6", "-DPROOFC_S=120"}, {"proofc_engine", nullptr, nullptr}},
-      {kernelTemplate("step.cu"), {"-DPROOFC_A=6", "-DPROOFC_S=120"}, {"proofc_init", "proofc_advance", "proofc_advance_engine"}},
+      {kernelTemplate("engine.cu"),
+       {"-DPROOFC_A=6", "-DPROOFC_S=120"},
+       {"proofc_engine", nullptr, nullptr}},
+      {kernelTemplate("step.cu"),
+       {"-DPROOFC_A=6", "-DPROOFC_S=120"},
+       {"proofc_init", "proofc_advance", "proofc_advance_engine"}},
       {readFile(sourceDir() + "/test/unit/runtime/cuda/fixtures/policy.cu"),
        {"-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_DIM=64"},
        {"proofc_policy", nullptr, nullptr}},
@@ -66,7 +70,8 @@ TEST(GpuNvrtc, CompilesTheKernelTemplatesForTheDevice) {
                                              gpu.major, gpu.minor);
     CUmodule m = gpu.load(cubin); // also resolves cudaGraphSetConditional
     for (const char *entry : c.entries)
-      if (entry) EXPECT_NE(gpu.function(m, entry), nullptr) << entry;
+      if (entry)
+        EXPECT_NE(gpu.function(m, entry), nullptr) << entry;
   }
   // A compile error carries NVRTC's log (file and line) on one line.
   try {
@@ -75,7 +80,8 @@ TEST(GpuNvrtc, CompilesTheKernelTemplatesForTheDevice) {
     FAIL() << "no error";
   } catch (const Error &e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("NVRTC: broken.cu: compilation failed"), std::string::npos)
+    EXPECT_NE(what.find("NVRTC: broken.cu: compilation failed"),
+              std::string::npos)
         << what;
     EXPECT_NE(what.find("undeclared"), std::string::npos) << what;
     EXPECT_EQ(what.find('\n'), std::string::npos) << what;
@@ -98,10 +104,13 @@ TEST(GpuKernelCache, ColdCompileThenWarmHitLoadsOnTheDevice) {
   KernelCacheOptions options;
   options.dir = dir.path();
   const Nvrtc &nvrtc = Nvrtc::get();
-  const std::string source =
-      kernelTemplate("engine.cu");
-  KernelKey key{source, {"-DPROOFC_A=6", "-DPROOFC_S=120"}, gpu.arch(),
-                "nvrtc " + nvrtc.version(), CudaDriver::get().version(), "test"};
+  const std::string source = kernelTemplate("engine.cu");
+  KernelKey key{source,
+                {"-DPROOFC_A=6", "-DPROOFC_S=120"},
+                gpu.arch(),
+                "nvrtc " + nvrtc.version(),
+                CudaDriver::get().version(),
+                "test"};
   auto compile = [&] {
     return nvrtc.compileToCubin(source, "engine.cu", key.options, gpu.major,
                                 gpu.minor);

@@ -113,8 +113,8 @@ TEST_P(GpuRunControl, CancelEndsALongRunWithinASecond) {
     std::atomic<bool> cancel{false};
     RunControl control;
     control.cancel = &cancel;
-    const EvalInputs inputs{program,           big.dataset(), big.weights(),
-                            big.candidates(), false,          &control};
+    const EvalInputs inputs{program,          big.dataset(), big.weights(),
+                            big.candidates(), false,         &control};
     Clock::time_point raised{};
     std::thread raiser([&] {
       std::this_thread::sleep_for(std::chrono::milliseconds(2500));
@@ -135,8 +135,8 @@ TEST_P(GpuRunControl, CancelEndsALongRunWithinASecond) {
     std::printf("[ gpu      ] %s %s: %zu candidates, interrupted %d, setup "
                 "%.3f s, returned %.3f s after the cancel (%.3f s in all)\n",
                 condModeName(GetParam()), path.c_str(),
-                big.candidates().candidates.size(), interrupted,
-                t.setupSeconds, after, total);
+                big.candidates().candidates.size(), interrupted, t.setupSeconds,
+                after, total);
     EXPECT_TRUE(interrupted);
     EXPECT_LT(t.setupSeconds, 2.5)
         << "cancelled during the setup: the device's side was not tested";

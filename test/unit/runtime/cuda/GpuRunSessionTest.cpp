@@ -73,8 +73,7 @@ TEST_P(GpuRunSession, ChunksEqualOnePassBitForBit) {
     EXPECT_GE(info.graphLaunches, many.chunks);
   std::printf("[ gpu      ] %s: %zu candidates, %lld chunks, %lld launches, "
               "run %.3f s (one pass %.3f s)\n",
-              condModeName(GetParam()), n,
-              static_cast<long long>(many.chunks),
+              condModeName(GetParam()), n, static_cast<long long>(many.chunks),
               static_cast<long long>(info.graphLaunches),
               many.report.timings.runSeconds, one.report.timings.runSeconds);
 }
@@ -88,8 +87,9 @@ TEST_P(GpuRunSession, CancelledRunDrainsThenTheBackendRunsAgain) {
   std::atomic<bool> cancel{false};
   RunControl control;
   control.cancel = &cancel;
-  const EvalInputs inputs{program, session.dataset(), session.weights(),
-                          session.candidates(), false, &control};
+  const EvalInputs inputs{
+      program, session.dataset(), session.weights(), session.candidates(),
+      false,   &control};
   BackendTimings t;
 
   // Raised before the run: stopped before (native) or after the first
@@ -113,12 +113,12 @@ TEST_P(GpuRunSession, CancelledRunDrainsThenTheBackendRunsAgain) {
     interrupted = true;
   }
   raiser.join();
-  const double seconds = std::chrono::duration<double>(
-                             std::chrono::steady_clock::now() - start)
-                             .count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   std::printf("[ gpu      ] %s: %zu candidates, interrupted %d after %.3f s\n",
-              condModeName(GetParam()),
-              session.candidates().candidates.size(), interrupted, seconds);
+              condModeName(GetParam()), session.candidates().candidates.size(),
+              interrupted, seconds);
   EXPECT_TRUE(interrupted);
 
   // Unaffected afterwards: the same backend gives a full, correct result.
@@ -151,7 +151,8 @@ TEST(GpuRunSessionMemory, APoolBeyondDeviceMemoryRunsInChunks) {
   RunSession session(program, backend, "", sessionOptions("kinship", 150));
   const EvalInputs all{program, session.dataset(), session.weights(),
                        session.candidates()};
-  const int64_t n = static_cast<int64_t>(session.candidates().candidates.size());
+  const int64_t n =
+      static_cast<int64_t>(session.candidates().candidates.size());
   const int64_t capacity = backend.poolCapacity(all);
   EXPECT_GT(capacity, 0);
   EXPECT_LT(capacity, n);

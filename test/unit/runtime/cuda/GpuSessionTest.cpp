@@ -82,10 +82,10 @@ TEST_P(GpuSession, WeightsABAEqualFreshRunsAndNothingIsReloaded) {
     }
     std::printf("[ gpu      ] %s %s: call 1 %.2f ms (setup %.2f, run %.2f); "
                 "call 3 %.2f ms (setup %.2f, run %.2f)\n",
-                path.c_str(), condModeName(GetParam()),
-                first.callSeconds * 1e3, first.setupSeconds * 1e3,
-                first.runSeconds * 1e3, again.callSeconds * 1e3,
-                again.setupSeconds * 1e3, again.runSeconds * 1e3);
+                path.c_str(), condModeName(GetParam()), first.callSeconds * 1e3,
+                first.setupSeconds * 1e3, first.runSeconds * 1e3,
+                again.callSeconds * 1e3, again.setupSeconds * 1e3,
+                again.runSeconds * 1e3);
   }
 }
 
@@ -161,8 +161,9 @@ TEST(GpuSessionOpen, ABundlePathAndCudaDevice) {
     const SessionResult r = session.evaluateFile(weightsFile("kinship"));
     EXPECT_EQ(r.outcomes.size(), session.candidates().candidates.size());
     o.device = "cuda:99";
-    EXPECT_NE(errorOf([&] { Session(path, o).evaluateFile(weightsFile("kinship")); })
-                  .find("device 99 does not exist"),
+    EXPECT_NE(errorOf([&] {
+                Session(path, o).evaluateFile(weightsFile("kinship"));
+              }).find("device 99 does not exist"),
               std::string::npos);
   }
 }

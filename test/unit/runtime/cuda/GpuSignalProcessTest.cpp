@@ -1,4 +1,5 @@
-//===- GpuSignalProcessTest.cpp - SIGTERM during one long GPU launch -------===//
+//===- GpuSignalProcessTest.cpp - SIGTERM during one long GPU launch
+//-------===//
 //
 // The case end to end: a process evaluating wn18rr with every
 // corruption on the GPU (a compiled bundle: one graph launch, or one
@@ -116,12 +117,11 @@ TEST(GpuSignalProcess, SigtermMidLaunchExits143WithinASecond) {
   ASSERT_EQ(::kill(pid, SIGTERM), 0);
   int status = 0;
   ::waitpid(pid, &status, 0);
-  const double seconds = std::chrono::duration<double>(
-                             std::chrono::steady_clock::now() - sent)
-                             .count();
-  std::printf("[ gpu      ] %s: exit %d %.3f s after SIGTERM\n",
-              bundle.c_str(), WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-              seconds);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - sent)
+          .count();
+  std::printf("[ gpu      ] %s: exit %d %.3f s after SIGTERM\n", bundle.c_str(),
+              WIFEXITED(status) ? WEXITSTATUS(status) : -1, seconds);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 143);
   EXPECT_LT(seconds, 1.0);

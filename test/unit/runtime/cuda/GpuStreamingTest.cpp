@@ -41,7 +41,8 @@ TEST_P(GpuStreaming, ManyBlocksEqualOneBlockBitForBit) {
       o.blockCandidates = i == 0 ? 0 : 400;
       CudaBackend backend(bundle, path, cachedOptionsFor(GetParam()));
       Session session(bundle.program, backend, "cuda", o);
-      results[i] = session.evaluate(session.loadWeights(weightsFile("kinship")));
+      results[i] =
+          session.evaluate(session.loadWeights(weightsFile("kinship")));
       modules[i] = backend.info().cache.hits + backend.info().cache.misses;
       if (i == 1)
         ASSERT_GT(session.layout().candidateCount(), 8 * 400);

@@ -43,8 +43,10 @@ public:
               CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
   }
   ~GpuContext() {
-    for (CUmodule m : modules) drv.cuModuleUnload(m);
-    for (CUdeviceptr p : allocations) drv.cuMemFree(p);
+    for (CUmodule m : modules)
+      drv.cuModuleUnload(m);
+    for (CUdeviceptr p : allocations)
+      drv.cuMemFree(p);
     drv.cuDevicePrimaryCtxRelease(device);
   }
 
@@ -96,7 +98,8 @@ public:
 
 /// The test-name suffix of a CondMode parameter (`/native`, `/emulated`,
 /// `/host`), for INSTANTIATE_TEST_SUITE_P.
-inline std::string condModeParamName(const ::testing::TestParamInfo<CondMode> &info) {
+inline std::string
+condModeParamName(const ::testing::TestParamInfo<CondMode> &info) {
   return condModeName(info.param);
 }
 

@@ -56,14 +56,16 @@ KernelCacheOptions inDir(const std::string &dir, uint64_t maxBytes = 64 << 20) {
 std::string payloadOf(size_t bytes, uint32_t seed) {
   std::string p(bytes, '\0');
   std::mt19937 rng(seed);
-  for (char &c : p) c = static_cast<char>(rng());
+  for (char &c : p)
+    c = static_cast<char>(rng());
   return p;
 }
 
 std::vector<std::string> tempFiles(const std::string &dir) {
   std::vector<std::string> temps;
   for (const std::string &name : listDir(dir))
-    if (name.rfind(".tmp-", 0) == 0) temps.push_back(dir + "/" + name);
+    if (name.rfind(".tmp-", 0) == 0)
+      temps.push_back(dir + "/" + name);
   return temps;
 }
 
@@ -82,13 +84,16 @@ struct Pipe {
   int read = -1, write = -1;
   Pipe() {
     int fds[2];
-    if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+    if (::pipe(fds) != 0)
+      throw std::runtime_error("pipe failed");
     read = fds[0];
     write = fds[1];
   }
   ~Pipe() {
-    if (read >= 0) ::close(read);
-    if (write >= 0) ::close(write);
+    if (read >= 0)
+      ::close(read);
+    if (write >= 0)
+      ::close(write);
   }
   void put(char c) const { (void)!::write(write, &c, 1); }
   /// The next byte, or 0 after `seconds` without one.
@@ -120,8 +125,10 @@ pid_t forkChild(const std::function<int()> &body) {
 /// The child's exit code, or 1000 + the signal that ended it.
 int waitChild(pid_t pid) {
   int status = 0;
-  if (::waitpid(pid, &status, 0) != pid) return -1;
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (::waitpid(pid, &status, 0) != pid)
+    return -1;
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status);
   return WIFSIGNALED(status) ? 1000 + WTERMSIG(status) : -1;
 }
 
@@ -145,7 +152,8 @@ TEST(KernelCacheStress, TwoProcessesCompilingOneKeyAtOnce) {
         KernelCache cache(inDir(dir.path()));
         const std::string got = cache.get(key, [&] {
           compiling.put('c'); // both are inside compile() at once ...
-          if (go[w].get() != 'g') throw std::runtime_error("no go");
+          if (go[w].get() != 'g')
+            throw std::runtime_error("no go");
           return payload; // ... and then both write
         });
         const KernelCacheStats s = cache.stats();
@@ -156,14 +164,16 @@ TEST(KernelCacheStress, TwoProcessesCompilingOneKeyAtOnce) {
     // a whole entry.
     const pid_t reader = forkChild([&] {
       KernelCache cache(inDir(dir.path()));
-      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+      const auto until =
+          std::chrono::steady_clock::now() + std::chrono::seconds(60);
       while (std::chrono::steady_clock::now() < until) {
         try {
           const std::string got =
               cache.get(key, []() -> std::string { throw NoCompile(); });
           return got == payload && cache.stats().discarded == 0 ? 0 : 2;
         } catch (const NoCompile &) {
-          if (cache.stats().discarded != 0) return 3;
+          if (cache.stats().discarded != 0)
+            return 3;
         }
       }
       return 4; // never saw the entry
@@ -183,8 +193,9 @@ TEST(KernelCacheStress, TwoProcessesCompilingOneKeyAtOnce) {
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(listDir(dir.path()), expected); // no temporaries left
   KernelCache later(inDir(dir.path()));
-  EXPECT_EQ(later.get(keyFor("round 2"), []() -> std::string { throw NoCompile(); }),
-            payloadOf(4 << 20, 2));
+  EXPECT_EQ(
+      later.get(keyFor("round 2"), []() -> std::string { throw NoCompile(); }),
+      payloadOf(4 << 20, 2));
   EXPECT_EQ(later.stats().hits, 1);
 }
 
@@ -197,7 +208,8 @@ Pipe *gStuck = nullptr; ///< the killed child's "I am stuck" pipe
 extern "C" void stuckInWrite(int) {
   const char c = 'w';
   (void)!::write(gStuck->write, &c, 1);
-  for (;;) ::pause(); // frozen inside write() until SIGKILL
+  for (;;)
+    ::pause(); // frozen inside write() until SIGKILL
 }
 
 TEST(KernelCacheStress, ProcessKilledWhileWritingLeavesNoVisibleEntry) {
@@ -245,8 +257,8 @@ TEST(KernelCacheStress, ProcessKilledWhileWritingLeavesNoVisibleEntry) {
   EXPECT_EQ(next.stats().discarded, 0);
   EXPECT_EQ(fs::file_size(entry), 64 + payload.size());
   ASSERT_TRUE(fs::exists(temps[0]));
-  fs::last_write_time(temps[0], fs::file_time_type::clock::now() -
-                                    std::chrono::hours(2));
+  fs::last_write_time(temps[0],
+                      fs::file_time_type::clock::now() - std::chrono::hours(2));
   next.get(keyFor("another"), compile); // a write runs the sweep
   EXPECT_FALSE(fs::exists(temps[0]));
   EXPECT_TRUE(tempFiles(dir.path()).empty());
@@ -263,7 +275,8 @@ TEST(KernelCacheStress, ProcessKilledWhileCompilingLeavesNothing) {
     KernelCache cache(inDir(dir.path()));
     cache.get(keyFor("slow"), [&]() -> std::string {
       compiling.put('c');
-      for (;;) ::pause();
+      for (;;)
+        ::pause();
     });
     return 5;
   });
@@ -295,8 +308,10 @@ TEST(KernelCacheStress, EveryKindOfDamagedEntryIsRebuiltByTheNextProcess) {
   const std::string payload = payloadOf(5000, 11);
   const std::vector<Damage> damages = {
       {"empty", [](const std::string &p, size_t) { fs::resize_file(p, 0); }},
-      {"mid-header", [](const std::string &p, size_t) { fs::resize_file(p, 40); }},
-      {"header only", [](const std::string &p, size_t) { fs::resize_file(p, 64); }},
+      {"mid-header",
+       [](const std::string &p, size_t) { fs::resize_file(p, 40); }},
+      {"header only",
+       [](const std::string &p, size_t) { fs::resize_file(p, 64); }},
       {"half payload",
        [](const std::string &p, size_t n) { fs::resize_file(p, n / 2); }},
       {"one byte short",
@@ -305,11 +320,13 @@ TEST(KernelCacheStress, EveryKindOfDamagedEntryIsRebuiltByTheNextProcess) {
        [](const std::string &p, size_t) {
          std::ofstream(p, std::ios::app | std::ios::binary).put('x');
        }},
-      {"payload byte", [](const std::string &p, size_t n) { flipAt(p, n - 1); }},
+      {"payload byte",
+       [](const std::string &p, size_t n) { flipAt(p, n - 1); }},
       {"payload hash", [](const std::string &p, size_t) { flipAt(p, 24); }},
       {"payload length", [](const std::string &p, size_t) { flipAt(p, 16); }},
       {"magic", [](const std::string &p, size_t) { flipAt(p, 0); }},
-      {"garbage", [](const std::string &p, size_t n) {
+      {"garbage",
+       [](const std::string &p, size_t n) {
          std::ofstream(p, std::ios::trunc | std::ios::binary)
              << payloadOf(n, 99);
        }},
@@ -322,7 +339,8 @@ TEST(KernelCacheStress, EveryKindOfDamagedEntryIsRebuiltByTheNextProcess) {
         KernelCache(inDir(dir.path())).entryPath(kernelKeyHex(key));
     ASSERT_EQ(waitChild(forkChild([&] {
                 KernelCache cache(inDir(dir.path()));
-                return cache.get(key, [&] { return payload; }) == payload ? 0 : 2;
+                return cache.get(key, [&] { return payload; }) == payload ? 0
+                                                                          : 2;
               })),
               0);
     damage.apply(path, fs::file_size(path));
@@ -363,7 +381,8 @@ constexpr const char *kScenarioDirEnv = "PROOFC_TEST_CACHE_DIR";
 TEST(KernelCacheStressChild, DISABLED_UnwritableDirectory) {
   const char *scenario = std::getenv(kScenarioEnv);
   const char *dir = std::getenv(kScenarioDirEnv);
-  if (!scenario || !dir) GTEST_SKIP() << "run by KernelCacheStress only";
+  if (!scenario || !dir)
+    GTEST_SKIP() << "run by KernelCacheStress only";
   setNoticeHandler(printNoticeToStderr); // as the tools do
   auto check = [&](bool ok, const char *what) {
     if (!ok) {
@@ -388,8 +407,8 @@ TEST(KernelCacheStressChild, DISABLED_UnwritableDirectory) {
       check(got == payload, "payload");
     }
     // The entry stored before the directory became unwritable still hits.
-    const std::string old = cache.get(
-        keyFor("stored"), []() -> std::string { throw NoCompile(); });
+    const std::string old =
+        cache.get(keyFor("stored"), []() -> std::string { throw NoCompile(); });
     check(old == payloadOf(1000, 5), "stored entry");
   }
   check(compiles == 9, "every miss compiled in memory");
@@ -406,12 +425,14 @@ bool enterScenarioNamespace(const std::string &dir, bool full,
   const uid_t uid = ::geteuid();
   const gid_t gid = ::getegid();
   if (::unshare(CLONE_NEWNS) != 0) {
-    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return false;
+    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+      return false;
     auto write = [](const char *path, const std::string &text) {
       int fd = ::open(path, O_WRONLY);
       bool ok = fd >= 0 && ::write(fd, text.data(), text.size()) ==
                                static_cast<ssize_t>(text.size());
-      if (fd >= 0) ::close(fd);
+      if (fd >= 0)
+        ::close(fd);
       return ok;
     };
     write("/proc/self/setgroups", "deny");
@@ -452,7 +473,8 @@ ScenarioResult runScenario(const std::string &scenario) {
     stored = cache.entryPath(kernelKeyHex(keyFor("stored")));
   }
   TempDir copy; // the tmpfs hides the directory's files: they come from here
-  const std::string storedCopy = copy.file(fs::path(stored).filename().string());
+  const std::string storedCopy =
+      copy.file(fs::path(stored).filename().string());
   fs::copy_file(stored, storedCopy);
 
   Pipe err, how;
@@ -463,17 +485,18 @@ ScenarioResult runScenario(const std::string &scenario) {
     const bool root = ::geteuid() == 0; // before a user namespace maps it
     if (enterScenarioNamespace(dir.path(), full, storedCopy)) {
       used = full ? "tmpfs of 64 KiB" : "read-only bind mount";
-    } else if (!full && !root &&
-               ::chmod(dir.path().c_str(), 0555) == 0) {
+    } else if (!full && !root && ::chmod(dir.path().c_str(), 0555) == 0) {
       used = "chmod 0555";
     } else if (full) {
       // No mount namespace: a file-size limit makes every write fail the
       // way a full disk does (EFBIG instead of ENOSPC).
       ::signal(SIGXFSZ, SIG_IGN);
       const rlimit limit{32768, 32768};
-      if (::setrlimit(RLIMIT_FSIZE, &limit) == 0) used = "RLIMIT_FSIZE 32 KiB";
+      if (::setrlimit(RLIMIT_FSIZE, &limit) == 0)
+        used = "RLIMIT_FSIZE 32 KiB";
     }
-    if (!used) ::_exit(77);
+    if (!used)
+      ::_exit(77);
     (void)!::write(how.write, used, std::strlen(used));
     ::close(how.write);
     ::setenv(kScenarioEnv, scenario.c_str(), 1);
@@ -481,9 +504,10 @@ ScenarioResult runScenario(const std::string &scenario) {
     const int devNull = ::open("/dev/null", O_WRONLY);
     ::dup2(devNull, STDOUT_FILENO);
     ::dup2(err.write, STDERR_FILENO);
-    ::execl("/proc/self/exe", "proofc-unittests",
-            "--gtest_filter=KernelCacheStressChild.DISABLED_UnwritableDirectory",
-            "--gtest_also_run_disabled_tests", static_cast<char *>(nullptr));
+    ::execl(
+        "/proc/self/exe", "proofc-unittests",
+        "--gtest_filter=KernelCacheStressChild.DISABLED_UnwritableDirectory",
+        "--gtest_also_run_disabled_tests", static_cast<char *>(nullptr));
     ::_exit(127);
   }
   ::close(err.write);
@@ -497,7 +521,8 @@ ScenarioResult runScenario(const std::string &scenario) {
   while ((n = ::read(how.read, buffer, sizeof buffer)) > 0)
     r.how.append(buffer, static_cast<size_t>(n));
   r.status = waitChild(child);
-  if (!full && ::geteuid() != 0) ::chmod(dir.path().c_str(), 0755);
+  if (!full && ::geteuid() != 0)
+    ::chmod(dir.path().c_str(), 0755);
   return r;
 }
 
@@ -506,8 +531,10 @@ int countLines(const std::string &text, const std::string &prefix) {
   size_t pos = 0;
   while (pos < text.size()) {
     size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    if (text.compare(pos, prefix.size(), prefix) == 0) ++count;
+    if (end == std::string::npos)
+      end = text.size();
+    if (text.compare(pos, prefix.size(), prefix) == 0)
+      ++count;
     pos = end + 1;
   }
   return count;
@@ -515,31 +542,33 @@ int countLines(const std::string &text, const std::string &prefix) {
 
 TEST(KernelCacheStress, ReadOnlyDirectoryCompilesInMemoryAndSaysSoOnce) {
   const ScenarioResult r = runScenario("read-only");
-  if (r.status == 77) GTEST_SKIP() << "no way to make a directory read-only here";
+  if (r.status == 77)
+    GTEST_SKIP() << "no way to make a directory read-only here";
   std::printf("[ cache    ] read-only directory by %s\n", r.how.c_str());
   EXPECT_EQ(r.status, 0) << r.stderrText;
   EXPECT_EQ(countLines(r.stderrText, "proofc: notice: "), 1) << r.stderrText;
-  EXPECT_EQ(countLines(r.stderrText,
-                       "proofc: notice: kernel cache: cannot write "),
-            1)
+  EXPECT_EQ(
+      countLines(r.stderrText, "proofc: notice: kernel cache: cannot write "),
+      1)
       << r.stderrText;
   EXPECT_NE(r.stderrText.find("compiling in memory"), std::string::npos);
 }
 
 TEST(KernelCacheStress, FullDirectoryCompilesInMemoryAndSaysSoOnce) {
   const ScenarioResult r = runScenario("full");
-  if (r.status == 77) GTEST_SKIP() << "no way to fill a directory here";
+  if (r.status == 77)
+    GTEST_SKIP() << "no way to fill a directory here";
   std::printf("[ cache    ] full directory by %s\n", r.how.c_str());
   EXPECT_EQ(r.status, 0) << r.stderrText;
-  EXPECT_EQ(countLines(r.stderrText,
-                       "proofc: notice: kernel cache: cannot write "),
-            1)
+  EXPECT_EQ(
+      countLines(r.stderrText, "proofc: notice: kernel cache: cannot write "),
+      1)
       << r.stderrText;
   EXPECT_EQ(countLines(r.stderrText, "proofc: notice: "), 1) << r.stderrText;
   const bool tmpfs = r.how.rfind("tmpfs", 0) == 0;
-  EXPECT_NE(r.stderrText.find(tmpfs ? "No space left on device"
-                                    : "File too large"),
-            std::string::npos)
+  EXPECT_NE(
+      r.stderrText.find(tmpfs ? "No space left on device" : "File too large"),
+      std::string::npos)
       << r.stderrText;
 }
 
@@ -582,17 +611,21 @@ TEST(KernelCacheStress, CapHoldsWithThreeWritingProcesses) {
   for (int p = 0; p < kProcesses; ++p)
     children.push_back(forkChild([&, p] {
       ready.put('r');
-      if (go.get() != 'g') return 3;
+      if (go.get() != 'g')
+        return 3;
       KernelCache cache(inDir(dir.path(), kCap));
       for (int k = 0; k < kKeys; ++k)
-        if (cache.get(keyFor(keyName(p, k)), [&] { return payloadFor(p, k); }) !=
-            payloadFor(p, k))
+        if (cache.get(keyFor(keyName(p, k)),
+                      [&] { return payloadFor(p, k); }) != payloadFor(p, k))
           return 2;
       return cache.stats().discarded == 0 ? 0 : 4;
     }));
-  for (int p = 0; p < kProcesses; ++p) ASSERT_EQ(ready.get(), 'r');
-  for (int p = 0; p < kProcesses; ++p) go.put('g');
-  for (pid_t child : children) EXPECT_EQ(waitChild(child), 0);
+  for (int p = 0; p < kProcesses; ++p)
+    ASSERT_EQ(ready.get(), 'r');
+  for (int p = 0; p < kProcesses; ++p)
+    go.put('g');
+  for (pid_t child : children)
+    EXPECT_EQ(waitChild(child), 0);
 
   EXPECT_LE(entryBytes(dir.path()), kCap);
   EXPECT_TRUE(tempFiles(dir.path()).empty());
@@ -602,7 +635,8 @@ TEST(KernelCacheStress, CapHoldsWithThreeWritingProcesses) {
   for (int p = 0; p < kProcesses; ++p)
     for (int k = 0; k < kKeys; ++k) {
       const KernelKey key = keyFor(keyName(p, k));
-      if (!fs::exists(reader.entryPath(kernelKeyHex(key)))) continue;
+      if (!fs::exists(reader.entryPath(kernelKeyHex(key))))
+        continue;
       ++survivors;
       EXPECT_EQ(reader.get(key, []() -> std::string { throw NoCompile(); }),
                 payloadFor(p, k));

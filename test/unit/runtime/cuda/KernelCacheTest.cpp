@@ -1,6 +1,6 @@
 //===- KernelCacheTest.cpp - The on-disk kernel cache, without a GPU ------===//
-#include "TestUtil.h"
 #include "cuda/KernelCache.h"
+#include "TestUtil.h"
 #include "proofc/runtime/Error.h"
 
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 KernelKey sampleKey(const std::string &code = "__global__ void k() {}") {
-  return {code, {"-DPROOFC_A=6", "-DPROOFC_S=120"}, "sm_90", "13.0", 13000,
+  return {code,   {"-DPROOFC_A=6", "-DPROOFC_S=120"}, "sm_90", "13.0", 13000,
           "0.1.0"};
 }
 
@@ -57,7 +57,8 @@ TEST(KernelCache, KeyCoversEveryFieldAndIgnoresOptionOrder) {
   variants[4].driverVersion = 13010;
   variants[5].proofcVersion = "0.1.1";
   variants[6].options = {"-DPROOFC_A=6-DPROOFC_S=120"}; // length prefixes
-  for (const KernelKey &v : variants) EXPECT_NE(kernelKeyHex(v), h);
+  for (const KernelKey &v : variants)
+    EXPECT_NE(kernelKeyHex(v), h);
 }
 
 TEST(KernelCache, MissCompilesAndStoresThenHitReadsBack) {
@@ -84,7 +85,8 @@ TEST(KernelCache, MissCompilesAndStoresThenHitReadsBack) {
 }
 
 /// Damages the stored entry with `damage`, then expects a rebuild.
-void expectRebuildAfter(const std::function<void(const std::string &)> &damage) {
+void expectRebuildAfter(
+    const std::function<void(const std::string &)> &damage) {
   TempDir dir;
   CountingCompiler compiler(std::string(1000, 'x'));
   KernelCache cache(inDir(dir.path()));
@@ -140,7 +142,8 @@ TEST(KernelCache, EvictsLeastRecentlyUsedBeyondTheCap) {
   std::vector<std::string> paths;
   for (int i = 0; i < 3; ++i) {
     cache.get(sampleKey("k" + std::to_string(i)), compiler.fn());
-    paths.push_back(cache.entryPath(kernelKeyHex(sampleKey("k" + std::to_string(i)))));
+    paths.push_back(
+        cache.entryPath(kernelKeyHex(sampleKey("k" + std::to_string(i)))));
     fs::last_write_time(paths.back(), now - std::chrono::minutes(10 - i));
   }
   // A hit makes k0 the most recently used.
@@ -157,8 +160,9 @@ TEST(KernelCache, EvictsLeastRecentlyUsedBeyondTheCap) {
   KernelCache tiny(inDir(dir.path(), 100));
   CountingCompiler big(std::string(5000, 'b'));
   EXPECT_EQ(tiny.get(sampleKey("big"), big.fn()), big.payload);
-  EXPECT_EQ(listDir(dir.path()),
-            std::vector<std::string>{kernelKeyHex(sampleKey("big")) + ".cubin"});
+  EXPECT_EQ(
+      listDir(dir.path()),
+      std::vector<std::string>{kernelKeyHex(sampleKey("big")) + ".cubin"});
 }
 
 TEST(KernelCache, TwoConcurrentWritersOfOneKeyLeaveOneValidEntry) {
@@ -177,7 +181,8 @@ TEST(KernelCache, TwoConcurrentWritersOfOneKeyLeaveOneValidEntry) {
       KernelCache cache(inDir(dir.path())); // as two processes would
       results[i] = cache.get(sampleKey(), slowCompile);
     });
-  for (std::thread &t : writers) t.join();
+  for (std::thread &t : writers)
+    t.join();
   EXPECT_EQ(calls, 2); // both missed: neither saw a torn entry
   EXPECT_EQ(results[0], payload);
   EXPECT_EQ(results[1], payload);
@@ -215,13 +220,18 @@ TEST(KernelCache, UncreatableDirectoryFallsBackToMemory) {
 class ScopedEnv {
 public:
   ScopedEnv(const char *name, const char *value) : name_(name) {
-    if (const char *old = std::getenv(name)) old_ = old, had_ = true;
-    if (value) ::setenv(name, value, 1);
-    else ::unsetenv(name);
+    if (const char *old = std::getenv(name))
+      old_ = old, had_ = true;
+    if (value)
+      ::setenv(name, value, 1);
+    else
+      ::unsetenv(name);
   }
   ~ScopedEnv() {
-    if (had_) ::setenv(name_, old_.c_str(), 1);
-    else ::unsetenv(name_);
+    if (had_)
+      ::setenv(name_, old_.c_str(), 1);
+    else
+      ::unsetenv(name_);
   }
 
 private:
@@ -234,7 +244,8 @@ TEST(KernelCache, OptionsFromTheEnvironment) {
   ScopedEnv home("HOME", "/home/u");
   {
     ScopedEnv a("PROOFC_CACHE_DIR", nullptr), b("XDG_CACHE_HOME", nullptr),
-        c("PROOFC_CACHE_DISABLE", nullptr), d("PROOFC_CACHE_MAX_BYTES", nullptr);
+        c("PROOFC_CACHE_DISABLE", nullptr),
+        d("PROOFC_CACHE_MAX_BYTES", nullptr);
     KernelCacheOptions o = KernelCacheOptions::fromEnvironment();
     EXPECT_EQ(o.dir, "/home/u/.cache/proofc");
     EXPECT_FALSE(o.disabled);

@@ -28,14 +28,15 @@ TEST(MemoEntries, RequestedIsZeroOrAPowerOfTwo) {
   EXPECT_EQ(memoEntriesFor(1, 18745), 1);
   EXPECT_EQ(memoEntriesFor(64, 18745), 64);
   EXPECT_EQ(memoEntriesFor(int64_t{1} << 28, 5), int64_t{1} << 28);
-  for (int64_t bad : {int64_t{3}, int64_t{100}, (int64_t{1} << 28) + 1,
-                      int64_t{1} << 29}) {
+  for (int64_t bad :
+       {int64_t{3}, int64_t{100}, (int64_t{1} << 28) + 1, int64_t{1} << 29}) {
     try {
       memoEntriesFor(bad, 10);
       ADD_FAILURE() << bad << " was accepted";
     } catch (const Error &e) {
-      EXPECT_NE(std::string(e.what()).find("neither 0 (off) nor a power of two"),
-                std::string::npos)
+      EXPECT_NE(
+          std::string(e.what()).find("neither 0 (off) nor a power of two"),
+          std::string::npos)
           << e.what();
     }
   }

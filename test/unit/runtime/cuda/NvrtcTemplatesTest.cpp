@@ -37,8 +37,8 @@ TEST(NvrtcTemplates, CompileForSm90InEveryEmittedConfiguration) {
   };
   // V10 at the engine block sizes proofc compile offers, and a small shape
   // at the largest block whose tables fit 48 KiB.
-  const Config configs[] = {{6, 120, 32}, {6, 120, 128}, {6, 120, 256},
-                            {2, 8, 512}};
+  const Config configs[] = {
+      {6, 120, 32}, {6, 120, 128}, {6, 120, 256}, {2, 8, 512}};
   for (const char *file : {"engine.cu", "step.cu"})
     for (const Config &c : configs) {
       const std::vector<std::string> options = {
@@ -59,9 +59,9 @@ TEST(NvrtcTemplates, CompileForSm90InEveryEmittedConfiguration) {
 // there, while engine.cu's static tables for them pass 48 KiB.
 TEST(NvrtcTemplates, SlotCompilesAsRelocatableCode) {
   PROOFC_REQUIRE_NVRTC(nvrtc);
-  const std::vector<std::string> options = {
-      "-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_ENGINE_THREADS=256",
-      "-maxrregcount=128", "-rdc=true"};
+  const std::vector<std::string> options = {"-DPROOFC_A=6", "-DPROOFC_S=120",
+                                            "-DPROOFC_ENGINE_THREADS=256",
+                                            "-maxrregcount=128", "-rdc=true"};
   std::string cubin;
   ASSERT_NO_THROW(cubin = nvrtc->compileToCubin(kernelTemplate("slot.cu"),
                                                 "slot.cu", options, 9, 0));
@@ -72,9 +72,9 @@ TEST(NvrtcTemplates, SlotCompilesAsRelocatableCode) {
   rdc.push_back("-rdc=true");
   EXPECT_NO_THROW(
       nvrtc->compileToCubin(kernelTemplate("slot.cu"), "slot.cu", rdc, 9, 0));
-  EXPECT_THROW(
-      nvrtc->compileToCubin(kernelTemplate("engine.cu"), "engine.cu", wide, 9, 0),
-      Error);
+  EXPECT_THROW(nvrtc->compileToCubin(kernelTemplate("engine.cu"), "engine.cu",
+                                     wide, 9, 0),
+               Error);
 }
 
 // The device prologue's kernels (runtime/src/cuda/kernels/prologue.cu with
@@ -91,12 +91,12 @@ TEST(NvrtcTemplates, DevicePrologueCompilesAsEmbedded) {
   const std::pair<int, int> archs[] = {{7, 5}, {8, 0}, {8, 9}, {9, 0}};
   for (auto [major, minor] : archs) {
     std::string cubin;
-    ASSERT_NO_THROW(cubin = nvrtc->compileToCubin(source, "prologue.cu", {},
-                                                  major, minor))
+    ASSERT_NO_THROW(
+        cubin = nvrtc->compileToCubin(source, "prologue.cu", {}, major, minor))
         << "sm_" << major << minor;
-    for (const char *entry : {DevicePrologue::kFoldColumnsEntry,
-                              DevicePrologue::kTransposeEntry,
-                              DevicePrologue::kTf32FragmentsEntry})
+    for (const char *entry :
+         {DevicePrologue::kFoldColumnsEntry, DevicePrologue::kTransposeEntry,
+          DevicePrologue::kTf32FragmentsEntry})
       EXPECT_NE(cubin.find(entry), std::string::npos)
           << entry << " in sm_" << major << minor;
   }

@@ -36,9 +36,8 @@ TEST(PlanPrologue, Tf32FragmentsSplitExactlyInMmaOrder) {
   Tensor w;
   w.shape = {rows, cols};
   for (int64_t i = 0; i < rows * cols; ++i) // all 23 mantissa bits in use
-    w.data.push_back(static_cast<float>((i % 2 ? -1.0 : 1.0) *
-                                        (0.1 + 0.37 * static_cast<double>(i)) /
-                                        3.0));
+    w.data.push_back(static_cast<float>(
+        (i % 2 ? -1.0 : 1.0) * (0.1 + 0.37 * static_cast<double>(i)) / 3.0));
   const TensorMap out = runPlanPrologue(splitPlan(), {{"w", w}}, "x.pcb");
   const Tensor &f = out.at("w.tf32");
   ASSERT_EQ(f.data.size(), static_cast<size_t>(2 * rows * cols));

@@ -16,12 +16,15 @@ namespace proofc::test {
 namespace {
 
 TEST(PoolOrder, IsAStridedPermutation) {
-  EXPECT_EQ(poolOrder(10, 4), (std::vector<int64_t>{0, 3, 6, 9, 1, 4, 7, 2, 5, 8}));
+  EXPECT_EQ(poolOrder(10, 4),
+            (std::vector<int64_t>{0, 3, 6, 9, 1, 4, 7, 2, 5, 8}));
   EXPECT_EQ(poolOrder(3, 8), (std::vector<int64_t>{0, 1, 2}));
   EXPECT_EQ(poolOrder(5, 1), (std::vector<int64_t>{0, 1, 2, 3, 4}));
   EXPECT_TRUE(poolOrder(0, 256).empty());
-  for (auto [n, b] : {std::pair<int64_t, int64_t>{18745, 256}, {18745, 4096},
-                      {1000, 1000}, {1001, 1000}}) {
+  for (auto [n, b] : {std::pair<int64_t, int64_t>{18745, 256},
+                      {18745, 4096},
+                      {1000, 1000},
+                      {1001, 1000}}) {
     std::vector<int64_t> order = poolOrder(n, b);
     std::vector<int64_t> sorted = order;
     std::sort(sorted.begin(), sorted.end());

@@ -16,13 +16,13 @@
 
 #include "cuda/kernels/prologue.cu"
 
-#include "cuda/PrologueSchedule.h"
 #include "TestUtil.h"
 #include "cuda/PlanBinding.h"
-#include "runtime/cuda/PrologueTestUtil.h"
-#include "runtime/cuda/TestBundle.h"
+#include "cuda/PrologueSchedule.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Evaluation.h"
+#include "runtime/cuda/PrologueTestUtil.h"
+#include "runtime/cuda/TestBundle.h"
 
 #if PROOFC_HAVE_CUDA
 #include "runtime/cuda/GpuTestUtil.h" // compiledBundlePaths()
@@ -53,7 +53,8 @@ public:
       copy.resize(std::max<size_t>(copy.size(), 1));
       addressed[name] = AddressedTensor{addressOf(copy.data()), t.shape};
     }
-    const ShapeMap shapes = prologueShapes(plan, shapeMapOf(weights), bundlePath);
+    const ShapeMap shapes =
+        prologueShapes(plan, shapeMapOf(weights), bundlePath);
     std::map<std::string, uint64_t> outputAddresses;
     for (const std::string &name : outputs) {
       // Poisoned: anything not written is seen.
@@ -69,7 +70,8 @@ public:
 
   static ShapeMap shapeMapOf(const TensorMap &weights) {
     ShapeMap shapes;
-    for (const auto &[name, t] : weights) shapes[name] = t.shape;
+    for (const auto &[name, t] : weights)
+      shapes[name] = t.shape;
     return shapes;
   }
 
@@ -155,7 +157,8 @@ TEST(PrologueEmulation, ScheduleWritesOutputsInPlaceAndIntermediatesToScratch) {
   const PrologueSchedule &s = device.schedule();
   std::map<std::string, const PrologueStep *> byTensor;
   for (const PrologueStep &step : s.steps) {
-    EXPECT_FALSE(byTensor.count(step.tensor)) << step.tensor << " written twice";
+    EXPECT_FALSE(byTensor.count(step.tensor))
+        << step.tensor << " written twice";
     byTensor[step.tensor] = &step;
   }
   // Intermediates: in scratch, 256-byte aligned apart (f2: 6 x 3 floats,
@@ -197,8 +200,7 @@ TEST(PrologueEmulation, ErrorsAreTheHostPrologues) {
        [](PrologueCase &c) { c.weights["tab"].shape = {7, 13}; },
        "x.pcb: plan.prologue[0] (fold_columns -> fold.bias): table 'tab' must "
        "be [rows, 7]"},
-      {"narrow weight",
-       [](PrologueCase &c) { c.weights["w"].shape = {6, 9}; },
+      {"narrow weight", [](PrologueCase &c) { c.weights["w"].shape = {6, 9}; },
        "x.pcb: plan.prologue[0] (fold_columns -> fold.bias): weight 'w' must "
        "be [out, >= 10]"},
       {"bias size", [](PrologueCase &c) { c.weights["b"].shape = {4}; },
@@ -228,10 +230,9 @@ TEST(PrologueEmulation, ErrorsAreTheHostPrologues) {
     std::map<std::string, AddressedTensor> addressed;
     for (const auto &[name, t] : c.weights)
       addressed[name] = AddressedTensor{0x1000, t.shape};
-    EXPECT_EQ(errorOf([&] {
-                schedulePrologue(c.plan, addressed, {}, "x.pcb");
-              }),
-              host)
+    EXPECT_EQ(
+        errorOf([&] { schedulePrologue(c.plan, addressed, {}, "x.pcb"); }),
+        host)
         << bad.what;
     EXPECT_EQ(errorOf([&] {
                 prologueShapes(c.plan, EmulatedPrologue::shapeMapOf(c.weights),
@@ -249,9 +250,8 @@ TEST(PrologueEmulation, DeviceOnlyErrorsNameTheTensor) {
     addressed[name] = AddressedTensor{0x1000, t.shape};
   auto scheduleError = [&](std::map<std::string, AddressedTensor> weights,
                            std::map<std::string, uint64_t> outputs) {
-    return errorOf([&] {
-      schedulePrologue(c.plan, weights, outputs, "x.pcb");
-    });
+    return errorOf(
+        [&] { schedulePrologue(c.plan, weights, outputs, "x.pcb"); });
   };
   auto nullWeight = addressed;
   nullWeight["w"].address = 0;
@@ -294,7 +294,8 @@ TEST(PrologueEmulation, BundleProloguesAreBitIdenticalToTheHost) {
   const std::vector<std::pair<std::string, Bundle>> bundles = prologueBundles();
   int compiled = 0;
   for (const char *dataset : {"countries_s1", "nations"}) {
-    if (!std::filesystem::exists(dataDir(dataset))) continue;
+    if (!std::filesystem::exists(dataDir(dataset)))
+      continue;
     const Dataset ds = loadDataset(dataDir(dataset));
     for (const auto &[path, bundle] : bundles) {
       const std::vector<std::string> outputs = planWeightOutputs(bundle.plan);

@@ -1,4 +1,5 @@
-//===- PrologueTestUtil.h - Plans and weights for the prologue tests -*- C++ -*-===//
+//===- PrologueTestUtil.h - Plans and weights for the prologue tests -*- C++
+//-*-===//
 //
 // Shared by the device prologue's CPU emulation test and its GPU test: a
 // hand-built plan that uses every prologue op at odd sizes (with and without
@@ -42,10 +43,17 @@ inline float randomFloat(SplitMix64 &rng) {
   uint32_t mantissa = static_cast<uint32_t>(r) & 0x7fffffu;
   uint32_t exponent = 127 - 40 + static_cast<uint32_t>((r >> 32) % 61);
   switch ((r >> 40) % 16) {
-  case 0: exponent = 0; break;                          // subnormal
-  case 1: exponent = 0, mantissa = 0; break;            // +-0
-  case 2: mantissa = (mantissa & ~0x1fffu) | 0x1000u; break; // a tie
-  default: break;
+  case 0:
+    exponent = 0;
+    break; // subnormal
+  case 1:
+    exponent = 0, mantissa = 0;
+    break; // +-0
+  case 2:
+    mantissa = (mantissa & ~0x1fffu) | 0x1000u;
+    break; // a tie
+  default:
+    break;
   }
   const uint32_t bits = sign | (exponent << 23) | mantissa;
   float x;
@@ -57,7 +65,8 @@ inline Tensor randomTensor(std::vector<int64_t> shape, SplitMix64 &rng) {
   Tensor t;
   t.shape = std::move(shape);
   t.data.resize(static_cast<size_t>(t.numel()));
-  for (float &x : t.data) x = randomFloat(rng);
+  for (float &x : t.data)
+    x = randomFloat(rng);
   return t;
 }
 
@@ -103,7 +112,8 @@ inline PrologueCase handBuiltPrologueCase(uint64_t seed) {
   std::vector<PrologueOp> &p = c.plan.prologue;
   p.push_back(prologueOp("fold_columns", "fold.bias", "tab", "w", "b", 3, 7));
   p.push_back(prologueOp("fold_columns", "fold.nobias", "tab", "w", "", 0, 7));
-  p.push_back(prologueOp("fold_columns", "fold.cols0", "tab0", "w", "b", 12, 0));
+  p.push_back(
+      prologueOp("fold_columns", "fold.cols0", "tab0", "w", "b", 12, 0));
   p.push_back(prologueOp("fold_columns", "fold.empty", "empty", "w", "", 8, 4));
   p.push_back(prologueOp("copy", "m.t", "m", "", "", 0, 0, true));
   // An intermediate (scratch) folded, then transposed into an output.
@@ -116,9 +126,9 @@ inline PrologueCase handBuiltPrologueCase(uint64_t seed) {
   p.push_back(prologueOp("copy", "lin.copy", "lin"));
   p.push_back(prologueOp("tf32_fragments", "lin.copy.tf32", "lin.copy"));
   p.push_back(prologueOp("copy", "b.copy", "b"));
-  c.outputs = {"fold.bias", "fold.nobias", "fold.cols0", "fold.empty",
-               "m.t", "f2.t", "lin.tf32", "lin2.t.tf32", "lin.copy.tf32",
-               "b.copy", "b", "lin"};
+  c.outputs = {"fold.bias",     "fold.nobias", "fold.cols0", "fold.empty",
+               "m.t",           "f2.t",        "lin.tf32",   "lin2.t.tf32",
+               "lin.copy.tf32", "b.copy",      "b",          "lin"};
   return c;
 }
 
@@ -126,7 +136,8 @@ inline PrologueCase handBuiltPrologueCase(uint64_t seed) {
 inline std::vector<std::string> planWeightOutputs(const GpuPlan &plan) {
   std::set<std::string> names;
   for (const BufferDecl &b : plan.buffers)
-    if (b.init.rfind("weights:", 0) == 0) names.insert(b.init.substr(8));
+    if (b.init.rfind("weights:", 0) == 0)
+      names.insert(b.init.substr(8));
   return {names.begin(), names.end()};
 }
 

@@ -3,8 +3,8 @@
 // Test-only: the bundle the compiler is expected to emit for the reference
 // `mlp-dot` policy (docs/gpu-kernels.md, "The schedule of the reference
 // plan"), with the CUDA C++ templates of lib/Targets/CUDA/Kernels and the
-// test fixture test/unit/runtime/cuda/fixtures/policy.cu standing in for the PTX
-// policy kernel. Used by the bundle, emulation and GPU tests. With
+// test fixture test/unit/runtime/cuda/fixtures/policy.cu standing in for the
+// PTX policy kernel. Used by the bundle, emulation and GPU tests. With
 // `fusedStep`, the step is the compiler's default shape instead: the policy,
 // then proofc_advance_engine (no cond).
 //
@@ -38,7 +38,8 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
   bundle.modules = {
       {"engine", "cuda", kernelTemplate("engine.cu"), {A, S, threads}},
       {"step", "cuda", kernelTemplate("step.cu"), {A, S, threads}},
-      {"policy", "cuda",
+      {"policy",
+       "cuda",
        readFile(sourceDir() + "/test/unit/runtime/cuda/fixtures/policy.cu"),
        {A, S, "-DPROOFC_DIM=" + std::to_string(s.d)}},
   };
@@ -113,10 +114,12 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
       const std::string name = p + suffix;
       std::string buf = "w_" + name;
       for (char &c : buf)
-        if (c == '.') c = '_';
+        if (c == '.')
+          c = '_';
       buffer(buf, F,
-             std::string(suffix) == ".weight" ? std::vector<std::string>{"d", "d"}
-                                              : std::vector<std::string>{"d"},
+             std::string(suffix) == ".weight"
+                 ? std::vector<std::string>{"d", "d"}
+                 : std::vector<std::string>{"d"},
              "weights:" + name);
       layerArgs.push_back("buf:" + buf);
     }
@@ -138,13 +141,17 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
           "buf:loop_flag", fusedStep ? "cond:loop" : "cond:engine",
           "cond:loop"});
   // The knowledge base's buffers, in the engine kernels' argument order.
-  const std::vector<std::string> kbArgs = {
-      "buf:kb_facts",         "buf:kb_ps_offsets",
-      "buf:kb_po_facts",      "buf:kb_po_offsets",
-      "buf:kb_pred_offsets",  "buf:kb_rule_heads",
-      "buf:kb_rule_body_offsets", "buf:kb_rule_body",
-      "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets",
-      "buf:kb_rule_ids_by_pred"};
+  const std::vector<std::string> kbArgs = {"buf:kb_facts",
+                                           "buf:kb_ps_offsets",
+                                           "buf:kb_po_facts",
+                                           "buf:kb_po_offsets",
+                                           "buf:kb_pred_offsets",
+                                           "buf:kb_rule_heads",
+                                           "buf:kb_rule_body_offsets",
+                                           "buf:kb_rule_body",
+                                           "buf:kb_rule_num_vars",
+                                           "buf:kb_rule_pred_offsets",
+                                           "buf:kb_rule_ids_by_pred"};
   std::vector<std::string> engineArgs = {"buf:engine_flag", "buf:state",
                                          "buf:slot_cand", "buf:pool"};
   engineArgs.insert(engineArgs.end(), kbArgs.begin(), kbArgs.end());
@@ -152,14 +159,13 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
     engineArgs.push_back(a);
   launch("engine", "engine", "proofc_engine", {"B"}, engineThreads, engineArgs);
   std::vector<std::string> scoreArgs = {
-      "buf:loop_flag", "buf:state",      "buf:derived",    "buf:count",
-      "buf:slot_cand", "buf:pred_proj",  "buf:arg0_const", "buf:arg1_const",
+      "buf:loop_flag", "buf:state",     "buf:derived",    "buf:count",
+      "buf:slot_cand", "buf:pred_proj", "buf:arg0_const", "buf:arg1_const",
       "buf:arg0_var",  "buf:arg1_var"};
   scoreArgs.insert(scoreArgs.end(), layerArgs.begin(), layerArgs.end());
-  for (std::string a : {std::string("sym:R"),
-                        fmt::format("f32:{}", program.policy.scoreScale),
-                        std::string("buf:action"),
-                        std::string("buf:action_logp")})
+  for (std::string a :
+       {std::string("sym:R"), fmt::format("f32:{}", program.policy.scoreScale),
+        std::string("buf:action"), std::string("buf:action_logp")})
     scoreArgs.push_back(a);
   launch("score", "policy", "proofc_policy", {"B"}, s.d, scoreArgs);
   plan.schedule.setup = {ScheduleNode{"init", "", "", {}}};
@@ -173,10 +179,10 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
         "buf:out_status", "buf:out_depth", "buf:out_logp",    "buf:out_actions",
         "sym:ACTIONS"};
     args.insert(args.end(), kbArgs.begin(), kbArgs.end());
-    for (const char *a : {"sym:E", "buf:derived", "buf:count",
-                          "buf:memo_table", "buf:memo_claims", "sym:MEMO",
-                          "buf:step_counters", "buf:engine_flag",
-                          "buf:loop_flag", "cond:loop", "cond:loop"})
+    for (const char *a :
+         {"sym:E", "buf:derived", "buf:count", "buf:memo_table",
+          "buf:memo_claims", "sym:MEMO", "buf:step_counters", "buf:engine_flag",
+          "buf:loop_flag", "cond:loop", "cond:loop"})
       args.push_back(a);
     launch("advance_engine", "step", "proofc_advance_engine", {"B"},
            engineThreads, args);

@@ -197,7 +197,8 @@ std::string rulesError(const std::string &text) {
 TEST(BadInputRules, HugeCommentLineIsSkipped) {
   Vocab entities({"a"});
   Vocab relations({"p", "q"});
-  std::string text = "% " + std::string(kHugeLine, 'c') + "\np(X,Y) :- q(Y,X).\n";
+  std::string text =
+      "% " + std::string(kHugeLine, 'c') + "\np(X,Y) :- q(Y,X).\n";
   std::vector<Rule> rules = parseRules(text, "rules.txt", entities, relations);
   ASSERT_EQ(rules.size(), 1u);
   EXPECT_EQ(rules[0].line, 2);
@@ -302,8 +303,7 @@ TEST(BadInputSafetensors, TruncatedRealFile) {
 TEST(BadInputSafetensors, TsvFilePassedAsWeights) {
   // The first 8 bytes of a text file read as a huge header size.
   std::string text = readFile(proofc::test::dataDir("kinship") + "/train.tsv");
-  std::string message =
-      errorOf([&] { parseSafetensors(text, "train.tsv"); });
+  std::string message = errorOf([&] { parseSafetensors(text, "train.tsv"); });
   EXPECT_EQ(message, "train.tsv: header size " + std::to_string(leU64(text)) +
                          " runs past the end of the file (" +
                          std::to_string(text.size()) + " bytes)");
@@ -337,25 +337,26 @@ TEST(BadInputSafetensors, InvalidUtf8TensorName) {
 TEST(BadInputSafetensors, NulInTensorNameIsKept) {
   // JSON may spell U+0000 as \u0000; "a\0b" is a tensor of its own.
   TensorMap t = parseSafetensors(
-      safetensorsImage(R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]},
+      safetensorsImage(
+          R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]},
                           "a\u0000b": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})",
-                       std::string(8, '\0')),
+          std::string(8, '\0')),
       "w");
   EXPECT_EQ(t.size(), 2u);
   EXPECT_EQ(t.count("a\0b"s), 1u);
 }
 
 TEST(BadInputSafetensors, DeeplyNestedHeaderDoesNotExhaustTheStack) {
-  std::string header = "{\"t\": " + std::string(1 << 20, '[') +
-                       std::string(1 << 20, ']') + "}";
+  std::string header =
+      "{\"t\": " + std::string(1 << 20, '[') + std::string(1 << 20, ']') + "}";
   EXPECT_EQ(errorOf([&] { parseSafetensors(safetensorsImage(header), "w"); }),
             "w: tensor 't': entry is not a JSON object");
 }
 
 TEST(BadInputSafetensors, HugeMetadataIsAccepted) {
-  std::string header = R"({"__metadata__": {"note": ")" +
-                       std::string(kHugeLine, 'm') +
-                       R"("}, "t": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}})";
+  std::string header =
+      R"({"__metadata__": {"note": ")" + std::string(kHugeLine, 'm') +
+      R"("}, "t": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}})";
   TensorMap t = parseSafetensors(
       safetensorsImage(header, std::string("\0\0\x80\x3f", 4)), "w");
   ASSERT_EQ(t.count("t"), 1u);
@@ -417,7 +418,8 @@ protected:
   static std::string path() { return proofc::test::weightsFile("kinship"); }
 
   std::string checkError(const ProgramSpec &program) const {
-    return errorOf([&] { checkWeights(program, *dataset_, *weights_, path()); });
+    return errorOf(
+        [&] { checkWeights(program, *dataset_, *weights_, path()); });
   }
 
   static Dataset *dataset_;
@@ -440,7 +442,8 @@ TEST_F(BadInputWeights, NarrowerProgram) {
   }
   program.shape.d = 32;
   EXPECT_EQ(checkError(program),
-            path() + ": tensor 'pred_emb' has shape [27, 64], expected [27, 32]");
+            path() +
+                ": tensor 'pred_emb' has shape [27, 64], expected [27, 32]");
 }
 
 TEST_F(BadInputWeights, DeeperProgram) {
@@ -576,12 +579,14 @@ TEST(BadInputBundle, NumberOverflowIsAParseError) {
 }
 
 TEST(BadInputBundle, TopLevelNotAnObject) {
-  EXPECT_EQ(bundleError("[1, 2]"), "b.pcb: (top level): expected a JSON object");
+  EXPECT_EQ(bundleError("[1, 2]"),
+            "b.pcb: (top level): expected a JSON object");
 }
 
 TEST(BadInputBundle, ShapeOutOfRange) {
-  EXPECT_EQ(bundleErrorAfter([](json &j) { j["program"]["shape"]["A"] = 2000; }),
-            "b.pcb: program.shape.A: 2000 is out of range [1, 1024]");
+  EXPECT_EQ(
+      bundleErrorAfter([](json &j) { j["program"]["shape"]["A"] = 2000; }),
+      "b.pcb: program.shape.A: 2000 is out of range [1, 1024]");
   EXPECT_EQ(bundleErrorAfter([](json &j) {
               j["program"]["shape"]["B"] = uint64_t{1} << 63;
             }),
@@ -593,9 +598,9 @@ TEST(BadInputBundle, ShapeOutOfRange) {
 }
 
 TEST(BadInputBundle, LaunchOutOfRange) {
-  EXPECT_EQ(bundleErrorAfter(
-                [](json &j) { j["plan"]["launches"][0]["block"] = 0; }),
-            "b.pcb: plan.launches[0].block: 0 is out of range [1, 1024]");
+  EXPECT_EQ(
+      bundleErrorAfter([](json &j) { j["plan"]["launches"][0]["block"] = 0; }),
+      "b.pcb: plan.launches[0].block: 0 is out of range [1, 1024]");
   EXPECT_EQ(bundleErrorAfter([](json &j) {
               j["plan"]["launches"][0]["shared_bytes"] = 1 << 21;
             }),
@@ -610,16 +615,21 @@ TEST(BadInputBundle, LaunchOutOfRange) {
 
 TEST(BadInputBundle, FloatOutOfFloatRange) {
   // 1e300 is a JSON number but no float: it must not become inf.
-  EXPECT_EQ(bundleErrorAfter([](json &j) {
-              j["program"]["policy"]["score_scale"] = 1e300;
-            }),
+  EXPECT_EQ(bundleErrorAfter(
+                [](json &j) { j["program"]["policy"]["score_scale"] = 1e300; }),
             "b.pcb: program.policy.score_scale: 1e+300 is out of the float "
             "range");
   EXPECT_EQ(bundleErrorAfter([](json &j) {
-              j["program"]["policy"]["encoder"] = json::array(
-                  {{{"kind", "layer_norm"}, {"pred_table", ""},
-                    {"const_table", ""}, {"var_table", ""}, {"weight", "w"},
-                    {"bias", "b"}, {"in", 1}, {"out", 1}, {"eps", -1e39}}});
+              j["program"]["policy"]["encoder"] =
+                  json::array({{{"kind", "layer_norm"},
+                                {"pred_table", ""},
+                                {"const_table", ""},
+                                {"var_table", ""},
+                                {"weight", "w"},
+                                {"bias", "b"},
+                                {"in", 1},
+                                {"out", 1},
+                                {"eps", -1e39}}});
             }),
             "b.pcb: program.policy.encoder[0].eps: -1e+39 is out of the float "
             "range");

@@ -84,8 +84,7 @@ TEST(Candidates, AllFilteredCorruptionsAscending) {
     EXPECT_EQ(set.groups[g].mode, g % 2 == 0 ? Mode::Head : Mode::Tail);
     EXPECT_EQ(set.groups[g].begin, g == 0 ? 0 : set.groups[g - 1].end);
   }
-  EXPECT_EQ(set.groups.back().end,
-            static_cast<int64_t>(set.candidates.size()));
+  EXPECT_EQ(set.groups.back().end, static_cast<int64_t>(set.candidates.size()));
 
   // Head of (e00, r, e01): e00 e03 e04 are known heads.
   EXPECT_EQ(entitiesOf(set, set.groups[0]), withPositive(0, allBut({0, 3, 4})));

@@ -58,12 +58,11 @@ TEST(Vocab, SortsByBytesAndDeduplicates) {
 TEST(Dataset, LoadsTinyDatasetWithIdsFromAllSplits) {
   TempDir dir;
   // CR LF endings and empty lines (also CR LF ones) are accepted.
-  writeDataset(dir, "b\tr\tc\r\n\na\tr\tb\r\n\r\nb\tr\tc\n",
-               "c\ts\ta\n", "zed\tr\ta",
-               "% comment\nr(X,Y) :- s(Y,Z), r(Z,X).\n");
+  writeDataset(dir, "b\tr\tc\r\n\na\tr\tb\r\n\r\nb\tr\tc\n", "c\ts\ta\n",
+               "zed\tr\ta", "% comment\nr(X,Y) :- s(Y,Z), r(Z,X).\n");
   Dataset ds = loadDataset(dir.path());
   EXPECT_EQ(ds.dir, dir.path());
-  ASSERT_EQ(ds.numEntities(), 4); // a b c zed (zed only in test)
+  ASSERT_EQ(ds.numEntities(), 4);  // a b c zed (zed only in test)
   ASSERT_EQ(ds.numRelations(), 2); // r s (s only in valid)
   EXPECT_EQ(ds.entities.find("zed"), 3);
   EXPECT_EQ(ds.relations.find("s"), 1);
@@ -107,8 +106,8 @@ TEST(Dataset, LeadingByteOrderMarkIsDropped) {
   EXPECT_GE(ds.entities.find("a"), 0);
   EXPECT_GE(ds.entities.find(bom + "c"), 0); // not at the start of the file
   EXPECT_EQ(ds.numRelations(), 1);
-  EXPECT_EQ(ds.train[0], (Triple{ds.entities.find("a"), 0,
-                                 ds.entities.find("b")}));
+  EXPECT_EQ(ds.train[0],
+            (Triple{ds.entities.find("a"), 0, ds.entities.find("b")}));
   ASSERT_EQ(ds.rules.size(), 1u);
   // Errors on line 1 count columns and lines as if the BOM were not there.
   writeDataset(dir, bom + "a\tr\n", kGoodValid, kGoodTest);
@@ -117,7 +116,8 @@ TEST(Dataset, LeadingByteOrderMarkIsDropped) {
                          "(head, relation, tail), found 2");
   writeDataset(dir, "a\tr\tb\n", kGoodValid, kGoodTest, bom + "r(X,Y) :- .\n");
   EXPECT_EQ(loadError(dir.path()),
-            dir.path() + "/rules.txt:1:11: expected a predicate name, found '.'");
+            dir.path() +
+                "/rules.txt:1:11: expected a predicate name, found '.'");
 }
 
 TEST(Dataset, UnknownSplitIsAnError) {
@@ -191,7 +191,8 @@ TEST(Dataset, ErrorsInValidAndTestNameTheirFile) {
                 ":4: expected 3 TAB-separated fields (head, relation, tail), "
                 "found 1");
   writeDataset(dir, "a\tr\tb\n", kGoodValid, "a\tr\tb\n\t\t\n");
-  EXPECT_EQ(loadError(dir.path()), dir.file("test.tsv") + ":2: empty head field");
+  EXPECT_EQ(loadError(dir.path()),
+            dir.file("test.tsv") + ":2: empty head field");
 }
 
 TEST(Dataset, MissingFilesAreErrors) {
@@ -249,9 +250,9 @@ TEST_P(RealDatasets, LoadWithPublishedCounts) {
   const RealDataset &expected = GetParam();
   auto start = std::chrono::steady_clock::now();
   Dataset ds = loadDataset(proofc::test::dataDir(expected.name));
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   RecordProperty("load_seconds", std::to_string(seconds));
   EXPECT_EQ(ds.numEntities(), expected.entities);
   EXPECT_EQ(ds.numRelations(), expected.relations);

@@ -141,9 +141,8 @@ TEST(Safetensors, MetadataIsKeptAsStrings) {
 TEST(Safetensors, MetadataRoundTripsAndIsOmittedWhenEmpty) {
   TempDir dir;
   const TensorMap tensors{{"t", {{2}, {1, 2}}}};
-  const SafetensorsMetadata written{{"format", "pt"},
-                                    {"proofc.program", "v\"10\""},
-                                    {"\u00e9t\u00e9", "ok"}};
+  const SafetensorsMetadata written{
+      {"format", "pt"}, {"proofc.program", "v\"10\""}, {"\u00e9t\u00e9", "ok"}};
   std::string path = dir.file("m.safetensors");
   writeSafetensors(path, tensors, written);
   SafetensorsMetadata read;
@@ -234,7 +233,8 @@ TEST_P(BadSafetensors, ErrorNamesFileAndTensor) {
 }
 
 namespace {
-std::string one(const std::string &entry, const std::string &data = floats({1, 2})) {
+std::string one(const std::string &entry,
+                const std::string &data = floats({1, 2})) {
   return image("{\"t\": " + entry + "}", data);
 }
 } // namespace
@@ -251,79 +251,108 @@ INSTANTIATE_TEST_SUITE_P(
                     "the file (10 bytes)"},
         BadFileCase{"NotObject", image("[1, 2]", ""),
                     "header is not a JSON object"},
-        BadFileCase{"DuplicateTensor",
-                    image(R"({"t": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]},
+        BadFileCase{
+            "DuplicateTensor",
+            image(
+                R"({"t": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]},
                               "t": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})",
-                          floats({1, 2})),
-                    "tensor 't' is listed twice in the header"},
+                floats({1, 2})),
+            "tensor 't' is listed twice in the header"},
         BadFileCase{"MetadataNotObject", image(R"({"__metadata__": 3})", ""),
                     "'__metadata__' is not a JSON object"},
         BadFileCase{"EntryNotObject", one("[1]"),
                     "tensor 't': entry is not a JSON object"},
-        BadFileCase{"F16", one(R"({"dtype": "F16", "shape": [2], "data_offsets": [0, 4]})"),
-                    "tensor 't' has dtype F16, only F32 is supported"},
-        BadFileCase{"MissingDtype", one(R"({"shape": [2], "data_offsets": [0, 8]})"),
+        BadFileCase{
+            "F16",
+            one(R"({"dtype": "F16", "shape": [2], "data_offsets": [0, 4]})"),
+            "tensor 't' has dtype F16, only F32 is supported"},
+        BadFileCase{"MissingDtype",
+                    one(R"({"shape": [2], "data_offsets": [0, 8]})"),
                     "tensor 't': missing or non-string 'dtype'"},
-        BadFileCase{"UnexpectedField",
-                    one(R"({"dtype": "F32", "shape": [2], "data_offsets": [0, 8], "x": 1})"),
-                    "tensor 't': unexpected field 'x'"},
-        BadFileCase{"MissingShape", one(R"({"dtype": "F32", "data_offsets": [0, 8]})"),
+        BadFileCase{
+            "UnexpectedField",
+            one(R"({"dtype": "F32", "shape": [2], "data_offsets": [0, 8], "x": 1})"),
+            "tensor 't': unexpected field 'x'"},
+        BadFileCase{"MissingShape",
+                    one(R"({"dtype": "F32", "data_offsets": [0, 8]})"),
                     "tensor 't': missing or non-array 'shape'"},
-        BadFileCase{"NegativeDim", one(R"({"dtype": "F32", "shape": [2, -1], "data_offsets": [0, 8]})"),
-                    "tensor 't': negative dimension -1"},
-        BadFileCase{"FractionalDim", one(R"({"dtype": "F32", "shape": [2.5], "data_offsets": [0, 8]})"),
-                    "tensor 't': dimension must be an integer, found 2.5"},
-        BadFileCase{"HugeShape",
-                    one(R"({"dtype": "F32", "shape": [4294967296, 4294967296], "data_offsets": [0, 8]})"),
-                    "tensor 't': shape is too large"},
-        BadFileCase{"OffsetsNotPair", one(R"({"dtype": "F32", "shape": [2], "data_offsets": [0]})"),
-                    "tensor 't': 'data_offsets' must be an array [begin, end]"},
-        BadFileCase{"NegativeOffset", one(R"({"dtype": "F32", "shape": [2], "data_offsets": [-8, 0]})"),
-                    "tensor 't': negative data offset -8"},
-        BadFileCase{"BeginAfterEnd", one(R"({"dtype": "F32", "shape": [2], "data_offsets": [8, 0]})"),
-                    "tensor 't': data_offsets [8, 0] has begin > end"},
-        BadFileCase{"PastEnd", one(R"({"dtype": "F32", "shape": [3], "data_offsets": [0, 12]})"),
-                    "tensor 't': data_offsets [0, 12] run past the end of the "
-                    "data (8 bytes)"},
-        BadFileCase{"SizeMismatch", one(R"({"dtype": "F32", "shape": [1], "data_offsets": [0, 8]})"),
-                    "tensor 't': data is 8 bytes, but shape needs 1 x 4 bytes"},
-        BadFileCase{"Overlap",
-                    image(R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+        BadFileCase{
+            "NegativeDim",
+            one(R"({"dtype": "F32", "shape": [2, -1], "data_offsets": [0, 8]})"),
+            "tensor 't': negative dimension -1"},
+        BadFileCase{
+            "FractionalDim",
+            one(R"({"dtype": "F32", "shape": [2.5], "data_offsets": [0, 8]})"),
+            "tensor 't': dimension must be an integer, found 2.5"},
+        BadFileCase{
+            "HugeShape",
+            one(R"({"dtype": "F32", "shape": [4294967296, 4294967296], "data_offsets": [0, 8]})"),
+            "tensor 't': shape is too large"},
+        BadFileCase{
+            "OffsetsNotPair",
+            one(R"({"dtype": "F32", "shape": [2], "data_offsets": [0]})"),
+            "tensor 't': 'data_offsets' must be an array [begin, end]"},
+        BadFileCase{
+            "NegativeOffset",
+            one(R"({"dtype": "F32", "shape": [2], "data_offsets": [-8, 0]})"),
+            "tensor 't': negative data offset -8"},
+        BadFileCase{
+            "BeginAfterEnd",
+            one(R"({"dtype": "F32", "shape": [2], "data_offsets": [8, 0]})"),
+            "tensor 't': data_offsets [8, 0] has begin > end"},
+        BadFileCase{
+            "PastEnd",
+            one(R"({"dtype": "F32", "shape": [3], "data_offsets": [0, 12]})"),
+            "tensor 't': data_offsets [0, 12] run past the end of the "
+            "data (8 bytes)"},
+        BadFileCase{
+            "SizeMismatch",
+            one(R"({"dtype": "F32", "shape": [1], "data_offsets": [0, 8]})"),
+            "tensor 't': data is 8 bytes, but shape needs 1 x 4 bytes"},
+        BadFileCase{
+            "Overlap",
+            image(
+                R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
                               "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}})",
-                          floats({1, 2, 3})),
-                    "tensors 'a' and 'b' overlap (data_offsets [0, 8] and [4, "
-                    "12])"},
+                floats({1, 2, 3})),
+            "tensors 'a' and 'b' overlap (data_offsets [0, 8] and [4, "
+            "12])"},
         // NaN or ±Inf anywhere: refused with the first bad value's index
         // (row-major); NaN weights used to give the all-ties result quietly.
-        BadFileCase{"NanValue",
-                    one(R"({"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]})",
-                        floats({1, 2, 3, 4, std::nanf(""), INFINITY})),
-                    "tensor 't': non-finite value nan at index [1, 1]"},
-        BadFileCase{"InfValue",
-                    one(R"({"dtype": "F32", "shape": [2, 1, 2], "data_offsets": [0, 16]})",
-                        floats({1, 2, INFINITY, std::nanf("")})),
-                    "tensor 't': non-finite value inf at index [1, 0, 0]"},
-        BadFileCase{"NegativeInfValue",
-                    one(R"({"dtype": "F32", "shape": [2], "data_offsets": [0, 8]})",
-                        floats({-INFINITY, 0})),
-                    "tensor 't': non-finite value -inf at index [0]"},
-        BadFileCase{"NegativeNanScalar",
-                    one(R"({"dtype": "F32", "shape": [], "data_offsets": [0, 4]})",
-                        floats({-std::nanf("")})),
-                    "tensor 't': non-finite value nan at index []"},
+        BadFileCase{
+            "NanValue",
+            one(R"({"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]})",
+                floats({1, 2, 3, 4, std::nanf(""), INFINITY})),
+            "tensor 't': non-finite value nan at index [1, 1]"},
+        BadFileCase{
+            "InfValue",
+            one(R"({"dtype": "F32", "shape": [2, 1, 2], "data_offsets": [0, 16]})",
+                floats({1, 2, INFINITY, std::nanf("")})),
+            "tensor 't': non-finite value inf at index [1, 0, 0]"},
+        BadFileCase{
+            "NegativeInfValue",
+            one(R"({"dtype": "F32", "shape": [2], "data_offsets": [0, 8]})",
+                floats({-INFINITY, 0})),
+            "tensor 't': non-finite value -inf at index [0]"},
+        BadFileCase{
+            "NegativeNanScalar",
+            one(R"({"dtype": "F32", "shape": [], "data_offsets": [0, 4]})",
+                floats({-std::nanf("")})),
+            "tensor 't': non-finite value nan at index []"},
         // Every object of the header, not only the top level, has unique keys.
-        BadFileCase{"DuplicateField",
-                    one(R"({"dtype": "F32", "shape": [2], "data_offsets": [0, 8], "dtype": "F16"})"),
-                    "tensor 't': duplicate key 'dtype'"},
+        BadFileCase{
+            "DuplicateField",
+            one(R"({"dtype": "F32", "shape": [2], "data_offsets": [0, 8], "dtype": "F16"})"),
+            "tensor 't': duplicate key 'dtype'"},
         BadFileCase{"DuplicateMetadataKey",
                     image(R"({"__metadata__": {"a": "1", "a": "2"}})", ""),
                     "'__metadata__': duplicate key 'a'"},
         // The format's metadata maps strings to strings, nothing else.
-        BadFileCase{"MetadataNumberValue",
-                    image(R"({"__metadata__": {"format": "pt", "epochs": 3}})",
-                          ""),
-                    "'__metadata__': value of 'epochs' is not a string "
-                    "(found 3)"},
+        BadFileCase{
+            "MetadataNumberValue",
+            image(R"({"__metadata__": {"format": "pt", "epochs": 3}})", ""),
+            "'__metadata__': value of 'epochs' is not a string "
+            "(found 3)"},
         BadFileCase{"MetadataObjectValue",
                     image(R"({"__metadata__": {"a\u001b": {"b": null}}})", ""),
                     "'__metadata__': value of 'a\\x1b' is not a string "
@@ -355,8 +384,7 @@ std::string emptyTensors(size_t n) {
 double secondsOf(const std::function<void()> &f) {
   auto start = std::chrono::steady_clock::now();
   f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
 } // namespace
@@ -386,8 +414,7 @@ TEST(SafetensorsHeader, TooManyEntriesStopEarly) {
                      "tensors (the limit)");
   EXPECT_LT(seconds, 10.0); // a guard: the old parse took over 2 minutes
   // At the limit, a file is still read.
-  EXPECT_EQ(parseSafetensors(emptyTensors(kMaxSafetensorsTensors), "w")
-                .size(),
+  EXPECT_EQ(parseSafetensors(emptyTensors(kMaxSafetensorsTensors), "w").size(),
             kMaxSafetensorsTensors);
 }
 

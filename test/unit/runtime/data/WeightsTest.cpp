@@ -81,8 +81,8 @@ TEST_P(SharedWeights, MatchTheV10Program) {
 
 INSTANTIATE_TEST_SUITE_P(Shared, SharedWeights,
                          ::testing::Values("countries_s1", "countries_s2",
-                                           "countries_s3", "kinship",
-                                           "nations", "umls"));
+                                           "countries_s3", "kinship", "nations",
+                                           "umls"));
 
 TEST(Weights, WeightsForAnotherDatasetAreRejected) {
   Dataset nations = loadDataset(proofc::test::dataDir("nations"));
@@ -93,7 +93,8 @@ TEST(Weights, WeightsForAnotherDatasetAreRejected) {
     FAIL() << "no error";
   } catch (const Error &e) {
     EXPECT_EQ(std::string(e.what()),
-              path + ": tensor 'pred_emb' has shape [48, 64], expected [57, 64]");
+              path +
+                  ": tensor 'pred_emb' has shape [48, 64], expected [57, 64]");
   }
 }
 
@@ -201,8 +202,8 @@ TEST(Weights, InitIsDeterministicAndFollowsTheDocumentedDraws) {
   SplitMix64 rng(0);
   double u1 = (rng.next() >> 11) * 0x1.0p-53;
   double u2 = (rng.next() >> 11) * 0x1.0p-53;
-  float first = static_cast<float>(
-      0.5 * std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(2 * M_PI * u2));
+  float first = static_cast<float>(0.5 * std::sqrt(-2.0 * std::log(1.0 - u1)) *
+                                   std::cos(2 * M_PI * u2));
   EXPECT_EQ(a.at("pred_emb").data[0], first);
 
   // Constants, bounds and spreads.
@@ -245,12 +246,12 @@ TEST(Weights, ExpectedTensorsIsTheSpecTableInEncoderOrder) {
   std::vector<TensorSpec> specs = expectedTensors(v10Program(), ds);
   // Spec §4 with E = 10, R = 3, A = 6, d = 64, L = 2.
   const std::vector<std::pair<std::string, std::vector<int64_t>>> table = {
-      {"pred_emb", {5, 64}},        {"const_emb", {10, 64}},
-      {"var_emb", {12, 64}},        {"atom.weight", {64, 192}},
-      {"atom.bias", {64}},          {"mlp.0.weight", {64, 64}},
-      {"mlp.0.bias", {64}},         {"mlp.0.ln.weight", {64}},
-      {"mlp.0.ln.bias", {64}},      {"mlp.1.weight", {64, 64}},
-      {"mlp.1.bias", {64}},         {"mlp.1.ln.weight", {64}},
+      {"pred_emb", {5, 64}},   {"const_emb", {10, 64}},
+      {"var_emb", {12, 64}},   {"atom.weight", {64, 192}},
+      {"atom.bias", {64}},     {"mlp.0.weight", {64, 64}},
+      {"mlp.0.bias", {64}},    {"mlp.0.ln.weight", {64}},
+      {"mlp.0.ln.bias", {64}}, {"mlp.1.weight", {64, 64}},
+      {"mlp.1.bias", {64}},    {"mlp.1.ln.weight", {64}},
       {"mlp.1.ln.bias", {64}}};
   ASSERT_EQ(specs.size(), table.size());
   for (size_t i = 0; i < table.size(); ++i) {
@@ -287,13 +288,12 @@ std::string metadataError(const SafetensorsMetadata &metadata,
 
 TEST(WeightsMetadata, NamesTheProgramAndTheVocabulary) {
   Dataset ds = datasetWithCounts(3, 2);
-  EXPECT_EQ(weightsMetadata(v10Program(), ds),
-            (SafetensorsMetadata{{"format", "pt"},
-                                 {"proofc.program", "v10"},
-                                 {"proofc.vocabulary",
-                                  vocabularyFingerprint(ds)}}));
-  EXPECT_EQ(metadataError(weightsMetadata(v10Program(), ds), ds),
-            "(no error)");
+  EXPECT_EQ(
+      weightsMetadata(v10Program(), ds),
+      (SafetensorsMetadata{{"format", "pt"},
+                           {"proofc.program", "v10"},
+                           {"proofc.vocabulary", vocabularyFingerprint(ds)}}));
+  EXPECT_EQ(metadataError(weightsMetadata(v10Program(), ds), ds), "(no error)");
 }
 
 TEST(WeightsMetadata, AnotherVocabularyIsRefusedNamingBoth) {
@@ -307,9 +307,10 @@ TEST(WeightsMetadata, AnotherVocabularyIsRefusedNamingBoth) {
   ASSERT_NE(a, b);
   EXPECT_EQ(metadataError(weightsMetadata(v10Program(), theirs), ours),
             "W.safetensors: the weights were written for another dataset: "
-            "the file's proofc.vocabulary is " + b + ", but dataset data/ours has " +
-                a + " (other entity or relation names: the embedding rows of "
-                    "program 'v10' would belong to other names)");
+            "the file's proofc.vocabulary is " +
+                b + ", but dataset data/ours has " + a +
+                " (other entity or relation names: the embedding rows of "
+                "program 'v10' would belong to other names)");
   // A relation renamed counts the same.
   theirs = ours;
   theirs.relations = Vocab({"r00000", "s"});

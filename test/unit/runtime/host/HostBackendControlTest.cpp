@@ -39,11 +39,12 @@ TEST(HostBackendControl, ReportsEveryCandidateAndMatchesAnUncontrolledRun) {
   control.progress = [&](int64_t done) { reports.push_back(done); };
   HostBackend backend(HostBackendOptions{2});
   BackendTimings t;
-  const std::vector<Outcome> controlled = backend.run(
-      EvalInputs{w.program, w.dataset, w.weights, w.candidates, false, &control},
-      t);
-  const std::vector<Outcome> plain = backend.run(
-      EvalInputs{w.program, w.dataset, w.weights, w.candidates}, t);
+  const std::vector<Outcome> controlled =
+      backend.run(EvalInputs{w.program, w.dataset, w.weights, w.candidates,
+                             false, &control},
+                  t);
+  const std::vector<Outcome> plain =
+      backend.run(EvalInputs{w.program, w.dataset, w.weights, w.candidates}, t);
   ASSERT_EQ(controlled.size(), plain.size());
   for (size_t i = 0; i < plain.size(); ++i) {
     EXPECT_EQ(controlled[i].status, plain[i].status);
@@ -85,9 +86,10 @@ TEST(HostBackendControl, CancelledAfterKReportsThrowsInterrupted) {
     EXPECT_LT(last, n);
     // The same backend runs again normally.
     cancel = false;
-    EXPECT_EQ(backend.run(EvalInputs{w.program, w.dataset, w.weights,
-                                     w.candidates, false, &control},
-                          t)
+    EXPECT_EQ(backend
+                  .run(EvalInputs{w.program, w.dataset, w.weights, w.candidates,
+                                  false, &control},
+                       t)
                   .size(),
               static_cast<size_t>(n));
   }

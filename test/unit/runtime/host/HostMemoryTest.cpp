@@ -35,9 +35,9 @@ constexpr uint64_t kGiB = uint64_t{1} << 30;
 
 /// Three entities, one relation, a rule: a pool of a few candidates.
 struct Tiny {
-  Dataset dataset = makeDataset({"a", "b", "c"}, {"r"},
-                                {{"a", "r", "b"}, {"b", "r", "c"}},
-                                "r(X,Y) :- r(Y,X).\n");
+  Dataset dataset =
+      makeDataset({"a", "b", "c"}, {"r"}, {{"a", "r", "b"}, {"b", "r", "c"}},
+                  "r(X,Y) :- r(Y,X).\n");
   ProgramSpec program = v10Program();
   TensorMap weights;
   CandidateSet candidates;
@@ -170,10 +170,11 @@ TEST(HostMemory, WritingWeightsIsChecked) {
   TensorMap t;
   t["a"] = {{256}, std::vector<float>(256, 1.0f)};
   FakeMemory fake(1000);
-  EXPECT_EQ(errorOf([&] { writeSafetensors(dir.path() + "/w.safetensors", t); }),
-            dir.path() + "/w.safetensors: writing the weights needs 1.1 KiB "
-                         "(1,024 bytes of tensor data); 1000 B of memory is "
-                         "available");
+  EXPECT_EQ(
+      errorOf([&] { writeSafetensors(dir.path() + "/w.safetensors", t); }),
+      dir.path() + "/w.safetensors: writing the weights needs 1.1 KiB "
+                   "(1,024 bytes of tensor data); 1000 B of memory is "
+                   "available");
   EXPECT_TRUE(listDir(dir.path()).empty());
 }
 

@@ -57,8 +57,8 @@ std::string scaledWeights(const TempDir &dir, float factor) {
   return path;
 }
 
-std::string runError(const std::string &weights, int threads,
-                     int64_t maxPool, const std::string &report = "") {
+std::string runError(const std::string &weights, int threads, int64_t maxPool,
+                     const std::string &report = "") {
   RunSessionOptions o = sessionOptions("nations", 10);
   o.weights = weights;
   o.maxPool = maxPool;
@@ -118,7 +118,8 @@ TEST(NonFiniteLogit, RunFailsNamingTheFirstCandidate) {
 
 TEST(NonFiniteLogit, TrainedWeightsHaveNone) {
   HostBackend backend(HostBackendOptions{2});
-  RunSession session(v10Program(), backend, "cpu", sessionOptions("nations", 10));
+  RunSession session(v10Program(), backend, "cpu",
+                     sessionOptions("nations", 10));
   const RunOutput out = session.evaluate();
   for (const Outcome &o : out.outcomes)
     ASSERT_FALSE(std::isnan(o.logp));

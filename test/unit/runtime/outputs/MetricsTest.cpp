@@ -26,8 +26,8 @@ CandidateSet setWithGroups(std::initializer_list<int64_t> sizes) {
   int32_t index = 0;
   for (int64_t size : sizes) {
     Mode mode = index % 2 == 0 ? Mode::Head : Mode::Tail;
-    CandidateGroup g{index / 2, mode, static_cast<int64_t>(set.candidates.size()),
-                     0};
+    CandidateGroup g{index / 2, mode,
+                     static_cast<int64_t>(set.candidates.size()), 0};
     for (int64_t i = 0; i < size; ++i)
       set.candidates.push_back({Triple{0, 0, 0}, index / 2, mode, 0});
     g.end = static_cast<int64_t>(set.candidates.size());
@@ -121,7 +121,8 @@ TEST(Metrics, ComputesHeadTailBothAndCounts) {
   EXPECT_EQ(m.proved, 8);
   EXPECT_EQ(m.failed, 3);
   EXPECT_EQ(m.truncated, 1);
-  EXPECT_DOUBLE_EQ(m.meanDepth, (2 + 3 + 20 + 4 + 5 + 1 + 2 + 2 + 3 + 1 + 6 + 6) / 12.0);
+  EXPECT_DOUBLE_EQ(m.meanDepth,
+                   (2 + 3 + 20 + 4 + 5 + 1 + 2 + 2 + 3 + 1 + 6 + 6) / 12.0);
 }
 
 TEST(Metrics, HitsUseTheRealisticRank) {

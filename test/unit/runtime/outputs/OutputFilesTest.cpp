@@ -301,9 +301,7 @@ TEST(FreeSpace, MoreThanTheFileSystemHasIsAnErrorBeforeTheRun) {
             }),
             "(no error)");
   // A stream takes no space.
-  EXPECT_EQ(errorOf([&] {
-              checkFreeSpace({{"/dev/null", huge, "x"}});
-            }),
+  EXPECT_EQ(errorOf([&] { checkFreeSpace({{"/dev/null", huge, "x"}}); }),
             "(no error)");
   EXPECT_TRUE(listDir(dir.path()).empty());
 }

@@ -68,8 +68,8 @@ TEST_P(ProofPaths, RangesAndShardsWriteTheWholeRunsFile) {
   // Three shards, merged.
   MergeOptions merge;
   for (int i = 0; i < 3; ++i) {
-    RunSessionOptions shard = nationsRun(
-        dir.file("s" + std::to_string(i) + ".proofs"), GetParam());
+    RunSessionOptions shard =
+        nationsRun(dir.file("s" + std::to_string(i) + ".proofs"), GetParam());
     shard.shardIndex = i;
     shard.shardCount = 3;
     shard.part = dir.file("s" + std::to_string(i) + ".part");

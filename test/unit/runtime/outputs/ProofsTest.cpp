@@ -108,8 +108,9 @@ TEST_F(ProofsTest, ActionOutOfRangeIsAnError) {
             "proofs: candidate 0 (a q c; query 0, tail): step 2: the "
             "recorded action 1 is out of range (derive listed 1 state)");
   trace_.actions[1] = -1;
-  EXPECT_NE(errorOf([&] { replay(); }).find("recorded action -1 is out of "
-                                            "range"),
+  EXPECT_NE(errorOf([&] { replay(); })
+                .find("recorded action -1 is out of "
+                      "range"),
             std::string::npos);
 }
 
@@ -128,8 +129,9 @@ TEST_F(ProofsTest, ReplayMustEndInTheProvedStateAtItsDepth) {
 }
 
 TEST_F(ProofsTest, OnlyProvedCandidatesAndRecordedTracesReplay) {
-  EXPECT_NE(errorOf([&] { replay(1); })
-                .find("is failed, only a proved candidate has a proof"),
+  EXPECT_NE(errorOf([&] {
+              replay(1);
+            }).find("is failed, only a proved candidate has a proof"),
             std::string::npos);
   trace_.actions.resize(5); // candidate 1's row missing
   outcomes_[1] = {ProofStatus::Proved, 1, 0.f};
@@ -139,22 +141,21 @@ TEST_F(ProofsTest, OnlyProvedCandidatesAndRecordedTracesReplay) {
 
 TEST_F(ProofsTest, JsonLine) {
   const ProofContext ctx{ds_, kb_, set_, outcomes_};
-  EXPECT_EQ(
-      proofJsonLine(ctx, replay()),
-      R"({"candidate":0,"depth":3,"mode":"tail","positive":true,)"
-      R"("query":0,"steps":[)"
-      R"({"action":0,"clause":{"rule":{"body":[["p",1,3],["p",3,2]],)"
-      R"("head":["q",1,2],"line":2,"text":"q(X,Y) :- p(X,Z), p(Z,Y)."}},)"
-      R"("derived":1,"goals":[["q","a","c"]],)"
-      R"("resolvent":[["p","a",3],["p",3,"c"]],)"
-      R"("substitution":[[1,"a"],[2,"c"]]},)"
-      R"({"action":0,"clause":{"fact":["p","a","b"]},"derived":1,)"
-      R"("goals":[["p","a",1],["p",1,"c"]],"resolvent":[["p","b","c"]],)"
-      R"("substitution":[[1,"b"]]},)"
-      R"({"action":0,"clause":{"fact":["p","b","c"]},"derived":1,)"
-      R"("goals":[["p","b","c"]],"resolvent":[],"substitution":[]}],)"
-      R"("triple":["a","q","c"]})"
-      "\n");
+  EXPECT_EQ(proofJsonLine(ctx, replay()),
+            R"({"candidate":0,"depth":3,"mode":"tail","positive":true,)"
+            R"("query":0,"steps":[)"
+            R"({"action":0,"clause":{"rule":{"body":[["p",1,3],["p",3,2]],)"
+            R"("head":["q",1,2],"line":2,"text":"q(X,Y) :- p(X,Z), p(Z,Y)."}},)"
+            R"("derived":1,"goals":[["q","a","c"]],)"
+            R"("resolvent":[["p","a",3],["p",3,"c"]],)"
+            R"("substitution":[[1,"a"],[2,"c"]]},)"
+            R"({"action":0,"clause":{"fact":["p","a","b"]},"derived":1,)"
+            R"("goals":[["p","a",1],["p",1,"c"]],"resolvent":[["p","b","c"]],)"
+            R"("substitution":[[1,"b"]]},)"
+            R"({"action":0,"clause":{"fact":["p","b","c"]},"derived":1,)"
+            R"("goals":[["p","b","c"]],"resolvent":[],"substitution":[]}],)"
+            R"("triple":["a","q","c"]})"
+            "\n");
 }
 
 TEST_F(ProofsTest, PrologLine) {
@@ -191,25 +192,23 @@ TEST(ProofFormats, PrologQuotesEveryName) {
       replayProof(kb, ds, shape, set, 0, outcomes[0], trace, scratch);
   const ProofContext ctx{ds, kb, set, outcomes};
   const std::string line = proofPrologLine(ctx, proof);
-  EXPECT_EQ(line,
-            "proof(0,0,head,true,'r'('x\\x1\\y','o\\'k\\\\'),2,"
-            "[step(['r'('x\\x1\\y','o\\'k\\\\')],0,1,"
-            "rule(1,'r(X,Y) :- r(Y,X).','r'(v(1),v(2)),['r'(v(2),v(1))]),"
-            "[v(1)='x\\x1\\y',v(2)='o\\'k\\\\'],"
-            "['r'('o\\'k\\\\','x\\x1\\y')]),"
-            "step(['r'('o\\'k\\\\','x\\x1\\y')],0,1,"
-            "fact('r'('o\\'k\\\\','x\\x1\\y')),[],[])]).\n");
+  EXPECT_EQ(line, "proof(0,0,head,true,'r'('x\\x1\\y','o\\'k\\\\'),2,"
+                  "[step(['r'('x\\x1\\y','o\\'k\\\\')],0,1,"
+                  "rule(1,'r(X,Y) :- r(Y,X).','r'(v(1),v(2)),['r'(v(2),v(1))]),"
+                  "[v(1)='x\\x1\\y',v(2)='o\\'k\\\\'],"
+                  "['r'('o\\'k\\\\','x\\x1\\y')]),"
+                  "step(['r'('o\\'k\\\\','x\\x1\\y')],0,1,"
+                  "fact('r'('o\\'k\\\\','x\\x1\\y')),[],[])]).\n");
   // The proofs file: a comment line, then the proofs; JSON: the lines.
   EXPECT_EQ(proofsFile(ProofFormat::Prolog, ProofSelection::All, ds, false,
                        shape, set, outcomes, trace),
             "% proofc proofs, format 2 (docs/proofs.md): proof(Candidate, "
             "Query, Mode, Positive, Goal, Depth, Steps).\n" +
                 line);
-  EXPECT_EQ(proofsFile(ProofFormat::Json, ProofSelection::Positives, ds,
-                       false, shape, set, outcomes, trace),
+  EXPECT_EQ(proofsFile(ProofFormat::Json, ProofSelection::Positives, ds, false,
+                       shape, set, outcomes, trace),
             proofJsonLine(ctx, proof));
-  EXPECT_NE(proofJsonLine(ctx, proof).find(R"("x\u0001y")"),
-            std::string::npos);
+  EXPECT_NE(proofJsonLine(ctx, proof).find(R"("x\u0001y")"), std::string::npos);
 }
 
 TEST_F(ProofsTest, SelectionAndTheCandidatesOwnTriple) {
@@ -232,14 +231,13 @@ TEST_F(ProofsTest, SelectionAndTheCandidatesOwnTriple) {
             "fails (no clause resolves the first goal), the backend said "
             "PROVED at depth 1");
   // Only the positives: candidate 1 (not the query's triple) is skipped.
-  EXPECT_EQ(proofsFile(ProofFormat::Json, ProofSelection::Positives, ds_,
-                       false, shape_, set_, outcomes_, trace_),
+  EXPECT_EQ(proofsFile(ProofFormat::Json, ProofSelection::Positives, ds_, false,
+                       shape_, set_, outcomes_, trace_),
             all);
 }
 
 TEST(ProofFormats, FlagValues) {
-  EXPECT_EQ(parseProofFormat("prolog", "--proofs-format"),
-            ProofFormat::Prolog);
+  EXPECT_EQ(parseProofFormat("prolog", "--proofs-format"), ProofFormat::Prolog);
   EXPECT_EQ(errorOf([] { parseProofFormat("xml", "--proofs-format"); }),
             "--proofs-format xml: expected json or prolog");
   EXPECT_EQ(errorOf([] { parseProofSelection("some", "--proofs-of"); }),

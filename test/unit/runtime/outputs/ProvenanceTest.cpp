@@ -31,14 +31,15 @@ TEST(Provenance, UtcTimestampIsIso8601) {
 
 TEST(Provenance, DatasetFingerprintIsTheDocumentedSerialization) {
   // docs/report-schema.md, "provenance": written out by hand.
-  const std::string text = "proofc-dataset-fingerprint\t1\n"
-                           "entities\t3\nalice\nbob\ncarol\n"
-                           "relations\t2\nknows\nlikes\n"
-                           "train\t2\nalice\tlikes\tbob\nbob\tlikes\tcarol\n"
-                           "valid\t1\ncarol\tknows\talice\n"
-                           "test\t1\nalice\tknows\tcarol\n"
-                           "rules\t1\n"
-                           "rule\tknows\tv1\tv2\t:-\tlikes\tv1\tv3\tlikes\tv3\tv2\n";
+  const std::string text =
+      "proofc-dataset-fingerprint\t1\n"
+      "entities\t3\nalice\nbob\ncarol\n"
+      "relations\t2\nknows\nlikes\n"
+      "train\t2\nalice\tlikes\tbob\nbob\tlikes\tcarol\n"
+      "valid\t1\ncarol\tknows\talice\n"
+      "test\t1\nalice\tknows\tcarol\n"
+      "rules\t1\n"
+      "rule\tknows\tv1\tv2\t:-\tlikes\tv1\tv3\tlikes\tv3\tv2\n";
   EXPECT_EQ(datasetFingerprint(tinyDataset()), "sha256:" + sha256Hex(text));
 }
 
@@ -89,10 +90,9 @@ TEST(Provenance, VersionCommitAndHost) {
   EXPECT_STRNE(proofcVersion(), "");
   // A 40-hex commit (maybe "-dirty"), or "unknown" outside a checkout.
   const std::string commit = proofcGitCommit();
-  const bool hex40 =
-      commit.size() >= 40 &&
-      commit.find_first_not_of("0123456789abcdef") >= 40 &&
-      (commit.size() == 40 || commit.substr(40) == "-dirty");
+  const bool hex40 = commit.size() >= 40 &&
+                     commit.find_first_not_of("0123456789abcdef") >= 40 &&
+                     (commit.size() == 40 || commit.substr(40) == "-dirty");
   EXPECT_TRUE(commit == "unknown" || hex40) << commit;
   EXPECT_FALSE(hostName().empty());
 }

@@ -90,18 +90,18 @@ TEST(RankMetrics, HeadSideByRankType) {
   EXPECT_DOUBLE_EQ(*o.meanRank, 1.5);
   EXPECT_DOUBLE_EQ(*o.mrr, (0.5 + 1.0) / 2);
   EXPECT_DOUBLE_EQ(*o.amri, 1 - (1.5 - 1) / (2.0 - 1)); // 0.5
-  EXPECT_DOUBLE_EQ(*o.hits[0], 0.5);                   // Hits@1
-  EXPECT_DOUBLE_EQ(*o.hits[1], 1.0);                   // Hits@3
+  EXPECT_DOUBLE_EQ(*o.hits[0], 0.5);                    // Hits@1
+  EXPECT_DOUBLE_EQ(*o.hits[1], 1.0);                    // Hits@3
   const RankSummary &p = at(m.overall, Side::Head, RankType::Pessimistic);
   EXPECT_DOUBLE_EQ(*p.meanRank, 3.0);
   EXPECT_DOUBLE_EQ(*p.mrr, (0.2 + 1.0) / 2);
-  EXPECT_DOUBLE_EQ(*p.amri, -1.0); // 1 - (3 - 1) / (2 - 1)
+  EXPECT_DOUBLE_EQ(*p.amri, -1.0);   // 1 - (3 - 1) / (2 - 1)
   EXPECT_DOUBLE_EQ(*p.hits[1], 0.5); // rank 5 misses Hits@3
   EXPECT_DOUBLE_EQ(*p.hits[2], 1.0); // ... and makes Hits@5
   const RankSummary &r = at(m.overall, Side::Head, RankType::Realistic);
   EXPECT_DOUBLE_EQ(*r.meanRank, 2.25);
   EXPECT_DOUBLE_EQ(*r.mrr, (1 / 3.5 + 1.0) / 2);
-  EXPECT_DOUBLE_EQ(*r.amri, -0.25); // 1 - 1.25 / 1
+  EXPECT_DOUBLE_EQ(*r.amri, -0.25);  // 1 - 1.25 / 1
   EXPECT_DOUBLE_EQ(*r.hits[1], 0.5); // 3.5 > 3
 }
 
@@ -141,7 +141,8 @@ TEST(RankMetrics, AllTiedIsARandomScorer) {
   RankMetrics m = computeRankMetrics(set, outcomes, {});
   // Ranks 1, 4, 2.5 against E[MR] = 2.5: AMRI 1, -1 and exactly 0.
   EXPECT_DOUBLE_EQ(*at(m.overall, Side::Head, RankType::Optimistic).amri, 1.0);
-  EXPECT_DOUBLE_EQ(*at(m.overall, Side::Head, RankType::Pessimistic).amri, -1.0);
+  EXPECT_DOUBLE_EQ(*at(m.overall, Side::Head, RankType::Pessimistic).amri,
+                   -1.0);
   EXPECT_DOUBLE_EQ(*at(m.overall, Side::Head, RankType::Realistic).amri, 0.0);
 }
 
@@ -185,7 +186,8 @@ TEST(RankMetrics, PerRelation) {
   EXPECT_DOUBLE_EQ(
       *at(m.perRelation.at(1), Side::Both, RankType::Optimistic).meanRank, 1);
   nlohmann::json j = rankMetricsJson(m, {"livesIn", "likes"});
-  EXPECT_EQ(j["per_relation"]["livesIn"]["head"]["pessimistic"]["mean_rank"], 5);
+  EXPECT_EQ(j["per_relation"]["livesIn"]["head"]["pessimistic"]["mean_rank"],
+            5);
   EXPECT_TRUE(j["per_relation"].contains("likes"));
 }
 
@@ -203,15 +205,17 @@ TEST(RankMetrics, BootstrapOfTwoQueriesHitsTheirValues) {
   options.bootstrapSeed = 7;
   RankMetrics m = computeRankMetrics(set, outcomes, options);
   EXPECT_EQ(m.bootstrapQueries, 2);
-  const SummaryIntervals &i = m.intervals[static_cast<int>(Side::Head)]
-                                         [static_cast<int>(RankType::Pessimistic)];
+  const SummaryIntervals &i =
+      m.intervals[static_cast<int>(Side::Head)]
+                 [static_cast<int>(RankType::Pessimistic)];
   EXPECT_DOUBLE_EQ(*i.mrr.low, 0.25);
   EXPECT_DOUBLE_EQ(*i.mrr.high, 1.0);
   EXPECT_DOUBLE_EQ(*i.meanRank.low, 1.0);
   EXPECT_DOUBLE_EQ(*i.meanRank.high, 4.0);
   // No tail pairs in any resample: empty bounds.
-  const SummaryIntervals &t = m.intervals[static_cast<int>(Side::Tail)]
-                                         [static_cast<int>(RankType::Realistic)];
+  const SummaryIntervals &t =
+      m.intervals[static_cast<int>(Side::Tail)]
+                 [static_cast<int>(RankType::Realistic)];
   EXPECT_FALSE(t.mrr.low || t.mrr.high);
 }
 
@@ -223,16 +227,18 @@ TEST(RankMetrics, BootstrapIsDeterministicInItsSeed) {
   RankMetricOptions options;
   options.bootstrapSamples = 50;
   options.bootstrapSeed = 1;
-  nlohmann::json a = rankMetricsJson(computeRankMetrics(f.set, f.outcomes, options), {});
-  nlohmann::json b = rankMetricsJson(computeRankMetrics(f.set, f.outcomes, options), {});
+  nlohmann::json a =
+      rankMetricsJson(computeRankMetrics(f.set, f.outcomes, options), {});
+  nlohmann::json b =
+      rankMetricsJson(computeRankMetrics(f.set, f.outcomes, options), {});
   EXPECT_EQ(a, b);
   EXPECT_EQ(a["bootstrap"]["samples"], 50);
   EXPECT_EQ(a["bootstrap"]["queries"], 3);
   bool anyDifferent = false;
   for (uint64_t seed = 2; seed < 12 && !anyDifferent; ++seed) {
     options.bootstrapSeed = seed;
-    anyDifferent =
-        rankMetricsJson(computeRankMetrics(f.set, f.outcomes, options), {}) != a;
+    anyDifferent = rankMetricsJson(
+                       computeRankMetrics(f.set, f.outcomes, options), {}) != a;
   }
   EXPECT_TRUE(anyDifferent) << "the seed changes nothing";
 }
@@ -243,11 +249,14 @@ TEST(RankMetrics, PykeenKeysNameEverySideTypeAndMetric) {
   nlohmann::json flat = pykeenKeyMap(m);
   // 3 sides x 3 types x (MR, MRR, AMRI, 3 hits).
   EXPECT_EQ(flat.size(), 3u * 3u * 6u);
-  EXPECT_DOUBLE_EQ(flat["both.realistic.inverse_harmonic_mean_rank"].get<double>(),
-                   *at(m.overall, Side::Both, RankType::Realistic).mrr);
+  EXPECT_DOUBLE_EQ(
+      flat["both.realistic.inverse_harmonic_mean_rank"].get<double>(),
+      *at(m.overall, Side::Both, RankType::Realistic).mrr);
   EXPECT_DOUBLE_EQ(flat["tail.optimistic.hits_at_10"].get<double>(), 1.0);
-  EXPECT_DOUBLE_EQ(flat["head.pessimistic.arithmetic_mean_rank"].get<double>(), 3.0);
-  EXPECT_TRUE(flat.contains("both.optimistic.adjusted_arithmetic_mean_rank_index"));
+  EXPECT_DOUBLE_EQ(flat["head.pessimistic.arithmetic_mean_rank"].get<double>(),
+                   3.0);
+  EXPECT_TRUE(
+      flat.contains("both.optimistic.adjusted_arithmetic_mean_rank_index"));
 }
 
 TEST(RankMetrics, HitsListsAreSortedDeduplicatedAndPositive) {
@@ -266,7 +275,8 @@ TEST(RankMetrics, HitsListsAreSortedDeduplicatedAndPositive) {
 TEST(RankMetrics, HitsListParsing) {
   EXPECT_EQ(parseHitsList("10,1,3,3"), (std::vector<int64_t>{1, 3, 10}));
   EXPECT_EQ(parseHitsList("100"), (std::vector<int64_t>{100}));
-  for (const char *bad : {"", "0", "1,,3", "-1", "1,x", "3,", "99999999999999999999"})
+  for (const char *bad :
+       {"", "0", "1,,3", "-1", "1,x", "3,", "99999999999999999999"})
     EXPECT_THROW(parseHitsList(bad), Error) << bad;
   try {
     parseHitsList("1,\x1b[31m");
@@ -292,7 +302,8 @@ TEST(RankMetrics, TalliedByBlocksEqualsTheWholePool) {
   // Blocks of groups {0}, {1, 2}, {3}, each renumbered to its own outcomes.
   std::vector<PairRanks> pairs;
   OutcomeCounts counts;
-  for (auto [first, last] : {std::pair{0, 1}, std::pair{1, 3}, std::pair{3, 4}}) {
+  for (auto [first, last] :
+       {std::pair{0, 1}, std::pair{1, 3}, std::pair{3, 4}}) {
     CandidateSet block;
     block.queries = f.set.queries;
     const int64_t offset = f.set.groups[first].begin;

@@ -63,7 +63,8 @@ TEST(ReadFile, MissingFileAndDirectory) {
     readFile(dir.path());
     FAIL() << "no error";
   } catch (const Error &e) {
-    EXPECT_EQ(std::string(e.what()), dir.path() + ": cannot read: is a directory");
+    EXPECT_EQ(std::string(e.what()),
+              dir.path() + ": cannot read: is a directory");
   }
 }
 
@@ -169,9 +170,9 @@ TEST(Report, OutcomesTsv) {
   // and 2. Tail list: gamma (+) and beta proved with the same logp (a
   // corruption tied with the positive), alpha failed: ranks 1, 2 and 1.5.
   std::vector<Outcome> outcomes = {
-      {ProofStatus::Failed, 3, -0.1f},   {ProofStatus::Failed, 2, 0.f},
+      {ProofStatus::Failed, 3, -0.1f},        {ProofStatus::Failed, 2, 0.f},
       {ProofStatus::Truncated, 20, -1.f / 3}, {ProofStatus::Proved, 1, -2.5f},
-      {ProofStatus::Failed, 1, 0.f},     {ProofStatus::Proved, 4, -2.5f}};
+      {ProofStatus::Failed, 1, 0.f},          {ProofStatus::Proved, 4, -2.5f}};
   std::string path = dir.file("outcomes.tsv");
   writeOutcomesTsv(path, set, ds, outcomes);
   // Version 2: the version line, version 1's columns in their order, then

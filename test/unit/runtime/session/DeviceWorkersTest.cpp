@@ -103,8 +103,8 @@ TEST(DeviceWorkers, AFasterWorkerTakesMoreBlocksAndProgressOnlyGrows) {
     inside.fetch_sub(1);
   };
   o.quiet = true;
-  RunSession session(v10Program(), std::vector<Backend *>{&slow, &fast},
-                     "cpu", o);
+  RunSession session(v10Program(), std::vector<Backend *>{&slow, &fast}, "cpu",
+                     o);
   const RunOutput out = session.evaluate();
   expectSameOutcomes(expected.outcomes, out.outcomes);
   EXPECT_EQ(out.report.metrics.both.mrr, expected.report.metrics.both.mrr);
@@ -126,9 +126,9 @@ TEST(DeviceWorkers, TheFirstErrorInBlockOrderIsRaised) {
     std::vector<std::unique_ptr<InstantBackend>> owned;
     std::vector<Backend *> backends;
     for (int w = 0; w < workers; ++w) {
-      owned.push_back(w == 0 ? std::make_unique<SlowBackend>(
-                                   std::chrono::milliseconds(30))
-                             : std::make_unique<InstantBackend>());
+      owned.push_back(
+          w == 0 ? std::make_unique<SlowBackend>(std::chrono::milliseconds(30))
+                 : std::make_unique<InstantBackend>());
       owned.back()->nanQuery = 7;
       backends.push_back(owned.back().get());
     }
@@ -162,8 +162,8 @@ TEST(DeviceWorkers, ThePipelineStopsTakingBlocksAfterAFailedOne) {
     std::lock_guard<std::mutex> lock(mutex);
     consumed.push_back(block.index);
   };
-  const std::string error = errorOf(
-      [&] { runBlockPipeline(blocks, stages, 2, 4, 2, nullptr); });
+  const std::string error =
+      errorOf([&] { runBlockPipeline(blocks, stages, 2, 4, 2, nullptr); });
   EXPECT_EQ(error, "block 5 failed");
   EXPECT_EQ(consumed, (std::vector<int64_t>{0, 1, 2, 3, 4}));
 }
@@ -178,8 +178,9 @@ TEST(DeviceWorkers, TheDeviceListIsChecked) {
             "--devices 0,2: there is no CUDA device 2 (the driver sees 2: 0 "
             "to 1)");
   for (const char *bad : {"", "0,", ",1", "0,,1", "a", "-1", "1.5", "99999"})
-    EXPECT_NE(errorOf([&] { parseDeviceList(bad, 4, "--devices"); })
-                  .find("expected all or CUDA device ordinals"),
+    EXPECT_NE(errorOf([&] {
+                parseDeviceList(bad, 4, "--devices");
+              }).find("expected all or CUDA device ordinals"),
               std::string::npos)
         << bad;
 }
@@ -198,8 +199,7 @@ TEST(DeviceWorkers, SeveralDevicesAreCudaDevices) {
   if (!cudaDeviceAvailable()) {
     options.device = "auto";
     EXPECT_NE(errorOf([&] {
-                openDevices(bundle, "p.pcb", options, "--device",
-                            "--devices");
+                openDevices(bundle, "p.pcb", options, "--device", "--devices");
               }).find("--devices 0,1: no usable CUDA device: "),
               std::string::npos);
   }

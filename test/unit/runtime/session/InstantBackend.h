@@ -1,4 +1,5 @@
-//===- InstantBackend.h - Backends that answer at once, for pipeline tests -*- C++ -*-===//
+//===- InstantBackend.h - Backends that answer at once, for pipeline tests -*-
+//C++ -*-===//
 //
 // The streamed run's tests (StreamingTest, DeviceWorkersTest) need pools of
 // millions of candidates run in a second and backends that behave like the

@@ -82,8 +82,7 @@ Child startChild(const std::string &dir, const std::string &dataset,
     ::dup2(devNull, STDOUT_FILENO); // gtest's chatter; errors stay on stderr
     ::execl("/proc/self/exe", "proofc-unittests",
             "--gtest_filter=SessionChildProcess.DISABLED_RunUntilInterrupted",
-            "--gtest_also_run_disabled_tests",
-            static_cast<char *>(nullptr));
+            "--gtest_also_run_disabled_tests", static_cast<char *>(nullptr));
     ::_exit(127);
   }
   ::close(fds[1]);
@@ -104,8 +103,9 @@ int waitExit(Child &c) {
   int status = 0;
   ::waitpid(c.pid, &status, 0);
   ::close(c.ready);
-  return WIFEXITED(status) ? WEXITSTATUS(status)
-                           : 1000 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  return WIFEXITED(status)
+             ? WEXITSTATUS(status)
+             : 1000 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 TEST(InterruptProcess, SigintMidRunExits130WithNoFilesAndTheNextRunWorks) {

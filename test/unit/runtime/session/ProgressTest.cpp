@@ -97,9 +97,9 @@ TEST(Progress, BarRedrawsInPlaceAtMostTenTimesASecond) {
     EXPECT_EQ(out.text(), first);
     clock.now += 1.0 / 256; // 0.1016 s after the last redraw
     p.update(50);
-    EXPECT_EQ(out.text(),
-              first + "\r" + progressBar(50, 100, 24) +
-                  progressText(50, 100, clock.now - 1000.0) + "\x1b[K");
+    EXPECT_EQ(out.text(), first + "\r" + progressBar(50, 100, 24) +
+                              progressText(50, 100, clock.now - 1000.0) +
+                              "\x1b[K");
     p.finish();
     EXPECT_EQ(out.text().substr(out.text().size() - 4), "\r\x1b[K");
     const size_t before = out.text().size();
@@ -127,9 +127,9 @@ TEST(Progress, PlainLinesEveryFiveSecondsWhenNotATerminal) {
   p.update(400);
   clock.now += 1.0;
   p.update(600);
-  EXPECT_EQ(out.text(),
-            "proofc: progress " + progressText(100, 1000, 5.0) + "\n" +
-                "proofc: progress " + progressText(600, 1000, 10.0) + "\n");
+  EXPECT_EQ(out.text(), "proofc: progress " + progressText(100, 1000, 5.0) +
+                            "\n" + "proofc: progress " +
+                            progressText(600, 1000, 10.0) + "\n");
   const std::string text = out.text();
   p.finish(); // no bar to erase, nothing to add
   EXPECT_EQ(out.text(), text);
@@ -163,7 +163,9 @@ TEST(Progress, DestructorErasesABarThatIsShown) {
   EXPECT_EQ(text.substr(text.size() - 4), "\r\x1b[K");
   // A bar never drawn is never erased.
   MemoryStream quietOut;
-  { ProgressReporter p(10, ProgressStyle::Bar, quietOut.file(), clock.fn()); }
+  {
+    ProgressReporter p(10, ProgressStyle::Bar, quietOut.file(), clock.fn());
+  }
   EXPECT_EQ(quietOut.text(), "");
 }
 

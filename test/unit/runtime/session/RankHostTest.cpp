@@ -1,4 +1,5 @@
-//===- RankHostTest.cpp - What an MPI rank takes of its host ---------------===//
+//===- RankHostTest.cpp - What an MPI rank takes of its host
+//---------------===//
 //
 // RankHost.h: `--device cuda` under a launcher puts rank r of a host on
 // GPU (local rank mod visible GPUs); an explicit cuda:N, another device, a
@@ -43,7 +44,7 @@ TEST(RankHost, OtherwiseTheDeviceAsGiven) {
   EXPECT_EQ(rankDevice("cuda:2", 1, 4, false), "cuda:2"); // the user's choice
   EXPECT_EQ(rankDevice("cpu", 1, 4, false), "cpu");
   EXPECT_EQ(rankDevice("auto", 1, 4, false), "auto");
-  EXPECT_EQ(rankDevice("cuda", 1, 4, true), "cuda"); // the launcher bound it
+  EXPECT_EQ(rankDevice("cuda", 1, 4, true), "cuda");   // the launcher bound it
   EXPECT_EQ(rankDevice("cuda", -1, 4, false), "cuda"); // no local rank
   EXPECT_EQ(rankDevice("cuda", 1, 0, false), "cuda");  // no GPU seen
 }
@@ -54,11 +55,11 @@ TEST(RankHost, LocalRankFromTheLaunchersVariables) {
   EXPECT_EQ(localRankOf({{"MPI_LOCALRANKID", "2"}}), 2);
   EXPECT_EQ(localRankOf({{"SLURM_LOCALID", "7"}}), 7);
   // Open MPI's first; a malformed value is skipped.
-  EXPECT_EQ(localRankOf({{"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
-                         {"SLURM_LOCALID", "5"}}),
+  EXPECT_EQ(localRankOf(
+                {{"OMPI_COMM_WORLD_LOCAL_RANK", "1"}, {"SLURM_LOCALID", "5"}}),
             1);
-  EXPECT_EQ(localRankOf({{"OMPI_COMM_WORLD_LOCAL_RANK", "x1"},
-                         {"SLURM_LOCALID", "5"}}),
+  EXPECT_EQ(localRankOf(
+                {{"OMPI_COMM_WORLD_LOCAL_RANK", "x1"}, {"SLURM_LOCALID", "5"}}),
             5);
   EXPECT_EQ(localRankOf({{"MPI_LOCALRANKID", "-1"}}), -1);
   EXPECT_EQ(localRankOf({{"SLURM_LOCALID", ""}}), -1);

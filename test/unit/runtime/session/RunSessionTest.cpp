@@ -160,8 +160,7 @@ TEST(RunSession, LoadErrorsNameTheFile) {
     RunSession session(v10Program(), backend, "cpu", o);
     FAIL() << "no error";
   } catch (const Error &e) {
-    EXPECT_EQ(std::string(e.what()).rfind(o.weights + ": ", 0), 0u)
-        << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind(o.weights + ": ", 0), 0u) << e.what();
   }
 }
 

@@ -131,8 +131,9 @@ TEST(QueryRanges, SplitRangeEvenlyCutsNearlyEqualWholeQueries) {
       EXPECT_GT(r.queries(), 0);
   }
   EXPECT_TRUE(splitRangeEvenly(layout, queryRange(layout, 5, 5), 4).empty());
-  EXPECT_NE(errorOf([&] { splitRangeEvenly(layout, within, 0); })
-                .find("into 0 ranges"),
+  EXPECT_NE(errorOf([&] {
+              splitRangeEvenly(layout, within, 0);
+            }).find("into 0 ranges"),
             std::string::npos);
 }
 
@@ -226,7 +227,9 @@ TEST(PartFile, WriterStreamsRowsReaderLocatesThem) {
             dir + "/d.part: the outcome rows' SHA-256 does not match the "
                   "header (the file is damaged)");
   // A writer destroyed before its commit leaves nothing.
-  { PartWriter gone(dir + "/gone.part", true); }
+  {
+    PartWriter gone(dir + "/gone.part", true);
+  }
   EXPECT_FALSE(std::filesystem::exists(dir + "/gone.part"));
 }
 
@@ -270,9 +273,10 @@ TEST(PartFile, TallyIsCheckedAgainstTheLayout) {
   std::vector<Outcome> outcomes(set.candidates.size());
   PartFile p;
   p.range = queryRange(layout, 1, 3);
-  p.pairs = rankPairs(layout, p.range,
-                      std::vector<Outcome>(outcomes.begin() + p.range.candidateBegin,
-                                           outcomes.begin() + p.range.candidateEnd));
+  p.pairs =
+      rankPairs(layout, p.range,
+                std::vector<Outcome>(outcomes.begin() + p.range.candidateBegin,
+                                     outcomes.begin() + p.range.candidateEnd));
   p.counts.candidates = p.range.candidates();
   p.counts.failed = p.range.candidates();
   checkTally(layout, p, "p.part");
@@ -341,8 +345,8 @@ TEST(Session, RangesThenFinishEqualOneEvaluate) {
   // A range's report covers its own queries only.
   const QueryRange first = ranges.front();
   const SessionResult part = session.finish(
-      weights, first, session.evaluateRange(weights, first).outcomes,
-      timings, 1, 1);
+      weights, first, session.evaluateRange(weights, first).outcomes, timings,
+      1, 1);
   EXPECT_EQ(part.metrics.both.pairs, 2 * first.queries());
   EXPECT_EQ(errorOf([&] { session.finish(weights, first, {}, timings, 1, 1); }),
             fmt::format("0 outcomes for the {} candidates of queries [0, {})",

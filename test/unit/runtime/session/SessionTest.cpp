@@ -159,9 +159,10 @@ TEST(Session, BadViewsAreRefusedByName) {
             "on cuda");
   std::vector<float> nan(64, 0.f);
   nan[5] = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_EQ(errorWith([&](TensorViews &v) { v["atom.bias"].data = nan.data(); }),
-            "weights: tensor 'atom.bias' holds a non-finite value (nan) at "
-            "element 5");
+  EXPECT_EQ(
+      errorWith([&](TensorViews &v) { v["atom.bias"].data = nan.data(); }),
+      "weights: tensor 'atom.bias' holds a non-finite value (nan) at "
+      "element 5");
   // Row-major strides given explicitly are fine; so is the session after
   // every refusal.
   TensorViews explicitStrides = viewsOf(good);
@@ -192,15 +193,14 @@ TEST(Session, ACancelledCallLeavesTheSessionUsable) {
   const SessionResult after = session.evaluate(weights, control);
   EXPECT_EQ(last, total);
   EXPECT_EQ(total, static_cast<int64_t>(after.outcomes.size()));
-  expectSameOutcomes(after.outcomes, freshRun(weightsFile("nations"), 12).outcomes);
+  expectSameOutcomes(after.outcomes,
+                     freshRun(weightsFile("nations"), 12).outcomes);
 }
 
 TEST(Session, OpensTheDeviceItIsAskedFor) {
   SessionOptions o = nationsSession(2);
   o.device = "gpu";
-  EXPECT_EQ(errorOf([&] {
-              openDevice(Bundle{}, "x.pcb", o);
-            }),
+  EXPECT_EQ(errorOf([&] { openDevice(Bundle{}, "x.pcb", o); }),
             "device gpu: expected cpu, cuda, cuda:N or auto");
   o.device = "cpu";
   o.threads = 3;

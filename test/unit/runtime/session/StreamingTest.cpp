@@ -1,4 +1,5 @@
-//===- StreamingTest.cpp - Blocks never change a result; memory is bounded -===//
+//===- StreamingTest.cpp - Blocks never change a result; memory is bounded
+//-===//
 //
 // The streamed run (BlockPipeline.h, docs/scale-out.md "Streaming"): any
 // block size gives the outcomes, the outcomes file's bytes and the metrics
@@ -231,7 +232,7 @@ long peakKilobytesOf(const std::function<void()> &work) {
     ::_exit(status);
   }
   int status = 0;
-  struct rusage usage {};
+  struct rusage usage{};
   if (child < 0 || ::wait4(child, &status, 0, &usage) != child ||
       !WIFEXITED(status) || WEXITSTATUS(status) != 0)
     return -1;

@@ -47,7 +47,8 @@ std::vector<std::string> statusAndDepth(const std::string &tsv) {
     std::vector<std::string> cols;
     std::istringstream fields(line);
     std::string f;
-    while (std::getline(fields, f, '\t')) cols.push_back(f);
+    while (std::getline(fields, f, '\t'))
+      cols.push_back(f);
     rows.push_back(cols.size() >= 5 ? cols[3] + "\t" + cols[4] : line);
   }
   return rows;
@@ -55,8 +56,8 @@ std::vector<std::string> statusAndDepth(const std::string &tsv) {
 
 TEST_F(ProofcRun, RunsABundleOnTheCpuAndWritesReportAndOutcomes) {
   const std::string report = dir_.file("r.json"), outcomes = dir_.file("o.tsv");
-  Result r = runProofcRun(common_ + " --device cpu --threads 2 --report " + report +
-                     " --outcomes " + outcomes);
+  Result r = runProofcRun(common_ + " --device cpu --threads 2 --report " +
+                          report + " --outcomes " + outcomes);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("MRR"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("on host [cpu (2 threads)]"), std::string::npos)
@@ -70,7 +71,7 @@ TEST_F(ProofcRun, FailuresAreOneLineErrors) {
   TempDir d;
   const std::string bad = d.write("bad.pcb", "{\"schema\": \"proofc-bundle\"}");
   Result r = runProofcRun(bad + " --data " + dataDir("countries_s2") +
-                     " --weights " + weightsFile("countries_s2"));
+                          " --weights " + weightsFile("countries_s2"));
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.output.rfind("proofc-run: error: " + bad + ": format_version", 0),
             0u)
@@ -78,8 +79,8 @@ TEST_F(ProofcRun, FailuresAreOneLineErrors) {
   r = runProofcRun(common_ + " --cond sideways");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("--cond"), std::string::npos) << r.output;
-  r = runProofcRun(bundle_ + " --data " + dataDir("countries_s2") + " --weights " +
-              weightsFile("nations"));
+  r = runProofcRun(bundle_ + " --data " + dataDir("countries_s2") +
+                   " --weights " + weightsFile("nations"));
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.output.rfind("proofc-run: error: ", 0), 0u) << r.output;
   if (!cudaDeviceAvailable()) {
@@ -92,13 +93,15 @@ TEST_F(ProofcRun, FailuresAreOneLineErrors) {
 }
 
 TEST_F(ProofcRun, CudaRunsMatchTheCpuRunInEveryCondMode) {
-  if (!cudaDeviceAvailable()) GTEST_SKIP() << "no CUDA driver";
+  if (!cudaDeviceAvailable())
+    GTEST_SKIP() << "no CUDA driver";
   const std::string cpu = dir_.file("cpu.tsv");
   Result r = runProofcRun(common_ + " --device cpu --outcomes " + cpu);
   ASSERT_EQ(r.status, 0) << r.output;
   for (const char *mode : {"native", "emulated", "host"}) {
     const std::string gpu = dir_.file(std::string(mode) + ".tsv");
-    r = runProofcRun(common_ + " --device cuda --cond " + mode + " --outcomes " + gpu);
+    r = runProofcRun(common_ + " --device cuda --cond " + mode +
+                     " --outcomes " + gpu);
     ASSERT_EQ(r.status, 0) << r.output;
     EXPECT_NE(r.output.find(std::string("cond ") + mode), std::string::npos)
         << r.output;

@@ -72,15 +72,18 @@ public:
 
   void runNodes(const std::vector<ScheduleNode> &nodes) {
     for (const ScheduleNode &node : nodes) {
-      if (!node.launch.empty()) runLaunch(binding_.launch(node.launch));
-      else if (flag(node.flag)) runNodes(node.body);
+      if (!node.launch.empty())
+        runLaunch(binding_.launch(node.launch));
+      else if (flag(node.flag))
+        runNodes(node.body);
     }
   }
 
   /// The setup launches, then one step per call while the loop flag is set.
   void setup() { runNodes(bundle_.plan.schedule.setup); }
   bool step() {
-    if (!flag(bundle_.plan.schedule.loopFlag)) return false;
+    if (!flag(bundle_.plan.schedule.loopFlag))
+      return false;
     runNodes(bundle_.plan.schedule.step);
     return true;
   }
@@ -133,7 +136,8 @@ private:
   std::function<void()> call(void (*kernel)(P...), const BoundLaunch &l,
                              std::index_sequence<I...>) {
     EXPECT_EQ(l.args.size(), sizeof...(P)) << l.launch->entry;
-    if (l.args.size() != sizeof...(P)) return nullptr;
+    if (l.args.size() != sizeof...(P))
+      return nullptr;
     return [this, kernel, &l] { kernel(arg<P>(l, I)...); };
   }
   template <typename... P>
@@ -144,13 +148,18 @@ private:
   void runLaunch(const BoundLaunch &l) {
     const std::string &entry = l.launch->entry;
     std::function<void()> body;
-    if (entry == "proofc_init") body = call(proofc_init, l);
-    else if (entry == "proofc_engine") body = call(proofc_engine_plan, l);
-    else if (entry == "proofc_policy") body = call(proofc_policy, l);
-    else if (entry == "proofc_advance") body = call(proofc_advance, l);
+    if (entry == "proofc_init")
+      body = call(proofc_init, l);
+    else if (entry == "proofc_engine")
+      body = call(proofc_engine_plan, l);
+    else if (entry == "proofc_policy")
+      body = call(proofc_policy, l);
+    else if (entry == "proofc_advance")
+      body = call(proofc_advance, l);
     else if (entry == "proofc_advance_engine")
       body = call(proofc_advance_engine, l);
-    else FAIL() << "no emulated kernel for entry " << entry;
+    else
+      FAIL() << "no emulated kernel for entry " << entry;
     ASSERT_TRUE(body) << entry;
     emu::launch(l.grid, static_cast<unsigned>(l.launch->block), body);
   }
@@ -178,7 +187,9 @@ struct Workload {
 
 Workload loadWorkload(const Case &c) {
   Workload w{loadDataset(dataDir(c.dataset)),
-             readSafetensors(weightsFile(c.dataset)), v10Program(), {}};
+             readSafetensors(weightsFile(c.dataset)),
+             v10Program(),
+             {}};
   w.program.shape.B = c.slots;
   CandidateOptions opts;
   opts.corruptions = c.corruptions;
@@ -216,17 +227,17 @@ TEST_P(EmulatedPlanVsHost, SameOutcomesAsHostBackend) {
   const int64_t steps = plan.run();
   EXPECT_GT(steps, 0);
   EXPECT_EQ(gConditionals.count(0), 0u) << "a zero handle was set";
-  std::vector<Outcome> emulated = binding.outcomes(
-      plan.read<int32_t>(binding.outStatus()),
-      plan.read<int32_t>(binding.outDepth()),
-      plan.read<float>(binding.outLogp()));
+  std::vector<Outcome> emulated =
+      binding.outcomes(plan.read<int32_t>(binding.outStatus()),
+                       plan.read<int32_t>(binding.outDepth()),
+                       plan.read<float>(binding.outLogp()));
   // Read in place (the CUDA readback's pinned staging): the same outcomes.
   {
     const std::vector<int32_t> status = plan.read<int32_t>(binding.outStatus());
     const std::vector<int32_t> depth = plan.read<int32_t>(binding.outDepth());
     const std::vector<float> logp = plan.read<float>(binding.outLogp());
-    expectSameOutcomes(emulated, binding.outcomes(status.data(), depth.data(),
-                                                  logp.data()));
+    expectSameOutcomes(
+        emulated, binding.outcomes(status.data(), depth.data(), logp.data()));
   }
   // The pool gathered in place (a streamed block's upload) equals poolData.
   for (const auto &[index, data] : binding.poolData(set)) {
@@ -290,7 +301,8 @@ TEST(EmulatedPlanCancel, PoolCounterAtNDrainsWithinDSteps) {
         plan.readAll<int32_t>(binding.outDepth());
     int64_t written = 0;
     for (int64_t q = 0; q < n; ++q) {
-      if (depth[q] < 1) continue; // never started
+      if (depth[q] < 1)
+        continue; // never started
       ++written;
       const Outcome &h = host[order[q]];
       EXPECT_EQ(status[q], static_cast<int32_t>(h.status)) << "position " << q;
@@ -325,10 +337,10 @@ TEST(EmulatedPlanNonFinite, SameNaNCandidatesAsHost) {
     PlanBinding binding(bundle, inputs, kb, "test.pcb");
     EmulatedPlan plan(bundle, binding);
     plan.run();
-    const std::vector<Outcome> emulated = binding.outcomes(
-        plan.read<int32_t>(binding.outStatus()),
-        plan.read<int32_t>(binding.outDepth()),
-        plan.read<float>(binding.outLogp()));
+    const std::vector<Outcome> emulated =
+        binding.outcomes(plan.read<int32_t>(binding.outStatus()),
+                         plan.read<int32_t>(binding.outDepth()),
+                         plan.read<float>(binding.outLogp()));
     ASSERT_EQ(emulated.size(), host.size());
     int64_t nan = 0;
     for (size_t i = 0; i < host.size(); ++i) {
@@ -452,18 +464,17 @@ TEST(EmulatedPlanActions, PlanWithoutOutActionsCannotRecord) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Datasets, EmulatedPlanVsHost,
-    ::testing::Values(Case{"countries_s1", 2, 6, 8, false},
-                      Case{"nations", 2, 0, 16, false},
-                      Case{"countries_s3", 2, 8, 8, false},
-                      Case{"countries_s1", 2, 6, 8, true},
-                      Case{"nations", 2, 0, 16, true},
-                      Case{"countries_s3", 2, 8, 8, true}),
-    [](const ::testing::TestParamInfo<Case> &info) {
-      return std::string(info.param.dataset) +
-             (info.param.fusedStep ? "_fused" : "_cond");
-    });
+INSTANTIATE_TEST_SUITE_P(Datasets, EmulatedPlanVsHost,
+                         ::testing::Values(Case{"countries_s1", 2, 6, 8, false},
+                                           Case{"nations", 2, 0, 16, false},
+                                           Case{"countries_s3", 2, 8, 8, false},
+                                           Case{"countries_s1", 2, 6, 8, true},
+                                           Case{"nations", 2, 0, 16, true},
+                                           Case{"countries_s3", 2, 8, 8, true}),
+                         [](const ::testing::TestParamInfo<Case> &info) {
+                           return std::string(info.param.dataset) +
+                                  (info.param.fusedStep ? "_fused" : "_cond");
+                         });
 
 } // namespace
 } // namespace proofc::test

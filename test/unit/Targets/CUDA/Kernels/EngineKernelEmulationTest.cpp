@@ -45,16 +45,18 @@ TEST_P(EngineKernelEmulation, MatchesHostDeriveOnGroundGoalsOfLongRanges) {
   ShapeParams shape;
   SampledStates states;
   const int32_t E = kb.numEntities;
-  for (int32_t ps = 0; ps < kb.numRelations * E && states.size() < 1500;
-       ++ps) {
+  for (int32_t ps = 0; ps < kb.numRelations * E && states.size() < 1500; ++ps) {
     const int32_t lo = kb.psOffsets[ps], hi = kb.psOffsets[ps + 1];
-    if (hi - lo < 9) continue;
+    if (hi - lo < 9)
+      continue;
     const int32_t p = ps / E, s = ps % E;
     // Every object of the range, and one past either end (not found).
     std::vector<int32_t> objects;
-    for (int32_t f = lo; f < hi; ++f) objects.push_back(kb.facts[f].b);
+    for (int32_t f = lo; f < hi; ++f)
+      objects.push_back(kb.facts[f].b);
     for (int32_t o : {kb.facts[lo].b - 1, kb.facts[hi - 1].b + 1})
-      if (o >= 0 && o < E) objects.push_back(o);
+      if (o >= 0 && o < E)
+        objects.push_back(o);
     for (int32_t o : objects) {
       // [(p, s, o), (p, o, V1)]: a fact step keeps the second goal.
       std::vector<Atom> st(shape.A, kPadAtom);
@@ -84,8 +86,8 @@ TEST(EngineKernelEmulation, MatchesHostDeriveOnRandomRulesAndGoals) {
   for (int kbIndex = 0; kbIndex < 40; ++kbIndex) {
     std::vector<std::vector<std::string>> facts;
     for (int i = 0, n = 5 + pick(20); i < n; ++i)
-      facts.push_back({entities[pick(5)], relations[pick(3)],
-                       entities[pick(5)]});
+      facts.push_back(
+          {entities[pick(5)], relations[pick(3)], entities[pick(5)]});
     auto term = [&]() -> std::string {
       return pick(4) == 0 ? entities[pick(5)] : vars[pick(4)];
     };
@@ -113,15 +115,16 @@ TEST(EngineKernelEmulation, MatchesHostDeriveOnRandomRulesAndGoals) {
           pick(2) ? ds.train[pick(static_cast<int>(ds.train.size()))]
                   : Triple{-1, -1, -1});
     }
-    checkEmulatedEngine(proofc_engine, PROOFC_ENGINE_THREADS, kb, shape,
-                        states, 37, "random rules " + std::to_string(kbIndex));
-    if (::testing::Test::HasFatalFailure()) return;
+    checkEmulatedEngine(proofc_engine, PROOFC_ENGINE_THREADS, kb, shape, states,
+                        37, "random rules " + std::to_string(kbIndex));
+    if (::testing::Test::HasFatalFailure())
+      return;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Datasets, EngineKernelEmulation,
-                         ::testing::Values("countries_s3", "nations",
-                                           "kinship", "umls", "family"));
+                         ::testing::Values("countries_s3", "nations", "kinship",
+                                           "umls", "family"));
 
 } // namespace
 } // namespace proofc::test

@@ -16,8 +16,8 @@
 #undef proofc_engine
 #undef proofc_engine_impl
 
-#include "TestUtil.h"
 #include "Targets/CUDA/Kernels/emulation/EmulatedEngine.h"
+#include "TestUtil.h"
 
 namespace proofc::test {
 namespace {

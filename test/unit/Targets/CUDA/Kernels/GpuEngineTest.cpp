@@ -38,8 +38,8 @@ TEST_P(GpuEngine, DerivesExactlyLikeTheHostEngine) {
   SampledStates sampled = sampleStates(ds, kb, shape, 4 * B, 1234);
 
   const std::string cubin = Nvrtc::get().compileToCubin(
-      kernelTemplate("engine.cu"),
-      "engine.cu", {"-DPROOFC_A=6", "-DPROOFC_S=120"}, gpu.major, gpu.minor);
+      kernelTemplate("engine.cu"), "engine.cu",
+      {"-DPROOFC_A=6", "-DPROOFC_S=120"}, gpu.major, gpu.minor);
   CUfunction engine = gpu.function(gpu.load(cubin), "proofc_engine");
 
   std::vector<int32_t> pool(3 * sampled.size());
@@ -57,7 +57,8 @@ TEST_P(GpuEngine, DerivesExactlyLikeTheHostEngine) {
               dRulePred = gpu.upload(kb.rulePredOffsets),
               dRuleIds = gpu.upload(kb.ruleIdsByPred);
   CUdeviceptr dState = gpu.alloc(B * W * 4), dSlot = gpu.alloc(B * 4);
-  CUdeviceptr dDerived = gpu.alloc(B * shape.S * W * 4), dCount = gpu.alloc(B * 4);
+  CUdeviceptr dDerived = gpu.alloc(B * shape.S * W * 4),
+              dCount = gpu.alloc(B * 4);
   int E = kb.numEntities, R = kb.numRelations;
 
   // The last launch leaves a few slots inactive (count must be 0).
@@ -66,20 +67,22 @@ TEST_P(GpuEngine, DerivesExactlyLikeTheHostEngine) {
     std::vector<int32_t> state(B * W, 0), slot(B, -1);
     std::memcpy(state.data(), sampled.states.data() + first * shape.A,
                 n * W * 4);
-    for (size_t b = 0; b < n; ++b) slot[b] = static_cast<int32_t>(first + b);
+    for (size_t b = 0; b < n; ++b)
+      slot[b] = static_cast<int32_t>(first + b);
     PROOFC_CU(drv, cuMemcpyHtoD, dState, state.data(), state.size() * 4);
     PROOFC_CU(drv, cuMemcpyHtoD, dSlot, slot.data(), slot.size() * 4);
-    void *args[] = {&dFlag,   &dState,    &dSlot,  &dPool,    &dFacts,
-                    &dPs,     &dPoFacts,  &dPo,    &dPred,    &dHeads,
+    void *args[] = {&dFlag,    &dState,   &dSlot,    &dPool,     &dFacts,
+                    &dPs,      &dPoFacts, &dPo,      &dPred,     &dHeads,
                     &dBodyOff, &dBody,    &dNumVars, &dRulePred, &dRuleIds,
-                    &E,       &R,         &dDerived, &dCount};
+                    &E,        &R,        &dDerived, &dCount};
     PROOFC_CU(drv, cuLaunchKernel, engine, static_cast<unsigned>(B), 1, 1, 128,
               1, 1, 0, nullptr, args, nullptr);
     PROOFC_CU(drv, cuCtxSynchronize);
     expectSameDerived(kb, shape, sampled, first, n,
                       gpu.download<int32_t>(dDerived, B * shape.S * W),
                       gpu.download<int32_t>(dCount, B), GetParam());
-    if (HasFatalFailure()) return;
+    if (HasFatalFailure())
+      return;
   }
 }
 

@@ -34,7 +34,8 @@ inline std::string sourceDir() { return PROOFC_SOURCE_DIR; }
 inline std::string kernelTemplate(const std::string &name,
                                   std::vector<std::string> *inlined = nullptr) {
   std::vector<std::string> seen = {name};
-  if (!inlined) inlined = &seen;
+  if (!inlined)
+    inlined = &seen;
   const std::string dir = sourceDir() + "/lib/Targets/CUDA/Kernels/";
   std::string text = readFile(dir + name);
   const std::string directive = "#include \"";
@@ -77,7 +78,7 @@ inline void expectSameText(const std::string &expected,
 }
 
 struct SampledStates {
-  std::vector<Atom> states;     ///< [count][A]
+  std::vector<Atom> states;       ///< [count][A]
   std::vector<Triple> candidates; ///< [count]
   size_t size() const { return candidates.size(); }
 };
@@ -97,18 +98,24 @@ inline SampledStates sampleStates(const Dataset &ds, const KnowledgeBase &kb,
     const std::vector<Triple> &split = *splits[rng.next() % 2];
     Triple c = split[rng.next() % split.size()];
     switch (rng.next() % 4) {
-    case 0: c.h = static_cast<int32_t>(rng.next() % ds.numEntities()); break;
-    case 1: c.t = static_cast<int32_t>(rng.next() % ds.numEntities()); break;
-    default: break;
+    case 0:
+      c.h = static_cast<int32_t>(rng.next() % ds.numEntities());
+      break;
+    case 1:
+      c.t = static_cast<int32_t>(rng.next() % ds.numEntities());
+      break;
+    default:
+      break;
     }
     initialState(c, shape.A, state.data());
     for (int32_t depth = 0; depth < shape.D && out.size() < count; ++depth) {
       out.states.insert(out.states.end(), state.begin(), state.end());
       out.candidates.push_back(c);
       derive(kb, state.data(), c, shape, derived);
-      if (derived.isTrue() || derived.isFalse()) break;
-      const Atom *next = derived.state(
-          static_cast<int32_t>(rng.next() % static_cast<uint64_t>(derived.count)));
+      if (derived.isTrue() || derived.isFalse())
+        break;
+      const Atom *next = derived.state(static_cast<int32_t>(
+          rng.next() % static_cast<uint64_t>(derived.count)));
       state.assign(next, next + shape.A);
     }
   }

@@ -1,8 +1,10 @@
-//===- CudaShim.h - Run the CUDA C++ kernel templates on the CPU -*- C++ -*-===//
+//===- CudaShim.h - Run the CUDA C++ kernel templates on the CPU -*- C++
+//-*-===//
 //
 // Test-only. The kernel templates (lib/Targets/CUDA/Kernels/*.cu) use a small
-// subset of CUDA: __global__/__device__/__shared__/__noinline__, threadIdx/blockIdx/
-// blockDim, gridDim, __syncthreads(), __threadfence(), atomicAdd/CAS/Min/Exch,
+// subset of CUDA: __global__/__device__/__shared__/__noinline__,
+// threadIdx/blockIdx/ blockDim, gridDim, __syncthreads(), __threadfence(),
+// atomicAdd/CAS/Min/Exch,
 // __trap and cudaGraphSetConditional.
 // Including this header before a .cu file compiles it as plain C++; launch()
 // then runs a grid block by block, each block's threads as cooperative fibers
@@ -51,7 +53,8 @@ template <typename T> T atomicAdd(T *address, T value) {
 
 template <typename T> T atomicCAS(T *address, T compare, T value) {
   T old = *address;
-  if (old == compare) *address = value;
+  if (old == compare)
+    *address = value;
   return old;
 }
 
@@ -66,7 +69,8 @@ inline void __threadfence() {}
 
 template <typename T> T atomicMin(T *address, T value) {
   T old = *address;
-  if (value < old) *address = value;
+  if (value < old)
+    *address = value;
   return old;
 }
 
@@ -103,7 +107,8 @@ inline void launch(unsigned grid, unsigned block,
   constexpr size_t kStackBytes = 256 * 1024;
   FiberState &fs = fiberState();
   fs.body = &body;
-  if (fs.fibers.size() < block) fs.fibers.resize(block);
+  if (fs.fibers.size() < block)
+    fs.fibers.resize(block);
   gridDim.x = grid;
   blockDim.x = block;
   for (unsigned b = 0; b < grid; ++b) {
@@ -121,7 +126,8 @@ inline void launch(unsigned grid, unsigned block,
     for (bool alive = true; alive;) {
       alive = false;
       for (unsigned t = 0; t < block; ++t) {
-        if (fs.fibers[t].done) continue;
+        if (fs.fibers[t].done)
+          continue;
         fs.current = t;
         threadIdx.x = t;
         swapcontext(&fs.scheduler, &fs.fibers[t].context);

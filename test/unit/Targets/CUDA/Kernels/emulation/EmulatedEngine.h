@@ -1,4 +1,5 @@
-//===- EmulatedEngine.h - Run an emulated proofc_engine on states -*- C++ -*-===//
+//===- EmulatedEngine.h - Run an emulated proofc_engine on states -*- C++
+//-*-===//
 //
 // Test-only glue: lays sampled states out as the engine kernel's slots
 // (docs/gpu-kernels.md), runs an emulated instantiation of engine.cu over
@@ -37,14 +38,16 @@ inline void checkEmulatedEngine(EngineKernel kernel, unsigned threads,
                                 const std::string &what) {
   const size_t W = 3 * static_cast<size_t>(shape.A);
   std::vector<int> pool(3 * sampled.size());
-  std::memcpy(pool.data(), sampled.candidates.data(), pool.size() * sizeof(int));
+  std::memcpy(pool.data(), sampled.candidates.data(),
+              pool.size() * sizeof(int));
   const int flag = 1;
   for (size_t first = 0; first < sampled.size(); first += B) {
     const size_t n = std::min(B, sampled.size() - first);
     std::vector<int> state(B * W, 0), slotCand(B, -1);
     std::memcpy(state.data(), sampled.states.data() + first * shape.A,
                 n * W * sizeof(int));
-    for (size_t b = 0; b < n; ++b) slotCand[b] = static_cast<int>(first + b);
+    for (size_t b = 0; b < n; ++b)
+      slotCand[b] = static_cast<int>(first + b);
     std::vector<int> derived(B * shape.S * W, -7), count(B, -7);
     emu::launch(static_cast<unsigned>(B), threads, [&] {
       kernel(&flag, state.data(), slotCand.data(), pool.data(), ints(kb.facts),
@@ -56,7 +59,8 @@ inline void checkEmulatedEngine(EngineKernel kernel, unsigned threads,
              derived.data(), count.data());
     });
     expectSameDerived(kb, shape, sampled, first, n, derived, count, what);
-    if (::testing::Test::HasFatalFailure()) return;
+    if (::testing::Test::HasFatalFailure())
+      return;
   }
 }
 
