@@ -1,5 +1,4 @@
-//===- InstantBackend.h - Backends that answer at once, for pipeline tests -*-
-//C++ -*-===//
+//===- InstantBackend.h - Test backends that answer at once ---*- C++ -*-===//
 //
 // The streamed run's tests (StreamingTest, DeviceWorkersTest) need pools of
 // millions of candidates run in a second and backends that behave like the
