@@ -73,16 +73,12 @@ RunFlags::sessionOptions(std::chrono::steady_clock::time_point started) const {
 void addRunFlags(CLI::App &command, RunFlags &f) {
   // No existence checks here: the runtime's own errors name the file that
   // is missing and why (e.g. DIR/train.tsv: cannot read: ...).
-  command
-      .add_option("--data", f.data,
-                  "Dataset directory (train/valid/test.tsv, rules.txt)")
-      ->required()
-      ->check(nonEmptyPath())
-      ->type_name("DIR");
-  command.add_option("--weights", f.weights, "Policy weights (.safetensors)")
-      ->required()
-      ->check(nonEmptyPath())
-      ->type_name("W.safetensors");
+  addPathOption(command, "--data", f.data,
+                "Dataset directory (train/valid/test.tsv, rules.txt)", "DIR")
+      ->required();
+  addPathOption(command, "--weights", f.weights,
+                "Policy weights (.safetensors)", "W.safetensors")
+      ->required();
   command.add_option("--split", f.split, "Split whose triples are the queries")
       ->check(CLI::IsMember({"train", "valid", "test"}))
       ->capture_default_str();
@@ -116,24 +112,18 @@ void addRunFlags(CLI::App &command, RunFlags &f) {
                    "is bounded by a few blocks (docs/scale-out.md)",
                    1, int64_t{1} << 40);
   command.add_flag("--quiet", f.quiet, "No progress display on stderr");
-  command
-      .add_option("--report", f.report,
-                  "Write the JSON report here (- for standard output)")
-      ->check(nonEmptyPath())
-      ->type_name("FILE.json");
-  command
-      .add_option("--outcomes", f.outcomes,
-                  "Write every candidate's outcome here (TSV; - for "
-                  "standard output)")
-      ->check(nonEmptyPath())
-      ->type_name("FILE.tsv");
-  command
-      .add_option("--proofs", f.proofs,
-                  "Write the derivation of every proved candidate here "
-                  "(docs/proofs.md; - for standard output); with --shard, "
-                  "the shard's proofs part for `proofc merge --proofs`")
-      ->check(nonEmptyPath())
-      ->type_name("FILE");
+  addPathOption(command, "--report", f.report,
+                "Write the JSON report here (- for standard output)",
+                "FILE.json");
+  addPathOption(command, "--outcomes", f.outcomes,
+                "Write every candidate's outcome here (TSV; - for "
+                "standard output)",
+                "FILE.tsv");
+  addPathOption(command, "--proofs", f.proofs,
+                "Write the derivation of every proved candidate here "
+                "(docs/proofs.md; - for standard output); with --shard, "
+                "the shard's proofs part for `proofc merge --proofs`",
+                "FILE");
   command
       .add_option("--proofs-format", f.proofsFormat,
                   "The proofs file's format: JSON lines or Prolog terms")
@@ -165,21 +155,17 @@ void addRunFlags(CLI::App &command, RunFlags &f) {
                   "Evaluate only shard i of n (contiguous blocks of queries) "
                   "and write it to --part; `proofc merge` combines the parts")
       ->type_name("i/n");
-  command
-      .add_option("--part", f.part,
-                  "Where --shard writes the shard's tally (a part file)")
-      ->check(nonEmptyPath())
-      ->type_name("FILE.part");
+  addPathOption(command, "--part", f.part,
+                "Where --shard writes the shard's tally (a part file)",
+                "FILE.part");
   command.add_flag("--part-outcomes", f.partOutcomes,
                    "The part also carries the shard's outcome rows, for "
                    "`proofc merge --outcomes` (by default it carries the "
                    "tally: each list's ranks and the outcome counts)");
-  command
-      .add_option("--checkpoint", f.checkpoint,
-                  "Record finished query ranges in DIR; the same command "
-                  "run again resumes where it stopped")
-      ->check(nonEmptyPath())
-      ->type_name("DIR");
+  addPathOption(command, "--checkpoint", f.checkpoint,
+                "Record finished query ranges in DIR; the same command "
+                "run again resumes where it stopped",
+                "DIR");
   addIntegerOption(command, "--checkpoint-every", f.checkpointEvery,
                    "Candidates per recorded range (whole queries)", 1,
                    int64_t{1} << 40);
