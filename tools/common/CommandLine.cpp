@@ -104,6 +104,30 @@ CLI::Validator nonEmptyPath() {
 }
 
 namespace {
+template <typename Target>
+CLI::Option *addPath(CLI::App &app, const std::string &name, Target &target,
+                     const std::string &description,
+                     const std::string &typeName) {
+  return app.add_option(name, target, description)
+      ->check(nonEmptyPath())
+      ->type_name(typeName);
+}
+} // namespace
+
+CLI::Option *addPathOption(CLI::App &app, const std::string &name,
+                           std::string &target, const std::string &description,
+                           const std::string &typeName) {
+  return addPath(app, name, target, description, typeName);
+}
+
+CLI::Option *addPathOption(CLI::App &app, const std::string &name,
+                           std::vector<std::string> &target,
+                           const std::string &description,
+                           const std::string &typeName) {
+  return addPath(app, name, target, description, typeName);
+}
+
+namespace {
 std::vector<std::string> &rememberedCommandLine() {
   static std::vector<std::string> words;
   return words;

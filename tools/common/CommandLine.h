@@ -53,14 +53,14 @@ CLI::Validator nonEmptyPath();
 /// Adds a path option or argument `name` (e.g. "--report", "parts") stored
 /// in `target`, checked by nonEmptyPath() and shown as `typeName` in --help:
 /// the one way every path flag of the tools is declared.
-template <typename Target>
 CLI::Option *addPathOption(CLI::App &app, const std::string &name,
-                           Target &target, const std::string &description,
-                           const std::string &typeName) {
-  return app.add_option(name, target, description)
-      ->check(nonEmptyPath())
-      ->type_name(typeName);
-}
+                           std::string &target, const std::string &description,
+                           const std::string &typeName);
+/// The same for a list of paths (a positional argument such as "parts").
+CLI::Option *addPathOption(CLI::App &app, const std::string &name,
+                           std::vector<std::string> &target,
+                           const std::string &description,
+                           const std::string &typeName);
 
 /// The argv given to parseCommandLine (the report's provenance).
 const std::vector<std::string> &commandLine();
