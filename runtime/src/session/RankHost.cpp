@@ -24,7 +24,8 @@ int64_t firstInteger(const char *const (&names)[N],
     for (const char *p = value; *p && digits; ++p) {
       digits = *p >= '0' && *p <= '9' &&
                rank <= (std::numeric_limits<int64_t>::max() - 9) / 10;
-      rank = rank * 10 + (*p - '0');
+      if (digits) // not past the bound: the overflow would be undefined
+        rank = rank * 10 + (*p - '0');
     }
     if (digits)
       return rank;
