@@ -410,25 +410,6 @@ size_t PlanBinding::totalBytes() const {
   return total;
 }
 
-std::vector<std::pair<int32_t, std::vector<uint32_t>>>
-PlanBinding::poolData(const CandidateSet &candidates) const {
-  if (static_cast<int64_t>(candidates.candidates.size()) != symbols_.at("N"))
-    fail("{}: {} candidates for a binding of N = {}", path_,
-         candidates.candidates.size(), symbols_.at("N"));
-  std::vector<std::pair<int32_t, std::vector<uint32_t>>> out;
-  for (size_t i = 0; i < buffers_.size(); ++i) {
-    const std::string &init = buffers_[i].decl->init;
-    if (init != binding::kPoolTriples) // the pool's only binding
-      continue;
-    out.emplace_back(static_cast<int32_t>(i),
-                     poolWords(init, candidates, poolOrder_));
-    if (static_cast<int64_t>(out.back().second.size()) != buffers_[i].elements)
-      fail("{}: binding '{}' has {} elements, the plan declares {}", path_,
-           init, out.back().second.size(), buffers_[i].elements);
-  }
-  return out;
-}
-
 std::vector<std::pair<int32_t, size_t>> PlanBinding::poolBuffers() const {
   std::vector<std::pair<int32_t, size_t>> out;
   for (size_t i = 0; i < buffers_.size(); ++i)

@@ -125,14 +125,10 @@ public:
   std::vector<std::pair<int32_t, std::vector<uint32_t>>>
   weightData(const TensorMap &weights) const;
   /// The buffers bound to the candidate pool ("pool.*": the candidates'
-  /// triples in pool order) and their contents for `candidates`, which
-  /// must be as many as the binding's N: what a run over new candidates of
-  /// the same size uploads (EvalInputs::shapeId).
-  std::vector<std::pair<int32_t, std::vector<uint32_t>>>
-  poolData(const CandidateSet &candidates) const;
-  /// The same without the copies (a streamed call's blocks, in the upload's
-  /// path): every pool buffer's index and word count, and its contents for
-  /// `candidates` written straight into `dst` (as many words).
+  /// triples in pool order), each with its word count, and their contents
+  /// for other `candidates` of the binding's N, written straight into `dst`
+  /// (as many words): what a run over new candidates of the same size
+  /// uploads (EvalInputs::shapeId).
   std::vector<std::pair<int32_t, size_t>> poolBuffers() const;
   void writePool(int32_t buffer, const CandidateSet &candidates,
                  uint32_t *dst) const;
