@@ -246,7 +246,7 @@ if opt("--outcomes"):
 
 
 class OutcomesReaderTest(unittest.TestCase):
-    """bench.torch.compare reads outcomes versions 1 and 2 (docs/report-schema.md)."""
+    """bench.torch.compare reads outcomes versions 1, 2 and 3 (docs/report-schema.md)."""
 
     V1 = "query\tmode\tentity\tstatus\tdepth\tlogp\n0\thead\ta\tproved\t2\t-0.5\n0\thead\tc\tfailed\t1\t0\n"
     V2 = ("#proofc-outcomes 2\n"
@@ -254,6 +254,11 @@ class OutcomesReaderTest(unittest.TestCase):
           "optimistic_rank\tpessimistic_rank\trealistic_rank\n"
           "0\thead\ta\tproved\t2\t-0.5\ta\tr\tb\t1\t1\t1\n"
           "0\thead\tc\tfailed\t1\t0\ta\tr\tb\t1\t1\t1\n")
+    V3 = ("#proofc-outcomes 3\n"
+          "query\tmode\tentity\tstatus\tdepth\tlogp\thead\trelation\ttail\t"
+          "optimistic_rank\tpessimistic_rank\trealistic_rank\tscore\tlist_size\n"
+          "0\thead\ta\tproved\t2\t-0.5\ta\tr\tb\t1\t1\t1\t-0.5\t2\n"
+          "0\thead\tc\tfailed\t1\t0\ta\tr\tb\t1\t1\t1\t-3.40282347e+38\t2\n")
 
     def _write(self, text):
         fd, path = tempfile.mkstemp(suffix=".tsv")
@@ -269,10 +274,11 @@ class OutcomesReaderTest(unittest.TestCase):
         verdict = C.compare_outcomes(self._write(self.V1), self._write(self.V2))
         self.assertTrue(verdict["ok"])
         self.assertEqual(verdict["agree"], 2)
+        self.assertEqual(C.read_outcomes(self._write(self.V3)), a)
 
     def test_unknown_version_is_refused_naming_the_file(self):
-        path = self._write(self.V2.replace("#proofc-outcomes 2", "#proofc-outcomes 3"))
-        with self.assertRaisesRegex(C.InputError, "^" + path + ":1: outcomes version '3'"):
+        path = self._write(self.V2.replace("#proofc-outcomes 2", "#proofc-outcomes 4"))
+        with self.assertRaisesRegex(C.InputError, "^" + path + ":1: outcomes version '4'"):
             C.read_outcomes(path)
 
     def test_v2_with_v1_header_or_short_rows_is_refused(self):

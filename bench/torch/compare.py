@@ -20,12 +20,15 @@ from typing import Dict, List, Tuple
 
 # docs/report-schema.md: version 1 is recognized by its header alone; every
 # later version starts with "#proofc-outcomes <version>", then its header.
-# Version 2 keeps version 1's columns first, in their order (all this reads).
+# Versions 2 and 3 keep version 1's columns first, in their order (all this
+# reads).
 HEADER = ["query", "mode", "entity", "status", "depth", "logp"]
 HEADER_LINE = "\t".join(HEADER)
 HEADERS = {
     1: HEADER,
     2: HEADER + ["head", "relation", "tail", "optimistic_rank", "pessimistic_rank", "realistic_rank"],
+    3: HEADER + ["head", "relation", "tail", "optimistic_rank", "pessimistic_rank", "realistic_rank",
+                 "score", "list_size"],
 }
 VERSION_PREFIX = "#proofc-outcomes "
 STATUSES = ("proved", "failed", "truncated")
@@ -50,8 +53,8 @@ def read_outcomes(path: str) -> Tuple[List[Tuple[str, str, str]], Dict[Tuple[str
     version, first = 1, 0
     if lines and lines[0].startswith(VERSION_PREFIX):
         text = lines[0][len(VERSION_PREFIX):].rstrip("\r")
-        if text not in ("2",):
-            raise InputError(f"{path}:1: outcomes version '{text}' is not one this reader knows (1, 2)")
+        if text not in ("2", "3"):
+            raise InputError(f"{path}:1: outcomes version '{text}' is not one this reader knows (1, 2, 3)")
         version, first = int(text), 1
     elif lines and lines[0].startswith("#"):
         raise InputError(f"{path}:1: expected '{VERSION_PREFIX}<version>' or the version 1 header")

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/RankMetrics.h"
 
+#include "outputs/PykeenMetrics.h"
 #include "support/Fail.h"
 #include "support/MessageText.h"
 
@@ -230,6 +231,7 @@ RankMetrics computeRankMetrics(const std::vector<PairRanks> &pairs,
   for (const PairRanks &p : pairs)
     all.push_back(&p);
   m.overall = summarizeAll(all, options.hits);
+  m.pykeen = pykeenFlatMetrics(pairs, options.hits);
 
   if (options.perRelation) {
     std::map<int32_t, std::vector<const PairRanks *>> byRelation;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace proofc {
@@ -155,6 +156,11 @@ json pykeenKeyMap(const RankMetrics &m) {
         out[prefix + "hits_at_" + std::to_string(hits[k])] =
             optionalJson(s.hits[k]);
     }
+  // The rest of PyKEEN's set (PykeenMetrics.h); the keys above keep the
+  // values of rank_metrics.
+  for (const auto &[key, value] : m.pykeen)
+    if (!out.contains(key))
+      out[key] = optionalJson(value);
   return out;
 }
 
@@ -253,13 +259,20 @@ void writeReportJson(const std::string &path, const ReportInputs &inputs) {
 }
 
 namespace {
-// Version 2 (docs/report-schema.md): the version line, then the header:
-// version 1's columns in their order, then the query triple's names and the
-// positive's three ranks of the candidate's (query, mode) list.
+// Version 3 (docs/report-schema.md): the version line, then the header:
+// version 1's columns in their order, then the query triple's names, the
+// positive's three ranks of the candidate's (query, mode) list, the
+// candidate's finite score and the list's size (what PyKEEN needs).
 constexpr std::string_view kOutcomesHeader =
-    "#proofc-outcomes 2\n"
+    "#proofc-outcomes 3\n"
     "query\tmode\tentity\tstatus\tdepth\tlogp\thead\trelation\ttail\t"
-    "optimistic_rank\tpessimistic_rank\trealistic_rank\n";
+    "optimistic_rank\tpessimistic_rank\trealistic_rank\tscore\tlist_size\n";
+
+/// The score column's value for a candidate without a finite spec §6 score
+/// (not proved, or proved with logp -inf): the lowest float32, written so
+/// that it parses below every finite float32 logp as a double and to the
+/// lowest float32 (not -inf) as a float32.
+constexpr std::string_view kUnprovedScore = "-3.40282347e+38";
 
 /// A rank of RankMetrics: an integer or an integer and a half (the mean of
 /// two integers), written exactly: "3", "2.5".
@@ -273,12 +286,13 @@ void appendRank(fmt::memory_buffer &out, double rank) {
 } // namespace
 
 uint64_t outcomesTsvBound(const CandidateSet &set, const Dataset &dataset) {
-  // Per line: 11 TABs and the LF, "head"/"tail", "truncated" (the longest
-  // status), an int32 depth (11 with a sign), a {:.9g} number (at most 16:
-  // -1.23456789e-308) and three ranks, each at most the candidate count's
-  // digits and ".5".
+  // Per line: 13 TABs and the LF, "head"/"tail", "truncated" (the longest
+  // status), an int32 depth (11 with a sign), two {:.9g} numbers (logp and
+  // score, at most 16 each: -1.23456789e-308), three ranks, each at most the
+  // candidate count's digits and ".5", and the list size (at most the
+  // candidate count's digits).
   const uint64_t rankWidth = std::to_string(set.candidates.size()).size() + 2;
-  const uint64_t fixed = 12 + 4 + 9 + 11 + 16 + 3 * rankWidth;
+  const uint64_t fixed = 14 + 4 + 9 + 11 + 2 * 16 + 4 * rankWidth;
   uint64_t bytes = kOutcomesHeader.size();
   for (const Candidate &c : set.candidates) {
     const Triple &q = set.queries[c.query];
@@ -318,7 +332,14 @@ void appendOutcomesTsvGroup(std::string &out, const CandidateSet &set,
       buffer.push_back('\t');
       appendRank(buffer, ranks[static_cast<size_t>(type)]);
     }
-    buffer.push_back('\n');
+    buffer.push_back('\t');
+    if (o.status == ProofStatus::Proved &&
+        o.logp > -std::numeric_limits<float>::infinity())
+      fmt::format_to(std::back_inserter(buffer), "{:.9g}", o.logp);
+    else
+      buffer.append(kUnprovedScore.data(),
+                    kUnprovedScore.data() + kUnprovedScore.size());
+    fmt::format_to(std::back_inserter(buffer), "\t{}\n", g.end - g.begin);
   }
   out.append(buffer.data(), buffer.size());
 }
@@ -355,7 +376,7 @@ uint64_t outcomesTsvBound(const CandidateLayout &layout,
   for (int32_t e = 0; e < dataset.numEntities(); ++e)
     longest = std::max(longest, dataset.entities.name(e).size());
   const uint64_t rankWidth = std::to_string(layout.candidateCount()).size() + 2;
-  const uint64_t fixed = 12 + 4 + 9 + 11 + 16 + 3 * rankWidth + longest;
+  const uint64_t fixed = 14 + 4 + 9 + 11 + 2 * 16 + 4 * rankWidth + longest;
   uint64_t bytes = kOutcomesHeader.size();
   for (int64_t qi = 0; qi < layout.queryCount(); ++qi) {
     const Triple &q = layout.queries[static_cast<size_t>(qi)];

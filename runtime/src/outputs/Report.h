@@ -103,14 +103,16 @@ nlohmann::json pykeenKeyMap(const RankMetrics &metrics);
 /// reportJson(inputs), indented, written atomically to `path`.
 void writeReportJson(const std::string &path, const ReportInputs &inputs);
 
-/// Outcomes TSV version 2 (docs/report-schema.md): the line
-/// `#proofc-outcomes 2`, the header `query\tmode\tentity\tstatus\tdepth\t
+/// Outcomes TSV version 3 (docs/report-schema.md): the line
+/// `#proofc-outcomes 3`, the header `query\tmode\tentity\tstatus\tdepth\t
 /// logp\thead\trelation\ttail\toptimistic_rank\tpessimistic_rank\t
-/// realistic_rank`, then one line per candidate in candidate order: the query
-/// index, head/tail, the name of the entity in the corrupted position, the
-/// status name, the depth, the log-probability ({:.9g}), the query's head,
-/// relation and tail names and the positive's ranks in the candidate's
-/// (query, mode) list (groupRanks; "2.5" for a half). Written atomically.
+/// realistic_rank\tscore\tlist_size`, then one line per candidate in
+/// candidate order: the query index, head/tail, the name of the entity in the
+/// corrupted position, the status name, the depth, the log-probability
+/// ({:.9g}), the query's head, relation and tail names, the positive's ranks
+/// in the candidate's (query, mode) list (groupRanks; "2.5" for a half), the
+/// candidate's finite score (logp when proved, else the lowest float32) and
+/// the list's size. Written atomically.
 void writeOutcomesTsv(const std::string &path, const CandidateSet &set,
                       const Dataset &dataset,
                       const std::vector<Outcome> &outcomes);

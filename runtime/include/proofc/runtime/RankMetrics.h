@@ -103,6 +103,9 @@ struct RankMetrics {
   /// [side][rank type], when options.bootstrapSamples > 0.
   std::array<std::array<SummaryIntervals, 3>, 3> intervals;
   int64_t bootstrapQueries = 0; ///< the queries resampled
+  /// PyKEEN's whole flat rank-based set ("<side>.<rank type>.<key>" ->
+  /// value, empty where undefined), runtime/src/outputs/PykeenMetrics.h.
+  std::map<std::string, std::optional<double>> pykeen;
 };
 
 /// The summary of `pairs` restricted to `side`.

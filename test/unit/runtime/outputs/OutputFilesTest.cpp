@@ -322,9 +322,10 @@ TEST(FreeSpace, TheOutcomesBoundHoldsForARealRun) {
       outcomesTsvBound(session.candidates(), session.dataset());
   EXPECT_GE(bound, tsv.size());
   EXPECT_LT(bound, 4 * tsv.size()); // a bound, not a guess
-  // Outcomes version 2: the bound covers the query triple and the ranks, so
-  // it exceeds version 1's whole size (a version 1 bound would not).
-  ASSERT_EQ(tsv.rfind("#proofc-outcomes 2\n", 0), 0u);
+  // Outcomes version 3: the bound covers the query triple, the ranks, the
+  // score and the list size, so it exceeds version 1's whole size (a version
+  // 1 bound would not).
+  ASSERT_EQ(tsv.rfind("#proofc-outcomes 3\n", 0), 0u);
   size_t v1Bytes = 0, lines = 0;
   for (size_t p = tsv.find('\n') + 1; p < tsv.size(); ++lines) {
     const size_t e = tsv.find('\n', p);

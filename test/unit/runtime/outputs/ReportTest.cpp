@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
 
 using namespace proofc;
 using proofc::test::TempDir;
@@ -175,20 +176,34 @@ TEST(Report, OutcomesTsv) {
       {ProofStatus::Failed, 1, 0.f},          {ProofStatus::Proved, 4, -2.5f}};
   std::string path = dir.file("outcomes.tsv");
   writeOutcomesTsv(path, set, ds, outcomes);
-  // Version 2: the version line, version 1's columns in their order, then
+  // Version 3: the version line, version 1's columns in their order, then
   // the query triple and the positive's optimistic, pessimistic and
-  // realistic rank, repeated on every line of its (query, mode) list.
+  // realistic rank, repeated on every line of its (query, mode) list, then
+  // the candidate's finite score (logp when proved, else the lowest float32)
+  // and the list's size.
+  const std::string low = "\t-3.40282347e+38\t3\n";
   EXPECT_EQ(readFile(path),
-            "#proofc-outcomes 2\n"
+            "#proofc-outcomes 3\n"
             "query\tmode\tentity\tstatus\tdepth\tlogp\thead\trelation\ttail"
-            "\toptimistic_rank\tpessimistic_rank\trealistic_rank\n"
-            "0\thead\tbeta\tfailed\t3\t-0.100000001\tbeta\tr\tgamma\t1\t3\t2\n"
-            "0\thead\talpha\tfailed\t2\t0\tbeta\tr\tgamma\t1\t3\t2\n"
-            "0\thead\tgamma\ttruncated\t20\t-0.333333343\tbeta\tr\tgamma\t1"
-            "\t3\t2\n"
-            "0\ttail\tgamma\tproved\t1\t-2.5\tbeta\tr\tgamma\t1\t2\t1.5\n"
-            "0\ttail\talpha\tfailed\t1\t0\tbeta\tr\tgamma\t1\t2\t1.5\n"
-            "0\ttail\tbeta\tproved\t4\t-2.5\tbeta\tr\tgamma\t1\t2\t1.5\n");
+            "\toptimistic_rank\tpessimistic_rank\trealistic_rank\tscore"
+            "\tlist_size\n"
+            "0\thead\tbeta\tfailed\t3\t-0.100000001\tbeta\tr\tgamma\t1\t3\t2" +
+                low + "0\thead\talpha\tfailed\t2\t0\tbeta\tr\tgamma\t1\t3\t2" +
+                low +
+                "0\thead\tgamma\ttruncated\t20\t-0.333333343\tbeta\tr\tgamma\t1"
+                "\t3\t2" +
+                low +
+                "0\ttail\tgamma\tproved\t1\t-2.5\tbeta\tr\tgamma\t1\t2\t1.5"
+                "\t-2.5\t3\n"
+                "0\ttail\talpha\tfailed\t1\t0\tbeta\tr\tgamma\t1\t2\t1.5" +
+                low +
+                "0\ttail\tbeta\tproved\t4\t-2.5\tbeta\tr\tgamma\t1\t2\t1.5"
+                "\t-2.5\t3\n");
+  // The score parses below every finite float32 as a double, and to the
+  // lowest float32, not -inf, as a float32.
+  EXPECT_LT(std::stod("-3.40282347e+38"),
+            static_cast<double>(std::numeric_limits<float>::lowest()));
+  EXPECT_EQ(std::stof("-3.40282347e+38"), std::numeric_limits<float>::lowest());
   EXPECT_LE(readFile(path).size(), outcomesTsvBound(set, ds));
 
   outcomes.pop_back();
@@ -235,19 +250,22 @@ TEST(Report, OutcomesTsvRanksPerList) {
     p = e + 1;
   }
   ASSERT_EQ(lines.size(), 2 + set.candidates.size());
-  EXPECT_EQ(lines[0], "#proofc-outcomes 2");
-  auto ranksOf = [&](int64_t candidate) {
+  EXPECT_EQ(lines[0], "#proofc-outcomes 3");
+  // The last five fields: the three ranks, the score and the list size.
+  auto lastFields = [&](int64_t candidate) {
     const std::string &l = lines[2 + candidate];
     size_t tab = l.size();
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < 5; ++i)
       tab = l.rfind('\t', tab - 1);
     return l.substr(tab + 1);
   };
-  for (int64_t i = set.groups[0].begin; i < set.groups[0].end; ++i)
-    EXPECT_EQ(ranksOf(i), "2\t3\t2.5") << i;
+  EXPECT_EQ(lastFields(set.groups[0].begin), "2\t3\t2.5\t-1\t4");
+  EXPECT_EQ(lastFields(set.groups[0].begin + 1), "2\t3\t2.5\t-0.5\t4");
+  EXPECT_EQ(lastFields(set.groups[0].begin + 3),
+            "2\t3\t2.5\t-3.40282347e+38\t4");
   const CandidateGroup &g3 = set.groups[3];
   for (int64_t i = g3.begin; i < g3.end; ++i)
-    EXPECT_EQ(ranksOf(i), "1\t4\t2.5") << i;
+    EXPECT_EQ(lastFields(i), "1\t4\t2.5\t-3.40282347e+38\t4") << i;
   EXPECT_EQ(lines[2 + g3.begin].substr(0, 2), "1\t");
   EXPECT_NE(lines[2 + g3.begin].find("\tc\ts\td\t"), std::string::npos);
   EXPECT_LE(tsv.size(), outcomesTsvBound(set, ds));
