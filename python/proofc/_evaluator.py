@@ -8,6 +8,7 @@ compile`` and caches the bundle).
 import os
 
 from proofc import _core
+from proofc.results import Result
 
 
 def _bundle_for(program_or_bundle):
@@ -50,8 +51,11 @@ class Evaluator(_core.Evaluator):
 
     ``evaluate(weights, progress=None)`` takes a mapping name -> tensor
     (numpy arrays, torch tensors on the CPU or on this evaluator's GPU) or
-    a safetensors path and returns the report as a dict, with
-    ``["outcomes"]`` holding one numpy array per candidate column.
+    a safetensors path and returns the report as a ``proofc.results.Result``
+    (a dict, with ``["outcomes"]`` holding one numpy array per candidate
+    column, plus attribute access and PyKEEN's ``get_metric``,
+    ``to_flat_dict`` and ``to_df``); ``as_torch=True``: its ``outcomes``
+    as torch tensors on this evaluator's device.
     """
 
     def __init__(self, program_or_bundle, data, *, split="valid",
@@ -67,6 +71,10 @@ class Evaluator(_core.Evaluator):
             hits=None if hits is None else list(hits),
             per_relation=per_relation, bootstrap=bootstrap,
             bootstrap_seed=bootstrap_seed)
+
+    def evaluate(self, *args, as_torch=False, **kwargs):
+        report = super().evaluate(*args, **kwargs)
+        return Result(report, self.device, as_torch=as_torch)
 
     def __enter__(self):
         return self
