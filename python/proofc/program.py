@@ -16,9 +16,10 @@ $PROOFC_CACHE_DIR/bundles, else $XDG_CACHE_HOME/proofc/bundles, else
 runtime/src/cuda/KernelCache.h; that cache only touches
 its *.cubin files). The proofc binary is $PROOFC_BIN (the binary itself or
 the directory holding it), else $PROOFC_BIN_DIR/proofc (the directory ctest
-names), else the build tree this package sits in
-(build/bin beside build/python/proofc, or <repo>/build/bin beside
-<repo>/python/proofc), else `proofc` on PATH.
+names), else the install prefix this package was installed into
+(proofc/_installed.py, written by `cmake --install`: <prefix>/bin), else the
+build tree this package sits in (build/bin beside build/python/proofc, or
+<repo>/build/bin beside <repo>/python/proofc), else `proofc` on PATH.
 """
 
 import hashlib
@@ -148,16 +149,25 @@ def find_binary(tool: str = "proofc") -> str:
             return candidate
         raise Error(f"PROOFC_BIN_DIR={escape(env_dir)}: no executable {tool} there")
     here = os.path.dirname(os.path.abspath(__file__))
-    for bindir in (os.path.join(here, "..", "..", "bin"),            # build/python/proofc
-                   os.path.join(here, "..", "..", "build", "bin")):  # <repo>/python/proofc
+    bindirs = [os.path.join(here, "..", "..", "bin"),            # build/python/proofc
+               os.path.join(here, "..", "..", "build", "bin")]   # <repo>/python/proofc
+    installed = ""
+    try:  # an installed package: the prefix's bin/ first (tools/Install.cmake)
+        from proofc._installed import BIN_DIR
+        bindirs.insert(0, os.path.join(here, BIN_DIR))
+        installed = f" (this package was installed with the tools in " \
+            f"{escape(os.path.normpath(os.path.join(here, BIN_DIR)))}, which has none)"
+    except ImportError:
+        pass
+    for bindir in bindirs:
         candidate = os.path.normpath(os.path.join(bindir, tool))
         if os.access(candidate, os.X_OK) and os.path.isfile(candidate):
             return candidate
     found = shutil.which(tool)
     if found:
         return found
-    raise Error(f"cannot find the {tool} binary: set PROOFC_BIN to it (or to its directory), "
-                f"build the repository (build/bin), or put it on PATH")
+    raise Error(f"cannot find the {tool} binary{installed}: set PROOFC_BIN to it (or to its "
+                f"directory), build the repository (build/bin), or put it on PATH")
 
 
 def cache_dir() -> str:

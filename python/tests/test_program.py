@@ -154,6 +154,33 @@ def test_find_binary(tmp_path, monkeypatch):
         prog.find_binary("proofc")
 
 
+def test_find_binary_of_an_installed_package(tmp_path, monkeypatch):
+    """An installed package (proofc/_installed.py, tools/Install.cmake) finds
+    the tools in the prefix's bin/, relative to itself, before PATH."""
+    import sys
+    import types
+    package = os.path.dirname(os.path.abspath(prog.__file__))
+    tools = tmp_path / "prefix" / "bin"
+    tools.mkdir(parents=True)
+    (tools / "proofc").write_text("#!/bin/sh\n")
+    (tools / "proofc").chmod(0o755)
+    installed = types.ModuleType("proofc._installed")
+    installed.BIN_DIR = os.path.relpath(tools, package)
+    monkeypatch.setitem(sys.modules, "proofc._installed", installed)
+    monkeypatch.delenv("PROOFC_BIN", raising=False)
+    monkeypatch.delenv("PROOFC_BIN_DIR", raising=False)
+    assert prog.find_binary("proofc") == str(tools / "proofc")
+    # a tool the prefix lacks falls back to the build tree and PATH
+    monkeypatch.setenv("PATH", str(tmp_path))
+    found = None
+    try:
+        found = prog.find_binary("proofc-merge")
+    except Error as e:
+        assert "cannot find the proofc-merge binary (this package was installed " \
+            f"with the tools in {tools}, which has none)" in str(e)
+    assert found is None or not found.startswith(str(tools))
+
+
 def test_cache_dir(monkeypatch):
     monkeypatch.setenv("PROOFC_CACHE_DIR", "/c")
     assert prog.cache_dir() == "/c/bundles"
