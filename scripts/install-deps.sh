@@ -16,7 +16,9 @@ packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libfmt-dev
           # the launcher of their tests (test/proofc/run-mpi*.test)
           libopenmpi-dev openmpi-bin
           # the C++ sources' layout (scripts/format.sh, ctest format.check)
-          clang-format-22)
+          clang-format-22
+          # scripts/make-deps.sh: the carried Open MPI's RUNPATHs
+          patchelf)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -17,14 +17,29 @@
 # its build directory (a relocatable tree: OPAL_PREFIX) and builds the tools
 # with it, scripts/mpirun-carried.sh runs its mpirun. PROOFC_DEPS_MPI=0
 # leaves it out.
+# DEST is written whole or not at all: everything goes to a temporary
+# directory beside it, renamed to DEST at the very end, so a failed or
+# interrupted run leaves the previous DEST (or none), never a partial one
+# that scripts/prepare-gpu-run.sh and bench/prepare.sh would take as complete.
+# scripts/install-deps.sh installs what this needs (patchelf).
 # Usage: scripts/make-deps.sh [DEST]   (DEST defaults to <repo>/.deps)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-dest=${1:-$root/.deps}
+final=${1:-$root/.deps}
 inc=${PROOFC_DEPS_SOURCE_INCLUDE:-/usr/include}
 lib=${PROOFC_DEPS_SOURCE_LIB:-/usr/lib/x86_64-linux-gnu}
 
-rm -rf "$dest"
+if [ "${PROOFC_DEPS_MPI:-1}" != 0 ]; then
+  command -v patchelf >/dev/null ||
+    { echo "make-deps: patchelf is needed (scripts/install-deps.sh, or apt-get install patchelf)" >&2; exit 1; }
+fi
+mkdir -p "$(dirname "$final")"
+dest=$(mktemp -d "$(dirname "$final")/.$(basename "$final").tmp.XXXXXX")
+debs=""
+cleanup() { rm -rf "$dest" ${debs:+"$debs"}; }
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 mkdir -p "$dest/include" "$dest/gtest/include" "$dest/gtest/lib"
 copy_dir() {
   [ -d "$inc/$1" ] || { echo "make-deps: missing $inc/$1" >&2; exit 1; }
@@ -45,7 +60,6 @@ mpi_packages=(libopenmpi3 libopenmpi-dev openmpi-bin openmpi-common libpmix2
               libmunge2)
 if [ "${PROOFC_DEPS_MPI:-1}" != 0 ]; then
   debs=$(mktemp -d)
-  trap 'rm -rf "$debs"' EXIT
   (cd "$debs" && apt-get download -qq "${mpi_packages[@]}" 2>/dev/null) ||
     { echo "make-deps: apt-get download ${mpi_packages[*]} failed" >&2; exit 1; }
   m=$debs/openmpi
@@ -67,8 +81,6 @@ if [ "${PROOFC_DEPS_MPI:-1}" != 0 ]; then
   # Debian's libraries look for each other in /usr (RUNPATH), where the GPU
   # machine has none: point them at their own tree ($ORIGIN), so that a tool
   # linked with it starts without LD_LIBRARY_PATH.
-  command -v patchelf >/dev/null ||
-    { echo "make-deps: patchelf is needed (apt-get install patchelf)" >&2; exit 1; }
   find "$m" -type f -name '*.so*' | while read -r so; do
     patchelf --print-rpath "$so" 2>/dev/null | grep -q '^/usr/' || continue
     rel=$(realpath --relative-to="$(dirname "$so")" "$m/$arch")
@@ -76,6 +88,16 @@ if [ "${PROOFC_DEPS_MPI:-1}" != 0 ]; then
   done
   tar -czf "$dest/openmpi.tar.gz" -C "$debs" openmpi
   echo "make-deps: Open MPI $(du -sh "$m" | cut -f1) unpacked," \
-    "$(du -sh "$dest/openmpi.tar.gz" | cut -f1) in $dest/openmpi.tar.gz"
+    "$(du -sh "$dest/openmpi.tar.gz" | cut -f1) in $final/openmpi.tar.gz"
 fi
-echo "make-deps: $(du -sh "$dest" | cut -f1) in $dest"
+# Complete: replace DEST at once (the old one, if any, is moved aside
+# first and removed after).
+chmod 755 "$dest"
+old=""
+if [ -e "$final" ]; then
+  old=$(mktemp -d "$(dirname "$final")/.$(basename "$final").old.XXXXXX")
+  mv "$final" "$old/"
+fi
+mv "$dest" "$final"
+[ -z "$old" ] || rm -rf "$old"
+echo "make-deps: $(du -sh "$final" | cut -f1) in $final"
