@@ -46,6 +46,8 @@ class View:
         self._path = path
 
     def __getattr__(self, name):
+        if name.startswith("_"):  # never a report key; keeps copy/pickle sane
+            raise AttributeError(name)
         try:
             return self[name]
         except KeyError:
@@ -97,6 +99,8 @@ class Outcomes:
         self._device = device
 
     def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
         try:
             return self._columns[name]
         except KeyError:

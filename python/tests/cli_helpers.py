@@ -57,7 +57,7 @@ def cli_error(result: subprocess.CompletedProcess, tool: str = "proofc") -> str:
 
 
 def read_outcomes(path: str) -> List[Dict[str, str]]:
-    """The lines of an outcomes TSV (docs/report-schema.md, version 1 or 2) as dicts."""
+    """The lines of an outcomes TSV (docs/report-schema.md, version 1, 2 or 3) as dicts."""
     with open(path, encoding="utf-8") as f:
         lines = f.read().rstrip("\n").split("\n")
     if lines[0].startswith("#proofc-outcomes"):

@@ -137,9 +137,17 @@ def test_flat_dict_and_df():
     assert math.isnan(df[df.Metric == "z_hits_at_10"].Value.item())
 
 
-def test_pickles_as_a_result():
+def test_pickles_and_copies():
+    import copy
     r = pickle.loads(pickle.dumps(Result({"pykeen": {"both.realistic.x": 1.0}})))
     assert isinstance(r, Result) and r.get_metric("x") == 1.0
+    c = copy.deepcopy(make())
+    assert isinstance(c, Result) and c.metrics.both.mrr == 0.5
+    assert np.array_equal(c.outcomes.status, REPORT["outcomes"]["status"])
+    v = copy.copy(make().metrics)
+    assert v.both.mrr == 0.5
+    o = copy.copy(make().outcomes)
+    assert len(o) == 3
 
 
 def test_evaluate_returns_a_result(bundle, shared):
