@@ -95,9 +95,10 @@ nlohmann::json metricsJson(const Metrics &metrics);
 nlohmann::json rankMetricsJson(const RankMetrics &metrics,
                                const std::vector<std::string> &relationNames);
 
-/// The flat PyKEEN-style map: "<side>.<rank type>.<metric>" -> value
-/// (arithmetic_mean_rank, inverse_harmonic_mean_rank, hits_at_<k>,
-/// adjusted_arithmetic_mean_rank_index), null where the metric is empty.
+/// The flat PyKEEN map: "<side>.<rank type>.<metric>" -> value for PyKEEN's
+/// whole rank-based set (metrics.pykeen, PykeenMetrics.h) and the
+/// optimistic and pessimistic adjusted_arithmetic_mean_rank_index; the keys
+/// rank_metrics also has take its values; null where the metric is empty.
 nlohmann::json pykeenKeyMap(const RankMetrics &metrics);
 
 /// reportJson(inputs), indented, written atomically to `path`.
