@@ -16,6 +16,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace proofc {
 

@@ -4,6 +4,7 @@
 #include "support/Fail.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>

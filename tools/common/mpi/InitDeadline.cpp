@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <initializer_list>
 
 #include <unistd.h>
 

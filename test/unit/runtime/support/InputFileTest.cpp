@@ -59,7 +59,9 @@ TEST(InputFile, FifoDeviceDirectoryAndSocketAreRefusedAtOnce) {
                     "device)"},
       {dir.path(), dir.path() + ": cannot read: is a directory"},
   };
-  for (const auto &[path, message] : cases) {
+  for (const auto &c : cases) {
+    // Named copies: a lambda may not capture a structured binding (C++17).
+    const std::string &path = c.first, &message = c.second;
     EXPECT_EQ(errorOf([&] { InputFile f(path); }), message);
     EXPECT_EQ(errorOf([&] { readFile(path); }), message);
     // The part and proofs-part readers, and merge's sniffing.
