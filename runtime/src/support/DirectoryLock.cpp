@@ -48,6 +48,10 @@ DirectoryLock::DirectoryLock(const std::string &dir, const std::string &what) {
     const ssize_t got = ::pread(fd_, text, sizeof text - 1, 0);
     ::close(fd_);
     fd_ = -1;
+    // A file system without flock() (some FUSE and network ones): the
+    // directory is used unlocked, as OutputSet's commits are there.
+    if (err == ENOLCK || err == EOPNOTSUPP || err == ENOSYS || err == EINVAL)
+      return;
     if (err != EWOULDBLOCK)
       fail("{}: cannot lock the {}: {}", path, what, std::strerror(err));
     long long pid = 0;

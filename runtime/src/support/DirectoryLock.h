@@ -8,7 +8,9 @@
 // exclusive flock() on `<dir>/lock` (created, never a link followed), which
 // holds its pid; the lock ends with the process however it ends (kill -9
 // included), so a stale lock file never blocks a resume. A second process
-// is refused at once, naming the directory and the holder's pid.
+// is refused at once, naming the directory and the holder's pid. On a file
+// system without flock() the directory is used unlocked (docs/errors.md,
+// "Remaining limits").
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_DIRECTORYLOCK_H
