@@ -65,7 +65,7 @@ int run(const Options &o) {
   tool.open = [&](const RunSessionOptions &so) {
     if (o.memoEntries > 0 && (o.memoEntries & (o.memoEntries - 1)) != 0)
       fail("--memo-entries: {} is not -1, 0 or a power of two", o.memoEntries);
-    checkOutputPaths(so); // before anything slow
+    checkOutputPaths(so, {{o.bundle, "bundle", ""}}); // before anything slow
     bundle = readBundle(o.bundle);
     loadSeconds = std::chrono::duration<double>(Clock::now() - start).count();
     // The device first, so that an unavailable one fails before any loading.

@@ -10,6 +10,7 @@
 #include "CommandLine.h"
 
 #include "support/FileIO.h"
+#include "support/SameFile.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -104,6 +105,7 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
 
 int driver::compileCommand(const CompileOptions &o) {
   checkWritable(o.output); // before the compilation
+  checkOutputsApart({{o.output, "output", "-o"}}, {{o.program, "program", ""}});
   BundleCompilerOptions options = o.compiler;
   options.keepMlir = o.emit == "mlir";
   std::optional<CompiledProgram> compiled =

@@ -14,6 +14,7 @@
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/Safetensors.h"
 #include "support/FileIO.h"
+#include "support/SameFile.h"
 
 #include <fmt/format.h>
 
@@ -21,6 +22,11 @@ using namespace proofc;
 
 int driver::initWeightsCommand(const InitWeightsOptions &o) {
   checkWritable(o.output); // before the loading
+  std::vector<CommandFile> inputs = {{o.program, "program", ""}};
+  for (const char *name : {"train.tsv", "valid.tsv", "test.tsv", "rules.txt"})
+    inputs.push_back(
+        {o.data + "/" + name, std::string("dataset's ") + name, "--data"});
+  checkOutputsApart({{o.output, "weights", "-o"}}, inputs);
   std::optional<ProgramSpec> program = loadProgramOrBundle(o.program);
   if (!program)
     return 1;

@@ -32,7 +32,7 @@ int driver::runCommand(const RunOptions &o) {
   cli::RunTool tool;
   tool.name = "proofc";
   tool.open = [&](const RunSessionOptions &so) -> std::unique_ptr<RunSession> {
-    checkOutputPaths(so); // before anything slow
+    checkOutputPaths(so, {{o.program, "program", ""}}); // before anything slow
     program = loadProgramSpec(o.program);
     if (!program)
       return nullptr; // the diagnostics are printed

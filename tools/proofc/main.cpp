@@ -16,8 +16,13 @@
 #include "outputs/Provenance.h"
 #include "proofc/runtime/Notices.h"
 #include "support/Fail.h"
+#include "support/MessageText.h"
+
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+
+#include <utility>
 
 using namespace proofc::driver;
 
@@ -41,6 +46,24 @@ int main(int argc, char **argv) {
   proofc::MergeOptions mergeOptions;
   CLI::App *merge = addMergeCommand(app, mergeOptions);
 
+  // `proofc frobnicate`: name the word, and the commands there are (CLI11
+  // would only say that a subcommand is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const CLI::App *command : std::as_const(app).get_subcommands(
+             [](const CLI::App *) { return true; })) {
+      names += (names.empty() ? "" : ", ") + command->get_name();
+      known = known || command->get_name() == argv[1];
+    }
+    if (!known) {
+      fmt::print(stderr,
+                 "proofc: error: {}: not a proofc command (the commands are "
+                 "{}; see proofc --help)\n",
+                 proofc::escapeForMessage(argv[1]), names);
+      return 1;
+    }
+  }
   if (std::optional<int> exitCode =
           proofc::cli::parseCommandLine(app, argc, argv, "proofc"))
     return *exitCode;

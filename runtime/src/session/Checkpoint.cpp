@@ -1,6 +1,7 @@
 //===- Checkpoint.cpp - Resumable runs: finished ranges on disk -----------===//
 #include "session/Checkpoint.h"
 
+#include "support/DirectoryLock.h"
 #include "support/Fail.h"
 #include "support/FileIO.h"
 #include "support/MessageText.h"
@@ -27,14 +28,11 @@ std::string rangeName(const QueryRange &r) {
 Checkpoint::Checkpoint(std::string dir, const RunIdentity &identity,
                        const CandidateLayout &set, const QueryRange &scope)
     : dir_(std::move(dir)), identity_(identity), set_(set), scope_(scope) {
+  ensureDirectory(dir_, "checkpoint");
+  // One process at a time: a second would take this one's temporaries for
+  // a killed run's (DirectoryLock.h).
+  lock_ = std::make_unique<DirectoryLock>(dir_, "checkpoint directory");
   std::error_code ec;
-  if (!fs::exists(dir_, ec)) {
-    if (!fs::create_directory(dir_, ec) && ec)
-      fail("{}: cannot create the checkpoint directory: {}", dir_,
-           ec.message());
-  } else if (!fs::is_directory(dir_, ec)) {
-    fail("{}: the checkpoint is not a directory", dir_);
-  }
   // Temporaries of a run killed while writing (OutputSet's
   // `<name>.tmp-<hex>`): never complete, never read.
   for (const fs::directory_entry &e : fs::directory_iterator(dir_, ec)) {
@@ -67,14 +65,23 @@ Checkpoint::Checkpoint(std::string dir, const RunIdentity &identity,
          manifestPath, kCheckpointSchema);
   if (!manifest.contains("version") ||
       manifest["version"] != kCheckpointVersion)
-    fail("{}: a checkpoint of another version (this proofc reads version "
-         "{}, whose ranges hold the tally, not outcomes); remove the "
+    fail("{}: a checkpoint of version {} (this proofc reads version {}, "
+         "whose ranges carry a checksum and hold the tally); remove the "
          "directory and run again",
-         manifestPath, kCheckpointVersion);
+         manifestPath,
+         manifest.contains("version")
+             ? escapeForMessage(manifest["version"].dump())
+             : std::string("unknown"),
+         kCheckpointVersion);
   if (!manifest.contains("inputs"))
     fail("{}: the checkpoint manifest has no \"inputs\"", manifestPath);
   const RunIdentity there =
       RunIdentity::fromJson(manifest.at("inputs"), manifestPath);
+  if (!manifest.contains("inputs_sha256") ||
+      manifest["inputs_sha256"] != there.sha256())
+    fail("{}: the checkpoint manifest's inputs_sha256 does not match its "
+         "inputs (the file is damaged); remove the directory and run again",
+         manifestPath);
   const std::string diff =
       RunIdentity::difference(there, "the checkpoint", identity_, "this run");
   if (!diff.empty())

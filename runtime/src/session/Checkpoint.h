@@ -16,6 +16,10 @@
 // for bit. A range recorded without rows by a run that wrote no outcomes
 // file is removed and run again by a run that writes one. A
 // manifest of other inputs is refused, naming the field that differs.
+// The process that opens DIR locks it (DirectoryLock.h) until the
+// Checkpoint ends: a second process on DIR is refused at once, naming the
+// holder's pid. Version 3: the ranges carry a checksum (PartFile.h);
+// versions 1 and 2 are refused by name.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_CHECKPOINT_H
@@ -24,6 +28,7 @@
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/QueryRanges.h"
 #include "session/PartFile.h"
+#include "support/DirectoryLock.h"
 
 #include <cstdint>
 #include <memory>
@@ -34,7 +39,7 @@
 namespace proofc {
 
 inline constexpr const char *kCheckpointSchema = "proofc-checkpoint";
-inline constexpr int kCheckpointVersion = 2;
+inline constexpr int kCheckpointVersion = 3;
 
 /// Test-only: when set to N > 0, the process kills itself with SIGKILL right
 /// after recording its N-th range (a deterministic "kill -9 mid-run").
@@ -78,6 +83,7 @@ public:
 
 private:
   std::string dir_;
+  std::unique_ptr<DirectoryLock> lock_; ///< held while the run uses DIR
   RunIdentity identity_;
   const CandidateLayout &set_;
   QueryRange scope_;

@@ -15,6 +15,7 @@
 #include "session/RunSession.h"
 #include "support/Fail.h"
 #include "support/MessageText.h"
+#include "support/SameFile.h"
 
 #include <fmt/format.h>
 
@@ -57,7 +58,12 @@ void mergeParts(const MergeOptions &given, std::FILE *out) {
   paths.report = options.report;
   paths.outcomes = options.outcomes;
   paths.proofs = options.proofs;
-  checkOutputPaths(paths); // before reading gigabytes of parts
+  paths.data = options.data;
+  // Before reading gigabytes of parts: no output may replace a part.
+  std::vector<CommandFile> inputs;
+  for (const std::string &part : given.parts)
+    inputs.push_back({part, "part", ""});
+  checkOutputPaths(paths, inputs);
 
   std::vector<PartFile> parts;
   std::map<int64_t, size_t> byShard; // shard index -> position in parts
@@ -110,6 +116,8 @@ void mergeParts(const MergeOptions &given, std::FILE *out) {
       fail("{}: the part's report names no dataset directory; give --data",
            zeroPath);
     data = report["dataset"]["dir"].get<std::string>();
+    paths.data = data; // the dataset's files are inputs too
+    checkOutputPaths(paths, inputs);
   }
   const Dataset dataset = loadDataset(data);
   const std::string fingerprint = datasetFingerprint(dataset);

@@ -3,14 +3,18 @@
 
 #include "outputs/Sha256.h"
 #include "session/Interrupts.h"
+#include "session/RowCounts.h"
+#include "support/Checksum.h"
 #include "support/Fail.h"
 #include "support/FileIO.h"
+#include "support/InputFile.h"
 #include "support/MessageText.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include <fcntl.h>
@@ -24,9 +28,22 @@ using json = nlohmann::json;
 
 /// One tally record: query, mode, relation, list size, three ranks.
 constexpr size_t kPairBytes = 4 + 1 + 4 + 8 + 3 * 8;
-/// "proofc-part-header " + 20 digits + "\n".
+/// "proofc-part-header " + 20 digits + " " + checksum + "\n".
 constexpr size_t kTrailerDigits = 20;
 constexpr const char *kTrailerWord = "proofc-part-header ";
+constexpr size_t kTrailerBytes =
+    19 + kTrailerDigits + 1 + kChecksumTextBytes + 1;
+
+/// The part's checksum (Checksum.h): over its magic line, its header line
+/// and its trailer up to the checksum. The header holds the SHA-256s of the
+/// tally and the rows, so every byte of the part is bound to it.
+std::string partChecksum(std::string_view magic, std::string_view headerLine,
+                         std::string_view trailerStart) {
+  std::string covered;
+  covered.reserve(magic.size() + headerLine.size() + trailerStart.size());
+  covered.append(magic).append(headerLine).append(trailerStart);
+  return checksumText(covered);
+}
 /// A header (with the shard's report) is far below this.
 constexpr uint64_t kMaxHeaderBytes = uint64_t{64} << 20;
 
@@ -81,6 +98,10 @@ int64_t integer(const json &j, const char *key, const std::string &path) {
   const json &v = member(j, key, path);
   if (!v.is_number_integer())
     fail("{}: the part header's \"{}\" is not an integer", path, key);
+  if (v.is_number_unsigned() &&
+      v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+    fail("{}: the part header's \"{}\" is {}, past 2^63 - 1", path, key,
+         v.get<uint64_t>());
   return v.get<int64_t>();
 }
 
@@ -206,8 +227,11 @@ std::string partTail(const PartFile &part, uint64_t rowsBytes,
     header["report"] = part.report;
   }
   const uint64_t headerAt = magicLine().size() + rowsBytes + tally.size();
-  return tally + header.dump() +
-         fmt::format("\n{}{:0{}}\n", kTrailerWord, headerAt, kTrailerDigits);
+  const std::string headerLine = header.dump() + "\n";
+  const std::string trailerStart =
+      fmt::format("{}{:0{}} ", kTrailerWord, headerAt, kTrailerDigits);
+  return tally + headerLine + trailerStart +
+         partChecksum(magicLine(), headerLine, trailerStart) + "\n";
 }
 
 /// Reads `n` bytes at `offset` of the part (its size known).
@@ -218,29 +242,40 @@ using ReadAt = std::function<std::string(uint64_t offset, uint64_t n)>;
 PartFile parsePartAt(const ReadAt &read, uint64_t size,
                      const std::string &path) {
   const std::string magic = magicLine();
-  const std::string start = read(0, std::min<uint64_t>(size, magic.size()));
+  const std::string start = read(0, std::min<uint64_t>(size, 32));
   const std::string word = std::string(kPartMagic) + " ";
   if (start.rfind(word, 0) != 0)
     fail("{}: not a proofc part file (it does not start with \"{} \")", path,
          kPartMagic);
-  if (start != magic)
-    fail("{}: a proofc part file of another version (this proofc reads "
-         "version {}: parts and checkpoint ranges of an older proofc hold "
-         "outcomes, not the tally; run the shards or the checkpoint again)",
-         path, kPartVersion);
-  const uint64_t trailerBytes =
-      std::char_traits<char>::length(kTrailerWord) + kTrailerDigits + 1;
+  if (start.rfind(magic, 0) != 0) {
+    const size_t end = start.find('\n', word.size());
+    fail("{}: a proofc part file of version {} (this proofc reads version "
+         "{}: the parts and checkpoint ranges of an older proofc have no "
+         "checksum, or hold outcomes, not the tally; run the shards or the "
+         "checkpoint again)",
+         path,
+         escapeForMessage(start.substr(word.size(), end == std::string::npos
+                                                        ? std::string::npos
+                                                        : end - word.size())),
+         kPartVersion);
+  }
+  const uint64_t trailerBytes = kTrailerBytes;
   if (size < magic.size() + trailerBytes)
     fail("{}: the part is cut off (no header)", path);
   const std::string trailer = read(size - trailerBytes, trailerBytes);
+  const size_t digitsAt = std::char_traits<char>::length(kTrailerWord);
   uint64_t headerAt = 0;
-  bool digits = trailer.rfind(kTrailerWord, 0) == 0 && trailer.back() == '\n';
-  for (size_t i = trailerBytes - 1 - kTrailerDigits;
-       digits && i + 1 < trailerBytes; ++i) {
-    if (trailer[i] < '0' || trailer[i] > '9')
+  bool digits =
+      trailer.size() == trailerBytes && trailer.rfind(kTrailerWord, 0) == 0 &&
+      trailer[digitsAt + kTrailerDigits] == ' ' && trailer.back() == '\n';
+  for (size_t i = digitsAt; digits && i < digitsAt + kTrailerDigits; ++i) {
+    const uint64_t d = static_cast<uint64_t>(trailer[i] - '0');
+    // 20 digits can say more than 2^64 - 1: refused, never wrapped.
+    if (trailer[i] < '0' || trailer[i] > '9' ||
+        headerAt > (UINT64_MAX - d) / 10)
       digits = false;
     else
-      headerAt = headerAt * 10 + static_cast<uint64_t>(trailer[i] - '0');
+      headerAt = headerAt * 10 + d;
   }
   if (!digits || headerAt < magic.size() || headerAt >= size - trailerBytes)
     fail("{}: the part is cut off or damaged (its last line does not locate "
@@ -254,6 +289,13 @@ PartFile parsePartAt(const ReadAt &read, uint64_t size,
       headerText.back() != '\n')
     fail("{}: the part is cut off or damaged (its last line does not locate "
          "the header)",
+         path);
+  const std::string trailerStart =
+      trailer.substr(0, digitsAt + kTrailerDigits + 1);
+  if (trailer.compare(trailerStart.size(), kChecksumTextBytes,
+                      partChecksum(magic, headerText, trailerStart)) != 0)
+    fail("{}: the part's checksum does not match its header (the file is "
+         "damaged)",
          path);
   headerText.pop_back();
   nlohmann::json header;
@@ -302,16 +344,25 @@ PartFile parsePartAt(const ReadAt &read, uint64_t size,
       fail("{}: the part header's rows.bytes is negative", path);
     part.hasRows = true;
     rowsBytes = static_cast<uint64_t>(bytes);
-    part.rows = {path, magic.size(), rowsBytes, text(rows, "sha256", path)};
+    if (rowsBytes > headerAt - magic.size())
+      fail("{}: the part header's rows.bytes is {}, but the file has {} "
+           "bytes before its header",
+           path, rowsBytes, headerAt - magic.size());
+    // The counts are checked against the rows as they are copied.
+    part.rows = {path,        magic.size(),
+                 rowsBytes,   text(rows, "sha256", path),
+                 part.counts, true};
   }
+  // The tally's size from the queries, without overflow: compared by
+  // division with the bytes the file has for it.
   const uint64_t pairs = 2 * static_cast<uint64_t>(qe - qb);
   const uint64_t tallyAt = magic.size() + rowsBytes;
-  if (tallyAt > headerAt || headerAt - tallyAt != pairs * kPairBytes)
-    fail("{}: {} bytes between the magic line and the header for {} bytes "
-         "of rows and the {} lists of {} queries ({} bytes expected): the "
-         "file is cut off or has extra bytes",
-         path, headerAt - magic.size(), rowsBytes, pairs, qe - qb,
-         rowsBytes + pairs * kPairBytes);
+  const uint64_t tallyBytes = headerAt - tallyAt;
+  if (tallyBytes % kPairBytes != 0 || tallyBytes / kPairBytes != pairs)
+    fail("{}: the part header's \"queries\" [{}, {}) need {} tally records of "
+         "{} bytes, the file has {} bytes for them (after {} bytes of rows): "
+         "the file is cut off, has extra bytes or a wrong header",
+         path, qb, qe, pairs, kPairBytes, tallyBytes, rowsBytes);
   const std::string tally = read(tallyAt, headerAt - tallyAt);
   if (sha256Hex(tally) != text(header, "tally_sha256", path))
     fail("{}: the tally's SHA-256 does not match the header (the file is "
@@ -384,6 +435,30 @@ std::string serializePart(const PartFile &part) {
   return magicLine() + partTail(bare, 0, "");
 }
 
+std::string withPartChecksum(std::string bytes) {
+  const std::string magic = magicLine();
+  const size_t digitsAt = std::char_traits<char>::length(kTrailerWord);
+  if (bytes.size() < magic.size() + kTrailerBytes)
+    return bytes;
+  const size_t trailerAt = bytes.size() - kTrailerBytes;
+  uint64_t headerAt = 0;
+  for (size_t i = 0; i < kTrailerDigits; ++i) {
+    const char c = bytes[trailerAt + digitsAt + i];
+    if (c < '0' || c > '9' || headerAt > (UINT64_MAX - 9) / 10)
+      return bytes;
+    headerAt = headerAt * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (headerAt > trailerAt)
+    return bytes;
+  const size_t checksumAt = trailerAt + digitsAt + kTrailerDigits + 1;
+  const std::string sum = partChecksum(
+      std::string_view(bytes).substr(0, magic.size()),
+      std::string_view(bytes).substr(headerAt, trailerAt - headerAt),
+      std::string_view(bytes).substr(trailerAt, checksumAt - trailerAt));
+  bytes.replace(checksumAt, sum.size(), sum);
+  return bytes;
+}
+
 PartFile parsePart(const std::string &bytes, const std::string &path) {
   const ReadAt read = [&](uint64_t offset, uint64_t n) {
     return bytes.substr(static_cast<size_t>(offset), static_cast<size_t>(n));
@@ -396,61 +471,21 @@ PartFile parsePart(const std::string &bytes, const std::string &path) {
     fail("{}: the outcome rows' SHA-256 does not match the header (the file "
          "is damaged)",
          path);
+  if (part.hasRows) {
+    RowCounter counter(path);
+    counter.update(
+        std::string_view(bytes).substr(static_cast<size_t>(part.rows.offset),
+                                       static_cast<size_t>(part.rows.bytes)));
+    counter.check(part.counts);
+  }
   return part;
 }
 
-namespace {
-
-/// A file open for reading, closed with its scope.
-class ReadFd {
-public:
-  explicit ReadFd(const std::string &path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0)
-      fail("{}: cannot read: {}", escapeForMessage(path), std::strerror(errno));
-  }
-  ~ReadFd() { ::close(fd_); }
-  ReadFd(const ReadFd &) = delete;
-  ReadFd &operator=(const ReadFd &) = delete;
-
-  uint64_t size() const {
-    struct stat st;
-    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode))
-      fail("{}: cannot read: not a regular file", escapeForMessage(path_));
-    return static_cast<uint64_t>(st.st_size);
-  }
-  /// `n` bytes at `offset` into `out` (fewer at the end of the file).
-  size_t read(uint64_t offset, char *out, size_t n) const {
-    size_t got = 0;
-    while (got < n) {
-      const ssize_t r =
-          ::pread(fd_, out + got, n - got, static_cast<off_t>(offset + got));
-      if (r < 0 && errno == EINTR) {
-        InterruptGuard::throwIfRaised();
-        continue;
-      }
-      if (r < 0)
-        fail("{}: cannot read: {}", escapeForMessage(path_),
-             std::strerror(errno));
-      if (r == 0)
-        break;
-      got += static_cast<size_t>(r);
-    }
-    return got;
-  }
-
-private:
-  std::string path_;
-  int fd_ = -1;
-};
-
-} // namespace
-
 PartFile readPart(const std::string &path) {
-  const ReadFd file(path);
+  const InputFile file(path);
   const ReadAt read = [&](uint64_t offset, uint64_t n) {
     std::string out(static_cast<size_t>(n), '\0');
-    out.resize(file.read(offset, out.data(), out.size()));
+    out.resize(file.readAt(offset, out.data(), out.size()));
     return out;
   };
   return parsePartAt(read, file.size(), path);
@@ -462,17 +497,20 @@ void copyRows(const std::vector<RowSlice> &slices,
   for (const RowSlice &slice : slices) {
     if (slice.bytes == 0 && slice.sha256.empty())
       continue;
-    const ReadFd file(slice.path);
+    const InputFile file(slice.path);
     Sha256 hash;
+    RowCounter rowCounts(slice.path);
     for (uint64_t at = 0; at < slice.bytes;) {
       const size_t n = static_cast<size_t>(
           std::min<uint64_t>(slice.bytes - at, buffer.size()));
-      if (file.read(slice.offset + at, buffer.data(), n) != n)
+      if (file.readAt(slice.offset + at, buffer.data(), n) != n)
         fail("{}: the outcome rows are cut off ({} of {} bytes)",
              escapeForMessage(slice.path), at, slice.bytes);
       const std::string_view bytes(buffer.data(), n);
       if (!slice.sha256.empty())
         hash.update(bytes);
+      if (slice.checkCounts)
+        rowCounts.update(bytes);
       sink(bytes);
       at += n;
     }
@@ -480,6 +518,8 @@ void copyRows(const std::vector<RowSlice> &slices,
       fail("{}: the outcome rows' SHA-256 does not match the header (the "
            "file is damaged)",
            escapeForMessage(slice.path));
+    if (slice.checkCounts)
+      rowCounts.check(slice.counts);
   }
 }
 
@@ -503,8 +543,9 @@ void PartWriter::commit(PartFile &part) {
   set_.append(handle_, partTail(part, rowsBytes_, sha));
   set_.close(handle_);
   set_.commit();
-  part.rows =
-      rows_ ? RowSlice{path_, magicLine().size(), rowsBytes_, sha} : RowSlice{};
+  part.rows = rows_ ? RowSlice{path_, magicLine().size(), rowsBytes_,
+                               sha,   part.counts,        true}
+                    : RowSlice{};
 }
 
 } // namespace proofc

@@ -10,24 +10,28 @@
 // resume copies without reading them). `--shard i/n --part FILE` writes one
 // ("kind": "shard", with the shard's own report); `--checkpoint DIR` writes
 // one per finished range ("kind": "range"); `proofc merge` reads shards back;
-// an MPI rank sends one (without rows) to rank 0. Layout, version 2:
+// an MPI rank sends one (without rows) to rank 0. Layout, version 3:
 //
-//   proofc-part 2\n
+//   proofc-part 3\n
 //   <rows: the TSV lines of the range's candidates, header.rows.bytes bytes;
 //    none when header.rows is null>
 //   <tally: 2 records per query, in list order, 41 bytes each: query (int32
 //    LE), mode (uint8, 0 head, 1 tail), relation (int32 LE), list size
 //    (int64 LE), optimistic, pessimistic, realistic rank (float64 LE)>
 //   <header: one line of JSON>\n
-//   proofc-part-header <the header's offset: 20 decimal digits>\n
+//   proofc-part-header <the header's offset: 20 decimal digits> <checksum>\n
 //
 // The rows come first so that a run writes its part in one pass as its
 // blocks finish (PartWriter): nothing of the size of its candidates is held.
 // The header holds the RunIdentity (every input that determines an outcome,
 // and its SHA-256), the range, the pool's size, the counts and the SHA-256s
-// of the tally and the rows; a reader checks all of it (the rows' SHA-256 as
-// it copies them, RowSlice) and names the file and the field that is wrong.
-// Version 1 (9 bytes an outcome) is refused with one message.
+// of the tally and the rows; the checksum (Checksum.h, "xxh3:" and 32 hex
+// digits) covers the magic line, the header line and the trailer before it,
+// hence, through the SHA-256s, every byte. A reader checks all of it --
+// the checksum first, every size and offset against the file's real size
+// without overflow, the rows' SHA-256 and their counts (RowCounts.h) as it
+// copies them (RowSlice) -- and names the file and the field that is wrong.
+// Versions 1 (9 bytes an outcome) and 2 (no checksum) are refused by name.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_PARTFILE_H
@@ -51,7 +55,7 @@
 namespace proofc {
 
 inline constexpr const char *kPartMagic = "proofc-part";
-inline constexpr int kPartVersion = 2;
+inline constexpr int kPartVersion = 3;
 
 /// Every input that determines the outcomes of a (partial) run. Two runs
 /// with equal identities give equal outcomes for every candidate.
@@ -91,12 +95,17 @@ struct RowSlice {
   uint64_t offset = 0, bytes = 0;
   /// Their SHA-256 (hex) when known (a part's); checked by copyRows.
   std::string sha256;
+  /// With checkCounts (a part's rows), copyRows counts the rows and
+  /// refuses them unless they are `counts` (RowCounts.h).
+  OutcomeCounts counts;
+  bool checkCounts = false;
 };
 
 /// Calls `sink` with the bytes of `slices`, in order, in pieces of at most
 /// `piece` bytes (one buffer: memory is bounded by `piece`). Throws
-/// proofc::Error naming the file when it is shorter than a slice or a
-/// slice's SHA-256 is not its `sha256`.
+/// proofc::Error naming the file when it is shorter than a slice, a
+/// slice's SHA-256 is not its `sha256` or its rows' counts are not its
+/// `counts`.
 void copyRows(const std::vector<RowSlice> &slices,
               const std::function<void(std::string_view)> &sink,
               size_t piece = size_t{16} << 20);
@@ -135,6 +144,12 @@ std::string serializePart(const PartFile &part);
 /// proofc::Error("<path>: ...") naming what is wrong (magic, version, a
 /// header field, the tally's size or SHA-256, a record).
 PartFile parsePart(const std::string &bytes, const std::string &path);
+
+/// `bytes` with the checksum in their trailer made that of their magic
+/// line, header line and trailer, as a writer would make it; unchanged when
+/// they have no trailer where a part has it. For a fuzzer (test/fuzz), to
+/// reach past the checksum into the checks behind it.
+std::string withPartChecksum(std::string bytes);
 
 /// The same for a file, reading its header and tally only: `rows` names
 /// the rows' slice of the file, checked when copied (copyRows).

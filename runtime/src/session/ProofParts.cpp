@@ -3,15 +3,16 @@
 
 #include "outputs/ProofFormats.h"
 #include "outputs/Sha256.h"
+#include "support/Checksum.h"
 #include "support/Fail.h"
 #include "support/FileIO.h"
+#include "support/InputFile.h"
 #include "support/MessageText.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <fstream>
 
 namespace proofc {
 namespace {
@@ -22,8 +23,10 @@ int64_t lineCount(std::string_view lines) {
   return std::count(lines.begin(), lines.end(), '\n');
 }
 
-std::string magicLine() {
-  return fmt::format("{} {}\n", kProofsPartMagic, kProofsPartVersion);
+/// The first line's start: the magic word and the version; the checksum
+/// (Checksum.h) of the rest of the file follows, then '\n'.
+std::string magicWords() {
+  return fmt::format("{} {} ", kProofsPartMagic, kProofsPartVersion);
 }
 
 } // namespace
@@ -40,7 +43,8 @@ std::string serializeProofsPart(const ProofsPart &part) {
       {"count", lineCount(part.lines)},
       {"sha256", sha256Hex(part.lines)},
   };
-  return magicLine() + header.dump() + "\n" + part.lines;
+  const std::string rest = header.dump() + "\n" + part.lines;
+  return magicWords() + checksumText(rest) + "\n" + rest;
 }
 
 bool looksLikeProofsPart(const std::string &bytes) {
@@ -48,13 +52,31 @@ bool looksLikeProofsPart(const std::string &bytes) {
 }
 
 ProofsPart parseProofsPart(const std::string &bytes, const std::string &path) {
-  const std::string magic = magicLine();
+  const std::string words = magicWords();
   if (!looksLikeProofsPart(bytes))
     fail("{}: not a proofc proofs part (it does not start with \"{} \")", path,
          kProofsPartMagic);
-  if (bytes.rfind(magic, 0) != 0)
-    fail("{}: a proofs part of another version (this proofc reads version {})",
-         path, kProofsPartVersion);
+  if (bytes.rfind(words, 0) != 0) {
+    const size_t word = std::char_traits<char>::length(kProofsPartMagic) + 1;
+    const size_t end = bytes.find_first_of(" \n", word);
+    fail("{}: a proofs part of version {} (this proofc reads version {}; "
+         "the proofs parts of an older proofc have no checksum: run the "
+         "shards or the checkpoint again)",
+         path,
+         escapeForMessage(std::string_view(bytes).substr(
+             word, end == std::string::npos ? std::string::npos : end - word)),
+         kProofsPartVersion);
+  }
+  // The checksum of everything after the first line, checked before any
+  // of it is believed.
+  const std::string magic = words + std::string(kChecksumTextBytes, ' ') + "\n";
+  if (bytes.size() < magic.size() || bytes[magic.size() - 1] != '\n' ||
+      bytes.compare(
+          words.size(), kChecksumTextBytes,
+          checksumText(std::string_view(bytes).substr(magic.size()))) != 0)
+    fail("{}: the proofs part's checksum does not match its contents (the "
+         "file is cut off or damaged)",
+         path);
   const size_t headerEnd = bytes.find('\n', magic.size());
   if (headerEnd == std::string::npos)
     fail("{}: the proofs part's header is cut off", path);
@@ -106,6 +128,16 @@ ProofsPart parseProofsPart(const std::string &bytes, const std::string &path) {
   return part;
 }
 
+std::string withProofsPartChecksum(std::string bytes) {
+  const std::string words = magicWords();
+  const size_t restAt = words.size() + kChecksumTextBytes + 1;
+  if (bytes.rfind(words, 0) != 0 || bytes.size() < restAt)
+    return bytes;
+  bytes.replace(words.size(), kChecksumTextBytes,
+                checksumText(std::string_view(bytes).substr(restAt)));
+  return bytes;
+}
+
 ProofsPart readProofsPart(const std::string &path) {
   return parseProofsPart(readFile(path), path);
 }
@@ -133,10 +165,13 @@ std::vector<std::string> takeProofsParts(std::vector<std::string> &files) {
   const std::string magic = std::string(kProofsPartMagic) + " ";
   for (std::string &path : files) {
     std::string start(magic.size(), '\0');
-    std::ifstream in(path, std::ios::binary);
-    const bool isProofs =
-        in.read(start.data(), static_cast<std::streamsize>(start.size())) &&
-        looksLikeProofsPart(start);
+    bool isProofs = false;
+    try { // InputFile: a FIFO or a device is refused, not waited on
+      const InputFile in(path);
+      isProofs = in.readAt(0, start.data(), start.size()) == start.size() &&
+                 looksLikeProofsPart(start);
+    } catch (const Error &) {
+    }
     (isProofs ? proofs : rest).push_back(std::move(path));
   }
   files = std::move(rest);

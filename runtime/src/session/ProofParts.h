@@ -9,16 +9,18 @@
 // proofs file of the whole run is the header (proofsFileHeader) and the
 // parts' lines in query order: a proof line depends only on its candidate,
 // its outcome and its actions (ProofLineWriter), so that file is byte for
-// byte the one a run of one process writes. Layout, version 1:
+// byte the one a run of one process writes. Layout, version 2:
 //
-//   proofc-proofs 1\n
+//   proofc-proofs 2 <checksum of the rest of the file>\n
 //   <header: one line of JSON>\n
 //   <the proof lines of the range's proved candidates, in candidate order>
 //
 // The header holds the RunIdentity (and its SHA-256), the range (queries
 // and candidates, in the pool's numbering), the proofs' format, its version
 // (kProofsFormatVersion), the selection, the number of lines and their
-// SHA-256; a reader checks all of it and names the file and what is wrong.
+// SHA-256; the checksum (Checksum.h, XXH3-128) covers the header and the
+// lines. A reader checks all of it, the checksum first, and names the file
+// and what is wrong; version 1 (no checksum) is refused by name.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_PROOFPARTS_H
@@ -34,7 +36,7 @@
 namespace proofc {
 
 inline constexpr const char *kProofsPartMagic = "proofc-proofs";
-inline constexpr int kProofsPartVersion = 1;
+inline constexpr int kProofsPartVersion = 2;
 
 struct ProofsPart {
   RunIdentity identity;
@@ -55,6 +57,11 @@ bool looksLikeProofsPart(const std::string &bytes);
 /// proofc::Error("<path>: ...") naming what is wrong (magic, version, a
 /// header field, the proofs format's version, the lines' count or SHA-256).
 ProofsPart parseProofsPart(const std::string &bytes, const std::string &path);
+
+/// `bytes` with the checksum of their first line made that of the rest, as
+/// a writer would make it; unchanged unless they start as this version's
+/// proofs part does. For tests, to reach the checks behind the checksum.
+std::string withProofsPartChecksum(std::string bytes);
 
 /// readFile() then parseProofsPart().
 ProofsPart readProofsPart(const std::string &path);

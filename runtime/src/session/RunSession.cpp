@@ -13,6 +13,7 @@
 #include "support/Fail.h"
 #include "support/FileIO.h"
 #include "support/MessageText.h"
+#include "support/SameFile.h"
 
 #include <fmt/format.h>
 
@@ -62,7 +63,14 @@ int64_t countFacts(const Dataset &dataset, bool includeValid) {
   return std::unique(facts.begin(), facts.end()) - facts.begin();
 }
 
-void checkOutputPaths(const RunSessionOptions &options) {
+void checkOutputPaths(const RunSessionOptions &options,
+                      std::vector<CommandFile> inputs) {
+  // What the run reads: no output may replace it (SameFile.h).
+  inputs.push_back({options.weights, "weights", "--weights"});
+  for (const char *name : {"train.tsv", "valid.tsv", "test.tsv", "rules.txt"})
+    if (!options.data.empty())
+      inputs.push_back({(std::filesystem::path(options.data) / name).string(),
+                        std::string("dataset's ") + name, "--data"});
   // An MPI rank's shard goes to rank 0, not to a part (mpiRanks).
   if (options.shardCount > 0 && options.mpiRanks == 0) {
     if (options.part.empty())
@@ -78,7 +86,8 @@ void checkOutputPaths(const RunSessionOptions &options) {
     if (!options.proofs.empty()) {
       // The shard's proofs part (ProofParts.h): `proofc merge --proofs`
       // writes the proofs file from every shard's.
-      if (options.proofs == options.part || options.proofs == "-")
+      if (options.proofs == options.part || options.proofs == "-" ||
+          sameFile(options.proofs, options.part, true, true))
         fail("--proofs {}: with --shard {}/{} it names the shard's proofs "
              "part, a file of its own beside --part (e.g. {}.proofs)",
              escapeForMessage(options.proofs), options.shardIndex,
@@ -87,6 +96,9 @@ void checkOutputPaths(const RunSessionOptions &options) {
       parseProofSelection(options.proofsOf, "--proofs-of");
       checkWritable(options.proofs);
     }
+    checkOutputsApart({{options.part, "part", "--part"},
+                       {options.proofs, "proofs part", "--proofs"}},
+                      inputs);
     return;
   }
   if (!options.part.empty())
@@ -95,32 +107,17 @@ void checkOutputPaths(const RunSessionOptions &options) {
   if (options.outcomeRows && options.mpiRanks == 0)
     fail("--part-outcomes: the outcome rows go to a part, written only with "
          "--shard i/n --part FILE (a whole run writes them with --outcomes)");
-  struct Output {
-    const std::string &path;
-    const char *what, *flag;
-  };
-  const Output outputs[] = {{options.report, "report", "--report"},
-                            {options.outcomes, "outcomes", "--outcomes"},
-                            {options.proofs, "proofs", "--proofs"}};
-  namespace fs = std::filesystem;
-  for (size_t i = 0; i < std::size(outputs); ++i)
-    for (size_t j = i + 1; j < std::size(outputs); ++j) {
-      const Output &a = outputs[i], &b = outputs[j];
-      if (a.path.empty() || b.path.empty())
-        continue;
-      std::error_code e1, e2;
-      const fs::path pa = fs::weakly_canonical(a.path, e1);
-      const fs::path pb = fs::weakly_canonical(b.path, e2);
-      if (a.path == b.path || (!e1 && !e2 && pa == pb))
-        fail("{}: the {} and the {} would overwrite each other ({} and {} "
-             "name the same file)",
-             a.path, a.what, b.what, a.flag, b.flag);
-    }
+  // Two outputs reaching one file, or an input, through any path.
+  const std::vector<CommandFile> outputs = {
+      {options.report, "report", "--report"},
+      {options.outcomes, "outcomes", "--outcomes"},
+      {options.proofs, "proofs", "--proofs"}};
+  checkOutputsApart(outputs, inputs);
   if (!options.proofs.empty()) {
     parseProofFormat(options.proofsFormat, "--proofs-format");
     parseProofSelection(options.proofsOf, "--proofs-of");
   }
-  for (const Output &o : outputs)
+  for (const CommandFile &o : outputs)
     if (!o.path.empty())
       checkWritable(o.path);
 }
@@ -232,7 +229,7 @@ public:
     }
     bytes_ += bytes.size();
   }
-  RowSlice slice() const { return {path_, 0, bytes_, ""}; }
+  RowSlice slice() const { return {path_, 0, bytes_, "", {}, false}; }
 
 private:
   std::string path_;

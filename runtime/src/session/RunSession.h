@@ -33,6 +33,7 @@
 #include "session/Interrupts.h"
 #include "session/PartFile.h"
 #include "session/ProofParts.h"
+#include "support/SameFile.h"
 
 #include <chrono>
 #include <cstdint>
@@ -183,8 +184,12 @@ int64_t countFacts(const Dataset &dataset, bool includeValid);
 /// proofs' format and selection are known; with a shard, unless --part is
 /// set and writable and neither --report nor --outcomes is (merge writes
 /// them), and --proofs, when set, names a writable file other than --part
-/// (the shard's proofs part); --part without --shard is refused.
-void checkOutputPaths(const RunSessionOptions &options);
+/// (the shard's proofs part); --part without --shard is refused. No
+/// output may reach another or one of the run's inputs (SameFile.h): the
+/// weights, the dataset's files and `inputs` (the tool's program or
+/// bundle).
+void checkOutputPaths(const RunSessionOptions &options,
+                      std::vector<CommandFile> inputs = {});
 
 /// Throws proofc::Error when an outcome's log-probability is NaN: a step
 /// of that candidate had a non-finite logit (every backend makes the step's

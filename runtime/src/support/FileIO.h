@@ -1,7 +1,8 @@
 //===- FileIO.h - Whole-file reads and atomic writes ------------*- C++ -*-===//
 //
-// Every file the runtime reads is read whole, up to a size limit, and never
-// from a FIFO or a socket (an open or read that could block forever); every
+// Every file the runtime reads is read whole, up to a size limit, and only
+// from a regular file (InputFile.h: never a FIFO, a socket, a device or a
+// directory, whose open or read could block or never end); every
 // file it writes (reports, outcomes, weights, bundles) goes through one
 // OutputSet (OutputFiles.h): an exclusive temporary with an unpredictable
 // name, then rename(), so a reader never sees half a file.
@@ -22,13 +23,14 @@ namespace proofc {
 /// /dev/zero, an endless FIFO or a wrong huge file from exhausting memory.
 inline constexpr uint64_t kMaxInputFileBytes = uint64_t{2} << 30;
 
-/// The bytes of `path`: a regular file or a character device (/dev/zero is
-/// cut at the limit). Throws proofc::Error("<path>: cannot read: ...") --
-/// "not a regular file (a FIFO)" (or "a socket") without blocking, "is a
-/// directory" -- and, past `maxBytes` (checked before reading where the
-/// size is known, else while reading), proofc::Error("<path>: cannot read:
-/// larger than ..."). A read that a signal interrupts while an
-/// InterruptGuard has raised its flag ends with proofc::Interrupted.
+/// The bytes of `path`, a regular file (InputFile.h: a FIFO, a socket, a
+/// device or a directory is refused at once, without blocking). Throws
+/// proofc::Error("<path>: cannot read: ...") -- "not a regular file (a
+/// FIFO)" (a socket, a character device, a block device), "is a directory"
+/// -- and, past `maxBytes` (checked before reading, and again while reading
+/// a file that grows), proofc::Error("<path>: cannot read: larger than
+/// ..."). A read that a signal interrupts while an InterruptGuard has raised
+/// its flag ends with proofc::Interrupted.
 std::string readFile(const std::string &path,
                      uint64_t maxBytes = kMaxInputFileBytes);
 

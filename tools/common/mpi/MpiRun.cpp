@@ -5,7 +5,11 @@
 //  1. setup: every rank makes its RunSession for shard rank/N (the ranks
 //     other than 0 with stderr closed and no outputs); agreed (agree()).
 //  2. inputs: rank 0 gathers every rank's RunIdentity (the shard aside) and
-//     refuses a rank made from other inputs; agreed.
+//     the options that decide what the rank writes and sends (RankWrites.h:
+//     --report, --outcomes, --proofs, ...), and refuses a rank made from
+//     other inputs or started with other such options; agreed. So a
+//     disagreement is one message from rank 0 before any work, never a
+//     rank left waiting for what another will not send.
 //  3. run: every rank evaluates its shard; the ranks other than 0 send their
 //     candidates done to rank 0 (kTagProgress, one int64, nonblocking, at
 //     most 4 a second), which draws one display over all; agreed.
@@ -35,6 +39,9 @@
 //===----------------------------------------------------------------------===//
 #include "MpiRun.h"
 
+#include "InitDeadline.h"
+#include "RankWrites.h"
+
 #include "cuda/CudaBackend.h"
 #include "proofc/runtime/Notices.h"
 #include "proofc/runtime/RunControl.h"
@@ -42,6 +49,7 @@
 #include "session/Progress.h"
 #include "session/ProofParts.h"
 #include "session/RankHost.h"
+#include "support/DirectoryLock.h"
 #include "support/Fail.h"
 #include "support/MessageText.h"
 
@@ -92,10 +100,15 @@ Status attempt(const std::function<void()> &step) {
 
 class World {
 public:
-  World() {
+  explicit World(const std::string &tool) {
     // The progress callback may run on a backend thread, never two at once
-    // and never while the main thread calls MPI: SERIALIZED is enough.
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided_);
+    // and never while the main thread calls MPI: SERIALIZED is enough. A
+    // process of the launch that never calls MPI_Init must not leave this
+    // one waiting for ever (InitDeadline.h).
+    {
+      const InitDeadline deadline(tool);
+      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided_);
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
     main_ = std::this_thread::get_id();
@@ -308,14 +321,16 @@ RunIdentity unsharded(const RunSession &session) {
   return id;
 }
 
-/// Step 2: rank 0 gathers every rank's identity and device (`devices`, in
-/// rank order) and compares the identities; collective.
+/// Step 2: rank 0 gathers every rank's identity, device (`devices`, in
+/// rank order) and the options that decide what it writes (`writes`,
+/// RankWrites.h) and compares them with its own; collective.
 Status checkSameInputs(const World &world, const RunSession &session,
-                       std::vector<std::string> &devices) {
+                       std::vector<std::string> &devices,
+                       const nlohmann::json &writes) {
   const std::string mine = nlohmann::json{
       {"inputs", unsharded(session).json()},
-      {"device",
-       session.deviceName()}}.dump();
+      {"device", session.deviceName()},
+      {"writes", writes}}.dump();
   int size = static_cast<int>(mine.size());
   std::vector<int> sizes(static_cast<size_t>(world.size()));
   MPI_Gather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -346,6 +361,12 @@ Status checkSameInputs(const World &world, const RunSession &session,
         fail("{}: made from other inputs than {}: {} (every rank must read "
              "the same program, weights and dataset with the same flags)",
              name, zeroName, diff);
+      const std::string options = rankWritesDifference(
+          writes, zeroName, sent.value("writes", nlohmann::json()), name);
+      if (!options.empty())
+        fail("{}: started with other options than {}: {} (every rank must "
+             "be started with the same flags)",
+             name, zeroName, options);
     }
   });
   status.named = true;
@@ -602,20 +623,13 @@ Status gatherProofs(const World &world, const RunSession &session,
 /// The checkpoint root every rank's directory goes in (made when missing,
 /// by whichever rank comes first; its parent must exist).
 void makeCheckpointRoot(const std::string &dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directory(dir, ec);
-  if (ec && !fs::is_directory(dir))
-    fail("{}: cannot create the checkpoint directory: {}",
-         escapeForMessage(dir), ec.message());
-  if (!fs::is_directory(dir))
-    fail("{}: the checkpoint is not a directory", escapeForMessage(dir));
+  ensureDirectory(dir, "checkpoint"); // DirectoryLock.h
 }
 
 } // namespace
 
 int runMpiRanks(const RunTool &tool, const Launch &) {
-  World world;
+  World world(tool.name);
   const int rank = world.rank(), ranks = world.size();
   // The ranks other than 0 print nothing: their notices are rank 0's, and
   // their failures go to rank 0 (agree()).
@@ -640,9 +654,11 @@ int runMpiRanks(const RunTool &tool, const Launch &) {
   std::FILE *progressStream = stderr;
   std::unique_ptr<RankProgress> progress;
   std::unique_ptr<RunSession> session;
+  nlohmann::json writes;
   bool printed = false;
   Status status = attempt([&] {
     RunSessionOptions options = tool.options();
+    writes = rankWrites(options); // as given, agreed in step 2
     quiet = options.quiet;
     progressStream = options.progressStream;
     if (options.shardCount > 0)
@@ -711,7 +727,8 @@ int runMpiRanks(const RunTool &tool, const Launch &) {
 
   // 2. The same inputs on every rank.
   std::vector<std::string> devices; // rank 0: every rank's, for the report
-  status = agree(world, checkSameInputs(world, *session, devices), failing);
+  status =
+      agree(world, checkSameInputs(world, *session, devices, writes), failing);
   if (status.code)
     return finish(status);
 

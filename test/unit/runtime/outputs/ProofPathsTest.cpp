@@ -110,20 +110,43 @@ TEST(ProofsPart, RoundTripAndDamage) {
   EXPECT_EQ(RunIdentity::difference(back.identity, "a", part.identity, "b"),
             "");
 
+  // The checksum (of everything after the first line) refuses any damage
+  // first; with it made right again, the checks behind it still do.
+  EXPECT_EQ(bytes.rfind("proofc-proofs 2 xxh3:", 0), 0u);
+  EXPECT_EQ(withProofsPartChecksum(bytes), bytes);
   EXPECT_EQ(errorOf([&] { parseProofsPart(bytes + "proof(42).\n", "p"); }),
+            "p: the proofs part's checksum does not match its contents (the "
+            "file is cut off or damaged)");
+  EXPECT_EQ(errorOf([&] {
+              parseProofsPart(withProofsPartChecksum(bytes + "proof(42).\n"),
+                              "p");
+            }),
             "p: 3 proof lines, the header says 2: the file is cut off or has "
             "extra bytes");
   std::string flipped = bytes;
   flipped[flipped.size() - 3] = '2';
   EXPECT_EQ(errorOf([&] { parseProofsPart(flipped, "p"); }),
-            "p: the proofs' SHA-256 does not match the header (the file is "
-            "damaged)");
+            "p: the proofs part's checksum does not match its contents (the "
+            "file is cut off or damaged)");
+  EXPECT_EQ(
+      errorOf([&] { parseProofsPart(withProofsPartChecksum(flipped), "p"); }),
+      "p: the proofs' SHA-256 does not match the header (the file is "
+      "damaged)");
+  std::string count = bytes;
+  count.replace(count.find("\"count\":2"), 9, "\"count\":3");
+  EXPECT_NE(errorOf([&] { parseProofsPart(count, "p"); }).find("checksum"),
+            std::string::npos);
   EXPECT_EQ(errorOf([&] { parseProofsPart("proofc-part 1\n", "p"); }),
             "p: not a proofc proofs part (it does not start with "
             "\"proofc-proofs \")");
   EXPECT_EQ(errorOf([&] { parseProofsPart("proofc-proofs 9\n{}\n", "p"); }),
-            "p: a proofs part of another version (this proofc reads version "
-            "1)");
+            "p: a proofs part of version 9 (this proofc reads version 2; the "
+            "proofs parts of an older proofc have no checksum: run the shards "
+            "or the checkpoint again)");
+  EXPECT_EQ(errorOf([&] { parseProofsPart("proofc-proofs 1\n{}\n", "p"); }),
+            "p: a proofs part of version 1 (this proofc reads version 2; the "
+            "proofs parts of an older proofc have no checksum: run the shards "
+            "or the checkpoint again)");
 
   // Checked against the run that reads it: inputs, range, format.
   const std::string remedy = "do this";

@@ -137,6 +137,13 @@ TEST(QueryRanges, SplitRangeEvenlyCutsNearlyEqualWholeQueries) {
             std::string::npos);
 }
 
+/// Outcome rows of samplePart()'s counts (4 candidates: 1 proved, 2
+/// failed, 1 truncated, depths adding up to 27).
+constexpr const char *kSampleRows = "0\thead\te1\tproved\t3\t-1.5\n"
+                                    "0\thead\te2\tfailed\t8\t-inf\n"
+                                    "0\ttail\te3\tfailed\t8\t-inf\n"
+                                    "0\ttail\te4\ttruncated\t8\t-inf\n";
+
 PartFile samplePart() {
   PartFile p;
   p.kind = "range";
@@ -166,7 +173,7 @@ PartFile samplePart() {
 TEST(PartFile, RoundTripsEveryBit) {
   const PartFile p = samplePart();
   const std::string bytes = serializePart(p);
-  EXPECT_EQ(bytes.rfind("proofc-part 2\n", 0), 0u);
+  EXPECT_EQ(bytes.rfind("proofc-part 3\n", 0), 0u);
   const PartFile q = parsePart(bytes, "x.part");
   EXPECT_EQ(q.kind, "range");
   EXPECT_TRUE(q.range == p.range);
@@ -198,24 +205,25 @@ TEST(PartFile, WriterStreamsRowsReaderLocatesThem) {
   const std::string path = dir + "/s.part";
   {
     PartWriter writer(path, /*rows=*/true);
-    writer.appendRows("a\tb\n");
-    writer.appendRows("c\td\n");
+    writer.appendRows(std::string(kSampleRows).substr(0, 20));
+    writer.appendRows(std::string(kSampleRows).substr(20));
     writer.commit(p);
   }
+  const uint64_t rowsBytes = std::strlen(kSampleRows);
   EXPECT_TRUE(p.hasRows);
-  EXPECT_EQ(p.rows.bytes, 8u);
+  EXPECT_EQ(p.rows.bytes, rowsBytes);
   const PartFile q = readPart(path);
   ASSERT_TRUE(q.hasRows);
   EXPECT_EQ(q.rows.offset, 14u);
-  EXPECT_EQ(q.rows.bytes, 8u);
+  EXPECT_EQ(q.rows.bytes, rowsBytes);
   EXPECT_EQ(q.pairs.size(), 4u);
   std::string rows;
   copyRows({q.rows}, [&](std::string_view b) { rows += b; }, 3);
-  EXPECT_EQ(rows, "a\tb\nc\td\n");
+  EXPECT_EQ(rows, kSampleRows);
   // The same bytes parse in memory, the rows' hash checked there.
   std::string bytes = readFile(path);
   EXPECT_EQ(parsePart(bytes, "m.part").rows.sha256, q.rows.sha256);
-  bytes[15] = 'x';
+  bytes[14] = '1'; // query 0 -> 1: still a row, of other bytes
   EXPECT_EQ(errorOf([&] { parsePart(bytes, "m.part"); }),
             "m.part: the outcome rows' SHA-256 does not match the header (the "
             "file is damaged)");
@@ -244,11 +252,18 @@ TEST(PartFile, DamageIsRefusedByName) {
   inputs.replace(inputs.find("\"seed\":"), 7, "\"seed\":1");
   EXPECT_NE(errorOf([&] { parsePart(inputs, "x.part"); }).find("x.part: "),
             std::string::npos);
-  EXPECT_EQ(errorOf([&] { parsePart("proofc-part 1\n{}\n", "x.part"); }),
-            "x.part: a proofc part file of another version (this proofc "
-            "reads version 2: parts and checkpoint ranges of an older proofc "
-            "hold outcomes, not the tally; run the shards or the checkpoint "
-            "again)");
+  // Every older version by name.
+  for (const char *version : {"1", "2"})
+    EXPECT_EQ(errorOf([&] {
+                parsePart(fmt::format("proofc-part {}\n{{}}\n", version),
+                          "x.part");
+              }),
+              fmt::format("x.part: a proofc part file of version {} (this "
+                          "proofc reads version 3: the parts and checkpoint "
+                          "ranges of an older proofc have no checksum, or "
+                          "hold outcomes, not the tally; run the shards or "
+                          "the checkpoint again)",
+                          version));
   EXPECT_EQ(errorOf([&] { parsePart(bytes + "x", "x.part"); }),
             "x.part: the part is cut off or damaged (its last line does not "
             "locate the header)");
@@ -263,6 +278,10 @@ TEST(PartFile, DamageIsRefusedByName) {
   std::string counts = bytes;
   counts.replace(counts.find("\"proved\":1"), 10, "\"proved\":2");
   EXPECT_EQ(errorOf([&] { parsePart(counts, "x.part"); }),
+            "x.part: the part's checksum does not match its header (the "
+            "file is damaged)");
+  // Behind the checksum (made right again), the header is still checked.
+  EXPECT_EQ(errorOf([&] { parsePart(withPartChecksum(counts), "x.part"); }),
             "x.part: the part's counts (4 candidates: 2 proved, 2 failed, 1 "
             "truncated) are not those of its 4 candidates");
 }

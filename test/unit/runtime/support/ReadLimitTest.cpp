@@ -1,9 +1,9 @@
 //===- ReadLimitTest.cpp - readFile's input size limit --------------------===//
 //
 // An input larger than the limit is one error naming the file, found from
-// the size before reading where there is one (a regular file) and while
-// reading where there is none (a device), so /dev/zero cannot exhaust
-// memory. (A FIFO is refused outright: OutputFilesTest, ReadFile.*.)
+// the size before reading (and again while reading a file that grows). A
+// device, such as /dev/zero, and a FIFO are refused outright (InputFile.h;
+// OutputFilesTest, ReadFile.*; InputFileTest).
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
@@ -56,11 +56,12 @@ TEST(ReadLimit, SparseFilePastTheDefaultLimitIsRejectedWithoutReading) {
                    "file size limit)");
 }
 
-TEST(ReadLimit, EndlessDeviceIsCutAtTheLimit) {
-  // /dev/zero says size 0 and never ends.
+TEST(ReadLimit, EndlessDeviceIsRefusedBeforeReading) {
+  // /dev/zero says size 0 and never ends: a device is not read at all
+  // (InputFile.h), not even up to the limit.
   EXPECT_EQ(errorOf([] { readFile("/dev/zero", 1 << 20); }),
-            "/dev/zero: cannot read: larger than 1048576 bytes (the input "
-            "file size limit)");
+            "/dev/zero: cannot read: not a regular file (a character "
+            "device)");
 }
 
 TEST(ReadLimit, DatasetSplitPastTheLimitNamesTheSplit) {

@@ -1,0 +1,30 @@
+//===- Checksum.h - The checksum of proofc's own files ----------*- C++ -*-===//
+//
+// The files one proofc writes for another to read back -- shard parts,
+// checkpoint ranges, proofs parts (PartFile.h, ProofParts.h) -- carry a
+// checksum of their header, so that one flipped bit in a count, a path or a
+// report field is refused by name instead of merged or resumed with a wrong
+// number. It is XXH3-128 (the xxhash the project links already): fast, not
+// a defence against a forger, who would also have to forge the SHA-256s the
+// header holds and pass every check of the reader. Written as "xxh3:" and
+// 32 lower-case hex digits.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_RUNTIME_CHECKSUM_H
+#define PROOFC_RUNTIME_CHECKSUM_H
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace proofc {
+
+/// "xxh3:" + 32 hex digits: the length of checksumText()'s result.
+inline constexpr size_t kChecksumTextBytes = 5 + 32;
+
+/// XXH3-128 of `bytes` as "xxh3:<32 lower-case hex digits>".
+std::string checksumText(std::string_view bytes);
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_CHECKSUM_H
