@@ -8,8 +8,8 @@
 #ifndef PROOFC_TEST_UNIT_TESTUTIL_H
 #define PROOFC_TEST_UNIT_TESTUTIL_H
 
+#include "proofc/contract/Program.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/Program.h"
 #include "proofc/runtime/RunControl.h"
 #include "session/RunSession.h"
 

@@ -11,8 +11,8 @@
 //===----------------------------------------------------------------------===//
 #if PROOFC_HAVE_CUDA
 
-#include "Kernels/kernel_abi.h"
 #include "cuda/CudaRunner.h"
+#include "proofc/contract/kernel_abi.h"
 #include "session/Interrupts.h"
 #include "support/Fail.h"
 

@@ -22,10 +22,10 @@
 
 #include "outputs/Provenance.h"
 #include "outputs/Report.h"
+#include "proofc/contract/Program.h"
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Evaluation.h"
-#include "proofc/runtime/Program.h"
 #include "proofc/runtime/QueryRanges.h"
 #include "proofc/runtime/RankMetrics.h"
 #include "proofc/runtime/Safetensors.h"

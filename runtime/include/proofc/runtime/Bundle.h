@@ -13,8 +13,8 @@
 #ifndef PROOFC_RUNTIME_BUNDLE_H
 #define PROOFC_RUNTIME_BUNDLE_H
 
-#include "proofc/runtime/BundleNames.h"
-#include "proofc/runtime/Program.h"
+#include "proofc/contract/BundleNames.h"
+#include "proofc/contract/Program.h"
 
 #include <cstdint>
 #include <map>

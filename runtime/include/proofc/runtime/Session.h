@@ -21,10 +21,10 @@
 #ifndef PROOFC_RUNTIME_SESSION_H
 #define PROOFC_RUNTIME_SESSION_H
 
+#include "proofc/contract/Program.h"
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Evaluation.h"
-#include "proofc/runtime/Program.h"
 #include "proofc/runtime/QueryRanges.h"
 #include "proofc/runtime/RankMetrics.h"
 #include "proofc/runtime/Safetensors.h"

@@ -8,7 +8,7 @@
 // side is checked by eval-lower-to-gpu itself on every compile.
 //
 //===----------------------------------------------------------------------===//
-#include "Kernels/kernel_abi.h"
+#include "proofc/contract/kernel_abi.h"
 
 #include "TestUtil.h"
 #include "cuda/PlanBinding.h"
