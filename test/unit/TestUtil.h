@@ -11,7 +11,7 @@
 #include "proofc/contract/Program.h"
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/RunControl.h"
-#include "session/RunSession.h"
+#include "tooling/RunSession.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -9,7 +9,7 @@
 #ifndef PROOFC_TOOLS_COMMON_RUNFLAGS_H
 #define PROOFC_TOOLS_COMMON_RUNFLAGS_H
 
-#include "session/RunSession.h"
+#include "tooling/RunSession.h"
 
 #include <chrono>
 #include <cstdint>

@@ -14,7 +14,7 @@
 
 #include "outputs/Provenance.h"
 #include "proofc/runtime/Notices.h"
-#include "session/Merge.h"
+#include "tooling/Merge.h"
 
 #include <CLI/CLI.hpp>
 

@@ -27,8 +27,8 @@
 #include "outputs/Provenance.h"
 #include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/Notices.h"
-#include "session/RunSession.h"
 #include "support/Fail.h"
+#include "tooling/RunSession.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>

@@ -13,7 +13,7 @@
 
 #include "RunTool.h"
 #include "cuda/CudaBackend.h"
-#include "session/RunSession.h"
+#include "tooling/RunSession.h"
 
 #include <algorithm>
 #include <chrono>

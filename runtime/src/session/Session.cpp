@@ -18,9 +18,9 @@
 #include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/RunControl.h"
 #include "session/BlockPipeline.h"
-#include "session/RunSession.h"
 #include "support/Fail.h"
 #include "support/MessageText.h"
+#include "tooling/RunSession.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,10 +1,10 @@
 //===- FileIO.cpp - Whole-file reads and atomic writes --------------------===//
 #include "support/FileIO.h"
 
-#include "outputs/OutputFiles.h"
 #include "proofc/runtime/RunControl.h"
-#include "session/Interrupts.h"
 #include "support/Fail.h"
+#include "tooling/Interrupts.h"
+#include "tooling/OutputFiles.h"
 
 #include <cerrno>
 #include <cstring>

@@ -38,12 +38,12 @@
 #include "cuda/CudaBackend.h"
 #include "proofc/runtime/Notices.h"
 #include "proofc/runtime/RunControl.h"
-#include "session/PartFile.h"
-#include "session/Progress.h"
-#include "session/ProofParts.h"
-#include "session/RankHost.h"
 #include "support/Fail.h"
 #include "support/MessageText.h"
+#include "tooling/PartFile.h"
+#include "tooling/Progress.h"
+#include "tooling/ProofParts.h"
+#include "tooling/RankHost.h"
 
 #include <fmt/format.h>
 #include <mpi.h>

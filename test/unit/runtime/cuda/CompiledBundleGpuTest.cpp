@@ -42,7 +42,7 @@
 #include "outputs/ProofFormats.h"
 #include "proofc/runtime/Error.h"
 #include "runtime/cuda/GpuTestUtil.h"
-#include "session/RunSession.h"
+#include "tooling/RunSession.h"
 
 #include <cmath>
 #include <cstdlib>

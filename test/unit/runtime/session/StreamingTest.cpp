@@ -16,9 +16,9 @@
 #include "outputs/Report.h"
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/QueryRanges.h"
-#include "session/Merge.h"
-#include "session/RunSession.h"
 #include "support/FileIO.h"
+#include "tooling/Merge.h"
+#include "tooling/RunSession.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 // tests see exactly what a terminal or a log would, without waiting.
 //
 //===----------------------------------------------------------------------===//
-#include "session/Progress.h"
+#include "tooling/Progress.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
 //===- PartFile.cpp - Partial results: shards and checkpoint ranges -------===//
-#include "session/PartFile.h"
+#include "tooling/PartFile.h"
 
 #include "outputs/Sha256.h"
-#include "session/Interrupts.h"
 #include "support/Fail.h"
 #include "support/FileIO.h"
 #include "support/MessageText.h"
+#include "tooling/Interrupts.h"
 
 #include <fmt/format.h>
 

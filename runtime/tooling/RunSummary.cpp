@@ -1,5 +1,5 @@
 //===- RunSummary.cpp - The human-readable summary of a run ---------------===//
-#include "session/RunSummary.h"
+#include "tooling/RunSummary.h"
 
 #include <fmt/format.h>
 

@@ -30,9 +30,9 @@
 #include "proofc/runtime/RankMetrics.h"
 #include "proofc/runtime/Safetensors.h"
 #include "proofc/runtime/Session.h"
-#include "session/Interrupts.h"
-#include "session/PartFile.h"
-#include "session/ProofParts.h"
+#include "tooling/Interrupts.h"
+#include "tooling/PartFile.h"
+#include "tooling/ProofParts.h"
 
 #include <chrono>
 #include <cstdint>

@@ -12,13 +12,13 @@
 #include "TestUtil.h"
 
 #include "host/HostBackend.h"
-#include "outputs/OutputFiles.h"
 #include "outputs/Report.h"
 #include "outputs/Sha256.h"
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/RunControl.h"
-#include "session/RunSession.h"
 #include "support/FileIO.h"
+#include "tooling/OutputFiles.h"
+#include "tooling/RunSession.h"
 
 #include <gtest/gtest.h>
 

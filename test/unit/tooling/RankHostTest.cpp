@@ -8,7 +8,7 @@
 // needs is told so.
 //
 //===----------------------------------------------------------------------===//
-#include "session/RankHost.h"
+#include "tooling/RankHost.h"
 
 #include <gtest/gtest.h>
 

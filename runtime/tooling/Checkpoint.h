@@ -23,7 +23,7 @@
 
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/QueryRanges.h"
-#include "session/PartFile.h"
+#include "tooling/PartFile.h"
 
 #include <cstdint>
 #include <memory>

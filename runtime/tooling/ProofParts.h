@@ -25,7 +25,7 @@
 #define PROOFC_RUNTIME_PROOFPARTS_H
 
 #include "proofc/runtime/QueryRanges.h"
-#include "session/PartFile.h"
+#include "tooling/PartFile.h"
 
 #include <cstdint>
 #include <string>

@@ -1,5 +1,5 @@
 //===- RankHost.cpp - What an MPI rank takes of its host: GPU, CPUs -------===//
-#include "session/RankHost.h"
+#include "tooling/RankHost.h"
 
 #include <fmt/format.h>
 

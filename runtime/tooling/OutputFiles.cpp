@@ -1,5 +1,5 @@
 //===- OutputFiles.cpp - Every file a tool writes, as one commit ----------===//
-#include "outputs/OutputFiles.h"
+#include "tooling/OutputFiles.h"
 
 #include "proofc/runtime/RunControl.h"
 #include "support/Fail.h"

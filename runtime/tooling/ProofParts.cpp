@@ -1,5 +1,5 @@
 //===- ProofParts.cpp - The proofs of a query range, on their own ---------===//
-#include "session/ProofParts.h"
+#include "tooling/ProofParts.h"
 
 #include "outputs/ProofFormats.h"
 #include "outputs/Sha256.h"

@@ -1,5 +1,5 @@
 //===- Checkpoint.cpp - Resumable runs: finished ranges on disk -----------===//
-#include "session/Checkpoint.h"
+#include "tooling/Checkpoint.h"
 
 #include "support/Fail.h"
 #include "support/FileIO.h"

@@ -1,5 +1,5 @@
 //===- Progress.cpp - Candidates done / total, rate and ETA ---------------===//
-#include "session/Progress.h"
+#include "tooling/Progress.h"
 
 #include <fmt/format.h>
 

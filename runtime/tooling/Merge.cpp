@@ -1,8 +1,7 @@
 //===- Merge.cpp - Shards' parts into one report and outcomes -------------===//
-#include "session/Merge.h"
+#include "tooling/Merge.h"
 
 #include "outputs/OutcomesWriter.h"
-#include "outputs/OutputFiles.h"
 #include "outputs/Provenance.h"
 #include "outputs/Report.h"
 #include "outputs/Sha256.h"
@@ -10,11 +9,12 @@
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/QueryRanges.h"
 #include "proofc/runtime/RankMetrics.h"
-#include "session/PartFile.h"
-#include "session/ProofParts.h"
-#include "session/RunSession.h"
 #include "support/Fail.h"
 #include "support/MessageText.h"
+#include "tooling/OutputFiles.h"
+#include "tooling/PartFile.h"
+#include "tooling/ProofParts.h"
+#include "tooling/RunSession.h"
 
 #include <fmt/format.h>
 

@@ -1,18 +1,18 @@
 //===- RunSession.cpp - One evaluation run, shared by the tools -----------===//
-#include "session/RunSession.h"
+#include "tooling/RunSession.h"
 
 #include "outputs/OutcomesWriter.h"
-#include "outputs/OutputFiles.h"
 #include "outputs/ProofFormats.h"
 #include "outputs/Sha256.h"
 #include "proofc/runtime/RunControl.h"
-#include "session/Checkpoint.h"
-#include "session/Progress.h"
-#include "session/ProofParts.h"
-#include "session/RunSummary.h"
 #include "support/Fail.h"
 #include "support/FileIO.h"
 #include "support/MessageText.h"
+#include "tooling/Checkpoint.h"
+#include "tooling/OutputFiles.h"
+#include "tooling/Progress.h"
+#include "tooling/ProofParts.h"
+#include "tooling/RunSummary.h"
 
 #include <fmt/format.h>
 

@@ -10,8 +10,8 @@
 #include "TestUtil.h"
 
 #include "host/HostBackend.h"
-#include "session/RunSession.h"
 #include "support/FileIO.h"
+#include "tooling/RunSession.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -13,10 +13,10 @@
 #include "TestUtil.h"
 #include "host/HostBackend.h"
 #include "outputs/ProofFormats.h"
-#include "session/Merge.h"
-#include "session/ProofParts.h"
-#include "session/RunSession.h"
 #include "support/FileIO.h"
+#include "tooling/Merge.h"
+#include "tooling/ProofParts.h"
+#include "tooling/RunSession.h"
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 #include "TestUtil.h"
 
 #include "host/HostBackend.h"
-#include "session/RunSession.h"
+#include "tooling/RunSession.h"
 
 #include <gtest/gtest.h>
 

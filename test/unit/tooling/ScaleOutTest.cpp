@@ -11,8 +11,8 @@
 #include "host/HostBackend.h"
 #include "proofc/runtime/QueryRanges.h"
 #include "proofc/runtime/Session.h"
-#include "session/PartFile.h"
 #include "support/FileIO.h"
+#include "tooling/PartFile.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 //===- Interrupts.cpp - Ctrl-C and SIGTERM stop a run cleanly -------------===//
-#include "session/Interrupts.h"
+#include "tooling/Interrupts.h"
 
 #include "proofc/runtime/RunControl.h"
 

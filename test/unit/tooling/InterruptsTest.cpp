@@ -1,5 +1,5 @@
 //===- InterruptsTest.cpp - SIGINT/SIGTERM raise a flag, then kill --------===//
-#include "session/Interrupts.h"
+#include "tooling/Interrupts.h"
 #include "proofc/runtime/RunControl.h"
 
 #include <gtest/gtest.h>

@@ -9,8 +9,8 @@
 
 #include "host/HostBackend.h"
 #include "proofc/runtime/Error.h"
-#include "session/RunSession.h"
 #include "support/FileIO.h"
+#include "tooling/RunSession.h"
 
 #include <gtest/gtest.h>
 

@@ -31,7 +31,7 @@
 #ifndef PROOFC_RUNTIME_OUTPUTFILES_H
 #define PROOFC_RUNTIME_OUTPUTFILES_H
 
-#include "session/Interrupts.h"
+#include "tooling/Interrupts.h"
 
 #include <cstdint>
 #include <string>
