@@ -1,10 +1,10 @@
 //===- PartFile.cpp - Partial results: shards and checkpoint ranges -------===//
 #include "tooling/PartFile.h"
 
-#include "outputs/Sha256.h"
 #include "support/Fail.h"
 #include "support/FileIO.h"
 #include "support/MessageText.h"
+#include "support/Sha256.h"
 #include "tooling/Interrupts.h"
 
 #include <fmt/format.h>

@@ -33,12 +33,12 @@
 #ifndef PROOFC_RUNTIME_PARTFILE_H
 #define PROOFC_RUNTIME_PARTFILE_H
 
-#include "outputs/Sha256.h"
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/QueryRanges.h"
 #include "proofc/runtime/RankMetrics.h"
-#include "tooling/OutputFiles.h"
+#include "support/OutputFiles.h"
+#include "support/Sha256.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,10 +2,10 @@
 #include "tooling/ProofParts.h"
 
 #include "outputs/ProofFormats.h"
-#include "outputs/Sha256.h"
 #include "support/Fail.h"
 #include "support/FileIO.h"
 #include "support/MessageText.h"
+#include "support/Sha256.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

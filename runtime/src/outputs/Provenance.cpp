@@ -1,7 +1,7 @@
 //===- Provenance.cpp - What a report's numbers came from -----------------===//
 #include "outputs/Provenance.h"
 
-#include "outputs/Sha256.h"
+#include "support/Sha256.h"
 
 #include "GitCommit.inc" // PROOFC_GIT_COMMIT, generated at build time
 

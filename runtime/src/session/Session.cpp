@@ -14,12 +14,12 @@
 #include "host/HostBackend.h"
 #include "outputs/Provenance.h"
 #include "outputs/Report.h"
-#include "outputs/Sha256.h"
 #include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/RunControl.h"
 #include "session/BlockPipeline.h"
 #include "support/Fail.h"
 #include "support/MessageText.h"
+#include "support/Sha256.h"
 #include "tooling/RunSession.h"
 
 #include <fmt/format.h>

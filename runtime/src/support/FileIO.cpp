@@ -3,8 +3,8 @@
 
 #include "proofc/runtime/RunControl.h"
 #include "support/Fail.h"
+#include "support/OutputFiles.h"
 #include "tooling/Interrupts.h"
-#include "tooling/OutputFiles.h"
 
 #include <cerrno>
 #include <cstring>

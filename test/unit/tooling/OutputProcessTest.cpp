@@ -14,9 +14,9 @@
 #include "ToolRunner.h"
 #include "runtime/cuda/TestBundle.h"
 
-#include "outputs/Sha256.h"
 #include "support/FileIO.h"
-#include "tooling/OutputFiles.h"
+#include "support/OutputFiles.h"
+#include "support/Sha256.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

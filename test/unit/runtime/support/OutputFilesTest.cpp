@@ -13,11 +13,11 @@
 
 #include "host/HostBackend.h"
 #include "outputs/Report.h"
-#include "outputs/Sha256.h"
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/RunControl.h"
 #include "support/FileIO.h"
-#include "tooling/OutputFiles.h"
+#include "support/OutputFiles.h"
+#include "support/Sha256.h"
 #include "tooling/RunSession.h"
 
 #include <gtest/gtest.h>

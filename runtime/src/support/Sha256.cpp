@@ -1,5 +1,5 @@
 //===- Sha256.cpp - SHA-256 of a byte string ------------------------------===//
-#include "outputs/Sha256.h"
+#include "support/Sha256.h"
 
 #include <algorithm>
 #include <array>

@@ -1,5 +1,5 @@
 //===- OutputFiles.cpp - Every file a tool writes, as one commit ----------===//
-#include "tooling/OutputFiles.h"
+#include "support/OutputFiles.h"
 
 #include "proofc/runtime/RunControl.h"
 #include "support/Fail.h"
