@@ -2,10 +2,14 @@
 #include "tooling/Interrupts.h"
 
 #include "proofc/runtime/RunControl.h"
+#include "support/Cancellation.h"
 
 #include <fmt/format.h>
 
 #include <cstring>
+#include <memory>
+#include <mutex>
+#include <vector>
 
 namespace proofc {
 namespace {
@@ -35,14 +39,6 @@ extern "C" void onInterrupt(int sig) {
 }
 
 } // namespace
-
-Interrupted::Interrupted(int signal)
-    : Error(fmt::format("interrupted by {}",
-                        signal == SIGTERM ? "SIGTERM"
-                        : signal == SIGINT
-                            ? "SIGINT"
-                            : "signal " + std::to_string(signal))),
-      signal_(signal) {}
 
 InterruptGuard::InterruptGuard() {
   if (gDepth.fetch_add(1) == 0) {
@@ -76,9 +72,32 @@ void InterruptGuard::throwIfRaised() {
     throwInterrupted();
 }
 
-void throwInterrupted() {
-  const int sig = gSignal.load();
-  throw Interrupted(sig != 0 ? sig : SIGINT);
+namespace {
+
+/// The hooks' scopes (OutputSet's InterruptScope): a guard each, nested.
+std::mutex gScopesMutex;
+std::vector<std::unique_ptr<InterruptGuard>> gScopes;
+
+void enterScope() {
+  std::lock_guard<std::mutex> lock(gScopesMutex);
+  gScopes.push_back(std::make_unique<InterruptGuard>());
+}
+
+void leaveScope() {
+  std::lock_guard<std::mutex> lock(gScopesMutex);
+  if (!gScopes.empty())
+    gScopes.pop_back();
+}
+
+} // namespace
+
+void installInterruptHooks() {
+  InterruptHooks hooks;
+  hooks.raised = &gRaised;
+  hooks.signal = &gSignal;
+  hooks.enter = enterScope;
+  hooks.leave = leaveScope;
+  setInterruptHooks(hooks);
 }
 
 } // namespace proofc

@@ -13,6 +13,8 @@
 #ifndef PROOFC_RUNTIME_INTERRUPTS_H
 #define PROOFC_RUNTIME_INTERRUPTS_H
 
+#include "support/Cancellation.h" // throwInterrupted
+
 #include <atomic>
 
 #include <signal.h>
@@ -38,9 +40,11 @@ private:
   struct sigaction oldInt_, oldTerm_;
 };
 
-/// Throws proofc::Interrupted for the signal that raised the guard's flag,
-/// SIGINT when none did (a cancellation flag raised by code).
-[[noreturn]] void throwInterrupted();
+/// Hands the runtime this process's flag and handlers (support/
+/// Cancellation.h): its blocking reads and writes then end with
+/// Interrupted when a signal comes, and an OutputSet installs the handlers
+/// while its temporaries exist. The tools call it once at start.
+void installInterruptHooks();
 
 } // namespace proofc
 

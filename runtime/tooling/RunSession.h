@@ -30,6 +30,7 @@
 #include "proofc/runtime/RankMetrics.h"
 #include "proofc/runtime/Safetensors.h"
 #include "proofc/runtime/Session.h"
+#include "session/PoolRuns.h" // chunkSizeFor, countFacts, ...
 #include "tooling/Interrupts.h"
 #include "tooling/PartFile.h"
 #include "tooling/ProofParts.h"
@@ -168,16 +169,6 @@ struct RunOutput {
   int64_t resumedCandidates = 0;
 };
 
-/// Candidates per backend run for a pool of `total`: the smaller of
-/// `maxPool` and `capacity` where each is > 0, else `total` (at least 1).
-int64_t chunkSizeFor(int64_t total, int64_t maxPool, int64_t capacity);
-
-/// The last component of a dataset directory ("../data/kinship/" -> kinship).
-std::string datasetNameOf(const std::string &dir);
-
-/// |F|: the distinct facts the prover may use (spec §1.1).
-int64_t countFacts(const Dataset &dataset, bool includeValid);
-
 /// Throws proofc::Error unless the report, outcomes and proofs paths that
 /// are set can be written (checkWritable) and are different files, and the
 /// proofs' format and selection are known; with a shard, unless --part is
@@ -186,16 +177,6 @@ int64_t countFacts(const Dataset &dataset, bool includeValid);
 /// (the shard's proofs part); --part without --shard is refused.
 void checkOutputPaths(const RunSessionOptions &options);
 
-/// Throws proofc::Error when an outcome's log-probability is NaN: a step
-/// of that candidate had a non-finite logit (every backend makes the step's
-/// log-probability NaN then, and NaN stays). outcomes[i] belongs to
-/// pool.candidates[first + i] (a chunk's outcomes come with the chunk's
-/// first index); names the smallest such candidate as `poolOffset` + `first`
-/// + i (`pool` a block: its first candidate's index in the whole pool), with
-/// its query, mode and entity.
-void checkFiniteOutcomes(const CandidateSet &pool, const Dataset &dataset,
-                         const std::vector<Outcome> &outcomes,
-                         int64_t first = 0, int64_t poolOffset = 0);
 /// What the free space check counts for a report: far more than one takes
 /// (a few kB; the CUDA backend's details included).
 inline constexpr uint64_t kReportBytesBound = 1 << 20;

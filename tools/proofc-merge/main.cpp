@@ -15,6 +15,7 @@
 #include "outputs/Provenance.h"
 #include "proofc/runtime/Notices.h"
 #include "tooling/Merge.h"
+#include "tooling/StderrNotices.h"
 
 #include <CLI/CLI.hpp>
 

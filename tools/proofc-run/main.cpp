@@ -29,6 +29,7 @@
 #include "proofc/runtime/Notices.h"
 #include "support/Fail.h"
 #include "tooling/RunSession.h"
+#include "tooling/StderrNotices.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>

@@ -16,6 +16,7 @@
 #include "outputs/Provenance.h"
 #include "proofc/runtime/Notices.h"
 #include "support/Fail.h"
+#include "tooling/StderrNotices.h"
 
 #include <CLI/CLI.hpp>
 

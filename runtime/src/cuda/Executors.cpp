@@ -13,8 +13,8 @@
 
 #include "cuda/CudaRunner.h"
 #include "proofc/contract/kernel_abi.h"
+#include "support/Cancellation.h"
 #include "support/Fail.h"
-#include "tooling/Interrupts.h"
 
 #include <algorithm>
 #include <condition_variable>

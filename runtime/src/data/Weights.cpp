@@ -12,8 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/Evaluation.h"
 
+#include "data/Fingerprints.h"
 #include "data/MemoryBudget.h"
-#include "outputs/Provenance.h"
 #include "support/Fail.h"
 #include "support/MessageText.h"
 

@@ -15,8 +15,8 @@
 #include "data/MemoryBudget.h"
 #include "host/Engine.h"
 #include "host/HostPolicy.h"
+#include "support/Cancellation.h"
 #include "support/Fail.h"
-#include "tooling/Interrupts.h"
 
 #include <fmt/format.h>
 

@@ -17,10 +17,11 @@
 #include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/RunControl.h"
 #include "session/BlockPipeline.h"
+#include "session/PoolRuns.h"
+#include "support/Cancellation.h"
 #include "support/Fail.h"
 #include "support/MessageText.h"
 #include "support/Sha256.h"
-#include "tooling/RunSession.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -2,9 +2,9 @@
 #include "support/FileIO.h"
 
 #include "proofc/runtime/RunControl.h"
+#include "support/Cancellation.h"
 #include "support/Fail.h"
 #include "support/OutputFiles.h"
-#include "tooling/Interrupts.h"
 
 #include <cerrno>
 #include <cstring>
@@ -79,7 +79,7 @@ std::string readFile(const std::string &path, uint64_t maxBytes) {
       break;
     if (got < 0) {
       if (errno == EINTR) {
-        InterruptGuard::throwIfRaised();
+        throwIfInterrupted();
         continue;
       }
       fail("{}: cannot read: {}", path, std::strerror(errno));

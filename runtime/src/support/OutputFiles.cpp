@@ -2,6 +2,7 @@
 #include "support/OutputFiles.h"
 
 #include "proofc/runtime/RunControl.h"
+#include "support/Cancellation.h"
 #include "support/Fail.h"
 
 #include <algorithm>
@@ -99,7 +100,7 @@ void writeAll(int fd, std::string_view bytes, const std::string &path) {
   const char *p = bytes.data();
   size_t left = bytes.size();
   while (left > 0) {
-    InterruptGuard::throwIfRaised();
+    throwIfInterrupted();
     const ssize_t n = ::write(fd, p, left);
     if (n < 0) {
       if (errno == EINTR)
@@ -141,8 +142,7 @@ void testDelay() {
     return;
   const auto until = std::chrono::steady_clock::now() +
                      std::chrono::milliseconds(std::atol(env));
-  while (!InterruptGuard::flag().load() &&
-         std::chrono::steady_clock::now() < until)
+  while (!interruptRaised() && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
@@ -244,7 +244,7 @@ void OutputSet::add(const std::string &path, std::string bytes) {
 }
 
 size_t OutputSet::open(const std::string &path) {
-  InterruptGuard::throwIfRaised();
+  throwIfInterrupted();
   Entry e;
   e.target = resolveOutput(path);
   if (e.target.kind != OutputKind::File) {
@@ -348,7 +348,7 @@ void OutputSet::writeStream(const Entry &e) {
   // until a reader comes or a signal does.
   int fd;
   for (;;) {
-    InterruptGuard::throwIfRaised();
+    throwIfInterrupted();
     fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd >= 0)
       break;
@@ -372,7 +372,7 @@ void OutputSet::writeStream(const Entry &e) {
 
 void OutputSet::commit() {
   testDelay();
-  InterruptGuard::throwIfRaised();
+  throwIfInterrupted();
   for (const Entry &e : entries_)
     if (e.failed || e.fd >= 0)
       fail("{}: cannot commit: {}", e.target.path,
@@ -403,7 +403,7 @@ void OutputSet::commit() {
   for (const auto &[key, fd] : dirs) {
     while (::flock(fd, LOCK_EX) != 0) {
       if (errno == EINTR) {
-        InterruptGuard::throwIfRaised();
+        throwIfInterrupted();
         continue;
       }
       // A file system without locks (some network ones): the renames still
@@ -417,7 +417,7 @@ void OutputSet::commit() {
   {
     // The renames: a signal from here on waits until they are done.
     SignalBlock block{SIGINT, SIGTERM};
-    InterruptGuard::throwIfRaised();
+    throwIfInterrupted();
     for (Entry &e : entries_) {
       if (e.target.kind != OutputKind::File)
         continue;
@@ -431,7 +431,7 @@ void OutputSet::commit() {
     for (const auto &[key, fd] : dirs)
       ::fsync(fd);
   }
-  InterruptGuard::throwIfRaised();
+  throwIfInterrupted();
 }
 
 void checkFreeSpace(const std::vector<OutputSize> &outputs) {

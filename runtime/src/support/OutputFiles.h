@@ -31,7 +31,7 @@
 #ifndef PROOFC_RUNTIME_OUTPUTFILES_H
 #define PROOFC_RUNTIME_OUTPUTFILES_H
 
-#include "tooling/Interrupts.h"
+#include "support/Cancellation.h"
 
 #include <cstdint>
 #include <string>
@@ -76,7 +76,8 @@ inline constexpr const char *kCommitDelayEnv = "PROOFC_TEST_COMMIT_DELAY_MS";
 
 class OutputSet {
 public:
-  /// Installs the interrupt handlers (InterruptGuard) for its lifetime.
+  /// Installs the process's interrupt handlers for its lifetime, when it
+  /// has any (InterruptScope: the tools' InterruptGuard).
   OutputSet();
   /// Removes every temporary not committed.
   ~OutputSet();
@@ -115,7 +116,7 @@ private:
   void writeStream(const Entry &e);
   void discard(Entry &entry);
 
-  InterruptGuard interrupts_;
+  InterruptScope interrupts_;
   std::vector<Entry> entries_;
 };
 
