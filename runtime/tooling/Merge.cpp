@@ -122,7 +122,7 @@ void mergeParts(const MergeOptions &given, std::FILE *out) {
   co.split = identity.split;
   co.corruptions = identity.corruptions;
   co.seed = identity.seed;
-  co.maxQueries = identity.queries;
+  co.queries = identity.queries;
   const CandidateBuilder builder(dataset, co);
   const CandidateLayout &layout = builder.layout();
   if (layout.candidateCount() != zero.totalCandidates ||

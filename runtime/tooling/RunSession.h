@@ -52,21 +52,11 @@ class OutcomesWriter;
 /// --checkpoint-every's default: about 9 MiB of outcomes per range file.
 inline constexpr int64_t kDefaultCheckpointEvery = int64_t{1} << 20;
 
-struct RunSessionOptions {
-  std::string data;    ///< dataset directory (spec §1.1)
+/// A tool's run: a session's options (candidates, backend, rank metrics,
+/// the pool's cut) plus the tool's outputs and scale-out fields. The
+/// tools' flags bind straight to these fields (tools/common/RunFlags.h).
+struct RunSessionOptions : SessionOptions {
   std::string weights; ///< policy weights (.safetensors)
-  std::string split = "test";
-  int64_t corruptions = 0; ///< <= 0: every filtered corruption
-  uint64_t seed = 0;
-  int64_t queries = -1; ///< < 0: all
-  bool factsIncludeValid = false;
-  /// Candidates per backend run; <= 0: only the backend's own limit.
-  int64_t maxPool = 0;
-  /// Candidates per streamed block (SessionOptions::blockCandidates).
-  int64_t blockCandidates = kDefaultBlockCandidates;
-  /// Host threads of the streamed run (block building, outcome
-  /// formatting); 0: every core.
-  int threads = 0;
   /// True: RunOutput::outcomes holds every outcome (embedders, tests).
   /// False (the tools): none is kept, so that host memory is bounded by the
   /// blocks in flight, not the pool; the outcomes file is written as the
@@ -88,9 +78,6 @@ struct RunSessionOptions {
   std::string proofs;
   std::string proofsFormat = "json"; ///< json | prolog
   std::string proofsOf = "all";      ///< all | positives (proved ones)
-  /// Hits@k list, per-relation and bootstrap settings of the report's
-  /// rank_metrics (RankMetrics.h).
-  RankMetricOptions rankMetrics;
   /// Where the progress display goes (a bar when it is a terminal).
   std::FILE *progressStream = stderr;
   /// Also told the candidates done after each progress update (embedders,
@@ -103,8 +90,6 @@ struct RunSessionOptions {
   /// The same moment on the wall clock: the report's provenance.started_utc.
   std::chrono::system_clock::time_point startedWall =
       std::chrono::system_clock::now();
-  /// The tool's argv, for the report's provenance (empty when embedded).
-  std::vector<std::string> commandLine;
   /// `--shard i/n` (docs/scale-out.md): shardCount > 0 runs only the
   /// queries of shardRange(i, n) and writes them as a part to `part`
   /// (PartFile.h) instead of a report and outcomes (`proofc merge` writes
@@ -120,15 +105,10 @@ struct RunSessionOptions {
   /// 0: none. The tool sets shardIndex/shardCount to rank/ranks: the rank
   /// runs its shard as --shard does, but writes no part: its shardPart()
   /// goes to rank 0, whose gatheredOutput() is the whole run's and whose
-  /// writeOutputs() writes the report and the outcomes.
+  /// writeOutputs() writes the report and the outcomes. Every rank opens
+  /// the --devices list it was given (docs/scale-out.md, "MPI ranks"); a
+  /// rank may replace device "cuda" by its own GPU (rankDevice()).
   int64_t mpiRanks = 0;
-  /// The tool's --device (the tools open the backend with it; an MPI rank
-  /// may replace "cuda" by its own GPU, rankDevice()).
-  std::string device = "auto";
-  /// The tool's --devices (all|0,1,...; empty: none): several GPUs of this
-  /// host, one device worker each. Unchanged under MPI: every rank opens
-  /// the list it was given (docs/scale-out.md, "MPI ranks").
-  std::string devices;
 };
 
 /// What evaluate() produced (with --shard: the shard's tally and a report

@@ -22,9 +22,9 @@ void printRunSummary(std::FILE *out, const ReportInputs &run) {
              "rules\n",
              run.datasetName, run.entities, run.relations, run.facts,
              run.factsIncludeValid ? "train+valid" : "train", run.rules);
-  std::string queries = c.maxQueries < 0
+  std::string queries = c.queries < 0
                             ? "all queries"
-                            : fmt::format("first {} queries", c.maxQueries);
+                            : fmt::format("first {} queries", c.queries);
   std::string corruptions =
       c.corruptions <= 0
           ? "all corruptions"

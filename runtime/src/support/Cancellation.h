@@ -1,4 +1,5 @@
-//===- Cancellation.h - Interrupts seen by the runtime, not installed -*- C++ -*-===//
+//===- Cancellation.h - Interrupts seen by the runtime, not installed -*- C++
+//-*-===//
 //
 // The runtime never installs a signal handler (Session.h). A process whose
 // tools do (the tooling's InterruptGuard, runtime/tooling/Interrupts.h)

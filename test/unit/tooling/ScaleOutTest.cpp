@@ -30,7 +30,7 @@ namespace {
 
 CandidateSet kinshipSet(int64_t queries, int64_t corruptions) {
   CandidateOptions o;
-  o.maxQueries = queries;
+  o.queries = queries;
   o.corruptions = corruptions;
   o.seed = 1;
   return buildCandidates(loadDataset(dataDir("kinship")), o);
@@ -97,7 +97,7 @@ TEST(QueryRanges, SplitRangeEvenlyCutsNearlyEqualWholeQueries) {
   // Every filtered corruption: lists of uneven sizes.
   const Dataset dataset = loadDataset(dataDir("kinship"));
   CandidateOptions o;
-  o.maxQueries = 40;
+  o.queries = 40;
   const CandidateSet set = buildCandidates(dataset, o);
   const CandidateBuilder builder(dataset, o);
   const CandidateLayout &layout = builder.layout();

@@ -132,7 +132,7 @@ TEST(Streaming, BlocksAreTheWholeSetsSlices) {
     CandidateOptions co;
     co.corruptions = corruptions;
     co.seed = 5;
-    co.maxQueries = 40;
+    co.queries = 40;
     const CandidateSet whole = buildCandidates(ds, co);
     const CandidateBuilder builder(ds, co);
     const CandidateLayout &layout = builder.layout();

@@ -113,7 +113,7 @@ TEST(KernelAbi, BindingRefusesLaunchesOfOtherKernels) {
   Dataset ds = loadDataset(dataDir("countries_s1"));
   TensorMap weights = readSafetensors(weightsFile("countries_s1"));
   CandidateOptions opts;
-  opts.maxQueries = 2;
+  opts.queries = 2;
   CandidateSet set = buildCandidates(ds, opts);
   ProgramSpec program = v10Program();
   EvalInputs inputs{program, ds, weights, set, false};
