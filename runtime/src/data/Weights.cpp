@@ -26,22 +26,6 @@
 
 namespace proofc {
 
-const char *policyOpName(PolicyOpKind kind) {
-  switch (kind) {
-  case PolicyOpKind::AtomEmbed:
-    return "atom_embed";
-  case PolicyOpKind::Relu:
-    return "relu";
-  case PolicyOpKind::SumAtoms:
-    return "sum_atoms";
-  case PolicyOpKind::Linear:
-    return "linear";
-  case PolicyOpKind::LayerNorm:
-    return "layer_norm";
-  }
-  return "?";
-}
-
 namespace {
 
 enum class Init { Embedding, Xavier, Zeros, Ones };

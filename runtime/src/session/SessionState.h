@@ -11,7 +11,6 @@
 
 #include "proofc/runtime/Session.h"
 
-
 #include "cuda/CudaBackend.h"
 #include "host/HostBackend.h"
 #include "outputs/Provenance.h"
@@ -54,7 +53,6 @@ inline double secondsSince(Clock::time_point start) {
 inline std::string shapeText(const std::vector<int64_t> &shape) {
   return fmt::format("[{}]", fmt::join(shape, ", "));
 }
-
 
 struct Session::State {
   SessionOptions options;

@@ -8,8 +8,8 @@
 // it is. docs/bundle.md documents each name.
 //
 //===----------------------------------------------------------------------===//
-#ifndef PROOFC_RUNTIME_BUNDLENAMES_H
-#define PROOFC_RUNTIME_BUNDLENAMES_H
+#ifndef PROOFC_CONTRACT_BUNDLENAMES_H
+#define PROOFC_CONTRACT_BUNDLENAMES_H
 
 #include <optional>
 #include <string>
@@ -139,4 +139,4 @@ inline std::string launchRoleList() {
 
 } // namespace proofc
 
-#endif // PROOFC_RUNTIME_BUNDLENAMES_H
+#endif // PROOFC_CONTRACT_BUNDLENAMES_H

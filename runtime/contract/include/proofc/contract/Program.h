@@ -7,8 +7,8 @@
 // GPU kernels implement. A Bundle adds the generated kernels and the GPU plan.
 //
 //===----------------------------------------------------------------------===//
-#ifndef PROOFC_RUNTIME_PROGRAM_H
-#define PROOFC_RUNTIME_PROGRAM_H
+#ifndef PROOFC_CONTRACT_PROGRAM_H
+#define PROOFC_CONTRACT_PROGRAM_H
 
 #include <cstdint>
 #include <string>
@@ -55,8 +55,23 @@ struct ProgramSpec {
   PolicySpec policy;
 };
 
-const char *policyOpName(PolicyOpKind kind);
+/// The op's name in the bundle and the report ("atom_embed", ...).
+inline const char *policyOpName(PolicyOpKind kind) {
+  switch (kind) {
+  case PolicyOpKind::AtomEmbed:
+    return "atom_embed";
+  case PolicyOpKind::Relu:
+    return "relu";
+  case PolicyOpKind::SumAtoms:
+    return "sum_atoms";
+  case PolicyOpKind::Linear:
+    return "linear";
+  case PolicyOpKind::LayerNorm:
+    return "layer_norm";
+  }
+  return "?";
+}
 
 } // namespace proofc
 
-#endif // PROOFC_RUNTIME_PROGRAM_H
+#endif // PROOFC_CONTRACT_PROGRAM_H
