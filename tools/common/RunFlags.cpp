@@ -123,8 +123,9 @@ void addRunFlags(CLI::App &command, RunFlags &f) {
             char *end = nullptr;
             errno = 0;
             const long long n = std::strtoll(value.c_str(), &end, 10);
-            if (value.empty() || *end != '\0' || errno == ERANGE ||
-                validMemoEntries(n))
+            // Out of range: addIntegerOption's range check says so.
+            if (value.empty() || *end != '\0' || errno == ERANGE || n < -1 ||
+                n > kMaxMemoEntries || validMemoEntries(n))
               return "";
             return value + " is not -1, 0 or a power of two";
           },

@@ -26,8 +26,8 @@
 
 namespace proofc::cli::mpi {
 
-inline constexpr int kTagProgress = 1, kTagFailure = 2, kTagPart = 3, kTagRows = 4,
-              kTagRowsEnd = 5, kTagProofs = 6;
+inline constexpr int kTagProgress = 1, kTagFailure = 2, kTagPart = 3,
+                     kTagRows = 4, kTagRowsEnd = 5, kTagProofs = 6;
 /// The largest message: MPI counts are ints; 64 MiB keeps far below.
 inline constexpr int64_t kMaxMessageBytes = int64_t{64} << 20;
 /// The longest failure message sent to rank 0.

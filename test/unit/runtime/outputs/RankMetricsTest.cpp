@@ -247,8 +247,9 @@ TEST(RankMetrics, PykeenKeysNameEverySideTypeAndMetric) {
   Fixture f;
   RankMetrics m = computeRankMetrics(f.set, f.outcomes, {});
   nlohmann::json flat = pykeenKeyMap(m);
-  // 3 sides x 3 types x (MR, MRR, AMRI, 3 hits).
-  EXPECT_EQ(flat.size(), 3u * 3u * 6u);
+  // 3 sides x 3 types x (MR, MRR, AMRI, 4 hits: the default 1, 3, 5, 10).
+  EXPECT_EQ(flat.size(), 3u * 3u * 7u);
+  EXPECT_TRUE(flat.contains("both.realistic.hits_at_5"));
   EXPECT_DOUBLE_EQ(
       flat["both.realistic.inverse_harmonic_mean_rank"].get<double>(),
       *at(m.overall, Side::Both, RankType::Realistic).mrr);

@@ -18,6 +18,7 @@
 #include <csignal>
 
 using namespace proofc;
+using proofc::test::TempDir;
 
 namespace {
 

@@ -1,4 +1,5 @@
-//===- Bundle.h - The bundle's model, shared by compiler and runtime -*- C++ -*-===//
+//===- Bundle.h - The bundle's model, shared by compiler and runtime -*- C++
+//-*-===//
 //
 // The one artefact shared by compiler and runtime (IREE's executable-def
 // idea): `proofc compile` writes it, the runtime verifies it before use.
@@ -75,7 +76,6 @@ struct KernelModule {
   /// device code, not loaded alone); JSON field "link", absent when empty.
   std::vector<std::string> link;
 };
-
 
 /// A kernel argument: "buf:<buffer>" (device pointer), "sym:<symbol>" (int32
 /// scalar), "i32:<literal>", "f32:<literal>", "cond:<name>" (u64 conditional
