@@ -8,7 +8,8 @@
 # tools, test/unit, python/src, examples and bench. Left out: generated files
 # (never tracked: they live in the build directory) and the device code that
 # NVRTC compiles from its text -- every *.cu/*.cuh file and the folders
-# lib/Targets/CUDA/Kernels, runtime/src/cuda/kernels and
+# lib/Targets/CUDA/Kernels, runtime/src/cuda/kernels, the kernel ABI
+# (runtime/contract/include/proofc/contract/kernel_abi.h) and
 # test/unit/runtime/cuda/fixtures. That text is embedded verbatim (the bundle's
 # "cuda" modules, the runtime's prologue kernel) with each `#include "x.cu"`
 # replaced by x.cu's text in order: clang-format's include sorting would put
@@ -31,7 +32,7 @@ files=("$@")
 if [ ${#files[@]} -eq 0 ]; then
   mapfile -t files < <(git ls-files -- lib include runtime tools test/unit python/src examples bench |
     grep -E '\.(cpp|h|hpp)$' |
-    grep -v -E '^(lib/Targets/CUDA/Kernels|runtime/src/cuda/kernels|test/unit/runtime/cuda/fixtures)/')
+    grep -v -E '^(lib/Targets/CUDA/Kernels/|runtime/src/cuda/kernels/|test/unit/runtime/cuda/fixtures/|runtime/contract/include/proofc/contract/kernel_abi.h)')
 fi
 [ ${#files[@]} -gt 0 ] || { echo "format.sh: no sources" >&2; exit 2; }
 

@@ -20,6 +20,7 @@
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/Notices.h"
 #include "proofc/runtime/Session.h"
+#include "tooling/StderrNotices.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "proofc/Dialect/Eval/Transforms/ValueBuffers.h"
-#include "proofc/runtime/BundleNames.h"
+#include "proofc/contract/BundleNames.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringExtras.h"

@@ -37,17 +37,25 @@ def _bundle_for(program_or_bundle):
     return program.compile(source)
 
 
+# The keywords' defaults, SessionOptions' (C++): one set for the runtime,
+# the command line and Python (docs/options.md).
+_D = _core.DEFAULTS
+
+
 class Evaluator(_core.Evaluator):
     """Evaluates weight sets of one program on one dataset's candidates.
 
     ``program_or_bundle``: a bundle written by ``proofc compile`` (``.pcb``),
     a ``.mlir`` program path, or the program's text (compiled by
     ``proofc.program.compile``). ``data``: the dataset directory. The
-    candidates: ``split`` ("valid" or "test"), the first ``queries`` queries
-    (None: all), ``corruptions`` per query and side (None: every filtered
-    corruption), sampled with ``seed``; ``facts``: "train" or "train+valid".
-    ``device``: "auto", "cpu", "cuda" or "cuda:N". The rest are those of
-    ``proofc-run`` (docs/python.md).
+    candidates: ``split`` ("train", "valid" or "test"), the first ``queries``
+    queries (None: all), ``corruptions`` per query and side (0 or None:
+    every filtered corruption), sampled with ``seed``; ``facts``: "train" or
+    "train+valid". ``device``: "auto", "cpu", "cuda" or "cuda:N". The rest,
+    their defaults (``proofc._core.DEFAULTS``) and their ranges
+    (``proofc._core.LIMITS``) are those of ``proofc run`` (docs/options.md);
+    a keyword of the wrong type is a TypeError, one out of range a
+    ValueError, each naming the keyword.
 
     ``evaluate(weights, progress=None)`` takes a mapping name -> tensor
     (numpy arrays, torch tensors on the CPU or on this evaluator's GPU) or
@@ -58,17 +66,19 @@ class Evaluator(_core.Evaluator):
     as torch tensors on this evaluator's device.
     """
 
-    def __init__(self, program_or_bundle, data, *, split="valid",
-                 queries=None, corruptions=100, seed=0, facts="train",
-                 device="auto", threads=0, cond="native", unroll=8,
-                 memo_entries=-1, max_pool=0, hits=(1, 3, 10),
-                 per_relation=False, bootstrap=0, bootstrap_seed=0):
+    def __init__(self, program_or_bundle, data, *, split=_D["split"],
+                 queries=_D["queries"], corruptions=_D["corruptions"],
+                 seed=_D["seed"], facts=_D["facts"], device=_D["device"],
+                 threads=_D["threads"], cond=_D["cond"], unroll=_D["unroll"],
+                 memo_entries=_D["memo_entries"], max_pool=_D["max_pool"],
+                 hits=_D["hits"], per_relation=_D["per_relation"],
+                 bootstrap=_D["bootstrap"],
+                 bootstrap_seed=_D["bootstrap_seed"]):
         super().__init__(
             _bundle_for(program_or_bundle), data=data, split=split,
             queries=queries, corruptions=corruptions, seed=seed, facts=facts,
             device=device, threads=threads, cond=cond, unroll=unroll,
-            memo_entries=memo_entries, max_pool=max_pool,
-            hits=None if hits is None else list(hits),
+            memo_entries=memo_entries, max_pool=max_pool, hits=hits,
             per_relation=per_relation, bootstrap=bootstrap,
             bootstrap_seed=bootstrap_seed)
 

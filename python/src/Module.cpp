@@ -15,58 +15,230 @@
 
 #include <pybind11/stl.h>
 
+#include "proofc/runtime/Session.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
+#include <iterator>
+#include <limits>
+#include <string>
+#include <vector>
 
 namespace py = pybind11;
+using proofc::kMaxBootstrapSamples;
+using proofc::kMaxMemoEntries;
+using proofc::kMaxUnroll;
 using proofc::SessionOptions;
+using proofc::validMemoEntries;
 using proofc::python::Evaluator;
 
 namespace {
 
-/// The Python keywords, mapped onto SessionOptions (which checks them).
-SessionOptions sessionOptions(
-    const py::object &data, const std::string &split, const py::object &queries,
-    const py::object &corruptions, uint64_t seed, const std::string &facts,
-    const std::string &device, int threads, const std::string &cond, int unroll,
-    int64_t memoEntries, int64_t maxPool, const py::object &hits,
-    bool perRelation, int64_t bootstrap, uint64_t bootstrapSeed) {
-  const py::module_ os = py::module_::import("os");
-  SessionOptions o;
-  o.data = py::str(os.attr("fsdecode")(os.attr("fspath")(data)));
-  o.split = split;
-  o.queries = queries.is_none() ? -1 : queries.cast<int64_t>();
-  o.corruptions = corruptions.is_none() ? 0 : corruptions.cast<int64_t>();
-  if (!queries.is_none() && o.queries < 1)
-    throw py::value_error("queries: " + std::to_string(o.queries) +
-                          "; pass a positive count, or None for all");
-  if (!corruptions.is_none() && o.corruptions < 1)
-    throw py::value_error(
-        "corruptions: " + std::to_string(o.corruptions) +
-        "; pass a positive count, or None for every filtered corruption");
-  o.seed = seed;
-  if (facts != "train" && facts != "train+valid")
-    throw py::value_error("facts: '" + facts +
-                          "'; pass 'train' or 'train+valid'");
-  o.factsIncludeValid = facts == "train+valid";
-  o.device = device;
-  o.threads = threads;
-  o.cond = cond;
-  o.unroll = unroll;
-  o.memoEntries = memoEntries;
-  o.maxPool = maxPool;
-  if (!hits.is_none()) {
-    o.rankMetrics.hits =
-        proofc::normalizeHits(hits.cast<std::vector<int64_t>>(), "hits");
+/// The type's name and the value's repr, for a TypeError's message.
+std::string described(const py::handle &value) {
+  return fmt::format("{} {}",
+                     std::string(py::str(py::type::of(value).attr("__name__"))),
+                     std::string(py::str(py::repr(value))));
+}
+
+std::string reprOf(const py::handle &value) { return py::str(py::repr(value)); }
+
+/// An int keyword in [lo, hi]: the command line's rule for the same flag
+/// (tools/common/RunFlags.cpp), with the same message but the keyword's
+/// name. A bool, a float, a str is a TypeError naming the keyword.
+int64_t integerArg(const py::handle &value, const char *name, int64_t lo,
+                   int64_t hi) {
+  if (!PyLong_Check(value.ptr()) || PyBool_Check(value.ptr()))
+    throw py::type_error(
+        fmt::format("{}: expected an int, got {}", name, described(value)));
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  if (overflow != 0 || v < lo || v > hi)
+    throw py::value_error(fmt::format("{}: {} is out of range [{}, {}]", name,
+                                      reprOf(value), lo, hi));
+  return v;
+}
+
+/// The same for a seed: 0 to 2^64 - 1.
+uint64_t seedArg(const py::handle &value, const char *name) {
+  if (!PyLong_Check(value.ptr()) || PyBool_Check(value.ptr()))
+    throw py::type_error(
+        fmt::format("{}: expected an int, got {}", name, described(value)));
+  const unsigned long long v = PyLong_AsUnsignedLongLong(value.ptr());
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    throw py::value_error(fmt::format("{}: {} is out of range [0, {}]", name,
+                                      reprOf(value),
+                                      std::numeric_limits<uint64_t>::max()));
   }
-  o.rankMetrics.perRelation = perRelation;
-  o.rankMetrics.bootstrapSamples = bootstrap;
-  o.rankMetrics.bootstrapSeed = bootstrapSeed;
+  return v;
+}
+
+bool boolArg(const py::handle &value, const char *name) {
+  if (!PyBool_Check(value.ptr()))
+    throw py::type_error(
+        fmt::format("{}: expected a bool, got {}", name, described(value)));
+  return value.ptr() == Py_True;
+}
+
+/// A str keyword that must be one of `choices`.
+std::string choiceArg(const py::handle &value, const char *name,
+                      std::initializer_list<const char *> choices) {
+  if (!PyUnicode_Check(value.ptr()))
+    throw py::type_error(
+        fmt::format("{}: expected a str, got {}", name, described(value)));
+  const std::string text = py::str(value);
+  std::vector<std::string> quoted;
+  for (const char *choice : choices) {
+    if (text == choice)
+      return text;
+    quoted.push_back(fmt::format("'{}'", choice));
+  }
+  throw py::value_error(fmt::format("{}: {} is not one of {}", name,
+                                    reprOf(value), fmt::join(quoted, ", ")));
+}
+
+/// A path keyword (str, bytes or os.PathLike).
+std::string pathArg(const py::handle &value, const char *name) {
+  if (!PyUnicode_Check(value.ptr()) && !PyBytes_Check(value.ptr()) &&
+      !py::hasattr(value, "__fspath__"))
+    throw py::type_error(
+        fmt::format("{}: expected a path (str or os.PathLike), got {}", name,
+                    described(value)));
+  const py::module_ os = py::module_::import("os");
+  return py::str(os.attr("fsdecode")(os.attr("fspath")(value)));
+}
+
+constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+
+/// The keywords Evaluator takes besides the bundle.
+constexpr const char *kKeywords[] = {
+    "data", "split",        "queries",      "corruptions",
+    "seed", "facts",        "device",       "threads",
+    "cond", "unroll",       "memo_entries", "max_pool",
+    "hits", "per_relation", "bootstrap",    "bootstrap_seed"};
+
+/// The Python keywords, mapped onto SessionOptions with the command line's
+/// rules (docs/options.md): every keyword is checked here, so that no
+/// pybind11 conversion error reaches the user. None: the default.
+SessionOptions sessionOptions(const py::kwargs &kw) {
+  for (auto item : kw) {
+    const std::string name = py::str(item.first);
+    if (std::none_of(std::begin(kKeywords), std::end(kKeywords),
+                     [&](const char *k) { return name == k; }))
+      throw py::type_error(
+          fmt::format("{}: not a keyword of proofc.Evaluator", name));
+  }
+  auto given = [&](const char *name) -> py::object {
+    if (!kw.contains(name))
+      return py::none();
+    return kw[name];
+  };
+  SessionOptions o;
+  if (given("data").is_none())
+    throw py::type_error("data: the dataset directory is required");
+  o.data = pathArg(given("data"), "data");
+  if (py::object v = given("split"); !v.is_none())
+    o.split = choiceArg(v, "split", {"train", "valid", "test"});
+  if (py::object v = given("queries"); !v.is_none())
+    o.queries = integerArg(v, "queries", kInt64Min, kInt64Max);
+  if (py::object v = given("corruptions"); !v.is_none())
+    o.corruptions = integerArg(v, "corruptions", kInt64Min, kInt64Max);
+  if (py::object v = given("seed"); !v.is_none())
+    o.seed = seedArg(v, "seed");
+  if (py::object v = given("facts"); !v.is_none())
+    o.factsIncludeValid =
+        choiceArg(v, "facts", {"train", "train+valid"}) == "train+valid";
+  if (py::object v = given("device"); !v.is_none()) {
+    if (!PyUnicode_Check(v.ptr()))
+      throw py::type_error(
+          fmt::format("device: expected a str, got {}", described(v)));
+    o.device = py::str(v); // cpu, cuda, cuda:N, auto: openDevice checks it
+  }
+  if (py::object v = given("threads"); !v.is_none())
+    o.threads = static_cast<int>(integerArg(v, "threads", 0, kIntMax));
+  if (py::object v = given("cond"); !v.is_none())
+    o.cond = choiceArg(v, "cond", {"native", "emulated", "host"});
+  if (py::object v = given("unroll"); !v.is_none())
+    o.unroll = static_cast<int>(integerArg(v, "unroll", 1, kMaxUnroll));
+  if (py::object v = given("memo_entries"); !v.is_none()) {
+    o.memoEntries = integerArg(v, "memo_entries", -1, kMaxMemoEntries);
+    if (!validMemoEntries(o.memoEntries))
+      throw py::value_error(fmt::format(
+          "memo_entries: {} is not -1, 0 or a power of two", o.memoEntries));
+  }
+  if (py::object v = given("max_pool"); !v.is_none())
+    o.maxPool = integerArg(v, "max_pool", kInt64Min, kInt64Max);
+  if (py::object v = given("hits"); !v.is_none()) {
+    if (PyUnicode_Check(v.ptr()) || PyBytes_Check(v.ptr()) ||
+        !py::isinstance<py::iterable>(v))
+      throw py::type_error(fmt::format(
+          "hits: expected a sequence of ints, got {}", described(v)));
+    std::vector<int64_t> ks;
+    for (py::handle k : v)
+      ks.push_back(integerArg(k, "hits", kInt64Min, kInt64Max));
+    try { // the command line's rule (--hits), with its message
+      o.rankMetrics.hits = proofc::normalizeHits(ks, "hits");
+    } catch (const proofc::Error &e) {
+      throw py::value_error(e.what());
+    }
+  }
+  if (py::object v = given("per_relation"); !v.is_none())
+    o.rankMetrics.perRelation = boolArg(v, "per_relation");
+  if (py::object v = given("bootstrap"); !v.is_none())
+    o.rankMetrics.bootstrapSamples =
+        integerArg(v, "bootstrap", 0, kMaxBootstrapSamples);
+  if (py::object v = given("bootstrap_seed"); !v.is_none())
+    o.rankMetrics.bootstrapSeed = seedArg(v, "bootstrap_seed");
   // The report's provenance names what ran: this interpreter's argv.
   py::module_ sys = py::module_::import("sys");
   if (py::hasattr(sys, "argv"))
     for (py::handle arg : sys.attr("argv"))
       o.commandLine.push_back(py::str(arg));
   return o;
+}
+
+/// The defaults of every keyword: SessionOptions' (one set for the
+/// runtime, the command line and Python; docs/options.md).
+py::dict defaults() {
+  const SessionOptions o;
+  py::dict d;
+  d["split"] = o.split;
+  d["queries"] = py::none(); // SessionOptions::queries < 0: all
+  d["corruptions"] = o.corruptions;
+  d["seed"] = o.seed;
+  d["facts"] = o.factsIncludeValid ? "train+valid" : "train";
+  d["device"] = o.device;
+  d["threads"] = o.threads;
+  d["cond"] = o.cond;
+  d["unroll"] = o.unroll;
+  d["memo_entries"] = o.memoEntries;
+  d["max_pool"] = o.maxPool;
+  d["hits"] = py::tuple(py::cast(o.rankMetrics.hits));
+  d["per_relation"] = o.rankMetrics.perRelation;
+  d["bootstrap"] = o.rankMetrics.bootstrapSamples;
+  d["bootstrap_seed"] = o.rankMetrics.bootstrapSeed;
+  return d;
+}
+
+/// The ranges of the integer keywords: the flags' (RunFlags.cpp).
+py::dict limits() {
+  const uint64_t seedMax = std::numeric_limits<uint64_t>::max();
+  py::dict l;
+  l["queries"] = py::make_tuple(kInt64Min, kInt64Max);
+  l["corruptions"] = py::make_tuple(kInt64Min, kInt64Max);
+  l["seed"] = py::make_tuple(0, seedMax);
+  l["threads"] = py::make_tuple(0, kIntMax);
+  l["unroll"] = py::make_tuple(1, kMaxUnroll);
+  l["memo_entries"] = py::make_tuple(-1, kMaxMemoEntries);
+  l["max_pool"] = py::make_tuple(kInt64Min, kInt64Max);
+  l["bootstrap"] = py::make_tuple(0, kMaxBootstrapSamples);
+  l["bootstrap_seed"] = py::make_tuple(0, seedMax);
+  return l;
 }
 
 } // namespace
@@ -102,36 +274,19 @@ PYBIND11_MODULE(_core, m) {
 
   m.attr("STATUS_NAMES") = py::make_tuple("proved", "failed", "truncated");
   m.attr("MODE_NAMES") = py::make_tuple("head", "tail");
+  m.attr("DEFAULTS") = defaults();
+  m.attr("LIMITS") = limits();
 
   py::class_<Evaluator>(m, "Evaluator", py::dynamic_attr())
-      .def(py::init([](const py::object &bundle, const py::object &data,
-                       const std::string &split, const py::object &queries,
-                       const py::object &corruptions, uint64_t seed,
-                       const std::string &facts, const std::string &device,
-                       int threads, const std::string &cond, int unroll,
-                       int64_t memoEntries, int64_t maxPool,
-                       const py::object &hits, bool perRelation,
-                       int64_t bootstrap, uint64_t bootstrapSeed) {
-             const py::module_ os = py::module_::import("os");
-             const std::string path =
-                 py::str(os.attr("fsdecode")(os.attr("fspath")(bundle)));
-             return std::make_unique<Evaluator>(
-                 path, sessionOptions(data, split, queries, corruptions, seed,
-                                      facts, device, threads, cond, unroll,
-                                      memoEntries, maxPool, hits, perRelation,
-                                      bootstrap, bootstrapSeed));
+      .def(py::init([](const py::object &bundle, const py::kwargs &kw) {
+             return std::make_unique<Evaluator>(pathArg(bundle, "bundle"),
+                                                sessionOptions(kw));
            }),
-           py::arg("bundle"), py::kw_only(), py::arg("data"),
-           py::arg("split") = "valid", py::arg("queries") = py::none(),
-           py::arg("corruptions") = 100, py::arg("seed") = 0,
-           py::arg("facts") = "train", py::arg("device") = "auto",
-           py::arg("threads") = 0, py::arg("cond") = "native",
-           py::arg("unroll") = 8, py::arg("memo_entries") = -1,
-           py::arg("max_pool") = 0, py::arg("hits") = py::none(),
-           py::arg("per_relation") = false, py::arg("bootstrap") = 0,
-           py::arg("bootstrap_seed") = 0,
+           py::arg("bundle"),
            "Binds the bundle (a .pcb written by `proofc compile`), the "
-           "dataset directory `data`, the candidates and the device once.")
+           "dataset directory `data`, the candidates and the device once; "
+           "the keywords, their defaults (DEFAULTS) and ranges (LIMITS) are "
+           "the command line's (docs/options.md).")
       .def("expected_tensors", &Evaluator::expectedTensors,
            "{name: (shape, 'float32')} of every tensor evaluate() needs.")
       .def("evaluate", &Evaluator::evaluate, py::arg("weights"),

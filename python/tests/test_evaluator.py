@@ -246,9 +246,9 @@ def test_bad_torch_weights_raise(ev, trained):
 def test_bad_options_raise(bundle, nations, tmp_path):
     with pytest.raises(ValueError, match="facts"):
         proofc.Evaluator(bundle, nations, facts="all")
-    with pytest.raises(ValueError, match="queries"):
-        proofc.Evaluator(bundle, nations, queries=0)
-    with pytest.raises(proofc.Error, match="hits: 0 is not a positive"):
+    with pytest.raises(TypeError, match="queries: expected an int"):
+        proofc.Evaluator(bundle, nations, queries="3")
+    with pytest.raises(ValueError, match="hits: 0 is not a positive"):
         proofc.Evaluator(bundle, nations, hits=(1, 0))
     with pytest.raises(proofc.Error):
         proofc.Evaluator(bundle, tmp_path / "no-such-dataset", device="cpu")

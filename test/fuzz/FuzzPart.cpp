@@ -15,7 +15,7 @@
 #include "FuzzUtil.h"
 
 #include "proofc/runtime/Error.h"
-#include "session/PartFile.h"
+#include "tooling/PartFile.h"
 
 #include <cstdint>
 #include <cstring>

@@ -1,6 +1,7 @@
 # Installs the build at BUILD_DIR into a fresh PREFIX (`cmake --install`, as
 # an embedder would) and checks the layout: the library, the package config
-# and exactly the public headers of runtime/include -- nothing of
+# and exactly the public headers of runtime/include and runtime/contract/
+# include -- nothing of
 # runtime/src, whose headers are internal.
 #
 #   cmake -DBUILD_DIR=<build> -DPREFIX=<dir> -DSOURCE_INCLUDE=<runtime/include>
@@ -27,7 +28,14 @@ foreach(file lib/libproofc_runtime.a lib/cmake/proofc/proofcConfig.cmake
   endif()
 endforeach()
 
-file(GLOB_RECURSE public RELATIVE "${SOURCE_INCLUDE}" "${SOURCE_INCLUDE}/*")
+# SOURCE_INCLUDE: the public include directories, '|'-separated (the
+# runtime's and the contract's).
+string(REPLACE "|" ";" source_includes "${SOURCE_INCLUDE}")
+set(public "")
+foreach(dir IN LISTS source_includes)
+  file(GLOB_RECURSE headers RELATIVE "${dir}" "${dir}/*")
+  list(APPEND public ${headers})
+endforeach()
 file(GLOB_RECURSE installed RELATIVE "${PREFIX}/include" "${PREFIX}/include/*")
 list(SORT public)
 list(SORT installed)

@@ -8,10 +8,10 @@
 #ifndef PROOFC_TEST_UNIT_TESTUTIL_H
 #define PROOFC_TEST_UNIT_TESTUTIL_H
 
+#include "proofc/contract/Program.h"
 #include "proofc/runtime/Error.h"
-#include "proofc/runtime/Program.h"
 #include "proofc/runtime/RunControl.h"
-#include "session/RunSession.h"
+#include "tooling/RunSession.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -4,6 +4,7 @@
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/RunControl.h"
 #include "support/MessageText.h"
+#include "tooling/Interrupts.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -141,6 +142,9 @@ const std::vector<std::string> &commandLine() {
 std::optional<int> parseCommandLine(CLI::App &app, int argc, char **argv,
                                     const std::string &tool) {
   rememberedCommandLine().assign(argv, argv + argc);
+  // Ctrl-C and SIGTERM end a tool's writes and reads cleanly (the runtime
+  // installs no handler of its own: support/Cancellation.h).
+  installInterruptHooks();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {

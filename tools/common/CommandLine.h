@@ -65,7 +65,8 @@ CLI::Option *addPathOption(CLI::App &app, const std::string &name,
 /// The argv given to parseCommandLine (the report's provenance).
 const std::vector<std::string> &commandLine();
 
-/// Parses the command line. Returns nullopt when the tool should go on, else
+/// Parses the command line (and installs the interrupt hooks,
+/// tooling/Interrupts.h). Returns nullopt when the tool should go on, else
 /// the exit code: 0 after --help or --version, 1 after printing a usage
 /// error as `<tool>: error: <message>` on stderr.
 std::optional<int> parseCommandLine(CLI::App &app, int argc, char **argv,

@@ -10,7 +10,7 @@
 #ifndef PROOFC_TOOLS_COMMON_MERGEFLAGS_H
 #define PROOFC_TOOLS_COMMON_MERGEFLAGS_H
 
-#include "session/Merge.h"
+#include "tooling/Merge.h"
 
 namespace CLI {
 class App;

@@ -9,7 +9,7 @@
 #ifndef PROOFC_TOOLS_COMMON_RUNFLAGS_H
 #define PROOFC_TOOLS_COMMON_RUNFLAGS_H
 
-#include "session/RunSession.h"
+#include "tooling/RunSession.h"
 
 #include <chrono>
 #include <cstdint>
@@ -22,52 +22,31 @@ class App;
 namespace proofc::cli {
 
 struct RunFlags {
-  std::string data;    ///< --data DIR
-  std::string weights; ///< --weights W.safetensors
-  std::string split = "test";
-  int64_t corruptions = 0; ///< <= 0: every filtered corruption
-  uint64_t seed = 0;
-  int64_t queries = -1;       ///< < 0: all
-  std::string device = "cpu"; ///< cpu | cuda | auto
-  /// --devices all|0,1,...: one worker per GPU (SessionOptions::devices);
-  /// excludes --device, and means CUDA.
-  std::string devices;
-  int threads = 0;             ///< host backend threads; 0: all
-  std::string facts = "train"; ///< train | train+valid
-  int64_t maxPool = 0;         ///< candidates per backend run; <= 0: no limit
-  /// --block N: candidates per streamed block (whole queries).
-  int64_t block = kDefaultBlockCandidates;
-  bool quiet = false;                ///< no progress display
-  std::string report;                ///< JSON report path; empty: none
-  std::string outcomes;              ///< outcomes TSV path; empty: none
-  std::string proofs;                ///< proofs file path; empty: none
-  std::string proofsFormat = "json"; ///< json | prolog
-  std::string proofsOf = "all";      ///< all | positives
-  std::string hits = "1,3,10";       ///< the k of Hits@k in rank_metrics
-  bool perRelation = false;          ///< rank_metrics per relation too
-  int64_t bootstrap = 0;             ///< bootstrap resamples (0: no intervals)
-  uint64_t bootstrapSeed = 0;
-  std::string shard;         ///< --shard i/n; empty: the whole run
-  std::string part;          ///< --part FILE (with --shard)
-  bool partOutcomes = false; ///< --part-outcomes: the part carries the rows
-  std::string checkpoint;    ///< --checkpoint DIR; empty: none
-  int64_t checkpointEvery = kDefaultCheckpointEvery;
+  /// What the flags bind to, field by field (defaults: the options').
+  RunSessionOptions options;
+  /// The flags that are text on the command line and not a field:
+  std::string facts = "train"; ///< --facts train|train+valid
+  std::string hits;            ///< --hits K,K,... (default: the options')
+  std::string shard;           ///< --shard i/n; empty: the whole run
 
-  /// The session's options (throws proofc::Error("--shard ...") for a
-  /// malformed --shard); `started` is where the report's total_seconds
-  /// starts (the tool's start, before the program is compiled or loaded).
+  RunFlags();
+
+  /// The session's options: `options` with the text flags parsed (throws
+  /// proofc::Error("--shard ...") for a malformed --shard); `started` is
+  /// where the report's total_seconds starts (the tool's start, before the
+  /// program is compiled or loaded).
   RunSessionOptions
   sessionOptions(std::chrono::steady_clock::time_point started) const;
 };
 
 /// Adds the run flags to `command` (the `proofc run` subcommand, or
 /// proofc-run's app), filling `flags`: --data and --weights (required),
-/// --split, --corruptions, --seed, --queries, --device, --threads, --facts,
-/// --max-pool, --block, --quiet, --report, --outcomes, --proofs,
-/// --proofs-format,
-/// --proofs-of, --hits, --per-relation, --bootstrap, --bootstrap-seed,
-/// --shard, --part, --part-outcomes, --checkpoint, --checkpoint-every
-/// (docs/scale-out.md).
+/// --split, --corruptions, --seed, --queries, --facts (the candidates),
+/// --device, --devices, --threads, --cond, --unroll, --memo-entries (the
+/// backend), --max-pool, --block, --hits, --per-relation, --bootstrap,
+/// --bootstrap-seed, --quiet, --report, --outcomes, --proofs,
+/// --proofs-format, --proofs-of, --shard, --part, --part-outcomes,
+/// --checkpoint, --checkpoint-every (docs/options.md, docs/scale-out.md).
 void addRunFlags(CLI::App &command, RunFlags &flags);
 
 } // namespace proofc::cli

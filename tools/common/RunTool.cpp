@@ -8,8 +8,8 @@
 #endif
 
 #include "cuda/CudaBackend.h"
-#include "session/RunSummary.h"
 #include "support/Fail.h"
+#include "tooling/RunSummary.h"
 
 namespace proofc::cli {
 

@@ -10,7 +10,7 @@
 #ifndef PROOFC_TOOLS_COMMON_RUNTOOL_H
 #define PROOFC_TOOLS_COMMON_RUNTOOL_H
 
-#include "session/RunSession.h"
+#include "tooling/RunSession.h"
 
 #include <cstdio>
 #include <functional>

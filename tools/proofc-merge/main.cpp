@@ -14,7 +14,8 @@
 
 #include "outputs/Provenance.h"
 #include "proofc/runtime/Notices.h"
-#include "session/Merge.h"
+#include "tooling/Merge.h"
+#include "tooling/StderrNotices.h"
 
 #include <CLI/CLI.hpp>
 

@@ -1,17 +1,15 @@
 //===- main.cpp - proofc-run: evaluate a compiled bundle ------------------===//
 //
 // proofc-run PROGRAM.pcb --data DIR --weights W [--split --corruptions --seed
-// --queries --device cpu|cuda|auto --devices all|N,... --cond
-// native|emulated|host --unroll
-// --memo-entries --threads --facts --max-pool --quiet --report --outcomes
-//   --proofs --proofs-format --proofs-of]
+// --queries --facts --device cpu|cuda|auto --devices all|N,... --threads
+// --cond native|emulated|host --unroll --memo-entries --max-pool --quiet
+// --report --outcomes --proofs --proofs-format --proofs-of ...]
 //
 // The runtime-only counterpart of `proofc run`: the program comes from a
 // bundle written by `proofc compile`, so no MLIR is needed. The run flags
 // (tools/common/RunFlags.h), the run flow (RunTool.h: one process or MPI
-// ranks under mpirun/srun), summary and report are those of `proofc run`;
-// --cond and --unroll pick how the CUDA backend runs the proof loop,
-// --memo-entries sizes (or, with 0, turns off) its step memo. The run
+// ranks under mpirun/srun), summary and report are those of `proofc run`
+// (docs/options.md lists every flag and its default). The run
 // itself is the runtime's RunSession. Every failure ends as one line on
 // stderr (`proofc-run: error: ...`) and exit code 1; an interrupted run as
 // `proofc-run: interrupted by SIGINT` and exit code 128 + the signal (130,
@@ -27,8 +25,9 @@
 #include "outputs/Provenance.h"
 #include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/Notices.h"
-#include "session/RunSession.h"
 #include "support/Fail.h"
+#include "tooling/RunSession.h"
+#include "tooling/StderrNotices.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -49,9 +48,6 @@ using Clock = std::chrono::steady_clock;
 struct Options {
   std::string bundle;
   cli::RunFlags run;
-  std::string cond = "native";
-  int unroll = 8;
-  int64_t memoEntries = -1;
 };
 
 int run(const Options &o) {
@@ -63,19 +59,13 @@ int run(const Options &o) {
   cli::RunTool tool;
   tool.name = "proofc-run";
   tool.open = [&](const RunSessionOptions &so) {
-    if (o.memoEntries > 0 && (o.memoEntries & (o.memoEntries - 1)) != 0)
-      fail("--memo-entries: {} is not -1, 0 or a power of two", o.memoEntries);
     checkOutputPaths(so, {{o.bundle, "bundle", ""}}); // before anything slow
     bundle = readBundle(o.bundle);
     loadSeconds = std::chrono::duration<double>(Clock::now() - start).count();
     // The device first, so that an unavailable one fails before any loading.
-    SessionOptions device;
-    device.device = so.devices.empty() ? so.device : "cuda";
-    device.threads = so.threads;
-    device.cond = o.cond;
-    device.unroll = o.unroll;
-    device.memoEntries = o.memoEntries;
-    device.devices = so.devices;
+    SessionOptions device = so;
+    if (!so.devices.empty())
+      device.device = "cuda";
     selected = openDevices(*bundle, o.bundle, device, "--device", "--devices");
     std::vector<Backend *> backends;
     std::vector<std::string> names;
@@ -118,19 +108,6 @@ int main(int argc, char **argv) {
       ->check(cli::nonEmptyPath())
       ->type_name("PROGRAM.pcb");
   cli::addRunFlags(app, o.run);
-  app.add_option("--cond", o.cond,
-                 "CUDA proof loop: native (conditional graph nodes), "
-                 "emulated (unrolled graph, host-polled flag), host (host "
-                 "reads the flags every step)")
-      ->check(CLI::IsMember({"native", "emulated", "host"}))
-      ->capture_default_str();
-  cli::addIntegerOption(app, "--unroll", o.unroll,
-                        "Steps per graph launch (--cond emulated)", 1, 1024);
-  cli::addIntegerOption(
-      app, "--memo-entries", o.memoEntries,
-      "CUDA step memo (persistent-schedule bundles): entries, a power of two; "
-      "0 turns it off, -1 sizes it from the pool",
-      -1, int64_t{1} << 28);
   if (std::optional<int> exitCode =
           cli::parseCommandLine(app, argc, argv, "proofc-run"))
     return *exitCode;

@@ -21,10 +21,12 @@
 
 using namespace proofc;
 
-driver::SelectedBackends driver::selectBackends(const std::string &device,
-                                                const std::string &devices,
-                                                int threads, int slots,
+driver::SelectedBackends driver::selectBackends(const BackendOptions &backend,
+                                                int slots,
                                                 const std::string &program) {
+  const std::string &device = backend.device;
+  const std::string &devices = backend.devices;
+  const int threads = backend.threads;
   // "cuda:N": an MPI rank's own GPU under --device cuda (RankHost.h).
   const bool cuda = device == "cuda" || device.rfind("cuda:", 0) == 0;
   if (device != "cpu" && !cuda && device != "auto")
@@ -39,8 +41,8 @@ driver::SelectedBackends driver::selectBackends(const std::string &device,
     if (!compiled)
       fail("{}: cannot compile for the CUDA backend (errors above)", program);
     SessionOptions options;
+    static_cast<BackendOptions &>(options) = backend;
     options.device = !devices.empty() ? "auto" : cuda ? device : "cuda";
-    options.devices = devices;
     std::vector<std::string> names;
     for (SelectedDevice &d :
          openDevices(compiled->bundle, program + " (compiled bundle)", options,

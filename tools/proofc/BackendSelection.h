@@ -3,6 +3,7 @@
 #define PROOFC_TOOLS_PROOFC_BACKENDSELECTION_H
 
 #include "proofc/runtime/Evaluation.h"
+#include "proofc/runtime/Session.h"
 
 #include <memory>
 #include <string>
@@ -16,16 +17,16 @@ struct SelectedBackends {
       device; ///< for the summary and the report, e.g. "cpu (2 threads)"
 };
 
-/// `device` is cpu, cuda, cuda:N (an MPI rank's own GPU, RankHost.h) or
-/// auto (auto: cuda when a device is usable, else cpu); `devices` (--devices:
-/// all or CUDA ordinals, excluding `device`) asks for one CUDA backend per GPU;
-/// `threads` (0: all) is for the host backend, which uses at most `slots` of
+/// backend.device is cpu, cuda, cuda:N (an MPI rank's own GPU, RankHost.h) or
+/// auto (auto: cuda when a device is usable, else cpu); backend.devices
+/// (--devices: all or CUDA ordinals, excluding `device`) asks for one CUDA
+/// backend per GPU; backend.threads (0: all) is for the host backend, cond,
+/// unroll and memoEntries for the CUDA backend, which uses at most `slots` of
 /// them. The CUDA backends get the bundle of `program`, compiled in memory
 /// once. Throws proofc::Error when the requested backend is not available or
 /// the program does not compile.
-SelectedBackends selectBackends(const std::string &device,
-                                const std::string &devices, int threads,
-                                int slots, const std::string &program);
+SelectedBackends selectBackends(const BackendOptions &backend, int slots,
+                                const std::string &program);
 
 } // namespace proofc::driver
 

@@ -8,7 +8,7 @@
 #define PROOFC_TOOLS_PROOFC_DRIVEROPTIONS_H
 
 #include "RunFlags.h"
-#include "session/Merge.h"
+#include "tooling/Merge.h"
 
 #include <cstdint>
 #include <string>

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 
-#include "session/Merge.h"
+#include "tooling/Merge.h"
 
 #include <cstdio>
 

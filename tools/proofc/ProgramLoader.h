@@ -7,7 +7,7 @@
 #ifndef PROOFC_TOOLS_PROOFC_PROGRAMLOADER_H
 #define PROOFC_TOOLS_PROOFC_PROGRAMLOADER_H
 
-#include "proofc/runtime/Program.h"
+#include "proofc/contract/Program.h"
 
 #include <memory>
 #include <optional>

@@ -13,7 +13,7 @@
 
 #include "RunTool.h"
 #include "cuda/CudaBackend.h"
-#include "session/RunSession.h"
+#include "tooling/RunSession.h"
 
 #include <algorithm>
 #include <chrono>
@@ -38,8 +38,7 @@ int driver::runCommand(const RunOptions &o) {
       return nullptr; // the diagnostics are printed
     compileSeconds =
         std::chrono::duration<double>(Clock::now() - start).count();
-    selected = selectBackends(so.device, so.devices, so.threads,
-                              program->shape.B, o.program);
+    selected = selectBackends(so, program->shape.B, o.program);
     std::vector<Backend *> backends;
     for (const std::unique_ptr<Backend> &b : selected.backends) {
       backends.push_back(b.get());

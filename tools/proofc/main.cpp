@@ -17,6 +17,7 @@
 #include "proofc/runtime/Notices.h"
 #include "support/Fail.h"
 #include "support/MessageText.h"
+#include "tooling/StderrNotices.h"
 
 #include <fmt/format.h>
 

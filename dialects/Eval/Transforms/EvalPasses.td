@@ -102,8 +102,8 @@ def EvalPlanBuffersPass : Pass<"eval-plan-buffers", "::mlir::eval::ProgramOp"> {
 def EvalLowerToGpuPass : Pass<"eval-lower-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Lowers a planned program to launches and a gpu.module";
   let description = [{
-    `eval.score_select` becomes the `gpu.func @score_select` of
-    `gpu.module @policy` (scf/arith/math/memref/gpu/llvm ops: a slot's
+    `eval.score_select` becomes the `gpu.func @proofc_policy` of
+    `gpu.module @policy` (PolicyKernel.cpp) (scf/arith/math/memref/gpu/llvm ops: a slot's
     children spread over blocks of `groups` warps, register-tiled rows,
     16-byte vector loads, warp butterflies, the last block of a slot
     selecting),

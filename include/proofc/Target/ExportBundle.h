@@ -9,7 +9,7 @@
 #ifndef PROOFC_TARGET_EXPORTBUNDLE_H
 #define PROOFC_TARGET_EXPORTBUNDLE_H
 
-#include "proofc/runtime/Bundle.h"
+#include "proofc/contract/Bundle.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"

@@ -10,7 +10,7 @@
 #define PROOFC_TARGET_EXPORTPROGRAMSPEC_H
 
 #include "proofc/Dialect/Eval/EvalOps.h"
-#include "proofc/runtime/Program.h"
+#include "proofc/contract/Program.h"
 
 #include "mlir/Support/LLVM.h"
 

@@ -12,7 +12,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
-#include "Kernels/kernel_abi.h"
+#include "proofc/contract/kernel_abi.h"
 
 #include <string>
 

@@ -11,9 +11,9 @@
 //===----------------------------------------------------------------------===//
 #if PROOFC_HAVE_CUDA
 
-#include "Kernels/kernel_abi.h"
 #include "cuda/CudaRunner.h"
-#include "session/Interrupts.h"
+#include "proofc/contract/kernel_abi.h"
+#include "support/Cancellation.h"
 #include "support/Fail.h"
 
 #include <algorithm>

@@ -7,9 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "cuda/PlanBinding.h"
 
-#include "Kernels/kernel_abi.h"
 #include "cuda/PrologueSchedule.h"
 #include "cuda/kernels/prologue_ops.h"
+#include "proofc/contract/kernel_abi.h"
 #include "support/Fail.h"
 #include "support/MessageText.h"
 

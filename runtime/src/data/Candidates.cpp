@@ -178,8 +178,8 @@ CandidateBuilder::CandidateBuilder(const Dataset &ds,
   std::unordered_set<Triple, TripleHash> seen;
   seen.reserve(split.size());
   for (const Triple &q : split) {
-    if (opts.maxQueries >= 0 &&
-        static_cast<int64_t>(layout_.queries.size()) >= opts.maxQueries)
+    if (opts.queries >= 0 &&
+        static_cast<int64_t>(layout_.queries.size()) >= opts.queries)
       break;
     if (seen.insert(q).second)
       layout_.queries.push_back(q);

@@ -12,8 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/Evaluation.h"
 
+#include "data/Fingerprints.h"
 #include "data/MemoryBudget.h"
-#include "outputs/Provenance.h"
 #include "support/Fail.h"
 #include "support/MessageText.h"
 
@@ -25,22 +25,6 @@
 #include <string_view>
 
 namespace proofc {
-
-const char *policyOpName(PolicyOpKind kind) {
-  switch (kind) {
-  case PolicyOpKind::AtomEmbed:
-    return "atom_embed";
-  case PolicyOpKind::Relu:
-    return "relu";
-  case PolicyOpKind::SumAtoms:
-    return "sum_atoms";
-  case PolicyOpKind::Linear:
-    return "linear";
-  case PolicyOpKind::LayerNorm:
-    return "layer_norm";
-  }
-  return "?";
-}
 
 namespace {
 

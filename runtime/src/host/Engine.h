@@ -11,8 +11,8 @@
 #define PROOFC_RUNTIME_ENGINE_H
 
 #include "data/KnowledgeBase.h"
+#include "proofc/contract/Program.h"
 #include "proofc/runtime/Dataset.h"
-#include "proofc/runtime/Program.h"
 
 #include <climits>
 #include <cstdint>

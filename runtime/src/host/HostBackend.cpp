@@ -15,7 +15,7 @@
 #include "data/MemoryBudget.h"
 #include "host/Engine.h"
 #include "host/HostPolicy.h"
-#include "session/Interrupts.h"
+#include "support/Cancellation.h"
 #include "support/Fail.h"
 
 #include <fmt/format.h>

@@ -16,8 +16,8 @@
 #ifndef PROOFC_RUNTIME_HOSTPOLICY_H
 #define PROOFC_RUNTIME_HOSTPOLICY_H
 
+#include "proofc/contract/Program.h"
 #include "proofc/runtime/Dataset.h"
-#include "proofc/runtime/Program.h"
 #include "proofc/runtime/Safetensors.h"
 
 #include <cstdint>

@@ -13,8 +13,8 @@
 #define PROOFC_RUNTIME_SRC_POLICYKERNELS_H
 
 #include "host/HostPolicy.h"
+#include "proofc/contract/Program.h"
 #include "proofc/runtime/Dataset.h"
-#include "proofc/runtime/Program.h"
 
 #include <cstdint>
 #include <vector>

@@ -1,7 +1,6 @@
 //===- Notices.cpp - What the runtime tells, without printing -------------===//
 #include "proofc/runtime/Notices.h"
 
-#include <cstdio>
 #include <mutex>
 
 namespace proofc {
@@ -30,11 +29,6 @@ void notice(const std::string &message) {
   std::lock_guard<std::mutex> lock(handlerMutex());
   if (currentHandler())
     currentHandler()(message);
-}
-
-void printNoticeToStderr(const std::string &message) {
-  std::fprintf(stderr, "proofc: notice: %s\n", message.c_str());
-  std::fflush(stderr);
 }
 
 } // namespace proofc

@@ -20,12 +20,12 @@
 #ifndef PROOFC_RUNTIME_OUTCOMESWRITER_H
 #define PROOFC_RUNTIME_OUTCOMESWRITER_H
 
-#include "outputs/OutputFiles.h"
-#include "outputs/Sha256.h"
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/RankMetrics.h"
+#include "support/OutputFiles.h"
+#include "support/Sha256.h"
 
 #include <cstdint>
 #include <functional>

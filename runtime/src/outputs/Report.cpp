@@ -201,7 +201,7 @@ json reportJson(const ReportInputs &in) {
        {{"split", in.candidates.split},
         {"corruptions", in.candidates.corruptions},
         {"seed", in.candidates.seed},
-        {"max_queries", in.candidates.maxQueries}}},
+        {"max_queries", in.candidates.queries}}},
       {"metrics", metricsJson(m)},
       {"timings",
        {{"compile_seconds", in.compileSeconds},

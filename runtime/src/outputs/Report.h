@@ -10,10 +10,10 @@
 #define PROOFC_RUNTIME_REPORT_H
 
 #include "outputs/Provenance.h"
+#include "proofc/contract/Program.h"
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Evaluation.h"
-#include "proofc/runtime/Program.h"
 #include "proofc/runtime/RankMetrics.h"
 #include "support/FileIO.h"
 

@@ -1,7 +1,7 @@
 //===- BlockPipeline.cpp - Build, run and consume blocks, overlapped ------===//
 #include "session/BlockPipeline.h"
 
-#include "session/Interrupts.h"
+#include "support/Cancellation.h"
 
 #include <algorithm>
 

@@ -1,11 +1,11 @@
 //===- FileIO.cpp - Whole-file reads and atomic writes --------------------===//
 #include "support/FileIO.h"
 
-#include "outputs/OutputFiles.h"
 #include "proofc/runtime/RunControl.h"
-#include "session/Interrupts.h"
+#include "support/Cancellation.h"
 #include "support/Fail.h"
 #include "support/InputFile.h"
+#include "support/OutputFiles.h"
 
 #include <cerrno>
 #include <cstring>

@@ -1,7 +1,7 @@
 //===- InputFile.cpp - Opening a file proofc reads ------------------------===//
 #include "support/InputFile.h"
 
-#include "session/Interrupts.h"
+#include "support/Cancellation.h"
 #include "support/Fail.h"
 
 #include <cerrno>
@@ -65,7 +65,7 @@ size_t InputFile::readAt(uint64_t offset, char *out, size_t n) const {
     const ssize_t r =
         ::pread(fd_, out + got, n - got, static_cast<off_t>(offset + got));
     if (r < 0 && errno == EINTR) {
-      InterruptGuard::throwIfRaised();
+      throwIfInterrupted();
       continue;
     }
     if (r < 0)

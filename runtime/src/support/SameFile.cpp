@@ -1,7 +1,7 @@
 //===- SameFile.cpp - Outputs that reach an input or each other -----------===//
 #include "support/SameFile.h"
 
-#include "outputs/OutputFiles.h"
+#include "support/OutputFiles.h"
 #include "proofc/runtime/Error.h"
 #include "support/Fail.h"
 

@@ -10,10 +10,10 @@
 #ifndef PROOFC_TEST_UNIT_REFERENCE_REFERENCEPROVER_H
 #define PROOFC_TEST_UNIT_REFERENCE_REFERENCEPROVER_H
 
+#include "proofc/contract/Program.h"
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Evaluation.h"
-#include "proofc/runtime/Program.h"
 #include "proofc/runtime/Safetensors.h"
 
 #include <map>

@@ -15,7 +15,7 @@
 #ifndef PROOFC_TOOLS_RANKWRITES_H
 #define PROOFC_TOOLS_RANKWRITES_H
 
-#include "session/RunSession.h"
+#include "tooling/RunSession.h"
 
 #include <nlohmann/json.hpp>
 

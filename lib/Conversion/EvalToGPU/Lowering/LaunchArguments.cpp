@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "ProgramLowering.h"
 
-#include "Kernels/kernel_abi.h"
+#include "proofc/contract/kernel_abi.h"
 
 using namespace mlir;
 using namespace mlir::eval;

@@ -22,7 +22,7 @@
 #include "proofc/Dialect/Eval/Transforms/Passes.h"
 #include "proofc/Dialect/Eval/Transforms/ValueBuffers.h"
 #include "proofc/Target/ChipLimits.h"
-#include "proofc/runtime/BundleNames.h"
+#include "proofc/contract/BundleNames.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "llvm/ADT/StringSet.h"

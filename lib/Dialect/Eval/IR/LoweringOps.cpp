@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "VerifyUtils.h"
 
-#include "proofc/runtime/BundleNames.h"
+#include "proofc/contract/BundleNames.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"

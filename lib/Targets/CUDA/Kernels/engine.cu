@@ -43,7 +43,7 @@
 #define PROOFC_ENGINE_THREADS 128
 #endif
 
-#include "kernel_abi.h"
+#include "proofc/contract/kernel_abi.h"
 
 namespace proofc_engine_impl {
 

@@ -44,11 +44,19 @@ struct CandidateGroup {
   int64_t begin, end;
 };
 
+/// What a run evaluates: one definition for the runtime, the tools
+/// (--split, --corruptions, --seed, --queries, --facts) and Python (the
+/// keywords of the same names); the defaults here are the defaults
+/// everywhere (docs/options.md).
 struct CandidateOptions {
-  std::string split = "test";
-  int64_t corruptions = 0; ///< K <= 0: all filtered corruptions
-  uint64_t seed = 0;
-  int64_t maxQueries = -1; ///< < 0: all
+  std::string split = "test"; ///< "train" | "valid" | "test": the queries
+  /// Corruptions sampled per query and mode; <= 0 (the default): every
+  /// filtered corruption (the full ranking).
+  int64_t corruptions = 0;
+  uint64_t seed = 0;    ///< the corruption sampler's
+  int64_t queries = -1; ///< only the first N queries; < 0: all
+  /// The facts the prover may use: train (false) or train and valid.
+  bool factsIncludeValid = false;
 };
 
 struct CandidateSet {

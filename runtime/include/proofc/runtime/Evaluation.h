@@ -3,9 +3,9 @@
 #ifndef PROOFC_RUNTIME_EVALUATION_H
 #define PROOFC_RUNTIME_EVALUATION_H
 
+#include "proofc/contract/Program.h"
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Dataset.h"
-#include "proofc/runtime/Program.h"
 #include "proofc/runtime/RunControl.h"
 #include "proofc/runtime/Safetensors.h"
 

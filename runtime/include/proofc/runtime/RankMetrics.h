@@ -67,7 +67,8 @@ std::vector<PairRanks> rankPairs(const CandidateLayout &layout,
                                  const std::vector<Outcome> &outcomes);
 
 struct RankMetricOptions {
-  std::vector<int64_t> hits = {1, 3, 10}; ///< the k of Hits@k, ascending
+  /// The k of Hits@k, ascending; by default PyKEEN's 1, 3, 5, 10.
+  std::vector<int64_t> hits = {1, 3, 5, 10};
   bool perRelation = false;
   int64_t bootstrapSamples = 0; ///< 0: no intervals
   uint64_t bootstrapSeed = 0;

@@ -21,10 +21,10 @@
 #ifndef PROOFC_RUNTIME_SESSION_H
 #define PROOFC_RUNTIME_SESSION_H
 
+#include "proofc/contract/Program.h"
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Evaluation.h"
-#include "proofc/runtime/Program.h"
 #include "proofc/runtime/QueryRanges.h"
 #include "proofc/runtime/RankMetrics.h"
 #include "proofc/runtime/Safetensors.h"
@@ -68,15 +68,27 @@ using TensorViews = std::map<std::string, TensorView>;
 /// about 1.5 GB of host memory.
 inline constexpr int64_t kDefaultBlockCandidates = int64_t{1} << 23;
 
-struct SessionOptions {
-  std::string data;           ///< dataset directory (spec §1.1)
-  std::string split = "test"; ///< "valid" | "test"
-  int64_t corruptions = 0;    ///< <= 0: every filtered corruption
-  uint64_t seed = 0;
-  int64_t queries = -1; ///< < 0: all
-  bool factsIncludeValid = false;
-  /// "cpu", "cuda" (device 0), "cuda:N", or "auto" (cuda when a device is
-  /// there, else cpu).
+/// The limits of the integer options, one set for the command line (the
+/// flags' ranges) and Python (the keywords'; proofc._core.LIMITS).
+inline constexpr int64_t kMaxUnroll = 1024;
+inline constexpr int64_t kMaxMemoEntries = int64_t{1} << 28;
+inline constexpr int64_t kMaxBlockCandidates = int64_t{1} << 40;
+inline constexpr int64_t kMaxBootstrapSamples = int64_t{1} << 20;
+
+/// BackendOptions::memoEntries' rule: -1 (sized from the pool), 0 (off) or
+/// a power of two up to kMaxMemoEntries.
+inline bool validMemoEntries(int64_t entries) {
+  return entries == -1 || entries == 0 ||
+         (entries > 0 && entries <= kMaxMemoEntries &&
+          (entries & (entries - 1)) == 0);
+}
+
+/// Where and how the proof loop runs: --device, --devices, --threads,
+/// --cond, --unroll, --memo-entries on the command line, the keywords of
+/// the same names in Python.
+struct BackendOptions {
+  /// "cpu", "cuda" (device 0), "cuda:N", or "auto" (the default: cuda when
+  /// a device is there, else cpu).
   std::string device = "auto";
   /// Several GPUs of this host (docs/scale-out.md, "Every GPU of a host"):
   /// "all" or a list of CUDA ordinals "0,1,3"; empty: `device` alone. One
@@ -87,10 +99,19 @@ struct SessionOptions {
   /// builders and outcome formatting; 0: every core.
   int threads = 0;
   /// CUDA: how the proof loop runs ("native" | "emulated" | "host", see
-  /// CudaBackend), steps per launch, step memo entries (-1 auto, 0 off).
+  /// CudaBackend), steps per launch (1 to kMaxUnroll), step memo entries
+  /// (-1 auto, 0 off, else a power of two up to kMaxMemoEntries).
   std::string cond = "native";
   int unroll = 8;
   int64_t memoEntries = -1;
+};
+
+/// A session's options: the candidates, the backend and the rank metrics
+/// (each defined once, above and in Candidates.h, RankMetrics.h), and how
+/// the pool is cut. The tools' RunSessionOptions extend it with their
+/// outputs and scale-out fields.
+struct SessionOptions : CandidateOptions, BackendOptions {
+  std::string data; ///< dataset directory (spec §1.1)
   /// Candidates per backend run; <= 0: only the backend's own limit. The
   /// CUDA state persists across calls when the pool runs in one chunk.
   int64_t maxPool = 0;

@@ -42,7 +42,7 @@
 #include "outputs/ProofFormats.h"
 #include "proofc/runtime/Error.h"
 #include "runtime/cuda/GpuTestUtil.h"
-#include "session/RunSession.h"
+#include "tooling/RunSession.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -95,7 +95,7 @@ TEST_P(CompiledPolicyKernel, MatchesHostPolicy) {
   TensorMap weights = readSafetensors(weightsFile(GetParam()));
   KnowledgeBase kb = buildKnowledgeBase(ds, false);
   CandidateOptions opts;
-  opts.maxQueries = 1;
+  opts.queries = 1;
   opts.corruptions = 2;
   CandidateSet set = buildCandidates(ds, opts);
   EvalInputs inputs{program, ds, weights, set, false};
@@ -243,7 +243,7 @@ KinshipWorkload loadKinship(int64_t queries) {
                     readSafetensors(weightsFile("kinship")),
                     {}};
   CandidateOptions opts;
-  opts.maxQueries = queries;
+  opts.queries = queries;
   opts.corruptions = 100;
   w.set = buildCandidates(w.ds, opts);
   return w;
@@ -359,7 +359,7 @@ TEST(CompiledBundle, ProofsEqualTheHostsByteForByte) {
     const Dataset ds = loadDataset(dataDir(dataset));
     const TensorMap weights = readSafetensors(weightsFile(dataset));
     CandidateOptions opts;
-    opts.maxQueries = 30;
+    opts.queries = 30;
     opts.corruptions = 20;
     const CandidateSet set = buildCandidates(ds, opts);
     for (const std::string &path : paths) {

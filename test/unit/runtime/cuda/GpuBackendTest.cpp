@@ -54,7 +54,7 @@ Inputs &inputsFor(const Case &c) {
     slot->program.shape.B = c.slots;
     CandidateOptions opts;
     opts.corruptions = c.corruptions;
-    opts.maxQueries = c.queries;
+    opts.queries = c.queries;
     slot->set = buildCandidates(slot->ds, opts);
     EvalInputs in{slot->program, slot->ds, slot->weights, slot->set, false};
     BackendTimings t;

@@ -23,7 +23,7 @@
 #include "runtime/cuda/TestBundle.h"
 
 #include "host/HostBackend.h"
-#include "session/RunSession.h"
+#include "tooling/RunSession.h"
 
 #include <atomic>
 #include <chrono>

@@ -18,7 +18,7 @@
 #include "runtime/cuda/GpuTestUtil.h"
 #include "runtime/cuda/TestBundle.h"
 
-#include "session/RunSession.h"
+#include "tooling/RunSession.h"
 
 #include <atomic>
 #include <chrono>

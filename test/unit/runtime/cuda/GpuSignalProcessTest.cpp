@@ -22,7 +22,7 @@
 #include "TestUtil.h"
 #include "runtime/cuda/GpuTestUtil.h"
 
-#include "session/RunSession.h"
+#include "tooling/RunSession.h"
 
 #include <chrono>
 #include <csignal>

@@ -15,6 +15,7 @@
 #include "cuda/KernelCache.h"
 #include "proofc/runtime/Notices.h"
 #include "support/FileIO.h"
+#include "tooling/StderrNotices.h"
 
 #include <gtest/gtest.h>
 

@@ -12,8 +12,8 @@
 #ifndef PROOFC_TEST_UNIT_CUDA_TESTBUNDLE_H
 #define PROOFC_TEST_UNIT_CUDA_TESTBUNDLE_H
 
-#include "Kernels/kernel_abi.h"
 #include "Targets/CUDA/Kernels/KernelTestUtil.h"
+#include "proofc/contract/kernel_abi.h"
 #include "proofc/runtime/Bundle.h"
 #include "support/FileIO.h"
 

@@ -112,16 +112,16 @@ TEST(Candidates, MaxQueriesAndOtherSplits) {
   TempDir dir;
   Dataset ds = tinyDataset(dir);
   CandidateOptions opts;
-  opts.maxQueries = 2;
+  opts.queries = 2;
   CandidateSet set = buildCandidates(ds, opts);
   ASSERT_EQ(set.queries.size(), 2u);
   EXPECT_EQ(set.queries[1], (Triple{6, 0, 7})); // after deduplication
   EXPECT_EQ(set.groups.size(), 4u);
 
-  opts.maxQueries = 0;
+  opts.queries = 0;
   EXPECT_TRUE(buildCandidates(ds, opts).candidates.empty());
 
-  opts.maxQueries = -1;
+  opts.queries = -1;
   opts.split = "valid";
   set = buildCandidates(ds, opts);
   ASSERT_EQ(set.queries.size(), 1u);

@@ -36,7 +36,7 @@ Workload loadWorkload(const std::string &name, int64_t maxQueries) {
   CandidateOptions opts;
   opts.corruptions = 100;
   opts.seed = 0;
-  opts.maxQueries = maxQueries;
+  opts.queries = maxQueries;
   w.candidates = buildCandidates(w.dataset, opts);
   return w;
 }

@@ -19,7 +19,7 @@ struct Workload {
   CandidateSet candidates;
   Workload() {
     CandidateOptions o;
-    o.maxQueries = 20;
+    o.queries = 20;
     candidates = buildCandidates(dataset, o);
   }
 };

@@ -12,7 +12,7 @@
 
 #include "host/HostBackend.h"
 #include "host/HostPolicy.h"
-#include "session/RunSession.h"
+#include "tooling/RunSession.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 #include "TestUtil.h"
 
 #include "outputs/Provenance.h"
-#include "outputs/Sha256.h"
+#include "support/Sha256.h"
 
 #include <gtest/gtest.h>
 

@@ -253,6 +253,7 @@ TEST(RankMetrics, PykeenKeysNameEverySideTypeAndMetric) {
   // of earlier reports.
   const size_t hits = m.options.hits.size();
   EXPECT_EQ(flat.size(), 3u * 3u * (12u + hits) + 3u * (7u + 2u * hits) + 6u);
+  EXPECT_TRUE(flat.contains("both.realistic.hits_at_5"));
   EXPECT_DOUBLE_EQ(
       flat["both.realistic.inverse_harmonic_mean_rank"].get<double>(),
       *at(m.overall, Side::Both, RankType::Realistic).mrr);

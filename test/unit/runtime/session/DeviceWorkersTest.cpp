@@ -18,8 +18,8 @@
 #include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/Session.h"
 #include "session/BlockPipeline.h"
-#include "session/RunSession.h"
 #include "support/FileIO.h"
+#include "tooling/RunSession.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -16,9 +16,9 @@
 #include "outputs/Report.h"
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/QueryRanges.h"
-#include "session/Merge.h"
-#include "session/RunSession.h"
 #include "support/FileIO.h"
+#include "tooling/Merge.h"
+#include "tooling/RunSession.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -132,7 +132,7 @@ TEST(Streaming, BlocksAreTheWholeSetsSlices) {
     CandidateOptions co;
     co.corruptions = corruptions;
     co.seed = 5;
-    co.maxQueries = 40;
+    co.queries = 40;
     const CandidateSet whole = buildCandidates(ds, co);
     const CandidateBuilder builder(ds, co);
     const CandidateLayout &layout = builder.layout();

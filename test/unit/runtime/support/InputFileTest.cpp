@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
-#include "session/PartFile.h"
-#include "session/ProofParts.h"
+#include "tooling/PartFile.h"
+#include "tooling/ProofParts.h"
 #include "support/FileIO.h"
 #include "support/InputFile.h"
 

@@ -193,7 +193,7 @@ Workload loadWorkload(const Case &c) {
   w.program.shape.B = c.slots;
   CandidateOptions opts;
   opts.corruptions = c.corruptions;
-  opts.maxQueries = c.queries;
+  opts.queries = c.queries;
   w.set = buildCandidates(w.ds, opts);
   return w;
 }

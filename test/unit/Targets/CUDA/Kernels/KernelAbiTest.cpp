@@ -8,7 +8,7 @@
 // side is checked by eval-lower-to-gpu itself on every compile.
 //
 //===----------------------------------------------------------------------===//
-#include "Kernels/kernel_abi.h"
+#include "proofc/contract/kernel_abi.h"
 
 #include "TestUtil.h"
 #include "cuda/PlanBinding.h"
@@ -113,7 +113,7 @@ TEST(KernelAbi, BindingRefusesLaunchesOfOtherKernels) {
   Dataset ds = loadDataset(dataDir("countries_s1"));
   TensorMap weights = readSafetensors(weightsFile("countries_s1"));
   CandidateOptions opts;
-  opts.maxQueries = 2;
+  opts.queries = 2;
   CandidateSet set = buildCandidates(ds, opts);
   ProgramSpec program = v10Program();
   EvalInputs inputs{program, ds, weights, set, false};

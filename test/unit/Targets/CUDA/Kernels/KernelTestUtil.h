@@ -28,15 +28,18 @@ namespace proofc::test {
 inline std::string sourceDir() { return PROOFC_SOURCE_DIR; }
 
 /// A kernel template of lib/Targets/CUDA/Kernels as the compiler embeds it:
-/// each `#include "<file>"` line replaced by that file's text, recursively,
-/// each file once (runtime/cmake/InlineIncludes.cmake), one self-contained
-/// NVRTC source.
+/// each `#include "<file>"` line replaced by that file's text (beside the
+/// template, or in the contract's include directory: "proofc/contract/
+/// kernel_abi.h"), recursively, each file once
+/// (runtime/cmake/InlineIncludes.cmake), one self-contained NVRTC source.
 inline std::string kernelTemplate(const std::string &name,
                                   std::vector<std::string> *inlined = nullptr) {
   std::vector<std::string> seen = {name};
   if (!inlined)
     inlined = &seen;
-  const std::string dir = sourceDir() + "/lib/Targets/CUDA/Kernels/";
+  const std::string dir = sourceDir() + (name.rfind("proofc/contract/", 0) == 0
+                                             ? "/runtime/contract/include/"
+                                             : "/lib/Targets/CUDA/Kernels/");
   std::string text = readFile(dir + name);
   const std::string directive = "#include \"";
   for (size_t at = text.find(directive); at != std::string::npos;

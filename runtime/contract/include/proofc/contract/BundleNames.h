@@ -1,0 +1,142 @@
+//===- BundleNames.h - The names a bundle uses, defined once ----*- C++ -*-===//
+//
+// The vocabulary shared by the compiler, which writes bundles, and the
+// runtime, which reads them: the run-time symbols of extents and arguments,
+// the named bindings a buffer's init may use, and the role of each launch.
+// Standard library only, so the runtime stays free of MLIR and the compiler
+// (lib/Dialect, lib/Transforms, lib/Conversion, lib/Targets) includes it as
+// it is. docs/bundle.md documents each name.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_CONTRACT_BUNDLENAMES_H
+#define PROOFC_CONTRACT_BUNDLENAMES_H
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace proofc {
+
+/// The run-time symbols an extent or a `sym:` argument may name: from the
+/// program "B", "S", "A", "A2" (2A), "D", "d", "L"; from the data "E", "R",
+/// "R1" (R+1), "R2" (R+2), "RE1" (R*E+1), "NF" (facts), "NR" (rules), "NR1"
+/// (NR+1), "NRB" (rule body atoms), "N" (candidates); from the runtime
+/// "MEMO" (the step memo's entries, memoEntriesFor()) and "ACTIONS" (D when
+/// the run records the steps' actions, else 0: the rows of out.actions).
+inline constexpr std::string_view kBundleSymbols[] = {
+    "B",  "S",   "A",  "A2", "D",   "d",   "L", "E",    "R",      "R1",
+    "R2", "RE1", "NF", "NR", "NR1", "NRB", "N", "MEMO", "ACTIONS"};
+
+inline bool isBundleSymbol(std::string_view name) {
+  for (std::string_view symbol : kBundleSymbols)
+    if (name == symbol)
+      return true;
+  return false;
+}
+
+enum class DType { I32, F32, U32 };
+
+/// The named bindings a BufferDecl::init may use (besides "" and
+/// "weights:<name>"): the runtime fills kb.* from the knowledge base and
+/// pool.triples from the candidates in pool order, and reads out.* back as
+/// the candidates' outcomes (out.actions: the recorded actions, --proofs).
+namespace binding {
+inline constexpr std::string_view kKbFacts = "kb.facts";
+inline constexpr std::string_view kKbPsOffsets = "kb.psOffsets";
+inline constexpr std::string_view kKbPoFacts = "kb.poFacts";
+inline constexpr std::string_view kKbPoOffsets = "kb.poOffsets";
+inline constexpr std::string_view kKbPredOffsets = "kb.predOffsets";
+inline constexpr std::string_view kKbRuleHeads = "kb.ruleHeads";
+inline constexpr std::string_view kKbRuleBodyOffsets = "kb.ruleBodyOffsets";
+inline constexpr std::string_view kKbRuleBody = "kb.ruleBody";
+inline constexpr std::string_view kKbRuleNumVars = "kb.ruleNumVars";
+inline constexpr std::string_view kKbRulePredOffsets = "kb.rulePredOffsets";
+inline constexpr std::string_view kKbRuleIdsByPred = "kb.ruleIdsByPred";
+inline constexpr std::string_view kPoolTriples = "pool.triples";
+inline constexpr std::string_view kOutStatus = "out.status";
+inline constexpr std::string_view kOutDepth = "out.depth";
+inline constexpr std::string_view kOutLogp = "out.logp";
+inline constexpr std::string_view kOutActions = "out.actions";
+/// The prefix of a weight or prologue table: "weights:<name>".
+inline constexpr std::string_view kWeightsPrefix = "weights:";
+/// The prefix of the outputs read back after the loop.
+inline constexpr std::string_view kOutPrefix = "out.";
+
+struct Binding {
+  std::string_view name;
+  DType dtype;
+};
+inline constexpr Binding kAll[] = {
+    {kKbFacts, DType::I32},           {kKbPsOffsets, DType::I32},
+    {kKbPoFacts, DType::I32},         {kKbPoOffsets, DType::I32},
+    {kKbPredOffsets, DType::I32},     {kKbRuleHeads, DType::I32},
+    {kKbRuleBodyOffsets, DType::I32}, {kKbRuleBody, DType::I32},
+    {kKbRuleNumVars, DType::I32},     {kKbRulePredOffsets, DType::I32},
+    {kKbRuleIdsByPred, DType::I32},   {kPoolTriples, DType::I32},
+    {kOutStatus, DType::I32},         {kOutDepth, DType::I32},
+    {kOutLogp, DType::F32},           {kOutActions, DType::I32},
+};
+
+/// The binding named `name`, or null.
+inline const Binding *find(std::string_view name) {
+  for (const Binding &b : kAll)
+    if (b.name == name)
+      return &b;
+  return nullptr;
+}
+} // namespace binding
+
+/// What a launch of the plan does, written by the compiler into each launch
+/// ("role") so the runtime never guesses it from a kernel's name. A reader
+/// refuses a role it does not know.
+enum class LaunchRole {
+  Init,          ///< step.cu's proofc_init: fills the slots from the pool
+  Engine,        ///< proofc_engine: derives every slot's next states
+  Advance,       ///< proofc_advance: transition, terminal check, recycle
+  AdvanceEngine, ///< proofc_advance_engine: advance, then derive, fused
+  Finish,        ///< proofc_finish: ends the persistent schedule's loop
+  Policy,        ///< the generated policy kernel (scores and selects)
+  Persistent,    ///< the persistent policy kernel: runs each slot to the end
+  Copy,          ///< copy_words: an eval.copy between buffers
+};
+
+struct LaunchRoleName {
+  LaunchRole role;
+  std::string_view name;
+};
+inline constexpr LaunchRoleName kLaunchRoles[] = {
+    {LaunchRole::Init, "init"},
+    {LaunchRole::Engine, "engine"},
+    {LaunchRole::Advance, "advance"},
+    {LaunchRole::AdvanceEngine, "advance_engine"},
+    {LaunchRole::Finish, "finish"},
+    {LaunchRole::Policy, "policy"},
+    {LaunchRole::Persistent, "persistent"},
+    {LaunchRole::Copy, "copy"},
+};
+
+inline std::string_view launchRoleName(LaunchRole role) {
+  for (const LaunchRoleName &r : kLaunchRoles)
+    if (r.role == role)
+      return r.name;
+  return "?";
+}
+
+inline std::optional<LaunchRole> launchRoleNamed(std::string_view name) {
+  for (const LaunchRoleName &r : kLaunchRoles)
+    if (r.name == name)
+      return r.role;
+  return std::nullopt;
+}
+
+/// "init, engine, ..." for messages.
+inline std::string launchRoleList() {
+  std::string out;
+  for (const LaunchRoleName &r : kLaunchRoles)
+    out.append(out.empty() ? "" : ", ").append(r.name);
+  return out;
+}
+
+} // namespace proofc
+
+#endif // PROOFC_CONTRACT_BUNDLENAMES_H

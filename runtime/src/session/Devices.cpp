@@ -1,0 +1,138 @@
+//===- Devices.cpp - The backends SessionOptions asks for -----------------===//
+//
+// openDevice, parseDeviceList and openDevices (Session.h): the host backend,
+// or one CUDA backend per GPU asked for, each opened from the bundle.
+// Separate from Session.cpp, which binds and runs what these open.
+//
+//===----------------------------------------------------------------------===//
+#include "proofc/runtime/Session.h"
+
+#include "cuda/CudaBackend.h"
+#include "host/HostBackend.h"
+#include "proofc/runtime/Bundle.h"
+#include "support/Fail.h"
+#include "support/MessageText.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace proofc {
+namespace {
+
+/// "cuda" -> 0, "cuda:N" -> N; -1 for anything else.
+int cudaOrdinal(const std::string &device) {
+  if (device == "cuda")
+    return 0;
+  if (device.rfind("cuda:", 0) != 0 || device.size() == 5 || device.size() > 9)
+    return -1;
+  int ordinal = 0;
+  for (size_t i = 5; i < device.size(); ++i) {
+    if (device[i] < '0' || device[i] > '9')
+      return -1;
+    ordinal = ordinal * 10 + (device[i] - '0');
+  }
+  return ordinal;
+}
+
+} // namespace
+
+SelectedDevice openDevice(const Bundle &bundle, const std::string &bundlePath,
+                          const SessionOptions &options,
+                          const std::string &flag) {
+  SelectedDevice out;
+  std::string device = options.device;
+  if (device == "auto") {
+    std::string why;
+    device = cudaDeviceAvailable(&why) ? "cuda" : "cpu";
+  }
+  if (device == "cpu") {
+    HostBackendOptions host;
+    host.threads = options.threads;
+    out.name = hostDeviceName(options.threads, bundle.program.shape.B);
+    out.backend = std::make_unique<HostBackend>(host);
+    return out;
+  }
+  const int ordinal = cudaOrdinal(device);
+  if (ordinal < 0)
+    fail("{} {}: expected cpu, cuda, cuda:N or auto", flag,
+         escapeForMessage(options.device));
+  std::string why;
+  if (!cudaDeviceAvailable(&why))
+    fail("{} {}: no usable CUDA device: {}", flag, device, why);
+  CudaBackendOptions cuda;
+  cuda.cond = parseCondMode(options.cond, "cond");
+  cuda.device = ordinal;
+  cuda.unroll = options.unroll;
+  cuda.memoEntries = options.memoEntries;
+  out.backend = std::make_unique<CudaBackend>(bundle, bundlePath, cuda);
+  out.name = device;
+  return out;
+}
+
+std::vector<int> parseDeviceList(const std::string &text, int count,
+                                 const std::string &flag) {
+  std::vector<int> ordinals;
+  if (text == "all") {
+    for (int i = 0; i < count; ++i)
+      ordinals.push_back(i);
+    return ordinals;
+  }
+  const std::string shown = escapeForMessage(text);
+  size_t at = 0;
+  for (;;) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    if (item.empty() || item.size() > 4 ||
+        item.find_first_not_of("0123456789") != std::string::npos)
+      fail("{} {}: expected all or CUDA device ordinals separated by commas "
+           "(e.g. 0,1)",
+           flag, shown);
+    const int ordinal = std::stoi(item);
+    if (ordinal >= count)
+      fail("{} {}: there is no CUDA device {} (the driver sees {}: 0 to {})",
+           flag, shown, ordinal, count, count - 1);
+    if (std::find(ordinals.begin(), ordinals.end(), ordinal) != ordinals.end())
+      fail("{} {}: device {} is named twice", flag, shown, ordinal);
+    ordinals.push_back(ordinal);
+    if (comma == text.size())
+      return ordinals;
+    at = comma + 1;
+  }
+}
+
+std::vector<SelectedDevice> openDevices(const Bundle &bundle,
+                                        const std::string &bundlePath,
+                                        const SessionOptions &options,
+                                        const std::string &flag,
+                                        const std::string &devicesFlag) {
+  std::vector<SelectedDevice> out;
+  if (options.devices.empty()) {
+    out.push_back(openDevice(bundle, bundlePath, options, flag));
+    return out;
+  }
+  if (options.device != "cuda" && options.device != "auto")
+    fail("{} {} with {} {}: several devices are CUDA devices; give {} cuda "
+         "(or leave it out)",
+         devicesFlag, escapeForMessage(options.devices), flag,
+         escapeForMessage(options.device), flag);
+  // The list's form first: a typo is one whatever the machine.
+  if (options.devices != "all")
+    parseDeviceList(options.devices, std::numeric_limits<int>::max(),
+                    devicesFlag);
+  std::string why;
+  const int count = cudaDeviceCount(&why);
+  if (count == 0)
+    fail("{} {}: no usable CUDA device: {}", devicesFlag,
+         escapeForMessage(options.devices), why);
+  for (int ordinal : parseDeviceList(options.devices, count, devicesFlag)) {
+    SessionOptions one = options;
+    one.devices.clear();
+    one.device = fmt::format("cuda:{}", ordinal);
+    out.push_back(openDevice(bundle, bundlePath, one, flag));
+  }
+  return out;
+}
+
+} // namespace proofc

@@ -1,0 +1,238 @@
+//===- SessionState.h - What a Session binds, and its engine ----*- C++ -*-===//
+//
+// Session::State, internal to the session: the bind-once state (dataset,
+// candidates, backends, provenance) and the per-call engine's declarations.
+// Session.cpp holds the facade and the results (finish, run);
+// SessionEngine.cpp the block engine (runBlock, stream).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_RUNTIME_SESSIONSTATE_H
+#define PROOFC_RUNTIME_SESSIONSTATE_H
+
+#include "proofc/runtime/Session.h"
+
+#include "cuda/CudaBackend.h"
+#include "host/HostBackend.h"
+#include "outputs/Provenance.h"
+#include "outputs/Report.h"
+#include "proofc/runtime/Bundle.h"
+#include "proofc/runtime/RunControl.h"
+#include "session/BlockPipeline.h"
+#include "session/PoolRuns.h"
+#include "support/Cancellation.h"
+#include "support/Fail.h"
+#include "support/MessageText.h"
+#include "support/Sha256.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace proofc {
+
+using Clock = std::chrono::steady_clock;
+
+inline double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+inline std::string shapeText(const std::vector<int64_t> &shape) {
+  return fmt::format("[{}]", fmt::join(shape, ", "));
+}
+
+struct Session::State {
+  SessionOptions options;
+  ProgramSpec program;
+  std::vector<std::unique_ptr<Backend>> owned;
+  /// One device worker each (BlockPipeline.h); backend is the first.
+  std::vector<Backend *> backends;
+  Backend *backend = nullptr;
+  std::string deviceName;
+  Dataset dataset;
+  CandidateOptions candidateOptions;
+  /// Builds any range's candidates; its layout sizes every range.
+  std::unique_ptr<CandidateBuilder> builder;
+  /// The whole pool, built only when Session::candidates() is asked.
+  mutable std::once_flag candidatesOnce;
+  mutable CandidateSet candidates;
+  Provenance provenance; ///< all but the weights' hash
+  std::vector<TensorSpec> expected;
+  int64_t facts = 0; ///< |F|, counted once (a sort of the facts)
+  /// This session's pool, for the backends (EvalInputs::poolId).
+  uint64_t poolId = uniqueId();
+
+  static uint64_t uniqueId() {
+    static std::atomic<uint64_t> next{1};
+    return next.fetch_add(1);
+  }
+
+  void bind() {
+    if (backends.empty())
+      fail("a session needs at least one backend");
+    backend = backends.front();
+    for (Backend *b : backends)
+      if (options.recordActions && !b->recordsActions())
+        fail("proofs (--proofs): the {} backend does not record the steps' "
+             "actions yet; run on the host backend (--device cpu)",
+             b->name());
+    dataset = loadDataset(options.data);
+    provenance.version = proofcVersion();
+    provenance.gitCommit = proofcGitCommit();
+    provenance.commandLine = options.commandLine;
+    provenance.host = hostName();
+    provenance.datasetFingerprint = datasetFingerprint(dataset);
+    candidateOptions.split = options.split;
+    candidateOptions.corruptions = options.corruptions;
+    candidateOptions.seed = options.seed;
+    candidateOptions.queries = options.queries;
+    builder = std::make_unique<CandidateBuilder>(dataset, candidateOptions);
+    facts = countFacts(dataset, options.factsIncludeValid);
+    // The shapes checkWeights() wants (spec §4's table), in name order.
+    expected = proofc::expectedTensors(program, dataset);
+    std::sort(expected.begin(), expected.end(),
+              [](const TensorSpec &a, const TensorSpec &b) {
+                return a.name < b.name;
+              });
+  }
+
+  /// Checks `views` against the expected tensors: the same names, float32,
+  /// the shapes, row-major, one memory kind (and the session's GPU).
+  void checkViews(const TensorViews &views) const {
+    std::set<std::string> seen;
+    for (const TensorSpec &spec : expected) {
+      auto it = views.find(spec.name);
+      if (it == views.end())
+        fail("weights: tensor '{}' {} is missing", spec.name,
+             shapeText(spec.shape));
+      const TensorView &v = it->second;
+      if (v.dtype != "F32")
+        fail("weights: tensor '{}' has dtype {}, the policy takes F32 "
+             "(float32)",
+             spec.name, escapeForMessage(v.dtype));
+      if (v.shape != spec.shape)
+        fail("weights: tensor '{}' has shape {}, the program needs {}",
+             spec.name, shapeText(v.shape), shapeText(spec.shape));
+      if (!v.strides.empty()) {
+        if (v.strides.size() != v.shape.size())
+          fail("weights: tensor '{}' has {} strides for {} dimensions",
+               spec.name, v.strides.size(), v.shape.size());
+        int64_t expect = 1;
+        for (size_t d = v.shape.size(); d-- > 0;) {
+          if (v.shape[d] != 1 && v.strides[d] != expect)
+            fail("weights: tensor '{}' is not contiguous (strides {} for "
+                 "shape {}); pass a row-major copy (e.g. .contiguous())",
+                 spec.name, shapeText(v.strides), shapeText(v.shape));
+          expect *= v.shape[d];
+        }
+      }
+      int64_t numel = 1;
+      for (int64_t s : v.shape)
+        numel *= s;
+      if (v.data == nullptr && numel > 0)
+        fail("weights: tensor '{}' has no data", spec.name);
+      seen.insert(spec.name);
+    }
+    for (const auto &[name, v] : views)
+      if (!seen.count(name))
+        fail("weights: tensor '{}' is not used by program '{}'",
+             escapeForMessage(name), program.name);
+  }
+
+  /// The host threads of the streamed run.
+  int hostThreads() const {
+    if (options.threads > 0)
+      return options.threads;
+    return std::max(1u, std::thread::hardware_concurrency());
+  }
+
+  const CandidateLayout &layout() const { return builder->layout(); }
+
+  /// What a streamed range produced.
+  struct Streamed {
+    std::vector<PairRanks> pairs;
+    OutcomeCounts counts;
+    BackendTimings timings;
+    int64_t chunks = 0, chunkSize = 0;
+    std::vector<Outcome> outcomes; ///< keepOutcomes only
+    ActionTrace actions;           ///< keepOutcomes and recordActions only
+  };
+
+  /// Runs `range` block by block (BlockPipeline.h): built ahead on host
+  /// threads, each run in chunks, ranked and handed on in query order.
+  Streamed stream(const TensorMap &weights,
+                  const std::map<std::string, DeviceWeight> *deviceWeights,
+                  const QueryRange &range, const EvaluateControl &control);
+  /// Candidates finished over every device worker, for
+  /// EvaluateControl::progress (called under the lock: never from two
+  /// threads at once).
+  struct ProgressTally {
+    std::mutex mutex;
+    int64_t done = 0;             ///< of the blocks finished
+    std::vector<int64_t> running; ///< of each worker's block so far
+    int64_t total = 0;
+    void report(const EvaluateControl &control, int worker, int64_t inBlock,
+                bool blockDone) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (blockDone) {
+        done += inBlock;
+        running[static_cast<size_t>(worker)] = 0;
+      } else {
+        running[static_cast<size_t>(worker)] = inBlock;
+      }
+      if (!control.progress)
+        return;
+      int64_t now = done;
+      for (int64_t r : running)
+        now += r;
+      control.progress(now, total);
+    }
+  };
+  /// Runs one block in chunks on `worker`'s backend (the pipeline's device
+  /// stage).
+  /// `shape` (Backend::prefersOneRunSize, several blocks): every run is of
+  /// `shape.size` candidates, a shorter piece padded when that is cheaper
+  /// than a new setup, so that the device state is kept (shapeId).
+  struct RunShape {
+    uint64_t id = 0;        ///< EvalInputs::shapeId; 0: no padding
+    int64_t largest = 0;    ///< the largest block's candidates
+    uint64_t weightsId = 0; ///< EvalInputs::weightsId: this call's
+  };
+  void runBlock(PipelineBlock &block, int worker, const TensorMap &weights,
+                const std::map<std::string, DeviceWeight> *deviceWeights,
+                bool wholePool, const RunShape &shape,
+                const EvaluateControl &control, ProgressTally &progress);
+  /// Metrics, rank metrics and report over `range`'s queries.
+  SessionResult finish(const QueryRange &range, std::vector<PairRanks> pairs,
+                       const OutcomeCounts &counts,
+                       const BackendTimings &timings, int64_t chunks,
+                       int64_t chunkSize, const std::string &weightsName,
+                       const std::string &weightsMemory,
+                       const std::string &weightsSha256,
+                       Clock::time_point callStart,
+                       std::chrono::system_clock::time_point startedWall);
+  SessionResult run(const TensorMap &weights,
+                    const std::map<std::string, DeviceWeight> *deviceWeights,
+                    const std::string &weightsName,
+                    const std::string &weightsMemory,
+                    const std::string &weightsSha256,
+                    const EvaluateControl &control,
+                    Clock::time_point callStart);
+};
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_SESSIONSTATE_H
