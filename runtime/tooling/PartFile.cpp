@@ -2,13 +2,13 @@
 #include "tooling/PartFile.h"
 
 #include "support/Checksum.h"
-#include "tooling/RowCounts.h"
 #include "support/Fail.h"
 #include "support/FileIO.h"
 #include "support/InputFile.h"
 #include "support/MessageText.h"
 #include "support/Sha256.h"
 #include "tooling/Interrupts.h"
+#include "tooling/RowCounts.h"
 
 #include <fmt/format.h>
 

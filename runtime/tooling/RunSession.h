@@ -31,10 +31,10 @@
 #include "proofc/runtime/Safetensors.h"
 #include "proofc/runtime/Session.h"
 #include "session/PoolRuns.h" // chunkSizeFor, countFacts, ...
+#include "support/SameFile.h"
 #include "tooling/Interrupts.h"
 #include "tooling/PartFile.h"
 #include "tooling/ProofParts.h"
-#include "support/SameFile.h"
 
 #include <chrono>
 #include <cstdint>

@@ -1,9 +1,9 @@
 //===- SameFile.cpp - Outputs that reach an input or each other -----------===//
 #include "support/SameFile.h"
 
-#include "support/OutputFiles.h"
 #include "proofc/runtime/Error.h"
 #include "support/Fail.h"
+#include "support/OutputFiles.h"
 
 #include <optional>
 

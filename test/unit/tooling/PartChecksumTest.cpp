@@ -11,8 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
-#include "tooling/PartFile.h"
 #include "support/FileIO.h"
+#include "tooling/PartFile.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -8,10 +8,10 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
-#include "tooling/PartFile.h"
-#include "tooling/ProofParts.h"
 #include "support/FileIO.h"
 #include "support/InputFile.h"
+#include "tooling/PartFile.h"
+#include "tooling/ProofParts.h"
 
 #include <gtest/gtest.h>
 
