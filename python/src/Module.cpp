@@ -117,10 +117,10 @@ constexpr int64_t kIntMax = std::numeric_limits<int>::max();
 
 /// The keywords Evaluator takes besides the bundle.
 constexpr const char *kKeywords[] = {
-    "data", "split",        "queries",      "corruptions",
-    "seed", "facts",        "device",       "threads",
-    "cond", "unroll",       "memo_entries", "max_pool",
-    "hits", "per_relation", "bootstrap",    "bootstrap_seed"};
+    "data",           "split",    "queries", "corruptions",  "seed",
+    "facts",          "device",   "threads", "cond",         "unroll",
+    "memo_entries",   "max_pool", "hits",    "per_relation", "bootstrap",
+    "bootstrap_seed", "devices"};
 
 /// The Python keywords, mapped onto SessionOptions with the command line's
 /// rules (docs/options.md): every keyword is checked here, so that no
@@ -158,6 +158,38 @@ SessionOptions sessionOptions(const py::kwargs &kw) {
       throw py::type_error(
           fmt::format("device: expected a str, got {}", described(v)));
     o.device = py::str(v); // cpu, cuda, cuda:N, auto: openDevice checks it
+  }
+  if (py::object v = given("devices"); !v.is_none()) {
+    // "all", "0,1", or a sequence of CUDA ordinals: --devices' forms.
+    if (PyUnicode_Check(v.ptr())) {
+      o.devices = py::str(v);
+    } else if (!PyBytes_Check(v.ptr()) && py::isinstance<py::iterable>(v)) {
+      std::vector<std::string> ordinals;
+      for (py::handle d : v)
+        ordinals.push_back(
+            std::to_string(integerArg(d, "devices", 0, kIntMax)));
+      o.devices = fmt::format("{}", fmt::join(ordinals, ","));
+      if (o.devices.empty())
+        throw py::value_error("devices: empty (give 'all', or CUDA ordinals "
+                              "such as [0, 1])");
+    } else {
+      throw py::type_error(fmt::format("devices: expected 'all', a str such "
+                                       "as '0,1' or a sequence of ints, got {}",
+                                       described(v)));
+    }
+    // The command line's rules, before any device is opened (Session.h).
+    if (o.device != "cuda" && o.device != "auto")
+      throw py::value_error(fmt::format(
+          "devices {}: several devices are CUDA devices; give device='cuda' "
+          "(or leave device out), not device={}",
+          reprOf(v), reprOf(given("device"))));
+    try {
+      if (o.devices != "all")
+        proofc::parseDeviceList(o.devices, std::numeric_limits<int>::max(),
+                                "devices");
+    } catch (const proofc::Error &e) {
+      throw py::value_error(e.what());
+    }
   }
   if (py::object v = given("threads"); !v.is_none())
     o.threads = static_cast<int>(integerArg(v, "threads", 0, kIntMax));
@@ -213,6 +245,7 @@ py::dict defaults() {
   d["seed"] = o.seed;
   d["facts"] = o.factsIncludeValid ? "train+valid" : "train";
   d["device"] = o.device;
+  d["devices"] = py::none(); // SessionOptions::devices empty: `device`
   d["threads"] = o.threads;
   d["cond"] = o.cond;
   d["unroll"] = o.unroll;

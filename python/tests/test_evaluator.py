@@ -214,6 +214,9 @@ def test_bad_weights_raise(ev, trained):
          _bad(good, name, good[name].tolist())),
         (ValueError, label + ": on cuda:0, but the evaluator runs on the cpu",
          _bad(good, name, FakeDlpack((2, 0)))),
+        # The tensor's own device ordinal, not the evaluator's, is named.
+        (ValueError, label + ": on cuda:1, but the evaluator runs on the cpu",
+         _bad(good, name, FakeDlpack((2, 1)))),
         (ValueError, label + ": a CUDA array",
          _bad(good, name, FakeCudaArray())),
         (ValueError, label + ": on DLPack device type 4",

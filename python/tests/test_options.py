@@ -91,6 +91,14 @@ def test_no_options_evaluate_the_same_candidates_as_proofc_run(
     ("split", "tset", ValueError, r"split: 'tset' is not one of 'train', 'valid', 'test'"),
     ("cond", 3, TypeError, r"cond: expected a str, got int 3"),
     ("device", None, None, None),
+    ("devices", 1, TypeError,
+     r"devices: expected 'all', a str such as '0,1' or a sequence of ints, got int 1"),
+    ("devices", [0, True], TypeError, r"devices: expected an int, got bool True"),
+    ("devices", [0, -1], ValueError, r"devices: -1 is out of range"),
+    ("devices", [], ValueError, r"devices: empty"),
+    ("devices", "0,,1", ValueError,
+     r"devices 0,,1: expected all or CUDA device ordinals separated by commas"),
+    ("devices", "1,1", ValueError, r"devices 1,1: device 1 is named twice"),
 ])
 def test_each_keyword_is_checked_and_named(nations, keyword, value, error,
                                            message):
@@ -107,3 +115,28 @@ def test_data_must_be_a_path():
         _core.Evaluator(3.0, data="x")
     with pytest.raises(TypeError, match="nope: not a keyword"):
         _core.Evaluator("unused.pcb", data="x", nope=1)
+
+
+def test_devices_need_a_cuda_device_keyword(nations):
+    # --devices' rule: several devices are CUDA devices (device cuda or
+    # auto); refused before anything is opened.
+    with pytest.raises(ValueError, match=r"devices \[0, 1\]: several devices "
+                       r"are CUDA devices; give device='cuda'.*device='cpu'"):
+        _core.Evaluator("unused.pcb", data=nations, device="cpu",
+                        devices=[0, 1])
+    assert _core.DEFAULTS["devices"] is None
+
+
+def test_devices_without_a_gpu_is_one_clear_error(bundle, nations):
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is usable here")
+    # A sequence of ordinals is --devices' list; the refusal names it.
+    with pytest.raises(proofc.Error,
+                       match=r"devices 0,1: no usable CUDA device"):
+        proofc.Evaluator(bundle, nations, devices=(0, 1), queries=2,
+                         corruptions=2)
+    with pytest.raises(proofc.Error,
+                       match=r"device cuda:1: no usable CUDA device"):
+        proofc.Evaluator(bundle, nations, device="cuda:1", queries=2,
+                         corruptions=2)

@@ -82,9 +82,24 @@ void addRunFlags(CLI::App &command, RunFlags &f) {
   CLI::Option *device =
       command
           .add_option("--device", o.device,
-                      "Backend: cpu, cuda or auto (cuda when a device is "
-                      "usable, else cpu)")
-          ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+                      "Backend: cpu, cuda (device 0; under MPI each "
+                      "rank's own), cuda:N (CUDA device N) or auto (cuda "
+                      "when a device is usable, else cpu)")
+          ->type_name("cpu|cuda|cuda:N|auto")
+          ->check(CLI::Validator(
+              [](std::string &value) -> std::string {
+                if (value == "cpu" || value == "cuda" || value == "auto")
+                  return "";
+                const std::string ordinal =
+                    value.rfind("cuda:", 0) == 0 ? value.substr(5) : "";
+                if (!ordinal.empty() && ordinal.size() <= 4 &&
+                    ordinal.find_first_not_of("0123456789") ==
+                        std::string::npos)
+                  return "";
+                return value + " is not cpu, cuda, cuda:N (N a CUDA "
+                               "device ordinal) or auto";
+              },
+              "", "a device"))
           ->capture_default_str();
   command
       .add_option("--devices", o.devices,

@@ -30,7 +30,7 @@ driver::SelectedBackends driver::selectBackends(const BackendOptions &backend,
   // "cuda:N": an MPI rank's own GPU under --device cuda (RankHost.h).
   const bool cuda = device == "cuda" || device.rfind("cuda:", 0) == 0;
   if (device != "cpu" && !cuda && device != "auto")
-    fail("--device {}: expected cpu, cuda or auto", device);
+    fail("--device {}: expected cpu, cuda, cuda:N or auto", device);
   std::string whyNot;
   if (cuda && devices.empty() && !cudaDeviceAvailable(&whyNot))
     fail("--device {}: no usable CUDA device: {}", device, whyNot);

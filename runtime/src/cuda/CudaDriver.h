@@ -42,6 +42,8 @@ namespace proofc {
   X(cuDevicePrimaryCtxRelease, 11000)                                          \
   X(cuCtxSetCurrent, 4000)                                                     \
   X(cuCtxSynchronize, 2000)                                                    \
+  X(cuCtxGetDevice, 2000)                                                      \
+  X(cuPointerGetAttribute, 4000)                                               \
   X(cuMemGetInfo, 3020)                                                        \
   X(cuMemGetAddressRange, 3020)                                                \
   X(cuMemAlloc, 3020)                                                          \

@@ -101,6 +101,17 @@ void DevicePrologue::release() noexcept {
 void DevicePrologue::checkFits(CUdeviceptr address,
                                const std::vector<int64_t> &shape,
                                const std::string &tensor) const {
+  // Memory of another GPU is refused by name: the pointer's own device,
+  // whatever the caller said (__cuda_array_interface__ names none; issue
+  // 28). Peer access is never assumed.
+  int ordinal = -1;
+  CUdevice current = 0;
+  if (drv_.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                 address) == CUDA_SUCCESS &&
+      drv_.cuCtxGetDevice(&current) == CUDA_SUCCESS && ordinal != current)
+    fail("{}: {} is on cuda:{}, the session runs on cuda:{}; move it there "
+         "(e.g. tensor.to('cuda:{}')) or open the session on cuda:{}",
+         path_, tensor, ordinal, current, current, ordinal);
   const uint64_t bytes = static_cast<uint64_t>(elementCount(shape)) * 4;
   CUdeviceptr base = 0;
   size_t size = 0;

@@ -27,7 +27,8 @@ struct Provenance {
   std::string startedUtc;               ///< ISO 8601, seconds, "Z"
   std::string host;                     ///< gethostname()
   std::string weightsSha256;            ///< of the weights file's bytes
-  std::string datasetFingerprint;       ///< datasetFingerprint()
+  std::string weightsXxh3;        ///< "xxh3:…" of host tensors given in memory
+  std::string datasetFingerprint; ///< datasetFingerprint()
 };
 
 /// The version and commit this runtime was built from.

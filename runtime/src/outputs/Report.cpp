@@ -224,6 +224,8 @@ json reportJson(const ReportInputs &in) {
                                                  ? json(nullptr)
                                                  : json(p.weightsSha256)},
                           {"dataset_fingerprint", p.datasetFingerprint}};
+  if (!p.weightsXxh3.empty())
+    report["provenance"]["weights_xxh3"] = p.weightsXxh3;
   if (in.mpiRanks > 0) {
     report["mpi"] = {{"ranks", in.mpiRanks}};
     if (!in.mpiDevices.empty())

@@ -20,6 +20,7 @@
 #include "session/BlockPipeline.h"
 #include "session/PoolRuns.h"
 #include "support/Cancellation.h"
+#include "support/Checksum.h"
 #include "support/Fail.h"
 #include "support/MessageText.h"
 #include "support/Sha256.h"
@@ -215,20 +216,22 @@ struct Session::State {
                 const std::map<std::string, DeviceWeight> *deviceWeights,
                 bool wholePool, const RunShape &shape,
                 const EvaluateControl &control, ProgressTally &progress);
-  /// Metrics, rank metrics and report over `range`'s queries.
+  /// Metrics, rank metrics and report over `range`'s queries. The weights'
+  /// digest is a weights file's SHA-256 (64 hex digits), host tensors'
+  /// "xxh3:…" (tensorsDigest), or empty (tensors on the GPU).
   SessionResult finish(const QueryRange &range, std::vector<PairRanks> pairs,
                        const OutcomeCounts &counts,
                        const BackendTimings &timings, int64_t chunks,
                        int64_t chunkSize, const std::string &weightsName,
                        const std::string &weightsMemory,
-                       const std::string &weightsSha256,
+                       const std::string &weightsDigest,
                        Clock::time_point callStart,
                        std::chrono::system_clock::time_point startedWall);
   SessionResult run(const TensorMap &weights,
                     const std::map<std::string, DeviceWeight> *deviceWeights,
                     const std::string &weightsName,
                     const std::string &weightsMemory,
-                    const std::string &weightsSha256,
+                    const std::string &weightsDigest,
                     const EvaluateControl &control,
                     Clock::time_point callStart);
 };
