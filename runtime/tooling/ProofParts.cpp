@@ -38,7 +38,7 @@ std::string serializeProofsPart(const ProofsPart &part) {
       {"queries", {part.range.queryBegin, part.range.queryEnd}},
       {"candidates", {part.range.candidateBegin, part.range.candidateEnd}},
       {"format", part.format},
-      {"format_version", kProofsFormatVersion},
+      {"version", kProofsFormatVersion},
       {"of", part.of},
       {"count", lineCount(part.lines)},
       {"sha256", sha256Hex(part.lines)},
@@ -60,8 +60,8 @@ ProofsPart parseProofsPart(const std::string &bytes, const std::string &path) {
     const size_t word = std::char_traits<char>::length(kProofsPartMagic) + 1;
     const size_t end = bytes.find_first_of(" \n", word);
     fail("{}: a proofs part of version {} (this proofc reads version {}; "
-         "the proofs parts of an older proofc have no checksum: run the "
-         "shards or the checkpoint again)",
+         "the proofs parts of an older proofc have no checksum or another "
+         "header: run the shards or the checkpoint again)",
          path,
          escapeForMessage(std::string_view(bytes).substr(
              word, end == std::string::npos ? std::string::npos : end - word)),
@@ -101,7 +101,7 @@ ProofsPart parseProofsPart(const std::string &bytes, const std::string &path) {
            path);
     part.range = {queries[0], queries[1], candidates[0], candidates[1]};
     part.format = header.at("format").get<std::string>();
-    formatVersion = header.at("format_version").get<int64_t>();
+    formatVersion = header.at("version").get<int64_t>();
     part.of = header.at("of").get<std::string>();
     count = header.at("count").get<int64_t>();
     sha = header.at("sha256").get<std::string>();

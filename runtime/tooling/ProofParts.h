@@ -36,7 +36,9 @@
 namespace proofc {
 
 inline constexpr const char *kProofsPartMagic = "proofc-proofs";
-inline constexpr int kProofsPartVersion = 2;
+/// 3: the header names the proof lines' format version "version" (as the
+/// report's "proofs" does; it was "format_version"). 2: a checksum.
+inline constexpr int kProofsPartVersion = 3;
 
 struct ProofsPart {
   RunIdentity identity;

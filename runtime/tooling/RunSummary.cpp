@@ -4,12 +4,6 @@
 #include <fmt/format.h>
 
 namespace proofc {
-namespace {
-const char *plural(int64_t n, const char *many = "s") {
-  return n == 1 ? "" : many;
-}
-} // namespace
-
 void printRunSummary(std::FILE *out, const ReportInputs &run) {
   const ShapeParams &s = run.program.shape;
   const Metrics &m = run.metrics;
@@ -61,16 +55,10 @@ void printRunSummary(std::FILE *out, const ReportInputs &run) {
              run.timings.runSeconds, run.timings.steps, run.totalSeconds);
 }
 
-void printCudaRunInfo(std::FILE *out, const CudaRunInfo &info) {
-  fmt::print(out,
-             "cuda      {} bytes on device; kernels: {} cache hit{}, {} "
-             "miss{} ({:.3f} s compiling, {:.3f} s loading); {} graph "
-             "launch{}, {} host flag read{}\n",
-             info.deviceBytes, info.cache.hits, plural(info.cache.hits),
-             info.cache.misses, plural(info.cache.misses, "es"),
-             info.cache.compileSeconds, info.cache.loadSeconds,
-             info.graphLaunches, plural(info.graphLaunches, "es"),
-             info.hostFlagReads, plural(info.hostFlagReads));
+void printBackendInfo(std::FILE *out, const Backend &backend) {
+  const BackendInfo info = backend.info();
+  if (!info.summary.empty())
+    fmt::print(out, "{:<10}{}\n", backend.name(), info.summary);
 }
 
 } // namespace proofc

@@ -10,8 +10,8 @@
 #ifndef PROOFC_RUNTIME_RUNSUMMARY_H
 #define PROOFC_RUNTIME_RUNSUMMARY_H
 
-#include "cuda/CudaBackend.h"
 #include "outputs/Report.h"
+#include "proofc/runtime/Evaluation.h"
 
 #include <cstdio>
 
@@ -20,8 +20,9 @@ namespace proofc {
 /// Program, dataset, candidates, metrics table, outcomes and time lines.
 void printRunSummary(std::FILE *out, const ReportInputs &run);
 
-/// "cuda      N bytes on device; kernels: ... ; K graph launches, ...".
-void printCudaRunInfo(std::FILE *out, const CudaRunInfo &info);
+/// The backend's summary line (Backend::info()), if it has one: "cuda
+/// N bytes on device; kernels: ... ; K graph launches, ...".
+void printBackendInfo(std::FILE *out, const Backend &backend);
 
 } // namespace proofc
 

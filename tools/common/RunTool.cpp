@@ -7,20 +7,29 @@
 #include "mpi/MpiRun.h"
 #endif
 
-#include "cuda/CudaBackend.h"
 #include "support/Fail.h"
 #include "tooling/RunSummary.h"
 
+#include <algorithm>
+
 namespace proofc::cli {
 
+double compileSeconds(double programSeconds,
+                      const std::vector<Backend *> &backends) {
+  double modules = 0;
+  for (const Backend *b : backends)
+    modules = std::max(modules, b->info().modulesSeconds);
+  return programSeconds + modules;
+}
+
 void finishRun(const RunTool &tool, RunSession &session, RunOutput &output) {
-  if (tool.complete)
-    tool.complete(output);
+  output.report.compileSeconds =
+      compileSeconds(tool.programSeconds, tool.backends);
   // `--report -` / `--outcomes -` own stdout: the text goes to stderr.
   std::FILE *text = session.writesStandardOutput() ? stderr : stdout;
   session.printSummary(text, output);
-  for (CudaBackend *cuda : tool.cuda)
-    printCudaRunInfo(text, cuda->info());
+  for (const Backend *b : tool.backends)
+    printBackendInfo(text, *b);
   session.writeOutputs(output, text);
 }
 

@@ -10,6 +10,7 @@
 #ifndef PROOFC_TOOLS_COMMON_RUNTOOL_H
 #define PROOFC_TOOLS_COMMON_RUNTOOL_H
 
+#include "proofc/runtime/Evaluation.h"
 #include "tooling/RunSession.h"
 
 #include <cstdio>
@@ -17,10 +18,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-namespace proofc {
-class CudaBackend;
-} // namespace proofc
 
 namespace proofc::cli {
 
@@ -34,12 +31,22 @@ struct RunTool {
   /// proofc::Error; returns null when it printed its own diagnostics (an
   /// MLIR program that does not verify).
   std::function<std::unique_ptr<RunSession>(const RunSessionOptions &)> open;
-  /// Completes the report of evaluate()'s output (the compile seconds).
-  std::function<void(RunOutput &)> complete;
-  /// The CUDA backends open() opened (one per --devices ordinal), if it
-  /// did: their run info is printed after the summary.
-  std::vector<CudaBackend *> cuda;
+  /// Set by open(): the seconds from the start to the program in hand
+  /// (`proofc run`: parsed, verified, exported; `proofc-run`: the bundle
+  /// read), the first part of the report's compile_seconds.
+  double programSeconds = 0;
+  /// Set by open(): the backends it opened (one per --devices ordinal).
+  /// Their kernels' time completes compile_seconds (compileSeconds), and
+  /// their summary lines (Backend::info) follow the run's summary.
+  std::vector<Backend *> backends;
 };
+
+/// The report's timings.compile_seconds, one way for both tools: the
+/// program's seconds, plus the longest wait of a backend for its kernel
+/// modules (BackendInfo::modulesSeconds: compiled or loaded from the disk
+/// cache, all modules at once, every device at once).
+double compileSeconds(double programSeconds,
+                      const std::vector<Backend *> &backends);
 
 /// Runs the tool: in this process, or, when an MPI launcher started it
 /// (detectLaunch), as one rank of the launch (runMpiRanks). Returns the exit

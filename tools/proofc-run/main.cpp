@@ -20,8 +20,6 @@
 #include "RunFlags.h"
 #include "RunTool.h"
 
-#include "cuda/CudaBackend.h"
-#include "host/HostBackend.h"
 #include "outputs/Provenance.h"
 #include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/Notices.h"
@@ -33,7 +31,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -54,40 +51,22 @@ int run(const Options &o) {
   const Clock::time_point start = Clock::now();
   // What the session runs on, kept alive by the steps below.
   std::optional<Bundle> bundle;
-  double loadSeconds = 0;
-  std::vector<SelectedDevice> selected;
+  OpenedBackends opened;
   cli::RunTool tool;
   tool.name = "proofc-run";
   tool.open = [&](const RunSessionOptions &so) {
     checkOutputPaths(so, {{o.bundle, "bundle", ""}}); // before anything slow
     bundle = readBundle(o.bundle);
-    loadSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+    tool.programSeconds =
+        std::chrono::duration<double>(Clock::now() - start).count();
     // The device first, so that an unavailable one fails before any loading.
     SessionOptions device = so;
     if (!so.devices.empty())
       device.device = "cuda";
-    selected = openDevices(*bundle, o.bundle, device, "--device", "--devices");
-    std::vector<Backend *> backends;
-    std::vector<std::string> names;
-    for (SelectedDevice &d : selected) {
-      backends.push_back(d.backend.get());
-      names.push_back(d.name);
-      if (auto *cuda = dynamic_cast<CudaBackend *>(d.backend.get()))
-        tool.cuda.push_back(cuda);
-    }
-    return std::make_unique<RunSession>(
-        bundle->program, backends, fmt::format("{}", fmt::join(names, ",")),
-        so);
-  };
-  tool.complete = [&](RunOutput &out) {
-    out.report.compileSeconds = loadSeconds;
-    // Kernel compilation (cold) or cache loads (warm) happen in setup; the
-    // modules compile in parallel (and the devices' at once), so their wall
-    // time, not the sum.
-    double modules = 0;
-    for (CudaBackend *cuda : tool.cuda)
-      modules = std::max(modules, cuda->info().moduleSeconds);
-    out.report.compileSeconds += modules;
+    opened = openBackends(*bundle, o.bundle, device, "--device", "--devices");
+    tool.backends = opened.backends;
+    return std::make_unique<RunSession>(bundle->program, opened.backends,
+                                        opened.device, so);
   };
   tool.options = [&] { return o.run.sessionOptions(start); };
   return cli::runTool(tool);

@@ -13,17 +13,13 @@
 #include "proofc/runtime/Session.h"
 #include "support/Fail.h"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
 #include <algorithm>
 #include <thread>
 
 using namespace proofc;
 
-driver::SelectedBackends driver::selectBackends(const BackendOptions &backend,
-                                                int slots,
-                                                const std::string &program) {
+OpenedBackends driver::selectBackends(const BackendOptions &backend, int slots,
+                                      const std::string &program) {
   const std::string &device = backend.device;
   const std::string &devices = backend.devices;
   const int threads = backend.threads;
@@ -34,7 +30,6 @@ driver::SelectedBackends driver::selectBackends(const BackendOptions &backend,
   std::string whyNot;
   if (cuda && devices.empty() && !cudaDeviceAvailable(&whyNot))
     fail("--device {}: no usable CUDA device: {}", device, whyNot);
-  SelectedBackends out;
   if (!devices.empty() || cuda || (device == "auto" && cudaDeviceAvailable())) {
     std::optional<CompiledProgram> compiled =
         compileProgramToBundle(program, BundleCompilerOptions{});
@@ -43,20 +38,15 @@ driver::SelectedBackends driver::selectBackends(const BackendOptions &backend,
     SessionOptions options;
     static_cast<BackendOptions &>(options) = backend;
     options.device = !devices.empty() ? "auto" : cuda ? device : "cuda";
-    std::vector<std::string> names;
-    for (SelectedDevice &d :
-         openDevices(compiled->bundle, program + " (compiled bundle)", options,
-                     "--device", "--devices")) {
-      out.backends.push_back(std::move(d.backend));
-      names.push_back(d.name);
-    }
-    out.device = fmt::format("{}", fmt::join(names, ","));
-    return out;
+    return openBackends(compiled->bundle, program + " (compiled bundle)",
+                        options, "--device", "--devices");
   }
 
   HostBackendOptions options;
   options.threads = threads;
-  out.backends.push_back(std::make_unique<HostBackend>(options));
+  OpenedBackends out;
+  out.owned.push_back(std::make_unique<HostBackend>(options));
+  out.backends.push_back(out.owned.back().get());
   out.device = hostDeviceName(threads, slots);
   return out;
 }

@@ -11,12 +11,7 @@
 
 namespace proofc::driver {
 
-struct SelectedBackends {
-  std::vector<std::unique_ptr<Backend>> backends; ///< one device worker each
-  std::string
-      device; ///< for the summary and the report, e.g. "cpu (2 threads)"
-};
-
+/// The backends (openBackends, Session.h) for --device and --devices:
 /// backend.device is cpu, cuda, cuda:N (an MPI rank's own GPU, RankHost.h) or
 /// auto (auto: cuda when a device is usable, else cpu); backend.devices
 /// (--devices: all or CUDA ordinals, excluding `device`) asks for one CUDA
@@ -25,8 +20,8 @@ struct SelectedBackends {
 /// them. The CUDA backends get the bundle of `program`, compiled in memory
 /// once. Throws proofc::Error when the requested backend is not available or
 /// the program does not compile.
-SelectedBackends selectBackends(const BackendOptions &backend, int slots,
-                                const std::string &program);
+OpenedBackends selectBackends(const BackendOptions &backend, int slots,
+                              const std::string &program);
 
 } // namespace proofc::driver
 

@@ -12,10 +12,8 @@
 #include "ProgramLoader.h"
 
 #include "RunTool.h"
-#include "cuda/CudaBackend.h"
 #include "tooling/RunSession.h"
 
-#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -27,8 +25,7 @@ int driver::runCommand(const RunOptions &o) {
   const Clock::time_point start = Clock::now();
   // What the session runs on, kept alive by the steps below.
   std::optional<ProgramSpec> program;
-  double compileSeconds = 0;
-  SelectedBackends selected;
+  OpenedBackends selected;
   cli::RunTool tool;
   tool.name = "proofc";
   tool.open = [&](const RunSessionOptions &so) -> std::unique_ptr<RunSession> {
@@ -36,27 +33,12 @@ int driver::runCommand(const RunOptions &o) {
     program = loadProgramSpec(o.program);
     if (!program)
       return nullptr; // the diagnostics are printed
-    compileSeconds =
+    tool.programSeconds =
         std::chrono::duration<double>(Clock::now() - start).count();
     selected = selectBackends(so, program->shape.B, o.program);
-    std::vector<Backend *> backends;
-    for (const std::unique_ptr<Backend> &b : selected.backends) {
-      backends.push_back(b.get());
-      if (auto *cuda = dynamic_cast<CudaBackend *>(b.get()))
-        tool.cuda.push_back(cuda);
-    }
-    return std::make_unique<RunSession>(*program, backends, selected.device,
-                                        so);
-  };
-  tool.complete = [&](RunOutput &out) {
-    out.report.compileSeconds = compileSeconds;
-    // Kernels are compiled (cold) or loaded from the disk cache (warm) in
-    // the backends' setup (the devices' at once); the report says which.
-    double kernels = 0;
-    for (CudaBackend *cuda : tool.cuda)
-      kernels = std::max(kernels, cuda->info().cache.compileSeconds +
-                                      cuda->info().cache.loadSeconds);
-    out.report.compileSeconds += kernels;
+    tool.backends = selected.backends;
+    return std::make_unique<RunSession>(*program, selected.backends,
+                                        selected.device, so);
   };
   tool.options = [&] { return o.run.sessionOptions(start); };
   return cli::runTool(tool);

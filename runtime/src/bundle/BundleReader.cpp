@@ -163,14 +163,17 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
       j["schema"].get<std::string>() != kSchema)
     fail("{}: not a proofc bundle (field \"schema\" must be \"{}\")", path,
          kSchema);
-  if (!j.contains("format_version") ||
-      !j["format_version"].is_number_integer() ||
-      j["format_version"].get<int64_t>() != kBundleFormatVersion)
-    fail("{}: format_version: unsupported bundle format (this runtime reads "
-         "version {}; recompile the program)",
-         path, kBundleFormatVersion);
-  root.expectObject({"schema", "format_version", "proofc_version", "source",
-                     "program", "modules", "plan"});
+  // Versions 1 and 2 spelled the key "format_version".
+  const char *versionKey =
+      j.contains("version") || !j.contains("format_version") ? "version"
+                                                             : "format_version";
+  if (!j.contains(versionKey) || !j[versionKey].is_number_integer() ||
+      j[versionKey].get<int64_t>() != kBundleFormatVersion)
+    fail("{}: {}: unsupported bundle format (this runtime reads version {}; "
+         "recompile the program)",
+         path, versionKey, kBundleFormatVersion);
+  root.expectObject({"schema", "version", "proofc_version", "source", "program",
+                     "modules", "plan"});
 
   Bundle bundle;
   bundle.formatVersion = kBundleFormatVersion;
@@ -271,8 +274,8 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
     bundle.plan.launches.push_back(std::move(launch));
   }
   Node schedule = plan["schedule"];
-  schedule.expectObject({"prologue", "step", "loop_flag", "loop_cond"});
-  bundle.plan.schedule.setup = parseNodes(schedule["prologue"]);
+  schedule.expectObject({"setup", "step", "loop_flag", "loop_cond"});
+  bundle.plan.schedule.setup = parseNodes(schedule["setup"]);
   bundle.plan.schedule.step = parseNodes(schedule["step"]);
   bundle.plan.schedule.loopFlag = schedule["loop_flag"].nonEmptyStr();
   bundle.plan.schedule.loopCond = schedule["loop_cond"].nonEmptyStr();

@@ -175,7 +175,7 @@ public:
     Node schedule = planNode["schedule"];
     conds_.insert(plan.schedule.loopCond);
     checkFlag(plan.schedule.loopFlag, schedule["loop_flag"]);
-    collectConds(plan.schedule.setup, schedule["prologue"]);
+    collectConds(plan.schedule.setup, schedule["setup"]);
     collectConds(plan.schedule.step, schedule["step"]);
 
     std::vector<Node> launchNodes = planNode["launches"].array();
@@ -196,7 +196,7 @@ public:
       for (size_t a = 0; a < l.args.size(); ++a)
         checkArg(l.args[a], argNodes[a]);
     }
-    checkLaunchRefs(plan.schedule.setup, schedule["prologue"]);
+    checkLaunchRefs(plan.schedule.setup, schedule["setup"]);
     checkLaunchRefs(plan.schedule.step, schedule["step"]);
   }
 

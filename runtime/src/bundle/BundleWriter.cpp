@@ -88,7 +88,7 @@ json planJson(const GpuPlan &plan) {
           {"prologue", prologue},
           {"launches", launches},
           {"schedule",
-           {{"prologue", nodesJson(plan.schedule.setup)},
+           {{"setup", nodesJson(plan.schedule.setup)},
             {"step", nodesJson(plan.schedule.step)},
             {"loop_flag", plan.schedule.loopFlag},
             {"loop_cond", plan.schedule.loopCond}}}};
@@ -107,7 +107,7 @@ std::string serializeBundle(const Bundle &bundle) {
     if (!bundle.modules[i].link.empty())
       modules[i]["link"] = bundle.modules[i].link;
   json j = {{"schema", bundle_json::kSchema},
-            {"format_version", bundle.formatVersion},
+            {"version", bundle.formatVersion},
             {"proofc_version", bundle.proofcVersion},
             {"source", bundle.source},
             {"program", programJson(bundle.program)},

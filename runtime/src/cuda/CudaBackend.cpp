@@ -16,6 +16,8 @@
 
 #include "support/Fail.h"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 
 namespace proofc {
@@ -95,7 +97,33 @@ CudaBackend::CudaBackend(Bundle bundle, std::string bundlePath,
     : bundle_(std::move(bundle)), path_(std::move(bundlePath)),
       options_(std::move(options)) {}
 
-void CudaBackend::clearRunInfo() { info_ = CudaRunInfo{}; }
+void CudaBackend::clearInfo() { info_ = CudaRunInfo{}; }
+
+BackendInfo CudaBackend::info() const {
+  auto plural = [](int64_t n, const char *many = "s") {
+    return n == 1 ? "" : many;
+  };
+  const CudaRunInfo &run = info_;
+  BackendInfo out;
+  out.model = run.device;
+  out.cond = condModeName(run.cond);
+  out.condFellBack = run.condFellBack;
+  out.device = fmt::format("{}, cond {}{}", out.model, out.cond,
+                           out.condFellBack ? " (fallback)" : "");
+  out.ordinal = options_.device;
+  out.compileSeconds = run.cache.compileSeconds;
+  out.loadSeconds = run.cache.loadSeconds;
+  out.modulesSeconds = run.moduleSeconds;
+  out.detailsJson = cudaRunInfoJson(run).dump();
+  out.summary = fmt::format(
+      "{} bytes on device; kernels: {} cache hit{}, {} miss{} ({:.3f} s "
+      "compiling, {:.3f} s loading); {} graph launch{}, {} host flag read{}",
+      run.deviceBytes, run.cache.hits, plural(run.cache.hits), run.cache.misses,
+      plural(run.cache.misses, "es"), run.cache.compileSeconds,
+      run.cache.loadSeconds, run.graphLaunches, plural(run.graphLaunches, "es"),
+      run.hostFlagReads, plural(run.hostFlagReads));
+  return out;
+}
 
 bool cudaDeviceAvailable(std::string *why) { return cudaDeviceCount(why) > 0; }
 

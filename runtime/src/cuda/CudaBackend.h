@@ -127,10 +127,13 @@ public:
   /// The pool that fits in 90% of the device's free memory (the plan's
   /// buffers are linear in the pool size), and at most 2^31 - 1.
   int64_t poolCapacity(const EvalInputs &inputs) override;
-  /// Sums the counters over every run() since the last clearRunInfo() (a
+  /// Sums the counters over every run() since the last clearInfo() (a
   /// chunked pool is several runs).
-  const CudaRunInfo &info() const { return info_; }
-  void clearRunInfo();
+  const CudaRunInfo &runInfo() const { return info_; }
+  /// runInfo() as the Backend interface gives it: the device, the kernels'
+  /// seconds, backend_details (cudaRunInfoJson) and the summary line.
+  BackendInfo info() const override;
+  void clearInfo() override;
   int deviceOrdinal() const { return options_.device; }
 
 private:

@@ -1,7 +1,8 @@
 //===- Devices.cpp - The backends SessionOptions asks for -----------------===//
 //
-// openDevice, parseDeviceList and openDevices (Session.h): the host backend,
-// or one CUDA backend per GPU asked for, each opened from the bundle.
+// openDevice, parseDeviceList, openDevices and openBackends (Session.h): the
+// host backend, or one CUDA backend per GPU asked for, each opened from the
+// bundle.
 // Separate from Session.cpp, which binds and runs what these open.
 //
 //===----------------------------------------------------------------------===//
@@ -14,6 +15,7 @@
 #include "support/MessageText.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <limits>
@@ -132,6 +134,22 @@ std::vector<SelectedDevice> openDevices(const Bundle &bundle,
     one.device = fmt::format("cuda:{}", ordinal);
     out.push_back(openDevice(bundle, bundlePath, one, flag));
   }
+  return out;
+}
+
+OpenedBackends openBackends(const Bundle &bundle, const std::string &bundlePath,
+                            const SessionOptions &options,
+                            const std::string &flag,
+                            const std::string &devicesFlag) {
+  OpenedBackends out;
+  std::vector<std::string> names;
+  for (SelectedDevice &d :
+       openDevices(bundle, bundlePath, options, flag, devicesFlag)) {
+    out.backends.push_back(d.backend.get());
+    out.owned.push_back(std::move(d.backend));
+    names.push_back(d.name);
+  }
+  out.device = fmt::format("{}", fmt::join(names, ","));
   return out;
 }
 

@@ -99,30 +99,29 @@ SessionResult Session::State::finish(
   r.timings = timings;
   r.backend = backend->name();
   r.device = deviceName;
-  if (auto *cuda = dynamic_cast<CudaBackend *>(backend)) {
-    const CudaRunInfo &info = cuda->info();
-    r.backendDetails = cudaRunInfoJson(info);
-    r.device =
-        fmt::format("{}, cond {}{}", info.device, condModeName(info.cond),
-                    info.condFellBack ? " (fallback)" : "");
-    if (backends.size() > 1) {
-      // Several GPUs (SessionOptions::devices): the first one's details,
-      // and every worker's under "workers" (docs/report-schema.md).
-      std::vector<std::string> ordinals;
-      nlohmann::json workers = nlohmann::json::array();
-      for (Backend *b : backends)
-        if (auto *c = dynamic_cast<CudaBackend *>(b)) {
-          ordinals.push_back(fmt::format("cuda:{}", c->deviceOrdinal()));
-          nlohmann::json w = cudaRunInfoJson(c->info());
-          w["ordinal"] = c->deviceOrdinal();
-          workers.push_back(std::move(w));
-        }
-      r.backendDetails["workers"] = std::move(workers);
-      r.device =
-          fmt::format("{} x{} ({}), cond {}{}", info.device, backends.size(),
-                      fmt::join(ordinals, ", "), condModeName(info.cond),
-                      info.condFellBack ? " (fallback)" : "");
+  const BackendInfo info = backend->info();
+  if (!info.detailsJson.empty())
+    r.backendDetails = nlohmann::json::parse(info.detailsJson);
+  if (!info.device.empty())
+    r.device = info.device;
+  if (backends.size() > 1 && !info.detailsJson.empty()) {
+    // Several GPUs (SessionOptions::devices): the first one's details, and
+    // every worker's under "workers" (docs/report-schema.md).
+    std::vector<std::string> ordinals;
+    nlohmann::json workers = nlohmann::json::array();
+    for (Backend *b : backends) {
+      const BackendInfo worker = b->info();
+      if (worker.ordinal < 0)
+        continue;
+      ordinals.push_back(fmt::format("cuda:{}", worker.ordinal));
+      nlohmann::json w = nlohmann::json::parse(worker.detailsJson);
+      w["ordinal"] = worker.ordinal;
+      workers.push_back(std::move(w));
     }
+    r.backendDetails["workers"] = std::move(workers);
+    r.device = fmt::format("{} x{} ({}), cond {}{}", info.model,
+                           backends.size(), fmt::join(ordinals, ", "),
+                           info.cond, info.condFellBack ? " (fallback)" : "");
   }
   r.totalSeconds = secondsSince(callStart);
   result.metrics = r.metrics;
@@ -161,16 +160,11 @@ Session::Session(const std::string &bundlePath, SessionOptions options)
     : state_(std::make_unique<State>()) {
   Bundle bundle = readBundle(bundlePath);
   state_->options = std::move(options);
-  std::vector<SelectedDevice> selected =
-      openDevices(bundle, bundlePath, state_->options);
+  OpenedBackends opened = openBackends(bundle, bundlePath, state_->options);
   state_->program = bundle.program;
-  std::vector<std::string> names;
-  for (SelectedDevice &d : selected) {
-    state_->backends.push_back(d.backend.get());
-    state_->owned.push_back(std::move(d.backend));
-    names.push_back(d.name);
-  }
-  state_->deviceName = fmt::format("{}", fmt::join(names, ","));
+  state_->backends = std::move(opened.backends);
+  state_->owned = std::move(opened.owned);
+  state_->deviceName = std::move(opened.device);
   state_->bind();
 }
 
@@ -265,16 +259,16 @@ SessionResult Session::evaluate(const TensorViews &weights,
          "{} devices (devices {}); give host tensors (e.g. .cpu()), which "
          "every device gets a copy of",
          weights.begin()->first, s.backends.size(), s.options.devices);
-  auto *cuda = dynamic_cast<CudaBackend *>(s.backend);
-  if (!cuda)
+  const int ordinal = s.backend->info().ordinal;
+  if (ordinal < 0)
     fail("weights: tensor '{}' is on a CUDA device but the session runs on "
          "{}; give host tensors (e.g. .cpu()) or open the session on cuda",
          weights.begin()->first, s.deviceName);
   std::map<std::string, DeviceWeight> pointers;
   for (const auto &[name, v] : weights) {
-    if (v.device != cuda->deviceOrdinal())
+    if (v.device != ordinal)
       fail("weights: tensor '{}' is on cuda:{}, the session runs on cuda:{}",
-           name, v.device, cuda->deviceOrdinal());
+           name, v.device, ordinal);
     pointers[name] = {reinterpret_cast<uint64_t>(v.data), v.shape};
   }
   // The weights stay on the device: no hash of their bytes (provenance

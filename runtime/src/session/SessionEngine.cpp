@@ -153,8 +153,7 @@ Session::State::stream(const TensorMap &weights,
          range.candidateBegin, range.candidateEnd, range.queryBegin,
          range.queryEnd, all.candidateEnd);
   for (Backend *b : backends)
-    if (auto *cuda = dynamic_cast<CudaBackend *>(b))
-      cuda->clearRunInfo(); // the report describes this call
+    b->clearInfo(); // the report describes this call
   const int64_t target = options.blockCandidates > 0 ? options.blockCandidates
                                                      : kDefaultBlockCandidates;
   std::vector<QueryRange> blocks = splitRange(layout(), range, target);

@@ -18,6 +18,7 @@
 #include "tooling/ProofParts.h"
 #include "tooling/RunSession.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -112,7 +113,7 @@ TEST(ProofsPart, RoundTripAndDamage) {
 
   // The checksum (of everything after the first line) refuses any damage
   // first; with it made right again, the checks behind it still do.
-  EXPECT_EQ(bytes.rfind("proofc-proofs 2 xxh3:", 0), 0u);
+  EXPECT_EQ(bytes.rfind("proofc-proofs 3 xxh3:", 0), 0u);
   EXPECT_EQ(withProofsPartChecksum(bytes), bytes);
   EXPECT_EQ(errorOf([&] { parseProofsPart(bytes + "proof(42).\n", "p"); }),
             "p: the proofs part's checksum does not match its contents (the "
@@ -140,13 +141,19 @@ TEST(ProofsPart, RoundTripAndDamage) {
             "p: not a proofc proofs part (it does not start with "
             "\"proofc-proofs \")");
   EXPECT_EQ(errorOf([&] { parseProofsPart("proofc-proofs 9\n{}\n", "p"); }),
-            "p: a proofs part of version 9 (this proofc reads version 2; the "
-            "proofs parts of an older proofc have no checksum: run the shards "
-            "or the checkpoint again)");
-  EXPECT_EQ(errorOf([&] { parseProofsPart("proofc-proofs 1\n{}\n", "p"); }),
-            "p: a proofs part of version 1 (this proofc reads version 2; the "
-            "proofs parts of an older proofc have no checksum: run the shards "
-            "or the checkpoint again)");
+            "p: a proofs part of version 9 (this proofc reads version 3; the "
+            "proofs parts of an older proofc have no checksum or another "
+            "header: run the shards or the checkpoint again)");
+  for (int old : {1, 2})
+    EXPECT_EQ(errorOf([&] {
+                parseProofsPart(fmt::format("proofc-proofs {}\n{{}}\n", old),
+                                "p");
+              }),
+              fmt::format("p: a proofs part of version {} (this proofc reads "
+                          "version 3; the proofs parts of an older proofc "
+                          "have no checksum or another header: run the "
+                          "shards or the checkpoint again)",
+                          old));
 
   // Checked against the run that reads it: inputs, range, format.
   const std::string remedy = "do this";

@@ -160,10 +160,39 @@ struct BackendTimings {
   double readbackSeconds = 0; ///< the outcomes back to the host (CUDA)
 };
 
+/// What a backend says about itself and its runs since clearInfo()
+/// (Backend::info()): the device it runs on and the time its kernels took
+/// to compile or load, for the report and a tool's summary. A backend
+/// without such details (the host backend) leaves every field empty.
+struct BackendInfo {
+  /// The report's `device` for this backend alone (CUDA: the GPU's name and
+  /// arch, the cond mode used, " (fallback)"); empty: the session's device
+  /// name stands (docs/report-schema.md).
+  std::string device;
+  std::string model;         ///< the GPU's name and arch, e.g. "... (sm_90)"
+  std::string cond;          ///< the cond mode used ("native", ...)
+  bool condFellBack = false; ///< native asked for, emulated used
+  int ordinal = -1;          ///< the CUDA device ordinal; -1: not a GPU
+  double compileSeconds = 0; ///< kernels compiled (kernel cache misses)
+  double loadSeconds = 0;    ///< kernels loaded from the disk cache
+  /// Wall time to get every kernel module (compiled or from the cache, all
+  /// at once) and load it: what the runs waited for their kernels.
+  double modulesSeconds = 0;
+  /// The report's "backend_details" as JSON text; empty: none.
+  std::string detailsJson;
+  /// One line about the runs for a tool's summary (no newline); empty:
+  /// none.
+  std::string summary;
+};
+
 class Backend {
 public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
+  /// The device and what its runs since the last clearInfo() took.
+  virtual BackendInfo info() const { return {}; }
+  /// Starts a new count for info() (a Session's call describes itself).
+  virtual void clearInfo() {}
   /// Outcomes indexed like inputs.candidates.candidates.
   /// Throws Interrupted when inputs.control's flag is raised before the end.
   virtual std::vector<Outcome> run(const EvalInputs &inputs,

@@ -227,6 +227,19 @@ openDevices(const Bundle &bundle, const std::string &bundlePath,
             const SessionOptions &options, const std::string &flag = "device",
             const std::string &devicesFlag = "devices");
 
+/// openDevices()'s backends as a session runs on them: owned, listed, and
+/// their names joined by "," (the device a report names when the backends
+/// have no details of their own, e.g. "cpu (4 threads)", "cuda:0,cuda:1").
+struct OpenedBackends {
+  std::vector<std::unique_ptr<Backend>> owned;
+  std::vector<Backend *> backends; ///< owned's, in order
+  std::string device;
+};
+OpenedBackends openBackends(const Bundle &bundle, const std::string &bundlePath,
+                            const SessionOptions &options,
+                            const std::string &flag = "device",
+                            const std::string &devicesFlag = "devices");
+
 /// A weights file read once (Session::loadWeights): its tensors, checked
 /// against the program, and the SHA-256 of its bytes.
 struct WeightsFile {

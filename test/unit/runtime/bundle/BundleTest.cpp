@@ -133,18 +133,24 @@ TEST(Bundle, RejectsForeignSchemaAndOtherVersions) {
             }).find("not a proofc bundle"),
             std::string::npos);
   EXPECT_NE(errorAfter([](json &j) {
-              j["format_version"] = 3;
-            }).find("format_version"),
+              j["version"] = 4;
+            }).find("x.pcb: version: unsupported bundle format"),
             std::string::npos);
-  // Version 1 (before the launch roles): recompile.
-  EXPECT_NE(errorAfter([](json &j) {
-              j["format_version"] = 1;
-              for (json &l : j["plan"]["launches"])
-                l.erase("role");
-            })
-                .find("x.pcb: format_version: unsupported bundle format (this "
-                      "runtime reads version 2; recompile the program)"),
-            std::string::npos);
+  // Versions 1 (before the launch roles) and 2 (before "version" and
+  // "schedule.setup") spelled the key "format_version": recompile.
+  for (int old : {1, 2})
+    EXPECT_NE(errorAfter([&](json &j) {
+                j.erase("version");
+                j["format_version"] = old;
+                j["plan"]["schedule"]["prologue"] =
+                    j["plan"]["schedule"]["setup"];
+                j["plan"]["schedule"].erase("setup");
+              })
+                  .find("x.pcb: format_version: unsupported bundle format "
+                        "(this runtime reads version 3; recompile the "
+                        "program)"),
+              std::string::npos)
+        << old;
   try {
     parseBundle("{ nope", "bad.pcb");
     FAIL() << "no error";

@@ -273,9 +273,9 @@ TEST(CompiledBundle, RunsLikeTheHostBackend) {
     double agreement = double(same) / double(host.size());
     std::cout << "[ bundle   ] " << path << ": kinship: " << host.size()
               << " candidates, agree " << agreement << ", cond "
-              << condModeName(backend.info().cond) << ", run " << gt.runSeconds
-              << "s (host " << ht.runSeconds << "s), steps " << gt.steps
-              << "\n";
+              << condModeName(backend.runInfo().cond) << ", run "
+              << gt.runSeconds << "s (host " << ht.runSeconds << "s), steps "
+              << gt.steps << "\n";
     EXPECT_GE(agreement, 0.999);
     Metrics a = computeMetrics(w.set, host), b = computeMetrics(w.set, gpuOut);
     EXPECT_NEAR(a.both.mrr, b.both.mrr, 1e-3);

@@ -90,7 +90,7 @@ TEST_P(GpuBackendVsHost, AgreesPerSpecSection7) {
   CudaBackend backend(makeTestBundle(in.program), "test.pcb", options);
   BackendTimings t;
   std::vector<Outcome> gpu = backend.run(inputs, t);
-  const CudaRunInfo &info = backend.info();
+  const CudaRunInfo &info = backend.runInfo();
   EXPECT_EQ(info.cond, mode) << "no fallback expected on this device";
 
   ASSERT_EQ(gpu.size(), in.host.size());

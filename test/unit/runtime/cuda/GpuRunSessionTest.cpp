@@ -67,7 +67,7 @@ TEST_P(GpuRunSession, ChunksEqualOnePassBitForBit) {
   }
   EXPECT_GT(proved, 0);
   // The backend's counters add up over the chunks: three modules each.
-  const CudaRunInfo &info = fresh.info();
+  const CudaRunInfo &info = fresh.runInfo();
   EXPECT_EQ(info.cache.hits + info.cache.misses, 3 * many.chunks);
   if (GetParam() != CondMode::Host)
     EXPECT_GE(info.graphLaunches, many.chunks);
@@ -186,7 +186,7 @@ TEST(GpuRunSessionMemory, APoolBeyondDeviceMemoryRunsInChunks) {
   std::printf("[ gpu      ] %lld candidates in %lld chunks of %lld, peak %zu "
               "bytes on device, run %.3f s\n",
               static_cast<long long>(n), static_cast<long long>(chunked.chunks),
-              static_cast<long long>(capacity), backend.info().deviceBytes,
+              static_cast<long long>(capacity), backend.runInfo().deviceBytes,
               chunked.report.timings.runSeconds);
 }
 

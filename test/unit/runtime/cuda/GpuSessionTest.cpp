@@ -69,14 +69,14 @@ TEST_P(GpuSession, WeightsABAEqualFreshRunsAndNothingIsReloaded) {
 
     const SessionResult first = session.evaluate(a);
     const SessionResult other = session.evaluate(b);
-    const CudaRunInfo afterB = backend.info();
+    const CudaRunInfo afterB = backend.runInfo();
     const SessionResult again = session.evaluate(a);
     expectSameOutcomes(first.outcomes, again.outcomes);
     expectSameOutcomes(first.outcomes,
                        freshRun(bundle, path, GetParam(), a.tensors));
     expectSameOutcomes(other.outcomes, freshRun(bundle, path, GetParam(), b));
     // The calls after the first loaded and compiled nothing.
-    for (const CudaRunInfo *info : {&afterB, &backend.info()}) {
+    for (const CudaRunInfo *info : {&afterB, &backend.runInfo()}) {
       EXPECT_EQ(info->cache.hits + info->cache.misses, 0);
       EXPECT_EQ(info->moduleSeconds, 0.0);
     }

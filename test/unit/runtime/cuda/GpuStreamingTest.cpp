@@ -43,7 +43,8 @@ TEST_P(GpuStreaming, ManyBlocksEqualOneBlockBitForBit) {
       Session session(bundle.program, backend, "cuda", o);
       results[i] =
           session.evaluate(session.loadWeights(weightsFile("kinship")));
-      modules[i] = backend.info().cache.hits + backend.info().cache.misses;
+      modules[i] =
+          backend.runInfo().cache.hits + backend.runInfo().cache.misses;
       if (i == 1)
         ASSERT_GT(session.layout().candidateCount(), 8 * 400);
     }

@@ -502,7 +502,7 @@ using nlohmann::json;
 /// loop cond and its flag.
 json minimalBundle() {
   return json::parse(R"({
-    "schema": "proofc-bundle", "format_version": 2,
+    "schema": "proofc-bundle", "version": 3,
     "proofc_version": "0.1.0", "source": "s.mlir",
     "program": {"name": "s",
                 "shape": {"A": 1, "S": 1, "D": 1, "B": 1, "d": 1, "L": 0},
@@ -521,7 +521,7 @@ json minimalBundle() {
                            "entry": "k",
                            "grid": ["B"], "block": 1, "shared_bytes": 0,
                            "args": ["buf:f", "cond:c"]}],
-             "schedule": {"prologue": [], "step": [{"launch": "k"}],
+             "schedule": {"setup": [], "step": [{"launch": "k"}],
                           "loop_flag": "f", "loop_cond": "c"}}})");
 }
 

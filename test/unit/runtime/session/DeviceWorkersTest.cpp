@@ -205,5 +205,57 @@ TEST(DeviceWorkers, SeveralDevicesAreCudaDevices) {
   }
 }
 
+/// A worker that tells of its device as the CUDA backend does
+/// (Backend::info), and counts the session's clearInfo() calls.
+class DescribedBackend : public InstantBackend {
+public:
+  explicit DescribedBackend(int ordinal) : ordinal(ordinal) {}
+  BackendInfo info() const override {
+    BackendInfo i;
+    i.model = "Test GPU (sm_00)";
+    i.cond = "emulated";
+    i.condFellBack = true;
+    i.device = "Test GPU (sm_00), cond emulated (fallback)";
+    i.ordinal = ordinal;
+    i.modulesSeconds = 0.25 * ordinal;
+    i.detailsJson = fmt::format(R"({{"device_bytes": {}}})", 100 + ordinal);
+    return i;
+  }
+  void clearInfo() override { ++clears; }
+  int ordinal;
+  int clears = 0;
+};
+
+TEST(DeviceWorkers, TheReportTellsWhatTheBackendsSayOfThemselves) {
+  RunSessionOptions o = sessionOptions("nations", 20);
+  o.quiet = true;
+  DescribedBackend first(3), second(5);
+  RunSession one(v10Program(), first, "cuda:3", o);
+  const RunOutput alone = one.evaluate();
+  EXPECT_EQ(alone.report.device, "Test GPU (sm_00), cond emulated (fallback)");
+  EXPECT_EQ(alone.report.backendDetails,
+            nlohmann::json::parse(R"({"device_bytes": 103})"));
+  EXPECT_EQ(first.clears, 1); // each call describes itself
+
+  RunSession two(v10Program(), std::vector<Backend *>{&first, &second},
+                 "cuda:3,cuda:5", o);
+  const RunOutput both = two.evaluate();
+  EXPECT_EQ(both.report.device,
+            "Test GPU (sm_00) x2 (cuda:3, cuda:5), cond emulated (fallback)");
+  EXPECT_EQ(both.report.backendDetails,
+            nlohmann::json::parse(R"({"device_bytes": 103, "workers": [
+              {"device_bytes": 103, "ordinal": 3},
+              {"device_bytes": 105, "ordinal": 5}]})"));
+  EXPECT_EQ(first.clears, 2);
+  EXPECT_EQ(second.clears, 1);
+
+  // Backends without details (the host's): the session's device name.
+  InstantBackend plain;
+  RunSession host(v10Program(), plain, "cpu (1 thread)", o);
+  const RunOutput hosted = host.evaluate();
+  EXPECT_EQ(hosted.report.device, "cpu (1 thread)");
+  EXPECT_TRUE(hosted.report.backendDetails.is_null());
+}
+
 } // namespace
 } // namespace proofc::test

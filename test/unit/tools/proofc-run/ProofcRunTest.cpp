@@ -73,8 +73,7 @@ TEST_F(ProofcRun, FailuresAreOneLineErrors) {
   Result r = runProofcRun(bad + " --data " + dataDir("countries_s2") +
                           " --weights " + weightsFile("countries_s2"));
   EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(r.output.rfind("proofc-run: error: " + bad + ": format_version", 0),
-            0u)
+  EXPECT_EQ(r.output.rfind("proofc-run: error: " + bad + ": version", 0), 0u)
       << r.output;
   r = runProofcRun(common_ + " --cond sideways");
   EXPECT_EQ(r.status, 1);

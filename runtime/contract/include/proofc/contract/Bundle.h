@@ -27,9 +27,12 @@
 
 namespace proofc {
 
-/// 2: each launch has a "role" (BundleNames.h). A version 1 bundle is
-/// refused with "recompile the program".
-inline constexpr int kBundleFormatVersion = 2;
+/// 2: each launch has a "role" (BundleNames.h). 3: the version's key is
+/// "version" (as in every other proofc format; it was "format_version") and
+/// the setup launches are "schedule.setup" (they were "schedule.prologue",
+/// a name the weight prologue also has). An older bundle is refused with
+/// "recompile the program".
+inline constexpr int kBundleFormatVersion = 3;
 
 /// A symbolic extent: the product of its factors, each a decimal literal or a
 /// run-time symbol name (kBundleSymbols, BundleNames.h; docs/bundle.md lists
@@ -102,7 +105,7 @@ struct ScheduleNode {
 
 struct Schedule {
   /// The setup launches: once, before the loop (bundle key
-  /// "schedule.prologue", kept for compatibility; not the weight prologue).
+  /// "schedule.setup" since format 3; not the weight prologue).
   std::vector<ScheduleNode> setup;
   std::vector<ScheduleNode> step; ///< the proof-loop body
   std::string loopFlag; ///< int32 [1]: non-zero while any slot is active
