@@ -24,6 +24,17 @@ def shared():
     return SHARED
 
 
+# The dataset and trained weights several test files evaluate on.
+@pytest.fixture(scope="session")
+def nations(shared):
+    return shared / "data" / "nations"
+
+
+@pytest.fixture(scope="session")
+def trained(shared):
+    return shared / "weights" / "nations.safetensors"
+
+
 @pytest.fixture(scope="session")
 def proofc_run():
     tool = BIN / "proofc-run"

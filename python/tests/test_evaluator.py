@@ -86,16 +86,6 @@ def assert_equals_cli(ev, result, cli_result):
 
 
 @pytest.fixture(scope="module")
-def nations(shared):
-    return shared / "data" / "nations"
-
-
-@pytest.fixture(scope="module")
-def trained(shared):
-    return shared / "weights" / "nations.safetensors"
-
-
-@pytest.fixture(scope="module")
 def ev(bundle, nations):
     with proofc.Evaluator(bundle, nations, device="cpu", threads=2,
                           **SMALL) as e:

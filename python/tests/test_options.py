@@ -17,16 +17,6 @@ from proofc import _core
 from conftest import BIN, ROOT
 
 
-@pytest.fixture(scope="module")
-def nations(shared):
-    return shared / "data" / "nations"
-
-
-@pytest.fixture(scope="module")
-def trained(shared):
-    return shared / "weights" / "nations.safetensors"
-
-
 def test_defaults_are_the_command_lines():
     d = _core.DEFAULTS
     assert d["split"] == "test"
