@@ -9,6 +9,7 @@
 #include "proofc/runtime/QueryRanges.h"
 #include "proofc/runtime/RankMetrics.h"
 #include "support/Fail.h"
+#include "support/JsonNode.h"
 #include "support/MessageText.h"
 #include "support/OutputFiles.h"
 #include "support/SameFile.h"
@@ -34,16 +35,11 @@ bool sameRankOptions(const RankMetricOptions &a, const RankMetricOptions &b) {
 
 /// Adds `from`'s timings to `into` (both report "timings" objects).
 void addTimings(json &into, const json &from, const std::string &path) {
+  const JsonNode timings(from, "report.timings", path);
   for (const char *key : {"compile_seconds", "setup_seconds", "run_seconds",
-                          "readback_seconds", "total_seconds"}) {
-    if (!from.contains(key) || !from.at(key).is_number())
-      fail("{}: the part's report has no timings.{}", path, key);
-    into[key] = into.value(key, 0.0) + from.at(key).get<double>();
-  }
-  if (!from.contains("steps") || !from.at("steps").is_number_integer())
-    fail("{}: the part's report has no timings.steps", path);
-  into["steps"] =
-      into.value("steps", int64_t{0}) + from.at("steps").get<int64_t>();
+                          "readback_seconds", "total_seconds"})
+    into[key] = into.value(key, 0.0) + timings[key].number();
+  into["steps"] = into.value("steps", int64_t{0}) + timings["steps"].i64(0);
 }
 
 } // namespace

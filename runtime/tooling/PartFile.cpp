@@ -5,6 +5,7 @@
 #include "support/Fail.h"
 #include "support/FileIO.h"
 #include "support/InputFile.h"
+#include "support/JsonNode.h"
 #include "support/MessageText.h"
 #include "support/Sha256.h"
 #include "tooling/Interrupts.h"
@@ -87,40 +88,15 @@ std::string magicLine() {
   return fmt::format("{} {}\n", kPartMagic, kPartVersion);
 }
 
-/// The member `key` of `j` (an object), or an error naming `path`.
-const json &member(const json &j, const char *key, const std::string &path) {
-  if (!j.is_object() || !j.contains(key))
-    fail("{}: the part header has no \"{}\"", path, key);
-  return j.at(key);
-}
-
-int64_t integer(const json &j, const char *key, const std::string &path) {
-  const json &v = member(j, key, path);
-  if (!v.is_number_integer())
-    fail("{}: the part header's \"{}\" is not an integer", path, key);
-  if (v.is_number_unsigned() &&
-      v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
-    fail("{}: the part header's \"{}\" is {}, past 2^63 - 1", path, key,
-         v.get<uint64_t>());
-  return v.get<int64_t>();
-}
-
-std::string text(const json &j, const char *key, const std::string &path) {
-  const json &v = member(j, key, path);
-  if (!v.is_string())
-    fail("{}: the part header's \"{}\" is not a string", path, key);
-  return v.get<std::string>();
-}
-
 json pairJson(int64_t a, int64_t b) { return json::array({a, b}); }
 
-std::pair<int64_t, int64_t> pairOf(const json &j, const char *key,
-                                   const std::string &path) {
-  const json &v = member(j, key, path);
-  if (!v.is_array() || v.size() != 2 || !v[0].is_number_integer() ||
-      !v[1].is_number_integer())
-    fail("{}: the part header's \"{}\" is not [begin, end]", path, key);
-  return {v[0].get<int64_t>(), v[1].get<int64_t>()};
+/// [begin, end) with 0 <= begin <= end.
+std::pair<int64_t, int64_t> pairOf(const JsonNode &v) {
+  const std::vector<JsonNode> items = v.array(2);
+  const int64_t begin = items[0].i64(0), end = items[1].i64(0);
+  if (begin > end)
+    v.error(fmt::format("[{}, {}) is not a range [begin, end)", begin, end));
+  return {begin, end};
 }
 
 } // namespace
@@ -143,23 +119,24 @@ std::string RunIdentity::sha256() const {
 
 RunIdentity RunIdentity::fromJson(const nlohmann::json &j,
                                   const std::string &path) {
+  const JsonNode in(j, "inputs", path);
+  in.expectObject({"program_sha256", "weights_sha256", "dataset_fingerprint",
+                   "split", "corruptions", "seed", "queries", "facts",
+                   "shard"});
   RunIdentity id;
-  id.programSha256 = text(j, "program_sha256", path);
-  id.weightsSha256 = text(j, "weights_sha256", path);
-  id.datasetFingerprint = text(j, "dataset_fingerprint", path);
-  id.split = text(j, "split", path);
-  id.corruptions = integer(j, "corruptions", path);
-  const nlohmann::json &seed = member(j, "seed", path);
-  if (!seed.is_number_unsigned() && !seed.is_number_integer())
-    fail("{}: the part header's \"seed\" is not an integer", path);
-  id.seed = seed.get<uint64_t>();
-  id.queries = integer(j, "queries", path);
-  const std::string facts = text(j, "facts", path);
+  id.programSha256 = in["program_sha256"].text();
+  id.weightsSha256 = in["weights_sha256"].text();
+  id.datasetFingerprint = in["dataset_fingerprint"].text();
+  id.split = in["split"].text();
+  id.corruptions = in["corruptions"].i64(0);
+  id.seed = in["seed"].u64();
+  id.queries = in["queries"].i64(-1);
+  const std::string facts = in["facts"].text();
   if (facts != "train" && facts != "train+valid")
     fail("{}: the part header's \"facts\" is {}, not train or train+valid",
          path, escapeForMessage(facts));
   id.factsIncludeValid = facts == "train+valid";
-  const std::string shard = text(j, "shard", path);
+  const std::string shard = in["shard"].text();
   long long i = -1, n = -1;
   char end = 0;
   if (std::sscanf(shard.c_str(), "%lld/%lld%c", &i, &n, &end) != 2 || n < 1 ||
@@ -305,43 +282,44 @@ PartFile parsePartAt(const ReadAt &read, uint64_t size,
     fail("{}: the part header is not JSON: {}", path,
          escapeForMessage(e.what()));
   }
+  const JsonNode root(header, "", path);
+  if (!root.isObject())
+    root.error("the part header is not a JSON object");
   PartFile part;
-  part.kind = text(header, "kind", path);
+  part.kind = root["kind"].text();
   if (part.kind != "shard" && part.kind != "range")
     fail("{}: the part's kind is {}, not shard or range", path,
          escapeForMessage(part.kind));
-  part.identity = RunIdentity::fromJson(member(header, "inputs", path), path);
-  if (text(header, "inputs_sha256", path) != part.identity.sha256())
+  part.identity = RunIdentity::fromJson(root["inputs"].json(), path);
+  if (root["inputs_sha256"].text() != part.identity.sha256())
     fail("{}: the part header's inputs_sha256 does not match its inputs", path);
-  auto [qb, qe] = pairOf(header, "queries", path);
-  auto [cb, ce] = pairOf(header, "candidates", path);
+  auto [qb, qe] = pairOf(root["queries"]);
+  auto [cb, ce] = pairOf(root["candidates"]);
   part.range = {qb, qe, cb, ce};
-  part.totalQueries = integer(header, "total_queries", path);
-  part.totalCandidates = integer(header, "total_candidates", path);
+  part.totalQueries = root["total_queries"].i64(0);
+  part.totalCandidates = root["total_candidates"].i64(0);
   if (qb < 0 || qb > qe || qe > part.totalQueries || cb < 0 || cb > ce ||
       ce > part.totalCandidates)
     fail("{}: the part's range (queries [{}, {}), candidates [{}, {})) is "
          "not within its {} queries and {} candidates",
          path, qb, qe, cb, ce, part.totalQueries, part.totalCandidates);
-  const json &counts = member(header, "counts", path);
+  const JsonNode counts = root["counts"];
   OutcomeCounts &c = part.counts;
-  c.candidates = integer(counts, "candidates", path);
-  c.proved = integer(counts, "proved", path);
-  c.failed = integer(counts, "failed", path);
-  c.truncated = integer(counts, "truncated", path);
-  c.depthSum = integer(counts, "depth_sum", path);
+  c.candidates = counts["candidates"].i64();
+  c.proved = counts["proved"].i64();
+  c.failed = counts["failed"].i64();
+  c.truncated = counts["truncated"].i64();
+  c.depthSum = counts["depth_sum"].i64();
   if (c.candidates != ce - cb || c.proved < 0 || c.failed < 0 ||
       c.truncated < 0 || c.depthSum < 0 ||
       c.proved + c.failed + c.truncated != c.candidates)
     fail("{}: the part's counts ({} candidates: {} proved, {} failed, {} "
          "truncated) are not those of its {} candidates",
          path, c.candidates, c.proved, c.failed, c.truncated, ce - cb);
-  const json &rows = member(header, "rows", path);
+  const JsonNode rows = root["rows"];
   uint64_t rowsBytes = 0;
-  if (!rows.is_null()) {
-    const int64_t bytes = integer(rows, "bytes", path);
-    if (bytes < 0)
-      fail("{}: the part header's rows.bytes is negative", path);
+  if (!rows.json().is_null()) {
+    const int64_t bytes = rows["bytes"].i64(0);
     part.hasRows = true;
     rowsBytes = static_cast<uint64_t>(bytes);
     if (rowsBytes > headerAt - magic.size())
@@ -349,8 +327,7 @@ PartFile parsePartAt(const ReadAt &read, uint64_t size,
            "bytes before its header",
            path, rowsBytes, headerAt - magic.size());
     // The counts are checked against the rows as they are copied.
-    part.rows = {path,        magic.size(),
-                 rowsBytes,   text(rows, "sha256", path),
+    part.rows = {path,        magic.size(), rowsBytes, rows["sha256"].text(),
                  part.counts, true};
   }
   // The tally's size from the queries, without overflow: compared by
@@ -364,7 +341,7 @@ PartFile parsePartAt(const ReadAt &read, uint64_t size,
          "the file is cut off, has extra bytes or a wrong header",
          path, qb, qe, pairs, kPairBytes, tallyBytes, rowsBytes);
   const std::string tally = read(tallyAt, headerAt - tallyAt);
-  if (sha256Hex(tally) != text(header, "tally_sha256", path))
+  if (sha256Hex(tally) != root["tally_sha256"].text())
     fail("{}: the tally's SHA-256 does not match the header (the file is "
          "damaged)",
          path);
@@ -388,19 +365,16 @@ PartFile parsePartAt(const ReadAt &read, uint64_t size,
     r.mode = static_cast<Mode>(p[4]);
   }
   if (part.kind == "shard") {
-    const nlohmann::json &rm = member(header, "rank_metrics", path);
-    try {
-      part.rankMetrics.hits = rm.at("hits").get<std::vector<int64_t>>();
-      part.rankMetrics.perRelation = rm.at("per_relation").get<bool>();
-      part.rankMetrics.bootstrapSamples = rm.at("bootstrap").get<int64_t>();
-      part.rankMetrics.bootstrapSeed = rm.at("bootstrap_seed").get<uint64_t>();
-    } catch (const nlohmann::json::exception &e) {
-      fail("{}: the part header's rank_metrics is malformed: {}", path,
-           escapeForMessage(e.what()));
-    }
-    part.report = member(header, "report", path);
-    if (!part.report.is_object())
-      fail("{}: the part header's report is not an object", path);
+    const JsonNode rm = root["rank_metrics"];
+    rm.expectObject({"hits", "per_relation", "bootstrap", "bootstrap_seed"});
+    part.rankMetrics.hits = rm["hits"].i64s(1);
+    part.rankMetrics.perRelation = rm["per_relation"].boolean();
+    part.rankMetrics.bootstrapSamples = rm["bootstrap"].i64(0);
+    part.rankMetrics.bootstrapSeed = rm["bootstrap_seed"].u64();
+    const JsonNode report = root["report"];
+    if (!report.isObject())
+      report.error("expected an object");
+    part.report = report.json();
   }
   return part;
 }

@@ -6,6 +6,7 @@
 #include "support/Fail.h"
 #include "support/FileIO.h"
 #include "support/InputFile.h"
+#include "support/JsonNode.h"
 #include "support/MessageText.h"
 #include "support/Sha256.h"
 
@@ -83,32 +84,35 @@ ProofsPart parseProofsPart(const std::string &bytes, const std::string &path) {
   ProofsPart part;
   int64_t count = 0, formatVersion = 0;
   std::string sha;
+  json header;
   try {
-    const json header = json::parse(
+    header = json::parse(
         std::string_view(bytes).substr(magic.size(), headerEnd - magic.size()));
-    part.identity = RunIdentity::fromJson(header.at("inputs"), path);
-    if (header.at("inputs_sha256").get<std::string>() != part.identity.sha256())
-      fail("{}: the proofs part header's inputs_sha256 does not match its "
-           "inputs",
-           path);
-    const auto queries = header.at("queries").get<std::vector<int64_t>>();
-    const auto candidates = header.at("candidates").get<std::vector<int64_t>>();
-    if (queries.size() != 2 || candidates.size() != 2 ||
-        queries[0] > queries[1] || candidates[0] > candidates[1] ||
-        queries[0] < 0 || candidates[0] < 0)
-      fail("{}: the proofs part's \"queries\" and \"candidates\" are not "
-           "ranges [begin, end)",
-           path);
-    part.range = {queries[0], queries[1], candidates[0], candidates[1]};
-    part.format = header.at("format").get<std::string>();
-    formatVersion = header.at("version").get<int64_t>();
-    part.of = header.at("of").get<std::string>();
-    count = header.at("count").get<int64_t>();
-    sha = header.at("sha256").get<std::string>();
   } catch (const json::exception &e) {
-    fail("{}: the proofs part's header is malformed: {}", path,
+    fail("{}: the proofs part's header is not JSON: {}", path,
          escapeForMessage(e.what()));
   }
+  const JsonNode root(header, "", path);
+  root.expectObject({"inputs", "inputs_sha256", "queries", "candidates",
+                     "format", "version", "of", "count", "sha256"});
+  part.identity = RunIdentity::fromJson(root["inputs"].json(), path);
+  if (root["inputs_sha256"].text() != part.identity.sha256())
+    fail("{}: the proofs part header's inputs_sha256 does not match its "
+         "inputs",
+         path);
+  const std::vector<int64_t> queries = root["queries"].i64s(0);
+  const std::vector<int64_t> candidates = root["candidates"].i64s(0);
+  if (queries.size() != 2 || candidates.size() != 2 ||
+      queries[0] > queries[1] || candidates[0] > candidates[1])
+    fail("{}: the proofs part's \"queries\" and \"candidates\" are not "
+         "ranges [begin, end)",
+         path);
+  part.range = {queries[0], queries[1], candidates[0], candidates[1]};
+  part.format = root["format"].text();
+  formatVersion = root["version"].i64();
+  part.of = root["of"].text();
+  count = root["count"].i64(0);
+  sha = root["sha256"].text();
   if (formatVersion != kProofsFormatVersion)
     fail("{}: proofs of format version {} (this proofc writes version {}); "
          "run the range again",

@@ -13,6 +13,8 @@
 #include "proofc/runtime/Bundle.h"
 
 #include "bundle/BundleJson.h"
+#include "support/Fail.h"
+#include "support/MessageText.h"
 
 #include <algorithm>
 

@@ -13,7 +13,9 @@
 
 #include "bundle/BundleJson.h"
 #include "bundle/BundleVerifier.h"
+#include "support/Fail.h"
 #include "support/FileIO.h"
+#include "support/MessageText.h"
 #include "support/StrictJson.h"
 
 #include <cctype>

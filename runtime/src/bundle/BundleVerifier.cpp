@@ -7,6 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "bundle/BundleVerifier.h"
 
+#include "support/Fail.h"
+#include "support/MessageText.h"
+
 #include <cstring>
 #include <map>
 #include <set>

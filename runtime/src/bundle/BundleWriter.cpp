@@ -8,7 +8,9 @@
 #include "proofc/runtime/Bundle.h"
 
 #include "bundle/BundleJson.h"
+#include "support/Fail.h"
 #include "support/FileIO.h"
+#include "support/MessageText.h"
 
 namespace proofc {
 

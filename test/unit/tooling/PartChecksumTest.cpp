@@ -16,6 +16,8 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include <cstring>
@@ -134,8 +136,8 @@ TEST(PartChecksum, SizesAndOffsetsNeverWrap) {
             "164 bytes before its header");
   rows["rows"] = {{"bytes", 18446744073709551615u}, {"sha256", "0"}};
   EXPECT_EQ(errorOf([&] { parsePart(assemble(tally, rows), "p.part"); }),
-            "p.part: the part header's \"bytes\" is 18446744073709551615, "
-            "past 2^63 - 1");
+            "p.part: rows.bytes: 18446744073709551615 is out of range [0, "
+            "9223372036854775807]");
   // A header offset of 20 nines (past 2^64) is not taken modulo 2^64.
   std::string offset = bytes;
   offset.replace(offset.rfind("proofc-part-header ") + 19, 20,
@@ -149,6 +151,42 @@ TEST(PartChecksum, SizesAndOffsetsNeverWrap) {
               readPart(path);
             }).find(path + ": the part header's \"queries\""),
             std::string::npos);
+}
+
+// The fuzzer's find: a float where an integer belongs (9.2e19 read as an
+// int64 was undefined behaviour); every integer field is read as one.
+TEST(PartChecksum, FloatsAndWrongTypesInTheHeaderAreRefused) {
+  const std::string bytes = serializePart(shardPart());
+  const nlohmann::json header = headerOf(bytes);
+  const std::string tally = bytes.substr(14, headerAt(bytes) - 14);
+  auto errorWith = [&](const std::function<void(nlohmann::json &)> &edit) {
+    nlohmann::json h = header;
+    edit(h);
+    return errorOf([&] { parsePart(assemble(tally, h), "p.part"); });
+  };
+  EXPECT_EQ(errorWith([](nlohmann::json &h) {
+              h["rank_metrics"]["bootstrap"] = 9.2233720368547758e19;
+            }),
+            "p.part: rank_metrics.bootstrap: expected an integer");
+  EXPECT_EQ(errorWith([](nlohmann::json &h) {
+              h["rank_metrics"]["hits"] = {1, 3.5};
+            }),
+            "p.part: rank_metrics.hits[1]: expected an integer");
+  EXPECT_EQ(errorWith([](nlohmann::json &h) {
+              h["rank_metrics"]["bootstrap_seed"] = -1;
+            }),
+            "p.part: rank_metrics.bootstrap_seed: -1 is negative");
+  EXPECT_EQ(errorWith([](nlohmann::json &h) { h["counts"]["proved"] = 2.0; }),
+            "p.part: counts.proved: expected an integer");
+  EXPECT_EQ(
+      errorWith([](nlohmann::json &h) { h["inputs"]["corruptions"] = 1e30; }),
+      "p.part: inputs.corruptions: expected an integer");
+  EXPECT_EQ(errorWith([](nlohmann::json &h) { h["queries"] = {0}; }),
+            "p.part: queries: expected 2 items, got 1");
+  EXPECT_EQ(errorWith([](nlohmann::json &h) { h.erase("total_queries"); }),
+            "p.part: total_queries: missing field");
+  EXPECT_EQ(errorWith([](nlohmann::json &h) { h["inputs"]["extra"] = 1; }),
+            "p.part: inputs.extra: unknown field");
 }
 
 TEST(PartChecksum, CountsForgedAgainstTheRowsAreRefused) {

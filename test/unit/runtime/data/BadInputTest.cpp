@@ -590,7 +590,8 @@ TEST(BadInputBundle, ShapeOutOfRange) {
   EXPECT_EQ(bundleErrorAfter([](json &j) {
               j["program"]["shape"]["B"] = uint64_t{1} << 63;
             }),
-            "b.pcb: program.shape.B: integer out of range");
+            "b.pcb: program.shape.B: 9223372036854775808 is out of range [1, "
+            "16777216]");
   EXPECT_EQ(bundleErrorAfter([](json &j) { j["program"]["shape"]["D"] = 1e3; }),
             "b.pcb: program.shape.D: expected an integer");
   EXPECT_EQ(bundleErrorAfter([](json &j) { j["program"]["shape"]["L"] = -1; }),
