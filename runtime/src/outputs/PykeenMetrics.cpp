@@ -83,14 +83,16 @@ std::optional<double> zScore(double metric, double expected, double variance,
 }
 
 /// log E[r^power] for r ~ U{1..N}, for every N = 1..maxN (index N - 1).
+/// In double, as PyKEEN (numpy float64) does: the long double powl of an
+/// earlier version took 0.4 ms a call for kinship's lists, a third of the
+/// in-loop call's overhead.
 std::vector<double> logPowerMeans(int64_t maxN, double power) {
   std::vector<double> out(static_cast<size_t>(maxN));
-  long double sum = 0;
+  double sum = 0;
   for (int64_t j = 1; j <= maxN; ++j) {
-    sum +=
-        std::pow(static_cast<long double>(j), static_cast<long double>(power));
-    out[static_cast<size_t>(j - 1)] =
-        static_cast<double>(std::log(sum)) - std::log(static_cast<double>(j));
+    const double logJ = std::log(static_cast<double>(j));
+    sum += std::exp(power * logJ);
+    out[static_cast<size_t>(j - 1)] = std::log(sum) - logJ;
   }
   return out;
 }

@@ -192,6 +192,14 @@ Session::State::stream(const TensorMap &weights,
     out.actions.D = program.shape.D;
   PipelineStages stages;
   stages.build = [&](const QueryRange &r) {
+    if (wholePool) {
+      const std::lock_guard<std::mutex> lock(wholePoolMutex);
+      if (wholePoolSet) {
+        CandidateSet lent = std::move(*wholePoolSet);
+        wholePoolSet.reset();
+        return lent;
+      }
+    }
     return builder->build(r.queryBegin, r.queryEnd, shape.largest);
   };
   stages.run = [&](PipelineBlock &block, int worker) {
@@ -219,6 +227,10 @@ Session::State::stream(const TensorMap &weights,
         out.actions.actions.insert(out.actions.actions.end(),
                                    block.actions.actions.begin(),
                                    block.actions.actions.end());
+    }
+    if (wholePool) { // for the next call
+      const std::lock_guard<std::mutex> lock(wholePoolMutex);
+      wholePoolSet = std::move(block.candidates);
     }
   };
   // Builders: candidates are cheap next to a run; two per device worker
