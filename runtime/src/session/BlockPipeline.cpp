@@ -22,6 +22,21 @@ void runBlockPipeline(const std::vector<QueryRange> &blocks,
   buildThreads = std::max(1, buildThreads);
   workers = std::max(1, workers);
   ahead = std::max(1, ahead);
+  if (count == 1 && workers == 1) {
+    // One block on one device (the in-loop evaluate of a pool that fits in
+    // a block): nothing to overlap, so no threads to start and join (about
+    // 0.1 ms of a 7 ms call). The same stages in the same order, on the
+    // calling thread; an error leaves as the pipeline's would.
+    PipelineBlock block;
+    block.range = blocks.front();
+    block.worker = 0;
+    if (cancel && cancel->load(std::memory_order_relaxed))
+      throwInterrupted();
+    block.candidates = stages.build(block.range);
+    stages.run(block, 0);
+    stages.consume(block);
+    return;
+  }
   // Blocks beyond the one being consumed that the workers may take.
   const int64_t window = workers + ahead - 1;
   std::mutex mutex;
