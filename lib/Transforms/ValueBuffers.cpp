@@ -1,7 +1,8 @@
 //===- ValueBuffers.cpp - The buffers each eval value occupies ------------===//
 //
-// The component lists follow the kernels' signatures in docs/gpu-kernels.md
-// and the run-time bindings of runtime/include/proofc/runtime/BundleNames.h.
+// The component lists follow the kernels' signatures in docs/gpu-kernels.md;
+// the knowledge base's and the pool's are the contract's tables
+// (proofc/contract/BufferTables.h, with their run-time bindings).
 //
 //===----------------------------------------------------------------------===//
 #include "proofc/Dialect/Eval/Transforms/ValueBuffers.h"
@@ -13,35 +14,33 @@
 using namespace mlir;
 using namespace mlir::eval;
 
+/// The components of the tables `tables` (BufferTables.h), in its order.
+static SmallVector<BufferComponent>
+tableComponents(ArrayRef<proofc::BufferTable> tables, MLIRContext *ctx) {
+  SmallVector<BufferComponent> out;
+  for (const proofc::BufferTable &t : tables) {
+    BufferComponent c;
+    c.role = std::string(t.buffer);
+    c.dtype = t.dtype == proofc::DType::F32 ? Type(Float32Type::get(ctx))
+                                            : IntegerType::get(ctx, 32);
+    c.elements.push_back(std::string(t.rows));
+    if (!t.cols.empty())
+      c.elements.push_back(std::string(t.cols));
+    c.init = std::string(t.binding);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 FailureOr<SmallVector<BufferComponent>>
 mlir::eval::getBufferComponents(Type type, StringRef tensorRole) {
   MLIRContext *ctx = type.getContext();
   Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
   using C = BufferComponent;
-  namespace binding = proofc::binding;
-  auto str = [](std::string_view name) { return std::string(name); };
   if (isa<KnowledgeBaseType>(type))
-    return SmallVector<C>{
-        {"kb_facts", i32, {"NF", "3"}, str(binding::kKbFacts)},
-        {"kb_ps_offsets", i32, {"RE1"}, str(binding::kKbPsOffsets)},
-        {"kb_po_facts", i32, {"NF"}, str(binding::kKbPoFacts)},
-        {"kb_po_offsets", i32, {"RE1"}, str(binding::kKbPoOffsets)},
-        {"kb_pred_offsets", i32, {"R1"}, str(binding::kKbPredOffsets)},
-        {"kb_rule_heads", i32, {"NR", "3"}, str(binding::kKbRuleHeads)},
-        {"kb_rule_body_offsets",
-         i32,
-         {"NR1"},
-         str(binding::kKbRuleBodyOffsets)},
-        {"kb_rule_body", i32, {"NRB", "3"}, str(binding::kKbRuleBody)},
-        {"kb_rule_num_vars", i32, {"NR"}, str(binding::kKbRuleNumVars)},
-        {"kb_rule_pred_offsets", i32, {"R1"}, str(binding::kKbRulePredOffsets)},
-        {"kb_rule_ids_by_pred", i32, {"NR"}, str(binding::kKbRuleIdsByPred)}};
+    return tableComponents(proofc::kKbTables, ctx);
   if (isa<PoolType>(type))
-    return SmallVector<C>{{"pool", i32, {"N", "3"}, str(binding::kPoolTriples)},
-                          {"next_cand", i32, {"1"}, ""},
-                          {"out_status", i32, {"N"}, str(binding::kOutStatus)},
-                          {"out_depth", i32, {"N"}, str(binding::kOutDepth)},
-                          {"out_logp", f32, {"N"}, str(binding::kOutLogp)}};
+    return tableComponents(proofc::kPoolTables, ctx);
   // B, S and A are the program's; the runtime binds the same values.
   if (isa<SlotsType>(type))
     return SmallVector<C>{{"state", i32, {"B", "A", "3"}, ""},

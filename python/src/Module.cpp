@@ -185,8 +185,7 @@ SessionOptions sessionOptions(const py::kwargs &kw) {
           reprOf(v), reprOf(given("device"))));
     try {
       if (o.devices != "all")
-        proofc::parseDeviceList(o.devices, std::numeric_limits<int>::max(),
-                                "devices");
+        proofc::parseDeviceList(o.devices, std::numeric_limits<int>::max());
     } catch (const proofc::Error &e) {
       throw py::value_error(e.what());
     }

@@ -4,6 +4,7 @@
 #include "outputs/OutcomesWriter.h"
 #include "outputs/ProofFormats.h"
 #include "proofc/runtime/RunControl.h"
+#include "session/SessionAccess.h"
 #include "support/Fail.h"
 #include "support/FileIO.h"
 #include "support/MessageText.h"
@@ -53,8 +54,8 @@ RunSession::RunSession(const ProgramSpec &program,
   // The session's part of the options, as they are (the backends are open).
   SessionOptions so = options_;
   so.recordActions = !options_.proofs.empty();
-  session_ =
-      std::make_unique<Session>(program, backends, std::move(device), so);
+  session_ = std::make_unique<Session>(
+      SessionAccess::make(program, backends, std::move(device), so));
   InterruptGuard::throwIfRaised();
   weights_ = session_->loadWeights(options_.weights);
   InterruptGuard::throwIfRaised();
@@ -347,11 +348,12 @@ RunOutput RunSession::finishScope(const QueryRange &scope,
   RunOutput out;
   out.pairs = pairs;
   out.counts = counts;
-  SessionResult result = session_->finish(weights_, scope, std::move(pairs),
-                                          counts, timings, chunks, chunkSize);
-  out.report = *result.report;
-  out.chunks = result.chunks;
-  out.chunkSize = result.chunkSize;
+  ReportedResult finished =
+      SessionAccess::finish(*session_, weights_, scope, std::move(pairs),
+                            counts, timings, chunks, chunkSize);
+  out.report = std::move(finished.report);
+  out.chunks = finished.result.chunks;
+  out.chunkSize = finished.result.chunkSize;
   out.range = scope;
   out.resumedCandidates = resumed;
   out.report.totalSeconds = secondsSince(options_.started);
@@ -386,9 +388,9 @@ RunOutput RunSession::evaluate() {
       staged_->outcomes->write(block.candidates, block.outcomes, block.pairs);
     };
   }
-  SessionResult result;
+  ReportedResult result;
   try {
-    result = session_->evaluate(weights_, control);
+    result = SessionAccess::evaluate(*session_, weights_, control);
     if (staged_->outcomes)
       staged_->outcomesSha256 = staged_->outcomes->finish();
   } catch (...) {
@@ -399,11 +401,11 @@ RunOutput RunSession::evaluate() {
   progress.finish();
 
   RunOutput out;
-  out.outcomes = std::move(result.outcomes);
-  out.actions = std::move(result.actions);
-  out.report = *result.report;
-  out.chunks = result.chunks;
-  out.chunkSize = result.chunkSize;
+  out.outcomes = std::move(result.result.outcomes);
+  out.actions = std::move(result.result.actions);
+  out.report = std::move(result.report);
+  out.chunks = result.result.chunks;
+  out.chunkSize = result.result.chunkSize;
   out.range = wholeRange(layout());
   // The tool's run started before the program was compiled or loaded.
   out.report.totalSeconds = secondsSince(options_.started);

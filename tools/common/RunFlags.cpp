@@ -8,6 +8,7 @@
 #include "proofc/runtime/QueryRanges.h"
 #include "support/Fail.h"
 #include "support/MessageText.h"
+#include "tooling/HitsList.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -23,6 +23,7 @@
 #include "outputs/Provenance.h"
 #include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/Notices.h"
+#include "session/Devices.h"
 #include "support/Fail.h"
 #include "tooling/RunSession.h"
 #include "tooling/StderrNotices.h"

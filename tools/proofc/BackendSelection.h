@@ -4,6 +4,7 @@
 
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/Session.h"
+#include "session/Devices.h"
 
 #include <memory>
 #include <string>
@@ -11,7 +12,7 @@
 
 namespace proofc::driver {
 
-/// The backends (openBackends, Session.h) for --device and --devices:
+/// The backends (openBackends, session/Devices.h) for --device and --devices:
 /// backend.device is cpu, cuda, cuda:N (an MPI rank's own GPU, RankHost.h) or
 /// auto (auto: cuda when a device is usable, else cpu); backend.devices
 /// (--devices: all or CUDA ordinals, excluding `device`) asks for one CUDA

@@ -217,7 +217,7 @@ private:
                                escapeForMessage(b.name), dtypeName(b.dtype)));
       return;
     }
-    const binding::Binding *known = binding::find(init);
+    const BufferTable *known = binding::find(init);
     if (!known)
       node.error(fmt::format("unknown binding '{}'", escapeForMessage(init)));
     if (known->dtype != b.dtype)

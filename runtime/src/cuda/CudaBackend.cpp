@@ -3,8 +3,8 @@
 // One run: bind the plan (PlanBinding), allocate and upload every buffer,
 // compile/load the modules through the kernel cache, then execute the
 // schedule in the requested CondMode and copy the outcomes back. Every
-// driver object lives in a DeviceSession that frees them in reverse order,
-// also when an error unwinds the run.
+// driver object lives in the runner's DriverObjects, which frees them in
+// reverse order, also when an error unwinds the run.
 //
 // This file holds CudaBackend itself: a CudaRunner (cuda/CudaRunner.h) per
 // pool, kept between runs of that pool or size, the run facts added up

@@ -2,7 +2,7 @@
 //
 // Internal to the CUDA backend (CudaBackend.cpp keeps one CudaRunner per
 // pool). A CudaRunner owns every driver object of its pool in a
-// DeviceSession, which frees them in reverse order, also when an error
+// DriverObjects, which frees them in reverse order, also when an error
 // unwinds. Its methods, one group a file:
 //   RunnerSetup.cpp   the device, the knowledge base, the buffers and their
 //                     first contents, the weights' uploads
@@ -46,7 +46,7 @@ inline double secondsSince(Clock::time_point t) {
 
 /// Every driver object of one run, released in reverse order of creation.
 /// Errors while releasing are ignored: the run has failed or finished.
-struct DeviceSession {
+struct DriverObjects {
   CudaDriver &drv;
   CUdevice device = 0;
   CUcontext ctx = nullptr;
@@ -62,8 +62,8 @@ struct DeviceSession {
   int32_t *pinnedOutcomes = nullptr; ///< readback staging: 3N words
   uint32_t *pinnedPool = nullptr;    ///< pool upload staging (uploadPool)
 
-  explicit DeviceSession(CudaDriver &d) : drv(d) {}
-  ~DeviceSession() {
+  explicit DriverObjects(CudaDriver &d) : drv(d) {}
+  ~DriverObjects() {
     if (ctx)
       drv.cuCtxSynchronize();
     if (exec)
@@ -108,8 +108,8 @@ class CudaRunner {
 public:
   CudaRunner(const Bundle &bundle, const std::string &path,
              const CudaBackendOptions &options)
-      : bundle_(bundle), path_(path), options_(options), s_(CudaDriver::get()) {
-  }
+      : bundle_(bundle), path_(path), options_(options),
+        dev_(CudaDriver::get()) {}
 
   /// Everything that does not depend on the weights: the device, the
   /// knowledge base, the buffers (first contents uploaded: the pool, the
@@ -283,7 +283,7 @@ private:
   const std::string &path_;
   const CudaBackendOptions &options_;
   CudaRunInfo info_; ///< setup's facts, then the last execute()'s counters
-  DeviceSession s_;
+  DriverObjects dev_;
   KnowledgeBase kb_;
   std::unique_ptr<PlanBinding> binding_;
   std::unique_ptr<DevicePrologue> devicePrologue_;

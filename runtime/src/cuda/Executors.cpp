@@ -32,9 +32,9 @@ public:
     const int64_t n = binding.symbols().at("N");
     if (!counter || n <= 0)
       return; // nothing to stop on the device
-    r.s_.pinned[4] = static_cast<int32_t>(n);
-    if (!r.s_.cancelStream)
-      PROOFC_CU(r.s_.drv, cuStreamCreate, &r.s_.cancelStream,
+    r.dev_.pinned[4] = static_cast<int32_t>(n);
+    if (!r.dev_.cancelStream)
+      PROOFC_CU(r.dev_.drv, cuStreamCreate, &r.dev_.cancelStream,
                 CU_STREAM_NON_BLOCKING);
     thread_ = std::thread([this, counter] { watch(counter); });
   }
@@ -47,13 +47,13 @@ public:
     }
     wake_.notify_one();
     thread_.join();
-    r_.s_.drv.cuStreamSynchronize(r_.s_.cancelStream); // the copies
+    r_.dev_.drv.cuStreamSynchronize(r_.dev_.cancelStream); // the copies
   }
 
 private:
   void watch(CUdeviceptr counter) {
-    CudaDriver &drv = r_.s_.drv;
-    if (drv.cuCtxSetCurrent(r_.s_.ctx) != CUDA_SUCCESS)
+    CudaDriver &drv = r_.dev_.drv;
+    if (drv.cuCtxSetCurrent(r_.dev_.ctx) != CUDA_SUCCESS)
       return;
     std::unique_lock<std::mutex> lock(mutex_);
     Clock::time_point sent{};
@@ -66,7 +66,8 @@ private:
         continue;
       // An error leaves the run to finish the pool; it is still
       // reported as Interrupted.
-      drv.cuMemcpyHtoDAsync(counter, r_.s_.pinned + 4, 4, r_.s_.cancelStream);
+      drv.cuMemcpyHtoDAsync(counter, r_.dev_.pinned + 4, 4,
+                            r_.dev_.cancelStream);
       sent = Clock::now();
       any = true;
     }
@@ -83,7 +84,7 @@ std::vector<Outcome> CudaRunner::execute(const EvalInputs &inputs,
                                          BackendTimings &timings) {
   const Clock::time_point start = Clock::now();
   // A session's calls may come from any thread, one at a time.
-  PROOFC_CU(s_.drv, cuCtxSetCurrent, s_.ctx);
+  PROOFC_CU(dev_.drv, cuCtxSetCurrent, dev_.ctx);
   control_ = inputs.control;
   stoppedEarly_ = false;
   info_.graphLaunches = 0;
@@ -91,8 +92,8 @@ std::vector<Outcome> CudaRunner::execute(const EvalInputs &inputs,
   info_.launchSeconds.clear();
   if (!stateFresh_)
     for (size_t i : zeroBuffers_)
-      PROOFC_CU(s_.drv, cuMemsetD8Async, s_.buffers[i], 0,
-                binding_->buffers()[i].bytes, s_.stream);
+      PROOFC_CU(dev_.drv, cuMemsetD8Async, dev_.buffers[i], 0,
+                binding_->buffers()[i].bytes, dev_.stream);
   stateFresh_ = false;
   // The blocks of one call share their weights (EvalInputs::weightsId):
   // the prologue's tables on the device are already theirs.
@@ -103,7 +104,7 @@ std::vector<Outcome> CudaRunner::execute(const EvalInputs &inputs,
     weightsId_ = inputs.weightsId;
   }
   weightsCurrent_ = false;
-  PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
+  PROOFC_CU(dev_.drv, cuStreamSynchronize, dev_.stream);
   timings.setupSeconds += secondsSince(start);
 
   {
@@ -124,7 +125,7 @@ std::vector<Outcome> CudaRunner::execute(const EvalInputs &inputs,
       timings.steps = runHost();
       break;
     }
-    PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream); // drained
+    PROOFC_CU(dev_.drv, cuStreamSynchronize, dev_.stream); // drained
     timings.runSeconds = secondsSince(loop);
   }
   // Raised while the loop ran: the pool may not have been done.
@@ -143,24 +144,24 @@ void CudaRunner::launchDirect(const PreparedLaunch &l) {
   if (info_.profiled) {
     before = timingEvent();
     after = timingEvent();
-    PROOFC_CU(s_.drv, cuEventRecord, before, s_.stream);
+    PROOFC_CU(dev_.drv, cuEventRecord, before, dev_.stream);
   }
-  PROOFC_CU(s_.drv, cuLaunchKernel, l.function, l.grid, 1, 1, l.block, 1, 1,
-            l.sharedBytes, s_.stream, const_cast<void **>(l.params.data()),
+  PROOFC_CU(dev_.drv, cuLaunchKernel, l.function, l.grid, 1, 1, l.block, 1, 1,
+            l.sharedBytes, dev_.stream, const_cast<void **>(l.params.data()),
             nullptr);
   if (info_.profiled) {
-    PROOFC_CU(s_.drv, cuEventRecord, after, s_.stream);
+    PROOFC_CU(dev_.drv, cuEventRecord, after, dev_.stream);
     timed_.push_back({&l.name, before, after});
   }
 }
 
 int32_t CudaRunner::readFlag(CUdeviceptr flag) {
-  PROOFC_CU(s_.drv, cuMemcpyDtoHAsync, s_.pinned, flag, 4, s_.stream);
-  PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
+  PROOFC_CU(dev_.drv, cuMemcpyDtoHAsync, dev_.pinned, flag, 4, dev_.stream);
+  PROOFC_CU(dev_.drv, cuStreamSynchronize, dev_.stream);
   if (info_.profiled)
     collectTimings();
   ++info_.hostFlagReads;
-  return s_.pinned[0];
+  return dev_.pinned[0];
 }
 
 void CudaRunner::runNodesDirect(const std::vector<ScheduleNode> &nodes) {
@@ -181,7 +182,7 @@ bool CudaRunner::cancelled() {
 int64_t CudaRunner::runNative() {
   if (cancelled())
     return 0;
-  PROOFC_CU(s_.drv, cuGraphLaunch, s_.exec, s_.stream);
+  PROOFC_CU(dev_.drv, cuGraphLaunch, dev_.exec, dev_.stream);
   info_.graphLaunches = 1;
   return 0; // the WHILE node iterates on the device, uncounted
 }
@@ -192,10 +193,10 @@ int64_t CudaRunner::runEmulated() {
   int64_t issued = 0, checked = 0;
   auto issue = [&] {
     const int slot = static_cast<int>(issued % 2);
-    PROOFC_CU(s_.drv, cuGraphLaunch, s_.exec, s_.stream);
-    PROOFC_CU(s_.drv, cuMemcpyDtoHAsync, s_.pinned + 1 + slot, loopFlag_, 4,
-              s_.stream);
-    PROOFC_CU(s_.drv, cuEventRecord, s_.events[slot], s_.stream);
+    PROOFC_CU(dev_.drv, cuGraphLaunch, dev_.exec, dev_.stream);
+    PROOFC_CU(dev_.drv, cuMemcpyDtoHAsync, dev_.pinned + 1 + slot, loopFlag_, 4,
+              dev_.stream);
+    PROOFC_CU(dev_.drv, cuEventRecord, dev_.events[slot], dev_.stream);
     ++issued;
   };
   // Two launches in flight: surplus steps after the last candidate are
@@ -204,10 +205,10 @@ int64_t CudaRunner::runEmulated() {
   issue();
   for (;;) {
     const int slot = static_cast<int>(checked % 2);
-    PROOFC_CU(s_.drv, cuEventSynchronize, s_.events[slot]);
+    PROOFC_CU(dev_.drv, cuEventSynchronize, dev_.events[slot]);
     ++info_.hostFlagReads;
     ++checked;
-    if (s_.pinned[1 + slot] == 0)
+    if (dev_.pinned[1 + slot] == 0)
       break;
     if (cancelled())
       break; // the other launch in flight drains below
@@ -239,7 +240,7 @@ CUdeviceptr CudaRunner::poolCounter(const PlanBinding &binding) const {
     const size_t nextCand = proofc_abi::InitArg::NextCand;
     if (bound.args.size() > nextCand &&
         bound.args[nextCand].kind == BoundArg::Kind::Buffer)
-      return s_.buffers.at(bound.args[nextCand].buffer);
+      return dev_.buffers.at(bound.args[nextCand].buffer);
   }
   return 0;
 }
@@ -247,7 +248,7 @@ CUdeviceptr CudaRunner::poolCounter(const PlanBinding &binding) const {
 CUdeviceptr CudaRunner::flagPtr(const std::string &buffer) {
   for (size_t i = 0; i < bundle_.plan.buffers.size(); ++i)
     if (bundle_.plan.buffers[i].name == buffer)
-      return s_.buffers[i];
+      return dev_.buffers[i];
   fail("{}: unknown flag buffer '{}'", path_, buffer);
 }
 

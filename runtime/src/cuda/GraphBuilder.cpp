@@ -32,7 +32,7 @@ void CudaRunner::resolveCondMode() {
   if (options_.cond != CondMode::Native)
     return;
   std::string why;
-  if (!probeConditionalNodes(s_.drv, s_.ctx, &why)) {
+  if (!probeConditionalNodes(dev_.drv, dev_.ctx, &why)) {
     notice(fmt::format("conditional graph nodes unsupported ({}); using "
                        "--cond emulated",
                        why));
@@ -59,7 +59,7 @@ std::vector<std::string> CudaRunner::condNames() const {
 void CudaRunner::prepareLaunches(
     const PlanBinding &binding,
     const std::map<std::string, CUgraphConditionalHandle> &handles) {
-  CudaDriver &drv = s_.drv;
+  CudaDriver &drv = dev_.drv;
   for (const Launch &launch : bundle_.plan.launches) {
     const BoundLaunch &bound = binding.launch(launch.name);
     PreparedLaunch p;
@@ -96,7 +96,7 @@ void CudaRunner::prepareLaunches(
       uint64_t &slot = p.storage[i];
       switch (a.kind) {
       case BoundArg::Kind::Buffer:
-        slot = s_.buffers.at(a.buffer);
+        slot = dev_.buffers.at(a.buffer);
         break;
       case BoundArg::Kind::I32:
         std::memcpy(&slot, &a.i32, 4);
@@ -138,8 +138,8 @@ CUgraphNode CudaRunner::addKernelNode(CUgraph graph, CUgraphNode dep,
   params.kernel.sharedMemBytes = l.sharedBytes;
   params.kernel.kernelParams = l.params.data();
   CUgraphNode node = nullptr;
-  PROOFC_CU(s_.drv, cuGraphAddNode, &node, graph, dep ? &dep : nullptr, nullptr,
-            dep ? 1 : 0, &params);
+  PROOFC_CU(dev_.drv, cuGraphAddNode, &node, graph, dep ? &dep : nullptr,
+            nullptr, dep ? 1 : 0, &params);
   return node;
 }
 
@@ -171,10 +171,10 @@ CudaRunner::addConditional(CUgraph graph, CUgraphNode dep,
   params.conditional.handle = handle;
   params.conditional.type = type;
   params.conditional.size = 1;
-  params.conditional.ctx = s_.ctx;
+  params.conditional.ctx = dev_.ctx;
   CUgraphNode node = nullptr;
-  PROOFC_CU(s_.drv, cuGraphAddNode, &node, graph, dep ? &dep : nullptr, nullptr,
-            dep ? 1 : 0, &params);
+  PROOFC_CU(dev_.drv, cuGraphAddNode, &node, graph, dep ? &dep : nullptr,
+            nullptr, dep ? 1 : 0, &params);
   fillBody(params.conditional.phGraph_out[0]);
   return node;
 }
@@ -188,8 +188,8 @@ void CudaRunner::buildGraph(
     // last candidate are no-ops (every step kernel checks the loop flag).
     // A conditional handle drives one node, so only the first copy's
     // conds are IF nodes; the later copies' are inlined.
-    CUgraphNode dep = addNodes(s_.graph, nullptr, schedule.setup, handles);
-    addConditional(s_.graph, dep, CU_GRAPH_COND_TYPE_WHILE,
+    CUgraphNode dep = addNodes(dev_.graph, nullptr, schedule.setup, handles);
+    addConditional(dev_.graph, dep, CU_GRAPH_COND_TYPE_WHILE,
                    handles.at(schedule.loopCond), [&](CUgraph body) {
                      CUgraphNode last = nullptr;
                      for (int k = 0; k < std::max(1, options_.unroll); ++k)
@@ -198,12 +198,12 @@ void CudaRunner::buildGraph(
                    });
   } else {
     // Emulated: K copies of the step; the setup launches run once, directly.
-    PROOFC_CU(s_.drv, cuGraphCreate, &s_.graph, 0);
+    PROOFC_CU(dev_.drv, cuGraphCreate, &dev_.graph, 0);
     CUgraphNode dep = nullptr;
     for (int k = 0; k < std::max(1, options_.unroll); ++k)
-      dep = addNodes(s_.graph, dep, schedule.step, handles);
+      dep = addNodes(dev_.graph, dep, schedule.step, handles);
   }
-  PROOFC_CU(s_.drv, cuGraphInstantiateWithFlags, &s_.exec, s_.graph, 0);
+  PROOFC_CU(dev_.drv, cuGraphInstantiateWithFlags, &dev_.exec, dev_.graph, 0);
 }
 
 } // namespace proofc

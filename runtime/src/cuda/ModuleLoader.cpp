@@ -37,7 +37,7 @@ std::string CudaRunner::compileModule(const KernelModule &m,
   KernelKey key;
   key.code = m.source;
   key.arch = arch_;
-  key.driverVersion = s_.drv.version();
+  key.driverVersion = dev_.drv.version();
   key.proofcVersion = PROOFC_VERSION;
   const std::string name = path_ + ": module '" + m.name + "'";
   if (m.format == "cuda") {
@@ -96,7 +96,7 @@ bool CudaRunner::isLinked(const std::string &name) const {
 std::string
 CudaRunner::linkPtx(const std::string &ptx, const std::string &name,
                     std::vector<std::future<std::string>> &objects) {
-  CudaDriver &drv = s_.drv;
+  CudaDriver &drv = dev_.drv;
   std::vector<char> log(16384, '\0');
   CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER,
                          CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -131,7 +131,7 @@ CudaRunner::linkPtx(const std::string &ptx, const std::string &name,
 
 void CudaRunner::loadModules() {
   KernelCache cache(options_.cache);
-  CudaDriver &drv = s_.drv;
+  CudaDriver &drv = dev_.drv;
   const auto start = std::chrono::steady_clock::now();
   const size_t n = bundle_.modules.size();
   std::vector<std::string> cubins(n);
@@ -141,7 +141,7 @@ void CudaRunner::loadModules() {
       return; // compiled into the module that links it
     try {
       // The PTX JIT links in the calling thread's context.
-      PROOFC_CU(drv, cuCtxSetCurrent, s_.ctx);
+      PROOFC_CU(drv, cuCtxSetCurrent, dev_.ctx);
       cubins[i] = compileModule(bundle_.modules[i], cache);
     } catch (...) {
       errors[i] = std::current_exception();
@@ -173,7 +173,7 @@ void CudaRunner::loadModules() {
     if (r != CUDA_SUCCESS)
       fail("{}: module '{}': cuModuleLoadDataEx failed: {}: {}", path_, m.name,
            drv.errorName(r), oneLine(log.data()));
-    s_.modules.push_back(module);
+    dev_.modules.push_back(module);
     modules_[m.name] = module;
   }
   info_.cache = cache.stats();

@@ -166,33 +166,17 @@ std::vector<uint32_t> poolWords(const std::string &init,
   return {};
 }
 
-/// Contents of a named binding (binding::kAll); empty for out.*.
+/// Contents of a named binding (BufferTables.h); empty for out.*. A
+/// knowledge-base table kb.<param> is KnowledgeBase::<param>.
 std::vector<uint32_t> bindingWords(const std::string &init,
                                    const KnowledgeBase &kb,
                                    const CandidateSet &candidates,
                                    const std::vector<int64_t> &order) {
-  if (init == binding::kKbFacts)
-    return words(kb.facts);
-  if (init == binding::kKbPsOffsets)
-    return words(kb.psOffsets);
-  if (init == binding::kKbPoFacts)
-    return words(kb.poFacts);
-  if (init == binding::kKbPoOffsets)
-    return words(kb.poOffsets);
-  if (init == binding::kKbPredOffsets)
-    return words(kb.predOffsets);
-  if (init == binding::kKbRuleHeads)
-    return words(kb.ruleHeads);
-  if (init == binding::kKbRuleBodyOffsets)
-    return words(kb.ruleBodyOffsets);
-  if (init == binding::kKbRuleBody)
-    return words(kb.ruleBody);
-  if (init == binding::kKbRuleNumVars)
-    return words(kb.ruleNumVars);
-  if (init == binding::kKbRulePredOffsets)
-    return words(kb.rulePredOffsets);
-  if (init == binding::kKbRuleIdsByPred)
-    return words(kb.ruleIdsByPred);
+#define PROOFC_KB_WORDS(Name, param, buffer, bind, dtype, rows, cols)          \
+  if (init == binding::k##Name)                                                \
+    return words(kb.param);
+  PROOFC_KB_TABLES(PROOFC_KB_WORDS)
+#undef PROOFC_KB_WORDS
   return poolWords(init, candidates, order);
 }
 

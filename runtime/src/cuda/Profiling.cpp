@@ -13,18 +13,18 @@
 namespace proofc {
 
 CUevent CudaRunner::timingEvent() {
-  if (nextEvent_ == s_.timing.size()) {
+  if (nextEvent_ == dev_.timing.size()) {
     CUevent e = nullptr;
-    PROOFC_CU(s_.drv, cuEventCreate, &e, CU_EVENT_DEFAULT);
-    s_.timing.push_back(e);
+    PROOFC_CU(dev_.drv, cuEventCreate, &e, CU_EVENT_DEFAULT);
+    dev_.timing.push_back(e);
   }
-  return s_.timing[nextEvent_++];
+  return dev_.timing[nextEvent_++];
 }
 
 void CudaRunner::collectTimings() {
   for (const TimedLaunch &t : timed_) {
     float ms = 0;
-    PROOFC_CU(s_.drv, cuEventElapsedTime, &ms, t.before, t.after);
+    PROOFC_CU(dev_.drv, cuEventElapsedTime, &ms, t.before, t.after);
     info_.launchSeconds[*t.name] += ms * 1e-3;
   }
   timed_.clear();

@@ -19,16 +19,17 @@ std::vector<Outcome> CudaRunner::readOutcomes(const PlanBinding &binding) {
   if (n > 0) {
     // Through pinned staging (allocated once per setup): one
     // synchronization for the three copies, at the copy engine's speed.
-    if (!s_.pinnedOutcomes)
-      PROOFC_CU(s_.drv, cuMemHostAlloc,
-                reinterpret_cast<void **>(&s_.pinnedOutcomes), 3 * n * 4, 0);
-    int32_t *staged = s_.pinnedOutcomes;
+    if (!dev_.pinnedOutcomes)
+      PROOFC_CU(dev_.drv, cuMemHostAlloc,
+                reinterpret_cast<void **>(&dev_.pinnedOutcomes), 3 * n * 4, 0);
+    int32_t *staged = dev_.pinnedOutcomes;
     const int32_t sources[3] = {binding.outStatus(), binding.outDepth(),
                                 binding.outLogp()};
     for (int k = 0; k < 3; ++k)
-      PROOFC_CU(s_.drv, cuMemcpyDtoHAsync, staged + k * n,
-                s_.buffers[static_cast<size_t>(sources[k])], n * 4, s_.stream);
-    PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
+      PROOFC_CU(dev_.drv, cuMemcpyDtoHAsync, staged + k * n,
+                dev_.buffers[static_cast<size_t>(sources[k])], n * 4,
+                dev_.stream);
+    PROOFC_CU(dev_.drv, cuStreamSynchronize, dev_.stream);
     // Read in place: no copy of the staging.
     static_assert(sizeof(float) == 4, "logp is one word");
     return binding.outcomes(staged, staged + n,
@@ -43,7 +44,7 @@ ActionTrace CudaRunner::readActions(const PlanBinding &binding,
   std::vector<int32_t> words(
       static_cast<size_t>(binding.buffers()[buffer].elements));
   if (!words.empty())
-    PROOFC_CU(s_.drv, cuMemcpyDtoH, words.data(), s_.buffers[buffer],
+    PROOFC_CU(dev_.drv, cuMemcpyDtoH, words.data(), dev_.buffers[buffer],
               words.size() * 4);
   return binding.actions(words, outcomes);
 }

@@ -38,20 +38,20 @@ void CudaRunner::setup(const EvalInputs &inputs, BackendTimings &timings) {
   resolveCondMode();
   std::map<std::string, CUgraphConditionalHandle> handles;
   if (info_.cond == CondMode::Native) {
-    PROOFC_CU(s_.drv, cuGraphCreate, &s_.graph, 0);
+    PROOFC_CU(dev_.drv, cuGraphCreate, &dev_.graph, 0);
     for (const std::string &cond : condNames())
-      PROOFC_CU(s_.drv, cuGraphConditionalHandleCreate, &handles[cond],
-                s_.graph, s_.ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT);
+      PROOFC_CU(dev_.drv, cuGraphConditionalHandleCreate, &handles[cond],
+                dev_.graph, dev_.ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT);
   }
   prepareLaunches(binding, handles);
-  loopFlag_ = s_.buffers[binding.bufferIndex(bundle_.plan.schedule.loopFlag)];
-  PROOFC_CU(s_.drv, cuMemHostAlloc, reinterpret_cast<void **>(&s_.pinned), 64,
-            0);
-  for (CUevent &e : s_.events)
-    PROOFC_CU(s_.drv, cuEventCreate, &e, CU_EVENT_DISABLE_TIMING);
+  loopFlag_ = dev_.buffers[binding.bufferIndex(bundle_.plan.schedule.loopFlag)];
+  PROOFC_CU(dev_.drv, cuMemHostAlloc, reinterpret_cast<void **>(&dev_.pinned),
+            64, 0);
+  for (CUevent &e : dev_.events)
+    PROOFC_CU(dev_.drv, cuEventCreate, &e, CU_EVENT_DISABLE_TIMING);
   if (info_.cond != CondMode::Host)
     buildGraph(handles);
-  PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
+  PROOFC_CU(dev_.drv, cuStreamSynchronize, dev_.stream);
   weightsCurrent_ = !inputs.deviceWeights; // uploaded with the binding
   weightsId_ = weightsCurrent_ ? inputs.weightsId : 0;
   timings.setupSeconds = secondsSince(start);
@@ -73,21 +73,22 @@ bool CudaRunner::sameShape(const EvalInputs &inputs) const {
 
 void CudaRunner::uploadPool(const EvalInputs &inputs, BackendTimings &timings) {
   const Clock::time_point start = Clock::now();
-  PROOFC_CU(s_.drv, cuCtxSetCurrent, s_.ctx);
+  PROOFC_CU(dev_.drv, cuCtxSetCurrent, dev_.ctx);
   // Gathered straight into pinned staging (allocated once per setup, the
   // size is fixed: sameShape) and copied at the copy engine's speed.
   const std::vector<std::pair<int32_t, size_t>> pool = binding_->poolBuffers();
   size_t most = 0;
   for (const auto &[index, words] : pool)
     most = std::max(most, words);
-  if (!s_.pinnedPool && most > 0)
-    PROOFC_CU(s_.drv, cuMemHostAlloc, reinterpret_cast<void **>(&s_.pinnedPool),
-              most * 4, 0);
+  if (!dev_.pinnedPool && most > 0)
+    PROOFC_CU(dev_.drv, cuMemHostAlloc,
+              reinterpret_cast<void **>(&dev_.pinnedPool), most * 4, 0);
   for (const auto &[index, words] : pool) {
-    binding_->writePool(index, inputs.candidates, s_.pinnedPool);
-    PROOFC_CU(s_.drv, cuMemcpyHtoDAsync, s_.buffers[static_cast<size_t>(index)],
-              s_.pinnedPool, words * 4, s_.stream);
-    PROOFC_CU(s_.drv, cuStreamSynchronize, s_.stream);
+    binding_->writePool(index, inputs.candidates, dev_.pinnedPool);
+    PROOFC_CU(dev_.drv, cuMemcpyHtoDAsync,
+              dev_.buffers[static_cast<size_t>(index)], dev_.pinnedPool,
+              words * 4, dev_.stream);
+    PROOFC_CU(dev_.drv, cuStreamSynchronize, dev_.stream);
   }
   poolId_ = inputs.poolId;
   timings.setupSeconds += secondsSince(start);
@@ -101,40 +102,41 @@ void CudaRunner::uploadWeights(const EvalInputs &inputs) {
     std::map<std::string, CUdeviceptr> outputs;
     for (int32_t index : binding_->weightBuffers()) {
       const BoundBuffer &b = binding_->buffers()[static_cast<size_t>(index)];
-      outputs[b.decl->init.substr(8)] = s_.buffers[static_cast<size_t>(index)];
+      outputs[b.decl->init.substr(8)] =
+          dev_.buffers[static_cast<size_t>(index)];
     }
-    devicePrologue().run(bundle_.plan, weights, outputs, s_.stream);
+    devicePrologue().run(bundle_.plan, weights, outputs, dev_.stream);
     return;
   }
   for (auto &[index, data] : binding_->weightData(inputs.weights))
-    PROOFC_CU(s_.drv, cuMemcpyHtoD, s_.buffers[static_cast<size_t>(index)],
+    PROOFC_CU(dev_.drv, cuMemcpyHtoD, dev_.buffers[static_cast<size_t>(index)],
               data.data(), data.size() * 4);
 }
 
 void CudaRunner::openDevice() {
-  CudaDriver &drv = s_.drv;
+  CudaDriver &drv = dev_.drv;
   int count = 0;
   PROOFC_CU(drv, cuDeviceGetCount, &count);
   if (options_.device < 0 || options_.device >= count)
     fail("CUDA: device {} does not exist ({} device{} visible)",
          options_.device, count, count == 1 ? "" : "s");
-  PROOFC_CU(drv, cuDeviceGet, &s_.device, options_.device);
-  PROOFC_CU(drv, cuDevicePrimaryCtxRetain, &s_.ctx, s_.device);
-  PROOFC_CU(drv, cuCtxSetCurrent, s_.ctx);
+  PROOFC_CU(drv, cuDeviceGet, &dev_.device, options_.device);
+  PROOFC_CU(drv, cuDevicePrimaryCtxRetain, &dev_.ctx, dev_.device);
+  PROOFC_CU(drv, cuCtxSetCurrent, dev_.ctx);
   // A blocking stream: it orders after the null-stream uploads and memsets.
-  PROOFC_CU(drv, cuStreamCreate, &s_.stream, CU_STREAM_DEFAULT);
+  PROOFC_CU(drv, cuStreamCreate, &dev_.stream, CU_STREAM_DEFAULT);
   PROOFC_CU(drv, cuDeviceGetAttribute, &major_,
-            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, s_.device);
+            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev_.device);
   PROOFC_CU(drv, cuDeviceGetAttribute, &minor_,
-            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, s_.device);
+            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev_.device);
   char name[256] = {};
-  PROOFC_CU(drv, cuDeviceGetName, name, sizeof name - 1, s_.device);
+  PROOFC_CU(drv, cuDeviceGetName, name, sizeof name - 1, dev_.device);
   arch_ = "sm_" + std::to_string(major_) + std::to_string(minor_);
   info_.device = std::string(name) + " (" + arch_ + ")";
 }
 
 void CudaRunner::allocate(PlanBinding &binding) {
-  CudaDriver &drv = s_.drv;
+  CudaDriver &drv = dev_.drv;
   size_t freeBytes = 0, totalBytes = 0;
   PROOFC_CU(drv, cuMemGetInfo, &freeBytes, &totalBytes);
   const size_t needed = binding.totalBytes();
@@ -153,7 +155,7 @@ void CudaRunner::allocate(PlanBinding &binding) {
            b.decl->name, b.bytes, freeBytes);
     }
     drv.check(r, "cuMemAlloc");
-    s_.buffers.push_back(ptr);
+    dev_.buffers.push_back(ptr);
     if (b.data.empty())
       PROOFC_CU(drv, cuMemsetD8, ptr, 0, b.bytes);
     else
@@ -166,8 +168,8 @@ void CudaRunner::allocate(PlanBinding &binding) {
 DevicePrologue &CudaRunner::devicePrologue() {
   if (!devicePrologue_) {
     KernelCache cache(options_.cache);
-    devicePrologue_ =
-        std::make_unique<DevicePrologue>(s_.drv, cache, major_, minor_, path_);
+    devicePrologue_ = std::make_unique<DevicePrologue>(dev_.drv, cache, major_,
+                                                       minor_, path_);
   }
   return *devicePrologue_;
 }

@@ -1,12 +1,12 @@
 //===- Devices.cpp - The backends SessionOptions asks for -----------------===//
 //
-// openDevice, parseDeviceList, openDevices and openBackends (Session.h): the
+// openDevice, parseDeviceList, openDevices and openBackends (Devices.h): the
 // host backend, or one CUDA backend per GPU asked for, each opened from the
 // bundle.
 // Separate from Session.cpp, which binds and runs what these open.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/Session.h"
+#include "session/Devices.h"
 
 #include "cuda/CudaBackend.h"
 #include "host/HostBackend.h"
@@ -102,6 +102,10 @@ std::vector<int> parseDeviceList(const std::string &text, int count,
       return ordinals;
     at = comma + 1;
   }
+}
+
+std::vector<int> parseDeviceList(const std::string &text, int count) {
+  return parseDeviceList(text, count, "devices");
 }
 
 std::vector<SelectedDevice> openDevices(const Bundle &bundle,

@@ -1,6 +1,7 @@
 //===- Session.cpp - Load once, evaluate many weight sets -----------------===//
 //
-// The facade: the constructors bind (SessionState.h), evaluate() checks the
+// The facade: the constructor binds (SessionState.h; the tools' sessions on
+// backends they opened: SessionAccess.h), evaluate() checks the
 // weights (host or device tensors, a weights file) and runs the call
 // (SessionEngine.cpp), finish() makes the metrics and the report. The
 // backend keeps whatever does not depend on the weights between calls (the
@@ -9,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "session/SessionState.h"
+
+#include "session/Devices.h"
 
 namespace proofc {
 namespace {
@@ -49,7 +52,7 @@ std::string tensorsDigest(const TensorMap &weights) {
 
 } // namespace
 
-SessionResult Session::State::finish(
+ReportedResult Session::State::finish(
     const QueryRange &range, std::vector<PairRanks> pairs,
     const OutcomeCounts &counts, const BackendTimings &timings, int64_t chunks,
     int64_t chunkSize, const std::string &weightsName,
@@ -71,10 +74,10 @@ SessionResult Session::State::finish(
       fail("the ranks of list {} are not those of query {} ({} list)", i, query,
            modeName(static_cast<Mode>(i % 2)));
   }
-  SessionResult result;
+  ReportedResult out;
+  SessionResult &result = out.result;
   const Clock::time_point reportStart = Clock::now();
-  auto report = std::make_shared<ReportInputs>();
-  ReportInputs &r = *report;
+  ReportInputs &r = out.report;
   r.program = program;
   r.datasetDir = options.data;
   r.datasetName = datasetNameOf(options.data);
@@ -132,13 +135,12 @@ SessionResult Session::State::finish(
   result.readbackSeconds = timings.readbackSeconds;
   result.chunks = chunks;
   result.chunkSize = chunkSize;
-  result.report = std::move(report);
   result.reportSeconds = secondsSince(reportStart);
   result.callSeconds = secondsSince(callStart);
-  return result;
+  return out;
 }
 
-SessionResult Session::State::run(
+ReportedResult Session::State::run(
     const TensorMap &weights,
     const std::map<std::string, DeviceWeight> *deviceWeights,
     const std::string &weightsName, const std::string &weightsMemory,
@@ -147,13 +149,13 @@ SessionResult Session::State::run(
   const auto startedWall = std::chrono::system_clock::now();
   const QueryRange all = wholeRange(layout());
   Streamed streamed = stream(weights, deviceWeights, all, evalControl);
-  SessionResult result =
+  ReportedResult out =
       finish(all, std::move(streamed.pairs), streamed.counts, streamed.timings,
              streamed.chunks, streamed.chunkSize, weightsName, weightsMemory,
              weightsDigest, callStart, startedWall);
-  result.outcomes = std::move(streamed.outcomes);
-  result.actions = std::move(streamed.actions);
-  return result;
+  out.result.outcomes = std::move(streamed.outcomes);
+  out.result.actions = std::move(streamed.actions);
+  return out;
 }
 
 Session::Session(const std::string &bundlePath, SessionOptions options)
@@ -168,25 +170,21 @@ Session::Session(const std::string &bundlePath, SessionOptions options)
   state_->bind();
 }
 
-Session::Session(const ProgramSpec &program, Backend &backend,
-                 std::string deviceName, SessionOptions options)
-    : state_(std::make_unique<State>()) {
-  state_->options = std::move(options);
-  state_->program = program;
-  state_->backends = {&backend};
-  state_->deviceName = std::move(deviceName);
-  state_->bind();
-}
+Session::Session(std::unique_ptr<State> state) : state_(std::move(state)) {}
 
-Session::Session(const ProgramSpec &program,
-                 const std::vector<Backend *> &backends, std::string deviceName,
-                 SessionOptions options)
-    : state_(std::make_unique<State>()) {
-  state_->options = std::move(options);
-  state_->program = program;
-  state_->backends = backends;
-  state_->deviceName = std::move(deviceName);
-  state_->bind();
+Session::Session(Session &&) noexcept = default;
+Session &Session::operator=(Session &&) noexcept = default;
+
+Session SessionAccess::make(const ProgramSpec &program,
+                            const std::vector<Backend *> &backends,
+                            std::string deviceName, SessionOptions options) {
+  auto state = std::make_unique<Session::State>();
+  state->options = std::move(options);
+  state->program = program;
+  state->backends = backends;
+  state->deviceName = std::move(deviceName);
+  state->bind();
+  return Session(std::move(state));
 }
 
 Session::~Session() = default;
@@ -220,8 +218,10 @@ SessionResult Session::evaluate(const TensorMap &weights,
   // The call is timed whole: the checks and the hash of the weights too.
   const Clock::time_point start = Clock::now();
   checkWeights(state_->program, state_->dataset, weights, "weights");
-  return state_->run(weights, nullptr, "", "host", tensorsDigest(weights),
-                     control, start);
+  return state_
+      ->run(weights, nullptr, "", "host", tensorsDigest(weights), control,
+            start)
+      .result;
 }
 
 SessionResult Session::evaluate(const TensorViews &weights,
@@ -252,7 +252,8 @@ SessionResult Session::evaluate(const TensorViews &weights,
                name, t.data[static_cast<size_t>(i)], i);
       map.emplace(name, std::move(t));
     }
-    return s.run(map, nullptr, "", "host", tensorsDigest(map), control, start);
+    return s.run(map, nullptr, "", "host", tensorsDigest(map), control, start)
+        .result;
   }
   if (s.backends.size() > 1)
     fail("weights: tensor '{}' is on a CUDA device but the session runs on "
@@ -275,7 +276,7 @@ SessionResult Session::evaluate(const TensorViews &weights,
   // says so with null weights_sha256 and no weights_xxh3;
   // docs/report-schema.md).
   static const TensorMap kNone;
-  return s.run(kNone, &pointers, "", "cuda", "", control, start);
+  return s.run(kNone, &pointers, "", "cuda", "", control, start).result;
 }
 
 WeightsFile Session::loadWeights(const std::string &weightsPath) const {
@@ -293,9 +294,15 @@ WeightsFile Session::loadWeights(const std::string &weightsPath) const {
 
 SessionResult Session::evaluate(const WeightsFile &weights,
                                 const EvaluateControl &control) {
+  return SessionAccess::evaluate(*this, weights, control).result;
+}
+
+ReportedResult SessionAccess::evaluate(Session &session,
+                                       const WeightsFile &weights,
+                                       const EvaluateControl &control) {
   const Clock::time_point start = Clock::now();
-  return state_->run(weights.tensors, nullptr, weights.path, "", weights.sha256,
-                     control, start);
+  return session.state_->run(weights.tensors, nullptr, weights.path, "",
+                             weights.sha256, control, start);
 }
 
 RangeResult Session::evaluateRange(const WeightsFile &weights,
@@ -338,9 +345,18 @@ SessionResult Session::finish(const WeightsFile &weights,
                               const OutcomeCounts &counts,
                               const BackendTimings &timings, int64_t chunks,
                               int64_t chunkSize) {
-  return state_->finish(range, std::move(pairs), counts, timings, chunks,
-                        chunkSize, weights.path, "", weights.sha256,
-                        Clock::now(), std::chrono::system_clock::now());
+  return SessionAccess::finish(*this, weights, range, std::move(pairs), counts,
+                               timings, chunks, chunkSize)
+      .result;
+}
+
+ReportedResult SessionAccess::finish(
+    Session &session, const WeightsFile &weights, const QueryRange &range,
+    std::vector<PairRanks> pairs, const OutcomeCounts &counts,
+    const BackendTimings &timings, int64_t chunks, int64_t chunkSize) {
+  return session.state_->finish(
+      range, std::move(pairs), counts, timings, chunks, chunkSize, weights.path,
+      "", weights.sha256, Clock::now(), std::chrono::system_clock::now());
 }
 
 SessionResult Session::evaluateFile(const std::string &weightsPath,

@@ -19,6 +19,7 @@
 #include "proofc/runtime/RunControl.h"
 #include "session/BlockPipeline.h"
 #include "session/PoolRuns.h"
+#include "session/SessionAccess.h"
 #include "support/Cancellation.h"
 #include "support/Checksum.h"
 #include "support/Fail.h"
@@ -223,24 +224,25 @@ struct Session::State {
                 const std::map<std::string, DeviceWeight> *deviceWeights,
                 bool wholePool, const RunShape &shape,
                 const EvaluateControl &control, ProgressTally &progress);
-  /// Metrics, rank metrics and report over `range`'s queries. The weights'
-  /// digest is a weights file's SHA-256 (64 hex digits), host tensors'
-  /// "xxh3:…" (tensorsDigest), or empty (tensors on the GPU).
-  SessionResult finish(const QueryRange &range, std::vector<PairRanks> pairs,
-                       const OutcomeCounts &counts,
-                       const BackendTimings &timings, int64_t chunks,
-                       int64_t chunkSize, const std::string &weightsName,
-                       const std::string &weightsMemory,
-                       const std::string &weightsDigest,
-                       Clock::time_point callStart,
-                       std::chrono::system_clock::time_point startedWall);
-  SessionResult run(const TensorMap &weights,
-                    const std::map<std::string, DeviceWeight> *deviceWeights,
-                    const std::string &weightsName,
-                    const std::string &weightsMemory,
-                    const std::string &weightsDigest,
-                    const EvaluateControl &control,
-                    Clock::time_point callStart);
+  /// Metrics, rank metrics and report over `range`'s queries, with the
+  /// report's inputs. The weights' digest is a weights file's SHA-256 (64
+  /// hex digits), host tensors' "xxh3:…" (tensorsDigest), or empty
+  /// (tensors on the GPU).
+  ReportedResult finish(const QueryRange &range, std::vector<PairRanks> pairs,
+                        const OutcomeCounts &counts,
+                        const BackendTimings &timings, int64_t chunks,
+                        int64_t chunkSize, const std::string &weightsName,
+                        const std::string &weightsMemory,
+                        const std::string &weightsDigest,
+                        Clock::time_point callStart,
+                        std::chrono::system_clock::time_point startedWall);
+  ReportedResult run(const TensorMap &weights,
+                     const std::map<std::string, DeviceWeight> *deviceWeights,
+                     const std::string &weightsName,
+                     const std::string &weightsMemory,
+                     const std::string &weightsDigest,
+                     const EvaluateControl &control,
+                     Clock::time_point callStart);
 };
 
 } // namespace proofc

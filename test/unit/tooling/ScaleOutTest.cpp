@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
+#include "session/SessionAccess.h"
 
 #include "host/HostBackend.h"
 #include "proofc/runtime/QueryRanges.h"
@@ -329,7 +330,7 @@ TEST(Session, RangesThenFinishEqualOneEvaluate) {
   o.queries = 12;
   o.corruptions = 15;
   o.rankMetrics.bootstrapSamples = 20;
-  Session session(v10Program(), backend, "cpu", o);
+  Session session = SessionAccess::make(v10Program(), {&backend}, "cpu", o);
   const WeightsFile weights = session.loadWeights(weightsFile("kinship"));
   const SessionResult one = session.evaluate(weights);
 

@@ -79,10 +79,15 @@ int64_t ProgramLowering::memoEntryWords() {
 }
 
 SmallVector<std::string> ProgramLowering::outActionsArgs() {
+  // The contract's one table of recorded actions (BufferTables.h), i32.
+  const proofc::BufferTable &t = proofc::kActionsTables[0];
+  static_assert(std::size(proofc::kActionsTables) == 1 &&
+                    proofc::kActionsTables[0].dtype == proofc::DType::I32,
+                "the recorded actions are one i32 table");
   if (outActionsBuffer.empty())
-    outActionsBuffer = addScratchBuffer(
-        "out_actions", IntegerType::get(program.getContext(), 32),
-        {"N", "ACTIONS"}, "out.actions");
+    outActionsBuffer =
+        addScratchBuffer(t.buffer, IntegerType::get(program.getContext(), 32),
+                         {StringRef(t.rows), StringRef(t.cols)}, t.binding);
   return {"buf:" + outActionsBuffer, "sym:ACTIONS"};
 }
 

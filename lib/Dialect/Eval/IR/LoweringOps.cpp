@@ -330,7 +330,7 @@ LogicalResult BufferOp::verify() {
       return emitOpError() << "a weights init needs dtype f32, got " << dtype;
     return success();
   }
-  const proofc::binding::Binding *known =
+  const proofc::BufferTable *known =
       proofc::binding::find(std::string_view(init));
   if (!known)
     return emitOpError() << "init '" << getInit()

@@ -142,10 +142,6 @@ struct OutcomeCounts {
 Metrics computeMetrics(const std::vector<PairRanks> &pairs,
                        const OutcomeCounts &counts);
 
-/// Parses a --hits list ("1,3,10"): positive integers, sorted and
-/// deduplicated (normalizeHits). Throws proofc::Error("--hits: ...").
-std::vector<int64_t> parseHitsList(const std::string &text);
-
 /// The k of Hits@k as RankMetricOptions::hits holds them: sorted and
 /// deduplicated; throws proofc::Error("<what>: <k> is not a positive
 /// integer ...") for a k < 1.

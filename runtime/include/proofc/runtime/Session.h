@@ -39,8 +39,6 @@
 
 namespace proofc {
 
-struct ReportInputs; // Report.h: what a report is made of
-
 /// Where a tensor's memory is.
 enum class MemoryKind { Host, Cuda };
 
@@ -182,8 +180,6 @@ struct SessionResult {
   double callSeconds = 0;
   int64_t chunks = 0;    ///< backend runs (SessionOptions::maxPool)
   int64_t chunkSize = 0; ///< candidates per run (the last may have fewer)
-  /// The report's inputs, for the tools (writing the outcomes TSV with it).
-  std::shared_ptr<const ReportInputs> report;
 };
 
 /// What one evaluateRange() call produced.
@@ -198,47 +194,10 @@ struct RangeResult {
   int64_t chunkSize = 0; ///< candidates per run (the last may have fewer)
 };
 
-struct Bundle; // Bundle.h
-
-/// The backend SessionOptions::device (and threads, cond, unroll,
-/// memoEntries) asks for, for `bundle` read from `bundlePath`; "auto" takes
-/// CUDA device 0 when there is one. Throws proofc::Error naming the device
-/// when it is unavailable, its message starting with `flag` and the value
-/// (a tool passes "--device").
-struct SelectedDevice {
-  std::unique_ptr<Backend> backend;
-  std::string name; ///< "cpu (N threads)" or "cuda:N"
-};
-SelectedDevice openDevice(const Bundle &bundle, const std::string &bundlePath,
-                          const SessionOptions &options,
-                          const std::string &flag = "device");
-
 /// The CUDA ordinals SessionOptions::devices names: "all" is 0..count-1,
 /// a list is checked (decimal, distinct, < count). Throws proofc::Error
-/// starting with `flag` and the value.
-std::vector<int> parseDeviceList(const std::string &text, int count,
-                                 const std::string &flag = "devices");
-
-/// Every backend SessionOptions asks for: openDevice()'s one, or one CUDA
-/// backend per ordinal of SessionOptions::devices (`devicesFlag` names
-/// that option in errors).
-std::vector<SelectedDevice>
-openDevices(const Bundle &bundle, const std::string &bundlePath,
-            const SessionOptions &options, const std::string &flag = "device",
-            const std::string &devicesFlag = "devices");
-
-/// openDevices()'s backends as a session runs on them: owned, listed, and
-/// their names joined by "," (the device a report names when the backends
-/// have no details of their own, e.g. "cpu (4 threads)", "cuda:0,cuda:1").
-struct OpenedBackends {
-  std::vector<std::unique_ptr<Backend>> owned;
-  std::vector<Backend *> backends; ///< owned's, in order
-  std::string device;
-};
-OpenedBackends openBackends(const Bundle &bundle, const std::string &bundlePath,
-                            const SessionOptions &options,
-                            const std::string &flag = "device",
-                            const std::string &devicesFlag = "devices");
+/// starting with "devices" and the value.
+std::vector<int> parseDeviceList(const std::string &text, int count);
 
 /// A weights file read once (Session::loadWeights): its tensors, checked
 /// against the program, and the SHA-256 of its bytes.
@@ -251,20 +210,11 @@ struct WeightsFile {
 class Session {
 public:
   /// Reads the bundle at `bundlePath` (a `.pcb`), then binds everything
-  /// (see the file comment). Throws proofc::Error on bad input, an
-  /// unavailable device included.
+  /// (see the file comment) on the devices SessionOptions asks for. Throws
+  /// proofc::Error on bad input, an unavailable device included.
   Session(const std::string &bundlePath, SessionOptions options);
-  /// For the tools, which choose the backend themselves (`proofc run`
-  /// compiles its program in memory): `program` runs on `backend`, which
-  /// must outlive the session; `deviceName` names the device in the report
-  /// (the CUDA backend's own name replaces it). options.device, threads,
-  /// cond, unroll and memoEntries are not used.
-  Session(const ProgramSpec &program, Backend &backend, std::string deviceName,
-          SessionOptions options);
-  /// The same on several backends at once, one device worker each
-  /// (SessionOptions::devices); `backends` must not be empty.
-  Session(const ProgramSpec &program, const std::vector<Backend *> &backends,
-          std::string deviceName, SessionOptions options);
+  Session(Session &&) noexcept;
+  Session &operator=(Session &&) noexcept;
   ~Session();
   Session(const Session &) = delete;
   Session &operator=(const Session &) = delete;
@@ -338,6 +288,10 @@ public:
 
 private:
   struct State;
+  explicit Session(std::unique_ptr<State> state);
+  /// The tools' way in (runtime/src/session/SessionAccess.h, internal): a
+  /// session on backends they opened, results with the report's inputs.
+  friend class SessionAccess;
   std::unique_ptr<State> state_;
 };
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/GpuTestUtil.h"
+#include "session/SessionAccess.h"
 
 #include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/Session.h"
@@ -35,7 +36,8 @@ SessionOptions kinshipSession(int64_t queries = 12) {
 std::vector<Outcome> freshRun(const Bundle &bundle, const std::string &path,
                               CondMode mode, const TensorMap &weights) {
   CudaBackend backend(bundle, path, cachedOptionsFor(mode));
-  Session session(bundle.program, backend, "cuda", kinshipSession());
+  Session session =
+      SessionAccess::make(bundle.program, {&backend}, "cuda", kinshipSession());
   return session.evaluate(weights).outcomes;
 }
 
@@ -45,7 +47,8 @@ struct BoundBundle {
   BoundBundle(const std::string &path, CondMode mode)
       : path(path), bundle(readBundle(path)),
         backend(bundle, path, cachedOptionsFor(mode)),
-        session(bundle.program, backend, "cuda", kinshipSession()),
+        session(SessionAccess::make(bundle.program, {&backend}, "cuda",
+                                    kinshipSession())),
         trained(session.loadWeights(weightsFile("kinship"))) {}
   std::string path;
   Bundle bundle;

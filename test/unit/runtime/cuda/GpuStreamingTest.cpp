@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/GpuTestUtil.h"
+#include "session/SessionAccess.h"
 
 #include "proofc/runtime/Bundle.h"
 #include "proofc/runtime/Session.h"
@@ -40,7 +41,8 @@ TEST_P(GpuStreaming, ManyBlocksEqualOneBlockBitForBit) {
       // 0: one block; 1: blocks of about 400 candidates (some padded).
       o.blockCandidates = i == 0 ? 0 : 400;
       CudaBackend backend(bundle, path, cachedOptionsFor(GetParam()));
-      Session session(bundle.program, backend, "cuda", o);
+      Session session =
+          SessionAccess::make(bundle.program, {&backend}, "cuda", o);
       results[i] =
           session.evaluate(session.loadWeights(weightsFile("kinship")));
       modules[i] =
@@ -68,7 +70,7 @@ SessionResult runOnWorkers(const Bundle &bundle,
   o.queries = 20;
   o.rankMetrics.perRelation = true;
   o.blockCandidates = 400;
-  Session session(bundle.program, backends, "cuda", o);
+  Session session = SessionAccess::make(bundle.program, backends, "cuda", o);
   return session.evaluate(session.loadWeights(weightsFile("kinship")));
 }
 

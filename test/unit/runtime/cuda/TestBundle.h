@@ -50,31 +50,22 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
     plan.buffers.push_back({name, dtype, Extent{std::move(elements)}, init});
   };
   const DType I = DType::I32, F = DType::F32;
-  buffer("kb_facts", I, {"NF", "3"}, "kb.facts");
-  buffer("kb_ps_offsets", I, {"RE1"}, "kb.psOffsets");
-  buffer("kb_po_facts", I, {"NF"}, "kb.poFacts");
-  buffer("kb_po_offsets", I, {"RE1"}, "kb.poOffsets");
-  buffer("kb_pred_offsets", I, {"R1"}, "kb.predOffsets");
-  buffer("kb_rule_heads", I, {"NR", "3"}, "kb.ruleHeads");
-  buffer("kb_rule_body_offsets", I, {"NR1"}, "kb.ruleBodyOffsets");
-  buffer("kb_rule_body", I, {"NRB", "3"}, "kb.ruleBody");
-  buffer("kb_rule_num_vars", I, {"NR"}, "kb.ruleNumVars");
-  buffer("kb_rule_pred_offsets", I, {"R1"}, "kb.rulePredOffsets");
-  buffer("kb_rule_ids_by_pred", I, {"NR"}, "kb.ruleIdsByPred");
-  buffer("pool", I, {"N", "3"}, "pool.triples");
+  // The knowledge base's, the pool's and the recorded actions' buffers:
+  // the contract's tables (BufferTables.h), as the compiler declares them.
+  for (const BufferTable &t : kBufferTables) {
+    std::vector<std::string> elements = {std::string(t.rows)};
+    if (!t.cols.empty())
+      elements.emplace_back(t.cols);
+    buffer(std::string(t.buffer), t.dtype, elements, std::string(t.binding));
+  }
   buffer("state", I, {"B", "A", "3"});
   buffer("slot_cand", I, {"B"});
   buffer("depth", I, {"B"});
   buffer("logp", F, {"B"});
-  buffer("next_cand", I, {"1"});
   buffer("derived", I, {"B", "S", "A", "3"});
   buffer("count", I, {"B"});
   buffer("action", I, {"B"});
   buffer("action_logp", F, {"B"});
-  buffer("out_status", I, {"N"}, "out.status");
-  buffer("out_depth", I, {"N"}, "out.depth");
-  buffer("out_logp", F, {"N"}, "out.logp");
-  buffer("out_actions", I, {"N", "ACTIONS"}, "out.actions");
   buffer("engine_flag", I, {"1"});
   buffer("loop_flag", I, {"1"});
   if (fusedStep) {
@@ -141,17 +132,18 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
           "buf:loop_flag", fusedStep ? "cond:loop" : "cond:engine",
           "cond:loop"});
   // The knowledge base's buffers, in the engine kernels' argument order.
-  const std::vector<std::string> kbArgs = {"buf:kb_facts",
-                                           "buf:kb_ps_offsets",
-                                           "buf:kb_po_facts",
-                                           "buf:kb_po_offsets",
-                                           "buf:kb_pred_offsets",
-                                           "buf:kb_rule_heads",
-                                           "buf:kb_rule_body_offsets",
-                                           "buf:kb_rule_body",
-                                           "buf:kb_rule_num_vars",
-                                           "buf:kb_rule_pred_offsets",
-                                           "buf:kb_rule_ids_by_pred"};
+  std::vector<std::string> kbArgs;
+  for (const BufferTable &t : kKbTables)
+    kbArgs.push_back("buf:" + std::string(t.buffer));
+  // The pool's counter and outcomes (its tables after the triples), then
+  // the recorded actions and their row count: kernel_abi.h's OUTCOME_ARGS.
+  std::vector<std::string> outcomeArgs;
+  for (const BufferTable &t : kPoolTables)
+    if (t.binding != binding::kPoolTriples)
+      outcomeArgs.push_back("buf:" + std::string(t.buffer));
+  for (const BufferTable &t : kActionsTables)
+    outcomeArgs.push_back("buf:" + std::string(t.buffer));
+  outcomeArgs.push_back("sym:ACTIONS");
   std::vector<std::string> engineArgs = {"buf:engine_flag", "buf:state",
                                          "buf:slot_cand", "buf:pool"};
   engineArgs.insert(engineArgs.end(), kbArgs.begin(), kbArgs.end());
@@ -173,11 +165,10 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
   plan.schedule.loopCond = "loop";
   if (fusedStep) {
     std::vector<std::string> args = {
-        "buf:loop_flag",  "buf:pool",      "sym:N",           "sym:D",
-        "sym:R",          "buf:action",    "buf:action_logp", "buf:state",
-        "buf:slot_cand",  "buf:depth",     "buf:logp",        "buf:next_cand",
-        "buf:out_status", "buf:out_depth", "buf:out_logp",    "buf:out_actions",
-        "sym:ACTIONS"};
+        "buf:loop_flag", "buf:pool",   "sym:N",           "sym:D",
+        "sym:R",         "buf:action", "buf:action_logp", "buf:state",
+        "buf:slot_cand", "buf:depth",  "buf:logp"};
+    args.insert(args.end(), outcomeArgs.begin(), outcomeArgs.end());
     args.insert(args.end(), kbArgs.begin(), kbArgs.end());
     for (const char *a :
          {"sym:E", "buf:derived", "buf:count", "buf:memo_table",
@@ -192,15 +183,16 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
                           ScheduleNode{"advance_engine", "", "", {}}};
     return bundle;
   }
-  launch("advance", "step", "proofc_advance", {"1"}, 256,
-         {"buf:loop_flag",   "buf:pool",      "sym:N",
-          "sym:B",           "sym:D",         "sym:R",
-          "buf:derived",     "buf:count",     "buf:action",
-          "buf:action_logp", "buf:state",     "buf:slot_cand",
-          "buf:depth",       "buf:logp",      "buf:next_cand",
-          "buf:out_status",  "buf:out_depth", "buf:out_logp",
-          "buf:out_actions", "sym:ACTIONS",   "buf:engine_flag",
-          "buf:loop_flag",   "cond:engine",   "cond:loop"});
+  std::vector<std::string> advanceArgs = {
+      "buf:loop_flag", "buf:pool",        "sym:N",       "sym:B",
+      "sym:D",         "sym:R",           "buf:derived", "buf:count",
+      "buf:action",    "buf:action_logp", "buf:state",   "buf:slot_cand",
+      "buf:depth",     "buf:logp"};
+  advanceArgs.insert(advanceArgs.end(), outcomeArgs.begin(), outcomeArgs.end());
+  for (const char *a :
+       {"buf:engine_flag", "buf:loop_flag", "cond:engine", "cond:loop"})
+    advanceArgs.push_back(a);
+  launch("advance", "step", "proofc_advance", {"1"}, 256, advanceArgs);
   ScheduleNode engineCond;
   engineCond.cond = "engine";
   engineCond.flag = "engine_flag";

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/host/HostTestUtil.h"
+#include "session/SessionAccess.h"
 
 #include "TestUtil.h"
 #include "host/HostBackend.h"
@@ -253,7 +254,8 @@ TEST(ProofsRun, HostBackendRecordsActionsThatReplay) {
   options.data = dataDir("countries_s3");
   options.corruptions = 10;
   options.recordActions = true;
-  Session session(v10Program(), backend, "cpu", options);
+  Session session =
+      SessionAccess::make(v10Program(), {&backend}, "cpu", options);
   const SessionResult result =
       session.evaluateFile(weightsFile("countries_s3"));
   const ActionTrace &trace = result.actions;
@@ -291,7 +293,9 @@ TEST(ProofsRun, BackendWithoutActionsIsRefused) {
   SessionOptions options;
   options.data = dataDir("countries_s3");
   options.recordActions = true;
-  EXPECT_EQ(errorOf([&] { Session(v10Program(), backend, "x", options); }),
+  EXPECT_EQ(errorOf([&] {
+              SessionAccess::make(v10Program(), {&backend}, "x", options);
+            }),
             "proofs (--proofs): the fake backend does not record the steps' "
             "actions yet; run on the host backend (--device cpu)");
 }

@@ -277,21 +277,6 @@ TEST(RankMetrics, HitsListsAreSortedDeduplicatedAndPositive) {
   }
 }
 
-TEST(RankMetrics, HitsListParsing) {
-  EXPECT_EQ(parseHitsList("10,1,3,3"), (std::vector<int64_t>{1, 3, 10}));
-  EXPECT_EQ(parseHitsList("100"), (std::vector<int64_t>{100}));
-  for (const char *bad :
-       {"", "0", "1,,3", "-1", "1,x", "3,", "99999999999999999999"})
-    EXPECT_THROW(parseHitsList(bad), Error) << bad;
-  try {
-    parseHitsList("1,\x1b[31m");
-    FAIL() << "no error";
-  } catch (const Error &e) {
-    EXPECT_EQ(std::string(e.what()).find('\x1b'), std::string::npos);
-    EXPECT_EQ(std::string(e.what()).rfind("--hits: ", 0), 0u);
-  }
-}
-
 // A streaming run, a shard or an MPI rank keeps the pairs' ranks and the
 // counts of each block instead of the outcomes: tallied block by block (the
 // groups split anywhere between pairs), the metrics and rank metrics must be

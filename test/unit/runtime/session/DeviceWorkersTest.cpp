@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 #include "runtime/session/InstantBackend.h"
+#include "session/Devices.h"
 
 #include "cuda/CudaBackend.h"
 #include "host/HostBackend.h"

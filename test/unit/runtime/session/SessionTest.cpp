@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
+#include "session/Devices.h"
+#include "session/SessionAccess.h"
 
 #include "host/HostBackend.h"
 #include "outputs/Report.h"
@@ -69,7 +71,8 @@ TEST(Session, EachCallEqualsAFreshRunWhateverCameBefore) {
   HostBackend backend(HostBackendOptions{2});
   // kinship: its outcomes depend on the policy (nations' first queries
   // are proved alike by any weights).
-  Session session(v10Program(), backend, "cpu", nationsSession(6, "kinship"));
+  Session session = SessionAccess::make(v10Program(), {&backend}, "cpu",
+                                        nationsSession(6, "kinship"));
   const std::string a = weightsFile("kinship");
   const TensorMap b = initWeights(v10Program(), session.dataset(), 11);
   const RunOutput freshA = freshRun(a, 6, "kinship");
@@ -92,7 +95,8 @@ TEST(Session, EachCallEqualsAFreshRunWhateverCameBefore) {
 
 TEST(Session, ViewsEqualTheFileAndRecordWhereTheWeightsCameFrom) {
   HostBackend backend(HostBackendOptions{2});
-  Session session(v10Program(), backend, "cpu", nationsSession());
+  Session session =
+      SessionAccess::make(v10Program(), {&backend}, "cpu", nationsSession());
   const WeightsFile file = session.loadWeights(weightsFile("nations"));
   const SessionResult fromFile = session.evaluate(file);
   const SessionResult fromViews = session.evaluate(viewsOf(file.tensors));
@@ -127,7 +131,8 @@ TEST(Session, TensorsDigestIsXxh3OfTheDocumentedBytes) {
   // and sizes as little-endian int64, its float32 data. Rebuilt here by
   // hand for the trained weights and compared with the report's.
   HostBackend backend(HostBackendOptions{2});
-  Session session(v10Program(), backend, "cpu", nationsSession());
+  Session session =
+      SessionAccess::make(v10Program(), {&backend}, "cpu", nationsSession());
   const WeightsFile file = session.loadWeights(weightsFile("nations"));
   std::string bytes;
   auto putI64 = [&](int64_t x) {
@@ -151,7 +156,8 @@ TEST(Session, TensorsDigestIsXxh3OfTheDocumentedBytes) {
 
 TEST(Session, ExpectedTensorsAreTheSpecTable) {
   HostBackend backend;
-  Session session(v10Program(), backend, "cpu", nationsSession());
+  Session session =
+      SessionAccess::make(v10Program(), {&backend}, "cpu", nationsSession());
   std::map<std::string, std::vector<int64_t>> got;
   for (const TensorSpec &t : session.expectedTensors()) {
     EXPECT_EQ(t.dtype, "F32");
@@ -169,7 +175,8 @@ TEST(Session, ExpectedTensorsAreTheSpecTable) {
 
 TEST(Session, BadViewsAreRefusedByName) {
   HostBackend backend;
-  Session session(v10Program(), backend, "cpu", nationsSession(2));
+  Session session =
+      SessionAccess::make(v10Program(), {&backend}, "cpu", nationsSession(2));
   const TensorMap good = initWeights(v10Program(), session.dataset(), 1);
   auto errorWith = [&](const std::function<void(TensorViews &)> &change) {
     TensorViews views = viewsOf(good);
@@ -218,7 +225,8 @@ TEST(Session, BadViewsAreRefusedByName) {
 
 TEST(Session, ACancelledCallLeavesTheSessionUsable) {
   HostBackend backend(HostBackendOptions{2});
-  Session session(v10Program(), backend, "cpu", nationsSession(12));
+  Session session =
+      SessionAccess::make(v10Program(), {&backend}, "cpu", nationsSession(12));
   const WeightsFile weights = session.loadWeights(weightsFile("nations"));
   std::atomic<bool> cancel{false};
   EvaluateControl control;

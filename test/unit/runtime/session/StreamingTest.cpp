@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 #include "runtime/session/InstantBackend.h"
+#include "session/SessionAccess.h"
 
 #include "host/HostBackend.h"
 #include "outputs/Report.h"
@@ -193,7 +194,7 @@ TEST(Streaming, RangesTalliedEqualTheWholeRun) {
   so.data = dataDir("nations");
   so.queries = 12;
   so.blockCandidates = 50;
-  Session session(v10Program(), backend, "cpu", so);
+  Session session = SessionAccess::make(v10Program(), {&backend}, "cpu", so);
   const WeightsFile weights = session.loadWeights(weightsFile("nations"));
   const SessionResult whole = session.evaluate(weights);
   const QueryRange all = wholeRange(session.layout());

@@ -2,7 +2,8 @@
 //
 // The vocabulary shared by the compiler, which writes bundles, and the
 // runtime, which reads them: the run-time symbols of extents and arguments,
-// the named bindings a buffer's init may use, and the role of each launch.
+// the named bindings a buffer's init may use (the tables of BufferTables.h),
+// and the role of each launch.
 // Standard library only, so the runtime stays free of MLIR and the compiler
 // (lib/Dialect, lib/Transforms, lib/Conversion, lib/Targets) includes it as
 // it is. docs/bundle.md documents each name.
@@ -10,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_CONTRACT_BUNDLENAMES_H
 #define PROOFC_CONTRACT_BUNDLENAMES_H
+
+#include "proofc/contract/BufferTables.h"
 
 #include <optional>
 #include <string>
@@ -36,52 +39,53 @@ inline bool isBundleSymbol(std::string_view name) {
 
 enum class DType { I32, F32, U32 };
 
+/// A buffer the runtime fills from the knowledge base or the pool, or reads
+/// back (BufferTables.h's X-macro, expanded once here as data).
+struct BufferTable {
+  std::string_view param;   ///< the kernels' parameter
+  std::string_view buffer;  ///< the buffer's name in a compiled plan
+  std::string_view binding; ///< BufferDecl::init ("": zero-filled)
+  DType dtype;
+  std::string_view rows, cols; ///< the extent's factors (cols "": none)
+};
+#define PROOFC_BUFFER_TABLE(Name, param, buffer, binding, dtype, rows, cols)   \
+  BufferTable{#param, buffer, binding, DType::dtype, rows, cols},
+/// The knowledge base's tables (!eval.kb), in the kernels' order.
+inline constexpr BufferTable kKbTables[] = {
+    PROOFC_KB_TABLES(PROOFC_BUFFER_TABLE)};
+/// The pool's (!eval.pool): triples, counter, outcomes.
+inline constexpr BufferTable kPoolTables[] = {
+    PROOFC_POOL_TABLES(PROOFC_BUFFER_TABLE)};
+/// The recorded actions (--proofs), declared only when a run records.
+inline constexpr BufferTable kActionsTables[] = {
+    PROOFC_ACTIONS_TABLES(PROOFC_BUFFER_TABLE)};
+/// All of them.
+inline constexpr BufferTable kBufferTables[] = {
+    PROOFC_BUFFER_TABLES(PROOFC_BUFFER_TABLE)};
+#undef PROOFC_BUFFER_TABLE
+
 /// The named bindings a BufferDecl::init may use (besides "" and
-/// "weights:<name>"): the runtime fills kb.* from the knowledge base and
-/// pool.triples from the candidates in pool order, and reads out.* back as
-/// the candidates' outcomes (out.actions: the recorded actions, --proofs).
+/// "weights:<name>"): the tables' (BufferTables.h). The runtime fills kb.*
+/// from the knowledge base and pool.triples from the candidates in pool
+/// order, and reads out.* back as the candidates' outcomes (out.actions:
+/// the recorded actions, --proofs).
 namespace binding {
-inline constexpr std::string_view kKbFacts = "kb.facts";
-inline constexpr std::string_view kKbPsOffsets = "kb.psOffsets";
-inline constexpr std::string_view kKbPoFacts = "kb.poFacts";
-inline constexpr std::string_view kKbPoOffsets = "kb.poOffsets";
-inline constexpr std::string_view kKbPredOffsets = "kb.predOffsets";
-inline constexpr std::string_view kKbRuleHeads = "kb.ruleHeads";
-inline constexpr std::string_view kKbRuleBodyOffsets = "kb.ruleBodyOffsets";
-inline constexpr std::string_view kKbRuleBody = "kb.ruleBody";
-inline constexpr std::string_view kKbRuleNumVars = "kb.ruleNumVars";
-inline constexpr std::string_view kKbRulePredOffsets = "kb.rulePredOffsets";
-inline constexpr std::string_view kKbRuleIdsByPred = "kb.ruleIdsByPred";
-inline constexpr std::string_view kPoolTriples = "pool.triples";
-inline constexpr std::string_view kOutStatus = "out.status";
-inline constexpr std::string_view kOutDepth = "out.depth";
-inline constexpr std::string_view kOutLogp = "out.logp";
-inline constexpr std::string_view kOutActions = "out.actions";
+/// binding::k<Name> for every table ("kb.facts", ..., "out.actions"; ""
+/// for a zero-filled one).
+#define PROOFC_BINDING_NAME(Name, param, buffer, binding, dtype, rows, cols)   \
+  inline constexpr std::string_view k##Name = binding;
+PROOFC_BUFFER_TABLES(PROOFC_BINDING_NAME)
+#undef PROOFC_BINDING_NAME
 /// The prefix of a weight or prologue table: "weights:<name>".
 inline constexpr std::string_view kWeightsPrefix = "weights:";
 /// The prefix of the outputs read back after the loop.
 inline constexpr std::string_view kOutPrefix = "out.";
 
-struct Binding {
-  std::string_view name;
-  DType dtype;
-};
-inline constexpr Binding kAll[] = {
-    {kKbFacts, DType::I32},           {kKbPsOffsets, DType::I32},
-    {kKbPoFacts, DType::I32},         {kKbPoOffsets, DType::I32},
-    {kKbPredOffsets, DType::I32},     {kKbRuleHeads, DType::I32},
-    {kKbRuleBodyOffsets, DType::I32}, {kKbRuleBody, DType::I32},
-    {kKbRuleNumVars, DType::I32},     {kKbRulePredOffsets, DType::I32},
-    {kKbRuleIdsByPred, DType::I32},   {kPoolTriples, DType::I32},
-    {kOutStatus, DType::I32},         {kOutDepth, DType::I32},
-    {kOutLogp, DType::F32},           {kOutActions, DType::I32},
-};
-
-/// The binding named `name`, or null.
-inline const Binding *find(std::string_view name) {
-  for (const Binding &b : kAll)
-    if (b.name == name)
-      return &b;
+/// The table bound to `name`, or null (also for "").
+inline const BufferTable *find(std::string_view name) {
+  for (const BufferTable &t : kBufferTables)
+    if (!t.binding.empty() && t.binding == name)
+      return &t;
   return nullptr;
 }
 } // namespace binding

@@ -1,0 +1,63 @@
+//===- Devices.h - The backends SessionOptions asks for ---------*- C++ -*-===//
+//
+// Internal to the runtime and its tools (not the embedder's API): opening
+// the host backend or one CUDA backend per GPU of SessionOptions::device and
+// ::devices, for a bundle. A Session(bundlePath, options) opens its own;
+// the tools open them first (`proofc run` compiles its program in memory)
+// and make the session on them (SessionAccess.h). Errors start with the
+// option's name as the caller spells it: "device"/"devices" for an
+// embedder, "--device"/"--devices" for the command line.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_RUNTIME_SESSION_DEVICES_H
+#define PROOFC_RUNTIME_SESSION_DEVICES_H
+
+#include "proofc/runtime/Bundle.h"
+#include "proofc/runtime/Session.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace proofc {
+
+/// The backend SessionOptions::device (and threads, cond, unroll,
+/// memoEntries) asks for, for `bundle` read from `bundlePath`; "auto" takes
+/// CUDA device 0 when there is one. Throws proofc::Error naming the device
+/// when it is unavailable, its message starting with `flag` and the value.
+struct SelectedDevice {
+  std::unique_ptr<Backend> backend;
+  std::string name; ///< "cpu (N threads)" or "cuda:N"
+};
+SelectedDevice openDevice(const Bundle &bundle, const std::string &bundlePath,
+                          const SessionOptions &options,
+                          const std::string &flag = "device");
+
+/// parseDeviceList (Session.h) with its errors starting with `flag`.
+std::vector<int> parseDeviceList(const std::string &text, int count,
+                                 const std::string &flag);
+
+/// Every backend SessionOptions asks for: openDevice()'s one, or one CUDA
+/// backend per ordinal of SessionOptions::devices (`devicesFlag` names
+/// that option in errors).
+std::vector<SelectedDevice>
+openDevices(const Bundle &bundle, const std::string &bundlePath,
+            const SessionOptions &options, const std::string &flag = "device",
+            const std::string &devicesFlag = "devices");
+
+/// openDevices()'s backends as a session runs on them: owned, listed, and
+/// their names joined by "," (the device a report names when the backends
+/// have no details of their own, e.g. "cpu (4 threads)", "cuda:0,cuda:1").
+struct OpenedBackends {
+  std::vector<std::unique_ptr<Backend>> owned;
+  std::vector<Backend *> backends; ///< owned's, in order
+  std::string device;
+};
+OpenedBackends openBackends(const Bundle &bundle, const std::string &bundlePath,
+                            const SessionOptions &options,
+                            const std::string &flag = "device",
+                            const std::string &devicesFlag = "devices");
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_SESSION_DEVICES_H

@@ -1,0 +1,52 @@
+//===- SessionAccess.h - The tools' way into a Session ----------*- C++ -*-===//
+//
+// Internal to the runtime, its tooling and its tests; not the embedder's API
+// (an embedder makes a Session from a bundle path and SessionOptions,
+// Session.h). The tools open the backends themselves (`proofc run` compiles
+// its program in memory; Devices.h) and make the session on them, and they
+// need each result's report inputs (ReportInputs, outputs/Report.h) for the
+// outcomes file, the parts and the summary, which a SessionResult keeps to
+// its JSON text.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_RUNTIME_SESSION_SESSIONACCESS_H
+#define PROOFC_RUNTIME_SESSION_SESSIONACCESS_H
+
+#include "outputs/Report.h"
+#include "proofc/runtime/Session.h"
+
+#include <string>
+#include <vector>
+
+namespace proofc {
+
+/// A session's result with the report's inputs it was made from.
+struct ReportedResult {
+  SessionResult result;
+  ReportInputs report;
+};
+
+class SessionAccess {
+public:
+  /// A session of `program` on `backends` (not empty; they must outlive
+  /// the session), one device worker each (SessionOptions::devices);
+  /// `deviceName` names the device in the report (a CUDA backend's own
+  /// name replaces it). options.device, devices, threads, cond, unroll and
+  /// memoEntries are not used: the backends are open.
+  static Session make(const ProgramSpec &program,
+                      const std::vector<Backend *> &backends,
+                      std::string deviceName, SessionOptions options);
+  /// Session::evaluate(weights, control), with the report's inputs.
+  static ReportedResult evaluate(Session &session, const WeightsFile &weights,
+                                 const EvaluateControl &control = {});
+  /// Session::finish(weights, range, pairs, counts, ...), with the
+  /// report's inputs.
+  static ReportedResult
+  finish(Session &session, const WeightsFile &weights, const QueryRange &range,
+         std::vector<PairRanks> pairs, const OutcomeCounts &counts,
+         const BackendTimings &timings, int64_t chunks, int64_t chunkSize);
+};
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_SESSION_SESSIONACCESS_H
