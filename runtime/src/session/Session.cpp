@@ -278,8 +278,9 @@ SessionResult Session::evaluate(const TensorViews &weights,
   State &s = *state_;
   const State::BoundViews bound = s.bindViews(weights);
   if (!bound.onDevice)
-    return s.run(bound.host, nullptr, "", "host", tensorsDigest(bound.host),
-                 control, start)
+    return s
+        .run(bound.host, nullptr, "", "host", tensorsDigest(bound.host),
+             control, start)
         .result;
   // The weights stay on the device: no hash of their bytes (provenance
   // says so with null weights_sha256 and no weights_xxh3;

@@ -41,7 +41,6 @@
 
 namespace proofc {
 
-
 /// SessionOptions::blockCandidates' default: big enough that a block keeps a
 /// GPU busy (a backend run of this many candidates), small enough that the
 /// few blocks in flight (candidates 24 B, outcomes 12 B each) stay within

@@ -14,6 +14,7 @@
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/Rollouts.h"
 #include "proofc/runtime/Session.h"
+#include "session/SessionAccess.h"
 
 #include <gtest/gtest.h>
 
@@ -166,7 +167,8 @@ void expectConsistent(const Copied &c, const RolloutRequest &request,
 
 TEST(Rollouts, GreedyRolloutsEqualTheEvaluatorsOutcomes) {
   HostBackend backend(HostBackendOptions{2});
-  Session session(v10Program(), backend, "cpu", kinshipSession());
+  Session session =
+      SessionAccess::make(v10Program(), {&backend}, "cpu", kinshipSession());
   const WeightsFile weights = session.loadWeights(weightsFile("kinship"));
   const SessionResult evaluated = session.evaluate(weights);
   RolloutRequest request = candidatesRequest(session, 2);
@@ -189,7 +191,8 @@ TEST(Rollouts, GreedyRolloutsEqualTheEvaluatorsOutcomes) {
 
 TEST(Rollouts, SampledRolloutsAreAFunctionOfSeedAndEpisodeBase) {
   HostBackend backend(HostBackendOptions{2});
-  Session session(v10Program(), backend, "cpu", kinshipSession());
+  Session session =
+      SessionAccess::make(v10Program(), {&backend}, "cpu", kinshipSession());
   const WeightsFile weights = session.loadWeights(weightsFile("kinship"));
   RolloutRequest request = candidatesRequest(session, 4);
   request.seed = 17;
@@ -199,7 +202,8 @@ TEST(Rollouts, SampledRolloutsAreAFunctionOfSeedAndEpisodeBase) {
                    session.dataset().numRelations());
   // One thread or two, views or a map: the same trajectories.
   HostBackend single(HostBackendOptions{1});
-  Session other(v10Program(), single, "cpu", kinshipSession());
+  Session other =
+      SessionAccess::make(v10Program(), {&single}, "cpu", kinshipSession());
   EXPECT_TRUE(copy(other.rollouts(request, weights.tensors)) == a);
   EXPECT_TRUE(copy(session.rollouts(request, weights)) == a);
   // Another episode base or seed: other draws.
@@ -228,7 +232,8 @@ TEST(Rollouts, SampledRolloutsAreAFunctionOfSeedAndEpisodeBase) {
 
 TEST(Rollouts, RequestsAreCheckedByField) {
   HostBackend backend(HostBackendOptions{1});
-  Session session(v10Program(), backend, "cpu", kinshipSession());
+  Session session =
+      SessionAccess::make(v10Program(), {&backend}, "cpu", kinshipSession());
   const TensorMap weights = initWeights(v10Program(), session.dataset(), 1);
   RolloutRequest good;
   good.triples = {{0, 0, 1}};
@@ -266,7 +271,8 @@ TEST(Rollouts, RequestsAreCheckedByField) {
   // A program whose select is greedy only refuses sampled rollouts.
   ProgramSpec greedyOnly = v10Program();
   greedyOnly.policy.sampled = false;
-  Session greedySession(greedyOnly, backend, "cpu", kinshipSession());
+  Session greedySession =
+      SessionAccess::make(greedyOnly, {&backend}, "cpu", kinshipSession());
   try {
     greedySession.rollouts(good, weights);
     ADD_FAILURE() << "no error for a greedy-only program";
@@ -277,7 +283,8 @@ TEST(Rollouts, RequestsAreCheckedByField) {
 
 TEST(Rollouts, NoTriplesGiveEmptyTensors) {
   HostBackend backend(HostBackendOptions{1});
-  Session session(v10Program(), backend, "cpu", kinshipSession());
+  Session session =
+      SessionAccess::make(v10Program(), {&backend}, "cpu", kinshipSession());
   const TensorMap weights = initWeights(v10Program(), session.dataset(), 1);
   const Trajectories t = session.rollouts(RolloutRequest{}, weights);
   EXPECT_EQ(t.episodes, 0);
