@@ -73,6 +73,18 @@ def main(argv: Optional[List[str]] = None) -> int:
         args = _parser().parse_args(argv)
     except _UsageError as e:
         return _fail(f"train: {e} (see proofc train --help)")
+    try:  # the options and paths first: a typo fails before torch loads
+        from proofc.errors import Error
+        from proofc.training.options import TrainOptions, check_paths
+        TrainOptions(updates=args.updates, budget=args.budget, seed=args.seed,
+                     device=args.device, triples_per_update=args.triples_per_update,
+                     episodes=args.episodes, lr=args.lr, checkpoints=args.checkpoints,
+                     valid_queries=args.valid_queries, init=args.init).check()
+        check_paths(args.data, args.output, args.log)
+    except ImportError as e:
+        return _fail(f"train: cannot import the proofc package ({e})")
+    except Error as e:
+        return _fail(e)
     try:
         import torch  # noqa: F401
     except ImportError as e:

@@ -70,9 +70,12 @@ def _initial_policy(evaluator: Evaluator, options: TrainOptions, data: str) -> P
     if options.init is not None:
         loaded = load_policy(options.init, data=data)
         got = {k: tuple(v.shape) for k, v in loaded.state_dict().items()}
-        if got != expected:
-            raise Error(f"--init {escape(options.init)}: its tensors {got} are not those "
-                        f"{where} needs on {escape(data)}: {expected}")
+        for name in sorted(set(got) | set(expected)):
+            if got.get(name) != expected.get(name):
+                has = list(got[name]) if name in got else "no such tensor"
+                needs = list(expected[name]) if name in expected else "no such tensor"
+                raise Error(f"--init {escape(options.init)}: tensor '{name}' has shape {has}, "
+                            f"but {where} on {escape(data)} needs {needs}")
         policy.load_state_dict(loaded.state_dict())
     return policy
 
@@ -214,13 +217,13 @@ def train(program, data, out, *, updates: Optional[int] = None, budget: Optional
     evaluator = Evaluator(program, data, split="valid", queries=options.valid_queries,
                           corruptions=VALID_CORRUPTIONS, seed=VALID_SEED, device=options.device)
     with evaluator:
-        if not hasattr(evaluator, "rollouts"):
-            raise Error("this proofc package has no Evaluator.rollouts (the sampled rollout "
-                        "engine): rebuild it from a revision with issue 27's item 2")
         options.resolve(evaluator.device)
         policy = _initial_policy(evaluator, options, data).to(torch.device(evaluator.device))
         triples = recipe.TrainTriples.from_names(read_split(data, "train"), evaluator.entities,
                                                  evaluator.relations)
+        if not hasattr(evaluator, "rollouts"):
+            raise Error("this proofc package has no Evaluator.rollouts (the sampled rollout "
+                        "engine): rebuild it from a revision with issue 27's item 2")
         bar = Progress(progress, options.updates, options.budget)
         run = _Run(evaluator, policy, triples, options, bar)
         try:
