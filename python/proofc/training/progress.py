@@ -51,10 +51,13 @@ class Progress:
         self._mrr = mrr
         if not self.enabled:
             return
-        rate = episodes / seconds if seconds > 0 else 0.0
-        line = (f"proofc train: {self._of(update, seconds)}: valid MRR {mrr:.4f}"
-                f"{' (best so far)' if best else ''}, {episodes} episodes, "
-                f"{rate:,.0f} episodes/s")
+        if update == 0:
+            line = f"proofc train: the initial weights: valid MRR {mrr:.4f}"
+        else:
+            rate = episodes / seconds if seconds > 0 else 0.0
+            line = (f"proofc train: {self._of(update, seconds)}: valid MRR {mrr:.4f}"
+                    f"{' (best so far)' if best else ''}, {episodes} episodes, "
+                    f"{rate:,.0f} episodes/s")
         if self.tty:
             self._draw(line)
             self.stream.write("\n")
