@@ -48,8 +48,8 @@ std::string thisBinary() {
 std::string packageDirectory(const std::string &binDir) {
 #ifdef PROOFC_TRAIN_PACKAGE_DIRS
   for (const char *relative : {PROOFC_TRAIN_PACKAGE_DIRS}) {
-    std::string dir = relative[0] == '/' ? std::string(relative)
-                                         : binDir + "/" + relative;
+    std::string dir =
+        relative[0] == '/' ? std::string(relative) : binDir + "/" + relative;
     if (isFile(dir + "/proofc/training/__main__.py"))
       return dir;
   }

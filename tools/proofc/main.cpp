@@ -54,9 +54,8 @@ int main(int argc, char **argv) {
                               "(REINFORCE, rollouts from proofc, the learner "
                               "in PyTorch; see proofc train --help)");
   if (argc > 1 && std::string_view(argv[1]) == "train")
-    return proofc::cli::runReportingErrors("proofc", [&]() -> int {
-      trainCommand(argc - 2, argv + 2);
-    });
+    return proofc::cli::runReportingErrors(
+        "proofc", [&]() -> int { trainCommand(argc - 2, argv + 2); });
 
   // `proofc frobnicate`: name the word, and the commands there are (CLI11
   // would only say that a subcommand is required).
