@@ -270,3 +270,27 @@ def test_training_is_a_function_of_the_seed(tmp_path):
                           device="cpu")
     assert ev.evaluate(str(tmp_path / "a.safetensors"))["metrics"]["both"]["mrr"] == \
         pytest.approx(result_a.valid_mrr, abs=0)
+
+
+def test_cli_writes_what_python_writes(tmp_path):
+    """`proofc train` (the driver, which runs python -m proofc.training) and
+    proofc.train with the same options write the same file."""
+    _needs_rollouts()
+    import proofc
+    data = shared("data", "nations")
+    options = dict(updates=2, seed=3, device="cpu", triples_per_update=4, checkpoints=1,
+                   valid_queries=10)
+    proofc.train(V10, data, tmp_path / "py.safetensors", progress=False, **options)
+    result = _train_cli(V10, "--data", data, "-o", tmp_path / "cli.safetensors",
+                        "--updates", 2, "--seed", 3, "--device", "cpu",
+                        "--triples-per-update", 4, "--checkpoints", 1, "--valid-queries", 10,
+                        "--log", tmp_path / "cli.json")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"wrote {tmp_path / 'cli.safetensors'}: update ")
+    # stderr is no terminal here: one line per checkpoint (0, 1, 2).
+    assert result.stderr.count("proofc train: ") == 3, result.stderr
+    assert (tmp_path / "cli.safetensors").read_bytes() == \
+        (tmp_path / "py.safetensors").read_bytes()
+    log = json.loads((tmp_path / "cli.json").read_text())
+    assert [c["update"] for c in log["checkpoints"]] == [0, 1, 2]
+    assert log["valid_queries"] == 10 and log["options"]["triples_per_update"] == 4

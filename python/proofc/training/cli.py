@@ -110,6 +110,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 130
     log = result.log
     print(f"wrote {args.output}: update {result.update} of {log['updates']} "
-          f"(valid MRR {result.valid_mrr:.4f} on {log['options']['valid_queries']} queries at "
-          f"most), {log['episodes']} episodes in {log['train_seconds']:.1f} s of training")
+          f"(valid MRR {result.valid_mrr:.4f} on {log['valid_queries']} queries), "
+          f"{log['episodes']} episodes in {log['train_seconds']:.1f} s of training")
     return 0

@@ -26,7 +26,7 @@ class Progress:
     def _of(self, update: int, seconds: float) -> str:
         if self.updates is not None:
             return f"update {update}/{self.updates}"
-        return f"update {update} ({seconds:.0f}/{self.budget:.0f} s)"
+        return f"update {update} ({seconds:.1f}/{self.budget:g} s)"
 
     def _draw(self, text: str):
         pad = max(self._width - len(text), 0)

@@ -231,6 +231,7 @@ def train(program, data, out, *, updates: Optional[int] = None, budget: Optional
         finally:
             bar.close()
         program_name = evaluator.program["name"]
+        scored_queries = int(len(evaluator.queries))
         device_used = evaluator.device
     chosen = best_index([c["valid_mrr"] for c in run.checkpoints])
     run.checkpoints[chosen]["chosen"] = True
@@ -241,6 +242,7 @@ def train(program, data, out, *, updates: Optional[int] = None, budget: Optional
         "device": device_used,
         "options": options.as_dict(),
         "train_triples": len(triples),
+        "valid_queries": scored_queries,
         "updates": run.update,
         "episodes": run.checkpoints[-1]["episodes"],
         "checkpoints": run.checkpoints,
