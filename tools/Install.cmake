@@ -66,7 +66,7 @@ BIN_DIR = \"@PROOFC_INSTALLED_BIN_DIR@\"
               --triples-per-update 8 --valid-queries 20 --no-progress
               -o ${CMAKE_CURRENT_BINARY_DIR}/test/package/train-install.safetensors)
     set_tests_properties(package.train-install PROPERTIES
-      FIXTURES_REQUIRED proofc_install_prefix TIMEOUT 600
+      FIXTURES_REQUIRED proofc_install_prefix TIMEOUT 600 LABELS "package;python"
       PASS_REGULAR_EXPRESSION "wrote .*train-install.safetensors: update")
   endif()
 endif()
