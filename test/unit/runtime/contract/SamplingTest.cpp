@@ -82,10 +82,10 @@ TEST(Sampling, UniformIsInsideTheOpenIntervalAndGumbelFinite) {
 
 TEST(Sampling, SingleStateNeedsNoDrawAndTheDrawsDecideEqualLogits) {
   const float one[] = {5.f};
-  EXPECT_EQ(sampleAction(one, 1, 1.f, 1, 2, 3), 0);
+  EXPECT_EQ(sampling::sampleAction(one, 1, 1.f, 1, 2, 3), 0);
   // Equal logits: the argmax of the draws alone.
   const float equal[] = {0.f, 0.f, 0.f, 0.f};
-  const int a = sampleAction(equal, 4, 1.f, 1, 2, 3);
+  const int a = sampling::sampleAction(equal, 4, 1.f, 1, 2, 3);
   double best = -1e300;
   int expect = -1;
   for (int i = 0; i < 4; ++i) {
@@ -99,7 +99,7 @@ TEST(Sampling, SingleStateNeedsNoDrawAndTheDrawsDecideEqualLogits) {
   // A huge logit wins whatever is drawn.
   const float sure[] = {0.f, 0.f, 1000.f, 0.f};
   for (unsigned long long e = 0; e < 100; ++e)
-    EXPECT_EQ(sampleAction(sure, 4, 1.f, 0, e, 0), 2);
+    EXPECT_EQ(sampling::sampleAction(sure, 4, 1.f, 0, e, 0), 2);
 }
 
 /// Empirical action frequencies of `logits` over many episodes against
@@ -110,7 +110,8 @@ void expectSoftmaxFrequencies(const std::vector<float> &logits,
   const int n = 40000;
   std::vector<int> counts(k, 0);
   for (int e = 0; e < n; ++e)
-    ++counts[sampleAction(logits.data(), k, temperature, 12345, e, 1)];
+    ++counts[sampling::sampleAction(logits.data(), k, temperature, 12345, e,
+                                    1)];
   double z = 0;
   for (float l : logits)
     z += std::exp(l / temperature);
