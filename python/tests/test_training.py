@@ -223,12 +223,6 @@ def test_module_without_torch_says_so(tmp_path):
 
 # ------------------------------------------------------- a short CPU run --
 
-def _needs_rollouts():
-    import proofc
-    if not hasattr(proofc.Evaluator, "rollouts"):
-        pytest.skip("this build's proofc.Evaluator has no rollouts() (issue 27, item 2)")
-
-
 def _without_timings(log):
     out = json.loads(json.dumps(log))
     for key in ("seconds", "train_seconds", "eval_seconds", "output"):
@@ -240,7 +234,6 @@ def _without_timings(log):
 
 
 def test_training_is_a_function_of_the_seed(tmp_path):
-    _needs_rollouts()
     import proofc
     data = shared("data", "countries_s1")
     runs = []
@@ -275,7 +268,6 @@ def test_training_is_a_function_of_the_seed(tmp_path):
 def test_cli_writes_what_python_writes(tmp_path):
     """`proofc train` (the driver, which runs python -m proofc.training) and
     proofc.train with the same options write the same file."""
-    _needs_rollouts()
     import proofc
     data = shared("data", "nations")
     options = dict(updates=2, seed=3, device="cpu", triples_per_update=4, checkpoints=1,

@@ -18,6 +18,7 @@ file. With `budget` the run stops after the update that ends past the budget
 of training seconds (scoring excluded), so the result depends on the speed.
 """
 
+import contextlib
 import json
 import os
 import tempfile
@@ -101,6 +102,26 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+@contextlib.contextmanager
+def _deterministic_torch(device: str):
+    """On CUDA, torch's deterministic algorithms for the run (the backward
+    of the learner's gathers accumulates with atomics otherwise), restored
+    after; cuBLAS gets a fixed workspace unless the environment chose one
+    (read when cuBLAS starts). The CPU's kernels are deterministic as they
+    are."""
+    if not device.startswith("cuda"):
+        yield
+        return
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    enabled = torch.are_deterministic_algorithms_enabled()
+    warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(enabled, warn_only=warn_only)
 
 
 class _Run:
@@ -221,13 +242,11 @@ def train(program, data, out, *, updates: Optional[int] = None, budget: Optional
         policy = _initial_policy(evaluator, options, data).to(torch.device(evaluator.device))
         triples = recipe.TrainTriples.from_names(read_split(data, "train"), evaluator.entities,
                                                  evaluator.relations)
-        if not hasattr(evaluator, "rollouts"):
-            raise Error("this proofc package has no Evaluator.rollouts (the sampled rollout "
-                        "engine): rebuild it from a revision with issue 27's item 2")
         bar = Progress(progress, options.updates, options.budget)
         run = _Run(evaluator, policy, triples, options, bar)
         try:
-            run.run()
+            with _deterministic_torch(evaluator.device):
+                run.run()
         finally:
             bar.close()
         program_name = evaluator.program["name"]
