@@ -131,7 +131,6 @@ class _Run:
                  options: TrainOptions, progress: Progress):
         self.ev, self.policy, self.triples, self.o = evaluator, policy, triples, options
         self.progress = progress
-        self.device = torch.device(evaluator.device)
         self.optimizer = torch.optim.Adam(policy.parameters(), lr=options.lr, betas=ADAM_BETAS)
         self.rng = np.random.default_rng(options.seed)
         self.episode_base = 0
