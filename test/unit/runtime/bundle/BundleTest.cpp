@@ -140,8 +140,9 @@ TEST(Bundle, RejectsForeignSchemaAndOtherVersions) {
   EXPECT_NE(errorAfter([](json &j) {
               j["version"] = 3;
               j["program"]["policy"].erase("select_modes");
-            }).find("x.pcb: version: unsupported bundle format (this runtime "
-                    "reads version 4; recompile the program)"),
+            })
+                .find("x.pcb: version: unsupported bundle format (this runtime "
+                      "reads version 4; recompile the program)"),
             std::string::npos);
   // Versions 1 (before the launch roles) and 2 (before "version" and
   // "schedule.setup") spelled the key "format_version": recompile.
