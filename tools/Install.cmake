@@ -53,5 +53,20 @@ BIN_DIR = \"@PROOFC_INSTALLED_BIN_DIR@\"
               ${CMAKE_CURRENT_BINARY_DIR}/test/package/readme-cache)
     set_tests_properties(package.python-install PROPERTIES
       FIXTURES_REQUIRED proofc_install_prefix TIMEOUT 600)
+
+    # package.train-install: `proofc train` from the prefix alone (the
+    # driver finds the prefix's package and Python, the package the prefix's
+    # proofc): two CPU updates on nations (docs/training.md).
+    add_test(NAME package.train-install
+      COMMAND ${CMAKE_COMMAND} -E env --unset=PROOFC_BIN --unset=PROOFC_BIN_DIR
+              --unset=PYTHONPATH PATH=/usr/bin:/bin
+              PROOFC_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/test/package/train-cache
+              ${prefix}/bin/proofc train ${PROJECT_SOURCE_DIR}/examples/v10.mlir
+              --data ${PROOFC_SHARED_DIR}/data/nations --updates 2 --device cpu
+              --triples-per-update 8 --valid-queries 20 --no-progress
+              -o ${CMAKE_CURRENT_BINARY_DIR}/test/package/train-install.safetensors)
+    set_tests_properties(package.train-install PROPERTIES
+      FIXTURES_REQUIRED proofc_install_prefix TIMEOUT 600 LABELS "package;python"
+      PASS_REGULAR_EXPRESSION "wrote .*train-install.safetensors: update")
   endif()
 endif()

@@ -6,8 +6,13 @@ evaluates any number of weight sets -- numpy arrays, torch tensors on the CPU
 or the evaluator's GPU (read in place), or safetensors files -- returning the
 report's metrics and the per-candidate outcomes. docs/python.md has the loop.
 
+``proofc.train(program, data, out, updates=...)`` trains the policy with
+the REINFORCE recipe of the shipped weights (rollouts from proofc, the
+learner in PyTorch; docs/training.md); ``proofc train`` is its command line.
+
 ``proofc.torch`` (the reference policy as a ``torch.nn.Module``),
-``proofc.safetensors`` and ``proofc.program`` are imported on first use, so
+``proofc.safetensors``, ``proofc.program``, ``proofc.training`` and
+``proofc.train`` are imported on first use, so
 ``import proofc`` stays cheap and does not need torch.
 """
 import importlib as _importlib
@@ -23,10 +28,12 @@ from proofc._evaluator import Evaluator
 __all__ = ["Evaluator", "Error", "STATUS_NAMES", "MODE_NAMES"]
 
 # The pure-Python modules, imported when first named (PEP 562).
-_LAZY_SUBMODULES = ("torch", "safetensors", "program")
+_LAZY_SUBMODULES = ("torch", "safetensors", "program", "training")
 
 
 def __getattr__(name):
+    if name == "train":  # proofc.training.train (needs torch)
+        return __getattr__("training").train
     if name in _LAZY_SUBMODULES:
         try:
             return _importlib.import_module(f"{__name__}.{name}")
@@ -40,4 +47,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(list(globals()) + list(_LAZY_SUBMODULES))
+    return sorted(list(globals()) + list(_LAZY_SUBMODULES) + ["train"])

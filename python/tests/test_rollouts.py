@@ -123,3 +123,29 @@ def test_bad_requests_are_errors(evaluator, weights):
     bad[0, 0] = 10**6
     with pytest.raises(proofc.Error, match="out of range"):
         evaluator.rollouts(weights, bad, positive)
+
+
+def test_a_greedy_only_program_refuses_sampled_rollouts(tmp_path, kinship, weights):
+    """eval.select {modes = ["greedy"]}: evaluation and greedy rollouts
+    run, sampled ones are refused (docs/sampling.md)."""
+    import subprocess
+    from conftest import BIN, ROOT
+    compiler = BIN / "proofc"
+    if not compiler.exists():
+        pytest.skip(f"{compiler} is not built")
+    text = (ROOT / "examples" / "v10.mlir").read_text()
+    edited = text.replace("eval.select %logits, %d :",
+                          'eval.select %logits, %d {modes = ["greedy"]} :')
+    assert edited != text
+    source = tmp_path / "greedy.mlir"
+    source.write_text(edited)
+    out = tmp_path / "greedy.pcb"
+    subprocess.run([str(compiler), "compile", str(source), "-o", str(out)],
+                   check=True, capture_output=True)
+    with proofc.Evaluator(out, kinship, split="test", queries=1,
+                          corruptions=2, device="cpu", threads=1) as ev:
+        triples, positive = candidate_triples(ev)
+        greedy = ev.rollouts(weights, triples, positive, episodes=1, sampled=False)
+        assert greedy.episodes == len(triples)
+        with pytest.raises(proofc.Error, match="greedily only"):
+            ev.rollouts(weights, triples, positive)

@@ -16,6 +16,10 @@ int initWeightsCommand(const InitWeightsOptions &options);
 int weightsSpecCommand(const WeightsSpecOptions &options);
 /// `proofc merge`: the runtime's mergeParts (docs/scale-out.md).
 int mergeCommand(const MergeOptions &options);
+/// `proofc train ARGS`: replaces the process by the Python package's
+/// trainer (`python3 -m proofc.training ARGS`, docs/training.md); returns
+/// only by throwing proofc::Error when that cannot start.
+[[noreturn]] void trainCommand(int argc, char **argv);
 
 } // namespace proofc::driver
 

@@ -1,6 +1,7 @@
 //===- main.cpp - The proofc driver ---------------------------------------===//
 //
-// proofc run | init-weights | weights-spec | compile | merge. Every failure
+// proofc run | init-weights | weights-spec | compile | merge | train (the
+// Python package's trainer, TrainCommand.cpp). Every failure
 // ends as one line on stderr and exit code 1: MLIR diagnostics as
 // `file:line:col: error: ...` (printed by the program loader), everything else
 // as `proofc: error: <message>`. An interrupted run ends as `proofc:
@@ -23,6 +24,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string_view>
 #include <utility>
 
 using namespace proofc::driver;
@@ -46,6 +48,14 @@ int main(int argc, char **argv) {
   CLI::App *compile = addCompileCommand(app, compileOptions);
   proofc::MergeOptions mergeOptions;
   CLI::App *merge = addMergeCommand(app, mergeOptions);
+  // Listed in --help; its options are the Python trainer's, which parses
+  // them itself: `proofc train ...` is handed over before CLI11 parses.
+  app.add_subcommand("train", "Train PROGRAM's policy on a dataset "
+                              "(REINFORCE, rollouts from proofc, the learner "
+                              "in PyTorch; see proofc train --help)");
+  if (argc > 1 && std::string_view(argv[1]) == "train")
+    return proofc::cli::runReportingErrors(
+        "proofc", [&]() -> int { trainCommand(argc - 2, argv + 2); });
 
   // `proofc frobnicate`: name the word, and the commands there are (CLI11
   // would only say that a subcommand is required).

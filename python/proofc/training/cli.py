@@ -1,0 +1,115 @@
+"""The command line of `proofc train` (`python -m proofc.training`, which the C++ driver runs).
+
+    proofc train PROGRAM --data DIR -o OUT.safetensors (--updates N | --budget S) [options]
+
+The options are proofc.train's keywords (docs/training.md). Errors end as the
+driver's do: one `proofc: error: <message>` line on stderr and exit code 1
+(a bad option included; argparse's usage lines are not printed); an
+interrupted run prints `proofc: interrupted by SIGINT` and exits 130, having
+written nothing. On success one line on stdout names the file written, the
+checkpoint chosen and its valid MRR.
+"""
+
+import argparse
+import sys
+from typing import List, Optional
+
+PROG = "proofc train"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise _UsageError(message)
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _parser() -> _Parser:
+    p = _Parser(prog=PROG, description=(
+        "Train the policy of PROGRAM (the spec §4 mlp-dot policy) on a dataset with the "
+        "REINFORCE recipe of the shipped weights: sampled rollouts from proofc, the learner "
+        "in PyTorch, checkpoints scored by filtered MRR on the first valid queries; the best "
+        "is written to OUT (docs/training.md)."))
+    p.add_argument("program", metavar="PROGRAM",
+                   help="the eval program (.mlir) or a compiled bundle (.pcb)")
+    p.add_argument("--data", required=True, metavar="DIR", help="dataset directory")
+    p.add_argument("-o", "--output", required=True, metavar="OUT.safetensors",
+                   help="where the best checkpoint's weights go")
+    p.add_argument("--updates", type=int, metavar="N",
+                   help="REINFORCE updates (the result is then a function of the seed)")
+    p.add_argument("--budget", type=float, metavar="SECONDS",
+                   help="training seconds (checkpoint scoring excluded)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of every draw (initial weights, batches, actions); default 0")
+    p.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N (default auto)")
+    p.add_argument("--triples-per-update", type=int, metavar="Q",
+                   help="train triples per update, each with one corruption (default 512 on "
+                        "a GPU, 64 on the CPU)")
+    p.add_argument("--episodes", type=int, default=4, help="episodes per triple (default 4)")
+    p.add_argument("--lr", type=float, default=3e-3, help="Adam's learning rate (default 3e-3)")
+    p.add_argument("--checkpoints", type=int, metavar="K",
+                   help="evenly spaced checkpoints between the initial weights and the end "
+                        "(default 4 on a GPU, 6 on the CPU)")
+    p.add_argument("--valid-queries", type=int, default=300, metavar="N",
+                   help="valid queries that score a checkpoint (default 300)")
+    p.add_argument("--log", metavar="FILE", help="write the JSON log of the checkpoints there")
+    p.add_argument("--init", metavar="WEIGHTS",
+                   help="start from these weights (default: init-weights' for --seed)")
+    p.add_argument("--no-progress", action="store_true",
+                   help="print nothing on stderr while training")
+    return p
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(f"proofc: error: {str(message).strip()}\n")
+    return 1
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        args = _parser().parse_args(argv)
+    except _UsageError as e:
+        return _fail(f"train: {e} (see proofc train --help)")
+    try:  # the options and paths first: a typo fails before torch loads
+        from proofc.errors import Error
+        from proofc.training.options import TrainOptions, check_paths
+        TrainOptions(updates=args.updates, budget=args.budget, seed=args.seed,
+                     device=args.device, triples_per_update=args.triples_per_update,
+                     episodes=args.episodes, lr=args.lr, checkpoints=args.checkpoints,
+                     valid_queries=args.valid_queries, init=args.init).check()
+        check_paths(args.data, args.output, args.log)
+    except ImportError as e:
+        return _fail(f"train: cannot import the proofc package ({e})")
+    except Error as e:
+        return _fail(e)
+    try:
+        import torch  # noqa: F401
+    except ImportError as e:
+        return _fail(f"train: the learner needs PyTorch, which {sys.executable} cannot import "
+                     f"({e}); install torch for it, or set PROOFC_PYTHON to a Python that has "
+                     f"it")
+    try:
+        import proofc
+        from proofc.training.trainer import train
+    except ImportError as e:
+        return _fail(f"train: cannot import the proofc package ({e})")
+    try:
+        result = train(args.program, args.data, args.output, updates=args.updates,
+                       budget=args.budget, seed=args.seed, device=args.device,
+                       triples_per_update=args.triples_per_update, episodes=args.episodes,
+                       lr=args.lr, checkpoints=args.checkpoints,
+                       valid_queries=args.valid_queries, log=args.log,
+                       progress=not args.no_progress, init=args.init)
+    except proofc.Error as e:
+        return _fail(e)
+    except KeyboardInterrupt:
+        sys.stderr.write("\nproofc: interrupted by SIGINT\n")
+        return 130
+    log = result.log
+    print(f"wrote {args.output}: update {result.update} of {log['updates']} "
+          f"(valid MRR {result.valid_mrr:.4f} on {log['valid_queries']} queries), "
+          f"{log['episodes']} episodes in {log['train_seconds']:.1f} s of training")
+    return 0

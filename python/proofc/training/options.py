@@ -1,0 +1,113 @@
+"""The options of a training run, checked once for `proofc.train(...)` and `proofc train`.
+
+Every number is checked here with one `proofc.Error` naming the option (the
+command line's spelling, e.g. `--updates`, since both entries share these
+messages); the defaults that depend on the device (triples per update and
+checkpoint points: the README's 512 and 4 on a GPU, 64 and 6 on the CPU)
+are resolved by `resolve(device)` once the evaluator has chosen its device.
+"""
+
+import math
+import numbers
+import os
+from dataclasses import asdict, dataclass
+from typing import Optional
+
+from ..errors import Error, escape
+
+MAX_SEED = 2**64 - 1
+# The README's batch and checkpoint counts per kind of device.
+GPU_DEFAULTS = {"triples_per_update": 512, "checkpoints": 4}
+CPU_DEFAULTS = {"triples_per_update": 64, "checkpoints": 6}
+
+
+def _integer(name: str, value, low: int, high: Optional[int] = None) -> int:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+        raise Error(f"{name} must be an integer, got {escape(repr(value))}")
+    if value < low or (high is not None and value > high):
+        bound = f">= {low}" if high is None else f"in [{low}, {high}]"
+        raise Error(f"{name} = {value} must be {bound}")
+    return int(value)
+
+
+def _positive_number(name: str, value) -> float:
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise Error(f"{name} must be a number, got {escape(repr(value))}")
+    if not (math.isfinite(value) and value > 0):
+        raise Error(f"{name} = {value} must be a finite number > 0")
+    return float(value)
+
+
+@dataclass
+class TrainOptions:
+    updates: Optional[int] = None
+    budget: Optional[float] = None
+    seed: int = 0
+    device: str = "auto"
+    triples_per_update: Optional[int] = None
+    episodes: int = 4
+    lr: float = 3e-3
+    checkpoints: Optional[int] = None
+    valid_queries: int = 300
+    init: Optional[str] = None
+
+    def check(self) -> "TrainOptions":
+        if self.updates is None and self.budget is None:
+            raise Error("give the length of the run: --updates N and/or --budget SECONDS")
+        if self.updates is not None:
+            self.updates = _integer("--updates", self.updates, 1)
+        if self.budget is not None:
+            self.budget = _positive_number("--budget", self.budget)
+        self.seed = _integer("--seed", self.seed, 0, MAX_SEED)
+        if not isinstance(self.device, str) or not self.device:
+            raise Error(f"--device must be auto, cpu, cuda or cuda:N, got "
+                        f"{escape(repr(self.device))}")
+        if self.triples_per_update is not None:
+            self.triples_per_update = _integer("--triples-per-update",
+                                               self.triples_per_update, 1)
+        self.episodes = _integer("--episodes", self.episodes, 1)
+        self.lr = _positive_number("--lr", self.lr)
+        if self.checkpoints is not None:
+            self.checkpoints = _integer("--checkpoints", self.checkpoints, 0)
+        self.valid_queries = _integer("--valid-queries", self.valid_queries, 1)
+        if self.init is not None:
+            self.init = os.fspath(self.init)
+        return self
+
+    def resolve(self, device: str) -> "TrainOptions":
+        """The device-dependent defaults filled in for `device` ('cpu' or 'cuda:N')."""
+        defaults = CPU_DEFAULTS if device == "cpu" else GPU_DEFAULTS
+        if self.triples_per_update is None:
+            self.triples_per_update = defaults["triples_per_update"]
+        if self.checkpoints is None:
+            self.checkpoints = defaults["checkpoints"]
+        return self
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def check_paths(data, out, log: Optional[str]):
+    """The dataset is a directory with train.tsv; the outputs' directories
+    exist and are writable, and no two of them are one file. Checked before
+    the run, so a bad path fails at once and nothing is written."""
+    data = os.fspath(data)
+    if not os.path.isdir(data):
+        raise Error(f"--data {escape(data)}: not a directory")
+    train = os.path.join(data, "train.tsv")
+    if not os.path.isfile(train):
+        raise Error(f"--data {escape(data)}: no train.tsv there (a dataset directory holds "
+                    f"train.tsv, valid.tsv, test.tsv and rules.txt)")
+    outputs = [("-o", os.fspath(out))] + ([("--log", os.fspath(log))] if log is not None else [])
+    for flag, path in outputs:
+        if not path:
+            raise Error(f"{flag}: empty path")
+        if os.path.isdir(path):
+            raise Error(f"{flag} {escape(path)}: is a directory")
+        directory = os.path.dirname(path) or "."
+        if not os.path.isdir(directory):
+            raise Error(f"{flag} {escape(path)}: directory {escape(directory)} does not exist")
+        if not os.access(directory, os.W_OK | os.X_OK):
+            raise Error(f"{flag} {escape(path)}: directory {escape(directory)} is not writable")
+    if log is not None and os.path.abspath(os.fspath(log)) == os.path.abspath(os.fspath(out)):
+        raise Error(f"--log and -o name the same file {escape(os.fspath(out))}")

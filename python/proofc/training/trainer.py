@@ -1,0 +1,282 @@
+"""proofc.train: REINFORCE on a policy program, rollouts from proofc, the learner in PyTorch.
+
+One `proofc.Evaluator` is opened for the run (the valid split's first
+`valid_queries` queries, 100 corruptions per query and side, seed 0, facts =
+train.tsv: the README's checkpoint choice) and serves both halves: its
+`rollouts()` runs the sampled episodes of each update on its device and
+returns the trajectories there, and its `evaluate()` scores the checkpoints
+(greedy, as `proofc run`). The learner is `proofc.torch.Policy` on the same
+device: `log_prob(trajectories)` re-encodes the batch's states with autograd,
+and recipe.py turns outcomes into the loss (docs/training.md).
+
+Determinism: with `updates`, every draw comes from seeded generators -- the
+train triples and corruptions from numpy's PCG64(seed), the actions from the
+engine's counter-based generator keyed by (seed, episode, step) with the
+episode numbers advancing by the update's episode count -- and nothing reads
+the clock but the log's timings, so two runs on one device write the same
+file. With `budget` the run stops after the update that ends past the budget
+of training seconds (scoring excluded), so the result depends on the speed.
+"""
+
+import contextlib
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+import numpy as np
+import torch
+
+from .. import safetensors
+from .._evaluator import Evaluator
+from ..errors import Error, escape
+from ..torch import Policy, load as load_policy
+from ..vocabulary import read_split
+from . import recipe
+from .checkpoints import Schedule, best_index
+from .options import TrainOptions, check_paths
+from .progress import Progress
+
+LOG_VERSION = 1
+VALID_CORRUPTIONS = 100
+VALID_SEED = 0
+GRAD_CLIP = 5.0
+ADAM_BETAS = (0.9, 0.999)
+
+
+@dataclass
+class TrainResult:
+    """What a run kept: the chosen checkpoint's weights (CPU tensors, the
+    saved file's), its update number and valid MRR, and the run's log (the
+    JSON written to `log`)."""
+    weights: Dict[str, torch.Tensor]
+    update: int
+    valid_mrr: float
+    log: Dict[str, Any] = field(repr=False)
+    out: str = ""
+
+
+def _initial_policy(evaluator: Evaluator, options: TrainOptions, data: str) -> Policy:
+    expected = {name: tuple(shape) for name, (shape, _) in
+                evaluator.expected_tensors().items()}
+    where = f"@{evaluator.program['name']}"
+    try:
+        policy = Policy.for_evaluator(evaluator, seed=options.seed if options.init is None
+                                      else None)
+    except Error as e:
+        raise Error(f"{where}: proofc train trains the mlp-dot policy of spec §4, whose "
+                    f"tensors this program does not take: {e}") from None
+    if options.init is not None:
+        loaded = load_policy(options.init, data=data)
+        got = {k: tuple(v.shape) for k, v in loaded.state_dict().items()}
+        for name in sorted(set(got) | set(expected)):
+            if got.get(name) != expected.get(name):
+                has = list(got[name]) if name in got else "no such tensor"
+                needs = list(expected[name]) if name in expected else "no such tensor"
+                raise Error(f"--init {escape(options.init)}: tensor '{name}' has shape {has}, "
+                            f"but {where} on {escape(data)} needs {needs}")
+        policy.load_state_dict(loaded.state_dict())
+    return policy
+
+
+def _write_text_atomically(path: str, text: str):
+    directory = os.path.dirname(path) or "."
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
+                               dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def _deterministic_torch(device: str):
+    """On CUDA, torch's deterministic algorithms for the run (the backward
+    of the learner's gathers accumulates with atomics otherwise), restored
+    after; cuBLAS gets a fixed workspace unless the environment chose one
+    (read when cuBLAS starts). The CPU's kernels are deterministic as they
+    are."""
+    if not device.startswith("cuda"):
+        yield
+        return
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    enabled = torch.are_deterministic_algorithms_enabled()
+    warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(enabled, warn_only=warn_only)
+
+
+class _Run:
+    """The state of one training run (the loop of train() below)."""
+
+    def __init__(self, evaluator: Evaluator, policy: Policy, triples: recipe.TrainTriples,
+                 options: TrainOptions, progress: Progress):
+        self.ev, self.policy, self.triples, self.o = evaluator, policy, triples, options
+        self.progress = progress
+        self.optimizer = torch.optim.Adam(policy.parameters(), lr=options.lr, betas=ADAM_BETAS)
+        self.rng = np.random.default_rng(options.seed)
+        self.episode_base = 0
+        self.update = 0
+        self.train_seconds = 0.0
+        self.eval_seconds = 0.0
+        self.started = time.monotonic()
+        self.checkpoints: List[Dict[str, Any]] = []
+        self.best_weights: Optional[Dict[str, torch.Tensor]] = None
+        self._since = {"train": 0, "train_proved": 0, "corruptions": 0, "corruptions_proved": 0}
+
+    def step(self):
+        """One REINFORCE update (recipe.py)."""
+        Q, episodes = self.o.triples_per_update, self.o.episodes
+        positives, corruptions = self.triples.draw(self.rng, Q)
+        batch = torch.from_numpy(np.concatenate([positives, corruptions]))
+        positive = torch.arange(2 * Q) < Q
+        traj = self.ev.rollouts(self.policy.state_dict(), batch, positive, episodes=episodes,
+                                seed=self.o.seed, episode_base=self.episode_base,
+                                temperature=1.0, sampled=True)
+        count = 2 * Q * episodes
+        self.episode_base += count
+        reward = recipe.rewards(traj.status, traj.depth, traj.positive)
+        advantage = recipe.advantages(reward, traj.triple)
+        self.optimizer.zero_grad(set_to_none=True)
+        if bool((advantage != 0).any()):
+            logp = self.policy.log_prob(traj)
+            loss = recipe.reinforce_loss(logp, traj.step_episode, advantage, count)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(self.policy.parameters(), GRAD_CLIP)
+        self.optimizer.step()
+        proved = (traj.status == recipe.PROVED)
+        is_positive = traj.positive.bool()
+        self._since["train"] += int(is_positive.sum())
+        self._since["train_proved"] += int((proved & is_positive).sum())
+        self._since["corruptions"] += int((~is_positive).sum())
+        self._since["corruptions_proved"] += int((proved & ~is_positive).sum())
+        self.update += 1
+
+    def score(self):
+        """Scores the current weights (a checkpoint) and keeps them if best."""
+        start = time.monotonic()
+        with torch.no_grad():
+            report = self.ev.evaluate(self.policy.state_dict())
+        mrr = float(report["metrics"]["both"]["mrr"])
+        self.eval_seconds += time.monotonic() - start
+        since = self._since
+        self.checkpoints.append({
+            "update": self.update,
+            "episodes": self.update * 2 * self.o.triples_per_update * self.o.episodes,
+            "valid_mrr": mrr,
+            "train_proved": since["train_proved"] / since["train"] if since["train"] else None,
+            "corruptions_proved": (since["corruptions_proved"] / since["corruptions"]
+                                   if since["corruptions"] else None),
+            "seconds": round(time.monotonic() - self.started, 3),
+            "train_seconds": round(self.train_seconds, 3),
+            "chosen": False,
+        })
+        self._since = {k: 0 for k in since}
+        best = best_index([c["valid_mrr"] for c in self.checkpoints]) == \
+            len(self.checkpoints) - 1
+        if best:
+            self.best_weights = {k: v.detach().to("cpu", copy=True)
+                                 for k, v in self.policy.state_dict().items()}
+        episodes = self.checkpoints[-1]["episodes"]
+        self.progress.checkpoint(self.update, mrr, episodes, self.train_seconds, best)
+
+    def run(self):
+        o = self.o
+        schedule = Schedule(o.updates, o.budget if o.updates is None else None, o.checkpoints)
+        self.score()
+        while True:
+            start = time.monotonic()
+            self.step()
+            self.train_seconds += time.monotonic() - start
+            last = (o.updates is not None and self.update >= o.updates) or \
+                (o.budget is not None and self.train_seconds >= o.budget)
+            episodes = self.update * 2 * o.triples_per_update * o.episodes
+            self.progress.update(self.update, episodes, self.train_seconds)
+            if schedule.due(self.update, self.train_seconds, last):
+                self.score()
+            if last:
+                return
+
+
+def train(program, data, out, *, updates: Optional[int] = None, budget: Optional[float] = None,
+          seed: int = 0, device: str = "auto", triples_per_update: Optional[int] = None,
+          episodes: int = 4, lr: float = 3e-3, checkpoints: Optional[int] = None,
+          valid_queries: int = 300, log: Optional[str] = None, progress: bool = True,
+          init: Optional[str] = None) -> TrainResult:
+    """Trains the §4 policy of `program` (a `.mlir` path, its text or a
+    `.pcb` bundle) on the dataset directory `data` with the README's
+    REINFORCE recipe and writes the best checkpoint to `out` (safetensors,
+    with the weights metadata of `proofc init-weights`). docs/training.md
+    has the options; `updates` and/or `budget` (training seconds) set the
+    length; `log` names a JSON file for the checkpoints' log."""
+    options = TrainOptions(updates=updates, budget=budget, seed=seed, device=device,
+                           triples_per_update=triples_per_update, episodes=episodes, lr=lr,
+                           checkpoints=checkpoints, valid_queries=valid_queries,
+                           init=init).check()
+    check_paths(data, out, log)
+    data, out = os.fspath(data), os.fspath(out)
+    log = os.fspath(log) if log is not None else None
+    evaluator = Evaluator(program, data, split="valid", queries=options.valid_queries,
+                          corruptions=VALID_CORRUPTIONS, seed=VALID_SEED, device=options.device)
+    with evaluator:
+        options.resolve(evaluator.device)
+        policy = _initial_policy(evaluator, options, data).to(torch.device(evaluator.device))
+        triples = recipe.TrainTriples.from_names(read_split(data, "train"), evaluator.entities,
+                                                 evaluator.relations)
+        bar = Progress(progress, options.updates, options.budget)
+        run = _Run(evaluator, policy, triples, options, bar)
+        try:
+            with _deterministic_torch(evaluator.device):
+                run.run()
+        finally:
+            bar.close()
+        program_name = evaluator.program["name"]
+        scored_queries = int(len(evaluator.queries))
+        device_used = evaluator.device
+    chosen = best_index([c["valid_mrr"] for c in run.checkpoints])
+    run.checkpoints[chosen]["chosen"] = True
+    record = {
+        "version": LOG_VERSION,
+        "program": program_name,
+        "data": data,
+        "device": device_used,
+        "options": options.as_dict(),
+        "train_triples": len(triples),
+        "valid_queries": scored_queries,
+        "updates": run.update,
+        "episodes": run.checkpoints[-1]["episodes"],
+        "checkpoints": run.checkpoints,
+        "chosen": {"update": run.checkpoints[chosen]["update"],
+                   "valid_mrr": run.checkpoints[chosen]["valid_mrr"]},
+        "output": out,
+        "seconds": round(time.monotonic() - run.started, 3),
+        "train_seconds": round(run.train_seconds, 3),
+        "eval_seconds": round(run.eval_seconds, 3),
+    }
+    log_text = json.dumps(record, indent=2) + "\n"
+    safetensors.write(out, run.best_weights, safetensors.weights_metadata(program_name, data))
+    if log is not None:
+        try:
+            _write_text_atomically(log, log_text)
+        except OSError as e:
+            raise Error(f"--log {escape(log)}: cannot write: {e.strerror or e}") from None
+    return TrainResult(run.best_weights, record["chosen"]["update"],
+                       record["chosen"]["valid_mrr"], record, out)
