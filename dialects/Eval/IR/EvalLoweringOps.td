@@ -294,9 +294,10 @@ def Eval_BufferOp : Eval_Op<"buffer", [Symbol, HasParent<"ProgramOp">]> {
     `elements` is a symbolic extent: the product of its factors, each a
     decimal or a run-time symbol (`kBundleSymbols`). `init` says where the
     initial contents come from: empty (zero-filled), a run-time binding of
-    the runtime's, with its dtype (`binding::kAll`: `kb.facts`, ...), or a
-    weight or folded table (`weights:<name>`, f32). Both lists are
-    proofc/runtime/BundleNames.h's, the ones the runtime reads.
+    the runtime's, with its dtype (the tables of
+    proofc/contract/BufferTables.h: `kb.facts`, ...), or a weight or
+    folded table (`weights:<name>`, f32). Both lists are the contract's
+    (proofc/contract/BundleNames.h), the ones the runtime reads.
     Values are placed in buffers by the `eval.buffers` attribute that
     `eval-plan-buffers` puts on the ops defining them.
 
@@ -351,7 +352,7 @@ def Eval_LaunchOp : Eval_Op<"launch", [
     Launches before the `eval.launch_loop` are the schedule's setup
     launches (the bundle's `schedule.prologue`).
     `role` says what the launch does (init, engine, advance, advance_engine,
-    finish, policy, persistent, copy: proofc/runtime/BundleNames.h, the
+    finish, policy, persistent, copy: proofc/contract/BundleNames.h, the
     list the runtime reads); the bundle carries it, so the runtime never
     tells launches apart by their kernel's name.
 

@@ -478,7 +478,7 @@ eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} 
 
 // -----
 
-// The role tags of proofc/runtime/BundleNames.h, the runtime's list.
+// The role tags of proofc/contract/BundleNames.h, the runtime's list.
 eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
   eval.buffer @f : i32 ["1"]
   eval.cuda_module @step "step.cu" []

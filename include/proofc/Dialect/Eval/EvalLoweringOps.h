@@ -17,7 +17,7 @@ namespace mlir::eval {
 bool isLoweredProofLoop(Operation *op);
 
 /// The run-time symbols an extent factor may name (kBundleSymbols of
-/// proofc/runtime/BundleNames.h, the list the runtime reads).
+/// proofc/contract/BundleNames.h, the list the runtime reads).
 bool isExtentSymbol(StringRef name);
 /// A factor of a symbolic extent: a decimal literal or a run-time symbol.
 bool isExtentFactor(StringRef factor);

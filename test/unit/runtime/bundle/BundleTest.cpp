@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <functional>
 
 namespace proofc::test {
@@ -165,6 +166,39 @@ TEST(Bundle, RejectsForeignSchemaAndOtherVersions) {
   } catch (const Error &e) {
     EXPECT_NE(std::string(e.what()).find("bad.pcb: not valid JSON"),
               std::string::npos);
+  }
+}
+
+// Every table of BufferTables.h is declared as the compiler declares it and
+// is a binding the verifier knows with its dtype; the other dtype is refused
+// by name (a zero-filled table binds nothing).
+TEST(Bundle, EveryTableIsABindingOfItsDtype) {
+  const Bundle bundle = referenceBundle();
+  const std::vector<BufferDecl> &buffers = bundle.plan.buffers;
+  for (const BufferTable &t : kBufferTables) {
+    SCOPED_TRACE(std::string(t.buffer));
+    auto it =
+        std::find_if(buffers.begin(), buffers.end(),
+                     [&](const BufferDecl &b) { return b.name == t.buffer; });
+    ASSERT_NE(it, buffers.end());
+    EXPECT_EQ(it->init, t.binding);
+    EXPECT_EQ(it->dtype, t.dtype);
+    if (t.binding.empty()) {
+      EXPECT_EQ(binding::find(t.binding), nullptr);
+      continue;
+    }
+    EXPECT_EQ(binding::find(t.binding), &t);
+    const size_t index = static_cast<size_t>(it - buffers.begin());
+    const std::string error = errorAfter([&](json &j) {
+      j["plan"]["buffers"][index]["dtype"] =
+          t.dtype == DType::F32 ? "i32" : "f32";
+    });
+    EXPECT_EQ(error.rfind(fmt::format("x.pcb: plan.buffers[{}].init: binding "
+                                      "'{}' needs dtype {}",
+                                      index, t.binding, dtypeName(t.dtype)),
+                          0),
+              0u)
+        << error;
   }
 }
 

@@ -9,7 +9,7 @@
 //     (lib/Transforms/ValueBuffers.cpp) and of the recorded actions
 //     (lib/Conversion/EvalToGPU/Lowering/LaunchArguments.cpp);
 //   - the bindings a bundle may name and their dtypes (BundleNames.h:
-//     binding::k<Name>, binding::kAll);
+//     binding::k<Name>, binding::find, kBufferTables);
 //   - the runtime's contents of each binding (runtime/src/cuda/
 //     PlanBinding.cpp: kb.<param> is KnowledgeBase::<param>);
 //   - the tests' hand-built bundle (test/unit/runtime/cuda/TestBundle.h).

@@ -49,7 +49,7 @@ struct BufferDecl {
   DType dtype = DType::I32;
   Extent elements;
   /// Where its initial contents come from: "" (zero-filled once), a binding
-  /// the runtime knows (binding::kAll, BundleNames.h: "kb.facts",
+  /// the runtime knows (binding::find, BundleNames.h: "kb.facts",
   /// "pool.triples", ...),
   /// or a weight or a folded table produced by the prologue
   /// ("weights:<name>"). "out.status" / "out.depth" / "out.logp" are
