@@ -6,8 +6,12 @@ evaluates any number of weight sets -- numpy arrays, torch tensors on the CPU
 or the evaluator's GPU (read in place), or safetensors files -- returning the
 report's metrics and the per-candidate outcomes. docs/python.md has the loop.
 
+``Evaluator.rollouts`` runs episodes for a learner (docs/rollouts.md), its
+result a ``proofc.rollouts.Trajectories``.
+
 ``proofc.torch`` (the reference policy as a ``torch.nn.Module``),
-``proofc.safetensors`` and ``proofc.program`` are imported on first use, so
+``proofc.safetensors``, ``proofc.program`` and ``proofc.rollouts`` are
+imported on first use, so
 ``import proofc`` stays cheap and does not need torch.
 """
 import importlib as _importlib
@@ -23,7 +27,7 @@ from proofc._evaluator import Evaluator
 __all__ = ["Evaluator", "Error", "STATUS_NAMES", "MODE_NAMES"]
 
 # The pure-Python modules, imported when first named (PEP 562).
-_LAZY_SUBMODULES = ("torch", "safetensors", "program")
+_LAZY_SUBMODULES = ("torch", "safetensors", "program", "rollouts")
 
 
 def __getattr__(name):
