@@ -9,10 +9,12 @@ report's metrics and the per-candidate outcomes. docs/python.md has the loop.
 ``proofc.train(program, data, out, updates=...)`` trains the policy with
 the REINFORCE recipe of the shipped weights (rollouts from proofc, the
 learner in PyTorch; docs/training.md); ``proofc train`` is its command line.
+``Evaluator.rollouts`` runs episodes for a learner (docs/rollouts.md), its
+result a ``proofc.rollouts.Trajectories``.
 
 ``proofc.torch`` (the reference policy as a ``torch.nn.Module``),
-``proofc.safetensors``, ``proofc.program``, ``proofc.training`` and
-``proofc.train`` are imported on first use, so
+``proofc.safetensors``, ``proofc.program``, ``proofc.rollouts``,
+``proofc.training`` and ``proofc.train`` are imported on first use, so
 ``import proofc`` stays cheap and does not need torch.
 """
 import importlib as _importlib
@@ -28,7 +30,7 @@ from proofc._evaluator import Evaluator
 __all__ = ["Evaluator", "Error", "STATUS_NAMES", "MODE_NAMES"]
 
 # The pure-Python modules, imported when first named (PEP 562).
-_LAZY_SUBMODULES = ("torch", "safetensors", "program", "training")
+_LAZY_SUBMODULES = ("torch", "safetensors", "program", "rollouts", "training")
 
 
 def __getattr__(name):

@@ -21,7 +21,9 @@ zero). Any integer dtype; ids outside the tables are an IndexError from torch.
   three column blocks to the embedding tables first, then gathered per atom,
   as proofc's backends fold it: the §4 math in another summation order).
 - `log_prob(traj)` -> [T]: log π(a_t | s_t) of every step of a rollouts()
-  batch (docs/rollouts.md) with autograd, each distinct state encoded once.
+  batch (docs/rollouts.md) with autograd, each distinct state encoded once
+  (`encode_table`: each distinct atom embedded once, the sums by
+  embedding_bag).
 - `forward(states, derived, count)` -> logits [B, S]: ⟨enc(G), enc(D_i)⟩ ·
   score_scale(d) for the derived states D [B, S, N, 3] of each G [B, N, 3];
   entries i >= count[b] are -inf (`compact=True` encodes only the others),
@@ -184,13 +186,12 @@ class Policy(torch.nn.Module):
         return (f"E={self.num_entities}, R={self.num_relations}, A={self.A}, d={self.d}, "
                 f"L={self.L}")
 
-    def encode(self, states: torch.Tensor) -> torch.Tensor:
-        """enc(G) for states [..., N, 3] (the input encoding above) -> [..., d]."""
-        states = states.long()
-        p, a, b = states[..., 0], states[..., 1], states[..., 2]
+    def _atom_vectors(self, atoms: torch.Tensor) -> torch.Tensor:
+        """relu(atom.weight · [pred; term(a); term(b)] + atom.bias) of atoms
+        [..., 3] (pred >= 0: no padding atoms) -> [..., d]."""
+        p, a, b = atoms[..., 0], atoms[..., 1], atoms[..., 2]
         E, R = self.num_entities, self.num_relations
-        real = p >= 0
-        has_args = real & (p < R)
+        has_args = p < R
         zero = self.const_emb.new_zeros(1, self.d)
         terms = torch.cat((self.const_emb, self.var_emb, zero), dim=0)
         zero_row = E + 2 * self.A
@@ -208,13 +209,51 @@ class Policy(torch.nn.Module):
         pred_proj = torch.nn.functional.linear(self.pred_emb, w[:, :d], self.atom.bias)
         arg0_proj = torch.nn.functional.linear(terms, w[:, d:2 * d])
         arg1_proj = torch.nn.functional.linear(terms, w[:, 2 * d:])
-        pre = pred_proj[torch.where(real, p, torch.zeros_like(p))] + \
-            arg0_proj[term_row(a)] + arg1_proj[term_row(b)]
-        atoms = torch.relu(pre)
-        h = (atoms * real.unsqueeze(-1).to(atoms.dtype)).sum(-2)
+        return torch.relu(pred_proj[p] + arg0_proj[term_row(a)] + arg1_proj[term_row(b)])
+
+    def _mlp(self, h: torch.Tensor) -> torch.Tensor:
         for layer in self.mlp:
             h = layer(h)
         return h
+
+    def encode(self, states: torch.Tensor) -> torch.Tensor:
+        """enc(G) for states [..., N, 3] (the input encoding above) -> [..., d]."""
+        states = states.long()
+        real = states[..., 0] >= 0
+        # Padding atoms take pred 0 here and are masked out of the sum.
+        safe = torch.where(real.unsqueeze(-1), states, torch.zeros_like(states))
+        atoms = self._atom_vectors(safe)
+        h = (atoms * real.unsqueeze(-1).to(atoms.dtype)).sum(-2)
+        return self._mlp(h)
+
+    def encode_table(self, states: torch.Tensor) -> torch.Tensor:
+        """enc(G) of a table of states [U, N, 3] -> [U, d], as encode() (to
+        rounding: the atoms are summed in another order), with each distinct
+        atom of the table embedded once and the sums taken by embedding_bag,
+        so that no [U, N, d] tensor is made: for the large tables of
+        rollouts (Policy.log_prob)."""
+        states = states.long()
+        U, N = states.shape[0], states.shape[1]
+        flat = states.reshape(-1, 3)
+        real = flat[:, 0] >= 0
+        # One int64 key per atom (pred, then its terms shifted to >= 0), so
+        # that the distinct atoms are a 1-D unique (a sort), not a row-wise
+        # one; the keys decode back to the atoms.
+        base = self.num_entities + 2 * self.A + 1
+        shifted = flat[real] + torch.tensor([0, 2 * self.A, 2 * self.A],
+                                            device=flat.device)
+        keys = (shifted[:, 0] * base + shifted[:, 1]) * base + shifted[:, 2]
+        unique, inverse = torch.unique(keys, return_inverse=True)
+        atoms = torch.stack((unique // (base * base), (unique // base) % base - 2 * self.A,
+                             unique % base - 2 * self.A), dim=-1)
+        vectors = self._atom_vectors(atoms)                              # [V, d]
+        V = atoms.shape[0]
+        rows = torch.full((U * N,), V, dtype=torch.long, device=states.device)
+        rows[real] = inverse
+        table = torch.cat((vectors, vectors.new_zeros(1, self.d)), dim=0)
+        h = torch.nn.functional.embedding_bag(rows.view(U, N), table, mode="sum",
+                                              padding_idx=V)
+        return self._mlp(h)
 
     def forward(self, states: torch.Tensor, derived: torch.Tensor,
                 count: Optional[torch.Tensor] = None, compact: bool = False) -> torch.Tensor:
@@ -244,7 +283,7 @@ class Policy(torch.nn.Module):
         """log π(a_t | s_t) of every step of rollouts `traj` (a
         proofc.rollouts.Trajectories, docs/rollouts.md) with autograd: [T].
 
-        The state table is encoded once ([U, d]); each step's logits are
+        The state table is encoded once ([U, d], encode_table); each step's logits are
         ⟨enc(s_t), enc(D_i)⟩ · score_scale over its first step_count
         entries (the others -inf), divided by the temperature (default: the
         call's when it sampled, 1 when greedy), log-softmaxed, and gathered
@@ -260,7 +299,7 @@ class Policy(torch.nn.Module):
         derived = torch.as_tensor(traj.step_derived, device=device).long()  # [T, S]
         parent_rows = torch.as_tensor(traj.step_state, device=device).long()
         action = torch.as_tensor(traj.step_action, device=device).long()
-        enc = self.encode(states)                                     # [U, d]
+        enc = self.encode_table(states)                               # [U, d]
         valid = derived >= 0
         # Only the listed entries are scored: Σ count rows, not T · S.
         step, entry = valid.nonzero(as_tuple=True)

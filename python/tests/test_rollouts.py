@@ -71,6 +71,10 @@ def test_learner_log_probs_equal_the_engines(evaluator, weights, kinship, temper
     per_episode = torch.zeros(traj.episodes, dtype=torch.float64).index_add_(
         0, traj.step_episode.long(), logp.detach().double())
     torch.testing.assert_close(per_episode.float(), traj.logp, atol=1e-3, rtol=1e-4)
+    # The table's encoding (distinct atoms, embedding_bag) is encode()'s.
+    with torch.no_grad():
+        torch.testing.assert_close(policy.encode_table(traj.states),
+                                   policy.encode(traj.states), atol=1e-5, rtol=1e-5)
     # Autograd reaches the weights.
     logp.sum().backward()
     assert policy.const_emb.grad is not None and policy.const_emb.grad.abs().sum() > 0

@@ -215,7 +215,7 @@ public:
   }
   /// Runs the episodes of inputs.request (Rollouts.h, docs/rollouts.md) on
   /// this backend's device and returns views of tensors it owns there until
-  /// its next rollouts() call. Throws Interrupted as run() does. The
+  /// its next rollouts() or run() call. Throws Interrupted as run() does. The
   /// default throws proofc::Error "rollouts are not implemented on NAME
   /// yet".
   virtual Trajectories rollouts(const RolloutInputs &inputs);

@@ -48,7 +48,7 @@ struct RolloutRequest {
 
 /// What rollouts() produced: views of tensors the session owns (on its
 /// device: host memory for the host backend, the GPU's for CUDA), valid
-/// until the session's next call (evaluate or rollouts) or its end.
+/// until the session's next call (rollouts or evaluate) or its end.
 /// E = N * K episodes, U distinct states, T steps (all steps of all
 /// episodes, episode-major, in step order); A and S are the program's.
 /// dtypes: "I32" (int32), "U8" (uint8), "F32" (float32). docs/rollouts.md.

@@ -270,7 +270,8 @@ public:
   /// Runs the episodes of `request` (Rollouts.h, docs/rollouts.md) with
   /// these weights on the session's device (its first backend), over the
   /// session's dataset and facts, and returns the trajectories: views of
-  /// tensors the session owns until its next rollouts() call. Only
+  /// tensors the session owns until its next rollouts() or evaluate()
+  /// call. Only
   /// control.cancel is used. Throws proofc::Error for a bad request (see
   /// checkRolloutRequest) or weights, proofc::Interrupted when cancelled.
   Trajectories rollouts(const RolloutRequest &request, const TensorMap &weights,
