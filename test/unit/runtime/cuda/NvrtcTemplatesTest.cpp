@@ -77,6 +77,55 @@ TEST(NvrtcTemplates, SlotCompilesAsRelocatableCode) {
                Error);
 }
 
+// The rollouts' device code (docs/rollouts-cuda.md): sample.cu's block-wide
+// sampled select (with runtime/contract's Sampling.h) and trajectory.cu's
+// recording, inlined after engine.cu as the step templates will include
+// them, called from a kernel at the block sizes the schedules use; and the
+// runtime's finishing kernels, which need no include.
+TEST(NvrtcTemplates, RolloutDeviceCodeCompiles) {
+  PROOFC_REQUIRE_NVRTC(nvrtc);
+  std::vector<std::string> seen = {"engine.cu", "sample.cu", "trajectory.cu"};
+  std::string source = kernelTemplate("engine.cu", &seen) +
+                       kernelTemplate("sample.cu", &seen) +
+                       kernelTemplate("trajectory.cu", &seen);
+  source += R"(
+extern "C" __global__ void proofc_test_rollout_step(
+    const float *logits, const int *counts, float temperature,
+    unsigned long long seed, unsigned long long episodeBase,
+    const int *slotCand, const int *depth, const int *state,
+    const int *derived, int *action, float *actionLogp,
+    proofc_traj::Recorder rec) {
+  __shared__ proofc_sample::Scratch scratch;
+  const int b = blockIdx.x;
+  if (temperature > 0.f)
+    proofc_sample::selectSampled(scratch, logits + b * PROOFC_S, counts[b],
+                                 temperature, seed, episodeBase + slotCand[b],
+                                 depth[b], action + b, actionLogp + b);
+  proofc_traj::recordStep(rec, state + b * 3 * PROOFC_A,
+                          derived + b * PROOFC_S * 3 * PROOFC_A, counts[b],
+                          action[b], actionLogp[b], slotCand[b], depth[b]);
+}
+)";
+  EXPECT_EQ(source.find("#include \""), std::string::npos);
+  for (int threads : {128, 256})
+    EXPECT_NO_THROW(nvrtc->compileToCubin(
+        source, "rollout_step.cu",
+        {"-DPROOFC_A=6", "-DPROOFC_S=120",
+         "-DPROOFC_ENGINE_THREADS=" + std::to_string(threads)},
+        9, 0))
+        << threads << " threads";
+  std::string cubin;
+  ASSERT_NO_THROW(
+      cubin = nvrtc->compileToCubin(
+          readFile(sourceDir() + "/runtime/src/cuda/kernels/trajectory.cu"),
+          "trajectory.cu", {}, 9, 0));
+  for (const char *entry :
+       {"proofc_traj_mark", "proofc_traj_scan_blocks", "proofc_traj_scan_sums",
+        "proofc_traj_scan_add", "proofc_traj_states", "proofc_traj_steps",
+        "proofc_traj_episodes"})
+    EXPECT_NE(cubin.find(entry), std::string::npos) << entry;
+}
+
 // The device prologue's kernels (runtime/src/cuda/kernels/prologue.cu with
 // prologue_ops.h pasted in) as the runtime embeds them: one self-contained
 // source that NVRTC compiles for every architecture it still supports from
@@ -112,6 +161,10 @@ TEST(NvrtcTemplates, CompileForSm90InEveryEmittedConfiguration) {
 }
 
 TEST(NvrtcTemplates, DevicePrologueCompilesAsEmbedded) {
+  GTEST_SKIP() << "no NVRTC: built without the CUDA headers";
+}
+
+TEST(NvrtcTemplates, RolloutDeviceCodeCompiles) {
   GTEST_SKIP() << "no NVRTC: built without the CUDA headers";
 }
 

@@ -201,6 +201,11 @@ PROOFC_ABI_FN int deriveScratchWords(int A, int S, int T) {
 /// bytes (one vector load per 4 words).
 PROOFC_ABI_FN int memoEntryWords(int A) { return (5 + 2 * 3 * A + 3) / 4 * 4; }
 
+/// 4-byte words of one entry of a rollout's state table (trajectory.cu,
+/// docs/rollouts-cuda.md): the hash (0: empty), the published flag, the
+/// first use (stored as 0xFFFFFFFF - use, raised by atomicMax), the state.
+PROOFC_ABI_FN int trajectoryEntryWords(int A) { return 3 + 3 * A; }
+
 /// The most static shared memory slot.cu's function may use beside the
 /// derive's (which is the persistent kernel's dynamic shared memory).
 constexpr int kSlotStaticSharedBytes = 1024;
