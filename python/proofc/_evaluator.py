@@ -37,6 +37,20 @@ def _bundle_for(program_or_bundle):
     return program.compile(source)
 
 
+def _host_array(value, name):
+    """`value` (a numpy array, a torch tensor on any device, a list) as a
+    numpy array; integer ids are checked to fit int32 before the binding
+    casts them."""
+    import numpy as np
+    if hasattr(value, "detach"):  # a torch tensor
+        value = value.detach().cpu().numpy()
+    array = np.asarray(value)
+    if array.dtype.kind in "iu" and array.size and (
+            array.min() < -2**31 or array.max() >= 2**31):
+        raise ValueError(f"{name}: an id does not fit int32")
+    return array
+
+
 # The keywords' defaults, SessionOptions' (C++): one set for the runtime,
 # the command line and Python (docs/options.md).
 _D = _core.DEFAULTS
@@ -90,6 +104,34 @@ class Evaluator(_core.Evaluator):
     def evaluate(self, *args, as_torch=False, **kwargs):
         report = super().evaluate(*args, **kwargs)
         return Result(report, self.device, as_torch=as_torch)
+
+    def rollouts(self, weights, triples, positive, *, episodes=4, seed=0,
+                 episode_base=0, temperature=1.0, sampled=True):
+        """Runs ``episodes`` episodes of every triple with these weights
+        and returns their trajectories (``proofc.rollouts.Trajectories``,
+        docs/rollouts.md): torch tensors on this evaluator's device (numpy
+        arrays when torch is not installed).
+
+        ``weights``: as for ``evaluate`` (a mapping name -> tensor or a
+        safetensors path). ``triples``: [N, 3] integer (head, relation,
+        tail) ids of this evaluator's dataset; ``positive``: [N] bool, 1 for
+        a train triple, 0 for a corruption (carried to the output). Episode
+        ``n * episodes + k`` of the call has the global id ``episode_base +
+        n * episodes + k``, which with ``seed`` keys its draws
+        (docs/sampling.md): the same arguments give the same trajectories.
+        ``sampled=False``: the greedy action of evaluation (spec §4),
+        ``temperature`` unused. The session's facts (``facts``) are the
+        knowledge base.
+        """
+        from proofc.rollouts import Trajectories
+        raw = super().rollouts(weights, _host_array(triples, "triples"),
+                               _host_array(positive, "positive"),
+                               episodes=episodes, seed=seed,
+                               episode_base=episode_base,
+                               temperature=temperature, sampled=sampled)
+        return Trajectories(raw, self.device, temperature=temperature,
+                            sampled=sampled, seed=seed,
+                            episode_base=episode_base)
 
     def __enter__(self):
         return self

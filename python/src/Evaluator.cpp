@@ -3,6 +3,7 @@
 
 #include "Interruptible.h"
 #include "Results.h"
+#include "RolloutResults.h"
 
 #include "proofc/runtime/Error.h"
 
@@ -192,6 +193,52 @@ py::dict Evaluator::evaluate(py::handle weights, py::object progress) {
   if (poll)
     poll(); // the last count, when the call ended between two polls
   return resultDict(result, candidates_);
+}
+
+py::dict Evaluator::rollouts(py::handle weights, py::handle triples,
+                             py::handle positive, int64_t episodes,
+                             uint64_t seed, uint64_t episodeBase,
+                             double temperature, bool sampled) {
+  Session &s = session();
+  using Int32Array =
+      py::array_t<int32_t, py::array::c_style | py::array::forcecast>;
+  using UInt8Array =
+      py::array_t<uint8_t, py::array::c_style | py::array::forcecast>;
+  Int32Array tripleArray = Int32Array::ensure(triples);
+  if (!tripleArray)
+    throw py::type_error("triples: expected an integer array [N, 3]");
+  UInt8Array positiveArray = UInt8Array::ensure(positive);
+  if (!positiveArray)
+    throw py::type_error("positive: expected a bool array [N]");
+  const RolloutRequest request =
+      rolloutRequest(tripleArray, positiveArray, episodes, seed, episodeBase,
+                     temperature, sampled);
+  std::atomic<bool> cancel{false};
+  EvaluateControl control;
+  control.cancel = &cancel;
+  std::future<Trajectories> job;
+  BorrowedTensors borrowed; // outlives the job: destroyed after the wait
+  const py::module_ os = py::module_::import("os");
+  if (py::isinstance<py::str>(weights) ||
+      py::isinstance(weights, os.attr("PathLike"))) {
+    const std::string path =
+        py::str(os.attr("fsdecode")(os.attr("fspath")(weights)));
+    job = worker_->submit([&s, &request, path, &control] {
+      return s.rollouts(request, s.loadWeights(path), control);
+    });
+  } else if (py::hasattr(weights, "items")) {
+    borrowed = borrowTensors(weights, expected_, placement_);
+    job = worker_->submit([&s, &request, &borrowed, &control] {
+      return s.rollouts(request, borrowed.views(), control);
+    });
+  } else {
+    throw py::type_error(
+        "weights: pass a mapping name -> tensor (a state_dict, a dict of "
+        "numpy arrays) or the path of a safetensors file, not a " +
+        std::string(py::str(weights.get_type().attr("__name__"))));
+  }
+  const Trajectories result = waitInterruptible(job, cancel, {});
+  return trajectoriesDict(result);
 }
 
 } // namespace proofc::python

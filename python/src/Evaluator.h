@@ -61,6 +61,13 @@ public:
   /// progress(done, total) from the calling thread while the call runs.
   pybind11::dict evaluate(pybind11::handle weights, pybind11::object progress);
 
+  /// Session::rollouts() for the request rolloutRequest() builds from the
+  /// arguments; `weights` as for evaluate(). Returns trajectoriesDict().
+  pybind11::dict rollouts(pybind11::handle weights, pybind11::handle triples,
+                          pybind11::handle positive, int64_t episodes,
+                          uint64_t seed, uint64_t episodeBase,
+                          double temperature, bool sampled);
+
   /// Releases the Session now; every later call but close() raises.
   void close();
   bool closed() const { return !session_; }

@@ -327,6 +327,14 @@ PYBIND11_MODULE(_core, m) {
            "Evaluates a mapping name -> tensor (numpy arrays, torch tensors "
            "on the CPU or the evaluator's GPU) or a safetensors path; "
            "returns the report dict with per-candidate 'outcomes' arrays.")
+      .def("rollouts", &Evaluator::rollouts, py::arg("weights"),
+           py::arg("triples"), py::arg("positive"), py::kw_only(),
+           py::arg("episodes") = 4, py::arg("seed") = 0,
+           py::arg("episode_base") = 0, py::arg("temperature") = 1.0,
+           py::arg("sampled") = true,
+           "Runs `episodes` episodes of every triple [N, 3] (positive [N]) "
+           "and returns the trajectories' tensors by name "
+           "(docs/rollouts.md).")
       .def("close", &Evaluator::close,
            "Releases the session (device memory included) now.")
       .def_property_readonly("closed", &Evaluator::closed)

@@ -134,6 +134,9 @@ public:
   /// seconds, backend_details (cudaRunInfoJson) and the summary line.
   BackendInfo info() const override;
   void clearInfo() override;
+  /// Rollouts (Rollouts.h, docs/rollouts.md) on the device:
+  /// runtime/src/cuda/CudaRollouts.cpp.
+  Trajectories rollouts(const RolloutInputs &inputs) override;
   int deviceOrdinal() const { return options_.device; }
 
 private:

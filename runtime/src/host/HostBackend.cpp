@@ -211,6 +211,17 @@ std::string hostDeviceName(int threads, int slots) {
   return fmt::format("cpu ({} thread{})", used, used == 1 ? "" : "s");
 }
 
+std::shared_ptr<const KnowledgeBase>
+HostBackend::knowledgeBase(const Dataset &dataset, bool factsIncludeValid,
+                           uint64_t id) {
+  if (id == 0 || id != kbPool_ || !kb_) {
+    kb_ = std::make_shared<const KnowledgeBase>(
+        buildKnowledgeBase(dataset, factsIncludeValid));
+    kbPool_ = id;
+  }
+  return kb_;
+}
+
 std::vector<Outcome> HostBackend::run(const EvalInputs &inputs,
                                       BackendTimings &timings) {
   const auto setupStart = Clock::now();
@@ -220,12 +231,8 @@ std::vector<Outcome> HostBackend::run(const EvalInputs &inputs,
          "least 1",
          shape.A, shape.S, shape.D, shape.B);
   // A session's later runs over its pool reuse the knowledge base.
-  if (inputs.poolId == 0 || inputs.poolId != kbPool_) {
-    kb_ = std::make_shared<const KnowledgeBase>(
-        buildKnowledgeBase(inputs.dataset, inputs.factsIncludeValid));
-    kbPool_ = inputs.poolId;
-  }
-  const std::shared_ptr<const KnowledgeBase> kbHeld = kb_;
+  const std::shared_ptr<const KnowledgeBase> kbHeld =
+      knowledgeBase(inputs.dataset, inputs.factsIncludeValid, inputs.poolId);
   const KnowledgeBase &kb = *kbHeld;
   const HostPolicy policy(inputs.program, inputs.weights,
                           inputs.dataset.numEntities(),

@@ -38,13 +38,26 @@ public:
                            BackendTimings &timings) override;
   /// Each step's action goes to EvalInputs::actions when it is set.
   bool recordsActions() const override { return true; }
+  /// Every episode whole on one of the threads, the state table built
+  /// after them in episode order (HostRollouts.cpp); the tensors are host
+  /// memory kept until the next rollouts().
+  Trajectories rollouts(const RolloutInputs &inputs) override;
 
 private:
+  /// The knowledge base for `dataset` and its facts: the kept one when `id`
+  /// (EvalInputs::poolId, RolloutInputs::kbId) is that of the last build.
+  std::shared_ptr<const KnowledgeBase>
+  knowledgeBase(const Dataset &dataset, bool factsIncludeValid, uint64_t id);
+
   HostBackendOptions options_;
   /// The knowledge base of the pool EvalInputs::poolId `kbPool_`, kept
   /// for a session's next run.
   std::shared_ptr<const KnowledgeBase> kb_;
   uint64_t kbPool_ = 0;
+  /// rollouts()' output tensors (HostRollouts.cpp; shared_ptr: the type
+  /// is complete there only).
+  struct RolloutStorage;
+  std::shared_ptr<RolloutStorage> rollouts_;
 };
 
 } // namespace proofc

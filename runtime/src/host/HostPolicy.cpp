@@ -8,6 +8,7 @@
 
 #include "cuda/kernels/prologue_ops.h"
 #include "host/PolicyKernels.h"
+#include "proofc/contract/Sampling.h"
 #include "support/Fail.h"
 
 #include <fmt/ranges.h>
@@ -164,6 +165,32 @@ Action selectAction(const float *logits, int32_t k) {
   // the run fails naming it (checkFiniteOutcomes) instead of ranking it.
   action.logp = finite ? (logits[action.index] - md) - std::log(sum)
                        : std::numeric_limits<double>::quiet_NaN();
+  return action;
+}
+
+Action sampleAction(const float *logits, int32_t k, float temperature,
+                    uint64_t seed, uint64_t episode, uint32_t step) {
+  if (k < 1)
+    fail("policy: action over an empty derived list");
+  Action action;
+  if (k == 1)
+    return action; // index 0, logp 0, nothing drawn (docs/sampling.md)
+  const double tau = temperature;
+  double m = -std::numeric_limits<double>::infinity();
+  for (int32_t i = 0; i < k; ++i) {
+    if (!std::isfinite(logits[i])) {
+      action.logp = std::numeric_limits<double>::quiet_NaN();
+      return action;
+    }
+    m = std::max(m, static_cast<double>(logits[i]) / tau);
+  }
+  action.index =
+      sampling::sampleAction(logits, k, temperature, seed, episode, step);
+  double sum = 0;
+  for (int32_t i = 0; i < k; ++i)
+    sum += std::exp(static_cast<double>(logits[i]) / tau - m);
+  action.logp =
+      (static_cast<double>(logits[action.index]) / tau - m) - std::log(sum);
   return action;
 }
 

@@ -49,6 +49,14 @@ struct Action {
 };
 Action selectAction(const float *logits, int32_t k);
 
+/// docs/sampling.md's sampled action over logits[0..k) for step `step` of
+/// episode `episode` under `seed` (proofc/contract/Sampling.h's draw) and
+/// its log softmax(logits / temperature), computed stably in double (0 when
+/// k == 1, where nothing is drawn). When k > 1 and a logit is not finite,
+/// logp is NaN and the index 0: the caller fails naming the step.
+Action sampleAction(const float *logits, int32_t k, float temperature,
+                    uint64_t seed, uint64_t episode, uint32_t step);
+
 class HostPolicy {
 public:
   /// Validates the op list and every tensor it names (errors name the

@@ -224,11 +224,10 @@ SessionResult Session::evaluate(const TensorMap &weights,
                      control, start);
 }
 
-SessionResult Session::evaluate(const TensorViews &weights,
-                                const EvaluateControl &control) {
-  const Clock::time_point start = Clock::now();
-  State &s = *state_;
-  s.checkViews(weights);
+Session::State::BoundViews
+Session::State::bindViews(const TensorViews &weights) const {
+  checkViews(weights);
+  BoundViews bound;
   bool onHost = false, onDevice = false;
   for (const auto &[name, v] : weights)
     (v.memory == MemoryKind::Cuda ? onDevice : onHost) = true;
@@ -237,7 +236,6 @@ SessionResult Session::evaluate(const TensorViews &weights,
          "give them all on one (e.g. all on the session's device)");
   if (!onDevice) {
     // Host memory: copied once into the session's own tensors.
-    TensorMap map;
     for (const auto &[name, v] : weights) {
       Tensor t;
       t.shape = v.shape;
@@ -250,32 +248,42 @@ SessionResult Session::evaluate(const TensorViews &weights,
           fail("weights: tensor '{}' holds a non-finite value ({}) at "
                "element {}",
                name, t.data[static_cast<size_t>(i)], i);
-      map.emplace(name, std::move(t));
+      bound.host.emplace(name, std::move(t));
     }
-    return s.run(map, nullptr, "", "host", tensorsDigest(map), control, start);
+    return bound;
   }
-  if (s.backends.size() > 1)
+  if (backends.size() > 1)
     fail("weights: tensor '{}' is on a CUDA device but the session runs on "
          "{} devices (devices {}); give host tensors (e.g. .cpu()), which "
          "every device gets a copy of",
-         weights.begin()->first, s.backends.size(), s.options.devices);
-  const int ordinal = s.backend->info().ordinal;
+         weights.begin()->first, backends.size(), options.devices);
+  const int ordinal = backend->info().ordinal;
   if (ordinal < 0)
     fail("weights: tensor '{}' is on a CUDA device but the session runs on "
          "{}; give host tensors (e.g. .cpu()) or open the session on cuda",
-         weights.begin()->first, s.deviceName);
-  std::map<std::string, DeviceWeight> pointers;
+         weights.begin()->first, deviceName);
   for (const auto &[name, v] : weights) {
     if (v.device != ordinal)
       fail("weights: tensor '{}' is on cuda:{}, the session runs on cuda:{}",
            name, v.device, ordinal);
-    pointers[name] = {reinterpret_cast<uint64_t>(v.data), v.shape};
+    bound.device[name] = {reinterpret_cast<uint64_t>(v.data), v.shape};
   }
+  bound.onDevice = true;
+  return bound;
+}
+
+SessionResult Session::evaluate(const TensorViews &weights,
+                                const EvaluateControl &control) {
+  const Clock::time_point start = Clock::now();
+  State &s = *state_;
+  const State::BoundViews bound = s.bindViews(weights);
+  if (!bound.onDevice)
+    return s.run(bound.host, nullptr, "", "host", tensorsDigest(bound.host),
+                 control, start);
   // The weights stay on the device: no hash of their bytes (provenance
   // says so with null weights_sha256 and no weights_xxh3;
   // docs/report-schema.md).
-  static const TensorMap kNone;
-  return s.run(kNone, &pointers, "", "cuda", "", control, start);
+  return s.run(bound.host, &bound.device, "", "cuda", "", control, start);
 }
 
 WeightsFile Session::loadWeights(const std::string &weightsPath) const {

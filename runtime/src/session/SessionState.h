@@ -153,6 +153,23 @@ struct Session::State {
              escapeForMessage(name), program.name);
   }
 
+  /// Weights given as views (Session::evaluate, rollouts), checked
+  /// (checkViews) and bound: host memory copied into `host` (finite values
+  /// only), or the pointers of tensors on the session's GPU in `device`.
+  struct BoundViews {
+    TensorMap host;
+    std::map<std::string, DeviceWeight> device;
+    bool onDevice = false;
+  };
+  BoundViews bindViews(const TensorViews &views) const;
+
+  /// Session::rollouts() on the first backend, the weights checked
+  /// (SessionRollouts.cpp).
+  Trajectories
+  rollouts(const RolloutRequest &request, const TensorMap &weights,
+           const std::map<std::string, DeviceWeight> *deviceWeights,
+           const EvaluateControl &control, Clock::time_point callStart);
+
   /// The host threads of the streamed run.
   int hostThreads() const {
     if (options.threads > 0)

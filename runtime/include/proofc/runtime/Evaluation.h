@@ -185,6 +185,9 @@ struct BackendInfo {
   std::string summary;
 };
 
+struct RolloutInputs; // Rollouts.h
+struct Trajectories;  // Rollouts.h
+
 class Backend {
 public:
   virtual ~Backend() = default;
@@ -210,6 +213,12 @@ public:
     (void)inputs;
     return 0;
   }
+  /// Runs the episodes of inputs.request (Rollouts.h, docs/rollouts.md) on
+  /// this backend's device and returns views of tensors it owns there until
+  /// its next rollouts() call. Throws Interrupted as run() does. The
+  /// default throws proofc::Error "rollouts are not implemented on NAME
+  /// yet".
+  virtual Trajectories rollouts(const RolloutInputs &inputs);
 };
 
 } // namespace proofc

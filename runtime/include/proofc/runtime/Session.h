@@ -27,7 +27,9 @@
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/QueryRanges.h"
 #include "proofc/runtime/RankMetrics.h"
+#include "proofc/runtime/Rollouts.h"
 #include "proofc/runtime/Safetensors.h"
+#include "proofc/runtime/TensorView.h"
 
 #include <atomic>
 #include <cstdint>
@@ -40,27 +42,6 @@
 namespace proofc {
 
 struct ReportInputs; // Report.h: what a report is made of
-
-/// Where a tensor's memory is.
-enum class MemoryKind { Host, Cuda };
-
-/// A tensor the caller owns, read in place during evaluate() and not kept.
-/// Weights are float32 (spec §4); any other dtype, a shape other than the
-/// program's, a non-contiguous layout or memory on another device is an
-/// error naming the tensor.
-struct TensorView {
-  const void *data = nullptr;
-  std::vector<int64_t> shape;
-  /// "F32" (safetensors' spelling); anything else is refused by name.
-  std::string dtype = "F32";
-  /// Strides in elements, empty for C-contiguous (row-major); others must
-  /// be the row-major strides of `shape` (size-1 dimensions: any).
-  std::vector<int64_t> strides;
-  MemoryKind memory = MemoryKind::Host;
-  int device = 0; ///< the CUDA ordinal when memory == Cuda
-};
-
-using TensorViews = std::map<std::string, TensorView>;
 
 /// SessionOptions::blockCandidates' default: big enough that a block keeps a
 /// GPU busy (a backend run of this many candidates), small enough that the
@@ -335,6 +316,21 @@ public:
   /// loadWeights() then evaluate().
   SessionResult evaluateFile(const std::string &weightsPath,
                              const EvaluateControl &control = {});
+
+  /// Runs the episodes of `request` (Rollouts.h, docs/rollouts.md) with
+  /// these weights on the session's device (its first backend), over the
+  /// session's dataset and facts, and returns the trajectories: views of
+  /// tensors the session owns until its next rollouts() call. Only
+  /// control.cancel is used. Throws proofc::Error for a bad request (see
+  /// checkRolloutRequest) or weights, proofc::Interrupted when cancelled.
+  Trajectories rollouts(const RolloutRequest &request, const TensorMap &weights,
+                        const EvaluateControl &control = {});
+  Trajectories rollouts(const RolloutRequest &request,
+                        const TensorViews &weights,
+                        const EvaluateControl &control = {});
+  Trajectories rollouts(const RolloutRequest &request,
+                        const WeightsFile &weights,
+                        const EvaluateControl &control = {});
 
 private:
   struct State;

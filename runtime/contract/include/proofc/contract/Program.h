@@ -43,10 +43,25 @@ struct PolicyOp {
   float eps = 1e-5f;       ///< LayerNorm
 };
 
+/// How eval.select chooses an action (docs/sampling.md): Greedy is spec
+/// §4's rule (evaluation, always), Sampled the Gumbel-max draw from
+/// softmax(logits / temperature) keyed by (seed, episode, step) that
+/// rollouts use. The mode is an argument of a run, not of the program: one
+/// bundle runs both.
+enum class SelectMode : uint8_t { Greedy = 0, Sampled = 1 };
+
+/// The mode's name in eval.select's `modes`, the bundle and errors.
+inline const char *selectModeName(SelectMode mode) {
+  return mode == SelectMode::Sampled ? "sampled" : "greedy";
+}
+
 struct PolicySpec {
   std::vector<PolicyOp> encoder;
   /// logit_i = <enc(G), enc(D_i)> * scoreScale (spec §4: 1/sqrt(d)).
   float scoreScale = 0.125f;
+  /// Whether the program's eval.select supports SelectMode::Sampled (its
+  /// `modes`; greedy it always supports).
+  bool sampled = true;
 };
 
 struct ProgramSpec {
