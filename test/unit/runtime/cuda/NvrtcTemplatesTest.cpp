@@ -13,6 +13,7 @@
 #if PROOFC_HAVE_CUDA
 
 #include "Targets/CUDA/Kernels/KernelTestUtil.h"
+#include "Targets/CUDA/Kernels/RolloutTestUtil.h"
 #include "cuda/DevicePrologue.h"
 #include "cuda/Nvrtc.h"
 #include "proofc/runtime/Error.h"
@@ -84,45 +85,22 @@ TEST(NvrtcTemplates, SlotCompilesAsRelocatableCode) {
 // runtime's finishing kernels, which need no include.
 TEST(NvrtcTemplates, RolloutDeviceCodeCompiles) {
   PROOFC_REQUIRE_NVRTC(nvrtc);
-  std::vector<std::string> seen = {"engine.cu", "sample.cu", "trajectory.cu"};
-  std::string source = kernelTemplate("engine.cu", &seen) +
-                       kernelTemplate("sample.cu", &seen) +
-                       kernelTemplate("trajectory.cu", &seen);
-  source += R"(
-extern "C" __global__ void proofc_test_rollout_step(
-    const float *logits, const int *counts, float temperature,
-    unsigned long long seed, unsigned long long episodeBase,
-    const int *slotCand, const int *depth, const int *state,
-    const int *derived, int *action, float *actionLogp,
-    proofc_traj::Recorder rec) {
-  __shared__ proofc_sample::Scratch scratch;
-  const int b = blockIdx.x;
-  if (temperature > 0.f)
-    proofc_sample::selectSampled(scratch, logits + b * PROOFC_S, counts[b],
-                                 temperature, seed, episodeBase + slotCand[b],
-                                 depth[b], action + b, actionLogp + b);
-  proofc_traj::recordStep(rec, state + b * 3 * PROOFC_A,
-                          derived + b * PROOFC_S * 3 * PROOFC_A, counts[b],
-                          action[b], actionLogp[b], slotCand[b], depth[b]);
-}
-)";
+  const std::string source = rolloutTestSource();
   EXPECT_EQ(source.find("#include \""), std::string::npos);
-  for (int threads : {128, 256})
-    EXPECT_NO_THROW(nvrtc->compileToCubin(
-        source, "rollout_step.cu",
-        {"-DPROOFC_A=6", "-DPROOFC_S=120",
-         "-DPROOFC_ENGINE_THREADS=" + std::to_string(threads)},
-        9, 0))
+  for (int threads : {128, 256}) {
+    std::string cubin;
+    EXPECT_NO_THROW(cubin = nvrtc->compileToCubin(
+                        source, "rollout_step.cu",
+                        {"-DPROOFC_A=6", "-DPROOFC_S=120",
+                         "-DPROOFC_ENGINE_THREADS=" + std::to_string(threads)},
+                        9, 0))
         << threads << " threads";
+    EXPECT_NE(cubin.find("proofc_test_rollout_step"), std::string::npos);
+  }
   std::string cubin;
-  ASSERT_NO_THROW(
-      cubin = nvrtc->compileToCubin(
-          readFile(sourceDir() + "/runtime/src/cuda/kernels/trajectory.cu"),
-          "trajectory.cu", {}, 9, 0));
-  for (const char *entry :
-       {"proofc_traj_mark", "proofc_traj_scan_blocks", "proofc_traj_scan_sums",
-        "proofc_traj_scan_add", "proofc_traj_states", "proofc_traj_steps",
-        "proofc_traj_episodes"})
+  ASSERT_NO_THROW(cubin = nvrtc->compileToCubin(trajectoryFinishSource(),
+                                                "trajectory.cu", {}, 9, 0));
+  for (const char *entry : kTrajectoryFinishEntries)
     EXPECT_NE(cubin.find(entry), std::string::npos) << entry;
 }
 

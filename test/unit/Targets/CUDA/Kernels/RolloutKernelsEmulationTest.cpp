@@ -49,7 +49,7 @@
 #undef proofc_memo
 #include "cuda/kernels/trajectory.cu"
 
-#include "Targets/CUDA/Kernels/KernelTestUtil.h"
+#include "Targets/CUDA/Kernels/RolloutTestUtil.h"
 #include "TestUtil.h"
 #include "data/KnowledgeBase.h"
 #include "host/Engine.h"
@@ -157,53 +157,6 @@ TEST(RolloutKernelsEmulation, SampledSelectPoisonsNonFiniteLogits) {
   EXPECT_TRUE(std::isnan(s.logp));
   EXPECT_GE(s.action, 0);
   EXPECT_LT(s.action, 20);
-}
-
-/// One recorded step of a host episode.
-struct HostStep {
-  std::vector<Atom> parent;  // [A]
-  std::vector<Atom> derived; // [count][A]
-  int count = 0, action = 0;
-  float logp = 0.f;
-};
-
-/// Episodes by random walks over the host engine (uniform actions, random
-/// log-probabilities: the layout does not look at them).
-std::vector<std::vector<HostStep>> hostEpisodes(const Dataset &ds,
-                                                const KnowledgeBase &kb,
-                                                const ShapeParams &shape,
-                                                int episodes, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  DerivedSet derived(kb, shape);
-  std::vector<std::vector<HostStep>> out(episodes);
-  for (int q = 0; q < episodes; ++q) {
-    // Episodes of one triple come K = 2 at a time, as rollouts run them.
-    const Triple c = ds.train[(q / 2 * 7919) % ds.train.size()];
-    std::vector<Atom> state(shape.A);
-    initialState(c, shape.A, state.data());
-    for (int t = 0; t < shape.D; ++t) {
-      derive(kb, state.data(), c, shape, derived);
-      HostStep s;
-      s.parent = state;
-      s.count = derived.count;
-      for (int i = 0; i < derived.count; ++i)
-        s.derived.insert(s.derived.end(), derived.state(i),
-                         derived.state(i) + shape.A);
-      s.action = static_cast<int>(rng() % static_cast<uint64_t>(s.count));
-      s.logp = -static_cast<float>(rng() % 1000) / 256.f;
-      state.assign(derived.state(s.action), derived.state(s.action) + shape.A);
-      out[q].push_back(std::move(s));
-      if (derived.isTrue() || derived.isFalse())
-        break;
-    }
-  }
-  return out;
-}
-
-using StateWords = std::vector<int32_t>;
-StateWords words(const Atom *st, int A) {
-  const int32_t *w = reinterpret_cast<const int32_t *>(st);
-  return StateWords(w, w + 3 * A);
 }
 
 /// The device buffers of one rollout's recording and finishing.
@@ -323,34 +276,9 @@ TEST(RolloutKernelsEmulation, TrajectoriesAreTheHostLayoutInAnyOrder) {
   const int N = 24;
   const auto episodes = hostEpisodes(ds, kb, shape, N, 5);
 
-  // docs/rollouts.md's layout, built the obvious way.
-  std::map<StateWords, int> number;
-  std::vector<int> states, stepEpisode, stepState, stepDerived, stepCount,
-      stepAction, depth;
-  std::vector<float> stepLogp;
-  auto numberOf = [&](const Atom *st) {
-    auto [it, added] =
-        number.emplace(words(st, shape.A), static_cast<int>(number.size()));
-    if (added)
-      states.insert(states.end(), it->first.begin(), it->first.end());
-    return it->second;
-  };
-  size_t occurrences = 0;
-  for (int q = 0; q < N; ++q) {
-    depth.push_back(static_cast<int>(episodes[q].size()));
-    for (const HostStep &s : episodes[q]) {
-      stepEpisode.push_back(q);
-      stepState.push_back(numberOf(s.parent.data()));
-      for (int i = 0; i < shape.S; ++i)
-        stepDerived.push_back(
-            i < s.count ? numberOf(s.derived.data() + i * shape.A) : -1);
-      stepCount.push_back(s.count);
-      stepAction.push_back(s.action);
-      stepLogp.push_back(s.logp);
-      occurrences += 1 + s.count;
-    }
-  }
-  ASSERT_LT(number.size(), occurrences) << "no state repeats: a weak test";
+  const ExpectedLayout x(episodes, shape);
+  ASSERT_LT(static_cast<size_t>(x.numStates()), x.occurrences)
+      << "no state repeats: a weak test";
 
   // The device: every step recorded, in an order unlike the episodes'
   // (slots run at their own pace), by blocks of two sizes.
@@ -360,24 +288,24 @@ TEST(RolloutKernelsEmulation, TrajectoriesAreTheHostLayoutInAnyOrder) {
       rows.emplace_back(q, t);
   std::shuffle(rows.begin(), rows.end(), std::mt19937_64(11));
   int entries = 1;
-  while (entries < static_cast<int>(2 * number.size()))
+  while (entries < 2 * x.numStates())
     entries *= 2;
   EmulatedTrajectories dev(N, shape.D, entries);
   for (size_t i = 0; i < rows.size(); ++i)
     dev.record(episodes[rows[i].first][rows[i].second], rows[i].first,
                rows[i].second, i % 2 ? 32 : 8);
   EXPECT_EQ(dev.overflow[0], 0);
-  const EmulatedTrajectories::Result r = dev.finish(depth);
+  const EmulatedTrajectories::Result r = dev.finish(x.depth);
 
-  EXPECT_EQ(r.U, static_cast<int>(number.size()));
-  EXPECT_EQ(r.T, static_cast<int>(stepEpisode.size()));
-  EXPECT_EQ(r.states, states);
-  EXPECT_EQ(r.stepEpisode, stepEpisode);
-  EXPECT_EQ(r.stepState, stepState);
-  EXPECT_EQ(r.stepDerived, stepDerived);
-  EXPECT_EQ(r.stepCount, stepCount);
-  EXPECT_EQ(r.stepAction, stepAction);
-  EXPECT_EQ(r.stepLogp, stepLogp);
+  EXPECT_EQ(r.U, x.numStates());
+  EXPECT_EQ(r.T, static_cast<int>(x.stepEpisode.size()));
+  EXPECT_EQ(r.states, x.states);
+  EXPECT_EQ(r.stepEpisode, x.stepEpisode);
+  EXPECT_EQ(r.stepState, x.stepState);
+  EXPECT_EQ(r.stepDerived, x.stepDerived);
+  EXPECT_EQ(r.stepCount, x.stepCount);
+  EXPECT_EQ(r.stepAction, x.stepAction);
+  EXPECT_EQ(r.stepLogp, x.stepLogp);
   EXPECT_EQ(r.firstNonFinite, 0x7FFFFFFF);
   for (int q = 0; q < N; ++q) {
     double sum = 0;
