@@ -8,8 +8,8 @@
 //    counts and expects none of), with the host's log-probability;
 //  - trajectory.cu's recording by every step of many episodes at once (one
 //    block per step, all concurrent: the state table's claims and waits under
-//    real contention) and the finishing kernels give docs/rollouts.md's
-//    layout exactly, and again the same on a second run.
+//    real contention) and DeviceTrajectories' finishing pass give
+//    docs/rollouts.md's layout exactly, and again the same on a second run.
 // Skipped without a CUDA driver.
 //
 //===----------------------------------------------------------------------===//
@@ -21,6 +21,8 @@
 
 #include "Targets/CUDA/Kernels/RolloutTestUtil.h"
 #include "TestUtil.h"
+#include "cuda/DeviceTrajectories.h"
+#include "cuda/KernelCache.h"
 #include "cuda/Nvrtc.h"
 #include "host/HostPolicy.h"
 #include "proofc/contract/Sampling.h"
@@ -45,15 +47,6 @@ struct RolloutModules {
          "-DPROOFC_ENGINE_THREADS=" + std::to_string(kThreads)},
         gpu.major, gpu.minor));
     step = gpu.function(m, "proofc_test_rollout_step");
-    CUmodule f = gpu.load(Nvrtc::get().compileToCubin(
-        trajectoryFinishSource(), "trajectory.cu", {}, gpu.major, gpu.minor));
-    mark = gpu.function(f, "proofc_traj_mark");
-    scanBlocks = gpu.function(f, "proofc_traj_scan_blocks");
-    scanSums = gpu.function(f, "proofc_traj_scan_sums");
-    scanAdd = gpu.function(f, "proofc_traj_scan_add");
-    states = gpu.function(f, "proofc_traj_states");
-    steps = gpu.function(f, "proofc_traj_steps");
-    episodes = gpu.function(f, "proofc_traj_episodes");
   }
 };
 
@@ -148,77 +141,59 @@ TEST(GpuRolloutKernels, RecordsTheHostLayoutUnderContention) {
   int entries = 1;
   while (entries < 2 * x.numStates())
     entries *= 2;
-  int entryWords = proofc_abi::trajectoryEntryWords(kA);
+  KernelCacheOptions cacheOptions;
+  cacheOptions.disabled = true;
+  KernelCache cache(cacheOptions);
+  DeviceTrajectories traj(gpu.drv, cache, gpu.major, gpu.minor, "test");
+  CUdeviceptr dEpisode = gpu.upload(episode), dStep = gpu.upload(step),
+              dCounts = gpu.upload(counts), dAction = gpu.upload(action),
+              dLogp = gpu.upload(logp), dState = gpu.upload(state),
+              dDerived = gpu.upload(derived), dDepth = gpu.upload(x.depth);
+  std::vector<uint8_t> positive(N / 2);
+  for (int n = 0; n < N / 2; ++n)
+    positive[n] = static_cast<uint8_t>(n % 3 == 0);
+  // Twice: the second call reuses the object (its buffers freed and made
+  // anew) and must give the same tensors.
   for (int run = 0; run < 2; ++run) {
     SCOPED_TRACE("run " + std::to_string(run));
-    CUdeviceptr dEpisode = gpu.upload(episode), dStep = gpu.upload(step),
-                dCounts = gpu.upload(counts), dAction = gpu.upload(action),
-                dLogp = gpu.upload(logp), dState = gpu.upload(state),
-                dDerived = gpu.upload(derived);
-    CUdeviceptr dTable = gpu.upload(
-        std::vector<int>(static_cast<size_t>(entries) * entryWords, 0));
-    CUdeviceptr dOverflow = gpu.upload(std::vector<int>{0});
-    CUdeviceptr dDenseState = gpu.alloc(size_t(N) * D * 4),
-                dDenseDerived = gpu.alloc(size_t(N) * D * kS * 4),
-                dDenseCount = gpu.alloc(size_t(N) * D * 4),
-                dDenseAction = gpu.alloc(size_t(N) * D * 4),
-                dDenseLogp = gpu.alloc(size_t(N) * D * 4);
+    DeviceTrajectories::Recording rec =
+        traj.prepare(N, D, kS, kA, entries, nullptr);
     CUdeviceptr none = 0;
     float temperature = 0.f;
     unsigned long long zero64 = 0;
     int one = 1;
     launch(gpu, mod.step, rows, kThreads,
-           {&none,        &dCounts,       &temperature, &zero64,
-            &zero64,      &dEpisode,      &dStep,       &dState,
-            &dDerived,    &dAction,       &dLogp,       &one,
-            &dTable,      &entries,       &dOverflow,   &D,
-            &dDenseState, &dDenseDerived, &dDenseCount, &dDenseAction,
-            &dDenseLogp});
-    PROOFC_CU(gpu.drv, cuCtxSynchronize);
-    ASSERT_EQ(gpu.download<int>(dOverflow, 1)[0], 0);
-
-    // The finishing pass, as the backend will launch it.
-    const long long marks = static_cast<long long>(N) * D * (kS + 1);
-    CUdeviceptr dMark = gpu.upload(std::vector<int>(marks, 0));
-    launch(gpu, mod.mark, 64, 256, {&dTable, &entries, &entryWords, &dMark});
-    auto scan = [&](CUdeviceptr data, long long n) {
-      int chunk = 256 * 4;
-      int blocks = static_cast<int>((n + chunk - 1) / chunk);
-      CUdeviceptr sums = gpu.alloc(size_t(blocks) * 4), total = gpu.alloc(4);
-      launch(gpu, mod.scanBlocks, blocks, 256, {&data, &n, &sums});
-      launch(gpu, mod.scanSums, 1, 32, {&sums, &blocks, &total});
-      launch(gpu, mod.scanAdd, 128, 256, {&data, &n, &sums, &chunk});
-      return gpu.download<int>(total, 1)[0];
-    };
-    int U = scan(dMark, marks);
-    ASSERT_EQ(U, x.numStates());
-    int W = kW;
-    CUdeviceptr dEntryId = gpu.alloc(size_t(entries) * 4),
-                dStates = gpu.alloc(size_t(U) * kW * 4);
-    launch(gpu, mod.states, 64, 256,
-           {&dTable, &entries, &entryWords, &W, &dMark, &dEntryId, &dStates});
-    CUdeviceptr dDepth = gpu.upload(x.depth), dFirst = gpu.upload(x.depth);
-    const int T = scan(dFirst, N);
-    ASSERT_EQ(T, rows);
-    CUdeviceptr oEpisode = gpu.alloc(T * 4), oState = gpu.alloc(T * 4),
-                oDerived = gpu.alloc(size_t(T) * kS * 4),
-                oCount = gpu.alloc(T * 4), oAction = gpu.alloc(T * 4),
-                oLogp = gpu.alloc(T * 4),
-                oBad = gpu.upload(std::vector<int>{0x7FFFFFFF});
-    int S = kS;
-    launch(gpu, mod.steps, 64, 256,
-           {&N, &D, &S, &dDepth, &dFirst, &dEntryId, &dDenseState,
-            &dDenseDerived, &dDenseCount, &dDenseAction, &dDenseLogp, &oEpisode,
-            &oState, &oDerived, &oCount, &oAction, &oLogp, &oBad});
-    PROOFC_CU(gpu.drv, cuCtxSynchronize);
-    EXPECT_EQ(gpu.download<int>(dStates, size_t(U) * kW), x.states);
-    EXPECT_EQ(gpu.download<int>(oEpisode, T), x.stepEpisode);
-    EXPECT_EQ(gpu.download<int>(oState, T), x.stepState);
-    EXPECT_EQ(gpu.download<int>(oDerived, size_t(T) * kS), x.stepDerived);
-    EXPECT_EQ(gpu.download<int>(oCount, T), x.stepCount);
-    EXPECT_EQ(gpu.download<int>(oAction, T), x.stepAction);
-    EXPECT_EQ(gpu.download<float>(oLogp, T), x.stepLogp);
-    EXPECT_EQ(gpu.download<int>(oBad, 1)[0], 0x7FFFFFFF);
+           {&none,          &dCounts,         &temperature,   &zero64,
+            &zero64,        &dEpisode,        &dStep,         &dState,
+            &dDerived,      &dAction,         &dLogp,         &one,
+            &rec.table,     &rec.entries,     &rec.overflow,  &rec.D,
+            &rec.stepState, &rec.stepDerived, &rec.stepCount, &rec.stepAction,
+            &rec.stepLogp});
+    ASSERT_FALSE(traj.overflowed(nullptr));
+    const DeviceTrajectories::Output out =
+        traj.finish(dDepth, 2, positive, nullptr);
+    ASSERT_EQ(out.numStates, x.numStates());
+    ASSERT_EQ(out.steps, rows);
+    const size_t U = static_cast<size_t>(out.numStates), T = rows;
+    EXPECT_EQ(gpu.download<int>(out.states, U * kW), x.states);
+    EXPECT_EQ(gpu.download<int>(out.stepEpisode, T), x.stepEpisode);
+    EXPECT_EQ(gpu.download<int>(out.stepState, T), x.stepState);
+    EXPECT_EQ(gpu.download<int>(out.stepDerived, T * kS), x.stepDerived);
+    EXPECT_EQ(gpu.download<int>(out.stepCount, T), x.stepCount);
+    EXPECT_EQ(gpu.download<int>(out.stepAction, T), x.stepAction);
+    EXPECT_EQ(gpu.download<float>(out.stepLogp, T), x.stepLogp);
+    EXPECT_EQ(out.firstNonFinite, -1);
+    const std::vector<int> triple = gpu.download<int>(out.triple, N);
+    const std::vector<uint8_t> pos = gpu.download<uint8_t>(out.positive, N);
+    const std::vector<float> epLogp = gpu.download<float>(out.logp, N);
+    for (int q = 0; q < N; ++q) {
+      double sum = 0;
+      for (const HostStep &st : episodes[q])
+        sum += st.logp;
+      EXPECT_EQ(triple[q], q / 2);
+      EXPECT_EQ(pos[q], positive[q / 2]);
+      EXPECT_EQ(epLogp[q], static_cast<float>(sum)) << "episode " << q;
+    }
   }
 }
 
