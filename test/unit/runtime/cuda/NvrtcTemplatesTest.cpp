@@ -102,6 +102,25 @@ TEST(NvrtcTemplates, RolloutDeviceCodeCompiles) {
                                                 "trajectory.cu", {}, 9, 0));
   for (const char *entry : kTrajectoryFinishEntries)
     EXPECT_NE(cubin.find(entry), std::string::npos) << entry;
+  // The rollouts' step and slot modules (-DPROOFC_ROLLOUT=1, rollout.cu):
+  // the step schedule's fused advance, and slot.cu as relocatable code at
+  // the persistent kernel's block and register cap; both export the
+  // parameters' variable the runtime writes.
+  std::string step, slot;
+  ASSERT_NO_THROW(step = nvrtc->compileToCubin(
+                      kernelTemplate("step.cu"), "step.cu",
+                      {"-DPROOFC_A=6", "-DPROOFC_S=120",
+                       "-DPROOFC_ENGINE_THREADS=128", "-DPROOFC_ROLLOUT=1"},
+                      9, 0));
+  EXPECT_NE(step.find("proofc_rollout_params"), std::string::npos);
+  ASSERT_NO_THROW(
+      slot = nvrtc->compileToCubin(
+          kernelTemplate("slot.cu"), "slot.cu",
+          {"-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_ENGINE_THREADS=256",
+           "-maxrregcount=128", "-rdc=true", "-DPROOFC_ROLLOUT=1"},
+          9, 0));
+  EXPECT_NE(slot.find("proofc_rollout_params"), std::string::npos);
+  EXPECT_NE(slot.find("proofc_slot_advance_engine"), std::string::npos);
 }
 
 // The device prologue's kernels (runtime/src/cuda/kernels/prologue.cu with

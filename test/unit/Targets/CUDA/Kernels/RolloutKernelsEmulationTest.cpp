@@ -8,12 +8,12 @@
 //    log-probability log softmax(logits / T)[a] in double, the same bits at
 //    every block size (its fixed-point sum does not depend on the order the
 //    threads add in);
-//  - the CUDA path of a rollouts call end to end (step.cu's init, engine
-//    and advance, sample.cu's select, trajectory.cu's recording, the
-//    finishing pass; the policy's logits from HostPolicy, standing in for
-//    the generated kernel, which has no CPU emulation) gives the host
-//    backend's rollouts: every tensor equal, the log-probabilities within
-//    spec §7;
+//  - the CUDA path of a rollouts call end to end (step.cu compiled for
+//    rollouts: init, engine, the fused advance with rollout.cu's draw and
+//    recording, memo off; then the finishing pass; the policy's logits and
+//    greedy choice from HostPolicy, standing in for the generated kernel,
+//    which has no CPU emulation) gives the host backend's rollouts: every
+//    tensor equal, the log-probabilities within spec §7;
 //  - trajectory.cu's recording plus runtime/src/cuda/kernels/trajectory.cu's
 //    finishing pass give exactly docs/rollouts.md's state table (numbered by
 //    first appearance, s_t before its derived list, episode-major) and step
@@ -26,6 +26,8 @@
 #define PROOFC_A 6
 #define PROOFC_S 120
 #define PROOFC_ENGINE_THREADS 32
+// step.cu's rollouts module (rollout.cu).
+#define PROOFC_ROLLOUT 1
 // step.cu (with engine.cu, memo.cu, advance.cu) renamed apart from the
 // other emulation tests' copies.
 #define proofc_engine proofc_engine_rollouts
@@ -363,11 +365,14 @@ template <typename T> std::vector<T> viewed(const TensorView &v) {
   return std::vector<T>(p, p + n);
 }
 
-/// The CUDA path of a rollouts call, emulated: the pool is the request's
-/// triples, each K times; slots run init, then per step the engine, the
-/// policy's logits (HostPolicy), the select (sample.cu, or spec §4's greedy
-/// rule as the generated kernel's), the recording, the advance (memo off);
-/// then the finishing pass.
+/// The CUDA path of a rollouts call, emulated: step.cu compiled with
+/// PROOFC_ROLLOUT (rollout.cu), the fused step schedule with the memo off.
+/// The pool is the request's triples, each K times (pool position =
+/// episode here); setup runs init and the engine, then each step the
+/// policy's logits (HostPolicy) and greedy choice (spec §4, as the
+/// generated kernel's) go to the logits rows and action[], and
+/// proofc_advance_engine draws (sampled), records, advances and derives.
+/// Then the finishing pass.
 struct EmulatedRollout {
   EmulatedTrajectories::Result r;
   std::vector<int> status, depth;
@@ -382,25 +387,49 @@ EmulatedRollout emulatedRollout(const ProgramSpec &program, const Dataset &ds,
   const int E = static_cast<int>(rq.triples.size()) * K;
   KnowledgeBase kb = buildKnowledgeBase(ds, false);
   HostPolicy policy(program, weights, kb.numEntities, kb.numRelations);
-  std::vector<int> pool;
+  std::vector<int> pool, episodeOf;
   for (int e = 0; e < E; ++e) {
     const Triple &c = rq.triples[e / K];
     pool.insert(pool.end(), {c.h, c.r, c.t});
+    episodeOf.push_back(e);
   }
   std::vector<int> state(B * W), slotCand(B), depth(B), derived(B * S * W),
-      count(B), action(B), outStatus(E, -1), outDepth(E, -1), outActions(1);
+      count(B), action(B), outStatus(E, -1), outDepth(E, -1), outActions(1),
+      memo(4), memoClaims(B), counters(2, 0);
   std::vector<float> logp(B), actionLogp(B), outLogp(E), logits(B * S);
   int nextCand = 0, engineFlag = 0, loopFlag = 0;
-  int entries = 1 << 14;
-  EmulatedTrajectories dev(E, D, entries);
+  EmulatedTrajectories dev(E, D, 1 << 14);
+  proofc_abi::RolloutParams &p = proofc_rollout_params;
+  p.seed = rq.seed;
+  p.episodeBase = rq.episodeBase;
+  p.episodeOf = reinterpret_cast<uintptr_t>(episodeOf.data());
+  p.logits = reinterpret_cast<uintptr_t>(logits.data());
   const proofc_traj::Recorder rec = dev.recorder();
+  p.table = reinterpret_cast<uintptr_t>(rec.table);
+  p.overflow = reinterpret_cast<uintptr_t>(rec.overflow);
+  p.stepState = reinterpret_cast<uintptr_t>(rec.stepState);
+  p.stepDerived = reinterpret_cast<uintptr_t>(rec.stepDerived);
+  p.stepCount = reinterpret_cast<uintptr_t>(rec.stepCount);
+  p.stepAction = reinterpret_cast<uintptr_t>(rec.stepAction);
+  p.stepLogp = reinterpret_cast<uintptr_t>(rec.stepLogp);
+  p.temperature = rq.mode == SelectMode::Sampled ? rq.temperature : 0.f;
+  p.entries = rec.entries;
+  p.D = D;
+
+  const int E32 = kb.numEntities, R = kb.numRelations;
   emu::launch(1, 32, [&] {
     proofc_init_rollouts(pool.data(), E, B, state.data(), slotCand.data(),
                          depth.data(), logp.data(), &nextCand, &engineFlag,
                          &loopFlag, 0, 0);
   });
-  const float temperature =
-      rq.mode == SelectMode::Sampled ? rq.temperature : 0.f;
+  emu::launch(B, PROOFC_ENGINE_THREADS, [&] {
+    proofc_engine_rollouts(
+        &loopFlag, state.data(), slotCand.data(), pool.data(), ints(kb.facts),
+        kb.psOffsets.data(), kb.poFacts.data(), kb.poOffsets.data(),
+        kb.predOffsets.data(), ints(kb.ruleHeads), kb.ruleBodyOffsets.data(),
+        ints(kb.ruleBody), kb.ruleNumVars.data(), kb.rulePredOffsets.data(),
+        kb.ruleIdsByPred.data(), E32, R, derived.data(), count.data());
+  });
   std::vector<float> parent(policy.width()),
       children(static_cast<size_t>(S) * policy.width()),
       scratch(policy.scratchSize());
@@ -408,53 +437,34 @@ EmulatedRollout emulatedRollout(const ProgramSpec &program, const Dataset &ds,
     EXPECT_LE(steps, E * D) << "the loop does not end";
     if (steps > E * D)
       break;
-    emu::launch(B, PROOFC_ENGINE_THREADS, [&] {
-      proofc_engine_rollouts(
-          &loopFlag, state.data(), slotCand.data(), pool.data(), ints(kb.facts),
-          kb.psOffsets.data(), kb.poFacts.data(), kb.poOffsets.data(),
-          kb.predOffsets.data(), ints(kb.ruleHeads), kb.ruleBodyOffsets.data(),
-          ints(kb.ruleBody), kb.ruleNumVars.data(), kb.rulePredOffsets.data(),
-          kb.ruleIdsByPred.data(), kb.numEntities, kb.numRelations,
-          derived.data(), count.data());
-    });
+    // The policy kernel: logits rows and the greedy choice.
     for (int b = 0; b < B; ++b) {
-      if (slotCand[b] < 0 || count[b] < 2)
-        continue;
-      const Atom *st = reinterpret_cast<const Atom *>(state.data() + b * W);
-      const Atom *ch =
-          reinterpret_cast<const Atom *>(derived.data() + b * S * W);
-      policy.encode(st, A, parent.data(), scratch.data());
-      policy.encodeBatch(ch, count[b], A, children.data(), scratch.data());
-      policy.logits(parent.data(), children.data(), count[b],
-                    logits.data() + b * S);
-    }
-    emu::launch(B, 32, [&] {
-      const int b = static_cast<int>(blockIdx.x);
       if (slotCand[b] < 0)
-        return; // block-uniform
-      static proofc_sample::Scratch sampleScratch;
-      if (temperature > 0.f) {
-        proofc_sample::selectSampled(
-            sampleScratch, logits.data() + b * S, count[b], temperature,
-            rq.seed, rq.episodeBase + static_cast<uint64_t>(slotCand[b]),
-            depth[b], &action[b], &actionLogp[b]);
-      } else if (threadIdx.x == 0) {
-        const Action a = selectAction(logits.data() + b * S, count[b]);
-        action[b] = a.index;
-        actionLogp[b] = static_cast<float>(a.logp);
+        continue;
+      if (count[b] >= 2) {
+        const Atom *st = reinterpret_cast<const Atom *>(state.data() + b * W);
+        const Atom *ch =
+            reinterpret_cast<const Atom *>(derived.data() + b * S * W);
+        policy.encode(st, A, parent.data(), scratch.data());
+        policy.encodeBatch(ch, count[b], A, children.data(), scratch.data());
+        policy.logits(parent.data(), children.data(), count[b],
+                      logits.data() + b * S);
       }
-      __syncthreads();
-      proofc_traj::recordStep(rec, state.data() + b * W,
-                              derived.data() + b * S * W, count[b], action[b],
-                              actionLogp[b], slotCand[b], depth[b]);
-    });
-    emu::launch(1, 32, [&] {
-      proofc_advance_rollouts(
-          &loopFlag, pool.data(), E, B, D, kb.numRelations, derived.data(),
-          count.data(), action.data(), actionLogp.data(), state.data(),
-          slotCand.data(), depth.data(), logp.data(), &nextCand,
+      const Action a = selectAction(logits.data() + b * S, count[b]);
+      action[b] = a.index;
+      actionLogp[b] = static_cast<float>(a.logp);
+    }
+    emu::launch(B, PROOFC_ENGINE_THREADS, [&] {
+      proofc_advance_engine_rollouts(
+          &loopFlag, pool.data(), E, D, R, action.data(), actionLogp.data(),
+          state.data(), slotCand.data(), depth.data(), logp.data(), &nextCand,
           outStatus.data(), outDepth.data(), outLogp.data(), outActions.data(),
-          0, &engineFlag, &loopFlag, 0, 0);
+          0, ints(kb.facts), kb.psOffsets.data(), kb.poFacts.data(),
+          kb.poOffsets.data(), kb.predOffsets.data(), ints(kb.ruleHeads),
+          kb.ruleBodyOffsets.data(), ints(kb.ruleBody), kb.ruleNumVars.data(),
+          kb.rulePredOffsets.data(), kb.ruleIdsByPred.data(), E32,
+          derived.data(), count.data(), memo.data(), memoClaims.data(), 0,
+          counters.data(), &engineFlag, &loopFlag, 0, 0);
     });
   }
   EXPECT_EQ(dev.overflow[0], 0);
