@@ -251,6 +251,26 @@ CUdeviceptr CudaRunner::flagPtr(const std::string &buffer) {
   fail("{}: unknown flag buffer '{}'", path_, buffer);
 }
 
+CUdeviceptr CudaRunner::bufferAddress(const std::string &name) const {
+  for (size_t i = 0; i < bundle_.plan.buffers.size(); ++i)
+    if (bundle_.plan.buffers[i].name == name)
+      return s_.buffers[i];
+  return 0;
+}
+
+CUdeviceptr CudaRunner::moduleGlobal(const char *name, size_t *bytes) const {
+  for (const auto &[moduleName, module] : modules_) {
+    CUdeviceptr p = 0;
+    size_t size = 0;
+    if (s_.drv.cuModuleGetGlobal(&p, &size, module, name) == CUDA_SUCCESS) {
+      if (bytes)
+        *bytes = size;
+      return p;
+    }
+  }
+  return 0;
+}
+
 } // namespace proofc
 
 #endif // PROOFC_HAVE_CUDA
