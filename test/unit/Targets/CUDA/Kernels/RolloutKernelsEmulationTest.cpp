@@ -484,15 +484,20 @@ TEST_P(CudaPathRollouts, EqualTheHostBackends) {
   ProgramSpec program = v10Program();
   program.shape.B = 16;
   RolloutRequest rq;
-  for (size_t i = 0; i < 10; ++i) {
-    rq.triples.push_back(ds.train[i * 13 % ds.train.size()]);
-    rq.positive.push_back(static_cast<uint8_t>(i % 2));
+  // Train triples and corruptions of them (another tail), alternately.
+  for (size_t i = 0; i < 32; ++i) {
+    Triple c = ds.train[i * 13 % ds.train.size()];
+    if (i % 2)
+      c.t = static_cast<int32_t>((c.t + 7 * i) % ds.numEntities());
+    rq.triples.push_back(c);
+    rq.positive.push_back(static_cast<uint8_t>(i % 2 == 0));
   }
   rq.episodesPerTriple = 3;
   rq.seed = 0x1234567890ull;
   rq.episodeBase = 77;
   rq.mode = sampled ? SelectMode::Sampled : SelectMode::Greedy;
-  rq.temperature = 1.5f;
+  // Hot enough that the draws, not the logits alone, decide most steps.
+  rq.temperature = 8.f;
 
   HostBackend host(HostBackendOptions{1});
   const Trajectories h =
@@ -520,11 +525,30 @@ TEST_P(CudaPathRollouts, EqualTheHostBackends) {
   for (size_t i = 0; i < hostLogp.size(); ++i)
     EXPECT_NEAR(d.r.logp[i], hostLogp[i], 1e-4) << "episode " << i;
   // Something was learned from: several steps with a choice, and the
-  // sampled draws are not all the greedy action.
+  // sampled episodes are mostly not the greedy ones.
   int choices = 0;
   for (int32_t k : d.r.stepCount)
     choices += k > 1;
-  EXPECT_GT(choices, 20);
+  EXPECT_GT(choices, 40);
+  if (sampled) {
+    RolloutRequest greedy = rq;
+    greedy.mode = SelectMode::Greedy;
+    const Trajectories g =
+        host.rollouts(RolloutInputs{program, ds, weights, greedy, false});
+    const std::vector<int32_t> gDepth = viewed<int32_t>(g.depth),
+                               gAction = viewed<int32_t>(g.stepAction);
+    int differ = 0;
+    size_t at = 0, gAt = 0;
+    for (size_t e = 0; e < d.depth.size(); ++e) {
+      bool same = d.depth[e] == gDepth[e];
+      for (int t = 0; same && t < d.depth[e]; ++t)
+        same = d.r.stepAction[at + t] == gAction[gAt + t];
+      differ += !same;
+      at += static_cast<size_t>(d.depth[e]);
+      gAt += static_cast<size_t>(gDepth[e]);
+    }
+    EXPECT_GT(differ, 10);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, CudaPathRollouts, ::testing::Bool(),
