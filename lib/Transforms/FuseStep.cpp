@@ -67,7 +67,8 @@ struct EvalFuseStepPass
     auto score = ScoreSelectOp::create(
         builder, p.select.getLoc(), p.select.getAction().getType(),
         p.select.getLogp().getType(), p.parent.getCalleeAttr(), slots, derived,
-        builder.getF32FloatAttr(p.score.getEffectiveScale()));
+        builder.getF32FloatAttr(p.score.getEffectiveScale()),
+        p.select.getModesAttr());
     auto advance = AdvanceOp::create(
         builder, p.recycle.getLoc(), p.recycle.getType(), builder.getI1Type(),
         slots, derived, score.getAction(), score.getLogp(), pool,

@@ -20,6 +20,8 @@ zero). Any integer dtype; ids outside the tables are an IndexError from torch.
 - `encode(states)` -> [..., d]: enc(G) of §4 (the atom linear applied by its
   three column blocks to the embedding tables first, then gathered per atom,
   as proofc's backends fold it: the §4 math in another summation order).
+- `log_prob(traj)` -> [T]: log π(a_t | s_t) of every step of a rollouts()
+  batch (docs/rollouts.md) with autograd, each distinct state encoded once.
 - `forward(states, derived, count)` -> logits [B, S]: ⟨enc(G), enc(D_i)⟩ ·
   score_scale(d) for the derived states D [B, S, N, 3] of each G [B, N, 3];
   entries i >= count[b] are -inf (`compact=True` encodes only the others),
@@ -237,6 +239,36 @@ class Policy(torch.nn.Module):
             enc_d = self.encode(derived)
         logits = (enc_d * enc_g.unsqueeze(-2)).sum(-1) * self.scale
         return logits.masked_fill(~valid, float("-inf"))
+
+    def log_prob(self, traj, temperature: Optional[float] = None) -> torch.Tensor:
+        """log π(a_t | s_t) of every step of rollouts `traj` (a
+        proofc.rollouts.Trajectories, docs/rollouts.md) with autograd: [T].
+
+        The state table is encoded once ([U, d]); each step's logits are
+        ⟨enc(s_t), enc(D_i)⟩ · score_scale over its first step_count
+        entries (the others -inf), divided by the temperature (default: the
+        call's when it sampled, 1 when greedy), log-softmaxed, and gathered
+        at step_action: what the engine computed as step_logp (to spec §7's
+        tolerance; the engine divides and normalizes in double)."""
+        if temperature is None:
+            temperature = traj.temperature if getattr(traj, "sampled", True) else 1.0
+        if not (temperature > 0 and math.isfinite(temperature)):
+            raise Error(f"Policy.log_prob: temperature must be positive and "
+                        f"finite, got {temperature!r}")
+        device = self.pred_emb.device
+        states = torch.as_tensor(traj.states, device=device)
+        derived = torch.as_tensor(traj.step_derived, device=device).long()  # [T, S]
+        parent_rows = torch.as_tensor(traj.step_state, device=device).long()
+        action = torch.as_tensor(traj.step_action, device=device).long()
+        enc = self.encode(states)                                     # [U, d]
+        valid = derived >= 0
+        # Only the listed entries are scored: Σ count rows, not T · S.
+        step, entry = valid.nonzero(as_tuple=True)
+        scores = (enc[parent_rows[step]] * enc[derived[step, entry]]).sum(-1) * self.scale
+        logits = enc.new_full(derived.shape, float("-inf"))
+        logits = logits.index_put((step, entry), scores / temperature)
+        logp = torch.log_softmax(logits, dim=-1)
+        return logp.gather(-1, action.unsqueeze(-1)).squeeze(-1)
 
 
 def greedy_action(logits: torch.Tensor, count: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:

@@ -190,10 +190,13 @@ def Eval_ScoreSelectOp : Eval_StepOp<"score_select", [Pure]> {
     `eval.encode` of the slots and of the derived states with `encoder`,
     `eval.dot_score` with `scale` and `eval.select`, as one op (one kernel):
     for every active slot, the spec §4 action over its first count(b)
-    derived states and its log-probability.
+    derived states and its log-probability. `modes` is eval.select's (the
+    selection modes the program supports, docs/sampling.md; left out:
+    both), carried for the kernels that implement the sampled one.
   }];
   let arguments = (ins FlatSymbolRefAttr:$encoder, Eval_SlotsType:$slots,
-                       Eval_DerivedType:$derived, F32Attr:$scale);
+                       Eval_DerivedType:$derived, F32Attr:$scale,
+                       OptionalAttr<StrArrayAttr>:$modes);
   let results = (outs Eval_LoweredI32Tensor:$action,
                       Eval_LoweredF32Tensor:$logp);
   let assemblyFormat = [{

@@ -271,19 +271,38 @@ def Eval_DotScoreOp : Eval_Op<"dot_score", [Pure, HasParent<"ProofLoopOp">]> {
 }
 
 def Eval_SelectOp : Eval_Op<"select", [Pure, HasParent<"ProofLoopOp">]> {
-  let summary = "Greedy action and its log-probability (spec §4)";
+  let summary = "The action and its log-probability (spec §4, docs/sampling.md)";
   let description = [{
-    Over each slot's first count(b) logits: the smallest index within the
-    near-tie tolerance of the maximum, and its log_softmax (0 when there is
-    one derived state).
+    Over each slot's first count(b) logits, in one of two selection modes,
+    chosen per run (the same compiled program evaluates greedily and runs
+    sampled rollouts):
+
+    - `greedy` (evaluation, always): the smallest index within the
+      near-tie tolerance of the maximum, and its log_softmax (spec §4).
+    - `sampled` (rollouts, docs/rollouts.md): the Gumbel-max draw of
+      docs/sampling.md from softmax(logits / temperature), keyed by the
+      run's seed, the episode and the step (Philox4x32-10), and its
+      log_softmax(logits / temperature). The run gives seed, episodes and
+      temperature; nothing of them is in the program.
+
+    Both give action 0 and log-probability 0 when there is one derived
+    state. `modes` declares which modes the program supports: a list of
+    distinct "greedy" / "sampled" that contains "greedy"; left out, both.
+    A runtime refuses sampled runs of a program that leaves "sampled" out
+    (ProgramSpec's policy.sampled, the bundle's policy.select_modes).
   }];
-  let arguments = (ins Eval_F32Tensor:$logits, Eval_DerivedType:$derived);
+  let arguments = (ins Eval_F32Tensor:$logits, Eval_DerivedType:$derived,
+                       OptionalAttr<StrArrayAttr>:$modes);
   let results = (outs Eval_I32Tensor:$action, Eval_F32Tensor:$logp);
   let assemblyFormat = [{
     $logits `,` $derived attr-dict `:` type($logits) `,` qualified(type($derived))
     `->` type($action) `,` type($logp)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether `modes` (left out: both) lists "sampled".
+    bool supportsSampled();
+  }];
 }
 
 def Eval_TransitionOp : Eval_Op<"transition", [

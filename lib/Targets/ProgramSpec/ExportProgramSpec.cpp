@@ -114,6 +114,7 @@ mlir::eval::exportProgramSpec(ProgramOp program) {
   if (failed(exportEncoder(encoder, spec.policy.encoder)))
     return failure();
   spec.policy.scoreScale = step->score.getEffectiveScale();
+  spec.policy.sampled = step->select.supportsSampled();
 
   proofc::ShapeParams &shape = spec.shape;
   shape.A = static_cast<int32_t>(program.getAAttr().getInt());

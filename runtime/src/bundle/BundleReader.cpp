@@ -75,8 +75,24 @@ ProgramSpec parseProgram(const Node &node) {
   program.shape.L = shape["L"].i32(0, 1 << 10);
 
   Node policy = node["policy"];
-  policy.expectObject({"score_scale", "encoder"});
+  policy.expectObject({"score_scale", "encoder", "select_modes"});
   program.policy.scoreScale = policy["score_scale"].positiveF32();
+  // eval.select's modes (docs/sampling.md): distinct, "greedy" first.
+  bool greedy = false, sampled = false;
+  for (const Node &modeNode : policy["select_modes"].array()) {
+    const std::string mode = modeNode.str();
+    if (mode != "greedy" && mode != "sampled")
+      modeNode.error(fmt::format("unknown selection mode '{}' (greedy, "
+                                 "sampled)",
+                                 mode));
+    bool &seen = mode == "greedy" ? greedy : sampled;
+    if (seen)
+      modeNode.error(fmt::format("selection mode '{}' listed twice", mode));
+    seen = true;
+  }
+  if (!greedy)
+    policy["select_modes"].error("must list \"greedy\"");
+  program.policy.sampled = sampled;
   for (const Node &opNode : policy["encoder"].array()) {
     opNode.expectObject({"kind", "pred_table", "const_table", "var_table",
                          "weight", "bias", "in", "out", "eps"});

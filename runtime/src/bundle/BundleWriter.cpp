@@ -54,7 +54,11 @@ json programJson(const ProgramSpec &program) {
             {"d", s.d},
             {"L", s.L}}},
           {"policy",
-           {{"score_scale", program.policy.scoreScale}, {"encoder", encoder}}}};
+           {{"score_scale", program.policy.scoreScale},
+            {"encoder", encoder},
+            {"select_modes", program.policy.sampled
+                                 ? json::array({"greedy", "sampled"})
+                                 : json::array({"greedy"})}}}};
 }
 
 json planJson(const GpuPlan &plan) {

@@ -245,6 +245,8 @@ LogicalResult ScoreSelectOp::verify() {
   if (!(scale > 0) || !std::isfinite(scale))
     return emitOpError()
            << "attribute 'scale' must be positive and finite, got " << scale;
+  if (failed(verifyutil::verifySelectModes(*this, getModesAttr())))
+    return failure();
   auto program = (*this)->getParentOfType<ProgramOp>();
   auto encoder = dyn_cast_or_null<EncoderOp>(
       program ? SymbolTable::lookupSymbolIn(program, getEncoderAttr())

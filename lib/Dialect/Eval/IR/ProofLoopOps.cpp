@@ -179,7 +179,11 @@ LogicalResult SelectOp::verify() {
     return emitOpError() << "results must be " << action << " and " << logp
                          << ", got " << getAction().getType() << " and "
                          << getLogp().getType();
-  return success();
+  return verifyutil::verifySelectModes(*this, getModesAttr());
+}
+
+bool SelectOp::supportsSampled() {
+  return verifyutil::selectModesIncludeSampled(getModesAttr());
 }
 
 //===----------------------------------------------------------------------===//

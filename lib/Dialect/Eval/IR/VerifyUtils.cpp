@@ -52,3 +52,36 @@ LogicalResult verifyutil::verifyWeightName(Operation *op, StringRef attrName,
   return op->emitOpError() << "attribute '" << attrName
                            << "' must name a weight tensor, got an empty name";
 }
+
+LogicalResult verifyutil::verifySelectModes(Operation *op, ArrayAttr modes) {
+  if (!modes)
+    return success();
+  if (modes.empty())
+    return op->emitOpError()
+           << "attribute 'modes' must list at least \"greedy\"";
+  bool greedy = false, sampled = false;
+  for (Attribute a : modes) {
+    StringRef mode = cast<StringAttr>(a).getValue();
+    if (mode != "greedy" && mode != "sampled")
+      return op->emitOpError() << "attribute 'modes' has unknown mode \""
+                               << mode << "\" (greedy, sampled)";
+    bool &seen = mode == "greedy" ? greedy : sampled;
+    if (seen)
+      return op->emitOpError()
+             << "attribute 'modes' lists \"" << mode << "\" twice";
+    seen = true;
+  }
+  if (!greedy)
+    return op->emitOpError()
+           << "attribute 'modes' must contain \"greedy\": evaluation always "
+              "selects greedily (spec §4)";
+  return success();
+}
+
+bool verifyutil::selectModesIncludeSampled(ArrayAttr modes) {
+  if (!modes)
+    return true;
+  return llvm::any_of(modes, [](Attribute a) {
+    return cast<StringAttr>(a).getValue() == "sampled";
+  });
+}

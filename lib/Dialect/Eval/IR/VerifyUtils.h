@@ -31,6 +31,14 @@ RankedTensorType getSlotTensor(Type type, int64_t rank);
 LogicalResult verifyWeightName(Operation *op, StringRef attrName,
                                StringAttr value);
 
+/// eval.select's and eval.score_select's `modes` (docs/sampling.md): when
+/// present, a non-empty list of distinct "greedy" / "sampled" that holds
+/// "greedy" (evaluation always selects greedily).
+LogicalResult verifySelectModes(Operation *op, ArrayAttr modes);
+
+/// Whether `modes` (null: both) lists "sampled".
+bool selectModesIncludeSampled(ArrayAttr modes);
+
 } // namespace mlir::eval::verifyutil
 
 #endif // PROOFC_LIB_DIALECT_EVAL_IR_VERIFYUTILS_H

@@ -133,8 +133,16 @@ TEST(Bundle, RejectsForeignSchemaAndOtherVersions) {
             }).find("not a proofc bundle"),
             std::string::npos);
   EXPECT_NE(errorAfter([](json &j) {
-              j["version"] = 4;
+              j["version"] = 5;
             }).find("x.pcb: version: unsupported bundle format"),
+            std::string::npos);
+  // Version 3 (before the policy's select_modes): recompile.
+  EXPECT_NE(errorAfter([](json &j) {
+              j["version"] = 3;
+              j["program"]["policy"].erase("select_modes");
+            })
+                .find("x.pcb: version: unsupported bundle format (this runtime "
+                      "reads version 4; recompile the program)"),
             std::string::npos);
   // Versions 1 (before the launch roles) and 2 (before "version" and
   // "schedule.setup") spelled the key "format_version": recompile.
@@ -147,7 +155,7 @@ TEST(Bundle, RejectsForeignSchemaAndOtherVersions) {
                 j["plan"]["schedule"].erase("setup");
               })
                   .find("x.pcb: format_version: unsupported bundle format "
-                        "(this runtime reads version 3; recompile the "
+                        "(this runtime reads version 4; recompile the "
                         "program)"),
               std::string::npos)
         << old;

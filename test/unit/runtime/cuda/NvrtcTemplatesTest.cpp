@@ -148,10 +148,40 @@ TEST(NvrtcTemplates, DevicePrologueCompilesAsEmbedded) {
   }
 }
 
+// The sampled action rule (proofc/contract/Sampling.h, docs/sampling.md)
+// as a kernel includes it: pasted in as the kernel embedder pastes the
+// contract's headers, it compiles under NVRTC with no other include and
+// its functions are callable from device code.
+TEST(NvrtcTemplates, SamplingContractCompilesForTheDevice) {
+  PROOFC_REQUIRE_NVRTC(nvrtc);
+  const std::string header = readFile(
+      PROOFC_SOURCE_DIR "/runtime/contract/include/proofc/contract/Sampling.h");
+  const std::string source = header + R"(
+extern "C" __global__ void proofc_sample_test(const float *logits, int count,
+                                              float temperature,
+                                              unsigned long long seed,
+                                              unsigned long long episode,
+                                              int *action, double *g) {
+  *action = proofc::sampling::sampleAction(logits, count, temperature, seed,
+                                           episode, 3u);
+  *g = proofc::sampling::gumbel(proofc::sampling::drawBits(seed, episode,
+                                                           0u, 0u));
+}
+)";
+  std::string cubin;
+  ASSERT_NO_THROW(cubin =
+                      nvrtc->compileToCubin(source, "sampling.cu", {}, 9, 0));
+  EXPECT_NE(cubin.find("proofc_sample_test"), std::string::npos);
+}
+
 } // namespace
 } // namespace proofc::test
 
 #else // !PROOFC_HAVE_CUDA
+
+TEST(NvrtcTemplates, SamplingContractCompilesForTheDevice) {
+  GTEST_SKIP() << "no NVRTC: built without the CUDA headers";
+}
 
 TEST(NvrtcTemplates, CompileForSm90InEveryEmittedConfiguration) {
   GTEST_SKIP() << "no NVRTC: built without the CUDA headers";

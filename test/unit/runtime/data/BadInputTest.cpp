@@ -502,7 +502,7 @@ using nlohmann::json;
 /// loop cond and its flag.
 json minimalBundle() {
   return json::parse(R"({
-    "schema": "proofc-bundle", "version": 3,
+    "schema": "proofc-bundle", "version": 4,
     "proofc_version": "0.1.0", "source": "s.mlir",
     "program": {"name": "s",
                 "shape": {"A": 1, "S": 1, "D": 1, "B": 1, "d": 1, "L": 0},
@@ -512,7 +512,8 @@ json minimalBundle() {
                    "out": 1, "eps": 0},
                   {"kind": "sum_atoms", "pred_table": "", "const_table": "",
                    "var_table": "", "weight": "", "bias": "", "in": 0,
-                   "out": 0, "eps": 0}]}},
+                   "out": 0, "eps": 0}],
+                "select_modes": ["greedy", "sampled"]}},
     "modules": [{"name": "m", "format": "ptx", "source": "x", "options": []}],
     "plan": {"buffers": [{"name": "f", "dtype": "i32", "elements": ["1"],
                           "init": ""}],

@@ -30,9 +30,11 @@ namespace proofc {
 /// 2: each launch has a "role" (BundleNames.h). 3: the version's key is
 /// "version" (as in every other proofc format; it was "format_version") and
 /// the setup launches are "schedule.setup" (they were "schedule.prologue",
-/// a name the weight prologue also has). An older bundle is refused with
+/// a name the weight prologue also has). 4: the program's policy lists
+/// eval.select's modes ("select_modes": ["greedy"] or ["greedy",
+/// "sampled"], docs/sampling.md). An older bundle is refused with
 /// "recompile the program".
-inline constexpr int kBundleFormatVersion = 3;
+inline constexpr int kBundleFormatVersion = 4;
 
 /// A symbolic extent: the product of its factors, each a decimal literal or a
 /// run-time symbol name (kBundleSymbols, BundleNames.h; docs/bundle.md lists
