@@ -8,7 +8,7 @@
 //    the episodes may part (a near-tie of two perturbed scores, or logits
 //    that differ within spec §7), and when none does every tensor is the
 //    host's; a second call gives the same bits (the draws are keyed, the
-//    state table numbered by first use).
+//    state table numbered by first use), also through the kept runner.
 // The tensors are read from the device. Skipped without a CUDA driver.
 //
 //===----------------------------------------------------------------------===//
@@ -132,7 +132,10 @@ TEST(GpuRollouts, EqualTheHostBackends) {
     for (SelectMode mode : {SelectMode::Greedy, SelectMode::Sampled}) {
       SCOPED_TRACE(mode == SelectMode::Sampled ? "sampled" : "greedy");
       rq.mode = mode;
-      const RolloutInputs in{bundle.program, ds, weights, rq, false};
+      // kbId: the backend keeps its runner between calls of one size (the
+      // second and later calls upload only their triples).
+      const RolloutInputs in{bundle.program, ds,      weights, rq,
+                             false,          nullptr, 1};
       const Copy h(host.rollouts(in));
       const Copy g(gpu.rollouts(in));
       ASSERT_EQ(g.depth.size(), h.depth.size());
