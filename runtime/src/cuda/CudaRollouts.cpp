@@ -156,13 +156,13 @@ Trajectories CudaBackend::rollouts(const RolloutInputs &inputs) {
     CudaRunner &runner = *st.runner;
     CudaDriver &drv = CudaDriver::get();
     const CUstream stream = runner.stream();
-    size_t paramsBytes = 0;
-    const CUdeviceptr params =
-        runner.moduleGlobal("proofc_rollout_params", &paramsBytes);
-    if (!params || paramsBytes != sizeof(proofc_abi::RolloutParams))
-      fail("{}: the rollout modules have no proofc_rollout_params of {} "
-           "bytes",
-           path_, sizeof(proofc_abi::RolloutParams));
+    // Every module with rollout code has the variable (a persistent
+    // bundle's step module too, whose advance is not launched): all get
+    // the parameters.
+    const std::vector<CUdeviceptr> params = runner.moduleGlobals(
+        "proofc_rollout_params", sizeof(proofc_abi::RolloutParams));
+    if (params.empty())
+      fail("{}: the rollout modules have no proofc_rollout_params", path_);
     // Pool position -> episode: the runner uploads the pool in poolOrder.
     const std::vector<int64_t> order =
         poolOrder(E, runner.binding().symbols().at("B"));
@@ -199,7 +199,8 @@ Trajectories CudaBackend::rollouts(const RolloutInputs &inputs) {
       p.entries = rec.entries;
       p.D = rec.D;
       PROOFC_CU(drv, cuStreamSynchronize, stream); // prepare()'s fills
-      PROOFC_CU(drv, cuMemcpyHtoD, params, &p, sizeof p);
+      for (CUdeviceptr at : params)
+        PROOFC_CU(drv, cuMemcpyHtoD, at, &p, sizeof p);
       outcomes = runner.execute(eval, timings);
       if (!st.traj->overflowed(stream))
         break;

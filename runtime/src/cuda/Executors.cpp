@@ -258,17 +258,20 @@ CUdeviceptr CudaRunner::bufferAddress(const std::string &name) const {
   return 0;
 }
 
-CUdeviceptr CudaRunner::moduleGlobal(const char *name, size_t *bytes) const {
+std::vector<CUdeviceptr> CudaRunner::moduleGlobals(const char *name,
+                                                   size_t bytes) const {
+  std::vector<CUdeviceptr> out;
   for (const auto &[moduleName, module] : modules_) {
     CUdeviceptr p = 0;
     size_t size = 0;
-    if (s_.drv.cuModuleGetGlobal(&p, &size, module, name) == CUDA_SUCCESS) {
-      if (bytes)
-        *bytes = size;
-      return p;
-    }
+    if (s_.drv.cuModuleGetGlobal(&p, &size, module, name) != CUDA_SUCCESS)
+      continue;
+    if (size != bytes)
+      fail("{}: module '{}': {} has {} bytes, {} expected", path_, moduleName,
+           name, size, bytes);
+    out.push_back(p);
   }
-  return 0;
+  return out;
 }
 
 } // namespace proofc
