@@ -149,6 +149,10 @@ private:
   CudaBackendOptions options_;
   CudaRunInfo info_;
   std::unique_ptr<Persistent> persistent_;
+  /// rollouts()' device state (CudaRollouts.cpp; shared_ptr: the type is
+  /// complete only there).
+  struct RolloutState;
+  std::shared_ptr<RolloutState> rollouts_;
   uint64_t capacityPool_ = 0;  ///< the poolId capacity_ was measured for
   uint64_t capacityShape_ = 0; ///< the shapeId capacity_ was measured for
   int64_t capacity_ = 0;

@@ -60,6 +60,7 @@ namespace proofc {
   X(cuModuleLoadDataEx, 2010)                                                  \
   X(cuModuleUnload, 2000)                                                      \
   X(cuModuleGetFunction, 2000)                                                 \
+  X(cuModuleGetGlobal, 3020)                                                   \
   X(cuFuncGetAttribute, 2020)                                                  \
   X(cuFuncSetAttribute, 9000)                                                  \
   X(cuLinkCreate, 6050)                                                        \

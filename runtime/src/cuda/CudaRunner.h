@@ -141,6 +141,18 @@ public:
 
   const CudaRunInfo &info() const { return info_; }
 
+  // For rollouts (CudaRollouts.cpp), after setup():
+  /// The device address of plan buffer `name`, or 0 when the plan has none.
+  CUdeviceptr bufferAddress(const std::string &name) const;
+  /// The device addresses of the variable `name` in every loaded module
+  /// that has one of `bytes` bytes (cuModuleGetGlobal); a module whose
+  /// variable has another size is an error.
+  std::vector<CUdeviceptr> moduleGlobals(const char *name, size_t bytes) const;
+  CUstream stream() const { return s_.stream; }
+  const PlanBinding &binding() const { return *binding_; }
+  int ccMajor() const { return major_; }
+  int ccMinor() const { return minor_; }
+
 private:
   //===------------------------------------------------------------------===//
   // Setup (RunnerSetup.cpp)

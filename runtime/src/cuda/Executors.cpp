@@ -252,6 +252,29 @@ CUdeviceptr CudaRunner::flagPtr(const std::string &buffer) {
   fail("{}: unknown flag buffer '{}'", path_, buffer);
 }
 
+CUdeviceptr CudaRunner::bufferAddress(const std::string &name) const {
+  for (size_t i = 0; i < bundle_.plan.buffers.size(); ++i)
+    if (bundle_.plan.buffers[i].name == name)
+      return s_.buffers[i];
+  return 0;
+}
+
+std::vector<CUdeviceptr> CudaRunner::moduleGlobals(const char *name,
+                                                   size_t bytes) const {
+  std::vector<CUdeviceptr> out;
+  for (const auto &[moduleName, module] : modules_) {
+    CUdeviceptr p = 0;
+    size_t size = 0;
+    if (s_.drv.cuModuleGetGlobal(&p, &size, module, name) != CUDA_SUCCESS)
+      continue;
+    if (size != bytes)
+      fail("{}: module '{}': {} has {} bytes, {} expected", path_, moduleName,
+           name, size, bytes);
+    out.push_back(p);
+  }
+  return out;
+}
+
 } // namespace proofc
 
 #endif // PROOFC_HAVE_CUDA

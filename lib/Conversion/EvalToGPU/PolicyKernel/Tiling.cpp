@@ -8,6 +8,7 @@
 #include "Tiling.h"
 
 #include "PolicyKernel.h"
+#include "proofc/contract/kernel_abi.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -41,7 +42,10 @@ PersistentLayout mlir::eval::policy_kernel::persistentLayout(const Tiling &tl,
       llvm::alignTo(deriveScratchBytes(A, S, tl.threads()), 16));
   l.parent = l.rows + 4 * tl.rowsPerPass() * tl.actStride();
   l.logits = l.parent + 4 * tl.width();
-  l.args = l.logits + static_cast<int64_t>(llvm::alignTo(4 * S, 8));
+  // slot.cu's rollout step finds the logits this many bytes before the
+  // argument words (kernel_abi.h).
+  l.args =
+      l.logits + proofc_abi::slotLogitsBytesBeforeArgs(static_cast<int>(S));
   l.total = l.args + 8 * numArgs;
   return l;
 }

@@ -22,6 +22,9 @@
 #include "engine.cu"
 #include "memo.cu"
 #include "advance.cu"
+#ifdef PROOFC_ROLLOUT
+#include "rollout.cu"
+#endif
 
 /// The policy kernel's dynamic shared memory (PolicyKernel.cpp's
 /// kPolicyRowsSymbol): it starts with the derive's (engine.cu's
@@ -68,6 +71,18 @@ proofc_slot_advance_engine(int b, const unsigned long long *args) {
   proofc_engine_impl::DeriveScratch &scratch =
       *reinterpret_cast<proofc_engine_impl::DeriveScratch *>(
           proofc_policy_rows);
+#ifdef PROOFC_ROLLOUT
+  // The rollouts' module: the draw and the recording (rollout.cu), the
+  // logits from the policy's row, which lies just before `args` in the
+  // kernel's shared memory (kernel_abi.h's slotLogitsBytesBeforeArgs).
+  proofc_rollout::rolloutStep(
+      b, slotCand, ptr<const int>(args, kSlotDepth), count,
+      reinterpret_cast<const float *>(
+          reinterpret_cast<const unsigned char *>(args) -
+          slotLogitsBytesBeforeArgs(PROOFC_S)),
+      scratch.sG, scratch.sKept, ptr<int>(args, kSlotAction),
+      ptr<float>(args, kSlotActionLogp));
+#endif
   if (threadIdx.x == 0)
     sActive = proofc_step::advanceSlot(
         b, pool, i32(args, kSlotN), i32(args, kSlotD), R, derived, count,

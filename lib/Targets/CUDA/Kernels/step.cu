@@ -34,6 +34,9 @@
 #include "engine.cu"
 #include "memo.cu"
 #include "advance.cu"
+#ifdef PROOFC_ROLLOUT
+#include "rollout.cu"
+#endif
 
 // From the CUDA device runtime (cuda_device_runtime_api.h), declared here so
 // that NVRTC needs no CUDA headers.
@@ -104,6 +107,16 @@ extern "C" __global__ void proofc_advance_engine(
   // the last block to arrive writes the flag, so the grid agrees.
   if (*guard == 0) return;
   const int b = blockIdx.x;
+#ifdef PROOFC_ROLLOUT
+  // The rollouts' module: the draw and the recording (rollout.cu), the
+  // logits from the policy's rows (the call's parameters name them).
+  proofc_rollout::rolloutStep(
+      b, slotCand, depth, count,
+      reinterpret_cast<const float *>(proofc_rollout_params.logits) +
+          static_cast<long long>(b) * S,
+      state + b * W, derived + static_cast<long long>(b) * S * W,
+      const_cast<int *>(action), const_cast<float *>(actionLogp));
+#endif
   __shared__ int sActive;
   if (threadIdx.x == 0)
     sActive = advanceSlot(b, pool, N, D, R, derived, count, action,

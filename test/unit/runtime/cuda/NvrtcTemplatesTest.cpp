@@ -13,6 +13,7 @@
 #if PROOFC_HAVE_CUDA
 
 #include "Targets/CUDA/Kernels/KernelTestUtil.h"
+#include "Targets/CUDA/Kernels/RolloutTestUtil.h"
 #include "cuda/DevicePrologue.h"
 #include "cuda/Nvrtc.h"
 #include "proofc/runtime/Error.h"
@@ -75,6 +76,51 @@ TEST(NvrtcTemplates, SlotCompilesAsRelocatableCode) {
   EXPECT_THROW(nvrtc->compileToCubin(kernelTemplate("engine.cu"), "engine.cu",
                                      wide, 9, 0),
                Error);
+}
+
+// The rollouts' device code (docs/rollouts-cuda.md): sample.cu's block-wide
+// sampled select (with runtime/contract's Sampling.h) and trajectory.cu's
+// recording, inlined after engine.cu as the step templates will include
+// them, called from a kernel at the block sizes the schedules use; and the
+// runtime's finishing kernels, which need no include.
+TEST(NvrtcTemplates, RolloutDeviceCodeCompiles) {
+  PROOFC_REQUIRE_NVRTC(nvrtc);
+  const std::string source = rolloutTestSource();
+  EXPECT_EQ(source.find("#include \""), std::string::npos);
+  for (int threads : {128, 256}) {
+    std::string cubin;
+    EXPECT_NO_THROW(cubin = nvrtc->compileToCubin(
+                        source, "rollout_step.cu",
+                        {"-DPROOFC_A=6", "-DPROOFC_S=120",
+                         "-DPROOFC_ENGINE_THREADS=" + std::to_string(threads)},
+                        9, 0))
+        << threads << " threads";
+    EXPECT_NE(cubin.find("proofc_test_rollout_step"), std::string::npos);
+  }
+  std::string cubin;
+  ASSERT_NO_THROW(cubin = nvrtc->compileToCubin(trajectoryFinishSource(),
+                                                "trajectory.cu", {}, 9, 0));
+  for (const char *entry : kTrajectoryFinishEntries)
+    EXPECT_NE(cubin.find(entry), std::string::npos) << entry;
+  // The rollouts' step and slot modules (-DPROOFC_ROLLOUT=1, rollout.cu):
+  // the step schedule's fused advance, and slot.cu as relocatable code at
+  // the persistent kernel's block and register cap; both export the
+  // parameters' variable the runtime writes.
+  std::string step, slot;
+  ASSERT_NO_THROW(step = nvrtc->compileToCubin(
+                      kernelTemplate("step.cu"), "step.cu",
+                      {"-DPROOFC_A=6", "-DPROOFC_S=120",
+                       "-DPROOFC_ENGINE_THREADS=128", "-DPROOFC_ROLLOUT=1"},
+                      9, 0));
+  EXPECT_NE(step.find("proofc_rollout_params"), std::string::npos);
+  ASSERT_NO_THROW(
+      slot = nvrtc->compileToCubin(
+          kernelTemplate("slot.cu"), "slot.cu",
+          {"-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_ENGINE_THREADS=256",
+           "-maxrregcount=128", "-rdc=true", "-DPROOFC_ROLLOUT=1"},
+          9, 0));
+  EXPECT_NE(slot.find("proofc_rollout_params"), std::string::npos);
+  EXPECT_NE(slot.find("proofc_slot_advance_engine"), std::string::npos);
 }
 
 // The device prologue's kernels (runtime/src/cuda/kernels/prologue.cu with
@@ -142,6 +188,10 @@ TEST(NvrtcTemplates, CompileForSm90InEveryEmittedConfiguration) {
 }
 
 TEST(NvrtcTemplates, DevicePrologueCompilesAsEmbedded) {
+  GTEST_SKIP() << "no NVRTC: built without the CUDA headers";
+}
+
+TEST(NvrtcTemplates, RolloutDeviceCodeCompiles) {
   GTEST_SKIP() << "no NVRTC: built without the CUDA headers";
 }
 

@@ -201,6 +201,38 @@ PROOFC_ABI_FN int deriveScratchWords(int A, int S, int T) {
 /// bytes (one vector load per 4 words).
 PROOFC_ABI_FN int memoEntryWords(int A) { return (5 + 2 * 3 * A + 3) / 4 * 4; }
 
+/// 4-byte words of one entry of a rollout's state table (trajectory.cu,
+/// docs/rollouts-cuda.md): the hash (0: empty), the published flag, the
+/// first use (stored as 0xFFFFFFFF - use, raised by atomicMax), the state.
+PROOFC_ABI_FN int trajectoryEntryWords(int A) { return 3 + 3 * A; }
+
+/// The persistent policy kernel's logits row (S floats, padded to 8 bytes)
+/// lies right before slot.cu's argument words in its dynamic shared memory
+/// (the compiler's persistentLayout): slot.cu's rollout step finds it this
+/// many bytes before `args`.
+PROOFC_ABI_FN int slotLogitsBytesBeforeArgs(int S) {
+  return (4 * S + 7) / 8 * 8;
+}
+
+/// A rollouts call's parameters (docs/rollouts-cuda.md): the step and slot
+/// modules compiled with -DPROOFC_ROLLOUT=1 (rollout.cu) read them from
+/// their `extern "C" __device__` variable proofc_rollout_params, which the
+/// runtime writes before it launches the graph. Pointers as 8-byte words.
+struct RolloutParams {
+  unsigned long long seed;        ///< the draws' Philox key
+  unsigned long long episodeBase; ///< the call's first global episode id
+  unsigned long long episodeOf;   ///< const int [N]: pool position -> e
+  unsigned long long logits;      ///< const float [B][S]: the step
+                                  ///< schedule's logits rows (0: persistent)
+  // trajectory.cu's Recorder.
+  unsigned long long table, overflow, stepState, stepDerived, stepCount,
+      stepAction, stepLogp;
+  float temperature; ///< > 0: draw (sample.cu); 0: the greedy action
+  int entries;       ///< the state table's entries (a power of two)
+  int D;             ///< max depth: dense rows per episode
+  int pad;          ///< unused (8-byte size)
+};
+
 /// The most static shared memory slot.cu's function may use beside the
 /// derive's (which is the persistent kernel's dynamic shared memory).
 constexpr int kSlotStaticSharedBytes = 1024;

@@ -4,7 +4,7 @@
 // Test-only. The kernel templates (lib/Targets/CUDA/Kernels/*.cu) use a small
 // subset of CUDA: __global__/__device__/__shared__/__noinline__,
 // threadIdx/blockIdx/ blockDim, gridDim, __syncthreads(), __threadfence(),
-// atomicAdd/CAS/Min/Exch,
+// atomicAdd/CAS/Min/Max/Exch,
 // __trap and cudaGraphSetConditional.
 // Including this header before a .cu file compiles it as plain C++; launch()
 // then runs a grid block by block, each block's threads as cooperative fibers
@@ -70,6 +70,13 @@ inline void __threadfence() {}
 template <typename T> T atomicMin(T *address, T value) {
   T old = *address;
   if (value < old)
+    *address = value;
+  return old;
+}
+
+template <typename T> T atomicMax(T *address, T value) {
+  T old = *address;
+  if (value > old)
     *address = value;
   return old;
 }

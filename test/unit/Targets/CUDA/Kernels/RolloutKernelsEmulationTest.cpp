@@ -1,0 +1,560 @@
+//===- RolloutKernelsEmulationTest.cpp - Sampled select, trajectories, CPU
+//-===//
+//
+// The CUDA side of rollouts (docs/rollouts-cuda.md) run through the CUDA
+// shim, against the host's definitions:
+//  - sample.cu's block-wide sampled select draws the action of
+//    runtime/contract's Sampling.h (the host backend's rule) and the
+//    log-probability log softmax(logits / T)[a] in double, the same bits at
+//    every block size (its fixed-point sum does not depend on the order the
+//    threads add in);
+//  - the CUDA path of a rollouts call end to end (step.cu compiled for
+//    rollouts: init, engine, the fused advance with rollout.cu's draw and
+//    recording, memo off; then the finishing pass; the policy's logits and
+//    greedy choice from HostPolicy, standing in for the generated kernel,
+//    which has no CPU emulation) gives the host backend's rollouts: every
+//    tensor equal, the log-probabilities within spec §7;
+//  - trajectory.cu's recording plus runtime/src/cuda/kernels/trajectory.cu's
+//    finishing pass give exactly docs/rollouts.md's state table (numbered by
+//    first appearance, s_t before its derived list, episode-major) and step
+//    arrays, whatever order the slots recorded their steps in; a table too
+//    small says so (overflow) instead of losing states silently.
+//
+//===----------------------------------------------------------------------===//
+#include "Targets/CUDA/Kernels/emulation/CudaShim.h"
+
+#define PROOFC_A 6
+#define PROOFC_S 120
+#define PROOFC_ENGINE_THREADS 32
+// step.cu's rollouts module (rollout.cu).
+#define PROOFC_ROLLOUT 1
+// step.cu (with engine.cu, memo.cu, advance.cu) renamed apart from the
+// other emulation tests' copies.
+#define proofc_engine proofc_engine_rollouts
+#define proofc_engine_impl proofc_engine_impl_rollouts
+#define proofc_init proofc_init_rollouts
+#define proofc_advance proofc_advance_rollouts
+#define proofc_advance_engine proofc_advance_engine_rollouts
+#define proofc_finish proofc_finish_rollouts
+#define proofc_step proofc_step_rollouts
+#define proofc_memo proofc_memo_rollouts
+#include "Kernels/sample.cu"
+#include "Kernels/step.cu"
+#include "Kernels/trajectory.cu"
+#undef proofc_engine
+#undef proofc_engine_impl
+#undef proofc_init
+#undef proofc_advance
+#undef proofc_advance_engine
+#undef proofc_finish
+#undef proofc_step
+#undef proofc_memo
+#include "cuda/kernels/trajectory.cu"
+
+#include "Targets/CUDA/Kernels/RolloutTestUtil.h"
+#include "TestUtil.h"
+#include "data/KnowledgeBase.h"
+#include "host/Engine.h"
+#include "host/HostBackend.h"
+#include "host/HostPolicy.h"
+#include "proofc/runtime/Rollouts.h"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <random>
+
+namespace proofc::test {
+namespace {
+
+struct Selected {
+  int action = -1;
+  float logp = 0.f;
+};
+
+Selected emulatedSelect(const std::vector<float> &logits, int k, float temp,
+                        uint64_t seed, uint64_t episode, int step,
+                        unsigned threads) {
+  Selected out;
+  emu::launch(1, threads, [&] {
+    static proofc_sample::Scratch scratch;
+    proofc_sample::selectSampled(scratch, logits.data(), k, temp, seed, episode,
+                                 step, &out.action, &out.logp);
+  });
+  return out;
+}
+
+/// log softmax(logits / temp)[a] in double, summed in index order.
+double hostLogp(const std::vector<float> &logits, int k, float temp, int a) {
+  if (k <= 1)
+    return 0.0;
+  const double t = temp;
+  double m = -INFINITY;
+  for (int i = 0; i < k; ++i)
+    m = std::max(m, static_cast<double>(logits[i]) / t);
+  double sum = 0;
+  for (int i = 0; i < k; ++i)
+    sum += std::exp(static_cast<double>(logits[i]) / t - m);
+  return static_cast<double>(logits[a]) / t - m - std::log(sum);
+}
+
+TEST(RolloutKernelsEmulation, SampledSelectDrawsTheHostRule) {
+  std::mt19937_64 rng(27);
+  std::normal_distribution<float> normal(0.f, 2.f);
+  const float temperatures[] = {0.25f, 1.f, 3.7f};
+  int differentActions = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int k = 1 + static_cast<int>(rng() % PROOFC_S);
+    std::vector<float> logits(PROOFC_S, 0.f);
+    for (int i = 0; i < k; ++i)
+      // A third of the lists have many equal logits: only the noise
+      // separates them.
+      logits[i] = trial % 3 == 0 ? static_cast<float>(rng() % 3) : normal(rng);
+    const float temp = temperatures[trial % 3];
+    const uint64_t seed = rng(), episode = rng();
+    const int step = static_cast<int>(rng() % 20);
+    const int expected = proofc::sampling::sampleAction(
+        logits.data(), k, temp, seed, episode, static_cast<unsigned>(step));
+    const Selected a = emulatedSelect(logits, k, temp, seed, episode, step, 32);
+    const Selected b =
+        emulatedSelect(logits, k, temp, seed, episode, step, 128);
+    ASSERT_EQ(a.action, expected) << "trial " << trial << ", k " << k;
+    ASSERT_EQ(b.action, expected) << "trial " << trial << ", k " << k;
+    uint32_t bitsA, bitsB;
+    std::memcpy(&bitsA, &a.logp, 4);
+    std::memcpy(&bitsB, &b.logp, 4);
+    EXPECT_EQ(bitsA, bitsB) << "trial " << trial << ": block sizes disagree";
+    const double ref = hostLogp(logits, k, temp, expected);
+    EXPECT_NEAR(a.logp, ref, 1e-6 * std::max(1.0, std::fabs(ref)))
+        << "trial " << trial << ", k " << k;
+    if (k > 1 && expected != 0)
+      ++differentActions;
+  }
+  // The draws are not all the first entry (the noise is there at all).
+  EXPECT_GT(differentActions, 100);
+}
+
+TEST(RolloutKernelsEmulation, SampledSelectFollowsTheTemperature) {
+  // Near zero temperature the draw is the argmax of the logits; the
+  // log-probability of a single entry is 0 with no draw.
+  std::vector<float> logits(PROOFC_S, 0.f);
+  for (int i = 0; i < 50; ++i)
+    logits[i] = static_cast<float>((i * 37) % 50);
+  int argmax = 0;
+  for (int i = 1; i < 50; ++i)
+    if (logits[i] > logits[argmax])
+      argmax = i;
+  for (uint64_t episode = 0; episode < 20; ++episode)
+    EXPECT_EQ(emulatedSelect(logits, 50, 1e-3f, 9, episode, 3, 32).action,
+              argmax);
+  const Selected one = emulatedSelect(logits, 1, 1.f, 9, 0, 0, 32);
+  EXPECT_EQ(one.action, 0);
+  EXPECT_EQ(one.logp, 0.f);
+}
+
+TEST(RolloutKernelsEmulation, SampledSelectPoisonsNonFiniteLogits) {
+  std::vector<float> logits(PROOFC_S, 0.5f);
+  logits[7] = NAN;
+  const Selected s = emulatedSelect(logits, 20, 1.f, 1, 2, 3, 32);
+  EXPECT_TRUE(std::isnan(s.logp));
+  EXPECT_GE(s.action, 0);
+  EXPECT_LT(s.action, 20);
+}
+
+/// The device buffers of one rollout's recording and finishing.
+struct EmulatedTrajectories {
+  int N, D, S, W, entries;
+  std::vector<int> table, overflow{0}, denseState, denseDerived, denseCount,
+      denseAction;
+  std::vector<float> denseLogp;
+
+  EmulatedTrajectories(int n, int d, int entryCount)
+      : N(n), D(d), S(PROOFC_S), W(3 * PROOFC_A), entries(entryCount),
+        table(static_cast<size_t>(entryCount) *
+              proofc_abi::trajectoryEntryWords(PROOFC_A)),
+        denseState(n * d, -7), denseDerived(static_cast<size_t>(n) * d * S, -7),
+        denseCount(n * d, -7), denseAction(n * d, -7), denseLogp(n * d, -7.f) {}
+
+  proofc_traj::Recorder recorder() {
+    return {table.data(),      entries,
+            overflow.data(),   D,
+            denseState.data(), denseDerived.data(),
+            denseCount.data(), denseAction.data(),
+            denseLogp.data()};
+  }
+
+  void record(const HostStep &s, int q, int t, unsigned threads) {
+    const proofc_traj::Recorder rec = recorder();
+    emu::launch(1, threads, [&] {
+      proofc_traj::recordStep(rec,
+                              reinterpret_cast<const int *>(s.parent.data()),
+                              reinterpret_cast<const int *>(s.derived.data()),
+                              s.count, s.action, s.logp, q, t);
+    });
+  }
+
+  /// Exclusive scan of data in place (the runtime's three launches, small
+  /// blocks so that several chunks and the carry between them are used);
+  /// returns the total.
+  static int scan(std::vector<int> &data) {
+    const unsigned threads = 8;
+    const int chunk = threads * proofc_traj_finish::kScanPerThread;
+    const long long n = static_cast<long long>(data.size());
+    const unsigned blocks = static_cast<unsigned>((n + chunk - 1) / chunk);
+    std::vector<int> sums(blocks, 0);
+    int total = -1;
+    emu::launch(blocks, threads,
+                [&] { proofc_traj_scan_blocks(data.data(), n, sums.data()); });
+    emu::launch(1, 4, [&] {
+      proofc_traj_scan_sums(sums.data(), static_cast<int>(blocks), &total);
+    });
+    emu::launch(3, 16, [&] {
+      proofc_traj_scan_add(data.data(), n, sums.data(), chunk);
+    });
+    return total;
+  }
+
+  struct Result {
+    std::vector<int> states, stepEpisode, stepState, stepDerived, stepCount,
+        stepAction;
+    std::vector<float> stepLogp;
+    int U = 0, T = 0, firstNonFinite = 0x7FFFFFFF;
+    // Per episode.
+    std::vector<int> triple;
+    std::vector<uint8_t> positive;
+    std::vector<float> logp;
+  };
+
+  Result finish(const std::vector<int> &depth, int K = 2,
+                std::vector<uint8_t> positiveIn = {}) {
+    Result r;
+    const int entryWords = proofc_abi::trajectoryEntryWords(PROOFC_A);
+    std::vector<int> mark(static_cast<size_t>(N) * D * (S + 1), 0);
+    emu::launch(3, 16, [&] {
+      proofc_traj_mark(table.data(), entries, entryWords, mark.data());
+    });
+    r.U = scan(mark);
+    std::vector<int> entryId(entries, -7);
+    r.states.assign(static_cast<size_t>(r.U) * W, -7);
+    emu::launch(2, 32, [&] {
+      proofc_traj_states(table.data(), entries, entryWords, W, mark.data(),
+                         entryId.data(), r.states.data());
+    });
+    std::vector<int> firstStep = depth;
+    r.T = scan(firstStep);
+    r.stepEpisode.assign(r.T, -7);
+    r.stepState.assign(r.T, -7);
+    r.stepDerived.assign(static_cast<size_t>(r.T) * S, -7);
+    r.stepCount.assign(r.T, -7);
+    r.stepAction.assign(r.T, -7);
+    r.stepLogp.assign(r.T, -7.f);
+    emu::launch(5, 16, [&] {
+      proofc_traj_steps(
+          N, D, S, depth.data(), firstStep.data(), entryId.data(),
+          denseState.data(), denseDerived.data(), denseCount.data(),
+          denseAction.data(), denseLogp.data(), r.stepEpisode.data(),
+          r.stepState.data(), r.stepDerived.data(), r.stepCount.data(),
+          r.stepAction.data(), r.stepLogp.data(), &r.firstNonFinite);
+    });
+    r.triple.assign(N, -7);
+    r.positive.assign(N, 7);
+    r.logp.assign(N, -7.f);
+    if (positiveIn.empty()) // the layout tests: positive[n] = n % 3 == 0
+      for (int n = 0; n < N / K; ++n)
+        positiveIn.push_back(static_cast<uint8_t>(n % 3 == 0));
+    emu::launch(2, 8, [&] {
+      proofc_traj_episodes(N, K, depth.data(), firstStep.data(),
+                           r.stepLogp.data(), positiveIn.data(),
+                           r.triple.data(), r.positive.data(), r.logp.data());
+    });
+    return r;
+  }
+};
+
+TEST(RolloutKernelsEmulation, TrajectoriesAreTheHostLayoutInAnyOrder) {
+  Dataset ds = loadDataset(dataDir("countries_s1"));
+  KnowledgeBase kb = buildKnowledgeBase(ds, false);
+  ShapeParams shape; // V10: A = 6, S = 120, D = 20
+  const int N = 24;
+  const auto episodes = hostEpisodes(ds, kb, shape, N, 5);
+
+  const ExpectedLayout x(episodes, shape);
+  ASSERT_LT(static_cast<size_t>(x.numStates()), x.occurrences)
+      << "no state repeats: a weak test";
+
+  // The device: every step recorded, in an order unlike the episodes'
+  // (slots run at their own pace), by blocks of two sizes.
+  std::vector<std::pair<int, int>> rows;
+  for (int q = 0; q < N; ++q)
+    for (int t = 0; t < static_cast<int>(episodes[q].size()); ++t)
+      rows.emplace_back(q, t);
+  std::shuffle(rows.begin(), rows.end(), std::mt19937_64(11));
+  int entries = 1;
+  while (entries < 2 * x.numStates())
+    entries *= 2;
+  EmulatedTrajectories dev(N, shape.D, entries);
+  for (size_t i = 0; i < rows.size(); ++i)
+    dev.record(episodes[rows[i].first][rows[i].second], rows[i].first,
+               rows[i].second, i % 2 ? 32 : 8);
+  EXPECT_EQ(dev.overflow[0], 0);
+  const EmulatedTrajectories::Result r = dev.finish(x.depth);
+
+  EXPECT_EQ(r.U, x.numStates());
+  EXPECT_EQ(r.T, static_cast<int>(x.stepEpisode.size()));
+  EXPECT_EQ(r.states, x.states);
+  EXPECT_EQ(r.stepEpisode, x.stepEpisode);
+  EXPECT_EQ(r.stepState, x.stepState);
+  EXPECT_EQ(r.stepDerived, x.stepDerived);
+  EXPECT_EQ(r.stepCount, x.stepCount);
+  EXPECT_EQ(r.stepAction, x.stepAction);
+  EXPECT_EQ(r.stepLogp, x.stepLogp);
+  EXPECT_EQ(r.firstNonFinite, 0x7FFFFFFF);
+  for (int q = 0; q < N; ++q) {
+    double sum = 0;
+    for (const HostStep &s : episodes[q])
+      sum += s.logp;
+    EXPECT_EQ(r.triple[q], q / 2);
+    EXPECT_EQ(r.positive[q], (q / 2) % 3 == 0 ? 1 : 0);
+    EXPECT_EQ(r.logp[q], static_cast<float>(sum)) << "episode " << q;
+  }
+}
+
+TEST(RolloutKernelsEmulation, ANonFiniteStepIsFound) {
+  Dataset ds = loadDataset(dataDir("countries_s1"));
+  KnowledgeBase kb = buildKnowledgeBase(ds, false);
+  ShapeParams shape;
+  auto episodes = hostEpisodes(ds, kb, shape, 4, 7);
+  episodes[2].back().logp = NAN;
+  episodes[3].front().logp = NAN;
+  EmulatedTrajectories dev(4, shape.D, 1 << 12);
+  std::vector<int> depth;
+  int expected = 0;
+  for (int q = 0; q < 4; ++q) {
+    depth.push_back(static_cast<int>(episodes[q].size()));
+    if (q < 2 || q == 2)
+      expected += q < 2 ? depth.back() : depth.back() - 1;
+    for (int t = 0; t < depth.back(); ++t)
+      dev.record(episodes[q][t], q, t, 32);
+  }
+  EXPECT_EQ(dev.finish(depth).firstNonFinite, expected);
+}
+
+TEST(RolloutKernelsEmulation, AFullTableSaysSo) {
+  Dataset ds = loadDataset(dataDir("countries_s1"));
+  KnowledgeBase kb = buildKnowledgeBase(ds, false);
+  ShapeParams shape;
+  const auto episodes = hostEpisodes(ds, kb, shape, 4, 6);
+  EmulatedTrajectories dev(4, shape.D, 8);
+  for (int q = 0; q < 4; ++q)
+    for (int t = 0; t < static_cast<int>(episodes[q].size()); ++t)
+      dev.record(episodes[q][t], q, t, 32);
+  EXPECT_EQ(dev.overflow[0], 1);
+}
+
+/// The knowledge base's Atom arrays as the kernels' int32 words.
+template <typename V> const int *ints(const V &v) {
+  return reinterpret_cast<const int *>(v.data());
+}
+
+/// A view's elements as a vector of T.
+template <typename T> std::vector<T> viewed(const TensorView &v) {
+  int64_t n = 1;
+  for (int64_t d : v.shape)
+    n *= d;
+  const T *p = static_cast<const T *>(v.data);
+  return std::vector<T>(p, p + n);
+}
+
+/// The CUDA path of a rollouts call, emulated: step.cu compiled with
+/// PROOFC_ROLLOUT (rollout.cu), the fused step schedule with the memo off.
+/// The pool is the request's triples, each K times (pool position =
+/// episode here); setup runs init and the engine, then each step the
+/// policy's logits (HostPolicy) and greedy choice (spec §4, as the
+/// generated kernel's) go to the logits rows and action[], and
+/// proofc_advance_engine draws (sampled), records, advances and derives.
+/// Then the finishing pass.
+struct EmulatedRollout {
+  EmulatedTrajectories::Result r;
+  std::vector<int> status, depth;
+};
+
+EmulatedRollout emulatedRollout(const ProgramSpec &program, const Dataset &ds,
+                                const TensorMap &weights,
+                                const RolloutRequest &rq) {
+  const ShapeParams &shape = program.shape;
+  const int A = shape.A, S = shape.S, D = shape.D, B = shape.B, W = 3 * A;
+  const int K = rq.episodesPerTriple;
+  const int E = static_cast<int>(rq.triples.size()) * K;
+  KnowledgeBase kb = buildKnowledgeBase(ds, false);
+  HostPolicy policy(program, weights, kb.numEntities, kb.numRelations);
+  std::vector<int> pool, episodeOf;
+  for (int e = 0; e < E; ++e) {
+    const Triple &c = rq.triples[e / K];
+    pool.insert(pool.end(), {c.h, c.r, c.t});
+    episodeOf.push_back(e);
+  }
+  std::vector<int> state(B * W), slotCand(B), depth(B), derived(B * S * W),
+      count(B), action(B), outStatus(E, -1), outDepth(E, -1), outActions(1),
+      memo(4), memoClaims(B), counters(2, 0);
+  std::vector<float> logp(B), actionLogp(B), outLogp(E), logits(B * S);
+  int nextCand = 0, engineFlag = 0, loopFlag = 0;
+  EmulatedTrajectories dev(E, D, 1 << 14);
+  proofc_abi::RolloutParams &p = proofc_rollout_params;
+  p.seed = rq.seed;
+  p.episodeBase = rq.episodeBase;
+  p.episodeOf = reinterpret_cast<uintptr_t>(episodeOf.data());
+  p.logits = reinterpret_cast<uintptr_t>(logits.data());
+  const proofc_traj::Recorder rec = dev.recorder();
+  p.table = reinterpret_cast<uintptr_t>(rec.table);
+  p.overflow = reinterpret_cast<uintptr_t>(rec.overflow);
+  p.stepState = reinterpret_cast<uintptr_t>(rec.stepState);
+  p.stepDerived = reinterpret_cast<uintptr_t>(rec.stepDerived);
+  p.stepCount = reinterpret_cast<uintptr_t>(rec.stepCount);
+  p.stepAction = reinterpret_cast<uintptr_t>(rec.stepAction);
+  p.stepLogp = reinterpret_cast<uintptr_t>(rec.stepLogp);
+  p.temperature = rq.mode == SelectMode::Sampled ? rq.temperature : 0.f;
+  p.entries = rec.entries;
+  p.D = D;
+
+  const int E32 = kb.numEntities, R = kb.numRelations;
+  emu::launch(1, 32, [&] {
+    proofc_init_rollouts(pool.data(), E, B, state.data(), slotCand.data(),
+                         depth.data(), logp.data(), &nextCand, &engineFlag,
+                         &loopFlag, 0, 0);
+  });
+  emu::launch(B, PROOFC_ENGINE_THREADS, [&] {
+    proofc_engine_rollouts(
+        &loopFlag, state.data(), slotCand.data(), pool.data(), ints(kb.facts),
+        kb.psOffsets.data(), kb.poFacts.data(), kb.poOffsets.data(),
+        kb.predOffsets.data(), ints(kb.ruleHeads), kb.ruleBodyOffsets.data(),
+        ints(kb.ruleBody), kb.ruleNumVars.data(), kb.rulePredOffsets.data(),
+        kb.ruleIdsByPred.data(), E32, R, derived.data(), count.data());
+  });
+  std::vector<float> parent(policy.width()),
+      children(static_cast<size_t>(S) * policy.width()),
+      scratch(policy.scratchSize());
+  for (int steps = 0; loopFlag; ++steps) {
+    EXPECT_LE(steps, E * D) << "the loop does not end";
+    if (steps > E * D)
+      break;
+    // The policy kernel: logits rows and the greedy choice.
+    for (int b = 0; b < B; ++b) {
+      if (slotCand[b] < 0)
+        continue;
+      if (count[b] >= 2) {
+        const Atom *st = reinterpret_cast<const Atom *>(state.data() + b * W);
+        const Atom *ch =
+            reinterpret_cast<const Atom *>(derived.data() + b * S * W);
+        policy.encode(st, A, parent.data(), scratch.data());
+        policy.encodeBatch(ch, count[b], A, children.data(), scratch.data());
+        policy.logits(parent.data(), children.data(), count[b],
+                      logits.data() + b * S);
+      }
+      const Action a = selectAction(logits.data() + b * S, count[b]);
+      action[b] = a.index;
+      actionLogp[b] = static_cast<float>(a.logp);
+    }
+    emu::launch(B, PROOFC_ENGINE_THREADS, [&] {
+      proofc_advance_engine_rollouts(
+          &loopFlag, pool.data(), E, D, R, action.data(), actionLogp.data(),
+          state.data(), slotCand.data(), depth.data(), logp.data(), &nextCand,
+          outStatus.data(), outDepth.data(), outLogp.data(), outActions.data(),
+          0, ints(kb.facts), kb.psOffsets.data(), kb.poFacts.data(),
+          kb.poOffsets.data(), kb.predOffsets.data(), ints(kb.ruleHeads),
+          kb.ruleBodyOffsets.data(), ints(kb.ruleBody), kb.ruleNumVars.data(),
+          kb.rulePredOffsets.data(), kb.ruleIdsByPred.data(), E32,
+          derived.data(), count.data(), memo.data(), memoClaims.data(), 0,
+          counters.data(), &engineFlag, &loopFlag, 0, 0);
+    });
+  }
+  EXPECT_EQ(dev.overflow[0], 0);
+  EmulatedRollout out;
+  out.r = dev.finish(outDepth, K, rq.positive);
+  out.status = outStatus;
+  out.depth = outDepth;
+  return out;
+}
+
+class CudaPathRollouts : public ::testing::TestWithParam<bool> {};
+
+TEST_P(CudaPathRollouts, EqualTheHostBackends) {
+  const bool sampled = GetParam();
+  Dataset ds = loadDataset(dataDir("nations"));
+  const TensorMap weights = readSafetensors(weightsFile("nations"));
+  ProgramSpec program = v10Program();
+  program.shape.B = 16;
+  RolloutRequest rq;
+  // Train triples and corruptions of them (another tail), alternately.
+  for (size_t i = 0; i < 32; ++i) {
+    Triple c = ds.train[i * 13 % ds.train.size()];
+    if (i % 2)
+      c.t = static_cast<int32_t>((c.t + 7 * i) % ds.numEntities());
+    rq.triples.push_back(c);
+    rq.positive.push_back(static_cast<uint8_t>(i % 2 == 0));
+  }
+  rq.episodesPerTriple = 3;
+  rq.seed = 0x1234567890ull;
+  rq.episodeBase = 77;
+  rq.mode = sampled ? SelectMode::Sampled : SelectMode::Greedy;
+  // Hot enough that the draws, not the logits alone, decide most steps.
+  rq.temperature = 8.f;
+
+  HostBackend host(HostBackendOptions{1});
+  const Trajectories h =
+      host.rollouts(RolloutInputs{program, ds, weights, rq, false});
+  const EmulatedRollout d = emulatedRollout(program, ds, weights, rq);
+
+  EXPECT_EQ(d.status, viewed<int32_t>(h.status));
+  EXPECT_EQ(d.depth, viewed<int32_t>(h.depth));
+  EXPECT_EQ(d.r.triple, viewed<int32_t>(h.triple));
+  EXPECT_EQ(d.r.positive, viewed<uint8_t>(h.positive));
+  EXPECT_EQ(d.r.U, h.numStates);
+  EXPECT_EQ(d.r.T, h.steps);
+  EXPECT_EQ(d.r.states, viewed<int32_t>(h.states));
+  EXPECT_EQ(d.r.stepEpisode, viewed<int32_t>(h.stepEpisode));
+  EXPECT_EQ(d.r.stepState, viewed<int32_t>(h.stepState));
+  EXPECT_EQ(d.r.stepDerived, viewed<int32_t>(h.stepDerived));
+  EXPECT_EQ(d.r.stepCount, viewed<int32_t>(h.stepCount));
+  EXPECT_EQ(d.r.stepAction, viewed<int32_t>(h.stepAction));
+  const std::vector<float> hostStepLogp = viewed<float>(h.stepLogp);
+  ASSERT_EQ(d.r.stepLogp.size(), hostStepLogp.size());
+  for (size_t i = 0; i < hostStepLogp.size(); ++i)
+    EXPECT_NEAR(d.r.stepLogp[i], hostStepLogp[i], 1e-5) << "step " << i;
+  const std::vector<float> hostLogp = viewed<float>(h.logp);
+  ASSERT_EQ(d.r.logp.size(), hostLogp.size());
+  for (size_t i = 0; i < hostLogp.size(); ++i)
+    EXPECT_NEAR(d.r.logp[i], hostLogp[i], 1e-4) << "episode " << i;
+  // Something was learned from: several steps with a choice, and the
+  // sampled episodes are mostly not the greedy ones.
+  int choices = 0;
+  for (int32_t k : d.r.stepCount)
+    choices += k > 1;
+  EXPECT_GT(choices, 40);
+  if (sampled) {
+    RolloutRequest greedy = rq;
+    greedy.mode = SelectMode::Greedy;
+    const Trajectories g =
+        host.rollouts(RolloutInputs{program, ds, weights, greedy, false});
+    const std::vector<int32_t> gDepth = viewed<int32_t>(g.depth),
+                               gAction = viewed<int32_t>(g.stepAction);
+    int differ = 0;
+    size_t at = 0, gAt = 0;
+    for (size_t e = 0; e < d.depth.size(); ++e) {
+      bool same = d.depth[e] == gDepth[e];
+      for (int t = 0; same && t < d.depth[e]; ++t)
+        same = d.r.stepAction[at + t] == gAction[gAt + t];
+      differ += !same;
+      at += static_cast<size_t>(d.depth[e]);
+      gAt += static_cast<size_t>(gDepth[e]);
+    }
+    EXPECT_GT(differ, 10);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, CudaPathRollouts, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool> &info) {
+                           return info.param ? "Sampled" : "Greedy";
+                         });
+
+} // namespace
+} // namespace proofc::test
