@@ -148,7 +148,7 @@ public:
   /// that has one of `bytes` bytes (cuModuleGetGlobal); a module whose
   /// variable has another size is an error.
   std::vector<CUdeviceptr> moduleGlobals(const char *name, size_t bytes) const;
-  CUstream stream() const { return s_.stream; }
+  CUstream stream() const { return dev_.stream; }
   const PlanBinding &binding() const { return *binding_; }
   int ccMajor() const { return major_; }
   int ccMinor() const { return minor_; }

@@ -255,7 +255,7 @@ CUdeviceptr CudaRunner::flagPtr(const std::string &buffer) {
 CUdeviceptr CudaRunner::bufferAddress(const std::string &name) const {
   for (size_t i = 0; i < bundle_.plan.buffers.size(); ++i)
     if (bundle_.plan.buffers[i].name == name)
-      return s_.buffers[i];
+      return dev_.buffers[i];
   return 0;
 }
 
@@ -265,7 +265,7 @@ std::vector<CUdeviceptr> CudaRunner::moduleGlobals(const char *name,
   for (const auto &[moduleName, module] : modules_) {
     CUdeviceptr p = 0;
     size_t size = 0;
-    if (s_.drv.cuModuleGetGlobal(&p, &size, module, name) != CUDA_SUCCESS)
+    if (dev_.drv.cuModuleGetGlobal(&p, &size, module, name) != CUDA_SUCCESS)
       continue;
     if (size != bytes)
       fail("{}: module '{}': {} has {} bytes, {} expected", path_, moduleName,
