@@ -38,9 +38,11 @@ def _parser() -> _Parser:
     p.add_argument("-o", "--output", required=True, metavar="OUT.safetensors",
                    help="where the best checkpoint's weights go")
     p.add_argument("--updates", type=int, metavar="N",
-                   help="REINFORCE updates (the result is then a function of the seed)")
+                   help="REINFORCE updates of each variant (the result is then a function of "
+                        "the seed)")
     p.add_argument("--budget", type=float, metavar="SECONDS",
-                   help="training seconds (checkpoint scoring excluded)")
+                   help="training seconds, split evenly between the variants (checkpoint "
+                        "scoring excluded)")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of every draw (initial weights, batches, actions); default 0")
     p.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N (default auto)")
@@ -129,7 +131,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         sys.stderr.write("\nproofc: interrupted by SIGINT\n")
         return 130
     log = result.log
-    print(f"wrote {args.output}: checkpoint {result.checkpoint} of {log['updates']} updates "
-          f"(valid MRR {result.valid_mrr:.4f} on {log['valid_queries']} queries), "
-          f"{log['episodes']} episodes in {log['train_seconds']:.1f} s of training")
+    print(f"wrote {args.output}: checkpoint {result.checkpoint} (valid MRR "
+          f"{result.valid_mrr:.4f} on {log['valid_queries']} queries); {log['updates']} "
+          f"updates, {log['episodes']} episodes in {log['train_seconds']:.1f} s of training")
     return 0
