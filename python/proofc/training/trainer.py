@@ -219,7 +219,8 @@ class _Variant:
             return
         self.imitation = Imitation(steps, self.ev.device)
         count = self.o.imitation_count()
-        limit = IMITATION_SHARE * budget if budget is not None else None
+        # 20 % of the budget for the imitation itself, after the search.
+        limit = self.train_seconds + IMITATION_SHARE * budget if budget is not None else None
         losses = []
         while (count is None or self.imitation_steps < count) and \
                 (limit is None or self.train_seconds < limit):
