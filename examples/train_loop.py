@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Train the reference policy with proofc.train and print its valid MRR at every checkpoint.
 
-REINFORCE (the `rl` recipe of ../shared/weights/README.md): the sampled
-episodes run on proofc's engine, the learner is proofc.torch.Policy, and the
-best checkpoint by valid MRR is written (docs/training.md). From the
+The recipe of ../shared/weights/README.md (by default both variants: `il`,
+shortest-proof search and imitation then REINFORCE, and `rl`, REINFORCE
+only): the sampled episodes and the search run on proofc's engine, the
+learner is proofc.torch.Policy, and the best checkpoint by valid MRR is
+written (docs/training.md). From the
 repository root, after building (the package lives in build/python):
 
     PYTHONPATH=build/python /usr/bin/python3 examples/train_loop.py \\
@@ -21,12 +23,13 @@ parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 parser.add_argument("--data", default="../shared/data/countries_s2")
 parser.add_argument("--updates", type=int, default=200)
 parser.add_argument("--device", default="auto")
+parser.add_argument("--variant", default="both", choices=("il", "rl", "both"))
 parser.add_argument("-o", "--output", default="trained.safetensors")
 args = parser.parse_args()
 
 program = os.path.join(os.path.dirname(os.path.abspath(__file__)), "v10.mlir")
 result = proofc.train(program, args.data, args.output, updates=args.updates,
-                      device=args.device)
+                      device=args.device, variant=args.variant)
 for c in result.log["checkpoints"]:
-    print(f"update {c['update']:5d}  {c['train_seconds']:7.1f} s  valid MRR "
+    print(f"{c['name']:>14}  {c['train_seconds']:7.1f} s  valid MRR "
           f"{c['valid_mrr']:.4f}{'  <- written to ' + args.output if c['chosen'] else ''}")

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 
 namespace py = pybind11;
 
@@ -69,6 +70,7 @@ Evaluator::~Evaluator() {
 void Evaluator::close() {
   if (!session_)
     return;
+  deriver_.reset();
   auto job = worker_->submit([this] { session_.reset(); });
   waitReleased(job);
 }
@@ -239,6 +241,56 @@ py::dict Evaluator::rollouts(py::handle weights, py::handle triples,
   }
   const Trajectories result = waitInterruptible(job, cancel, {});
   return trajectoriesDict(result);
+}
+
+py::dict Evaluator::derive(py::handle states, py::handle triples) {
+  const Session &s = session();
+  using Int32Array =
+      py::array_t<int32_t, py::array::c_style | py::array::forcecast>;
+  const int64_t A = s.program().shape.A;
+  Int32Array stateArray = Int32Array::ensure(states);
+  if (!stateArray || stateArray.ndim() != 3 || stateArray.shape(1) != A ||
+      stateArray.shape(2) != 3)
+    throw py::type_error("states: expected an integer array [N, A = " +
+                         std::to_string(A) + ", 3]");
+  Int32Array tripleArray = Int32Array::ensure(triples);
+  if (!tripleArray || tripleArray.ndim() != 2 || tripleArray.shape(1) != 3)
+    throw py::type_error("triples: expected an integer array [N, 3]");
+  const int64_t N = stateArray.shape(0);
+  if (tripleArray.shape(0) != N)
+    throw py::value_error("triples: " + std::to_string(tripleArray.shape(0)) +
+                          " rows for " + std::to_string(N) + " states");
+  std::vector<Atom> atoms(static_cast<size_t>(N * A));
+  std::memcpy(atoms.data(), stateArray.data(), atoms.size() * sizeof(Atom));
+  std::vector<Triple> candidates(static_cast<size_t>(N));
+  const int32_t *t = tripleArray.data();
+  for (int64_t i = 0; i < N; ++i)
+    candidates[i] = Triple{t[3 * i], t[3 * i + 1], t[3 * i + 2]};
+  if (!deriver_) {
+    std::future<std::unique_ptr<StateDeriver>> made = worker_->submit([&s] {
+      return std::make_unique<StateDeriver>(s.dataset(), s.program().shape,
+                                            s.options().factsIncludeValid,
+                                            s.options().threads);
+    });
+    deriver_ = waitReleased(made);
+  }
+  const StateDeriver &deriver = *deriver_;
+  std::future<DerivedLists> job =
+      worker_->submit([&deriver, &atoms, &candidates] {
+        return deriver.derive(atoms, candidates);
+      });
+  const DerivedLists lists = waitReleased(job);
+  const int64_t M = static_cast<int64_t>(lists.states.size()) / A;
+  py::array_t<int32_t> count(N);
+  std::memcpy(count.mutable_data(), lists.count.data(),
+              lists.count.size() * sizeof(int32_t));
+  py::array_t<int32_t> out({M, A, int64_t(3)});
+  std::memcpy(out.mutable_data(), lists.states.data(),
+              lists.states.size() * sizeof(Atom));
+  py::dict result;
+  result["count"] = count;
+  result["states"] = out;
+  return result;
 }
 
 } // namespace proofc::python

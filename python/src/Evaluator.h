@@ -16,6 +16,7 @@
 #include "TensorBorrow.h"
 #include "Worker.h"
 
+#include "proofc/runtime/Derive.h"
 #include "proofc/runtime/Session.h"
 
 #include <pybind11/pybind11.h>
@@ -68,6 +69,12 @@ public:
                           uint64_t seed, uint64_t episodeBase,
                           double temperature, bool sampled);
 
+  /// StateDeriver::derive() (built on the first call): the derived lists of
+  /// `states` [N, A, 3] (int32, docs/rollouts.md's encoding) as steps of
+  /// candidates `triples` [N, 3]. Returns {"count": int32 [N], "states": int32
+  /// [Σ count, A, 3]}.
+  pybind11::dict derive(pybind11::handle states, pybind11::handle triples);
+
   /// Releases the Session now; every later call but close() raises.
   void close();
   bool closed() const { return !session_; }
@@ -77,6 +84,7 @@ private:
 
   std::unique_ptr<Worker> worker_;
   std::unique_ptr<Session> session_;
+  std::unique_ptr<StateDeriver> deriver_;
   Placement placement_;
   std::vector<TensorSpec> expected_;
   pybind11::dict candidates_;

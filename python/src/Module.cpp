@@ -334,6 +334,11 @@ PYBIND11_MODULE(_core, m) {
            "Runs `episodes` episodes of every triple [N, 3] (positive [N]) "
            "and returns the trajectories' tensors by name "
            "(docs/rollouts.md).")
+      .def("derive", &Evaluator::derive, py::arg("states"), py::arg("triples"),
+           "Spec §3's derived list of every state [N, A, 3] as a step of "
+           "candidate triples [N, 3] (its own fact never used), on the host "
+           "engine: {'count': [N], 'states': [sum(count), A, 3]} "
+           "(docs/training.md).")
       .def("close", &Evaluator::close,
            "Releases the session (device memory included) now.")
       .def_property_readonly("closed", &Evaluator::closed)

@@ -16,7 +16,8 @@ torch = pytest.importorskip("torch")
 from cli_helpers import REPO, V10, binary, cli_error, shared  # noqa: E402
 from proofc.errors import Error  # noqa: E402
 from proofc.training import recipe  # noqa: E402
-from proofc.training.checkpoints import Schedule, best_index, update_points  # noqa: E402
+from proofc.training.checkpoints import (Schedule, best_index, early_points,  # noqa: E402
+                                         update_points)
 from proofc.training.options import TrainOptions  # noqa: E402
 from proofc.vocabulary import read_split, read_vocabulary  # noqa: E402
 
@@ -122,16 +123,31 @@ def test_update_points():
     assert update_points(10, 6) == [2, 3, 5, 6, 8, 9, 10]
     assert update_points(2, 6) == [1, 2]
     assert update_points(7, 0) == [7]
+    assert update_points(100, 4, early=True) == \
+        [1, 2, 3, 4, 6, 8, 11, 16, 20, 23, 32, 40, 45, 60, 64, 80, 91, 100]
+
+
+def test_early_points_are_a_sqrt2_series():
+    assert early_points(200) == [1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181]
+    assert early_points(count=5) == [1, 2, 3, 4, 6]
+    # Scoring stays a bounded share: about 2 log2(N) checkpoints for N updates.
+    assert len(early_points(12689)) <= 2 * math.log2(12689) + 1
 
 
 def test_schedule_by_updates_and_by_time():
-    by_updates = Schedule(10, None, 4)
+    by_updates = Schedule(10, None, 4, early=False)
     due = [u for u in range(1, 11) if by_updates.due(u, 0.0, last=(u == 10))]
     assert due == [2, 4, 6, 8, 10]
-    by_time = Schedule(None, 10.0, 4)  # marks at 2, 4, 6, 8 s
+    with_early = Schedule(10, None, 4)
+    due = [u for u in range(1, 11) if with_early.due(u, 0.0, last=(u == 10))]
+    assert due == [1, 2, 3, 4, 6, 8, 10]
+    by_time = Schedule(None, 10.0, 4, early=False)  # marks at 2, 4, 6, 8 s
     seconds = [0.5, 1.9, 2.1, 2.5, 7.0, 7.5, 8.2, 9.9, 10.1]
     due = [i for i, s in enumerate(seconds, 1) if by_time.due(i, s, last=(s >= 10))]
     assert due == [3, 5, 7, 9]  # 2.1 s; 7.0 s (past 4 and 6: once); 8.2 s; the end
+    by_time = Schedule(None, 10.0, 4)  # and after the updates 1, 2, 3, 4, 6, 8
+    due = [i for i, s in enumerate(seconds, 1) if by_time.due(i, s, last=(s >= 10))]
+    assert due == [1, 2, 3, 4, 5, 6, 7, 8, 9]
 
 
 def test_best_checkpoint_is_the_largest_mrr_first_of_ties():
@@ -150,6 +166,9 @@ def test_best_checkpoint_is_the_largest_mrr_first_of_ties():
     ({"updates": 1, "seed": -1}, r"--seed = -1 must be in \[0, "),
     ({"updates": 1, "checkpoints": -2}, "--checkpoints = -2 must be >= 0"),
     ({"updates": 1, "triples_per_update": 0}, "--triples-per-update = 0 must be >= 1"),
+    ({"updates": 1, "variant": "ppo"}, "--variant must be il, rl or both"),
+    ({"updates": 1, "imitation_steps": -1}, "--imitation-steps = -1 must be >= 0"),
+    ({"updates": 1, "imitation_batch": 0}, "--imitation-batch = 0 must be >= 1"),
 ])
 def test_bad_numbers(kwargs, message):
     with pytest.raises(Error, match=message):
@@ -159,8 +178,18 @@ def test_bad_numbers(kwargs, message):
 def test_device_defaults():
     cpu = TrainOptions(updates=1).check().resolve("cpu")
     gpu = TrainOptions(updates=1).check().resolve("cuda:0")
-    assert (cpu.triples_per_update, cpu.checkpoints) == (64, 6)
-    assert (gpu.triples_per_update, gpu.checkpoints) == (512, 4)
+    assert (cpu.triples_per_update, cpu.checkpoints, cpu.imitation_batch) == (64, 6, 256)
+    assert (gpu.triples_per_update, gpu.checkpoints, gpu.imitation_batch) == (512, 4, 2048)
+
+
+def test_variants_and_their_budgets():
+    both = TrainOptions(budget=120.0).check()
+    assert both.variants() == ("il", "rl") and both.variant_budget() == 60.0
+    assert both.imitation_count() is None  # 20 % of the variant's budget
+    rl = TrainOptions(updates=7, variant="rl").check()
+    assert rl.variants() == ("rl",) and rl.variant_budget() is None
+    assert TrainOptions(updates=7).check().imitation_count() == 7
+    assert TrainOptions(updates=7, imitation_steps=3).check().imitation_count() == 3
 
 
 # ------------------------------------------------------- the command line --
@@ -230,6 +259,9 @@ def _without_timings(log):
     for checkpoint in out["checkpoints"]:
         checkpoint.pop("seconds")
         checkpoint.pop("train_seconds")
+    for variant in out["variants"]:
+        variant.pop("train_seconds")
+        variant.get("search", {}).pop("seconds", None)
     return out
 
 
@@ -241,14 +273,16 @@ def test_training_is_a_function_of_the_seed(tmp_path):
         out, log = tmp_path / f"{name}.safetensors", tmp_path / f"{name}.json"
         result = proofc.train(V10, data, out, updates=3, seed=5, device="cpu",
                               triples_per_update=8, checkpoints=1, valid_queries=8,
-                              log=log, progress=False)
+                              log=log, progress=False, variant="rl")
         runs.append((out.read_bytes(), json.loads(log.read_text()), result))
     (bytes_a, log_a, result_a), (bytes_b, log_b, _) = runs
     assert bytes_a == bytes_b
     assert _without_timings(log_a) == _without_timings(log_b)
-    # The log: update 0, the evenly spaced point, the end; one chosen, the
-    # best (the first of equal MRRs); the file holds it, with the metadata.
-    assert [c["update"] for c in log_a["checkpoints"]] == [0, 2, 3]
+    # The log: update 0, the early series (1, 2, 3), the evenly spaced point
+    # (2), the end; one chosen, the best (the first of equal MRRs); the file
+    # holds it, with the metadata.
+    assert [c["update"] for c in log_a["checkpoints"]] == [0, 1, 2, 3]
+    assert [c["name"] for c in log_a["checkpoints"]] == ["rl:init", "rl:rl1", "rl:rl2", "rl:rl3"]
     assert log_a["episodes"] == 3 * 2 * 8 * 4
     mrrs = [c["valid_mrr"] for c in log_a["checkpoints"]]
     chosen = [c["chosen"] for c in log_a["checkpoints"]]
@@ -271,14 +305,14 @@ def test_cli_writes_what_python_writes(tmp_path):
     import proofc
     data = shared("data", "nations")
     options = dict(updates=2, seed=3, device="cpu", triples_per_update=4, checkpoints=1,
-                   valid_queries=10)
+                   valid_queries=10, variant="rl")
     proofc.train(V10, data, tmp_path / "py.safetensors", progress=False, **options)
     result = _train_cli(V10, "--data", data, "-o", tmp_path / "cli.safetensors",
                         "--updates", 2, "--seed", 3, "--device", "cpu",
                         "--triples-per-update", 4, "--checkpoints", 1, "--valid-queries", 10,
-                        "--log", tmp_path / "cli.json")
+                        "--variant", "rl", "--log", tmp_path / "cli.json")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith(f"wrote {tmp_path / 'cli.safetensors'}: update ")
+    assert result.stdout.startswith(f"wrote {tmp_path / 'cli.safetensors'}: checkpoint rl:")
     # stderr is no terminal here: one line per checkpoint (0, 1, 2).
     assert result.stderr.count("proofc train: ") == 3, result.stderr
     assert (tmp_path / "cli.safetensors").read_bytes() == \

@@ -29,7 +29,7 @@ class _UsageError(Exception):
 def _parser() -> _Parser:
     p = _Parser(prog=PROG, description=(
         "Train the policy of PROGRAM (the spec §4 mlp-dot policy) on a dataset with the "
-        "REINFORCE recipe of the shipped weights: sampled rollouts from proofc, the learner "
+        "recipe of the shipped weights (imitation of shortest proofs and/or REINFORCE): sampled rollouts from proofc, the learner "
         "in PyTorch, checkpoints scored by filtered MRR on the first valid queries; the best "
         "is written to OUT (docs/training.md)."))
     p.add_argument("program", metavar="PROGRAM",
@@ -38,9 +38,11 @@ def _parser() -> _Parser:
     p.add_argument("-o", "--output", required=True, metavar="OUT.safetensors",
                    help="where the best checkpoint's weights go")
     p.add_argument("--updates", type=int, metavar="N",
-                   help="REINFORCE updates (the result is then a function of the seed)")
+                   help="REINFORCE updates of each variant (the result is then a function of "
+                        "the seed)")
     p.add_argument("--budget", type=float, metavar="SECONDS",
-                   help="training seconds (checkpoint scoring excluded)")
+                   help="training seconds, split evenly between the variants (checkpoint "
+                        "scoring excluded)")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of every draw (initial weights, batches, actions); default 0")
     p.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N (default auto)")
@@ -54,6 +56,20 @@ def _parser() -> _Parser:
                         "(default 4 on a GPU, 6 on the CPU)")
     p.add_argument("--valid-queries", type=int, default=300, metavar="N",
                    help="valid queries that score a checkpoint (default 300)")
+    p.add_argument("--variant", default="both", choices=("il", "rl", "both"),
+                   help="rl: REINFORCE from the initial weights; il: shortest-proof search, "
+                        "imitation, then REINFORCE with the imitation loss; both: each with "
+                        "half the budget (or --updates updates each), the best checkpoint of "
+                        "either (default both)")
+    p.add_argument("--imitation-steps", type=int, metavar="M",
+                   help="imitation steps of variant il (default: --updates N when the run "
+                        "has no budget, else 20%% of the variant's budget)")
+    p.add_argument("--imitation-batch", type=int, metavar="B",
+                   help="proof steps per imitation batch (default 2048 on a GPU, 256 on the "
+                        "CPU)")
+    p.add_argument("--no-early-checkpoints", action="store_true",
+                   help="score only the evenly spaced checkpoints, not also after the "
+                        "updates 1, 2, 3, 4, 6, 8, 11, 16, ... (round(2^(j/2)))")
     p.add_argument("--log", metavar="FILE", help="write the JSON log of the checkpoints there")
     p.add_argument("--init", metavar="WEIGHTS",
                    help="start from these weights (default: init-weights' for --seed)")
@@ -79,7 +95,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         TrainOptions(updates=args.updates, budget=args.budget, seed=args.seed,
                      device=args.device, triples_per_update=args.triples_per_update,
                      episodes=args.episodes, lr=args.lr, checkpoints=args.checkpoints,
-                     valid_queries=args.valid_queries, init=args.init).check()
+                     valid_queries=args.valid_queries, init=args.init, variant=args.variant,
+                     imitation_steps=args.imitation_steps,
+                     imitation_batch=args.imitation_batch,
+                     early_checkpoints=not args.no_early_checkpoints).check()
         check_paths(args.data, args.output, args.log)
     except ImportError as e:
         return _fail(f"train: cannot import the proofc package ({e})")
@@ -102,14 +121,17 @@ def main(argv: Optional[List[str]] = None) -> int:
                        triples_per_update=args.triples_per_update, episodes=args.episodes,
                        lr=args.lr, checkpoints=args.checkpoints,
                        valid_queries=args.valid_queries, log=args.log,
-                       progress=not args.no_progress, init=args.init)
+                       progress=not args.no_progress, init=args.init, variant=args.variant,
+                       imitation_steps=args.imitation_steps,
+                       imitation_batch=args.imitation_batch,
+                       early_checkpoints=not args.no_early_checkpoints)
     except proofc.Error as e:
         return _fail(e)
     except KeyboardInterrupt:
         sys.stderr.write("\nproofc: interrupted by SIGINT\n")
         return 130
     log = result.log
-    print(f"wrote {args.output}: update {result.update} of {log['updates']} "
-          f"(valid MRR {result.valid_mrr:.4f} on {log['valid_queries']} queries), "
-          f"{log['episodes']} episodes in {log['train_seconds']:.1f} s of training")
+    print(f"wrote {args.output}: checkpoint {result.checkpoint} (valid MRR "
+          f"{result.valid_mrr:.4f} on {log['valid_queries']} queries); {log['updates']} "
+          f"updates, {log['episodes']} episodes in {log['train_seconds']:.1f} s of training")
     return 0

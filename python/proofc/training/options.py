@@ -3,7 +3,8 @@
 Every number is checked here with one `proofc.Error` naming the option (the
 command line's spelling, e.g. `--updates`, since both entries share these
 messages); the defaults that depend on the device (triples per update and
-checkpoint points: the README's 512 and 4 on a GPU, 64 and 6 on the CPU)
+checkpoint points, imitation batch: the README's 512, 4 and 2048 on a GPU,
+64, 6 and 256 on the CPU)
 are resolved by `resolve(device)` once the evaluator has chosen its device.
 """
 
@@ -17,8 +18,9 @@ from ..errors import Error, escape
 
 MAX_SEED = 2**64 - 1
 # The README's batch and checkpoint counts per kind of device.
-GPU_DEFAULTS = {"triples_per_update": 512, "checkpoints": 4}
-CPU_DEFAULTS = {"triples_per_update": 64, "checkpoints": 6}
+GPU_DEFAULTS = {"triples_per_update": 512, "checkpoints": 4, "imitation_batch": 2048}
+CPU_DEFAULTS = {"triples_per_update": 64, "checkpoints": 6, "imitation_batch": 256}
+VARIANTS = ("il", "rl", "both")
 
 
 def _integer(name: str, value, low: int, high: Optional[int] = None) -> int:
@@ -50,6 +52,10 @@ class TrainOptions:
     checkpoints: Optional[int] = None
     valid_queries: int = 300
     init: Optional[str] = None
+    variant: str = "both"
+    imitation_steps: Optional[int] = None
+    imitation_batch: Optional[int] = None
+    early_checkpoints: bool = True
 
     def check(self) -> "TrainOptions":
         if self.updates is None and self.budget is None:
@@ -72,7 +78,34 @@ class TrainOptions:
         self.valid_queries = _integer("--valid-queries", self.valid_queries, 1)
         if self.init is not None:
             self.init = os.fspath(self.init)
+        if self.variant not in VARIANTS:
+            raise Error(f"--variant must be il, rl or both, got {escape(repr(self.variant))}")
+        if self.imitation_steps is not None:
+            self.imitation_steps = _integer("--imitation-steps", self.imitation_steps, 0)
+        if self.imitation_batch is not None:
+            self.imitation_batch = _integer("--imitation-batch", self.imitation_batch, 1)
+        if not isinstance(self.early_checkpoints, bool):
+            raise Error(f"early_checkpoints must be True or False, got "
+                        f"{escape(repr(self.early_checkpoints))}")
         return self
+
+    def variants(self) -> tuple:
+        """The variants run, in order (il first, as the README's table)."""
+        return ("il", "rl") if self.variant == "both" else (self.variant,)
+
+    def variant_budget(self) -> Optional[float]:
+        """Each variant's training seconds: the budget split evenly."""
+        if self.budget is None:
+            return None
+        return self.budget / len(self.variants())
+
+    def imitation_count(self) -> Optional[int]:
+        """Imitation steps of variant il: --imitation-steps, else --updates
+        when the run has no budget (a function of the counts), else None
+        (20 % of the variant's budget)."""
+        if self.imitation_steps is not None:
+            return self.imitation_steps
+        return self.updates if self.budget is None else None
 
     def resolve(self, device: str) -> "TrainOptions":
         """The device-dependent defaults filled in for `device` ('cpu' or 'cuda:N')."""
@@ -81,6 +114,8 @@ class TrainOptions:
             self.triples_per_update = defaults["triples_per_update"]
         if self.checkpoints is None:
             self.checkpoints = defaults["checkpoints"]
+        if self.imitation_batch is None:
+            self.imitation_batch = defaults["imitation_batch"]
         return self
 
     def as_dict(self) -> dict:

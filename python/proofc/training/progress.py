@@ -22,6 +22,21 @@ class Progress:
         self._drawn = 0.0
         self._mrr = None
         self._width = 0
+        self.variant: Optional[str] = None  # shown as "proofc train [il]: ..."
+
+    @property
+    def _name(self) -> str:
+        return "proofc train" + (f" [{self.variant}]" if self.variant else "")
+
+    def note(self, text: str):
+        """A line of its own (the search's and the imitation's results)."""
+        if not self.enabled:
+            return
+        if self.tty and self._width:
+            self.stream.write("\n")
+            self._width = 0
+        self.stream.write(f"{self._name}: {text}\n")
+        self.stream.flush()
 
     def _of(self, update: int, seconds: float) -> str:
         if self.updates is not None:
@@ -44,18 +59,23 @@ class Progress:
         self._drawn = now
         rate = episodes / seconds if seconds > 0 else 0.0
         mrr = "-" if self._mrr is None else f"{self._mrr:.4f}"
-        self._draw(f"proofc train: {self._of(update, seconds)}, {rate:,.0f} episodes/s, "
+        self._draw(f"{self._name}: {self._of(update, seconds)}, {rate:,.0f} episodes/s, "
                    f"last valid MRR {mrr}")
 
-    def checkpoint(self, update: int, mrr: float, episodes: int, seconds: float, best: bool):
+    def checkpoint(self, update: int, mrr: float, episodes: int, seconds: float, best: bool,
+                   what: Optional[str] = None):
+        """`what` names a checkpoint that is not after an update (e.g. "the
+        end of imitation")."""
         self._mrr = mrr
         if not self.enabled:
             return
-        if update == 0:
-            line = f"proofc train: the initial weights: valid MRR {mrr:.4f}"
+        if what is not None or update == 0:
+            what = what or "the initial weights"
+            line = (f"{self._name}: {what}: valid MRR {mrr:.4f}"
+                    f"{' (best so far)' if best and update else ''}")
         else:
             rate = episodes / seconds if seconds > 0 else 0.0
-            line = (f"proofc train: {self._of(update, seconds)}: valid MRR {mrr:.4f}"
+            line = (f"{self._name}: {self._of(update, seconds)}: valid MRR {mrr:.4f}"
                     f"{' (best so far)' if best else ''}, {episodes} episodes, "
                     f"{rate:,.0f} episodes/s")
         if self.tty:

@@ -34,16 +34,18 @@ from .._evaluator import Evaluator
 from ..errors import Error, escape
 from ..torch import Policy, load as load_policy
 from ..vocabulary import read_split
-from . import recipe
+from . import recipe, search
 from .checkpoints import Schedule, best_index
+from .imitation import IMITATION_WEIGHT, Imitation
 from .options import TrainOptions, check_paths
 from .progress import Progress
 
-LOG_VERSION = 1
+LOG_VERSION = 2
 VALID_CORRUPTIONS = 100
 VALID_SEED = 0
 GRAD_CLIP = 5.0
 ADAM_BETAS = (0.9, 0.999)
+IMITATION_SHARE = 0.2  # of variant il's budget
 
 
 @dataclass
@@ -56,6 +58,7 @@ class TrainResult:
     valid_mrr: float
     log: Dict[str, Any] = field(repr=False)
     out: str = ""
+    checkpoint: str = ""  # its name, variant:point (e.g. "rl:rl32", "il:imitation")
 
 
 def _initial_policy(evaluator: Evaluator, options: TrainOptions, data: str) -> Policy:
@@ -124,26 +127,120 @@ def _deterministic_torch(device: str):
         torch.use_deterministic_algorithms(enabled, warn_only=warn_only)
 
 
-class _Run:
-    """The state of one training run (the loop of train() below)."""
+class _Checkpoints:
+    """Scores weights with the evaluator (a checkpoint) and keeps the best
+    of the whole run (every variant)."""
 
-    def __init__(self, evaluator: Evaluator, policy: Policy, triples: recipe.TrainTriples,
-                 options: TrainOptions, progress: Progress):
-        self.ev, self.policy, self.triples, self.o = evaluator, policy, triples, options
-        self.progress = progress
-        self.optimizer = torch.optim.Adam(policy.parameters(), lr=options.lr, betas=ADAM_BETAS)
+    def __init__(self, evaluator: Evaluator, progress: Progress):
+        self.ev, self.progress = evaluator, progress
+        self.started = time.monotonic()
+        self.eval_seconds = 0.0
+        self.list: List[Dict[str, Any]] = []
+        self.best_weights: Optional[Dict[str, torch.Tensor]] = None
+
+    def score(self, policy: Policy, entry: Dict[str, Any], what: Optional[str] = None):
+        start = time.monotonic()
+        with torch.no_grad():
+            report = self.ev.evaluate(policy.state_dict())
+        mrr = float(report["metrics"]["both"]["mrr"])
+        self.eval_seconds += time.monotonic() - start
+        entry = dict(entry, valid_mrr=mrr, seconds=round(time.monotonic() - self.started, 3),
+                     chosen=False)
+        self.list.append(entry)
+        best = best_index([c["valid_mrr"] for c in self.list]) == len(self.list) - 1
+        if best:
+            self.best_weights = {k: v.detach().to("cpu", copy=True)
+                                 for k, v in policy.state_dict().items()}
+        self.progress.checkpoint(entry["update"], mrr, entry["episodes"],
+                                 entry["train_seconds"], best, what)
+
+
+class _Variant:
+    """One variant of the recipe (`rl`, or `il`: search, imitation, then
+    REINFORCE with the imitation loss added), from the initial weights."""
+
+    def __init__(self, name: str, evaluator: Evaluator, initial: Dict[str, torch.Tensor],
+                 triples: recipe.TrainTriples, options: TrainOptions,
+                 checkpoints: _Checkpoints, progress: Progress):
+        self.name, self.ev, self.triples, self.o = name, evaluator, triples, options
+        self.checkpoints, self.progress = checkpoints, progress
+        device = torch.device(evaluator.device)
+        self.policy = Policy.for_evaluator(evaluator, seed=0).to(device)
+        self.policy.load_state_dict(initial)
+        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=options.lr,
+                                          betas=ADAM_BETAS)
+        # One stream per purpose, so that the variants and phases draw
+        # independently of each other's lengths (rl's stays PCG64(seed)).
         self.rng = np.random.default_rng(options.seed)
+        self.imitation_rng = np.random.default_rng([options.seed, 1])
+        self.imitation: Optional[Imitation] = None
+        self.imitation_steps = 0
         self.episode_base = 0
         self.update = 0
         self.train_seconds = 0.0
-        self.eval_seconds = 0.0
-        self.started = time.monotonic()
-        self.checkpoints: List[Dict[str, Any]] = []
-        self.best_weights: Optional[Dict[str, torch.Tensor]] = None
+        self.summary: Dict[str, Any] = {"variant": name}
         self._since = {"train": 0, "train_proved": 0, "corruptions": 0, "corruptions_proved": 0}
 
+    def _episodes(self) -> int:
+        return self.update * 2 * self.o.triples_per_update * self.o.episodes
+
+    def score(self, point: str, what: Optional[str] = None):
+        since = self._since
+        self.checkpoints.score(self.policy, {
+            "variant": self.name,
+            "name": f"{self.name}:{point}",
+            "update": self.update,
+            "imitation_steps": self.imitation_steps,
+            "episodes": self._episodes(),
+            "train_proved": since["train_proved"] / since["train"] if since["train"] else None,
+            "corruptions_proved": (since["corruptions_proved"] / since["corruptions"]
+                                   if since["corruptions"] else None),
+            "train_seconds": round(self.train_seconds, 3),
+        }, what)
+        self._since = {k: 0 for k in since}
+
+    def _imitation_loss(self) -> torch.Tensor:
+        batch = self.imitation.batch(self.imitation_rng, self.o.imitation_batch)
+        return Imitation.loss(self.policy, batch)
+
+    def warm_start(self, budget: Optional[float]):
+        """Variant il's search and imitation (imitation.py, search.py)."""
+        start = time.monotonic()
+        found = search.search(self.ev, self.triples.triples, seed=self.o.seed)
+        steps = search.proof_steps(self.ev, self.triples.triples, found)
+        self.train_seconds += time.monotonic() - start
+        self.summary["search"] = {"triples": len(self.triples), "proofs": found.found,
+                                  "proof_steps": len(steps),
+                                  "seconds": round(time.monotonic() - start, 3)}
+        self.progress.note(f"search: a proof for {found.found} of {len(self.triples)} train "
+                           f"triples, {len(steps)} steps to imitate "
+                           f"({time.monotonic() - start:.1f} s)")
+        if len(steps) == 0:
+            return
+        self.imitation = Imitation(steps, self.ev.device)
+        count = self.o.imitation_count()
+        # 20 % of the budget for the imitation itself, after the search.
+        limit = self.train_seconds + IMITATION_SHARE * budget if budget is not None else None
+        losses = []
+        while (count is None or self.imitation_steps < count) and \
+                (limit is None or self.train_seconds < limit):
+            start = time.monotonic()
+            self.optimizer.zero_grad(set_to_none=True)
+            loss = self._imitation_loss()
+            loss.backward()
+            self.optimizer.step()
+            losses.append(float(loss.detach()))
+            self.imitation_steps += 1
+            self.train_seconds += time.monotonic() - start
+        self.summary["imitation"] = {"steps": self.imitation_steps,
+                                     "batch": self.o.imitation_batch,
+                                     "first_loss": losses[0] if losses else None,
+                                     "last_loss": losses[-1] if losses else None}
+        self.score("imitation", "the end of imitation")
+
     def step(self):
-        """One REINFORCE update (recipe.py)."""
+        """One REINFORCE update (recipe.py), with the imitation loss added
+        (weight 0.5) when the variant imitates."""
         Q, episodes = self.o.triples_per_update, self.o.episodes
         positives, corruptions = self.triples.draw(self.rng, Q)
         batch = torch.from_numpy(np.concatenate([positives, corruptions]))
@@ -156,9 +253,14 @@ class _Run:
         reward = recipe.rewards(traj.status, traj.depth, traj.positive)
         advantage = recipe.advantages(reward, traj.triple)
         self.optimizer.zero_grad(set_to_none=True)
+        loss = None
         if bool((advantage != 0).any()):
             logp = self.policy.log_prob(traj)
             loss = recipe.reinforce_loss(logp, traj.step_episode, advantage, count)
+        if self.imitation is not None:
+            imitation = IMITATION_WEIGHT * self._imitation_loss()
+            loss = imitation if loss is None else loss + imitation
+        if loss is not None:
             loss.backward()
             torch.nn.utils.clip_grad_norm_(self.policy.parameters(), GRAD_CLIP)
         self.optimizer.step()
@@ -170,67 +272,53 @@ class _Run:
         self._since["corruptions_proved"] += int((proved & ~is_positive).sum())
         self.update += 1
 
-    def score(self):
-        """Scores the current weights (a checkpoint) and keeps them if best."""
-        start = time.monotonic()
-        with torch.no_grad():
-            report = self.ev.evaluate(self.policy.state_dict())
-        mrr = float(report["metrics"]["both"]["mrr"])
-        self.eval_seconds += time.monotonic() - start
-        since = self._since
-        self.checkpoints.append({
-            "update": self.update,
-            "episodes": self.update * 2 * self.o.triples_per_update * self.o.episodes,
-            "valid_mrr": mrr,
-            "train_proved": since["train_proved"] / since["train"] if since["train"] else None,
-            "corruptions_proved": (since["corruptions_proved"] / since["corruptions"]
-                                   if since["corruptions"] else None),
-            "seconds": round(time.monotonic() - self.started, 3),
-            "train_seconds": round(self.train_seconds, 3),
-            "chosen": False,
-        })
-        self._since = {k: 0 for k in since}
-        best = best_index([c["valid_mrr"] for c in self.checkpoints]) == \
-            len(self.checkpoints) - 1
-        if best:
-            self.best_weights = {k: v.detach().to("cpu", copy=True)
-                                 for k, v in self.policy.state_dict().items()}
-        episodes = self.checkpoints[-1]["episodes"]
-        self.progress.checkpoint(self.update, mrr, episodes, self.train_seconds, best)
-
     def run(self):
         o = self.o
-        schedule = Schedule(o.updates, o.budget if o.updates is None else None, o.checkpoints)
-        self.score()
+        budget = o.variant_budget()
+        self.progress.variant = self.name if len(o.variants()) > 1 or self.name == "il" \
+            else None
+        self.score("init")
+        if self.name == "il":
+            self.warm_start(budget)
+        offset = self.train_seconds  # REINFORCE's schedule counts its own seconds
+        schedule = Schedule(o.updates, budget - offset if o.updates is None else None,
+                            o.checkpoints, early=o.early_checkpoints)
         while True:
             start = time.monotonic()
             self.step()
             self.train_seconds += time.monotonic() - start
             last = (o.updates is not None and self.update >= o.updates) or \
-                (o.budget is not None and self.train_seconds >= o.budget)
-            episodes = self.update * 2 * o.triples_per_update * o.episodes
-            self.progress.update(self.update, episodes, self.train_seconds)
-            if schedule.due(self.update, self.train_seconds, last):
-                self.score()
+                (budget is not None and self.train_seconds >= budget)
+            self.progress.update(self.update, self._episodes(), self.train_seconds)
+            if schedule.due(self.update, self.train_seconds - offset, last):
+                self.score(f"rl{self.update}")
             if last:
-                return
+                break
+        self.summary.update(updates=self.update, episodes=self._episodes(),
+                            imitation_steps=self.imitation_steps,
+                            train_seconds=round(self.train_seconds, 3))
 
 
 def train(program, data, out, *, updates: Optional[int] = None, budget: Optional[float] = None,
           seed: int = 0, device: str = "auto", triples_per_update: Optional[int] = None,
           episodes: int = 4, lr: float = 3e-3, checkpoints: Optional[int] = None,
           valid_queries: int = 300, log: Optional[str] = None, progress: bool = True,
-          init: Optional[str] = None) -> TrainResult:
+          init: Optional[str] = None, variant: str = "both",
+          imitation_steps: Optional[int] = None, imitation_batch: Optional[int] = None,
+          early_checkpoints: bool = True) -> TrainResult:
     """Trains the §4 policy of `program` (a `.mlir` path, its text or a
     `.pcb` bundle) on the dataset directory `data` with the README's
-    REINFORCE recipe and writes the best checkpoint to `out` (safetensors,
-    with the weights metadata of `proofc init-weights`). docs/training.md
-    has the options; `updates` and/or `budget` (training seconds) set the
-    length; `log` names a JSON file for the checkpoints' log."""
+    recipe (variant `rl`, `il` or `both`) and writes the best checkpoint to
+    `out` (safetensors, with the weights metadata of `proofc init-weights`).
+    docs/training.md has the options; `updates` and/or `budget` (training
+    seconds) set the length; `log` names a JSON file for the checkpoints'
+    log."""
     options = TrainOptions(updates=updates, budget=budget, seed=seed, device=device,
                            triples_per_update=triples_per_update, episodes=episodes, lr=lr,
                            checkpoints=checkpoints, valid_queries=valid_queries,
-                           init=init).check()
+                           init=init, variant=variant, imitation_steps=imitation_steps,
+                           imitation_batch=imitation_batch,
+                           early_checkpoints=early_checkpoints).check()
     check_paths(data, out, log)
     data, out = os.fspath(data), os.fspath(out)
     log = os.fspath(log) if log is not None else None
@@ -241,18 +329,25 @@ def train(program, data, out, *, updates: Optional[int] = None, budget: Optional
         policy = _initial_policy(evaluator, options, data).to(torch.device(evaluator.device))
         triples = recipe.TrainTriples.from_names(read_split(data, "train"), evaluator.entities,
                                                  evaluator.relations)
-        bar = Progress(progress, options.updates, options.budget)
-        run = _Run(evaluator, policy, triples, options, bar)
+        bar = Progress(progress, options.updates, options.variant_budget())
+        checkpoints = _Checkpoints(evaluator, bar)
+        initial = {k: v.detach().clone() for k, v in policy.state_dict().items()}
+        variants = []
         try:
             with _deterministic_torch(evaluator.device):
-                run.run()
+                for name in options.variants():
+                    variants.append(_Variant(name, evaluator, initial, triples, options,
+                                             checkpoints, bar))
+                    variants[-1].run()
         finally:
             bar.close()
         program_name = evaluator.program["name"]
         scored_queries = int(len(evaluator.queries))
         device_used = evaluator.device
-    chosen = best_index([c["valid_mrr"] for c in run.checkpoints])
-    run.checkpoints[chosen]["chosen"] = True
+    entries = checkpoints.list
+    chosen = best_index([c["valid_mrr"] for c in entries])
+    entries[chosen]["chosen"] = True
+    train_seconds = sum(v.train_seconds for v in variants)
     record = {
         "version": LOG_VERSION,
         "program": program_name,
@@ -261,22 +356,24 @@ def train(program, data, out, *, updates: Optional[int] = None, budget: Optional
         "options": options.as_dict(),
         "train_triples": len(triples),
         "valid_queries": scored_queries,
-        "updates": run.update,
-        "episodes": run.checkpoints[-1]["episodes"],
-        "checkpoints": run.checkpoints,
-        "chosen": {"update": run.checkpoints[chosen]["update"],
-                   "valid_mrr": run.checkpoints[chosen]["valid_mrr"]},
+        "updates": sum(v.update for v in variants),
+        "episodes": sum(v.summary["episodes"] for v in variants),
+        "variants": [v.summary for v in variants],
+        "checkpoints": entries,
+        "chosen": {"name": entries[chosen]["name"], "update": entries[chosen]["update"],
+                   "valid_mrr": entries[chosen]["valid_mrr"]},
         "output": out,
-        "seconds": round(time.monotonic() - run.started, 3),
-        "train_seconds": round(run.train_seconds, 3),
-        "eval_seconds": round(run.eval_seconds, 3),
+        "seconds": round(time.monotonic() - checkpoints.started, 3),
+        "train_seconds": round(train_seconds, 3),
+        "eval_seconds": round(checkpoints.eval_seconds, 3),
     }
     log_text = json.dumps(record, indent=2) + "\n"
-    safetensors.write(out, run.best_weights, safetensors.weights_metadata(program_name, data))
+    safetensors.write(out, checkpoints.best_weights,
+                      safetensors.weights_metadata(program_name, data))
     if log is not None:
         try:
             _write_text_atomically(log, log_text)
         except OSError as e:
             raise Error(f"--log {escape(log)}: cannot write: {e.strerror or e}") from None
-    return TrainResult(run.best_weights, record["chosen"]["update"],
-                       record["chosen"]["valid_mrr"], record, out)
+    return TrainResult(checkpoints.best_weights, record["chosen"]["update"],
+                       record["chosen"]["valid_mrr"], record, out, record["chosen"]["name"])

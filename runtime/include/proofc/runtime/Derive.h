@@ -1,0 +1,66 @@
+//===- Derive.h - Spec §3's derive() of arbitrary states ---------*- C++
+//-*-===//
+//
+// StateDeriver::derive() runs the engine's step (spec §3) on states the
+// caller chooses, not only on the states a proof loop reaches: a search over
+// the engine (the shortest-proof search of the imitation warm start,
+// docs/training.md) expands whole levels of states with it. The result is
+// what a rollout records as a step's derived list (docs/rollouts.md), for
+// each state in the engine's order, with the per-candidate exclusion of the
+// candidate's own fact. It runs the host engine whatever the device of the
+// session it is made for. This header is the contract between the runtime
+// and the Python binding (Evaluator.derive).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_RUNTIME_DERIVE_H
+#define PROOFC_RUNTIME_DERIVE_H
+
+#include "proofc/contract/Program.h"
+#include "proofc/runtime/Dataset.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace proofc {
+
+/// The derived lists of N states, concatenated: state i's list is
+/// states[offset_i .. offset_i + count[i]) with offset_i the exclusive
+/// prefix sum of count; each entry A atoms in the encoding of
+/// docs/rollouts.md (constants >= 0, variable Vk = -k, padding atoms
+/// (-1, 0, 0) after the goals, [TRUE] = (R, 0, 0) and [FALSE] = (R + 1, 0,
+/// 0) followed by padding).
+struct DerivedLists {
+  std::vector<int32_t> count; ///< [N]: 1..S; 0 for a terminal input state
+  std::vector<Atom> states;   ///< [Σ count][A]
+};
+
+/// The host engine over one dataset's facts and rules, for derive() calls
+/// on any states (its knowledge base built once, at construction).
+class StateDeriver {
+public:
+  /// F = train (+ valid when `factsIncludeValid`), the program's A and S;
+  /// `threads` host threads per call (0: every core).
+  StateDeriver(const Dataset &dataset, const ShapeParams &shape,
+               bool factsIncludeValid, int threads);
+  ~StateDeriver();
+  StateDeriver(const StateDeriver &) = delete;
+  StateDeriver &operator=(const StateDeriver &) = delete;
+
+  /// Spec §3's derive() of each states[i] ([N][A] atoms in DerivedLists'
+  /// encoding, canonical) as a step of candidate candidates[i] (its own
+  /// fact never used). A terminal input ([TRUE] or [FALSE]) gets an empty
+  /// list. Throws proofc::Error naming the state or candidate for a size
+  /// mismatch, an id out of range, a state that is not canonical or has
+  /// goals after a padding atom.
+  DerivedLists derive(const std::vector<Atom> &states,
+                      const std::vector<Triple> &candidates) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_DERIVE_H
