@@ -67,6 +67,6 @@ BIN_DIR = \"@PROOFC_INSTALLED_BIN_DIR@\"
               -o ${CMAKE_CURRENT_BINARY_DIR}/test/package/train-install.safetensors)
     set_tests_properties(package.train-install PROPERTIES
       FIXTURES_REQUIRED proofc_install_prefix TIMEOUT 600 LABELS "package;python"
-      PASS_REGULAR_EXPRESSION "wrote .*train-install.safetensors: update")
+      PASS_REGULAR_EXPRESSION "wrote .*train-install.safetensors: checkpoint")
   endif()
 endif()
