@@ -35,7 +35,13 @@ py::object tensorObject(const TensorView &view) {
   if (view.memory == MemoryKind::Cuda) {
     py::dict d;
     d["ptr"] = reinterpret_cast<uintptr_t>(view.data);
-    d["shape"] = py::tuple(py::cast(shape));
+    // A tuple of ints built here: this file has no pybind11/stl.h, and
+    // py::cast of a std::vector without it fails at run time (it did on
+    // the first GPU run).
+    py::tuple dims(shape.size());
+    for (size_t i = 0; i < shape.size(); ++i)
+      dims[i] = py::int_(shape[i]);
+    d["shape"] = std::move(dims);
     d["typestr"] = typestr;
     d["device"] = view.device;
     return std::move(d);
