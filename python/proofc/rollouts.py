@@ -38,7 +38,7 @@ class _CudaArray:
         self.__cuda_array_interface__ = {
             "shape": tuple(description["shape"]),
             "typestr": description["typestr"],
-            "data": (int(description["ptr"]), True),
+            "data": (int(description["ptr"]), False),  # torch refuses read-only; cloned at once
             "version": 3,
             "strides": None,
             "stream": None,
