@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "FuzzUtil.h"
 
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 #include "proofc/runtime/Error.h"
 
 #include <cstdint>

@@ -21,7 +21,7 @@
 #include "RunTool.h"
 
 #include "outputs/Provenance.h"
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 #include "proofc/runtime/Notices.h"
 #include "session/Devices.h"
 #include "support/Fail.h"

@@ -13,7 +13,7 @@
 #define PROOFC_TOOLS_PROOFC_BUNDLECOMPILER_H
 
 #include "proofc/Dialect/Eval/Transforms/Passes.h"
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 
 #include <optional>
 #include <string>

@@ -11,7 +11,7 @@
 #include "proofc/Dialect/Eval/EvalOps.h"
 #include "proofc/Support/SourceNesting.h"
 #include "proofc/Target/ExportProgramSpec.h"
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 #include "proofc/runtime/Error.h"
 #include "support/FileIO.h"
 

@@ -10,7 +10,7 @@
 //                       compiled for
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 
 #include "bundle/BundleJson.h"
 #include "support/Fail.h"

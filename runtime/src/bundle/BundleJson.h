@@ -10,7 +10,7 @@
 #ifndef PROOFC_RUNTIME_SRC_BUNDLEJSON_H
 #define PROOFC_RUNTIME_SRC_BUNDLEJSON_H
 
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 
 #include "support/JsonNode.h"
 

@@ -9,7 +9,7 @@
 // ("x.pcb: plan.launches[2].args[3]: ...").
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 
 #include "bundle/BundleJson.h"
 #include "bundle/BundleVerifier.h"

@@ -5,7 +5,7 @@
 // nlohmann's (sorted) order; writeBundle writes it atomically.
 //
 //===----------------------------------------------------------------------===//
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 
 #include "bundle/BundleJson.h"
 #include "support/Fail.h"

@@ -33,7 +33,7 @@
 #define PROOFC_RUNTIME_CUDA_CUDABACKEND_H
 
 #include "cuda/KernelCache.h"
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 #include "proofc/runtime/Evaluation.h"
 
 #include <nlohmann/json.hpp>

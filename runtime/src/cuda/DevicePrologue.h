@@ -18,7 +18,7 @@
 #include "cuda/CudaDriver.h"
 #include "cuda/KernelCache.h"
 #include "cuda/PrologueSchedule.h"
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 
 #include <cstdint>
 #include <map>

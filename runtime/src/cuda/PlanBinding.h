@@ -14,7 +14,7 @@
 #define PROOFC_RUNTIME_CUDA_PLANBINDING_H
 
 #include "data/KnowledgeBase.h"
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/Safetensors.h"
 

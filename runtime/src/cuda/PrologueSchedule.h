@@ -18,7 +18,7 @@
 #ifndef PROOFC_RUNTIME_CUDA_PROLOGUESCHEDULE_H
 #define PROOFC_RUNTIME_CUDA_PROLOGUESCHEDULE_H
 
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 
 #include <cstdint>
 #include <map>

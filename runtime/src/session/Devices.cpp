@@ -10,7 +10,7 @@
 
 #include "cuda/CudaBackend.h"
 #include "host/HostBackend.h"
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 #include "support/Fail.h"
 #include "support/MessageText.h"
 

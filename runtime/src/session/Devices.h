@@ -12,7 +12,7 @@
 #ifndef PROOFC_RUNTIME_SESSION_DEVICES_H
 #define PROOFC_RUNTIME_SESSION_DEVICES_H
 
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 #include "proofc/runtime/Session.h"
 
 #include <memory>

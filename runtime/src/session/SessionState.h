@@ -15,7 +15,7 @@
 #include "host/HostBackend.h"
 #include "outputs/Provenance.h"
 #include "outputs/Report.h"
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 #include "proofc/runtime/RunControl.h"
 #include "session/BlockPipeline.h"
 #include "session/PoolRuns.h"

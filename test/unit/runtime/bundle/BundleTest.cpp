@@ -1,5 +1,5 @@
 //===- BundleTest.cpp - Bundle JSON round trip and strict verification ----===//
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 #include "TestUtil.h"
 #include "proofc/runtime/Error.h"
 #include "runtime/cuda/TestBundle.h"

@@ -10,7 +10,7 @@
 #include "runtime/cuda/GpuTestUtil.h"
 #include "session/SessionAccess.h"
 
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 #include "proofc/runtime/Session.h"
 
 #include <gtest/gtest.h>

@@ -14,7 +14,7 @@
 #ifndef PROOFC_TEST_UNIT_CUDA_PROLOGUETESTUTIL_H
 #define PROOFC_TEST_UNIT_CUDA_PROLOGUETESTUTIL_H
 
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Safetensors.h"
 

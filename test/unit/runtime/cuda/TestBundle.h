@@ -14,7 +14,7 @@
 
 #include "Targets/CUDA/Kernels/KernelTestUtil.h"
 #include "proofc/contract/kernel_abi.h"
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 #include "support/FileIO.h"
 
 #include <fmt/format.h>

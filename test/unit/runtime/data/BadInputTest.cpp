@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 #include "proofc/runtime/Dataset.h"
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/Evaluation.h"

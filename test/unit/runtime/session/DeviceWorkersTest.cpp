@@ -16,7 +16,7 @@
 
 #include "cuda/CudaBackend.h"
 #include "host/HostBackend.h"
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 #include "proofc/runtime/Session.h"
 #include "session/BlockPipeline.h"
 #include "support/FileIO.h"

@@ -13,7 +13,7 @@
 
 #include "host/HostBackend.h"
 #include "outputs/Report.h"
-#include "proofc/runtime/Bundle.h"
+#include "bundle/Bundle.h"
 #include "proofc/runtime/Session.h"
 #include "support/Checksum.h"
 
