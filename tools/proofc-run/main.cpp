@@ -20,8 +20,8 @@
 #include "RunFlags.h"
 #include "RunTool.h"
 
-#include "outputs/Provenance.h"
 #include "bundle/Bundle.h"
+#include "outputs/Provenance.h"
 #include "proofc/runtime/Notices.h"
 #include "session/Devices.h"
 #include "support/Fail.h"

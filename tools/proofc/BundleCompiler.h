@@ -12,8 +12,8 @@
 #ifndef PROOFC_TOOLS_PROOFC_BUNDLECOMPILER_H
 #define PROOFC_TOOLS_PROOFC_BUNDLECOMPILER_H
 
-#include "proofc/Dialect/Eval/Transforms/Passes.h"
 #include "bundle/Bundle.h"
+#include "proofc/Dialect/Eval/Transforms/Passes.h"
 
 #include <optional>
 #include <string>

@@ -8,10 +8,10 @@
 
 #include "OneLineDiagnostics.h"
 
+#include "bundle/Bundle.h"
 #include "proofc/Dialect/Eval/EvalOps.h"
 #include "proofc/Support/SourceNesting.h"
 #include "proofc/Target/ExportProgramSpec.h"
-#include "bundle/Bundle.h"
 #include "proofc/runtime/Error.h"
 #include "support/FileIO.h"
 

@@ -32,8 +32,8 @@
 #ifndef PROOFC_RUNTIME_CUDA_CUDABACKEND_H
 #define PROOFC_RUNTIME_CUDA_CUDABACKEND_H
 
-#include "cuda/KernelCache.h"
 #include "bundle/Bundle.h"
+#include "cuda/KernelCache.h"
 #include "proofc/runtime/Evaluation.h"
 
 #include <nlohmann/json.hpp>

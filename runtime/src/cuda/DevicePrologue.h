@@ -15,10 +15,10 @@
 #ifndef PROOFC_RUNTIME_CUDA_DEVICEPROLOGUE_H
 #define PROOFC_RUNTIME_CUDA_DEVICEPROLOGUE_H
 
+#include "bundle/Bundle.h"
 #include "cuda/CudaDriver.h"
 #include "cuda/KernelCache.h"
 #include "cuda/PrologueSchedule.h"
-#include "bundle/Bundle.h"
 
 #include <cstdint>
 #include <map>

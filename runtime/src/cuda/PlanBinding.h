@@ -13,8 +13,8 @@
 #ifndef PROOFC_RUNTIME_CUDA_PLANBINDING_H
 #define PROOFC_RUNTIME_CUDA_PLANBINDING_H
 
-#include "data/KnowledgeBase.h"
 #include "bundle/Bundle.h"
+#include "data/KnowledgeBase.h"
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/Safetensors.h"
 

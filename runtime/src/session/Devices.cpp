@@ -8,9 +8,9 @@
 //===----------------------------------------------------------------------===//
 #include "session/Devices.h"
 
+#include "bundle/Bundle.h"
 #include "cuda/CudaBackend.h"
 #include "host/HostBackend.h"
-#include "bundle/Bundle.h"
 #include "support/Fail.h"
 #include "support/MessageText.h"
 

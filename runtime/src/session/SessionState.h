@@ -11,11 +11,11 @@
 
 #include "proofc/runtime/Session.h"
 
+#include "bundle/Bundle.h"
 #include "cuda/CudaBackend.h"
 #include "host/HostBackend.h"
 #include "outputs/Provenance.h"
 #include "outputs/Report.h"
-#include "bundle/Bundle.h"
 #include "proofc/runtime/RunControl.h"
 #include "session/BlockPipeline.h"
 #include "session/PoolRuns.h"

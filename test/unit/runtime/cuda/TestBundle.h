@@ -13,8 +13,8 @@
 #define PROOFC_TEST_UNIT_CUDA_TESTBUNDLE_H
 
 #include "Targets/CUDA/Kernels/KernelTestUtil.h"
-#include "proofc/contract/kernel_abi.h"
 #include "bundle/Bundle.h"
+#include "proofc/contract/kernel_abi.h"
 #include "support/FileIO.h"
 
 #include <fmt/format.h>

@@ -14,9 +14,9 @@
 #include "runtime/session/InstantBackend.h"
 #include "session/Devices.h"
 
+#include "bundle/Bundle.h"
 #include "cuda/CudaBackend.h"
 #include "host/HostBackend.h"
-#include "bundle/Bundle.h"
 #include "proofc/runtime/Session.h"
 #include "session/BlockPipeline.h"
 #include "support/FileIO.h"

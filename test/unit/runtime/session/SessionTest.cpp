@@ -11,9 +11,9 @@
 #include "session/Devices.h"
 #include "session/SessionAccess.h"
 
+#include "bundle/Bundle.h"
 #include "host/HostBackend.h"
 #include "outputs/Report.h"
-#include "bundle/Bundle.h"
 #include "proofc/runtime/Session.h"
 #include "support/Checksum.h"
 
