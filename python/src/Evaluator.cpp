@@ -149,6 +149,23 @@ int64_t Evaluator::numCandidates() const {
   return static_cast<int64_t>(session().candidates().candidates.size());
 }
 
+Evaluator::WeightsArgument
+Evaluator::weightsArgument(py::handle weights) const {
+  WeightsArgument given;
+  const py::module_ os = py::module_::import("os");
+  if (py::isinstance<py::str>(weights) ||
+      py::isinstance(weights, os.attr("PathLike")))
+    given.path = py::str(os.attr("fsdecode")(os.attr("fspath")(weights)));
+  else if (py::hasattr(weights, "items"))
+    given.borrowed = borrowTensors(weights, expected_, placement_);
+  else
+    throw py::type_error(
+        "weights: pass a mapping name -> tensor (a state_dict, a dict of "
+        "numpy arrays) or the path of a safetensors file, not a " +
+        std::string(py::str(weights.get_type().attr("__name__"))));
+  return given;
+}
+
 py::dict Evaluator::evaluate(py::handle weights, py::object progress) {
   Session &s = session();
   std::atomic<bool> cancel{false};
@@ -160,26 +177,14 @@ py::dict Evaluator::evaluate(py::handle weights, py::object progress) {
     done.store(d);
   };
 
-  std::future<SessionResult> job;
-  BorrowedTensors borrowed; // outlives the job: destroyed after the wait
-  const py::module_ os = py::module_::import("os");
-  if (py::isinstance<py::str>(weights) ||
-      py::isinstance(weights, os.attr("PathLike"))) {
-    const std::string path =
-        py::str(os.attr("fsdecode")(os.attr("fspath")(weights)));
-    job = worker_->submit(
-        [&s, path, &control] { return s.evaluateFile(path, control); });
-  } else if (py::hasattr(weights, "items")) {
-    borrowed = borrowTensors(weights, expected_, placement_);
-    job = worker_->submit([&s, &borrowed, &control] {
-      return s.evaluate(borrowed.views(), control);
-    });
-  } else {
-    throw py::type_error(
-        "weights: pass a mapping name -> tensor (a state_dict, a dict of "
-        "numpy arrays) or the path of a safetensors file, not a " +
-        std::string(py::str(weights.get_type().attr("__name__"))));
-  }
+  const WeightsArgument given = weightsArgument(weights); // outlives the job
+  std::future<SessionResult> job =
+      given.path ? worker_->submit([&s, &given, &control] {
+        return s.evaluateFile(*given.path, control);
+      })
+                 : worker_->submit([&s, &given, &control] {
+                     return s.evaluate(given.borrowed.views(), control);
+                   });
 
   int64_t shown = -1;
   std::function<void()> poll;
@@ -218,27 +223,15 @@ py::dict Evaluator::rollouts(py::handle weights, py::handle triples,
   std::atomic<bool> cancel{false};
   EvaluateControl control;
   control.cancel = &cancel;
-  std::future<Trajectories> job;
-  BorrowedTensors borrowed; // outlives the job: destroyed after the wait
-  const py::module_ os = py::module_::import("os");
-  if (py::isinstance<py::str>(weights) ||
-      py::isinstance(weights, os.attr("PathLike"))) {
-    const std::string path =
-        py::str(os.attr("fsdecode")(os.attr("fspath")(weights)));
-    job = worker_->submit([&s, &request, path, &control] {
-      return s.rollouts(request, s.loadWeights(path), control);
-    });
-  } else if (py::hasattr(weights, "items")) {
-    borrowed = borrowTensors(weights, expected_, placement_);
-    job = worker_->submit([&s, &request, &borrowed, &control] {
-      return s.rollouts(request, borrowed.views(), control);
-    });
-  } else {
-    throw py::type_error(
-        "weights: pass a mapping name -> tensor (a state_dict, a dict of "
-        "numpy arrays) or the path of a safetensors file, not a " +
-        std::string(py::str(weights.get_type().attr("__name__"))));
-  }
+  const WeightsArgument given = weightsArgument(weights); // outlives the job
+  std::future<Trajectories> job =
+      given.path
+          ? worker_->submit([&s, &request, &given, &control] {
+              return s.rollouts(request, s.loadWeights(*given.path), control);
+            })
+          : worker_->submit([&s, &request, &given, &control] {
+              return s.rollouts(request, given.borrowed.views(), control);
+            });
   const Trajectories result = waitInterruptible(job, cancel, {});
   return trajectoriesDict(result);
 }

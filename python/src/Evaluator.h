@@ -22,6 +22,7 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,16 @@ public:
 
 private:
   Session &session() const;
+
+  /// The weights evaluate() and rollouts() take: the path of a safetensors
+  /// file (a str or os.PathLike), or a mapping name -> tensor borrowed in
+  /// place (which must outlive the call that reads it); anything else is a
+  /// TypeError.
+  struct WeightsArgument {
+    std::optional<std::string> path;
+    BorrowedTensors borrowed;
+  };
+  WeightsArgument weightsArgument(pybind11::handle weights) const;
 
   std::unique_ptr<Worker> worker_;
   std::unique_ptr<Session> session_;

@@ -10,7 +10,7 @@
 
 #include "DevicePrologue.h"
 
-#include "cuda/Nvrtc.h"
+#include "cuda/KernelCache.h"
 #include "support/Fail.h"
 #include "support/MessageText.h"
 
@@ -43,18 +43,9 @@ const std::string &DevicePrologue::source() {
 DevicePrologue::DevicePrologue(CudaDriver &drv, KernelCache &cache, int ccMajor,
                                int ccMinor, std::string bundlePath)
     : drv_(drv), path_(std::move(bundlePath)) {
-  const Nvrtc &nvrtc = Nvrtc::get();
-  KernelKey key;
-  key.code = source();
-  key.options = Nvrtc::implicitOptions(ccMajor, ccMinor);
-  key.arch = "sm_" + std::to_string(ccMajor) + std::to_string(ccMinor);
-  key.compilerVersion = "nvrtc " + nvrtc.version();
-  key.driverVersion = drv_.version();
-  key.proofcVersion = PROOFC_VERSION;
   const std::string name = path_ + ": the device prologue (prologue.cu)";
-  const std::string cubin = cache.get(key, [&] {
-    return nvrtc.compileToCubin(source(), name, {}, ccMajor, ccMinor);
-  });
+  const std::string cubin = cachedEmbeddedCubin(cache, drv_.version(), source(),
+                                                name, ccMajor, ccMinor);
   try {
     std::vector<char> log(8192, '\0');
     CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER,

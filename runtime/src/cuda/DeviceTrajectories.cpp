@@ -10,7 +10,7 @@
 
 #include "DeviceTrajectories.h"
 
-#include "cuda/Nvrtc.h"
+#include "cuda/KernelCache.h"
 #include "proofc/contract/kernel_abi.h"
 #include "support/Fail.h"
 
@@ -46,18 +46,9 @@ DeviceTrajectories::DeviceTrajectories(CudaDriver &drv, KernelCache &cache,
                                        int ccMajor, int ccMinor,
                                        std::string what)
     : drv_(drv), what_(std::move(what)) {
-  const Nvrtc &nvrtc = Nvrtc::get();
-  KernelKey key;
-  key.code = source();
-  key.options = Nvrtc::implicitOptions(ccMajor, ccMinor);
-  key.arch = "sm_" + std::to_string(ccMajor) + std::to_string(ccMinor);
-  key.compilerVersion = "nvrtc " + nvrtc.version();
-  key.driverVersion = drv_.version();
-  key.proofcVersion = PROOFC_VERSION;
-  const std::string name = what_ + ": the trajectories' kernels";
-  const std::string cubin = cache.get(key, [&] {
-    return nvrtc.compileToCubin(source(), name, {}, ccMajor, ccMinor);
-  });
+  const std::string cubin = cachedEmbeddedCubin(
+      cache, drv_.version(), source(), what_ + ": the trajectories' kernels",
+      ccMajor, ccMinor);
   try {
     PROOFC_CU(drv_, cuModuleLoadDataEx, &module_, cubin.data(), 0, nullptr,
               nullptr);

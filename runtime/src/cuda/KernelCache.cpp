@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "cuda/KernelCache.h"
 
+#include "cuda/Nvrtc.h"
+
 #include "proofc/runtime/Notices.h"
 #include "support/Fail.h"
 
@@ -329,6 +331,23 @@ std::string KernelCache::get(const KernelKey &key, const Compile &compile) {
     evict(path);
   }
   return payload;
+}
+
+std::string cachedEmbeddedCubin(KernelCache &cache, int driverVersion,
+                                const std::string &source,
+                                const std::string &name, int ccMajor,
+                                int ccMinor) {
+  const Nvrtc &nvrtc = Nvrtc::get();
+  KernelKey key;
+  key.code = source;
+  key.options = Nvrtc::implicitOptions(ccMajor, ccMinor);
+  key.arch = "sm_" + std::to_string(ccMajor) + std::to_string(ccMinor);
+  key.compilerVersion = "nvrtc " + nvrtc.version();
+  key.driverVersion = driverVersion;
+  key.proofcVersion = PROOFC_VERSION;
+  return cache.get(key, [&] {
+    return nvrtc.compileToCubin(source, name, {}, ccMajor, ccMinor);
+  });
 }
 
 } // namespace proofc

@@ -47,6 +47,18 @@ struct KernelKey {
 /// The key as 32 lowercase hex digits (XXH3-128 of the record).
 std::string kernelKeyHex(const KernelKey &key);
 
+class KernelCache;
+
+/// A kernel source the runtime embeds (the device prologue, the
+/// trajectories' finishing pass), compiled by NVRTC for sm_<major><minor>
+/// with no options of its own, through `cache`: the key is the source,
+/// NVRTC's implicit options, the arch, NVRTC's and the driver's versions and
+/// proofc's. `name` names the source in NVRTC's errors.
+std::string cachedEmbeddedCubin(KernelCache &cache, int driverVersion,
+                                const std::string &source,
+                                const std::string &name, int ccMajor,
+                                int ccMinor);
+
 struct KernelCacheOptions {
   std::string dir;
   bool disabled = false;

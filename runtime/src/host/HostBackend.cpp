@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "host/HostBackend.h"
+#include "host/HostThreads.h"
 
 #include "data/KnowledgeBase.h"
 #include "data/MemoryBudget.h"
@@ -280,26 +281,8 @@ std::vector<Outcome> HostBackend::run(const EvalInputs &inputs,
 
   const auto runStart = Clock::now();
   std::vector<int64_t> steps(threads, 0);
-  std::exception_ptr error;
-  std::mutex errorMutex;
-  auto body = [&](int t) {
-    try {
-      steps[t] = workers[t].run();
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(errorMutex);
-      if (!error)
-        error = std::current_exception();
-      shared.abort = true;
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t)
-    pool.emplace_back(body, t);
-  body(0);
-  for (std::thread &th : pool)
-    th.join();
-  if (error)
-    std::rethrow_exception(error);
+  runHostWorkers(threads, shared.abort,
+                 [&](int t) { steps[t] = workers[t].run(); });
   // Workers stop early only when cancelled; a flag raised after the last
   // candidate finished leaves a complete result.
   if (shared.finished.load() < static_cast<int64_t>(candidates.size()) &&

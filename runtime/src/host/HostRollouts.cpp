@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "host/HostBackend.h"
+#include "host/HostThreads.h"
 
 #include "data/KnowledgeBase.h"
 #include "data/MemoryBudget.h"
@@ -252,26 +253,7 @@ Trajectories HostBackend::rollouts(const RolloutInputs &inputs) {
   runners.reserve(threads);
   for (int t = 0; t < threads; ++t)
     runners.emplace_back(shared);
-  std::exception_ptr error;
-  std::mutex errorMutex;
-  auto body = [&](int t) {
-    try {
-      runners[t].run();
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(errorMutex);
-      if (!error)
-        error = std::current_exception();
-      shared.abort = true;
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t)
-    pool.emplace_back(body, t);
-  body(0);
-  for (std::thread &th : pool)
-    th.join();
-  if (error)
-    std::rethrow_exception(error);
+  runHostWorkers(threads, shared.abort, [&](int t) { runners[t].run(); });
   // Every episode taken is finished: a flag raised after the last one was
   // taken leaves a complete result.
   if (shared.next.load() < E && shared.cancelled())

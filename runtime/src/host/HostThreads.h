@@ -1,0 +1,51 @@
+//===- HostThreads.h - The host backend's worker threads, joined ---*- C++
+//-*-===//
+//
+// Evaluation (HostBackend.cpp) and rollouts (HostRollouts.cpp) both run one
+// worker per host thread over a shared queue, the first on the calling
+// thread: whichever worker throws first raises `abort` so that the others
+// stop at their next item, every thread is joined, and that first
+// exception is rethrown. Written once here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_RUNTIME_HOST_HOSTTHREADS_H
+#define PROOFC_RUNTIME_HOST_HOSTTHREADS_H
+
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace proofc {
+
+/// Runs work(t) for t = 0..threads-1 (t = 0 on the calling thread), joins
+/// the others and rethrows the first exception any of them threw; an
+/// exception raises `abort` for the ones still running.
+template <typename Work>
+void runHostWorkers(int threads, std::atomic<bool> &abort, Work &&work) {
+  std::exception_ptr error;
+  std::mutex errorMutex;
+  auto body = [&](int t) {
+    try {
+      work(t);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(errorMutex);
+      if (!error)
+        error = std::current_exception();
+      abort = true;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t)
+    pool.emplace_back(body, t);
+  body(0);
+  for (std::thread &th : pool)
+    th.join();
+  if (error)
+    std::rethrow_exception(error);
+}
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_HOST_HOSTTHREADS_H
