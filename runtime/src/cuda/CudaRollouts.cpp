@@ -55,6 +55,7 @@ struct CudaBackend::RolloutState {
   uint64_t shapeId = 0;      ///< the runner's (kbId and E)
   uint64_t calls = 0;        ///< the poolId of each call
   int32_t entries = 1 << 16; ///< the state table's, doubled on overflow
+                             ///< and kept >= 2 U of the last call
   CUdeviceptr status = 0, depth = 0;
   int64_t statusEpisodes = 0;
 };
@@ -243,6 +244,11 @@ Trajectories CudaBackend::rollouts(const RolloutInputs &inputs) {
            e, e / K, rq.episodeBase + static_cast<uint64_t>(e),
            out.firstNonFinite - first);
     }
+
+    // The next call's table at a load of at most 1/2 for a batch like this
+    // one (linear probing's walks stay short; trajectory.cu's kMaxProbes).
+    while (st.entries < (1 << 28) && out.numStates * 2 > st.entries)
+      st.entries *= 2;
 
     const int dev = options_.device;
     Trajectories t;

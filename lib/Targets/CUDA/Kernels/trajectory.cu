@@ -71,15 +71,29 @@ __device__ __forceinline__ int volatileLoad(const int *p) {
   return *static_cast<const volatile int *>(p);
 }
 
+/// The longest probe sequence an insert walks before it calls the table
+/// full. Linear probing's expected walk is (1 + 1/(1-a)^2)/2 entries at load
+/// a (about 50 at a = 0.9), so a walk this long means the table is nearly
+/// full: growing it (the runtime doubles it and runs the call again) is
+/// cheaper than walking on, and without the bound a full table made every
+/// later insert walk the whole table (a kinship batch's call took 100 s
+/// instead of 10 ms). An early overflow only costs a rerun with a larger
+/// table: the recorded trajectories do not depend on the table's size.
+constexpr unsigned kMaxProbes = 256;
+
 /// The entry of state `st` (claimed if new), its first use lowered to
-/// `use`; -1 when the table is full (and *overflow = 1).
+/// `use`; -1 when the table is full (and *overflow = 1): at the first walk
+/// past kMaxProbes, and at once for every insert after that (the call's
+/// trajectories are discarded, so nothing more is worth recording).
 __device__ __forceinline__ int insertState(const Recorder &rec, const int *st,
                                            unsigned use) {
+  if (volatileLoad(rec.overflow) != 0) return -1;
   const unsigned h = proofc_engine_impl::hashState(st);
   const unsigned mask = static_cast<unsigned>(rec.entries) - 1u;
   const unsigned firstUse = 0xFFFFFFFFu - use;
+  const unsigned probes = mask < kMaxProbes ? mask : kMaxProbes;
   unsigned slot = h & mask;
-  for (unsigned probe = 0; probe <= mask; ++probe, slot = (slot + 1) & mask) {
+  for (unsigned probe = 0; probe <= probes; ++probe, slot = (slot + 1) & mask) {
     int *e = rec.table + static_cast<long long>(slot) * kEntryWords;
     const unsigned old = atomicCAS(reinterpret_cast<unsigned *>(e), 0u, h);
     if (old == 0u) {

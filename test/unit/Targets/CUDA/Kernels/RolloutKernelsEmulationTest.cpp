@@ -351,6 +351,39 @@ TEST(RolloutKernelsEmulation, AFullTableSaysSo) {
   EXPECT_EQ(dev.overflow[0], 1);
 }
 
+TEST(RolloutKernelsEmulation, ALongWalkSaysTheTableIsFullAndLaterInsertsStop) {
+  Dataset ds = loadDataset(dataDir("countries_s1"));
+  KnowledgeBase kb = buildKnowledgeBase(ds, false);
+  ShapeParams shape;
+  const auto episodes = hostEpisodes(ds, kb, shape, 1, 6);
+  ASSERT_FALSE(episodes[0].empty());
+  // A table larger than kMaxProbes whose every entry holds some other
+  // state: the first insert walks kMaxProbes + 1 entries and gives up
+  // (before the bound it walked all 4096).
+  const int entries = 4096;
+  static_assert(proofc_traj::kMaxProbes < 4096, "the walk must be bounded");
+  EmulatedTrajectories dev(1, shape.D, entries);
+  const int words = proofc_abi::trajectoryEntryWords(PROOFC_A);
+  for (int e = 0; e < entries; ++e) {
+    dev.table[static_cast<size_t>(e) * words] = 0x7FFFFFFF; // no real hash
+    dev.table[static_cast<size_t>(e) * words + 1] = 1;
+  }
+  const std::vector<int> before = dev.table;
+  dev.record(episodes[0][0], 0, 0, 32);
+  EXPECT_EQ(dev.overflow[0], 1);
+  EXPECT_EQ(dev.denseState[0], -1);
+  for (int i = 0; i < episodes[0][0].count; ++i)
+    EXPECT_EQ(dev.denseDerived[i], -1) << i;
+  // Once the flag is set an insert returns at once, even into an empty
+  // table: nothing is claimed.
+  EmulatedTrajectories flagged(1, shape.D, entries);
+  flagged.overflow[0] = 1;
+  flagged.record(episodes[0][0], 0, 0, 32);
+  EXPECT_EQ(flagged.denseState[0], -1);
+  EXPECT_EQ(flagged.table, std::vector<int>(flagged.table.size(), 0));
+  EXPECT_EQ(dev.table, before);
+}
+
 /// The knowledge base's Atom arrays as the kernels' int32 words.
 template <typename V> const int *ints(const V &v) {
   return reinterpret_cast<const int *>(v.data());
