@@ -173,17 +173,7 @@ Trajectories CudaBackend::rollouts(const RolloutInputs &inputs) {
     DeviceTrajectories::Recording rec;
     for (;;) {
       rec = st.traj->prepare(E, shape.D, shape.S, shape.A, st.entries, stream);
-      // The episode map lives with the recording (freed with it).
-      CUdeviceptr dEpisodeOf = 0;
-      PROOFC_CU(drv, cuMemAlloc, &dEpisodeOf,
-                std::max<size_t>(episodeOf.size() * 4, 4));
-      struct Free {
-        CudaDriver &drv;
-        CUdeviceptr p;
-        ~Free() { drv.cuMemFree(p); }
-      } freeEpisodeOf{drv, dEpisodeOf};
-      PROOFC_CU(drv, cuMemcpyHtoD, dEpisodeOf, episodeOf.data(),
-                episodeOf.size() * 4);
+      const CUdeviceptr dEpisodeOf = st.traj->episodeMap(episodeOf);
       proofc_abi::RolloutParams p{};
       p.seed = rq.seed;
       p.episodeBase = rq.episodeBase;

@@ -79,16 +79,27 @@ DeviceTrajectories::~DeviceTrajectories() {
 }
 
 void DeviceTrajectories::freeAll() noexcept {
-  for (CUdeviceptr p : buffers_)
-    drv_.cuMemFree(p);
-  buffers_.clear();
+  for (Buffer &b : buffers_) {
+    if (b.ptr)
+      drv_.cuMemFree(b.ptr);
+    b = Buffer{};
+  }
 }
 
-CUdeviceptr DeviceTrajectories::alloc(uint64_t bytes) {
-  CUdeviceptr p = 0;
-  PROOFC_CU(drv_, cuMemAlloc, &p, std::max<uint64_t>(bytes, 4));
-  buffers_.push_back(p);
-  return p;
+CUdeviceptr DeviceTrajectories::buffer(Slot slot, uint64_t bytes) {
+  Buffer &b = buffers_[slot];
+  bytes = std::max<uint64_t>(bytes, 4);
+  if (bytes > b.capacity) {
+    if (b.ptr)
+      drv_.cuMemFree(b.ptr);
+    b = Buffer{};
+    // A quarter more than asked: a batch a little larger than the last
+    // does not allocate again.
+    const uint64_t capacity = bytes + bytes / 4;
+    PROOFC_CU(drv_, cuMemAlloc, &b.ptr, capacity);
+    b.capacity = capacity;
+  }
+  return b.ptr;
 }
 
 void DeviceTrajectories::launch(CUfunction f, unsigned grid, unsigned block,
@@ -109,8 +120,10 @@ DeviceTrajectories::prepare(int64_t episodes, int32_t D, int32_t S, int32_t A,
     fail("{}: {} episodes of {} steps of {} states are too many for one "
          "call's trajectories (at most 2^31 states in all); split the batch",
          what_, episodes, D, S);
-  PROOFC_CU(drv_, cuStreamSynchronize, stream); // the last outputs' readers
-  freeAll();
+  // The last call's outputs are overwritten below: wait for their readers,
+  // on any stream of the context (the caller's copies, e.g. torch's clone
+  // on its own stream).
+  PROOFC_CU(drv_, cuCtxSynchronize);
   E_ = episodes;
   S_ = S;
   A_ = A;
@@ -120,16 +133,24 @@ DeviceTrajectories::prepare(int64_t episodes, int32_t D, int32_t S, int32_t A,
   rec_ = Recording{};
   rec_.entries = entries;
   rec_.D = D;
-  rec_.table = alloc(tableBytes);
-  rec_.overflow = alloc(4);
-  rec_.stepState = alloc(rows * 4);
-  rec_.stepDerived = alloc(rows * S * 4);
-  rec_.stepCount = alloc(rows * 4);
-  rec_.stepAction = alloc(rows * 4);
-  rec_.stepLogp = alloc(rows * 4);
+  rec_.table = buffer(kTable, tableBytes);
+  rec_.overflow = buffer(kOverflow, 4);
+  rec_.stepState = buffer(kRecState, rows * 4);
+  rec_.stepDerived = buffer(kRecDerived, rows * S * 4);
+  rec_.stepCount = buffer(kRecCount, rows * 4);
+  rec_.stepAction = buffer(kRecAction, rows * 4);
+  rec_.stepLogp = buffer(kRecLogp, rows * 4);
   PROOFC_CU(drv_, cuMemsetD8Async, rec_.table, 0, tableBytes, stream);
   PROOFC_CU(drv_, cuMemsetD8Async, rec_.overflow, 0, 4, stream);
   return rec_;
+}
+
+CUdeviceptr
+DeviceTrajectories::episodeMap(const std::vector<int32_t> &episodeOf) {
+  const CUdeviceptr p = buffer(kEpisodeOf, episodeOf.size() * 4);
+  if (!episodeOf.empty())
+    PROOFC_CU(drv_, cuMemcpyHtoD, p, episodeOf.data(), episodeOf.size() * 4);
+  return p;
 }
 
 bool DeviceTrajectories::overflowed(CUstream stream) {
@@ -143,7 +164,8 @@ int64_t DeviceTrajectories::scan(CUdeviceptr data, int64_t n, CUstream stream) {
   long long count = n;
   int chunk = static_cast<int>(kBlock) * kScanPerThread;
   int blocks = static_cast<int>(std::max<int64_t>((n + chunk - 1) / chunk, 1));
-  CUdeviceptr sums = alloc(static_cast<uint64_t>(blocks) * 4), total = alloc(4);
+  CUdeviceptr sums = buffer(kScanSums, static_cast<uint64_t>(blocks) * 4),
+              total = buffer(kScanTotal, 4);
   launch(scanBlocks_, static_cast<unsigned>(blocks), kBlock,
          {&data, &count, &sums}, stream);
   launch(scanSums_, 1, 32, {&sums, &blocks, &total}, stream);
@@ -164,30 +186,30 @@ DeviceTrajectories::finish(CUdeviceptr depth, int32_t K,
   int entryWords = proofc_abi::trajectoryEntryWords(A_);
   // 1-3: number the states by first use, the state table.
   const int64_t uses = E_ * D * (S + 1);
-  CUdeviceptr mark = alloc(static_cast<uint64_t>(uses) * 4);
+  CUdeviceptr mark = buffer(kMark, static_cast<uint64_t>(uses) * 4);
   PROOFC_CU(drv_, cuMemsetD8Async, mark, 0, static_cast<size_t>(uses) * 4,
             stream);
   launch(mark_, gridFor(entries), kBlock,
          {&rec_.table, &entries, &entryWords, &mark}, stream);
   out.numStates = scan(mark, uses, stream);
-  CUdeviceptr entryId = alloc(static_cast<uint64_t>(entries) * 4);
-  out.states = alloc(static_cast<uint64_t>(out.numStates) * W * 4);
+  CUdeviceptr entryId = buffer(kEntryId, static_cast<uint64_t>(entries) * 4);
+  out.states = buffer(kStates, static_cast<uint64_t>(out.numStates) * W * 4);
   launch(states_, gridFor(entries), kBlock,
          {&rec_.table, &entries, &entryWords, &W, &mark, &entryId, &out.states},
          stream);
   // 4: each episode's first step, the step arrays.
-  CUdeviceptr first = alloc(static_cast<uint64_t>(E_) * 4);
+  CUdeviceptr first = buffer(kFirst, static_cast<uint64_t>(E_) * 4);
   PROOFC_CU(drv_, cuMemcpyDtoDAsync, first, depth, static_cast<size_t>(E_) * 4,
             stream);
   out.steps = scan(first, E_, stream);
   const uint64_t T = static_cast<uint64_t>(out.steps);
-  out.stepEpisode = alloc(T * 4);
-  out.stepState = alloc(T * 4);
-  out.stepDerived = alloc(T * S * 4);
-  out.stepCount = alloc(T * 4);
-  out.stepAction = alloc(T * 4);
-  out.stepLogp = alloc(T * 4);
-  CUdeviceptr bad = alloc(4);
+  out.stepEpisode = buffer(kStepEpisode, T * 4);
+  out.stepState = buffer(kStepState, T * 4);
+  out.stepDerived = buffer(kStepDerived, T * S * 4);
+  out.stepCount = buffer(kStepCount, T * 4);
+  out.stepAction = buffer(kStepAction, T * 4);
+  out.stepLogp = buffer(kStepLogp, T * 4);
+  CUdeviceptr bad = buffer(kBad, 4);
   PROOFC_CU(drv_, cuMemsetD8Async, bad, 0x7F, 4, stream);
   launch(steps_, gridFor(E_ * D), kBlock,
          {&N, &D, &S, &depth, &first, &entryId, &rec_.stepState,
@@ -196,13 +218,13 @@ DeviceTrajectories::finish(CUdeviceptr depth, int32_t K,
           &out.stepAction, &out.stepLogp, &bad},
          stream);
   // 5: per episode.
-  CUdeviceptr positiveIn = alloc(positive.size());
+  CUdeviceptr positiveIn = buffer(kPositiveIn, positive.size());
   if (!positive.empty())
     PROOFC_CU(drv_, cuMemcpyHtoDAsync, positiveIn, positive.data(),
               positive.size(), stream);
-  out.triple = alloc(static_cast<uint64_t>(E_) * 4);
-  out.positive = alloc(static_cast<uint64_t>(E_));
-  out.logp = alloc(static_cast<uint64_t>(E_) * 4);
+  out.triple = buffer(kTriple, static_cast<uint64_t>(E_) * 4);
+  out.positive = buffer(kPositive, static_cast<uint64_t>(E_));
+  out.logp = buffer(kLogp, static_cast<uint64_t>(E_) * 4);
   launch(episodes_, gridFor(E_), kBlock,
          {&N, &K, &depth, &first, &out.stepLogp, &positiveIn, &out.triple,
           &out.positive, &out.logp},

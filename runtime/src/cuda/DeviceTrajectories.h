@@ -7,6 +7,9 @@
 // docs/rollouts.md's tensors without leaving the device
 // (kernels/trajectory.cu; docs/rollouts-cuda.md explains both). The output
 // tensors are device memory owned by this object until its next prepare().
+// Every buffer is kept from call to call and only grows (cuMemAlloc and
+// cuMemFree, ~25 of each a call, were most of a small call's time outside
+// its run: cuMemFree waits for the whole device).
 //
 // The kernels' source is embedded in the runtime and compiled once per
 // device architecture through the disk KernelCache (NVRTC), as the device
@@ -19,6 +22,7 @@
 #include "cuda/CudaDriver.h"
 #include "cuda/KernelCache.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -56,9 +60,13 @@ public:
 
   /// Buffers for E episodes of at most D steps of S-state lists of A-atom
   /// states and a state table of `entries` (a power of two) entries,
-  /// zero-filled on `stream`. Frees the previous call's outputs.
+  /// zero-filled on `stream`. Waits for the readers of the previous
+  /// call's outputs (any stream), whose buffers it reuses.
   const Recording &prepare(int64_t episodes, int32_t D, int32_t S, int32_t A,
                            int32_t entries, CUstream stream);
+  /// The pool position -> episode map of the call (RolloutParams::
+  /// episodeOf), uploaded; valid until the next call's upload.
+  CUdeviceptr episodeMap(const std::vector<int32_t> &episodeOf);
   /// Whether a state found no entry (the call must run again with a larger
   /// table). Waits for `stream`.
   bool overflowed(CUstream stream);
@@ -73,7 +81,44 @@ public:
   static const std::string &source();
 
 private:
-  CUdeviceptr alloc(uint64_t bytes);
+  /// Every device buffer of a call, by purpose: prepare()'s recording,
+  /// the scans' scratch (one scan at a time), finish()'s scratch and
+  /// outputs.
+  enum Slot : int {
+    kTable,
+    kOverflow,
+    kRecState,
+    kRecDerived,
+    kRecCount,
+    kRecAction,
+    kRecLogp,
+    kEpisodeOf,
+    kScanSums,
+    kScanTotal,
+    kMark,
+    kEntryId,
+    kStates,
+    kFirst,
+    kStepEpisode,
+    kStepState,
+    kStepDerived,
+    kStepCount,
+    kStepAction,
+    kStepLogp,
+    kBad,
+    kPositiveIn,
+    kTriple,
+    kPositive,
+    kLogp,
+    kSlots
+  };
+  struct Buffer {
+    CUdeviceptr ptr = 0;
+    uint64_t capacity = 0;
+  };
+  /// The slot's buffer, of at least `bytes` (reallocated only to grow;
+  /// its contents are not kept then).
+  CUdeviceptr buffer(Slot slot, uint64_t bytes);
   /// Exclusive scan of n int32 at `data` in place; returns the sum (waits).
   int64_t scan(CUdeviceptr data, int64_t n, CUstream stream);
   void launch(CUfunction f, unsigned grid, unsigned block,
@@ -86,7 +131,7 @@ private:
   CUfunction mark_ = nullptr, scanBlocks_ = nullptr, scanSums_ = nullptr,
              scanAdd_ = nullptr, states_ = nullptr, steps_ = nullptr,
              episodes_ = nullptr;
-  std::vector<CUdeviceptr> buffers_; ///< freed by the next prepare()
+  std::array<Buffer, kSlots> buffers_{}; ///< kept between calls
   Recording rec_;
   int64_t E_ = 0;
   int32_t S_ = 0, A_ = 0;
