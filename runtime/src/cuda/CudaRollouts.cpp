@@ -114,6 +114,13 @@ Trajectories CudaBackend::rollouts(const RolloutInputs &inputs) {
     rollouts_ = std::make_shared<RolloutState>(rolloutBundle(bundle_, path_),
                                                path_, options_);
   RolloutState &st = *rollouts_;
+  // The first call's table: 32 entries an episode (a trained policy's
+  // batch has a few to a few hundred distinct states an episode), so that
+  // a large first batch does not run again and again while the table
+  // doubles up to its size.
+  if (st.calls == 0)
+    while (st.entries < (1 << 24) && st.entries < E * 32)
+      st.entries *= 2;
 
   st.candidates.candidates.clear();
   st.candidates.candidates.reserve(static_cast<size_t>(E));

@@ -95,7 +95,12 @@ __device__ __forceinline__ int insertState(const Recorder &rec, const int *st,
   unsigned slot = h & mask;
   for (unsigned probe = 0; probe <= probes; ++probe, slot = (slot + 1) & mask) {
     int *e = rec.table + static_cast<long long>(slot) * kEntryWords;
-    const unsigned old = atomicCAS(reinterpret_cast<unsigned *>(e), 0u, h);
+    // A plain load first: an entry of another hash is passed without an
+    // atomic (most of a walk's entries in a well-filled table).
+    const unsigned seen = static_cast<unsigned>(volatileLoad(e));
+    if (seen != 0u && seen != h) continue;
+    const unsigned old =
+        seen != 0u ? seen : atomicCAS(reinterpret_cast<unsigned *>(e), 0u, h);
     if (old == 0u) {
       for (int w = 0; w < W; ++w) e[3 + w] = st[w];
       atomicMax(reinterpret_cast<unsigned *>(e + 2), firstUse);
