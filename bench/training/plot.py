@@ -37,8 +37,9 @@ def plot(result: dict, path: str):
                 if not points:
                     continue
                 label, color, line = STYLE[(trainer, variant)]
+                updates = max(c["update"] for c in points)
                 ax.plot([c["seconds"] for c in points], [c["valid_mrr"] for c in points],
-                        line, color=color, marker=".", label=f"{label} ({max(c['update'] for c in points)} updates)")
+                        line, color=color, marker=".", label=f"{label} ({updates} updates)")
         if entry["shipped_test_mrr"] is not None:
             ax.axhline(entry["shipped_test_mrr"], color="gray", linestyle=":",
                        label=f"shipped file, test MRR {entry['shipped_test_mrr']:.4f}")

@@ -61,7 +61,8 @@ from proofc.torch import Policy  # noqa: E402
 from proofc.training import recipe  # noqa: E402
 from proofc.training.checkpoints import Schedule, best_index  # noqa: E402
 from proofc.training.options import TrainOptions  # noqa: E402
-from proofc.training.trainer import ADAM_BETAS, GRAD_CLIP, VALID_CORRUPTIONS, VALID_SEED  # noqa: E402
+from proofc.training.trainer import (ADAM_BETAS, GRAD_CLIP, VALID_CORRUPTIONS,  # noqa: E402
+                                     VALID_SEED)
 from proofc.vocabulary import read_split  # noqa: E402
 from bench.torch import data as port_data  # noqa: E402
 from bench.torch import engine as port_engine  # noqa: E402

@@ -118,7 +118,27 @@ def table(result: dict) -> str:
                          f"| {'-' if met is None else 'yes' if met else 'NO'} |")
         for trainer in entry["not_run"]:
             notes.append(f"{ds}: {names[trainer]} not run or failed (see the work directory)")
-    return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
+    return "\n".join(lines + ([""] + notes if notes else []) + _per_update(result)) + "\n"
+
+
+def _per_update(result: dict):
+    """Where an update's time went, ms per update of each variant: the
+    trainers' `timings` divided by the variant's updates."""
+    parts = ("draws", "rollouts", "learner", "imitation_batches")
+    lines = ["", "Per REINFORCE update (ms; imitation batches: those drawn for the updates and "
+             "the imitation phase together):", "",
+             "| dataset | trainer | variant | updates | " + " | ".join(parts) + " |",
+             "| --- | --- | --- | ---: |" + " ---: |" * len(parts)]
+    for ds, entry in result["datasets"].items():
+        for trainer, run in entry["runs"].items():
+            variants = run.get("variants") or [dict(variant="rl", updates=run["updates"],
+                                                    timings=run.get("timings", {}))]
+            for v in variants:
+                t, n = v.get("timings", {}), v["updates"]
+                cells = ["-" if p not in t or not n else f"{1e3 * t[p] / n:.1f}" for p in parts]
+                lines.append(f"| {ds} | {trainer} | {v['variant']} | {n} | " +
+                             " | ".join(cells) + " |")
+    return lines
 
 
 def main(argv=None):
