@@ -12,8 +12,9 @@ variant}: `seconds` is wall time since the trainer's start (after loading;
 scoring included), `update` counts the REINFORCE updates of its variant
 (`proofc train` runs `il` then `rl`, each from the initial weights).
 
-Targets (issue 27): the test MRR above the shipped file's, and for kinship
-also >= 0.35; on the CPU, countries_s2's best valid MRR >= 0.35.
+Targets (issue 27): for kinship and umls the test MRR above the shipped
+file's, and for kinship also >= 0.35; on the CPU, countries_s2's best valid
+MRR >= 0.35. Other datasets: the test MRR at least the shipped file's.
 """
 
 import argparse
@@ -22,6 +23,7 @@ import os
 from typing import Optional
 
 TEST_FLOOR = {"kinship": 0.35}  # issue 27's absolute test MRR targets
+ABOVE_SHIPPED = {"kinship", "umls"}  # issue 27: above the shipped file (elsewhere: as good)
 CPU_VALID_FLOOR = {"countries_s2": 0.35}  # issue 27's CPU target (valid MRR)
 
 
@@ -58,9 +60,12 @@ def _port_run(record: dict) -> dict:
 def _target(ds: str, device: str, shipped: Optional[float]):
     """(text, check(test_mrr, best_valid_mrr) -> bool or None)."""
     parts, checks = [], []
-    if shipped is not None:
+    if shipped is not None and ds in ABOVE_SHIPPED:
         parts.append(f"test > {shipped:.4f}")
         checks.append(lambda test, valid: test is not None and test > shipped)
+    elif shipped is not None:
+        parts.append(f"test >= {shipped:.4f}")
+        checks.append(lambda test, valid: test is not None and test >= shipped)
     if ds in TEST_FLOOR:
         floor = TEST_FLOOR[ds]
         parts.append(f"test >= {floor}")
@@ -86,7 +91,7 @@ def build(work: str, weights_dir: str, datasets, trainers, device: str, budget: 
                 continue
             raw = _load(os.path.join(work, f"{ds}-{trainer}.json"))
             if raw is None:
-                entry["not_run"].append(trainer)  # failed: its log is in the work directory
+                entry["not_run"].append(trainer)  # failed: its log says why
                 continue
             run = _proofc_run(raw) if trainer == "proofc" else _port_run(raw)
             run["test_mrr"] = tests.get(os.path.join(work, f"{ds}-{trainer}.safetensors"))
@@ -117,7 +122,8 @@ def table(result: dict) -> str:
                          f"| {fmt(run['test_mrr'])} | {fmt(shipped)} | {text} "
                          f"| {'-' if met is None else 'yes' if met else 'NO'} |")
         for trainer in entry["not_run"]:
-            notes.append(f"{ds}: {names[trainer]} not run or failed (see the work directory)")
+            notes.append(f"{ds}: {names[trainer]} not run or failed (its log: "
+                         f"training-bench/{ds}-{trainer}.log)")
     return "\n".join(lines + ([""] + notes if notes else []) + _per_update(result)) + "\n"
 
 

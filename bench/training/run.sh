@@ -7,7 +7,8 @@
 # one after the other; then the test MRR (README protocol,
 # bench/training/scoring.py) of both written files and of the shipped file.
 # Writes $OUT/training-bench.json (every learning curve, test MRRs, updates,
-# episodes/s, timings) and $OUT/training-bench.md (the table);
+# episodes/s, timings), $OUT/training-bench.md (the table) and
+# $OUT/training-bench/ (each run's log, JSON and weights file);
 # bench/training/plot.py draws the curves from the JSON (here, not on the
 # GPU machine).
 #
@@ -37,9 +38,9 @@
 #
 # Environment: TRAIN_BENCH_DATASETS ("kinship umls"), TRAIN_BENCH_TRAINERS
 # ("proofc port"), TRAIN_BENCH_BUDGET (120), TRAIN_BENCH_SLACK (25),
-# TRAIN_BENCH_TOTAL (570), TRAIN_BENCH_SCORE_TIMEOUT (120), TRAIN_BENCH_SEED (0), TRAIN_BENCH_PROGRAM (the
-# bundle; default .gpudata/bundles/v10-b4096.pcb on cuda, examples/v10.mlir
-# compiled here), BENCH_WORK (scratch, default /tmp/proofc-training-bench),
+# TRAIN_BENCH_TOTAL (570), TRAIN_BENCH_SCORE_TIMEOUT (120), TRAIN_BENCH_SEED
+# (0), TRAIN_BENCH_PROGRAM (the bundle; default
+# .gpudata/bundles/v10-b4096.pcb on cuda, examples/v10.mlir compiled here), BENCH_WORK (scratch, default /tmp/proofc-training-bench),
 # OUT, PYTHON.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -65,7 +66,7 @@ for t in "${trainers[@]}"; do
   [ "$t" = proofc ] || [ "$t" = port ] ||
     { echo "run.sh: TRAIN_BENCH_TRAINERS: '$t': expected proofc and/or port" >&2; exit 2; }
 done
-rm -f "$work"/*.json "$work"/*.safetensors "$work"/*.log
+rm -f "$work"/*.json "$work"/*.safetensors "$work"/*.log "$work"/*.skipped
 bench_python_package "$work/build-python.log"
 if [ "$device" = cuda ]; then
   program=${TRAIN_BENCH_PROGRAM:-.gpudata/bundles/v10-b4096.pcb}
@@ -120,4 +121,8 @@ done
 "$python" bench/training/report.py "$work" "$weightsdir" --device "$device" --budget "$budget" \
   --datasets "${datasets[@]}" --trainers "${trainers[@]}" \
   --json "$out/training-bench.json" --md "$out/training-bench.md"
+rm -rf "$out/training-bench" && mkdir -p "$out/training-bench"
+for f in "$work"/*.json "$work"/*.log "$work"/*.skipped "$work"/*.safetensors; do
+  [ ! -e "$f" ] || cp "$f" "$out/training-bench/"
+done
 echo "training bench: $(($(date +%s) - started)) s in all" >&2
