@@ -117,6 +117,9 @@ class PortRollouts:
 
 
 class PortTrainer:
+    """One run: the evaluator (valid scoring), the policy and Adam, the
+    port's rollouts, the checkpoint schedule, the curve and the timings."""
+
     def __init__(self, args):
         self.args = args
         self.o = TrainOptions(updates=args.updates, budget=args.budget, seed=args.seed,
