@@ -23,35 +23,22 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-device=cuda
-case "${1:-}" in
-"") ;;
---device)
-  device=${2:?--device needs cpu or cuda}
-  [ "$device" = cpu ] || [ "$device" = cuda ] ||
-    { echo "run.sh: --device $device: expected cpu or cuda" >&2; exit 2; }
-  ;;
-*) echo "usage: bench/rollouts/run.sh [--device cpu|cuda]" >&2; exit 2 ;;
-esac
+. bench/common.sh
+bench_device "bench/rollouts/run.sh [--device cpu|cuda]" "$@"
 out=${OUT:-$root/.out}
 work=${BENCH_WORK:-/tmp/proofc-rollouts-bench}
 mkdir -p "$out" "$work"
 calls=${ROLLOUT_BENCH_CALLS:-10}
 triples=${ROLLOUT_BENCH_TRIPLES:-64}
 python=${PYTHON:-python3}
+bench_python_package "$work/build-python.log"
 if [ "$device" = cuda ]; then
-  export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  build=${PROOFC_GPU_BUILD_DIR:-$root/build-gpu-device}
-  scripts/gpu-build.sh "$work/build-python.log" proofc_python
   program=.gpudata/bundles/v10-b256.pcb
   data=.gpudata/data/kinship
   weights=.gpudata/weights/kinship.safetensors
   torch_device=cuda
 else
-  build=${PROOFC_BUILD_DIR:-$root/build}
   shared=${PROOFC_SHARED_DIR:-$root/../shared}
-  ls "$build"/python/proofc/_core*.so > /dev/null 2>&1 ||
-    { echo "run.sh: the Python package is not built in $build (cmake --build $build --target proofc_python)" >&2; exit 1; }
   program=examples/v10.mlir
   data=$shared/data/kinship
   weights=$shared/weights/kinship.safetensors

@@ -35,16 +35,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-device=cuda
-case "${1:-}" in
-"") ;;
---device)
-  device=${2:?--device needs cpu or cuda}
-  [ "$device" = cpu ] || [ "$device" = cuda ] ||
-    { echo "run.sh: --device $device: expected cpu or cuda" >&2; exit 2; }
-  ;;
-*) echo "usage: bench/session/run.sh [--device cpu|cuda]" >&2; exit 2 ;;
-esac
+. bench/common.sh
+bench_device "bench/session/run.sh [--device cpu|cuda]" "$@"
 out=${OUT:-$root/.out}
 work=${BENCH_WORK:-/tmp/proofc-session-bench}
 mkdir -p "$out" "$work"

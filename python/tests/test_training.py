@@ -19,6 +19,7 @@ from proofc.training import recipe  # noqa: E402
 from proofc.training.checkpoints import (Schedule, best_index, early_points,  # noqa: E402
                                          update_points)
 from proofc.training.options import TrainOptions  # noqa: E402
+from proofc.training.trainer import TIMINGS  # noqa: E402
 from proofc.vocabulary import read_split, read_vocabulary  # noqa: E402
 
 PROVED, FAILED, TRUNCATED = 0, 1, 2
@@ -261,6 +262,7 @@ def _without_timings(log):
         checkpoint.pop("train_seconds")
     for variant in out["variants"]:
         variant.pop("train_seconds")
+        assert set(variant.pop("timings")) == set(TIMINGS)
         variant.get("search", {}).pop("seconds", None)
     return out
 

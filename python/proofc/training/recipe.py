@@ -22,7 +22,7 @@ All draws come from the numpy Generator handed in; nothing here reads the
 clock or a global random state.
 """
 
-from typing import Sequence, Tuple
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -130,12 +130,16 @@ def rewards(status: torch.Tensor, depth: torch.Tensor, positive: torch.Tensor) -
     return torch.where(proved & ~positive, torch.full_like(out, CORRUPTION_PROVED_REWARD), out)
 
 
-def advantages(reward: torch.Tensor, triple: torch.Tensor) -> torch.Tensor:
+def advantages(reward: torch.Tensor, triple: torch.Tensor,
+               groups: Optional[int] = None) -> torch.Tensor:
     """reward minus the mean reward of the other episodes of the same triple
     (`triple`: each episode's triple index; a triple with one episode has
-    baseline 0)."""
+    baseline 0). `groups`, when the caller knows it, is a number above every
+    triple index (the trainer's 2Q): it spares reading the largest index back
+    from the device, and changes no value."""
     triple = triple.long()
-    groups = int(triple.max().item()) + 1 if triple.numel() else 0
+    if groups is None:
+        groups = int(triple.max().item()) + 1 if triple.numel() else 0
     total = torch.zeros(groups, dtype=reward.dtype, device=reward.device)
     total = total.index_add(0, triple, reward)
     count = torch.zeros(groups, dtype=reward.dtype, device=reward.device)

@@ -46,6 +46,10 @@ VALID_SEED = 0
 GRAD_CLIP = 5.0
 ADAM_BETAS = (0.9, 0.999)
 IMITATION_SHARE = 0.2  # of variant il's budget
+# Where a variant's time goes (its log entry's `timings`, docs/training.md):
+# disjoint parts, all but scoring summing to its train_seconds.
+TIMINGS = ("search", "imitation_batches", "imitation_steps", "draws", "rollouts", "learner",
+           "scoring")
 
 
 @dataclass
@@ -178,29 +182,42 @@ class _Variant:
         self.episode_base = 0
         self.update = 0
         self.train_seconds = 0.0
+        self.timings = dict.fromkeys(TIMINGS, 0.0)
         self.summary: Dict[str, Any] = {"variant": name}
-        self._since = {"train": 0, "train_proved": 0, "corruptions": 0, "corruptions_proved": 0}
+        # Episodes since the last checkpoint (train, train proved, corruptions,
+        # corruptions proved), summed on the device and read when scoring.
+        self._since = torch.zeros(4, dtype=torch.int64, device=device)
 
     def _episodes(self) -> int:
         return self.update * 2 * self.o.triples_per_update * self.o.episodes
 
     def score(self, point: str, what: Optional[str] = None):
-        since = self._since
+        start = time.monotonic()
+        train, train_proved, corruptions, corruptions_proved = self._since.tolist()
         self.checkpoints.score(self.policy, {
             "variant": self.name,
             "name": f"{self.name}:{point}",
             "update": self.update,
             "imitation_steps": self.imitation_steps,
             "episodes": self._episodes(),
-            "train_proved": since["train_proved"] / since["train"] if since["train"] else None,
-            "corruptions_proved": (since["corruptions_proved"] / since["corruptions"]
-                                   if since["corruptions"] else None),
+            "train_proved": train_proved / train if train else None,
+            "corruptions_proved": corruptions_proved / corruptions if corruptions else None,
             "train_seconds": round(self.train_seconds, 3),
         }, what)
-        self._since = {k: 0 for k in since}
+        self._since.zero_()
+        self.timings["scoring"] += time.monotonic() - start
+
+    def _sync(self):
+        """Waits for the device's queued work (CUDA), once per update or
+        imitation step, so that the host's clock times it (the next
+        rollouts would wait for it anyway)."""
+        if self.policy.pred_emb.device.type == "cuda":
+            torch.cuda.synchronize(self.policy.pred_emb.device)
 
     def _imitation_loss(self) -> torch.Tensor:
+        start = time.monotonic()
         batch = self.imitation.batch(self.imitation_rng, self.o.imitation_batch)
+        self.timings["imitation_batches"] += time.monotonic() - start
         return Imitation.loss(self.policy, batch)
 
     def warm_start(self, budget: Optional[float]):
@@ -209,6 +226,7 @@ class _Variant:
         found = search.search(self.ev, self.triples.triples, seed=self.o.seed)
         steps = search.proof_steps(self.ev, self.triples.triples, found)
         self.train_seconds += time.monotonic() - start
+        self.timings["search"] += time.monotonic() - start
         self.summary["search"] = {"triples": len(self.triples), "proofs": found.found,
                                   "proof_steps": len(steps),
                                   "seconds": round(time.monotonic() - start, 3)}
@@ -221,37 +239,47 @@ class _Variant:
         count = self.o.imitation_count()
         # 20 % of the budget for the imitation itself, after the search.
         limit = self.train_seconds + IMITATION_SHARE * budget if budget is not None else None
-        losses = []
+        first = last = None  # the first and the last batch's loss, read at the end
         while (count is None or self.imitation_steps < count) and \
                 (limit is None or self.train_seconds < limit):
             start = time.monotonic()
+            batches = self.timings["imitation_batches"]
             self.optimizer.zero_grad(set_to_none=True)
             loss = self._imitation_loss()
             loss.backward()
             self.optimizer.step()
-            losses.append(float(loss.detach()))
+            last = loss.detach()
+            first = last if first is None else first
             self.imitation_steps += 1
-            self.train_seconds += time.monotonic() - start
+            self._sync()
+            seconds = time.monotonic() - start
+            self.train_seconds += seconds
+            self.timings["imitation_steps"] += \
+                seconds - (self.timings["imitation_batches"] - batches)
         self.summary["imitation"] = {"steps": self.imitation_steps,
                                      "batch": self.o.imitation_batch,
-                                     "first_loss": losses[0] if losses else None,
-                                     "last_loss": losses[-1] if losses else None}
+                                     "first_loss": None if first is None else float(first),
+                                     "last_loss": None if last is None else float(last)}
         self.score("imitation", "the end of imitation")
 
     def step(self):
         """One REINFORCE update (recipe.py), with the imitation loss added
         (weight 0.5) when the variant imitates."""
         Q, episodes = self.o.triples_per_update, self.o.episodes
+        t0 = time.monotonic()
         positives, corruptions = self.triples.draw(self.rng, Q)
         batch = torch.from_numpy(np.concatenate([positives, corruptions]))
         positive = torch.arange(2 * Q) < Q
+        t1 = time.monotonic()
         traj = self.ev.rollouts(self.policy.state_dict(), batch, positive, episodes=episodes,
                                 seed=self.o.seed, episode_base=self.episode_base,
                                 temperature=1.0, sampled=True)
+        t2 = time.monotonic()
+        batches = self.timings["imitation_batches"]
         count = 2 * Q * episodes
         self.episode_base += count
         reward = recipe.rewards(traj.status, traj.depth, traj.positive)
-        advantage = recipe.advantages(reward, traj.triple)
+        advantage = recipe.advantages(reward, traj.triple, groups=2 * Q)
         self.optimizer.zero_grad(set_to_none=True)
         loss = None
         if bool((advantage != 0).any()):
@@ -266,11 +294,14 @@ class _Variant:
         self.optimizer.step()
         proved = (traj.status == recipe.PROVED)
         is_positive = traj.positive.bool()
-        self._since["train"] += int(is_positive.sum())
-        self._since["train_proved"] += int((proved & is_positive).sum())
-        self._since["corruptions"] += int((~is_positive).sum())
-        self._since["corruptions_proved"] += int((proved & ~is_positive).sum())
+        self._since += torch.stack([is_positive.sum(), (proved & is_positive).sum(),
+                                    (~is_positive).sum(), (proved & ~is_positive).sum()])
         self.update += 1
+        self._sync()
+        t3 = time.monotonic()
+        self.timings["draws"] += t1 - t0
+        self.timings["rollouts"] += t2 - t1
+        self.timings["learner"] += t3 - t2 - (self.timings["imitation_batches"] - batches)
 
     def run(self):
         o = self.o
@@ -296,7 +327,8 @@ class _Variant:
                 break
         self.summary.update(updates=self.update, episodes=self._episodes(),
                             imitation_steps=self.imitation_steps,
-                            train_seconds=round(self.train_seconds, 3))
+                            train_seconds=round(self.train_seconds, 3),
+                            timings={k: round(v, 3) for k, v in self.timings.items()})
 
 
 def train(program, data, out, *, updates: Optional[int] = None, budget: Optional[float] = None,
