@@ -17,6 +17,11 @@ log=$1; shift
 jobs=${JOBS:-$(nproc)}
 [ -d "$root/.deps/include" ] ||
   { echo "gpu-build: $root/.deps missing (run scripts/make-deps.sh here and carry .deps)" >&2; exit 1; }
+# Carried bundles must come from this tree's compiler sources (the GPU
+# machine cannot recompile them): scripts/compiler-sources-hash.sh says why.
+if [ -d "$root/.gpudata/bundles" ]; then
+  "$root/scripts/check-gpudata-current.sh" || exit 1
+fi
 
 # Open MPI carried as .deps/openmpi.tar.gz (scripts/make-deps.sh): unpacked
 # into $build/openmpi (again when the archive is newer), the tools built

@@ -5,7 +5,9 @@
 #   .gpudata/  data/<name>/ and weights/<name>.safetensors copied from
 #              ../shared for the named datasets (the GPU machine does not see
 #              ../shared), and bundles/<program>.pcb compiled by `proofc compile`
-#              (and <program>-step.pcb, <program>-persistent.pcb: each schedule)
+#              (and <program>-step.pcb, <program>-persistent.pcb: each schedule),
+#              with compiler-sources.sha256: the compiler sources they were
+#              compiled from (scripts/check-gpudata-current.sh)
 # Usage: scripts/prepare-gpu-run.sh [DATASET...]   (default: what the GPU tests read)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,7 +21,12 @@ datasets=("$@")
   datasets=(countries_s1 countries_s2 countries_s3 family kinship umls nations wn18rr)
 
 [ -d "$root/.deps" ] || "$root/scripts/make-deps.sh"
+# The bundles come from this tree's compiler: rebuild it if a source changed.
+cmake --build "$build" --target proofc > /dev/null
 mkdir -p "$dest/data" "$dest/weights" "$dest/bundles"
+# Every bundle is compiled again (bench/prepare.sh adds its own after this
+# script): none is left from older compiler sources under the new hash.
+rm -f "$dest/bundles/"*.pcb
 for name in "${datasets[@]}"; do
   rm -rf "$dest/data/$name"
   cp -r "$shared/data/$name" "$dest/data/$name"
@@ -35,4 +42,7 @@ for program in "$root"/examples/*.mlir; do
       -o "$dest/bundles/$name-$schedule.pcb"
   done
 done
+# What the GPU machine's scripts check the bundles against
+# (scripts/check-gpudata-current.sh).
+"$root/scripts/compiler-sources-hash.sh" > "$dest/compiler-sources.sha256"
 du -sh "$dest" "$root/.deps"
