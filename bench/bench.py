@@ -185,6 +185,11 @@ class Bench:
         row["metrics"] = short_metrics(cold["metrics"])
         row["extra"]["cold_run_s"] = cold["timings"]["run_seconds"]
         row["extra"]["device"] = cold.get("device")
+        # Each module's own compile (they run in parallel): which one the
+        # cold start waits for (runners before issue 29: absent).
+        modules = (cold.get("backend_details") or {}).get("module_compile_seconds")
+        if modules is not None:
+            row["extra"]["module_compile_seconds_cold"] = modules
 
         walls, warm_reports = [], []
         sampler = GpuMemory(self.cuda)

@@ -1,17 +1,33 @@
 #!/usr/bin/env bash
-# Run HERE before bench/scale-out/run.sh's calls: fills .fbdata/ (git-ignored,
-# carried with .deps): fb15k-237's data, seed-0 random weights
-# (`proofc init-weights`: fb15k-237 has no trained policy) and
-# examples/v10.mlir compiled at B=4096.
+# Run HERE before bench/scale-out/run.sh's calls: fills the git-ignored
+# folders a call carries (with .deps) for a whole-split workload, V10 at
+# B=4096 (examples/v10.mlir, `proofc compile --slots 4096`):
+#   fb15k-237 (default)  .fbdata/: fb15k-237's data, seed-0 random weights
+#                        (`proofc init-weights`: fb15k-237 has no trained
+#                        policy) and the bundle
+#   wn18rr               .gpudata/ (scripts/prepare-gpu-run.sh wn18rr): the
+#                        data and the shipped trained policy
+#                        (../shared/weights/wn18rr.safetensors), and the
+#                        bundle as .gpudata/bundles/v10-b4096.pcb
+# Usage: bench/scale-out/prepare.sh [fb15k-237|wn18rr]   (WORKLOAD of run.sh)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 shared=${PROOFC_SHARED_DIR:-$root/../shared}
-proofc=${PROOFC_BUILD_DIR:-$root/build}/bin/proofc
-dest=$root/.fbdata
-rm -rf "$dest" && mkdir -p "$dest/data" "$dest/weights" "$dest/bundles"
-cp -r "$shared/data/fb15k-237" "$dest/data/" && chmod -R u+w "$dest/data"
-"$proofc" init-weights "$root/examples/v10.mlir" --data "$dest/data/fb15k-237" --seed 0 \
-  -o "$dest/weights/fb15k-237-random.safetensors" > /dev/null
+build=${PROOFC_BUILD_DIR:-$root/build}
+proofc=$build/bin/proofc
+workload=${1:-fb15k-237}
+case $workload in
+  fb15k-237)
+    dest=$root/.fbdata
+    rm -rf "$dest" && mkdir -p "$dest/data" "$dest/weights" "$dest/bundles"
+    cp -r "$shared/data/fb15k-237" "$dest/data/" && chmod -R u+w "$dest/data"
+    "$proofc" init-weights "$root/examples/v10.mlir" --data "$dest/data/fb15k-237" --seed 0 \
+      -o "$dest/weights/fb15k-237-random.safetensors" > /dev/null ;;
+  wn18rr)
+    dest=$root/.gpudata
+    PROOFC_BUILD_DIR=$build PROOFC_SHARED_DIR=$shared "$root/scripts/prepare-gpu-run.sh" wn18rr > /dev/null ;;
+  *) echo "prepare.sh: unknown workload '$workload' (fb15k-237 or wn18rr)" >&2; exit 2 ;;
+esac
 "$proofc" compile "$root/examples/v10.mlir" --slots 4096 -o "$dest/bundles/v10-b4096.pcb"
 [ -d "$root/.deps" ] || "$root/scripts/make-deps.sh"
 du -sh "$dest" "$root/.deps"

@@ -1,34 +1,63 @@
 #!/usr/bin/env bash
-# The scale-out measurement of issues 16 and 19 on the GPU machine: the whole
-# fb15k-237 test split with every filtered corruption (585,558,015
-# candidates), V10 at B=4096, random seed-0 weights (no trained fb15k policy
-# exists), per-relation metrics on, through one GPU, several GPUs of the
-# host (--devices), MPI ranks one per GPU, and two MPI ranks sharing GPU 0.
+# The whole-split workloads on the GPU machine (issues 16, 19 and 29): a
+# dataset's whole test split with every filtered corruption, V10 at B=4096,
+# per-relation metrics on, through one GPU, several GPUs of the host
+# (--devices), MPI ranks one per GPU, and two MPI ranks sharing GPU 0.
+# WORKLOAD picks the workload (docs/performance.md derives their floors):
+#   fb15k-237 (default)  585,558,015 candidates, random seed-0 weights (no
+#                        trained fb15k-237 policy exists; 55 k proved)
+#   wn18rr               256,536,728 candidates, the shipped trained policy
+#                        (mean depth 20: almost every corruption truncated)
 # Each configuration is one call (the device tool allows 10 minutes a
-# command); records go to $OUT/scale-out/<config>.json and compare.py checks
-# them against the one-GPU run and prints the table for bench/RESULTS.md.
+# command); records go to $OUT/scale-out[-wn18rr]/<config>.json and
+# compare.py checks them against the one-GPU run and prints the table for
+# bench/RESULTS.md.
 #
-#   bench/scale-out/run.sh CONFIG...   CONFIG: one | devices<N> | mpi<N> | mpi-shared | compare
+#   [WORKLOAD=wn18rr] bench/scale-out/run.sh CONFIG...
+#   CONFIG: one | devices<N> | mpi<N> | mpi-shared | compare
 #
-# Needs: bench/scale-out/prepare.sh run HERE (carry .fbdata and .deps), the
-# GPU build (scripts/gpu-build.sh LOG proofc-run). QUERIES=<n> runs only the
-# first n test queries (a quick check of the harness).
+# Needs: `bench/scale-out/prepare.sh [WORKLOAD]` run HERE (carry .deps and
+# .fbdata for fb15k-237, .gpudata for wn18rr), the GPU build
+# (scripts/gpu-build.sh LOG proofc-run). QUERIES=<n> runs only the first n
+# test queries (a quick check of the harness); DEVICE=cpu runs `one` on the
+# host backend and DATA=shared reads the data and weights in place from
+# ../shared (PROOFC_SHARED_DIR) and the bundle from PROOFC_BUNDLE: the CPU
+# check of the harness here.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${PROOFC_GPU_BUILD_DIR:-$root/build-gpu-device}
-data=$root/.fbdata
-out=${OUT:-/tmp}/scale-out
+shared=${PROOFC_SHARED_DIR:-$root/../shared}
+workload=${WORKLOAD:-fb15k-237}
+case $workload in
+  fb15k-237)
+    carried=$root/.fbdata; out=${OUT:-/tmp}/scale-out
+    weights=weights/fb15k-237-random.safetensors ;;
+  wn18rr)
+    carried=$root/.gpudata; out=${OUT:-/tmp}/scale-out-wn18rr
+    weights=weights/wn18rr.safetensors ;;
+  *) echo "run.sh: unknown WORKLOAD '$workload' (fb15k-237 or wn18rr)" >&2; exit 2 ;;
+esac
+bundle=$carried/bundles/v10-b4096.pcb
+data=$carried/data/$workload
+weights=$carried/$weights
+if [ "${DATA:-}" = shared ]; then
+  [ "$workload" = wn18rr ] ||
+    { echo "run.sh: DATA=shared needs a workload with shipped weights (wn18rr)" >&2; exit 2; }
+  data=$shared/data/$workload
+  weights=$shared/weights/$workload.safetensors
+  bundle=${PROOFC_BUNDLE:?DATA=shared: set PROOFC_BUNDLE to a bundle of examples/v10.mlir}
+fi
 mkdir -p "$out"
-run=("$build/bin/proofc-run" "$data/bundles/v10-b4096.pcb" --data "$data/data/fb15k-237"
-     --weights "$data/weights/fb15k-237-random.safetensors" --split test --corruptions 0
-     --per-relation --quiet)
+run=("$build/bin/proofc-run" "$bundle" --data "$data" --weights "$weights"
+     --split test --corruptions 0 --per-relation --quiet)
 [ -n "${QUERIES:-}" ] && run+=(--queries "$QUERIES")
+device=${DEVICE:-cuda}
 measure=("$root/bench/scale-out/measure.py")
 for config in "$@"; do
   case $config in
     one)
       BENCH_GPUS=1 "${measure[@]}" one "$out/one.json" -- \
-        bash -c '"$@" --device cuda --report "$REPORT"' _ "${run[@]}" ;;
+        bash -c '"$@" --device '"$device"' --report "$REPORT"' _ "${run[@]}" ;;
     devices*)
       n=${config#devices}; list=$(seq -s, 0 $((n - 1)))
       BENCH_GPUS=$n "${measure[@]}" "$config" "$out/$config.json" -- \

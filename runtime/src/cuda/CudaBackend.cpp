@@ -54,6 +54,7 @@ static nlohmann::json cudaRunInfoBaseJson(const CudaRunInfo &info) {
             {"compile_seconds", info.cache.compileSeconds},
             {"load_seconds", info.cache.loadSeconds}}},
           {"modules_seconds", info.moduleSeconds},
+          {"module_compile_seconds", info.moduleCompileSeconds},
           {"graph_launches", info.graphLaunches},
           {"host_flag_reads", info.hostFlagReads}};
 }
@@ -222,6 +223,7 @@ void CudaBackend::addRunInfo(const CudaRunInfo &run, bool setUp) {
   info_ = run;
   info_.cache = before.cache;
   info_.moduleSeconds = before.moduleSeconds;
+  info_.moduleCompileSeconds = before.moduleCompileSeconds;
   if (setUp) {
     info_.cache.hits += run.cache.hits;
     info_.cache.misses += run.cache.misses;
@@ -230,6 +232,8 @@ void CudaBackend::addRunInfo(const CudaRunInfo &run, bool setUp) {
     info_.cache.compileSeconds += run.cache.compileSeconds;
     info_.cache.loadSeconds += run.cache.loadSeconds;
     info_.moduleSeconds += run.moduleSeconds;
+    for (const auto &[name, seconds] : run.moduleCompileSeconds)
+      info_.moduleCompileSeconds[name] += seconds;
   }
   info_.graphLaunches += before.graphLaunches;
   info_.hostFlagReads += before.hostFlagReads;

@@ -76,6 +76,10 @@ struct CudaRunInfo {
   /// Wall time to get every module's cubin (from the cache, or compiled,
   /// all modules at once) and load it: a cold program's compile time.
   double moduleSeconds = 0;
+  /// Per loaded module (by name): the wall time of its own thread to get
+  /// its cubin, with the modules linked into it (from the cache, or
+  /// compiled): which one a cold program waits for.
+  std::map<std::string, double> moduleCompileSeconds;
   int64_t graphLaunches = 0;
   int64_t hostFlagReads = 0;
   bool profiled = false; ///< CudaBackendOptions::profile was set
@@ -88,7 +92,8 @@ struct CudaRunInfo {
 
 /// The report's "backend_details" for a CUDA run: device, cond mode, device
 /// bytes, kernel cache (hits, misses, compile and load seconds: a warm run
-/// has no misses and no compile time), graph launches and host flag reads;
+/// has no misses and no compile time), the modules' seconds (all, and each
+/// module's compile), graph launches and host flag reads;
 /// for a profiled run also "phases" (policy_s, engine_s, rest_s, by_launch).
 nlohmann::json cudaRunInfoJson(const CudaRunInfo &info);
 

@@ -199,8 +199,8 @@ LogicalResult ProgramLowering::lowerAdvanceEngine(OpBuilder &builder,
   args.push_back("buf:" + counters);
   llvm::append_range(args, flagArgs(a->flag[0]));
   launch(builder, advance.getLoc(), proofc::LaunchRole::AdvanceEngine,
-         "advance_engine", kernelRef("step", "proofc_advance_engine"), {"B"},
-         options.engineThreads, args);
+         "advance_engine", kernelRef(kAdvanceModule, "proofc_advance_engine"),
+         {"B"}, options.engineThreads, args);
   toErase.push_back(advance);
   return success();
 }

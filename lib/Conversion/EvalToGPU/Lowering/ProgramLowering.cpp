@@ -5,13 +5,18 @@
 // one engine cond on the loop's flag, the fused step and the persistent
 // policy where the options ask for them), the CUDA C++ modules (step.cu,
 // slot.cu), then each block's ops in order, loops and conds as
-// eval.launch_loop / eval.launch_cond around their lowered bodies, and the
-// scratch buffers the launches declare.
+// eval.launch_loop / eval.launch_cond around their lowered bodies, the
+// scratch buffers the launches declare, and each module's list of the
+// entries launched from it.
 //
 //===----------------------------------------------------------------------===//
 #include "ProgramLowering.h"
 
+#include "proofc/contract/kernel_abi.h"
+
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -52,7 +57,31 @@ LogicalResult ProgramLowering::run() {
     op->dropAllUses();
     op->erase();
   }
+  listModuleEntries();
   return checkKernelAbi();
+}
+
+void ProgramLowering::listModuleEntries() {
+  // Each loaded CUDA C++ module defines only the entries the plan launches
+  // from it (kernel_abi.h's PROOFC_HAS_ENTRY): NVRTC would compile the
+  // others too, in the cold start's critical path.
+  llvm::MapVector<StringRef, llvm::SetVector<StringRef>> entries;
+  program.walk([&](LaunchOp launch) {
+    entries[launch.getKernel().getRootReference().getValue()].insert(
+        launch.getKernel().getLeafReference().getValue());
+  });
+  Builder builder(program.getContext());
+  for (CudaModuleOp module : program.getBody().front().getOps<CudaModuleOp>()) {
+    auto it = entries.find(module.getSymName());
+    if (module.getLinkInto() || it == entries.end())
+      continue;
+    SmallVector<Attribute> opts(module.getOptions().getValue());
+    opts.push_back(builder.getStringAttr(proofc_abi::kEntriesListedOption));
+    for (StringRef entry : it->second)
+      opts.push_back(builder.getStringAttr(
+          std::string(proofc_abi::kEntryOptionPrefix) + entry.str()));
+    module.setOptionsAttr(builder.getArrayAttr(opts));
+  }
 }
 
 LogicalResult ProgramLowering::findEngineCond(DeviceLoopOp loop) {
@@ -135,10 +164,18 @@ void ProgramLowering::declareModules() {
   std::string S = "-DPROOFC_S=" + std::to_string(program.getSAttr().getInt());
   std::string threads =
       "-DPROOFC_ENGINE_THREADS=" + std::to_string(options.engineThreads);
-  // One NVRTC compile for every CUDA C++ kernel: step.cu includes engine.cu.
+  // step.cu (which includes engine.cu) for the setup and the step. The
+  // step schedule's fused advance-engine kernel is a second module of the
+  // same source: NVRTC compiles each loaded module in its own thread, and
+  // either half is about as long as the policy's JIT (listModuleEntries
+  // gives each module only its own entries).
   CudaModuleOp::create(builder, loc, "step", "step.cu",
                        builder.getStrArrayAttr({A, S, threads}),
                        FlatSymbolRefAttr());
+  if (fusedAdvance && !persistent())
+    CudaModuleOp::create(builder, loc, kAdvanceModule, "step.cu",
+                         builder.getStrArrayAttr({A, S, threads}),
+                         FlatSymbolRefAttr());
   // The persistent kernel's advance-and-derive: relocatable code linked
   // into the gpu.module; deriveSlot's items are one per policy thread,
   // so its threads are set once the policy kernel's block is known.

@@ -33,6 +33,9 @@ namespace mlir::eval::lowering {
 
 /// The proof loop's launch_loop name, and the cond handle it sets.
 inline constexpr StringLiteral kLoopCond = "loop";
+/// The step schedule's module of step.cu holding the fused advance-engine
+/// kernel (the other entries are module "step"'s).
+inline constexpr StringLiteral kAdvanceModule = "advance";
 /// Threads of step.cu's one-block kernels (init, advance) and of finish.
 inline constexpr int64_t kStepThreads = 256, kWarpThreads = 32;
 
@@ -90,6 +93,9 @@ private:
   LogicalResult checkPersistent(DeviceLoopOp loop);
 
   void declareModules();
+  /// Adds to each loaded CUDA C++ module the options that define only the
+  /// entries launched from it (kernel_abi.h's PROOFC_HAS_ENTRY).
+  void listModuleEntries();
 
   std::string uniqueName(StringRef base);
 

@@ -541,7 +541,8 @@ __noinline__ __device__ void deriveSlot(
 
 } // namespace proofc_engine_impl
 
-#ifndef PROOFC_ENGINE_SCRATCH_FROM_CALLER
+#if !defined(PROOFC_ENGINE_SCRATCH_FROM_CALLER) && \
+    PROOFC_HAS_ENTRY(proofc_engine)
 extern "C" __global__ void
 proofc_engine(PROOFC_ABI_PARAMS(PROOFC_ABI_ENGINE_ARGS)) {
   if (*guard == 0) return;

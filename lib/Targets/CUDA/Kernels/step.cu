@@ -15,7 +15,9 @@
 //    reduces the flags (a threadfence reduction over two counters). Its
 //    advance takes the steps the step memo knows (memo.cu) at once.
 // proofc_finish ends the proof loop of the persistent schedule, whose one
-// policy kernel has run every slot to the end (slot.cu).
+// policy kernel has run every slot to the end (slot.cu). A module defines
+// only the entries its options list (kernel_abi.h's PROOFC_HAS_ENTRY; the
+// compiler lists those its plan launches), so that NVRTC compiles no other.
 //
 // Plain CUDA C++, compiled by NVRTC with -DPROOFC_A=.. (the compiler embeds
 // it with engine.cu, memo.cu and advance.cu inlined at the #includes); the
@@ -57,6 +59,7 @@ __device__ __forceinline__ void setFlags(int anyActive, int *engineFlag,
 
 } // namespace proofc_step
 
+#if PROOFC_HAS_ENTRY(proofc_init)
 extern "C" __global__ void
 proofc_init(PROOFC_ABI_PARAMS(PROOFC_ABI_INIT_ARGS)) {
   using namespace proofc_step;
@@ -77,7 +80,9 @@ proofc_init(PROOFC_ABI_PARAMS(PROOFC_ABI_INIT_ARGS)) {
     setFlags(N > 0, engineFlag, loopFlag, engineHandle, loopHandle);
   }
 }
+#endif
 
+#if PROOFC_HAS_ENTRY(proofc_advance)
 extern "C" __global__ void
 proofc_advance(PROOFC_ABI_PARAMS(PROOFC_ABI_ADVANCE_ARGS)) {
   using namespace proofc_step;
@@ -99,7 +104,9 @@ proofc_advance(PROOFC_ABI_PARAMS(PROOFC_ABI_ADVANCE_ARGS)) {
   if (threadIdx.x == 0)
     setFlags(sActive > 0, engineFlag, loopFlag, engineHandle, loopHandle);
 }
+#endif
 
+#if PROOFC_HAS_ENTRY(proofc_advance_engine)
 extern "C" __global__ void proofc_advance_engine(
     PROOFC_ABI_PARAMS(PROOFC_ABI_ADVANCE_ENGINE_ARGS)) {
   using namespace proofc_step;
@@ -142,12 +149,15 @@ extern "C" __global__ void proofc_advance_engine(
   atomicExch(counters + 1, 0);
   setFlags(anyActive, engineFlag, loopFlag, engineHandle, loopHandle);
 }
+#endif
 
 /// The persistent schedule's step after its one kernel (which returns only
 /// when every candidate has finished): the loop ends.
+#if PROOFC_HAS_ENTRY(proofc_finish)
 extern "C" __global__ void
 proofc_finish(PROOFC_ABI_PARAMS(PROOFC_ABI_FINISH_ARGS)) {
   if (threadIdx.x != 0) return;
   *loopFlag = 0;
   if (loopHandle) cudaGraphSetConditional(loopHandle, 0);
 }
+#endif

@@ -16,6 +16,7 @@
 #include "Targets/CUDA/Kernels/RolloutTestUtil.h"
 #include "cuda/DevicePrologue.h"
 #include "cuda/Nvrtc.h"
+#include "proofc/contract/kernel_abi.h"
 #include "proofc/runtime/Error.h"
 #include "support/FileIO.h"
 
@@ -76,6 +77,45 @@ TEST(NvrtcTemplates, SlotCompilesAsRelocatableCode) {
   EXPECT_THROW(nvrtc->compileToCubin(kernelTemplate("engine.cu"), "engine.cu",
                                      wide, 9, 0),
                Error);
+}
+
+// A module that lists its entries (kernel_abi.h's PROOFC_HAS_ENTRY, what
+// eval-lower-to-gpu emits) defines those and no other: the persistent
+// schedule's step module has no advance kernels, the step schedule's
+// advance module only the fused advance-engine kernel.
+TEST(NvrtcTemplates, ListedEntriesAreTheOnlyOnes) {
+  PROOFC_REQUIRE_NVRTC(nvrtc);
+  auto compile = [&](const std::vector<std::string> &entries) {
+    std::vector<std::string> options = {"-DPROOFC_A=6", "-DPROOFC_S=120",
+                                        "-DPROOFC_ENGINE_THREADS=128",
+                                        proofc_abi::kEntriesListedOption};
+    for (const std::string &e : entries)
+      options.push_back(proofc_abi::kEntryOptionPrefix + e);
+    return nvrtc->compileToCubin(kernelTemplate("step.cu"), "step.cu", options,
+                                 9, 0);
+  };
+  // A symbol's name as the cubin's string table holds it.
+  auto has = [](const std::string &cubin, const std::string &entry) {
+    return cubin.find(entry + '\0') != std::string::npos;
+  };
+  const char *all[] = {"proofc_init", "proofc_engine", "proofc_advance",
+                       "proofc_advance_engine", "proofc_finish"};
+  std::string cubin;
+  ASSERT_NO_THROW(
+      cubin = compile({"proofc_init", "proofc_engine", "proofc_finish"}));
+  for (const char *e : all)
+    EXPECT_EQ(has(cubin, e), std::string(e) != "proofc_advance" &&
+                                 std::string(e) != "proofc_advance_engine")
+        << e;
+  ASSERT_NO_THROW(cubin = compile({"proofc_advance_engine"}));
+  for (const char *e : all)
+    EXPECT_EQ(has(cubin, e), std::string(e) == "proofc_advance_engine") << e;
+  // Without the list, every entry.
+  ASSERT_NO_THROW(
+      cubin = nvrtc->compileToCubin(kernelTemplate("step.cu"), "step.cu",
+                                    {"-DPROOFC_A=6", "-DPROOFC_S=120"}, 9, 0));
+  for (const char *e : all)
+    EXPECT_TRUE(has(cubin, e)) << e;
 }
 
 /// The sampling contract (proofc/contract/Sampling.h) compiles for the
@@ -194,6 +234,10 @@ TEST(NvrtcTemplates, DevicePrologueCompilesAsEmbedded) {
 }
 
 TEST(NvrtcTemplates, RolloutDeviceCodeCompiles) {
+  GTEST_SKIP() << "no NVRTC: built without the CUDA headers";
+}
+
+TEST(NvrtcTemplates, ListedEntriesAreTheOnlyOnes) {
   GTEST_SKIP() << "no NVRTC: built without the CUDA headers";
 }
 

@@ -144,6 +144,20 @@
   X(LoopFlag, int *, loopFlag, Buf)                                            \
   X(LoopHandle, unsigned long long, loopHandle, Cond)
 
+// The entries a module defines. NVRTC compiles every entry of a program
+// whether or not a launch uses it, so a module compiled with
+// -DPROOFC_ENTRIES_LISTED defines only the entries named by
+// -DPROOFC_ENTRY_<entry> (eval-lower-to-gpu lists the ones its plan
+// launches: the persistent schedule's step module skips the step
+// schedule's advance kernels, about half its cold compile); without it,
+// every entry. A kernel source wraps each entry in
+// `#if PROOFC_HAS_ENTRY(<entry>)` (an undefined name is 0 in #if).
+#ifdef PROOFC_ENTRIES_LISTED
+#define PROOFC_HAS_ENTRY(entry) PROOFC_ENTRY_##entry
+#else
+#define PROOFC_HAS_ENTRY(entry) 1
+#endif
+
 // Expanders. A kernel's parameter list is PROOFC_ABI_PARAMS(LIST): each
 // argument expands to ", type param" and the first comma is dropped.
 #define PROOFC_ABI_PARAM(Name, type, param, Kind) , type param
@@ -283,6 +297,10 @@ constexpr KernelSignature kKernels[] = {
     PROOFC_ABI_SIGNATURE("proofc_advance_engine", AdvanceEngine),
     PROOFC_ABI_SIGNATURE("proofc_finish", Finish),
 };
+/// A module's options that define only some of its entries
+/// (PROOFC_HAS_ENTRY above): the first, then the prefix + entry per entry.
+constexpr const char *kEntriesListedOption = "-DPROOFC_ENTRIES_LISTED";
+constexpr const char *kEntryOptionPrefix = "-DPROOFC_ENTRY_";
 /// slot.cu's words, the tail of the persistent policy kernel's arguments.
 constexpr KernelSignature kSlotStep =
     PROOFC_ABI_SIGNATURE(PROOFC_ABI_SLOT_FUNCTION, SlotStep);

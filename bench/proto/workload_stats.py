@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""The workload statistics a floor needs (docs/performance.md, "The floor").
+
+A floor counts the rows the policy must encode, with and without the step
+memo, and the engine's work: per slot-step the length k of the derived list
+(k + 1 rows when k > 1, none when the step has one choice) and the step
+memo's key (docs/gpu-kernels.md: the state, plus the candidate's (h, t)
+where the step is "relevant"). This program measures them on the host
+backend for a sample of a whole-split, every-corruption workload: the
+complete candidate lists (both modes, every filtered corruption, the
+positive first) of Q test queries drawn at random, each candidate run as a
+greedy episode (`Evaluator.rollouts(..., episodes=1, sampled=False)`: spec
+§5's proof loop with spec §4's action, the evaluation's own steps).
+
+Memo sharing grows with the pool, so the distinct keys are also counted
+after the first 1, 2, 4, ... queries of the sample: the growth says how far
+the sample's hit rate is from the whole split's (docs/performance.md says
+how it is extrapolated).
+
+  PYTHONPATH=build/python /usr/bin/python3 bench/proto/workload_stats.py \
+      BUNDLE.pcb DATA_DIR WEIGHTS.safetensors --queries 4 [--seed 0] \
+      [--threads 2] [--json out.json]
+"""
+import argparse
+import json
+import random
+import sys
+import time
+
+import numpy as np
+
+import proofc
+from proofc.vocabulary import read_split, read_vocabulary
+
+
+def candidate_lists(data, queries, seed):
+    """[(query index, triples [n, 3] int64)], both modes per query, every
+    filtered corruption, the positive first (spec §6's lists)."""
+    vocab = read_vocabulary(data)
+    ent = {n: i for i, n in enumerate(vocab.entities)}
+    rel = {n: i for i, n in enumerate(vocab.relations)}
+    ids = lambda t: (ent[t[0]], rel[t[1]], ent[t[2]])
+    known = set()
+    for split in ("train", "valid", "test"):
+        known.update(ids(t) for t in read_split(data, split))
+    test = [ids(t) for t in read_split(data, "test")]
+    picked = sorted(random.Random(seed).sample(range(len(test)), queries))
+    E = len(vocab.entities)
+    lists = []
+    for qi in picked:
+        h, r, t = test[qi]
+        rows = [(h, r, t)] + [(e, r, t) for e in range(E)
+                              if e != h and (e, r, t) not in known]
+        rows += [(h, r, t)] + [(h, r, e) for e in range(E)
+                               if e != t and (h, r, e) not in known]
+        lists.append((qi, np.array(rows, dtype=np.int64)))
+    return lists, len(test)
+
+
+MULT = np.array([(0x9E3779B97F4A7C15 * (2 * i + 1)) & 0xFFFFFFFFFFFFFFFF
+                 for i in range(64)], dtype=np.uint64)
+
+
+def key64(words):
+    """A 64-bit hash of each row of int32 words (collisions ~n^2/2^64)."""
+    w = words.astype(np.int64).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        h = (w * MULT[:w.shape[1]]).sum(axis=1, dtype=np.uint64)
+        h ^= h >> np.uint64(31)
+        h *= np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(29)
+    return h
+
+
+def chunk_stats(ev, weights, triples, A):
+    """Per step of each greedy episode: k, whether it is the start step,
+    its memo key; per episode: depth and status."""
+    traj = ev.rollouts(weights, triples, np.zeros(len(triples), np.uint8),
+                       episodes=1, sampled=False)
+    arr = lambda x: np.asarray(x.cpu() if hasattr(x, "cpu") else x)
+    states = arr(traj.states).reshape(-1, A * 3)
+    depth, status = arr(traj.depth), arr(traj.status)
+    k = arr(traj.step_count).astype(np.int64)
+    ep = arr(traj.step_episode)
+    g = states[arr(traj.step_state)]
+    start = np.zeros(len(k), bool)
+    start[np.concatenate([[0], np.cumsum(depth)[:-1]])] = True
+    # Relevant (memo.cu): the candidate's own fact (r, h, t) unifies with the
+    # state's first goal: same predicate, each constant argument equal to the
+    # candidate's, a goal p(V, V) only when h = t.
+    h, r, t = (triples[ep, i] for i in range(3))
+    p, a0, a1 = g[:, 0], g[:, 1], g[:, 2]
+    relevant = ((p == r) & ((a0 < 0) | (a0 == h)) & ((a1 < 0) | (a1 == t)) &
+                ~((a0 < 0) & (a0 == a1) & (h != t)))
+    ht = np.where(relevant[:, None], np.stack([h, t], 1), -1)
+    keys = key64(np.concatenate([g, ht], axis=1))
+    return dict(k=k, start=start, keys=keys, depth=depth, status=status)
+
+
+def main():
+    a = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    a.add_argument("bundle")
+    a.add_argument("data")
+    a.add_argument("weights")
+    a.add_argument("--queries", type=int, default=4)
+    a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--threads", type=int, default=2)
+    a.add_argument("--chunk", type=int, default=8192)
+    a.add_argument("--json")
+    o = a.parse_args()
+    started = time.time()
+    lists, test_queries = candidate_lists(o.data, o.queries, o.seed)
+    ev = proofc.Evaluator(o.bundle, o.data, device="cpu", threads=o.threads)
+    with open(o.bundle) as f:
+        A = json.load(f)["program"]["shape"]["A"]
+    total = dict(candidates=0, steps=0, start_steps=0, k_sum=0, k_gt1=0,
+                 rows=0, rows_start=0, proved=0, failed=0, truncated=0)
+    seen, keyed_rows, growth = set(), 0, []
+    derived_start = derived_keys = 0
+    for n, (qi, triples) in enumerate(lists, start=1):
+        for c0 in range(0, len(triples), o.chunk):
+            s = chunk_stats(ev, o.weights, triples[c0:c0 + o.chunk], A)
+            rows = np.where(s["k"] > 1, s["k"] + 1, 0)
+            total["candidates"] += len(s["depth"])
+            total["steps"] += len(s["k"])
+            total["start_steps"] += int(s["start"].sum())
+            total["k_sum"] += int(s["k"].sum())
+            total["k_gt1"] += int((s["k"] > 1).sum())
+            total["rows"] += int(rows.sum())
+            total["rows_start"] += int(rows[s["start"]].sum())
+            derived_start += int(s["k"][s["start"]].sum())
+            for i, name in enumerate(("proved", "failed", "truncated")):
+                total[name] += int((s["status"] == i).sum())
+            # The memo's misses: a key's first occurrence in the sample.
+            rest = ~s["start"]
+            keys, first = np.unique(s["keys"][rest], return_index=True)
+            new = ~np.isin(keys, np.fromiter(seen, np.uint64, len(seen))) \
+                if seen else np.ones(len(keys), bool)
+            seen.update(keys[new].tolist())
+            keyed_rows += int(rows[rest][first[new]].sum())
+            derived_keys += int(s["k"][rest][first[new]].sum())
+        if n & (n - 1) == 0 or n == len(lists):
+            growth.append(dict(queries=n, candidates=total["candidates"],
+                               distinct_keys=len(seen),
+                               computed_steps=total["start_steps"] + len(seen),
+                               rows_memo=total["rows_start"] + keyed_rows))
+        print(f"query {n}/{len(lists)} (test #{qi}): {total['candidates']} "
+              f"candidates, {total['steps']} steps, {len(seen)} keys, "
+              f"{time.time() - started:.0f} s", file=sys.stderr)
+    t = total
+    out = dict(bundle=o.bundle, data=o.data, weights=o.weights,
+               sample=dict(queries=[qi for qi, _ in lists], seed=o.seed,
+                           of_test_queries=test_queries),
+               totals=t, distinct_keys=len(seen),
+               mean_depth=t["steps"] / t["candidates"],
+               mean_k=t["k_sum"] / t["steps"],
+               k_gt1_fraction=t["k_gt1"] / t["steps"],
+               rows_per_candidate=t["rows"] / t["candidates"],
+               computed_steps=t["start_steps"] + len(seen),
+               rows_memo=t["rows_start"] + keyed_rows,
+               derived_memo=derived_start + derived_keys,
+               growth=growth, seconds=time.time() - started)
+    text = json.dumps(out, indent=1)
+    print(text)
+    if o.json:
+        with open(o.json, "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
