@@ -61,6 +61,11 @@ struct DriverObjects {
   int32_t *pinned = nullptr;         ///< host-visible flag slots
   int32_t *pinnedOutcomes = nullptr; ///< readback staging: 3N words
   uint32_t *pinnedPool = nullptr;    ///< pool upload staging (uploadPool)
+  /// Host weights' staging (stageHostWeights): pinned and on the device,
+  /// `hostWeightWords` floats each, kept for the later calls.
+  float *pinnedWeights = nullptr;
+  CUdeviceptr hostWeights = 0;
+  size_t hostWeightWords = 0;
 
   explicit DriverObjects(CudaDriver &d) : drv(d) {}
   ~DriverObjects() {
@@ -81,6 +86,10 @@ struct DriverObjects {
       drv.cuMemFreeHost(pinnedOutcomes);
     if (pinnedPool)
       drv.cuMemFreeHost(pinnedPool);
+    if (pinnedWeights)
+      drv.cuMemFreeHost(pinnedWeights);
+    if (hostWeights)
+      drv.cuMemFree(hostWeights);
     for (CUmodule m : modules)
       drv.cuModuleUnload(m);
     for (CUdeviceptr p : buffers)
@@ -158,16 +167,25 @@ private:
   // Setup (RunnerSetup.cpp)
   //===------------------------------------------------------------------===//
 
-  /// The weights' buffers for a run after the first: the host prologue's
-  /// tables uploaded, or the device prologue run over device weights.
+  /// The weights' buffers for a run after the first: the device prologue
+  /// run over the weights, device weights in place, host weights staged
+  /// (stageHostWeights). The first run's come with the binding (the host
+  /// prologue's tables).
   void uploadWeights(const EvalInputs &inputs);
+  /// Host tensors copied as they are to the device (through pinned staging,
+  /// one copy on the stream; both kept for later calls) and named in
+  /// `weights` for the device prologue: a host weight's call then folds on
+  /// the GPU like a device weight's, where the host prologue
+  /// (runPlanPrologue) took about 1 ms of it (issue 28).
+  void stageHostWeights(const TensorMap &host,
+                        std::map<std::string, DeviceTensor> &weights);
 
   void openDevice();
 
   void allocate(PlanBinding &binding);
 
-  /// The device prologue's module, loaded at the first run with device
-  /// weights.
+  /// The device prologue's module, loaded at the first run after the
+  /// first (a one-shot run never loads it).
   DevicePrologue &devicePrologue();
 
   //===------------------------------------------------------------------===//
