@@ -66,16 +66,29 @@ py::object queryArray(const CandidateSet &set) {
 
 py::object EvaluationResult::section(const std::string &key) const {
   std::string text;
-  try {
-    text = result_.reportSectionJson(key);
-  } catch (const Error &) {
-    throw py::key_error(key);
+  bool found = true;
+  {
+    // Any key but "metrics" and "timings" makes the report (PyKEEN's set,
+    // the bootstrap): other Python threads run meanwhile.
+    py::gil_scoped_release released;
+    try {
+      text = result_.reportSectionJson(key);
+    } catch (const Error &) {
+      found = false;
+    }
   }
+  if (!found)
+    throw py::key_error(key);
   return py::module_::import("json").attr("loads")(text);
 }
 
 py::dict EvaluationResult::report() const {
-  return py::module_::import("json").attr("loads")(result_.reportJson());
+  const std::string *text = nullptr;
+  {
+    py::gil_scoped_release released;
+    text = &result_.reportJson();
+  }
+  return py::module_::import("json").attr("loads")(*text);
 }
 
 py::dict EvaluationResult::outcomes() const {
