@@ -169,7 +169,8 @@ private:
 
   /// The weights' buffers for a run after the first: the device prologue
   /// run over the weights, device weights in place, host weights staged
-  /// (stageHostWeights). The first run's come with the binding (the host
+  /// (stageHostWeights; the host prologue's tables where no device prologue
+  /// is to be had). The first run's come with the binding (the host
   /// prologue's tables).
   void uploadWeights(const EvalInputs &inputs);
   /// Host tensors copied as they are to the device (through pinned staging,
@@ -179,6 +180,9 @@ private:
   /// (runPlanPrologue) took about 1 ms of it (issue 28).
   void stageHostWeights(const TensorMap &host,
                         std::map<std::string, DeviceTensor> &weights);
+  /// Whether host weights go through the device prologue: true unless its
+  /// module cannot be had (then the host prologue's tables are uploaded).
+  bool deviceFoldsHostWeights();
 
   void openDevice();
 
@@ -324,6 +328,7 @@ private:
   std::vector<size_t> zeroBuffers_; ///< reset before every run but the first
   bool stateFresh_ = true;          ///< zero buffers as allocated
   bool weightsCurrent_ = false;     ///< weight buffers hold this run's weights
+  bool hostFoldsHostWeights_ = false; ///< no device prologue to be had
   int major_ = 0, minor_ = 0;
   std::string arch_;
   std::map<std::string, CUmodule> modules_;

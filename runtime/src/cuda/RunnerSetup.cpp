@@ -96,6 +96,13 @@ void CudaRunner::uploadPool(const EvalInputs &inputs, BackendTimings &timings) {
 }
 
 void CudaRunner::uploadWeights(const EvalInputs &inputs) {
+  if (!inputs.deviceWeights && !deviceFoldsHostWeights()) {
+    for (auto &[index, data] : binding_->weightData(inputs.weights))
+      PROOFC_CU(dev_.drv, cuMemcpyHtoD,
+                dev_.buffers[static_cast<size_t>(index)], data.data(),
+                data.size() * 4);
+    return;
+  }
   std::map<std::string, DeviceTensor> weights;
   if (inputs.deviceWeights) {
     for (const auto &[name, w] : *inputs.deviceWeights)
@@ -109,6 +116,19 @@ void CudaRunner::uploadWeights(const EvalInputs &inputs) {
     outputs[b.decl->init.substr(8)] = dev_.buffers[static_cast<size_t>(index)];
   }
   devicePrologue().run(bundle_.plan, weights, outputs, dev_.stream);
+}
+
+bool CudaRunner::deviceFoldsHostWeights() {
+  if (!hostFoldsHostWeights_) {
+    try {
+      devicePrologue();
+    } catch (const Error &) {
+      // No prologue module (e.g. no NVRTC, which a bundle of PTX modules
+      // alone never needed): the host prologue's tables, as before.
+      hostFoldsHostWeights_ = true;
+    }
+  }
+  return !hostFoldsHostWeights_;
 }
 
 void CudaRunner::stageHostWeights(
