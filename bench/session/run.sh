@@ -13,8 +13,11 @@
 # then prints the table: per row the median call, the median bare run (the
 # proof loop alone), the per-call overhead (call - run) and their ratio
 # against issue 28's target (device weights <= 1.1x from C++, <= 1.2x from
-# Python with CUDA tensors, host weights <= 1.2x). Writes
-# $OUT/session-bench.json (every number) and $OUT/session-bench.md (the table).
+# Python with CUDA tensors, host weights <= 1.2x), and per row one call's
+# breakdown, with what the call leaves to be made on request (the rank
+# metrics and the report's text from C++, the whole report as a dict from
+# Python), timed after it. Writes $OUT/session-bench.json (every number) and
+# $OUT/session-bench.md (the table).
 #
 #   bench/session/run.sh               ON the GPU machine after
 #                                      bench/prepare.sh here (carry .deps and
