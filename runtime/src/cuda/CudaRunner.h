@@ -115,10 +115,14 @@ struct PreparedLaunch {
 
 class CudaRunner {
 public:
+  /// Out of line, as the destructor (Executors.cpp, where CancelThread
+  /// is whole).
   CudaRunner(const Bundle &bundle, const std::string &path,
-             const CudaBackendOptions &options)
-      : bundle_(bundle), path_(path), options_(options),
-        dev_(CudaDriver::get()) {}
+             const CudaBackendOptions &options);
+  /// Joins the cancel watcher's thread, then releases the rest.
+  ~CudaRunner();
+  CudaRunner(const CudaRunner &) = delete;
+  CudaRunner &operator=(const CudaRunner &) = delete;
 
   /// Everything that does not depend on the weights: the device, the
   /// knowledge base, the buffers (first contents uploaded: the pool, the
@@ -289,6 +293,8 @@ private:
   /// Nothing runs per step: the kernels' cost is unchanged. The caller
   /// then throws Interrupted: the outcomes are partial.
   class CancelWatcher;
+  /// The thread behind it, kept from one run to the next.
+  class CancelThread;
 
   //===------------------------------------------------------------------===//
   // Readback (Readback.cpp)
@@ -321,6 +327,9 @@ private:
   KnowledgeBase kb_;
   std::unique_ptr<PlanBinding> binding_;
   std::unique_ptr<DevicePrologue> devicePrologue_;
+  /// CancelWatcher's thread (made at the first run with a cancel flag);
+  /// joined before dev_ goes.
+  std::unique_ptr<CancelThread> cancelThread_;
   uint64_t poolId_ = 0;
   uint64_t shapeId_ = 0; ///< EvalInputs::shapeId of the setup
   uint64_t weightsId_ =
