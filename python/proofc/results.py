@@ -216,7 +216,6 @@ class Result(dict):
         order, "outcomes" last; what was made alone is kept."""
         source = self._source
         if source is not None:
-            self._source = None
             made = dict(dict.items(self))
             whole = source.report()
             whole = {k: made.get(k, v) for k, v in whole.items()}
@@ -224,6 +223,7 @@ class Result(dict):
                                  else source.outcomes())
             dict.clear(self)
             dict.update(self, whole)
+            self._source = None  # only once it is whole
         return self
 
     def __getitem__(self, key):
