@@ -13,8 +13,11 @@
 # then prints the table: per row the median call, the median bare run (the
 # proof loop alone), the per-call overhead (call - run) and their ratio
 # against issue 28's target (device weights <= 1.1x from C++, <= 1.2x from
-# Python with CUDA tensors, host weights <= 1.2x). Writes
-# $OUT/session-bench.json (every number) and $OUT/session-bench.md (the table).
+# Python with CUDA tensors, host weights <= 1.2x), and per row one call's
+# breakdown, with what the call leaves to be made on request (the rank
+# metrics and the report's text from C++, the whole report as a dict from
+# Python), timed after it. Writes $OUT/session-bench.json (every number) and
+# $OUT/session-bench.md (the table).
 #
 #   bench/session/run.sh               ON the GPU machine after
 #                                      bench/prepare.sh here (carry .deps and
@@ -137,15 +140,24 @@ for where, label, _ in rows:
         continue
     c = s["calls"][len(s["calls"]) // 2]
     if "session_ms" in c:
-        lines.append(f"{label}, a call: session {c['session_ms']:.2f} ms "
-                     f"(setup {c['setup_ms']:.2f}, run {c['run_ms']:.2f}, "
-                     f"readback {c['readback_ms']:.2f}), the rest in the "
-                     f"binding {c['call_ms'] - c['session_ms']:.2f}")
+        line = (f"{label}, a call: session {c['session_ms']:.2f} ms "
+                f"(setup {c['setup_ms']:.2f}, run {c['run_ms']:.2f}, "
+                f"readback {c['readback_ms']:.2f}), the rest in the "
+                f"binding {c['call_ms'] - c['session_ms']:.2f}")
+        if "report_dict_on_request_ms" in c:
+            line += (f"; on request, after the call: the whole report as a "
+                     f"dict {c['report_dict_on_request_ms']:.2f} ms")
+        lines.append(line)
     else:
-        lines.append(f"{label}, a call: setup {c['setup_ms']:.2f} ms, run "
-                     f"{c['run_ms']:.2f}, readback {c['readback_ms']:.2f}, "
-                     f"metrics and report {c['report_ms']:.2f}, rest "
-                     f"{c['call_ms'] - c['setup_ms'] - c['run_ms'] - c['readback_ms'] - c['report_ms']:.2f}")
+        line = (f"{label}, a call: setup {c['setup_ms']:.2f} ms, run "
+                f"{c['run_ms']:.2f}, readback {c['readback_ms']:.2f}, "
+                f"metrics and report inputs {c['report_ms']:.2f}, rest "
+                f"{c['call_ms'] - c['setup_ms'] - c['run_ms'] - c['readback_ms'] - c['report_ms']:.2f}")
+        if "rank_metrics_on_request_ms" in c:
+            line += (f"; on request, after the call: rank metrics "
+                     f"{c['rank_metrics_on_request_ms']:.2f} ms, the "
+                     f"report's text {c['report_text_on_request_ms']:.2f}")
+        lines.append(line)
 json.dump(result, open(f"{out}/session-bench.json", "w"), indent=2)
 open(f"{out}/session-bench.md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))

@@ -80,8 +80,9 @@ class Evaluator(_core.Evaluator):
     a safetensors path and returns the report as a ``proofc.results.Result``
     (a dict, with ``["outcomes"]`` holding one numpy array per candidate
     column, plus attribute access and PyKEEN's ``get_metric``,
-    ``to_flat_dict`` and ``to_df``); ``as_torch=True``: its ``outcomes``
-    as torch tensors on this evaluator's device.
+    ``to_flat_dict`` and ``to_df``; filled when first needed, the metrics,
+    timings and outcomes alone); ``as_torch=True``: its ``outcomes`` as
+    torch tensors on this evaluator's device.
     """
 
     def __init__(self, program_or_bundle, data, *, split=_D["split"],

@@ -167,6 +167,13 @@ class Outcomes:
                 f"columns {', '.join(self._columns)}>")
 
 
+# The top-level keys a Result makes without the rest of the report (its
+# dict is made whole at the first other access): what an in-loop caller
+# reads every epoch.
+_ALONE = ("metrics", "timings", "outcomes")
+_UNSET = object()
+
+
 class Result(dict):
     """The report of one evaluation (docs/report-schema.md) and its outcomes.
 
@@ -180,18 +187,128 @@ class Result(dict):
       ``as_torch=True`` (or after ``r.to_torch()``);
     - PyKEEN's ``get_metric(key)``, ``to_flat_dict()`` and ``to_df()``;
       ``to_dict()``, the plain dict.
+
+    Made from an evaluation (a ``proofc._core.EvaluationResult``), the dict
+    is filled when first needed: ``r["metrics"]``, ``r["timings"]`` and the
+    outcomes are made alone, anything else (another key, iteration,
+    ``len``, ``==``, ``json``, a copy) makes the whole report once, the
+    objects already handed out kept. The runtime makes PyKEEN's metric set
+    and the report's text only then (docs/embedding.md), so a loop that
+    reads the MRR pays for neither.
     """
 
     def __init__(self, report, device="cpu", as_torch=False):
-        super().__init__(report)
         self._device = device
-        outcomes = self.get("outcomes")
-        if isinstance(outcomes, dict):
-            self._outcomes = Outcomes(outcomes, device)
-            if as_torch:
-                self._outcomes = self._outcomes.torch()
+        self._as_torch = as_torch
+        self._outcomes = _UNSET
+        if isinstance(report, dict):
+            super().__init__(report)
+            self._source = None
         else:
-            self._outcomes = None
+            super().__init__()
+            self._source = report
+            # Never empty: json's C encoder takes an empty dict as "{}"
+            # without asking for its items.
+            dict.__setitem__(self, "metrics", report.section("metrics"))
+
+    def _whole(self):
+        """Fills the dict with the whole report (once), in the report's key
+        order, "outcomes" last; what was made alone is kept."""
+        source = self._source
+        if source is not None:
+            made = dict(dict.items(self))
+            whole = source.report()
+            whole = {k: made.get(k, v) for k, v in whole.items()}
+            whole["outcomes"] = (made["outcomes"] if "outcomes" in made
+                                 else source.outcomes())
+            dict.clear(self)
+            dict.update(self, whole)
+            self._source = None  # only once it is whole
+        return self
+
+    def __getitem__(self, key):
+        if self._source is not None and not dict.__contains__(self, key):
+            if key == "outcomes":
+                dict.__setitem__(self, key, self._source.outcomes())
+            elif key in _ALONE:
+                dict.__setitem__(self, key, self._source.section(key))
+            else:
+                self._whole()
+        return dict.__getitem__(self, key)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def __contains__(self, key):
+        if dict.__contains__(self, key):
+            return True
+        if self._source is not None and key in _ALONE:
+            return True  # an evaluation's report always has them
+        return dict.__contains__(self._whole(), key)
+
+    def __iter__(self):
+        return dict.__iter__(self._whole())
+
+    def __reversed__(self):
+        return dict.__reversed__(self._whole())
+
+    def __len__(self):
+        return dict.__len__(self._whole())
+
+    def keys(self):
+        return dict.keys(self._whole())
+
+    def values(self):
+        return dict.values(self._whole())
+
+    def items(self):
+        return dict.items(self._whole())
+
+    def __eq__(self, other):
+        return dict.__eq__(self._whole(), other)
+
+    def __ne__(self, other):
+        return dict.__ne__(self._whole(), other)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return dict.__repr__(self._whole())
+
+    def __setitem__(self, key, value):
+        dict.__setitem__(self._whole(), key, value)
+
+    def __delitem__(self, key):
+        dict.__delitem__(self._whole(), key)
+
+    def __or__(self, other):
+        return dict.__or__(self._whole(), other)
+
+    def __ror__(self, other):
+        return dict.__ror__(self._whole(), other)
+
+    def __ior__(self, other):
+        dict.__ior__(self._whole(), other)
+        return self
+
+    def copy(self):
+        return dict.copy(self._whole())
+
+    def pop(self, *args):
+        return dict.pop(self._whole(), *args)
+
+    def popitem(self):
+        return dict.popitem(self._whole())
+
+    def setdefault(self, *args):
+        return dict.setdefault(self._whole(), *args)
+
+    def update(self, *args, **kwargs):
+        dict.update(self._whole(), *args, **kwargs)
+
+    def clear(self):
+        self._source = None
+        dict.clear(self)
 
     def __getattr__(self, name):
         if name.startswith("_"):
@@ -210,6 +327,14 @@ class Result(dict):
     @property
     def outcomes(self):
         """The per-candidate columns (``Outcomes``)."""
+        if self._outcomes is _UNSET:
+            columns = self.get("outcomes")
+            if isinstance(columns, dict):
+                self._outcomes = Outcomes(columns, self._device)
+                if self._as_torch:
+                    self._outcomes = self._outcomes.torch()
+            else:
+                self._outcomes = None
         if self._outcomes is None:
             raise AttributeError("the result has no outcomes")
         return self._outcomes

@@ -166,7 +166,7 @@ Evaluator::weightsArgument(py::handle weights) const {
   return given;
 }
 
-py::dict Evaluator::evaluate(py::handle weights, py::object progress) {
+py::object Evaluator::evaluate(py::handle weights, py::object progress) {
   Session &s = session();
   std::atomic<bool> cancel{false};
   std::atomic<int64_t> done{-1}, total{0};
@@ -199,7 +199,7 @@ py::dict Evaluator::evaluate(py::handle weights, py::object progress) {
   SessionResult result = waitInterruptible(job, cancel, poll);
   if (poll)
     poll(); // the last count, when the call ended between two polls
-  return resultDict(result, candidates_);
+  return py::cast(EvaluationResult(std::move(result), candidates_));
 }
 
 py::dict Evaluator::rollouts(py::handle weights, py::handle triples,

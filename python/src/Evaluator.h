@@ -6,8 +6,8 @@
 // (Worker.h), its static facts (tensors, vocabularies, candidates) as Python
 // objects built once, and evaluate(), which borrows the caller's tensors
 // (TensorBorrow.h), runs the Session with the GIL released and Ctrl-C
-// honoured (Interruptible.h), and returns the report as a dict
-// (Results.h).
+// honoured (Interruptible.h), and returns the call's result, made into
+// Python objects on demand (Results.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_PYTHON_EVALUATOR_H
@@ -61,7 +61,10 @@ public:
   /// Evaluates `weights`: a mapping name -> tensor, or a str / os.PathLike
   /// naming a safetensors file. `progress`, when not None, is called as
   /// progress(done, total) from the calling thread while the call runs.
-  pybind11::dict evaluate(pybind11::handle weights, pybind11::object progress);
+  /// Returns the call's EvaluationResult (Results.h): nothing of the report
+  /// is made into Python objects yet.
+  pybind11::object evaluate(pybind11::handle weights,
+                            pybind11::object progress);
 
   /// Session::rollouts() for the request rolloutRequest() builds from the
   /// arguments; `weights` as for evaluate(). Returns trajectoriesDict().

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Evaluator.h"
+#include "Results.h"
 
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/RankMetrics.h"
@@ -309,6 +310,8 @@ PYBIND11_MODULE(_core, m) {
   m.attr("DEFAULTS") = defaults();
   m.attr("LIMITS") = limits();
 
+  proofc::python::defineEvaluationResult(m);
+
   py::class_<Evaluator>(m, "Evaluator", py::dynamic_attr())
       .def(py::init([](const py::object &bundle, const py::kwargs &kw) {
              return std::make_unique<Evaluator>(pathArg(bundle, "bundle"),
@@ -325,7 +328,8 @@ PYBIND11_MODULE(_core, m) {
            py::arg("progress") = py::none(),
            "Evaluates a mapping name -> tensor (numpy arrays, torch tensors "
            "on the CPU or the evaluator's GPU) or a safetensors path; "
-           "returns the report dict with per-candidate 'outcomes' arrays.")
+           "returns an EvaluationResult (the report and per-candidate "
+           "outcome arrays, made when asked: proofc.results.Result).")
       .def("rollouts", &Evaluator::rollouts, py::arg("weights"),
            py::arg("triples"), py::arg("positive"), py::kw_only(),
            py::arg("episodes") = 4, py::arg("seed") = 0,

@@ -1,6 +1,8 @@
 //===- Results.cpp - A SessionResult as Python objects --------------------===//
 #include "Results.h"
 
+#include "proofc/runtime/Error.h"
+
 #include <pybind11/numpy.h>
 
 #include <cstring>
@@ -62,10 +64,35 @@ py::object queryArray(const CandidateSet &set) {
   return frozen(queries);
 }
 
-py::dict resultDict(const SessionResult &result, const py::dict &candidates) {
-  py::dict report =
-      py::module_::import("json").attr("loads")(result.reportJson);
-  const size_t n = result.outcomes.size();
+py::object EvaluationResult::section(const std::string &key) const {
+  std::string text;
+  bool found = true;
+  {
+    // Any key but "metrics" and "timings" makes the report (PyKEEN's set,
+    // the bootstrap): other Python threads run meanwhile.
+    py::gil_scoped_release released;
+    try {
+      text = result_.reportSectionJson(key);
+    } catch (const Error &) {
+      found = false;
+    }
+  }
+  if (!found)
+    throw py::key_error(key);
+  return py::module_::import("json").attr("loads")(text);
+}
+
+py::dict EvaluationResult::report() const {
+  const std::string *text = nullptr;
+  {
+    py::gil_scoped_release released;
+    text = &result_.reportJson();
+  }
+  return py::module_::import("json").attr("loads")(*text);
+}
+
+py::dict EvaluationResult::outcomes() const {
+  const size_t n = result_.outcomes.size();
   auto status = column<int8_t>(n);
   auto depth = column<int32_t>(n);
   auto logp = column<float>(n);
@@ -73,19 +100,32 @@ py::dict resultDict(const SessionResult &result, const py::dict &candidates) {
   int32_t *d = depth.mutable_data();
   float *l = logp.mutable_data();
   for (size_t i = 0; i < n; ++i) {
-    const Outcome &o = result.outcomes[i];
+    const Outcome &o = result_.outcomes[i];
     s[i] = static_cast<int8_t>(o.status);
     d[i] = o.depth;
     l[i] = o.logp;
   }
   py::dict outcomes;
-  for (auto item : candidates)
+  for (auto item : candidates_)
     outcomes[item.first] = item.second;
   outcomes["status"] = status;
   outcomes["depth"] = depth;
   outcomes["logp"] = logp;
-  report["outcomes"] = outcomes;
-  return report;
+  return outcomes;
+}
+
+void defineEvaluationResult(py::module_ &m) {
+  py::class_<EvaluationResult>(
+      m, "EvaluationResult",
+      "One evaluate() call's result, made into Python objects when asked "
+      "(proofc.results.Result wraps it).")
+      .def("section", &EvaluationResult::section, py::arg("key"),
+           "The report's value at a top-level key ('metrics' and 'timings' "
+           "are made without the rest of the report).")
+      .def("report", &EvaluationResult::report,
+           "The whole report as a dict, without 'outcomes'.")
+      .def("outcomes", &EvaluationResult::outcomes,
+           "The per-candidate columns: new numpy arrays each call.");
 }
 
 } // namespace proofc::python

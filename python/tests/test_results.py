@@ -174,3 +174,40 @@ def test_evaluate_returns_a_result(bundle, shared):
         assert str(t.outcomes.logp.device) == ev.device
         assert np.array_equal(t.outcomes.logp.numpy(), r.outcomes.logp)
         assert t.pykeen == r.pykeen
+
+
+def test_an_evaluation_is_made_into_its_dict_on_first_need(bundle, shared):
+    # The metrics, the timings and the outcomes come alone; anything else
+    # makes the whole report once, in the report's key order, "outcomes"
+    # last, keeping what was handed out; a later evaluation does not change
+    # an earlier result.
+    import proofc
+    nations = shared / "data" / "nations"
+    with proofc.Evaluator(bundle, nations, device="cpu", threads=2,
+                          split="valid", queries=20, corruptions=10) as ev:
+        trained = shared / "weights" / "nations.safetensors"
+        r = ev.evaluate(trained)
+        metrics, timings = r["metrics"], r.timings.to_dict()
+        status = r.outcomes.status
+        assert "metrics" in r and "timings" in r and "outcomes" in r
+        assert r.get("timings") is timings
+        assert not dict.__contains__(r, "pykeen")  # not made yet
+        weights = proofc.safetensors.read(str(trained))
+        other = ev.evaluate({k: v * 0.5 for k, v in weights.items()})
+        assert "pykeen" in other  # made at once, before r's
+        assert len(r) == len(r.keys()) and dict.__contains__(r, "pykeen")
+        assert r["metrics"] is metrics and r["outcomes"]["status"] is status
+        keys = list(r)
+        assert keys[-1] == "outcomes" and keys[:-1] == sorted(keys[:-1])
+        assert {"pykeen", "rank_metrics", "provenance", "dataset"} <= set(keys)
+        again = ev.evaluate(trained)
+        assert again.to_flat_dict() == r.to_flat_dict()
+        assert again["provenance"]["weights_sha256"] == \
+            r["provenance"]["weights_sha256"]
+        # json's C encoder sees the whole report too (it takes an empty
+        # dict as "{}" without asking for its items).
+        fresh = ev.evaluate(trained)
+        text = json.dumps(fresh, default=lambda a: a.tolist())
+        assert json.loads(text)["pykeen"] == r["pykeen"]
+        assert set(fresh) == set(r) and fresh == dict(fresh)
+        assert fresh.outcomes.status.tolist() == status.tolist()

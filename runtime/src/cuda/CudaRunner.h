@@ -61,6 +61,11 @@ struct DriverObjects {
   int32_t *pinned = nullptr;         ///< host-visible flag slots
   int32_t *pinnedOutcomes = nullptr; ///< readback staging: 3N words
   uint32_t *pinnedPool = nullptr;    ///< pool upload staging (uploadPool)
+  /// Host weights' staging (stageHostWeights): pinned and on the device,
+  /// `hostWeightWords` floats each, kept for the later calls.
+  float *pinnedWeights = nullptr;
+  CUdeviceptr hostWeights = 0;
+  size_t hostWeightWords = 0;
 
   explicit DriverObjects(CudaDriver &d) : drv(d) {}
   ~DriverObjects() {
@@ -81,6 +86,10 @@ struct DriverObjects {
       drv.cuMemFreeHost(pinnedOutcomes);
     if (pinnedPool)
       drv.cuMemFreeHost(pinnedPool);
+    if (pinnedWeights)
+      drv.cuMemFreeHost(pinnedWeights);
+    if (hostWeights)
+      drv.cuMemFree(hostWeights);
     for (CUmodule m : modules)
       drv.cuModuleUnload(m);
     for (CUdeviceptr p : buffers)
@@ -106,10 +115,14 @@ struct PreparedLaunch {
 
 class CudaRunner {
 public:
+  /// Out of line, as the destructor (Executors.cpp, where CancelThread
+  /// is whole).
   CudaRunner(const Bundle &bundle, const std::string &path,
-             const CudaBackendOptions &options)
-      : bundle_(bundle), path_(path), options_(options),
-        dev_(CudaDriver::get()) {}
+             const CudaBackendOptions &options);
+  /// Joins the cancel watcher's thread, then releases the rest.
+  ~CudaRunner();
+  CudaRunner(const CudaRunner &) = delete;
+  CudaRunner &operator=(const CudaRunner &) = delete;
 
   /// Everything that does not depend on the weights: the device, the
   /// knowledge base, the buffers (first contents uploaded: the pool, the
@@ -158,16 +171,29 @@ private:
   // Setup (RunnerSetup.cpp)
   //===------------------------------------------------------------------===//
 
-  /// The weights' buffers for a run after the first: the host prologue's
-  /// tables uploaded, or the device prologue run over device weights.
+  /// The weights' buffers for a run after the first: the device prologue
+  /// run over the weights, device weights in place, host weights staged
+  /// (stageHostWeights; the host prologue's tables where no device prologue
+  /// is to be had). The first run's come with the binding (the host
+  /// prologue's tables).
   void uploadWeights(const EvalInputs &inputs);
+  /// Host tensors copied as they are to the device (through pinned staging,
+  /// one copy on the stream; both kept for later calls) and named in
+  /// `weights` for the device prologue: a host weight's call then folds on
+  /// the GPU like a device weight's, where the host prologue
+  /// (runPlanPrologue) took about 1 ms of it (issue 28).
+  void stageHostWeights(const TensorMap &host,
+                        std::map<std::string, DeviceTensor> &weights);
+  /// Whether host weights go through the device prologue: true unless its
+  /// module cannot be had (then the host prologue's tables are uploaded).
+  bool deviceFoldsHostWeights();
 
   void openDevice();
 
   void allocate(PlanBinding &binding);
 
-  /// The device prologue's module, loaded at the first run with device
-  /// weights.
+  /// The device prologue's module, loaded at the first run after the
+  /// first (a one-shot run never loads it).
   DevicePrologue &devicePrologue();
 
   //===------------------------------------------------------------------===//
@@ -267,6 +293,8 @@ private:
   /// Nothing runs per step: the kernels' cost is unchanged. The caller
   /// then throws Interrupted: the outcomes are partial.
   class CancelWatcher;
+  /// The thread behind it, kept from one run to the next.
+  class CancelThread;
 
   //===------------------------------------------------------------------===//
   // Readback (Readback.cpp)
@@ -299,6 +327,9 @@ private:
   KnowledgeBase kb_;
   std::unique_ptr<PlanBinding> binding_;
   std::unique_ptr<DevicePrologue> devicePrologue_;
+  /// CancelWatcher's thread (made at the first run with a cancel flag);
+  /// joined before dev_ goes.
+  std::unique_ptr<CancelThread> cancelThread_;
   uint64_t poolId_ = 0;
   uint64_t shapeId_ = 0; ///< EvalInputs::shapeId of the setup
   uint64_t weightsId_ =
@@ -306,6 +337,7 @@ private:
   std::vector<size_t> zeroBuffers_; ///< reset before every run but the first
   bool stateFresh_ = true;          ///< zero buffers as allocated
   bool weightsCurrent_ = false;     ///< weight buffers hold this run's weights
+  bool hostFoldsHostWeights_ = false; ///< no device prologue to be had
   int major_ = 0, minor_ = 0;
   std::string arch_;
   std::map<std::string, CUmodule> modules_;

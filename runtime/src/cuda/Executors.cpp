@@ -6,7 +6,8 @@
 // steps, two in flight, the loop flag read back after each; runHost: the
 // host reads every flag and launches each step's kernels), then the
 // readback. While the loop runs, CancelWatcher stops the device's loop
-// from its side when the run is cancelled.
+// from its side when the run is cancelled (its thread, CancelThread, kept
+// by the runner from one run to the next).
 //
 //===----------------------------------------------------------------------===//
 #if PROOFC_HAVE_CUDA
@@ -23,6 +24,86 @@
 
 namespace proofc {
 
+/// The watcher's thread, started at a runner's first run with a cancel
+/// flag and kept for the later ones (starting and joining a thread per run
+/// cost about 0.1 ms of an in-loop call: issue 28). Idle between runs;
+/// armed for a run's loop, it checks the flag every 2 ms.
+class CudaRunner::CancelThread {
+public:
+  explicit CancelThread(CudaRunner &r) : r_(r), thread_([this] { loop(); }) {}
+  ~CancelThread() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      quit_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
+  }
+  /// Watches r_.control_ for this run, writing to `counter` when raised.
+  void arm(CUdeviceptr counter) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      counter_ = counter;
+      armed_ = true;
+    }
+    wake_.notify_one();
+  }
+  /// Once it returns no copy is being issued and none will be (the copies
+  /// run under the lock); the caller waits for those issued.
+  void disarm() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      armed_ = false;
+    }
+    wake_.notify_one();
+  }
+
+private:
+  void loop() {
+    CudaDriver &drv = r_.dev_.drv;
+    CUcontext current = nullptr;
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [this] { return armed_ || quit_; });
+      if (quit_)
+        return;
+      // The runner's context (the same across its setups: the device's
+      // primary context), set on this thread once.
+      if (current != r_.dev_.ctx) {
+        if (drv.cuCtxSetCurrent(r_.dev_.ctx) != CUDA_SUCCESS) {
+          wake_.wait(lock, [this] { return !armed_ || quit_; });
+          continue; // no cancel from the device's side this run
+        }
+        current = r_.dev_.ctx;
+      }
+      Clock::time_point sent{};
+      bool any = false;
+      while (!wake_.wait_for(lock, std::chrono::milliseconds(2),
+                             [this] { return !armed_ || quit_; })) {
+        if (!r_.control_->cancelled())
+          continue;
+        if (any && secondsSince(sent) < 0.05)
+          continue;
+        // An error leaves the run to finish the pool; it is still
+        // reported as Interrupted.
+        drv.cuMemcpyHtoDAsync(counter_, r_.dev_.pinned + 4, 4,
+                              r_.dev_.cancelStream);
+        sent = Clock::now();
+        any = true;
+      }
+    }
+  }
+
+  CudaRunner &r_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  CUdeviceptr counter_ = 0;
+  bool armed_ = false, quit_ = false;
+  std::thread thread_; // last: started once the rest exists
+};
+
+/// The watcher for one run's loop: arms the runner's CancelThread (made at
+/// the first run that needs one) and disarms it, the copies drained.
 class CudaRunner::CancelWatcher {
 public:
   CancelWatcher(CudaRunner &r, const PlanBinding &binding) : r_(r) {
@@ -36,49 +117,29 @@ public:
     if (!r.dev_.cancelStream)
       PROOFC_CU(r.dev_.drv, cuStreamCreate, &r.dev_.cancelStream,
                 CU_STREAM_NON_BLOCKING);
-    thread_ = std::thread([this, counter] { watch(counter); });
+    if (!r.cancelThread_)
+      r.cancelThread_ = std::make_unique<CancelThread>(r);
+    r.cancelThread_->arm(counter);
+    armed_ = true;
   }
   ~CancelWatcher() {
-    if (!thread_.joinable())
+    if (!armed_)
       return;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      done_ = true;
-    }
-    wake_.notify_one();
-    thread_.join();
+    r_.cancelThread_->disarm();
     r_.dev_.drv.cuStreamSynchronize(r_.dev_.cancelStream); // the copies
   }
 
 private:
-  void watch(CUdeviceptr counter) {
-    CudaDriver &drv = r_.dev_.drv;
-    if (drv.cuCtxSetCurrent(r_.dev_.ctx) != CUDA_SUCCESS)
-      return;
-    std::unique_lock<std::mutex> lock(mutex_);
-    Clock::time_point sent{};
-    bool any = false;
-    while (!wake_.wait_for(lock, std::chrono::milliseconds(2),
-                           [this] { return done_; })) {
-      if (!r_.control_->cancelled())
-        continue;
-      if (any && secondsSince(sent) < 0.05)
-        continue;
-      // An error leaves the run to finish the pool; it is still
-      // reported as Interrupted.
-      drv.cuMemcpyHtoDAsync(counter, r_.dev_.pinned + 4, 4,
-                            r_.dev_.cancelStream);
-      sent = Clock::now();
-      any = true;
-    }
-  }
-
   CudaRunner &r_;
-  std::thread thread_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool done_ = false;
+  bool armed_ = false;
 };
+
+CudaRunner::CudaRunner(const Bundle &bundle, const std::string &path,
+                       const CudaBackendOptions &options)
+    : bundle_(bundle), path_(path), options_(options), dev_(CudaDriver::get()) {
+}
+
+CudaRunner::~CudaRunner() = default;
 
 std::vector<Outcome> CudaRunner::execute(const EvalInputs &inputs,
                                          BackendTimings &timings) {

@@ -8,6 +8,7 @@
 #include "cuda/PlanBinding.h"
 
 #include "cuda/PrologueSchedule.h"
+#include "cuda/kernels/fold_columns_row.h"
 #include "cuda/kernels/prologue_ops.h"
 #include "proofc/contract/kernel_abi.h"
 #include "support/Fail.h"
@@ -112,9 +113,11 @@ Tensor foldColumns(const ResolvedPrologueOp &r, const TensorMap &tensors) {
   Tensor dst;
   dst.shape = r.dstShape;
   dst.data.resize(static_cast<size_t>(r.dstElements));
-  for (int64_t e = 0; e < r.dstElements; ++e)
-    dst.data[e] = prologue::foldColumnsElement(table, weight, bias, r.out, r.in,
-                                               r.colBegin, r.cols, e);
+  // foldColumnsElement(..., e) for e = row * out + j, a row at a time.
+  for (int64_t row = 0; row < r.rows; ++row)
+    prologue::foldColumnsRow(table + row * r.cols, weight + r.colBegin, bias,
+                             r.out, r.in, r.cols,
+                             dst.data.data() + row * r.out);
   return dst;
 }
 

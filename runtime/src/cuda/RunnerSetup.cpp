@@ -5,8 +5,8 @@
 // base, bind the plan (PlanBinding), allocate every buffer and upload its
 // first contents, then the modules, launches and graph (ModuleLoader.cpp,
 // GraphBuilder.cpp); and what a later run over the same pool or size
-// uploads: its candidates, its weights (host tables, or the device
-// prologue over weights already on the GPU).
+// uploads: its candidates, its weights (the device prologue over weights on
+// the GPU, or over host weights staged there).
 //
 //===----------------------------------------------------------------------===//
 #if PROOFC_HAVE_CUDA
@@ -15,6 +15,7 @@
 #include "support/Fail.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace proofc {
 
@@ -95,22 +96,77 @@ void CudaRunner::uploadPool(const EvalInputs &inputs, BackendTimings &timings) {
 }
 
 void CudaRunner::uploadWeights(const EvalInputs &inputs) {
-  if (inputs.deviceWeights) {
-    std::map<std::string, DeviceTensor> weights;
-    for (const auto &[name, w] : *inputs.deviceWeights)
-      weights[name] = {static_cast<CUdeviceptr>(w.address), w.shape};
-    std::map<std::string, CUdeviceptr> outputs;
-    for (int32_t index : binding_->weightBuffers()) {
-      const BoundBuffer &b = binding_->buffers()[static_cast<size_t>(index)];
-      outputs[b.decl->init.substr(8)] =
-          dev_.buffers[static_cast<size_t>(index)];
-    }
-    devicePrologue().run(bundle_.plan, weights, outputs, dev_.stream);
+  if (!inputs.deviceWeights && !deviceFoldsHostWeights()) {
+    for (auto &[index, data] : binding_->weightData(inputs.weights))
+      PROOFC_CU(dev_.drv, cuMemcpyHtoD,
+                dev_.buffers[static_cast<size_t>(index)], data.data(),
+                data.size() * 4);
     return;
   }
-  for (auto &[index, data] : binding_->weightData(inputs.weights))
-    PROOFC_CU(dev_.drv, cuMemcpyHtoD, dev_.buffers[static_cast<size_t>(index)],
-              data.data(), data.size() * 4);
+  std::map<std::string, DeviceTensor> weights;
+  if (inputs.deviceWeights) {
+    for (const auto &[name, w] : *inputs.deviceWeights)
+      weights[name] = {static_cast<CUdeviceptr>(w.address), w.shape};
+  } else {
+    stageHostWeights(inputs.weights, weights);
+  }
+  std::map<std::string, CUdeviceptr> outputs;
+  for (int32_t index : binding_->weightBuffers()) {
+    const BoundBuffer &b = binding_->buffers()[static_cast<size_t>(index)];
+    outputs[b.decl->init.substr(8)] = dev_.buffers[static_cast<size_t>(index)];
+  }
+  devicePrologue().run(bundle_.plan, weights, outputs, dev_.stream);
+}
+
+bool CudaRunner::deviceFoldsHostWeights() {
+  if (!hostFoldsHostWeights_) {
+    try {
+      devicePrologue();
+    } catch (const Error &) {
+      // No prologue module (e.g. no NVRTC, which a bundle of PTX modules
+      // alone never needed): the host prologue's tables, as before.
+      hostFoldsHostWeights_ = true;
+    }
+  }
+  return !hostFoldsHostWeights_;
+}
+
+void CudaRunner::stageHostWeights(
+    const TensorMap &host, std::map<std::string, DeviceTensor> &weights) {
+  // Every tensor at a 256-byte boundary; at least one block, so that no
+  // address is null.
+  constexpr size_t kAlign = 64; // floats
+  std::vector<size_t> at;
+  size_t words = 0;
+  for (const auto &[name, t] : host) {
+    at.push_back(words);
+    words += (t.data.size() + kAlign - 1) / kAlign * kAlign;
+  }
+  words = std::max(words, kAlign);
+  if (words > dev_.hostWeightWords) {
+    if (dev_.pinnedWeights)
+      PROOFC_CU(dev_.drv, cuMemFreeHost, dev_.pinnedWeights);
+    dev_.pinnedWeights = nullptr;
+    if (dev_.hostWeights)
+      PROOFC_CU(dev_.drv, cuMemFree, dev_.hostWeights);
+    dev_.hostWeights = 0;
+    dev_.hostWeightWords = 0;
+    PROOFC_CU(dev_.drv, cuMemHostAlloc,
+              reinterpret_cast<void **>(&dev_.pinnedWeights), words * 4, 0);
+    PROOFC_CU(dev_.drv, cuMemAlloc, &dev_.hostWeights, words * 4);
+    dev_.hostWeightWords = words;
+  }
+  // The stream was synchronized after the last call's copy (execute):
+  // the staging is free.
+  size_t i = 0;
+  for (const auto &[name, t] : host) {
+    if (!t.data.empty())
+      std::memcpy(dev_.pinnedWeights + at[i], t.data.data(), t.data.size() * 4);
+    weights[name] = {dev_.hostWeights + at[i] * 4, t.shape};
+    ++i;
+  }
+  PROOFC_CU(dev_.drv, cuMemcpyHtoDAsync, dev_.hostWeights, dev_.pinnedWeights,
+            words * 4, dev_.stream);
 }
 
 void CudaRunner::openDevice() {

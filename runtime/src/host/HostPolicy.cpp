@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "host/HostPolicy.h"
 
-#include "cuda/kernels/prologue_ops.h"
+#include "cuda/kernels/fold_columns_row.h"
 #include "host/PolicyKernels.h"
 #include "proofc/contract/Sampling.h"
 #include "support/Fail.h"
@@ -49,14 +49,10 @@ std::vector<float> project(const Tensor &emb, const Tensor &weight,
   const int64_t rows = emb.shape[0], e = emb.shape[1];
   const int64_t width = weight.shape[0], in = weight.shape[1];
   std::vector<float> out(rows * stride, 0.f);
-  for (int64_t r = 0; r < rows; ++r) {
-    const float *x = emb.data.data() + r * e;
-    for (int64_t j = 0; j < width; ++j) {
-      const float *w = weight.data.data() + j * in + col0;
-      out[r * stride + j] = prologue::foldColumnsValue(
-          x, w, e, bias ? static_cast<double>(bias->data[j]) : 0.0);
-    }
-  }
+  for (int64_t r = 0; r < rows; ++r)
+    prologue::foldColumnsRow(emb.data.data() + r * e, weight.data.data() + col0,
+                             bias ? bias->data.data() : nullptr, width, in, e,
+                             out.data() + r * stride);
   return out;
 }
 

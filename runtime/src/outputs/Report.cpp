@@ -177,6 +177,15 @@ json metricsJson(const Metrics &m) {
           {"mean_depth", m.meanDepth}};
 }
 
+json timingsJson(const ReportInputs &in) {
+  return {{"compile_seconds", in.compileSeconds},
+          {"setup_seconds", in.timings.setupSeconds},
+          {"run_seconds", in.timings.runSeconds},
+          {"readback_seconds", in.timings.readbackSeconds},
+          {"total_seconds", in.totalSeconds},
+          {"steps", in.timings.steps}};
+}
+
 json reportJson(const ReportInputs &in) {
   const Metrics &m = in.metrics;
   json weights =
@@ -203,13 +212,7 @@ json reportJson(const ReportInputs &in) {
         {"seed", in.candidates.seed},
         {"max_queries", in.candidates.queries}}},
       {"metrics", metricsJson(m)},
-      {"timings",
-       {{"compile_seconds", in.compileSeconds},
-        {"setup_seconds", in.timings.setupSeconds},
-        {"run_seconds", in.timings.runSeconds},
-        {"readback_seconds", in.timings.readbackSeconds},
-        {"total_seconds", in.totalSeconds},
-        {"steps", in.timings.steps}}},
+      {"timings", timingsJson(in)},
       {"backend", in.backend},
       {"device", in.device},
   };

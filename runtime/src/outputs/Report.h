@@ -91,6 +91,9 @@ nlohmann::json proofsReportJson(const std::string &file,
 /// The report's "metrics" object (spec §6).
 nlohmann::json metricsJson(const Metrics &metrics);
 
+/// The report's "timings" object.
+nlohmann::json timingsJson(const ReportInputs &inputs);
+
 /// The "rank_metrics" object of the report (docs/report-schema.md).
 nlohmann::json rankMetricsJson(const RankMetrics &metrics,
                                const std::vector<std::string> &relationNames);

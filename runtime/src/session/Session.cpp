@@ -3,7 +3,8 @@
 // The facade: the constructor binds (SessionState.h; the tools' sessions on
 // backends they opened: SessionAccess.h), evaluate() checks the
 // weights (host or device tensors, a weights file) and runs the call
-// (SessionEngine.cpp), finish() makes the metrics and the report. The
+// (SessionEngine.cpp), finish() makes the metrics and keeps the report's
+// inputs (SessionReport.h makes the report on request). The
 // backend keeps whatever does not depend on the weights between calls (the
 // CUDA backend: context, modules, buffers, graph; CudaBackend.h), so a call
 // costs the weights' upload, the proof loop and the readback.
@@ -52,7 +53,7 @@ std::string tensorsDigest(const TensorMap &weights) {
 
 } // namespace
 
-ReportedResult Session::State::finish(
+SessionResult Session::State::finish(
     const QueryRange &range, std::vector<PairRanks> pairs,
     const OutcomeCounts &counts, const BackendTimings &timings, int64_t chunks,
     int64_t chunkSize, const std::string &weightsName,
@@ -74,10 +75,11 @@ ReportedResult Session::State::finish(
       fail("the ranks of list {} are not those of query {} ({} list)", i, query,
            modeName(static_cast<Mode>(i % 2)));
   }
-  ReportedResult out;
-  SessionResult &result = out.result;
+  SessionResult result;
   const Clock::time_point reportStart = Clock::now();
-  ReportInputs &r = out.report;
+  // The report's inputs as of this call, by value; the rank metrics, the
+  // backend details and the text are made on request (SessionReport.h).
+  ReportInputs r;
   r.program = program;
   r.datasetDir = options.data;
   r.datasetName = datasetNameOf(options.data);
@@ -95,52 +97,33 @@ ReportedResult Session::State::finish(
                                         : r.provenance.weightsSha256) =
       weightsDigest;
   r.provenance.startedUtc = utcTimestamp(startedWall);
-  r.rankMetrics = computeRankMetrics(pairs, options.rankMetrics);
   if (options.rankMetrics.perRelation)
     for (int32_t id = 0; id < dataset.numRelations(); ++id)
       r.relationNames.push_back(dataset.relations.name(id));
   r.timings = timings;
   r.backend = backend->name();
   r.device = deviceName;
-  const BackendInfo info = backend->info();
-  if (!info.detailsJson.empty())
-    r.backendDetails = nlohmann::json::parse(info.detailsJson);
-  if (!info.device.empty())
-    r.device = info.device;
-  if (backends.size() > 1 && !info.detailsJson.empty()) {
-    // Several GPUs (SessionOptions::devices): the first one's details, and
-    // every worker's under "workers" (docs/report-schema.md).
-    std::vector<std::string> ordinals;
-    nlohmann::json workers = nlohmann::json::array();
-    for (Backend *b : backends) {
-      const BackendInfo worker = b->info();
-      if (worker.ordinal < 0)
-        continue;
-      ordinals.push_back(fmt::format("cuda:{}", worker.ordinal));
-      nlohmann::json w = nlohmann::json::parse(worker.detailsJson);
-      w["ordinal"] = worker.ordinal;
-      workers.push_back(std::move(w));
-    }
-    r.backendDetails["workers"] = std::move(workers);
-    r.device = fmt::format("{} x{} ({}), cond {}{}", info.model,
-                           backends.size(), fmt::join(ordinals, ", "),
-                           info.cond, info.condFellBack ? " (fallback)" : "");
-  }
+  // What the backends say now: the next call clears it (clearInfo).
+  std::vector<BackendInfo> infos;
+  infos.reserve(backends.size());
+  for (Backend *b : backends)
+    infos.push_back(b->info());
   r.totalSeconds = secondsSince(callStart);
   result.metrics = r.metrics;
-  result.rankMetrics = *r.rankMetrics;
-  result.reportJson = reportJson(r).dump(2) + "\n";
   result.setupSeconds = timings.setupSeconds;
   result.runSeconds = timings.runSeconds;
   result.readbackSeconds = timings.readbackSeconds;
   result.chunks = chunks;
   result.chunkSize = chunkSize;
+  SessionAccess::setReport(result, std::make_shared<const SessionReport>(
+                                       std::move(r), std::move(pairs),
+                                       options.rankMetrics, std::move(infos)));
   result.reportSeconds = secondsSince(reportStart);
   result.callSeconds = secondsSince(callStart);
-  return out;
+  return result;
 }
 
-ReportedResult Session::State::run(
+SessionResult Session::State::run(
     const TensorMap &weights,
     const std::map<std::string, DeviceWeight> *deviceWeights,
     const std::string &weightsName, const std::string &weightsMemory,
@@ -149,12 +132,12 @@ ReportedResult Session::State::run(
   const auto startedWall = std::chrono::system_clock::now();
   const QueryRange all = wholeRange(layout());
   Streamed streamed = stream(weights, deviceWeights, all, evalControl);
-  ReportedResult out =
+  SessionResult out =
       finish(all, std::move(streamed.pairs), streamed.counts, streamed.timings,
              streamed.chunks, streamed.chunkSize, weightsName, weightsMemory,
              weightsDigest, callStart, startedWall);
-  out.result.outcomes = std::move(streamed.outcomes);
-  out.result.actions = std::move(streamed.actions);
+  out.outcomes = std::move(streamed.outcomes);
+  out.actions = std::move(streamed.actions);
   return out;
 }
 
@@ -218,10 +201,8 @@ SessionResult Session::evaluate(const TensorMap &weights,
   // The call is timed whole: the checks and the hash of the weights too.
   const Clock::time_point start = Clock::now();
   checkWeights(state_->program, state_->dataset, weights, "weights");
-  return state_
-      ->run(weights, nullptr, "", "host", tensorsDigest(weights), control,
-            start)
-      .result;
+  return state_->run(weights, nullptr, "", "host", tensorsDigest(weights),
+                     control, start);
 }
 
 Session::State::BoundViews
@@ -235,19 +216,27 @@ Session::State::bindViews(const TensorViews &weights) const {
     fail("weights: some tensors are on the host and some on a CUDA device; "
          "give them all on one (e.g. all on the session's device)");
   if (!onDevice) {
-    // Host memory: copied once into the session's own tensors.
+    // Host memory: copied once into the session's own tensors, checked as
+    // it is copied (one pass over the bytes, not two).
     for (const auto &[name, v] : weights) {
       Tensor t;
       t.shape = v.shape;
       const int64_t n = t.numel();
       t.data.resize(static_cast<size_t>(n));
-      if (n > 0)
-        std::memcpy(t.data.data(), v.data, static_cast<size_t>(n) * 4);
-      for (int64_t i = 0; i < n; ++i)
-        if (!std::isfinite(t.data[static_cast<size_t>(i)]))
-          fail("weights: tensor '{}' holds a non-finite value ({}) at "
-               "element {}",
-               name, t.data[static_cast<size_t>(i)], i);
+      const float *from = static_cast<const float *>(v.data);
+      float *to = t.data.data();
+      bool finite = true;
+      for (int64_t i = 0; i < n; ++i) {
+        const float x = from[i];
+        to[i] = x;
+        finite &= std::isfinite(x);
+      }
+      if (!finite)
+        for (int64_t i = 0; i < n; ++i)
+          if (!std::isfinite(to[i]))
+            fail("weights: tensor '{}' holds a non-finite value ({}) at "
+                 "element {}",
+                 name, to[i], i);
       bound.host.emplace(name, std::move(t));
     }
     return bound;
@@ -278,15 +267,12 @@ SessionResult Session::evaluate(const TensorViews &weights,
   State &s = *state_;
   const State::BoundViews bound = s.bindViews(weights);
   if (!bound.onDevice)
-    return s
-        .run(bound.host, nullptr, "", "host", tensorsDigest(bound.host),
-             control, start)
-        .result;
+    return s.run(bound.host, nullptr, "", "host", tensorsDigest(bound.host),
+                 control, start);
   // The weights stay on the device: no hash of their bytes (provenance
   // says so with null weights_sha256 and no weights_xxh3;
   // docs/report-schema.md).
-  return s.run(bound.host, &bound.device, "", "cuda", "", control, start)
-      .result;
+  return s.run(bound.host, &bound.device, "", "cuda", "", control, start);
 }
 
 WeightsFile Session::loadWeights(const std::string &weightsPath) const {
@@ -304,15 +290,20 @@ WeightsFile Session::loadWeights(const std::string &weightsPath) const {
 
 SessionResult Session::evaluate(const WeightsFile &weights,
                                 const EvaluateControl &control) {
-  return SessionAccess::evaluate(*this, weights, control).result;
+  const Clock::time_point start = Clock::now();
+  return state_->run(weights.tensors, nullptr, weights.path, "", weights.sha256,
+                     control, start);
 }
 
 ReportedResult SessionAccess::evaluate(Session &session,
                                        const WeightsFile &weights,
                                        const EvaluateControl &control) {
   const Clock::time_point start = Clock::now();
-  return session.state_->run(weights.tensors, nullptr, weights.path, "",
-                             weights.sha256, control, start);
+  ReportedResult out;
+  out.result = session.state_->run(weights.tensors, nullptr, weights.path, "",
+                                   weights.sha256, control, start);
+  out.report = out.result.report_->inputs();
+  return out;
 }
 
 RangeResult Session::evaluateRange(const WeightsFile &weights,
@@ -355,18 +346,21 @@ SessionResult Session::finish(const WeightsFile &weights,
                               const OutcomeCounts &counts,
                               const BackendTimings &timings, int64_t chunks,
                               int64_t chunkSize) {
-  return SessionAccess::finish(*this, weights, range, std::move(pairs), counts,
-                               timings, chunks, chunkSize)
-      .result;
+  return state_->finish(range, std::move(pairs), counts, timings, chunks,
+                        chunkSize, weights.path, "", weights.sha256,
+                        Clock::now(), std::chrono::system_clock::now());
 }
 
 ReportedResult SessionAccess::finish(
     Session &session, const WeightsFile &weights, const QueryRange &range,
     std::vector<PairRanks> pairs, const OutcomeCounts &counts,
     const BackendTimings &timings, int64_t chunks, int64_t chunkSize) {
-  return session.state_->finish(
+  ReportedResult out;
+  out.result = session.state_->finish(
       range, std::move(pairs), counts, timings, chunks, chunkSize, weights.path,
       "", weights.sha256, Clock::now(), std::chrono::system_clock::now());
+  out.report = out.result.report_->inputs();
+  return out;
 }
 
 SessionResult Session::evaluateFile(const std::string &weightsPath,

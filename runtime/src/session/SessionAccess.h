@@ -6,7 +6,7 @@
 // its program in memory; Devices.h) and make the session on them, and they
 // need each result's report inputs (ReportInputs, outputs/Report.h) for the
 // outcomes file, the parts and the summary, which a SessionResult keeps to
-// its JSON text.
+// itself (SessionReport.h makes them into its report on request).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_SESSION_SESSIONACCESS_H
@@ -14,13 +14,16 @@
 
 #include "outputs/Report.h"
 #include "proofc/runtime/Session.h"
+#include "session/SessionReport.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace proofc {
 
-/// A session's result with the report's inputs it was made from.
+/// A session's result with the report's inputs it was made from, complete
+/// (rank metrics and backend details made: SessionReport::inputs()).
 struct ReportedResult {
   SessionResult result;
   ReportInputs report;
@@ -45,6 +48,14 @@ public:
   finish(Session &session, const WeightsFile &weights, const QueryRange &range,
          std::vector<PairRanks> pairs, const OutcomeCounts &counts,
          const BackendTimings &timings, int64_t chunks, int64_t chunkSize);
+  /// What `result`'s report is made from; null for a default-made result.
+  static const SessionReport *report(const SessionResult &result) {
+    return result.report_.get();
+  }
+  static void setReport(SessionResult &result,
+                        std::shared_ptr<const SessionReport> report) {
+    result.report_ = std::move(report);
+  }
 };
 
 } // namespace proofc

@@ -35,7 +35,8 @@ void Session::State::runBlock(
                    backend->poolCapacity(all));
   block.chunkSize = size;
   block.outcomes.clear();
-  block.outcomes.reserve(static_cast<size_t>(n));
+  if (size < n) // several chunks (one is moved in whole)
+    block.outcomes.reserve(static_cast<size_t>(n));
   const bool recording = options.recordActions;
   if (recording) {
     block.actions.D = program.shape.D;
@@ -113,8 +114,6 @@ void Session::State::runBlock(
     // had one.
     checkFiniteOutcomes(set, dataset, outcomes, begin,
                         block.range.candidateBegin);
-    block.outcomes.insert(block.outcomes.end(), outcomes.begin(),
-                          outcomes.end());
     if (recording) {
       if (actions.D != program.shape.D ||
           actions.actions.size() != outcomes.size() * size_t(actions.D))
@@ -126,6 +125,12 @@ void Session::State::runBlock(
                                    actions.actions.begin(),
                                    actions.actions.end());
     }
+    // Last: the recording's check above reads outcomes.size().
+    if (whole)
+      block.outcomes = std::move(outcomes); // a block in one chunk: no copy
+    else
+      block.outcomes.insert(block.outcomes.end(), outcomes.begin(),
+                            outcomes.end());
     block.timings.setupSeconds += t.setupSeconds;
     block.timings.runSeconds += t.runSeconds;
     block.timings.readbackSeconds += t.readbackSeconds;
@@ -186,7 +191,7 @@ Session::State::stream(const TensorMap &weights,
 
   Streamed out;
   out.pairs.reserve(static_cast<size_t>(2 * range.queries()));
-  if (control.keepOutcomes)
+  if (control.keepOutcomes && blocks.size() > 1)
     out.outcomes.reserve(static_cast<size_t>(total));
   if (control.keepOutcomes && options.recordActions)
     out.actions.D = program.shape.D;
@@ -221,8 +226,11 @@ Session::State::stream(const TensorMap &weights,
                        options.recordActions ? &block.actions : nullptr});
     out.pairs.insert(out.pairs.end(), pairs.begin(), pairs.end());
     if (control.keepOutcomes) {
-      out.outcomes.insert(out.outcomes.end(), block.outcomes.begin(),
-                          block.outcomes.end());
+      if (blocks.size() == 1) // the in-loop call's pool: no copy
+        out.outcomes = std::move(block.outcomes);
+      else
+        out.outcomes.insert(out.outcomes.end(), block.outcomes.begin(),
+                            block.outcomes.end());
       if (options.recordActions)
         out.actions.actions.insert(out.actions.actions.end(),
                                    block.actions.actions.begin(),

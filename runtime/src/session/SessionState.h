@@ -241,25 +241,26 @@ struct Session::State {
                 const std::map<std::string, DeviceWeight> *deviceWeights,
                 bool wholePool, const RunShape &shape,
                 const EvaluateControl &control, ProgressTally &progress);
-  /// Metrics, rank metrics and report over `range`'s queries, with the
-  /// report's inputs. The weights' digest is a weights file's SHA-256 (64
+  /// The metrics over `range`'s queries, and the report's inputs as of
+  /// this call (the rank metrics and the report are made on request:
+  /// SessionReport.h). The weights' digest is a weights file's SHA-256 (64
   /// hex digits), host tensors' "xxh3:…" (tensorsDigest), or empty
   /// (tensors on the GPU).
-  ReportedResult finish(const QueryRange &range, std::vector<PairRanks> pairs,
-                        const OutcomeCounts &counts,
-                        const BackendTimings &timings, int64_t chunks,
-                        int64_t chunkSize, const std::string &weightsName,
-                        const std::string &weightsMemory,
-                        const std::string &weightsDigest,
-                        Clock::time_point callStart,
-                        std::chrono::system_clock::time_point startedWall);
-  ReportedResult run(const TensorMap &weights,
-                     const std::map<std::string, DeviceWeight> *deviceWeights,
-                     const std::string &weightsName,
-                     const std::string &weightsMemory,
-                     const std::string &weightsDigest,
-                     const EvaluateControl &control,
-                     Clock::time_point callStart);
+  SessionResult finish(const QueryRange &range, std::vector<PairRanks> pairs,
+                       const OutcomeCounts &counts,
+                       const BackendTimings &timings, int64_t chunks,
+                       int64_t chunkSize, const std::string &weightsName,
+                       const std::string &weightsMemory,
+                       const std::string &weightsDigest,
+                       Clock::time_point callStart,
+                       std::chrono::system_clock::time_point startedWall);
+  SessionResult run(const TensorMap &weights,
+                    const std::map<std::string, DeviceWeight> *deviceWeights,
+                    const std::string &weightsName,
+                    const std::string &weightsMemory,
+                    const std::string &weightsDigest,
+                    const EvaluateControl &control,
+                    Clock::time_point callStart);
 };
 
 } // namespace proofc

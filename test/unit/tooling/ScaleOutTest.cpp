@@ -357,8 +357,8 @@ TEST(Session, RangesThenFinishEqualOneEvaluate) {
               0)
         << i;
   }
-  const auto a = nlohmann::json::parse(one.reportJson);
-  const auto b = nlohmann::json::parse(merged.reportJson);
+  const auto a = nlohmann::json::parse(one.reportJson());
+  const auto b = nlohmann::json::parse(merged.reportJson());
   for (const char *key : {"metrics", "rank_metrics", "pykeen"})
     EXPECT_EQ(a[key], b[key]) << key;
 

@@ -142,25 +142,49 @@ struct EvaluateControl {
   bool keepOutcomes = true;
 };
 
-/// What one evaluate() call produced.
+/// A call's report, made on request (runtime/src/session/SessionReport.h).
+class SessionReport;
+
+/// What one evaluate() call produced. The metrics are made by the call; the
+/// rank metrics (PyKEEN's whole set) and the report are made from the
+/// call's ranks when first asked for, then kept: a caller that reads only
+/// `metrics` never pays for them. Copies share what was made; a result
+/// outlives its session, and a later call never changes it.
 struct SessionResult {
   std::vector<Outcome> outcomes; ///< indexed like candidates()
   /// Every candidate's actions when SessionOptions::recordActions, else
   /// empty (ActionTrace::D == 0).
   ActionTrace actions;
-  Metrics metrics;         ///< the report's "metrics"
-  RankMetrics rankMetrics; ///< the report's "rank_metrics"
-  /// The report as `proofc run --report` writes it (JSON text).
-  std::string reportJson;
+  Metrics metrics; ///< the report's "metrics" (MRR, Hits@1/3/10 per side)
+  /// The report's "rank_metrics" (and its "pykeen" block): computed on the
+  /// first call, from this call's ranks. Empty for a default-made result.
+  const RankMetrics &rankMetrics() const;
+  /// The report as `proofc run --report` writes it (JSON text): made on
+  /// the first call (the rank metrics too), the same bytes every call.
+  /// Empty for a default-made result.
+  const std::string &reportJson() const;
+  /// The report's value at top-level `key` as compact JSON text, equal to
+  /// reportJson()'s: "metrics" and "timings" are made alone, without the
+  /// rank metrics (the in-loop caller's way to them); any other key makes
+  /// the report. Throws proofc::Error for a key the report lacks, or for a
+  /// default-made result.
+  std::string reportSectionJson(const std::string &key) const;
   double setupSeconds = 0;    ///< this call's uploads and folding
   double runSeconds = 0;      ///< this call's proof loop
   double readbackSeconds = 0; ///< this call's outcomes to the host (CUDA)
-  double reportSeconds = 0;   ///< this call's metrics and report
+  /// This call's metrics and the report's inputs (not the report itself,
+  /// made on request).
+  double reportSeconds = 0;
   /// The whole evaluate() call: the weights' checks (and, for host
-  /// tensors, their copy and hash), the run, readback, metrics and report.
+  /// tensors, their copy and hash), the run, readback, the metrics and the
+  /// report's inputs.
   double callSeconds = 0;
   int64_t chunks = 0;    ///< backend runs (SessionOptions::maxPool)
   int64_t chunkSize = 0; ///< candidates per run (the last may have fewer)
+
+private:
+  friend class SessionAccess;
+  std::shared_ptr<const SessionReport> report_;
 };
 
 /// What one evaluateRange() call produced.

@@ -141,7 +141,7 @@ TEST_P(GpuSession, DeviceWeightsEqualHostWeights) {
     expectSameOutcomes(deviceA.outcomes,
                        freshRun(bundle, path, GetParam(), a.tensors));
     expectSameOutcomes(deviceB.outcomes, hostB.outcomes);
-    const std::string report = deviceA.reportJson;
+    const std::string report = deviceA.reportJson();
     EXPECT_NE(report.find("\"in_memory\": \"cuda\""), std::string::npos)
         << report;
 

@@ -51,8 +51,8 @@ TEST_P(GpuStreaming, ManyBlocksEqualOneBlockBitForBit) {
         ASSERT_GT(session.layout().candidateCount(), 8 * 400);
     }
     expectSameOutcomes(results[0].outcomes, results[1].outcomes);
-    const auto one = nlohmann::json::parse(results[0].reportJson);
-    const auto many = nlohmann::json::parse(results[1].reportJson);
+    const auto one = nlohmann::json::parse(results[0].reportJson());
+    const auto many = nlohmann::json::parse(results[1].reportJson());
     EXPECT_EQ(one["metrics"], many["metrics"]);
     EXPECT_EQ(one["rank_metrics"], many["rank_metrics"]);
     // One setup for the full-size blocks, at most one more for a short
@@ -103,8 +103,8 @@ TEST_P(GpuStreaming, SeveralDeviceWorkersEqualOne) {
       }
       const SessionResult got = runOnWorkers(bundle, backends);
       expectSameOutcomes(expected.outcomes, got.outcomes);
-      const auto a = nlohmann::json::parse(expected.reportJson);
-      const auto b = nlohmann::json::parse(got.reportJson);
+      const auto a = nlohmann::json::parse(expected.reportJson());
+      const auto b = nlohmann::json::parse(got.reportJson());
       EXPECT_EQ(a["metrics"], b["metrics"]);
       EXPECT_EQ(a["rank_metrics"], b["rank_metrics"]);
       ASSERT_EQ(b["backend_details"]["workers"].size(), ordinals.size());

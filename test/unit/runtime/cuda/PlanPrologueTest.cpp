@@ -3,17 +3,22 @@
 // runPlanPrologue's tf32_fragments (eval.split_tf32_weight): each weight
 // element split into a TF32 high and low part that add back to it to within
 // f32 rounding, stored in the order in which lane l of a warp loads the B
-// operand of mma.sync m16n8k8 for k-step ks and n-tile nt. No GPU needed.
+// operand of mma.sync m16n8k8 for k-step ks and n-tile nt. fold_columns' row
+// at a time on the host (foldColumnsRow, sums interleaved) gives the bits of
+// its element function (foldColumnsElement, what the device runs). No GPU
+// needed.
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 #include "cuda/PlanBinding.h"
+#include "cuda/kernels/fold_columns_row.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace proofc::test {
 namespace {
@@ -75,6 +80,40 @@ TEST(PlanPrologue, Tf32FragmentsNeedMultiplesOf8) {
                    "must be a 2-D weight whose sizes are multiples of 8"),
             std::string::npos)
       << e;
+}
+
+TEST(PlanPrologue, FoldColumnsRowIsTheElementFunctionBitForBit) {
+  // Sizes around the row's 8 interleaved sums; values of mixed sign and
+  // magnitude, so that the order of the additions shows in the last bits.
+  for (int64_t out : {1, 7, 8, 9, 16, 23, 64})
+    for (bool withBias : {false, true}) {
+      const int64_t rows = 3, cols = 37, colBegin = 5, in = colBegin + cols + 2;
+      std::vector<float> table(rows * cols), weight(out * in), bias(out);
+      uint64_t state = 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(out);
+      auto next = [&] {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        const double u = static_cast<double>(state >> 11) * 0x1p-53;
+        return static_cast<float>((u - 0.5) *
+                                  std::ldexp(1.0, (state >> 7) % 9));
+      };
+      for (float &v : table)
+        v = next();
+      for (float &v : weight)
+        v = next();
+      for (float &v : bias)
+        v = next();
+      const float *b = withBias ? bias.data() : nullptr;
+      std::vector<float> got(rows * out);
+      for (int64_t r = 0; r < rows; ++r)
+        prologue::foldColumnsRow(table.data() + r * cols,
+                                 weight.data() + colBegin, b, out, in, cols,
+                                 got.data() + r * out);
+      for (int64_t e = 0; e < rows * out; ++e)
+        EXPECT_EQ(bits(got[e]), bits(prologue::foldColumnsElement(
+                                    table.data(), weight.data(), b, out, in,
+                                    colBegin, cols, e)))
+            << "out " << out << " bias " << withBias << " element " << e;
+    }
 }
 
 } // namespace

@@ -82,8 +82,9 @@ TEST(Session, EachCallEqualsAFreshRunWhateverCameBefore) {
   const SessionResult again = session.evaluate(session.loadWeights(a));
   expectSameOutcomes(first.outcomes, freshA.outcomes);
   expectSameOutcomes(again.outcomes, freshA.outcomes);
-  EXPECT_EQ(metricSections(first.reportJson), metricSections(again.reportJson));
-  EXPECT_EQ(metricSections(first.reportJson),
+  EXPECT_EQ(metricSections(first.reportJson()),
+            metricSections(again.reportJson()));
+  EXPECT_EQ(metricSections(first.reportJson()),
             metricSections(reportJson(freshA.report).dump()));
   // B really is other weights: other outcomes.
   bool differs = false;
@@ -101,7 +102,7 @@ TEST(Session, ViewsEqualTheFileAndRecordWhereTheWeightsCameFrom) {
   const SessionResult fromFile = session.evaluate(file);
   const SessionResult fromViews = session.evaluate(viewsOf(file.tensors));
   expectSameOutcomes(fromFile.outcomes, fromViews.outcomes);
-  const nlohmann::json r = nlohmann::json::parse(fromViews.reportJson);
+  const nlohmann::json r = nlohmann::json::parse(fromViews.reportJson());
   EXPECT_TRUE(r["weights"]["file"].is_null());
   EXPECT_EQ(r["weights"]["in_memory"], "host");
   // Tensors in memory: no file to take the SHA-256 of; their XXH3-128.
@@ -112,16 +113,16 @@ TEST(Session, ViewsEqualTheFileAndRecordWhereTheWeightsCameFrom) {
   // The same tensors as a TensorMap: the same digest; one value changed
   // (a last bit): another.
   const nlohmann::json m =
-      nlohmann::json::parse(session.evaluate(file.tensors).reportJson);
+      nlohmann::json::parse(session.evaluate(file.tensors).reportJson());
   EXPECT_EQ(m["provenance"]["weights_xxh3"], xxh3);
   TensorMap changed = file.tensors;
   float &v = changed.begin()->second.data.back();
   v = std::nextafter(v, 1e9f);
   const nlohmann::json c =
-      nlohmann::json::parse(session.evaluate(changed).reportJson);
+      nlohmann::json::parse(session.evaluate(changed).reportJson());
   EXPECT_NE(c["provenance"]["weights_xxh3"], xxh3);
   // A weights file: the SHA-256 of its bytes, what sha256sum prints.
-  const nlohmann::json f = nlohmann::json::parse(fromFile.reportJson);
+  const nlohmann::json f = nlohmann::json::parse(fromFile.reportJson());
   EXPECT_EQ(f["provenance"]["weights_sha256"], file.sha256);
   EXPECT_FALSE(f["provenance"].contains("weights_xxh3"));
 }
@@ -150,7 +151,7 @@ TEST(Session, TensorsDigestIsXxh3OfTheDocumentedBytes) {
                  t.data.size() * 4);
   }
   const nlohmann::json r =
-      nlohmann::json::parse(session.evaluate(file.tensors).reportJson);
+      nlohmann::json::parse(session.evaluate(file.tensors).reportJson());
   EXPECT_EQ(r["provenance"]["weights_xxh3"], checksumText(bytes));
 }
 

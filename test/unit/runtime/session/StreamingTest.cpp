@@ -210,10 +210,10 @@ TEST(Streaming, RangesTalliedEqualTheWholeRun) {
   }
   const SessionResult tallied =
       session.finish(weights, all, pairs, counts, {}, 1, 1);
-  EXPECT_EQ(nlohmann::json::parse(tallied.reportJson)["metrics"],
-            nlohmann::json::parse(whole.reportJson)["metrics"]);
-  EXPECT_EQ(nlohmann::json::parse(tallied.reportJson)["rank_metrics"],
-            nlohmann::json::parse(whole.reportJson)["rank_metrics"]);
+  EXPECT_EQ(nlohmann::json::parse(tallied.reportJson())["metrics"],
+            nlohmann::json::parse(whole.reportJson())["metrics"]);
+  EXPECT_EQ(nlohmann::json::parse(tallied.reportJson())["rank_metrics"],
+            nlohmann::json::parse(whole.reportJson())["rank_metrics"]);
   pairs.pop_back();
   EXPECT_THROW(session.finish(weights, all, pairs, counts, {}, 1, 1), Error);
 }

@@ -1,0 +1,94 @@
+//===- SessionReport.cpp - A call's report, made on request ---------------===//
+#include "session/SessionReport.h"
+
+#include "proofc/runtime/Session.h"
+#include "support/Fail.h"
+#include "support/MessageText.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace proofc {
+
+SessionReport::SessionReport(ReportInputs inputs, std::vector<PairRanks> pairs,
+                             RankMetricOptions options,
+                             std::vector<BackendInfo> infos)
+    : inputs_(std::move(inputs)), pairs_(std::move(pairs)),
+      options_(std::move(options)), infos_(std::move(infos)) {}
+
+const RankMetrics &SessionReport::rankMetrics() const {
+  std::call_once(rankOnce_, [this] {
+    inputs_.rankMetrics = computeRankMetrics(pairs_, options_);
+  });
+  return *inputs_.rankMetrics;
+}
+
+const ReportInputs &SessionReport::inputs() const {
+  std::call_once(inputsOnce_, [this] {
+    rankMetrics();
+    if (infos_.empty())
+      return;
+    ReportInputs &r = inputs_;
+    const BackendInfo &info = infos_.front();
+    if (!info.detailsJson.empty())
+      r.backendDetails = nlohmann::json::parse(info.detailsJson);
+    if (!info.device.empty())
+      r.device = info.device;
+    if (infos_.size() > 1 && !info.detailsJson.empty()) {
+      // Several GPUs (SessionOptions::devices): the first one's details, and
+      // every worker's under "workers" (docs/report-schema.md).
+      std::vector<std::string> ordinals;
+      nlohmann::json workers = nlohmann::json::array();
+      for (const BackendInfo &worker : infos_) {
+        if (worker.ordinal < 0)
+          continue;
+        ordinals.push_back(fmt::format("cuda:{}", worker.ordinal));
+        nlohmann::json w = nlohmann::json::parse(worker.detailsJson);
+        w["ordinal"] = worker.ordinal;
+        workers.push_back(std::move(w));
+      }
+      r.backendDetails["workers"] = std::move(workers);
+      r.device = fmt::format("{} x{} ({}), cond {}{}", info.model,
+                             infos_.size(), fmt::join(ordinals, ", "),
+                             info.cond, info.condFellBack ? " (fallback)" : "");
+    }
+  });
+  return inputs_;
+}
+
+const std::string &SessionReport::json() const {
+  std::call_once(jsonOnce_,
+                 [this] { json_ = reportJson(inputs()).dump(2) + "\n"; });
+  return json_;
+}
+
+std::string SessionReport::section(const std::string &key) const {
+  // inputs_'s metrics and timings are set when made: no race with inputs().
+  if (key == "metrics")
+    return metricsJson(inputs_.metrics).dump();
+  if (key == "timings")
+    return timingsJson(inputs_).dump();
+  const nlohmann::json whole = nlohmann::json::parse(json());
+  auto it = whole.find(key);
+  if (it == whole.end())
+    fail("the report has no key '{}'", escapeForMessage(key));
+  return it->dump();
+}
+
+const RankMetrics &SessionResult::rankMetrics() const {
+  static const RankMetrics none;
+  return report_ ? report_->rankMetrics() : none;
+}
+
+const std::string &SessionResult::reportJson() const {
+  static const std::string none;
+  return report_ ? report_->json() : none;
+}
+
+std::string SessionResult::reportSectionJson(const std::string &key) const {
+  if (!report_)
+    fail("the result has no report (a default-made SessionResult)");
+  return report_->section(key);
+}
+
+} // namespace proofc
