@@ -90,6 +90,8 @@ TEST(DeviceWorkers, AFasterWorkerTakesMoreBlocksAndProgressOnlyGrows) {
 
   SlowBackend slow(std::chrono::milliseconds(40));
   SlowBackend fast(std::chrono::milliseconds(0));
+  fast.after = &slow.started; // the slow worker has a block (it failed
+                              // under load: the fast one took them all)
   std::mutex mutex;
   std::vector<int64_t> seen;
   std::atomic<int> inside{0};

@@ -12,6 +12,7 @@
 
 #include "proofc/runtime/Evaluation.h"
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -71,12 +72,22 @@ public:
   explicit SlowBackend(std::chrono::milliseconds delay) : delay(delay) {}
   std::vector<Outcome> run(const EvalInputs &inputs,
                            BackendTimings &timings) override {
+    started.store(true);
+    // A test that needs another worker to have a block before this one
+    // takes any (under load a thread may start after the others are done)
+    // points `after` at that worker's `started`; bounded, so that a broken
+    // schedule fails the test's expectations instead of hanging.
+    if (after && runs == 0)
+      for (int i = 0; i < 10000 && !after->load(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
     std::this_thread::sleep_for(delay);
     ++runs;
     return InstantBackend::run(inputs, timings);
   }
   std::chrono::milliseconds delay;
   int runs = 0;
+  std::atomic<bool> started{false};
+  const std::atomic<bool> *after = nullptr;
 };
 
 } // namespace proofc::test
