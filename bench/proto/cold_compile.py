@@ -33,6 +33,18 @@ import time
 CUDA_LIB = "/usr/local/cuda/lib64"
 
 
+
+def run_all(fns, serial):
+    """Runs fns each in its own thread (as the runtime compiles its modules),
+    or one after another when serial; returns when all have ended."""
+    threads = [threading.Thread(target=f) for f in fns]
+    for t in threads:
+        t.start()
+        if serial:
+            t.join()
+    for t in threads:
+        t.join()
+
 def load(names):
     errors = []
     for name in names:
@@ -123,14 +135,8 @@ def compile_all(bundle, arch, extra, serial):
         def one(i, n):
             cubins[i] = cuda(modules[n], True)
 
-        threads = [threading.Thread(target=one, args=(i, n))
-                   for i, n in enumerate(m.get("link", []))]
-        for t in threads:
-            t.start()
-            if serial:
-                t.join()
-        for t in threads:
-            t.join()
+        run_all([lambda i=i, n=n: one(i, n)
+                 for i, n in enumerate(m.get("link", []))], serial)
         timed(f"ptx jit+link {m['name']}", jit_link, m["source"], cubins, arch)
 
     jobs = []
@@ -144,13 +150,7 @@ def compile_all(bundle, arch, extra, serial):
         # A loaded module's whole compile (with the modules it links).
         jobs.append(lambda m=m, job=job: timed(f"module {m['name']}", job))
     start = time.perf_counter()
-    threads = [threading.Thread(target=j) for j in jobs]
-    for t in threads:
-        t.start()
-        if serial:
-            t.join()
-    for t in threads:
-        t.join()
+    run_all(jobs, serial)
     times["wall"] = time.perf_counter() - start
     # With every module in its own thread on idle cores, the wait is the
     # longest module (the runtime's modules_seconds, less the loads).
