@@ -176,7 +176,7 @@ class PortTrainer:
         t2 = time.monotonic()
         count = 2 * Q * E
         reward = recipe.rewards(status, depth, triple < Q)
-        advantage = recipe.advantages(reward, triple)
+        advantage = recipe.advantages(reward, triple, groups=2 * Q)
         self.optimizer.zero_grad(set_to_none=True)
         stepped = False
         for rows, G, derived, n, action in steps:

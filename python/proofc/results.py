@@ -246,65 +246,14 @@ class Result(dict):
             return True  # an evaluation's report always has them
         return dict.__contains__(self._whole(), key)
 
-    def __iter__(self):
-        return dict.__iter__(self._whole())
-
-    def __reversed__(self):
-        return dict.__reversed__(self._whole())
-
-    def __len__(self):
-        return dict.__len__(self._whole())
-
-    def keys(self):
-        return dict.keys(self._whole())
-
-    def values(self):
-        return dict.values(self._whole())
-
-    def items(self):
-        return dict.items(self._whole())
-
-    def __eq__(self, other):
-        return dict.__eq__(self._whole(), other)
-
-    def __ne__(self, other):
-        return dict.__ne__(self._whole(), other)
-
-    __hash__ = None
-
-    def __repr__(self):
-        return dict.__repr__(self._whole())
-
-    def __setitem__(self, key, value):
-        dict.__setitem__(self._whole(), key, value)
-
-    def __delitem__(self, key):
-        dict.__delitem__(self._whole(), key)
-
-    def __or__(self, other):
-        return dict.__or__(self._whole(), other)
-
-    def __ror__(self, other):
-        return dict.__ror__(self._whole(), other)
+    # Iteration, len, keys/values/items, ==, repr, changes and copies: dict's
+    # own on the whole report, set below the class (_on_the_whole).
 
     def __ior__(self, other):
         dict.__ior__(self._whole(), other)
         return self
 
-    def copy(self):
-        return dict.copy(self._whole())
-
-    def pop(self, *args):
-        return dict.pop(self._whole(), *args)
-
-    def popitem(self):
-        return dict.popitem(self._whole())
-
-    def setdefault(self, *args):
-        return dict.setdefault(self._whole(), *args)
-
-    def update(self, *args, **kwargs):
-        dict.update(self._whole(), *args, **kwargs)
+    __hash__ = None
 
     def clear(self):
         self._source = None
@@ -434,3 +383,23 @@ class Result(dict):
 
     def __reduce__(self):
         return (Result, (dict(self), self._device))
+
+
+def _on_the_whole(name):
+    """dict's method `name`, called on the whole report (Result._whole)."""
+    method = getattr(dict, name)
+
+    def forwarded(self, *args, **kwargs):
+        return method(self._whole(), *args, **kwargs)
+
+    forwarded.__name__, forwarded.__doc__ = name, method.__doc__
+    forwarded.__qualname__ = f"Result.{name}"
+    return forwarded
+
+
+# Everything but the lone keys reads or changes the whole report.
+for _name in ("__iter__", "__reversed__", "__len__", "keys", "values", "items", "__eq__",
+              "__ne__", "__repr__", "__setitem__", "__delitem__", "__or__", "__ror__",
+              "copy", "pop", "popitem", "setdefault", "update"):
+    setattr(Result, _name, _on_the_whole(_name))
+del _name

@@ -239,13 +239,13 @@ class Policy(torch.nn.Module):
         # One int64 key per atom (pred, then its terms shifted to >= 0), so
         # that the distinct atoms are a 1-D unique (a sort), not a row-wise
         # one; the keys decode back to the atoms.
-        base = self.num_entities + 2 * self.A + 1
-        shifted = flat[real] + torch.tensor([0, 2 * self.A, 2 * self.A],
-                                            device=flat.device)
-        keys = (shifted[:, 0] * base + shifted[:, 1]) * base + shifted[:, 2]
+        base, shift = self.num_entities + 2 * self.A + 1, 2 * self.A
+        real_atoms = flat[real]
+        keys = (real_atoms[:, 0] * base + real_atoms[:, 1] + shift) * base + \
+            real_atoms[:, 2] + shift
         unique, inverse = torch.unique(keys, return_inverse=True)
-        atoms = torch.stack((unique // (base * base), (unique // base) % base - 2 * self.A,
-                             unique % base - 2 * self.A), dim=-1)
+        atoms = torch.stack((unique // (base * base), (unique // base) % base - shift,
+                             unique % base - shift), dim=-1)
         vectors = self._atom_vectors(atoms)                              # [V, d]
         V = atoms.shape[0]
         rows = torch.full((U * N,), V, dtype=torch.long, device=states.device)

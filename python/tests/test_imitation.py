@@ -170,3 +170,7 @@ def test_variant_il_with_counts_is_a_function_of_the_seed(tmp_path):
         ["il:init", "il:imitation", "il:rl1", "il:rl2"]
     (variant,) = log_a["variants"]
     assert variant["imitation"]["steps"] == 3 and variant["search"]["proofs"] > 0
+    # Its timings but scoring are disjoint parts of its training seconds,
+    # which they add up to (each rounded to the millisecond).
+    parts = sum(t for k, t in variant["timings"].items() if k != "scoring")
+    assert parts == pytest.approx(variant["train_seconds"], abs=0.005)

@@ -89,16 +89,17 @@ def main(argv: Optional[List[str]] = None) -> int:
         args = _parser().parse_args(argv)
     except _UsageError as e:
         return _fail(f"train: {e} (see proofc train --help)")
+    # proofc.train's keywords that are TrainOptions' fields, checked here first.
+    options = dict(updates=args.updates, budget=args.budget, seed=args.seed, device=args.device,
+                   triples_per_update=args.triples_per_update, episodes=args.episodes,
+                   lr=args.lr, checkpoints=args.checkpoints, valid_queries=args.valid_queries,
+                   init=args.init, variant=args.variant, imitation_steps=args.imitation_steps,
+                   imitation_batch=args.imitation_batch,
+                   early_checkpoints=not args.no_early_checkpoints)
     try:  # the options and paths first: a typo fails before torch loads
         from proofc.errors import Error
         from proofc.training.options import TrainOptions, check_paths
-        TrainOptions(updates=args.updates, budget=args.budget, seed=args.seed,
-                     device=args.device, triples_per_update=args.triples_per_update,
-                     episodes=args.episodes, lr=args.lr, checkpoints=args.checkpoints,
-                     valid_queries=args.valid_queries, init=args.init, variant=args.variant,
-                     imitation_steps=args.imitation_steps,
-                     imitation_batch=args.imitation_batch,
-                     early_checkpoints=not args.no_early_checkpoints).check()
+        TrainOptions(**options).check()
         check_paths(args.data, args.output, args.log)
     except ImportError as e:
         return _fail(f"train: cannot import the proofc package ({e})")
@@ -116,15 +117,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     except ImportError as e:
         return _fail(f"train: cannot import the proofc package ({e})")
     try:
-        result = train(args.program, args.data, args.output, updates=args.updates,
-                       budget=args.budget, seed=args.seed, device=args.device,
-                       triples_per_update=args.triples_per_update, episodes=args.episodes,
-                       lr=args.lr, checkpoints=args.checkpoints,
-                       valid_queries=args.valid_queries, log=args.log,
-                       progress=not args.no_progress, init=args.init, variant=args.variant,
-                       imitation_steps=args.imitation_steps,
-                       imitation_batch=args.imitation_batch,
-                       early_checkpoints=not args.no_early_checkpoints)
+        result = train(args.program, args.data, args.output, log=args.log,
+                       progress=not args.no_progress, **options)
     except proofc.Error as e:
         return _fail(e)
     except KeyboardInterrupt:

@@ -40,6 +40,11 @@ def _positive_number(name: str, value) -> float:
     return float(value)
 
 
+def _optional(check, name: str, value, *bounds):
+    """None for an option left to its default (None), else check(name, value, *bounds)."""
+    return None if value is None else check(name, value, *bounds)
+
+
 @dataclass
 class TrainOptions:
     updates: Optional[int] = None
@@ -60,30 +65,24 @@ class TrainOptions:
     def check(self) -> "TrainOptions":
         if self.updates is None and self.budget is None:
             raise Error("give the length of the run: --updates N and/or --budget SECONDS")
-        if self.updates is not None:
-            self.updates = _integer("--updates", self.updates, 1)
-        if self.budget is not None:
-            self.budget = _positive_number("--budget", self.budget)
+        self.updates = _optional(_integer, "--updates", self.updates, 1)
+        self.budget = _optional(_positive_number, "--budget", self.budget)
         self.seed = _integer("--seed", self.seed, 0, MAX_SEED)
         if not isinstance(self.device, str) or not self.device:
             raise Error(f"--device must be auto, cpu, cuda or cuda:N, got "
                         f"{escape(repr(self.device))}")
-        if self.triples_per_update is not None:
-            self.triples_per_update = _integer("--triples-per-update",
-                                               self.triples_per_update, 1)
+        self.triples_per_update = _optional(_integer, "--triples-per-update",
+                                            self.triples_per_update, 1)
         self.episodes = _integer("--episodes", self.episodes, 1)
         self.lr = _positive_number("--lr", self.lr)
-        if self.checkpoints is not None:
-            self.checkpoints = _integer("--checkpoints", self.checkpoints, 0)
+        self.checkpoints = _optional(_integer, "--checkpoints", self.checkpoints, 0)
         self.valid_queries = _integer("--valid-queries", self.valid_queries, 1)
         if self.init is not None:
             self.init = os.fspath(self.init)
         if self.variant not in VARIANTS:
             raise Error(f"--variant must be il, rl or both, got {escape(repr(self.variant))}")
-        if self.imitation_steps is not None:
-            self.imitation_steps = _integer("--imitation-steps", self.imitation_steps, 0)
-        if self.imitation_batch is not None:
-            self.imitation_batch = _integer("--imitation-batch", self.imitation_batch, 1)
+        self.imitation_steps = _optional(_integer, "--imitation-steps", self.imitation_steps, 0)
+        self.imitation_batch = _optional(_integer, "--imitation-batch", self.imitation_batch, 1)
         if not isinstance(self.early_checkpoints, bool):
             raise Error(f"early_checkpoints must be True or False, got "
                         f"{escape(repr(self.early_checkpoints))}")

@@ -225,14 +225,13 @@ class _Variant:
         start = time.monotonic()
         found = search.search(self.ev, self.triples.triples, seed=self.o.seed)
         steps = search.proof_steps(self.ev, self.triples.triples, found)
-        self.train_seconds += time.monotonic() - start
-        self.timings["search"] += time.monotonic() - start
+        seconds = time.monotonic() - start
+        self.train_seconds += seconds
+        self.timings["search"] += seconds
         self.summary["search"] = {"triples": len(self.triples), "proofs": found.found,
-                                  "proof_steps": len(steps),
-                                  "seconds": round(time.monotonic() - start, 3)}
+                                  "proof_steps": len(steps), "seconds": round(seconds, 3)}
         self.progress.note(f"search: a proof for {found.found} of {len(self.triples)} train "
-                           f"triples, {len(steps)} steps to imitate "
-                           f"({time.monotonic() - start:.1f} s)")
+                           f"triples, {len(steps)} steps to imitate ({seconds:.1f} s)")
         if len(steps) == 0:
             return
         self.imitation = Imitation(steps, self.ev.device)
@@ -262,9 +261,10 @@ class _Variant:
                                      "last_loss": None if last is None else float(last)}
         self.score("imitation", "the end of imitation")
 
-    def step(self):
+    def step(self) -> float:
         """One REINFORCE update (recipe.py), with the imitation loss added
-        (weight 0.5) when the variant imitates."""
+        (weight 0.5) when the variant imitates; returns its seconds, the sum
+        of the parts it adds to the timings."""
         Q, episodes = self.o.triples_per_update, self.o.episodes
         t0 = time.monotonic()
         positives, corruptions = self.triples.draw(self.rng, Q)
@@ -302,6 +302,7 @@ class _Variant:
         self.timings["draws"] += t1 - t0
         self.timings["rollouts"] += t2 - t1
         self.timings["learner"] += t3 - t2 - (self.timings["imitation_batches"] - batches)
+        return t3 - t0
 
     def run(self):
         o = self.o
@@ -315,9 +316,7 @@ class _Variant:
         schedule = Schedule(o.updates, budget - offset if o.updates is None else None,
                             o.checkpoints, early=o.early_checkpoints)
         while True:
-            start = time.monotonic()
-            self.step()
-            self.train_seconds += time.monotonic() - start
+            self.train_seconds += self.step()
             last = (o.updates is not None and self.update >= o.updates) or \
                 (budget is not None and self.train_seconds >= budget)
             self.progress.update(self.update, self._episodes(), self.train_seconds)
