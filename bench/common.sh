@@ -3,6 +3,9 @@
 #   bench_device USAGE "$@"   sets device: cuda without arguments, else the
 #                             value of --device (cpu or cuda); anything else
 #                             prints "usage: USAGE" and exits 2
+#   bench_dirs NAME           sets out (OUT, default .out/) and work
+#                             (BENCH_WORK, default /tmp/proofc-NAME-bench)
+#                             and makes both
 #   bench_python_package LOG  sets build to the build tree whose Python
 #                             package the bench runs: on cuda (the GPU
 #                             machine) builds proofc_python runtime-only with
@@ -26,6 +29,12 @@ bench_device() {
     ;;
   *) echo "usage: $usage" >&2; exit 2 ;;
   esac
+}
+
+bench_dirs() {
+  out=${OUT:-$root/.out}
+  work=${BENCH_WORK:-/tmp/proofc-$1-bench}
+  mkdir -p "$out" "$work"
 }
 
 bench_python_package() {

@@ -25,9 +25,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 . bench/common.sh
 bench_device "bench/rollouts/run.sh [--device cpu|cuda]" "$@"
-out=${OUT:-$root/.out}
-work=${BENCH_WORK:-/tmp/proofc-rollouts-bench}
-mkdir -p "$out" "$work"
+bench_dirs rollouts
 calls=${ROLLOUT_BENCH_CALLS:-10}
 triples=${ROLLOUT_BENCH_TRIPLES:-64}
 python=${PYTHON:-python3}

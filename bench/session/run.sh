@@ -40,9 +40,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 . bench/common.sh
 bench_device "bench/session/run.sh [--device cpu|cuda]" "$@"
-out=${OUT:-$root/.out}
-work=${BENCH_WORK:-/tmp/proofc-session-bench}
-mkdir -p "$out" "$work"
+bench_dirs session
 rm -f "$work"/session-*.json "$work/one-shot.json"
 calls=${SESSION_BENCH_CALLS:-20}
 queries=${SESSION_BENCH_QUERIES:-100}

@@ -48,9 +48,7 @@ cd "$root"
 . bench/common.sh
 bench_device "bench/training/run.sh [--device cpu|cuda]" "$@"
 started=$(date +%s)
-out=${OUT:-$root/.out}
-work=${BENCH_WORK:-/tmp/proofc-training-bench}
-mkdir -p "$out" "$work"
+bench_dirs training
 datasets=(${TRAIN_BENCH_DATASETS:-kinship umls})
 trainers=(${TRAIN_BENCH_TRAINERS:-proofc port})
 budget=${TRAIN_BENCH_BUDGET:-120}
