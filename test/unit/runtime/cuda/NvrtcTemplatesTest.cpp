@@ -118,8 +118,10 @@ TEST(NvrtcTemplates, ListedEntriesAreTheOnlyOnes) {
     EXPECT_TRUE(has(cubin, e)) << e;
 }
 
-/// The sampling contract (proofc/contract/Sampling.h) compiles for the
-/// device on its own, with the draw and the Gumbel value used directly.
+/// The sampled action rule (proofc/contract/Sampling.h, docs/sampling.md)
+/// as a kernel includes it: pasted in as the kernel embedder pastes the
+/// contract's headers, it compiles under NVRTC with no other include and
+/// its functions (the draw, the Gumbel value) are callable from device code.
 /// Part of RolloutDeviceCodeCompiles: as a test of its own, the one short
 /// NVRTC compile in a process, LeakSanitizer's exit-time scan crashed
 /// (signal 11 in its tracer, after the test passed) in the sanitizer suite.
@@ -214,11 +216,6 @@ TEST(NvrtcTemplates, DevicePrologueCompilesAsEmbedded) {
           << entry << " in sm_" << major << minor;
   }
 }
-
-// The sampled action rule (proofc/contract/Sampling.h, docs/sampling.md)
-// as a kernel includes it: pasted in as the kernel embedder pastes the
-// contract's headers, it compiles under NVRTC with no other include and
-// its functions are callable from device code.
 
 } // namespace
 } // namespace proofc::test
