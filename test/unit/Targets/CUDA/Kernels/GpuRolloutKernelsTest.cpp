@@ -38,8 +38,10 @@ namespace {
 
 constexpr int kA = 6, kS = 120, kW = 3 * kA, kThreads = 256;
 
+/// The test kernel (RolloutTestUtil.h's kRolloutTestKernel); the finishing
+/// kernels are DeviceTrajectories' own.
 struct RolloutModules {
-  CUfunction step, mark, scanBlocks, scanSums, scanAdd, states, steps, episodes;
+  CUfunction step;
   explicit RolloutModules(GpuContext &gpu) {
     CUmodule m = gpu.load(Nvrtc::get().compileToCubin(
         rolloutTestSource(), "rollout_step.cu",
