@@ -375,15 +375,6 @@ template <typename V> const int *ints(const V &v) {
   return reinterpret_cast<const int *>(v.data());
 }
 
-/// A view's elements as a vector of T.
-template <typename T> std::vector<T> viewed(const TensorView &v) {
-  int64_t n = 1;
-  for (int64_t d : v.shape)
-    n *= d;
-  const T *p = static_cast<const T *>(v.data);
-  return std::vector<T>(p, p + n);
-}
-
 /// The CUDA path of a rollouts call, emulated: step.cu compiled with
 /// PROOFC_ROLLOUT (rollout.cu), the fused step schedule with the memo off.
 /// The pool is the request's triples, each K times (pool position =
@@ -395,6 +386,24 @@ template <typename T> std::vector<T> viewed(const TensorView &v) {
 struct EmulatedRollout {
   EmulatedTrajectories::Result r;
   std::vector<int> status, depth;
+
+  /// The call's tensors, as the host backend's are compared.
+  RolloutTensors tensors() const {
+    RolloutTensors t;
+    t.status = status;
+    t.depth = depth;
+    t.triple = r.triple;
+    t.positive = r.positive;
+    t.logp = r.logp;
+    t.states = r.states;
+    t.stepEpisode = r.stepEpisode;
+    t.stepState = r.stepState;
+    t.stepDerived = r.stepDerived;
+    t.stepCount = r.stepCount;
+    t.stepAction = r.stepAction;
+    t.stepLogp = r.stepLogp;
+    return t;
+  }
 };
 
 EmulatedRollout emulatedRollout(const ProgramSpec &program, const Dataset &ds,
@@ -523,30 +532,14 @@ TEST_P(CudaPathRollouts, EqualTheHostBackends) {
       host.rollouts(RolloutInputs{program, ds, weights, rq, false});
   const EmulatedRollout d = emulatedRollout(program, ds, weights, rq);
 
-  EXPECT_EQ(d.status, viewed<int32_t>(h.status));
-  EXPECT_EQ(d.depth, viewed<int32_t>(h.depth));
-  EXPECT_EQ(d.r.triple, viewed<int32_t>(h.triple));
-  EXPECT_EQ(d.r.positive, viewed<uint8_t>(h.positive));
+  const RolloutTensors got = d.tensors();
   EXPECT_EQ(d.r.U, h.numStates);
   EXPECT_EQ(d.r.T, h.steps);
-  EXPECT_EQ(d.r.states, viewed<int32_t>(h.states));
-  EXPECT_EQ(d.r.stepEpisode, viewed<int32_t>(h.stepEpisode));
-  EXPECT_EQ(d.r.stepState, viewed<int32_t>(h.stepState));
-  EXPECT_EQ(d.r.stepDerived, viewed<int32_t>(h.stepDerived));
-  EXPECT_EQ(d.r.stepCount, viewed<int32_t>(h.stepCount));
-  EXPECT_EQ(d.r.stepAction, viewed<int32_t>(h.stepAction));
-  const std::vector<float> hostStepLogp = viewed<float>(h.stepLogp);
-  ASSERT_EQ(d.r.stepLogp.size(), hostStepLogp.size());
-  for (size_t i = 0; i < hostStepLogp.size(); ++i)
-    EXPECT_NEAR(d.r.stepLogp[i], hostStepLogp[i], 1e-5) << "step " << i;
-  const std::vector<float> hostLogp = viewed<float>(h.logp);
-  ASSERT_EQ(d.r.logp.size(), hostLogp.size());
-  for (size_t i = 0; i < hostLogp.size(); ++i)
-    EXPECT_NEAR(d.r.logp[i], hostLogp[i], 1e-4) << "episode " << i;
+  expectSameRollouts(rolloutTensors(h), got, 1e-5, 1e-4);
   // Something was learned from: several steps with a choice, and the
   // sampled episodes are mostly not the greedy ones.
   int choices = 0;
-  for (int32_t k : d.r.stepCount)
+  for (int32_t k : got.stepCount)
     choices += k > 1;
   EXPECT_GT(choices, 40);
   if (sampled) {
@@ -554,19 +547,7 @@ TEST_P(CudaPathRollouts, EqualTheHostBackends) {
     greedy.mode = SelectMode::Greedy;
     const Trajectories g =
         host.rollouts(RolloutInputs{program, ds, weights, greedy, false});
-    const std::vector<int32_t> gDepth = viewed<int32_t>(g.depth),
-                               gAction = viewed<int32_t>(g.stepAction);
-    int differ = 0;
-    size_t at = 0, gAt = 0;
-    for (size_t e = 0; e < d.depth.size(); ++e) {
-      bool same = d.depth[e] == gDepth[e];
-      for (int t = 0; same && t < d.depth[e]; ++t)
-        same = d.r.stepAction[at + t] == gAction[gAt + t];
-      differ += !same;
-      at += static_cast<size_t>(d.depth[e]);
-      gAt += static_cast<size_t>(gDepth[e]);
-    }
-    EXPECT_GT(differ, 10);
+    EXPECT_GT(differingEpisodes(got, rolloutTensors(g)), 10);
   }
 }
 

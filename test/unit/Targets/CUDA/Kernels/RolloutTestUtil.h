@@ -3,8 +3,10 @@
 // Shared by the CPU-emulated rollout kernel tests and the GPU ones
 // (docs/rollouts-cuda.md): episodes by random walks over the host engine,
 // docs/rollouts.md's layout of them built the obvious way (the expected
-// state table and step arrays), and the test kernel that calls sample.cu's
-// select and trajectory.cu's recording as a step of the schedules will.
+// state table and step arrays), the test kernel that calls sample.cu's
+// select and trajectory.cu's recording as a step of the schedules does, and
+// a rollouts call's tensors copied to the host and compared with another
+// call's (the emulated and the GPU CUDA paths against the host backend).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_TEST_UNIT_CUDA_ROLLOUTTESTUTIL_H
@@ -13,8 +15,12 @@
 #include "Targets/CUDA/Kernels/KernelTestUtil.h"
 #include "data/KnowledgeBase.h"
 #include "host/Engine.h"
+#include "proofc/runtime/Rollouts.h"
+
+#include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <random>
 #include <string>
@@ -153,6 +159,88 @@ inline const std::vector<const char *> kTrajectoryFinishEntries = {
     "proofc_traj_mark",     "proofc_traj_scan_blocks", "proofc_traj_scan_sums",
     "proofc_traj_scan_add", "proofc_traj_states",      "proofc_traj_steps",
     "proofc_traj_episodes"};
+
+/// A rollouts call's tensors (docs/rollouts.md) copied to the host.
+struct RolloutTensors {
+  std::vector<int32_t> status, depth, triple, states, stepEpisode, stepState,
+      stepDerived, stepCount, stepAction;
+  std::vector<uint8_t> positive;
+  std::vector<float> logp, stepLogp;
+};
+
+/// `t`'s tensors, each view's bytes copied by copyOut(view, dst, bytes)
+/// (from the host or the device).
+template <typename CopyOut>
+RolloutTensors rolloutTensors(const Trajectories &t, CopyOut copyOut) {
+  auto read = [&](const TensorView &v, auto &out) {
+    int64_t n = 1;
+    for (int64_t d : v.shape)
+      n *= d;
+    out.resize(static_cast<size_t>(n));
+    if (n > 0)
+      copyOut(v, static_cast<void *>(out.data()), out.size() * sizeof(out[0]));
+  };
+  RolloutTensors r;
+  read(t.status, r.status);
+  read(t.depth, r.depth);
+  read(t.triple, r.triple);
+  read(t.positive, r.positive);
+  read(t.logp, r.logp);
+  read(t.states, r.states);
+  read(t.stepEpisode, r.stepEpisode);
+  read(t.stepState, r.stepState);
+  read(t.stepDerived, r.stepDerived);
+  read(t.stepCount, r.stepCount);
+  read(t.stepAction, r.stepAction);
+  read(t.stepLogp, r.stepLogp);
+  return r;
+}
+
+/// `t`'s tensors, in host memory (the host backend's).
+inline RolloutTensors rolloutTensors(const Trajectories &t) {
+  return rolloutTensors(t, [](const TensorView &v, void *dst, size_t bytes) {
+    std::memcpy(dst, v.data, bytes);
+  });
+}
+
+/// Every tensor of `got` is `host`'s, the steps' and the episodes'
+/// log-probabilities within stepLogpTol and logpTol.
+inline void expectSameRollouts(const RolloutTensors &host,
+                               const RolloutTensors &got, double stepLogpTol,
+                               double logpTol) {
+  EXPECT_EQ(got.status, host.status);
+  EXPECT_EQ(got.depth, host.depth);
+  EXPECT_EQ(got.triple, host.triple);
+  EXPECT_EQ(got.positive, host.positive);
+  EXPECT_EQ(got.states, host.states);
+  EXPECT_EQ(got.stepEpisode, host.stepEpisode);
+  EXPECT_EQ(got.stepState, host.stepState);
+  EXPECT_EQ(got.stepDerived, host.stepDerived);
+  EXPECT_EQ(got.stepCount, host.stepCount);
+  EXPECT_EQ(got.stepAction, host.stepAction);
+  ASSERT_EQ(got.stepLogp.size(), host.stepLogp.size());
+  for (size_t i = 0; i < host.stepLogp.size(); ++i)
+    EXPECT_NEAR(got.stepLogp[i], host.stepLogp[i], stepLogpTol) << "step " << i;
+  ASSERT_EQ(got.logp.size(), host.logp.size());
+  for (size_t i = 0; i < host.logp.size(); ++i)
+    EXPECT_NEAR(got.logp[i], host.logp[i], logpTol) << "episode " << i;
+}
+
+/// The episodes whose actions differ between a and b (their depths, or the
+/// action of a step).
+inline int differingEpisodes(const RolloutTensors &a, const RolloutTensors &b) {
+  int differ = 0;
+  size_t atA = 0, atB = 0;
+  for (size_t e = 0; e < a.depth.size(); ++e) {
+    bool same = a.depth[e] == b.depth[e];
+    for (int32_t t = 0; same && t < a.depth[e]; ++t)
+      same = a.stepAction[atA + t] == b.stepAction[atB + t];
+    differ += !same;
+    atA += static_cast<size_t>(a.depth[e]);
+    atB += static_cast<size_t>(b.depth[e]);
+  }
+  return differ;
+}
 
 } // namespace proofc::test
 
