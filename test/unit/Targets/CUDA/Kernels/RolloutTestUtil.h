@@ -36,9 +36,21 @@ struct HostStep {
   float logp = 0.f;
 };
 
+/// hostEpisodes' batches: episode q is of triple q / kEpisodesPerTriple.
+constexpr int kEpisodesPerTriple = 2;
+
+/// The positive flags the layout tests give the triples of `episodes`
+/// episodes: triple n is positive when n % 3 == 0.
+inline std::vector<uint8_t> layoutPositives(int episodes) {
+  std::vector<uint8_t> out;
+  for (int n = 0; n < episodes / kEpisodesPerTriple; ++n)
+    out.push_back(static_cast<uint8_t>(n % 3 == 0));
+  return out;
+}
+
 /// Episodes by random walks over the host engine (uniform actions, random
 /// log-probabilities: the layout does not look at them); episodes of one
-/// triple come two at a time.
+/// triple come kEpisodesPerTriple at a time.
 inline std::vector<std::vector<HostStep>>
 hostEpisodes(const Dataset &ds, const KnowledgeBase &kb,
              const ShapeParams &shape, int episodes, uint64_t seed) {
@@ -46,7 +58,8 @@ hostEpisodes(const Dataset &ds, const KnowledgeBase &kb,
   DerivedSet derived(kb, shape);
   std::vector<std::vector<HostStep>> out(episodes);
   for (int q = 0; q < episodes; ++q) {
-    const Triple c = ds.train[(q / 2 * 7919) % ds.train.size()];
+    const Triple c =
+        ds.train[(q / kEpisodesPerTriple * 7919) % ds.train.size()];
     std::vector<Atom> state(shape.A);
     initialState(c, shape.A, state.data());
     for (int t = 0; t < shape.D; ++t) {
@@ -69,11 +82,14 @@ hostEpisodes(const Dataset &ds, const KnowledgeBase &kb,
 }
 
 /// docs/rollouts.md's layout of `episodes`: states numbered by first
-/// appearance (episode-major, s_t before its list), the step arrays.
+/// appearance (episode-major, s_t before its list), the step arrays, and
+/// per episode its triple, the triple's flag (layoutPositives) and the sum
+/// of its steps' log-probabilities in double, rounded once.
 struct ExpectedLayout {
   std::vector<int> states, stepEpisode, stepState, stepDerived, stepCount,
-      stepAction, depth;
-  std::vector<float> stepLogp;
+      stepAction, depth, triple;
+  std::vector<float> stepLogp, logp;
+  std::vector<uint8_t> positive;
   size_t occurrences = 0; ///< states over all steps, repeats included
   int W = 0;
 
@@ -90,9 +106,16 @@ struct ExpectedLayout {
         states.insert(states.end(), it->first.begin(), it->first.end());
       return it->second;
     };
+    const std::vector<uint8_t> positives =
+        layoutPositives(static_cast<int>(episodes.size()));
     for (size_t q = 0; q < episodes.size(); ++q) {
       depth.push_back(static_cast<int>(episodes[q].size()));
+      const int n = static_cast<int>(q) / kEpisodesPerTriple;
+      triple.push_back(n);
+      positive.push_back(positives[n]);
+      double sum = 0;
       for (const HostStep &s : episodes[q]) {
+        sum += s.logp;
         stepEpisode.push_back(static_cast<int>(q));
         stepState.push_back(numberOf(s.parent.data()));
         for (int i = 0; i < shape.S; ++i)
@@ -103,6 +126,7 @@ struct ExpectedLayout {
         stepLogp.push_back(s.logp);
         occurrences += 1 + static_cast<size_t>(s.count);
       }
+      logp.push_back(static_cast<float>(sum));
     }
   }
   int numStates() const { return static_cast<int>(states.size()) / W; }
