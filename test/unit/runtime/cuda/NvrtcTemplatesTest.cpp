@@ -148,9 +148,9 @@ extern "C" __global__ void proofc_sample_test(const float *logits, int count,
 
 // The rollouts' device code (docs/rollouts-cuda.md): sample.cu's block-wide
 // sampled select (with runtime/contract's Sampling.h) and trajectory.cu's
-// recording, inlined after engine.cu as the step templates will include
-// them, called from a kernel at the block sizes the schedules use; and the
-// runtime's finishing kernels, which need no include.
+// recording, inlined after engine.cu as the step templates include
+// them (rollout.cu), called from a kernel at the block sizes the schedules use;
+// and the runtime's finishing kernels, which need no include.
 TEST(NvrtcTemplates, RolloutDeviceCodeCompiles) {
   PROOFC_REQUIRE_NVRTC(nvrtc);
   expectSamplingContractCompiles(*nvrtc);

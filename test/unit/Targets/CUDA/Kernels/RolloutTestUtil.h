@@ -164,9 +164,9 @@ extern "C" __global__ void proofc_test_rollout_step(
 }
 )";
 
-/// engine.cu, sample.cu and trajectory.cu as the step templates will inline
-/// them, then kRolloutTestKernel: one NVRTC source (-DPROOFC_A, -DPROOFC_S,
-/// -DPROOFC_ENGINE_THREADS).
+/// engine.cu, sample.cu and trajectory.cu as the step templates inline
+/// them (rollout.cu), then kRolloutTestKernel: one NVRTC source (-DPROOFC_A,
+/// -DPROOFC_S, -DPROOFC_ENGINE_THREADS).
 inline std::string rolloutTestSource() {
   std::vector<std::string> seen = {"engine.cu", "sample.cu", "trajectory.cu"};
   return kernelTemplate("engine.cu", &seen) +
