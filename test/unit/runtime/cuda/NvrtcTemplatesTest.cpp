@@ -118,8 +118,10 @@ TEST(NvrtcTemplates, ListedEntriesAreTheOnlyOnes) {
     EXPECT_TRUE(has(cubin, e)) << e;
 }
 
-/// The sampling contract (proofc/contract/Sampling.h) compiles for the
-/// device on its own, with the draw and the Gumbel value used directly.
+/// The sampled action rule (proofc/contract/Sampling.h, docs/sampling.md)
+/// as a kernel includes it: pasted in as the kernel embedder pastes the
+/// contract's headers, it compiles under NVRTC with no other include and
+/// its functions (the draw, the Gumbel value) are callable from device code.
 /// Part of RolloutDeviceCodeCompiles: as a test of its own, the one short
 /// NVRTC compile in a process, LeakSanitizer's exit-time scan crashed
 /// (signal 11 in its tracer, after the test passed) in the sanitizer suite.
@@ -146,9 +148,9 @@ extern "C" __global__ void proofc_sample_test(const float *logits, int count,
 
 // The rollouts' device code (docs/rollouts-cuda.md): sample.cu's block-wide
 // sampled select (with runtime/contract's Sampling.h) and trajectory.cu's
-// recording, inlined after engine.cu as the step templates will include
-// them, called from a kernel at the block sizes the schedules use; and the
-// runtime's finishing kernels, which need no include.
+// recording, inlined after engine.cu as the step templates include
+// them (rollout.cu), called from a kernel at the block sizes the schedules use;
+// and the runtime's finishing kernels, which need no include.
 TEST(NvrtcTemplates, RolloutDeviceCodeCompiles) {
   PROOFC_REQUIRE_NVRTC(nvrtc);
   expectSamplingContractCompiles(*nvrtc);
@@ -214,11 +216,6 @@ TEST(NvrtcTemplates, DevicePrologueCompilesAsEmbedded) {
           << entry << " in sm_" << major << minor;
   }
 }
-
-// The sampled action rule (proofc/contract/Sampling.h, docs/sampling.md)
-// as a kernel includes it: pasted in as the kernel embedder pastes the
-// contract's headers, it compiles under NVRTC with no other include and
-// its functions are callable from device code.
 
 } // namespace
 } // namespace proofc::test

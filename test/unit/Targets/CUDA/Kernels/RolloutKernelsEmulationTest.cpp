@@ -84,20 +84,6 @@ Selected emulatedSelect(const std::vector<float> &logits, int k, float temp,
   return out;
 }
 
-/// log softmax(logits / temp)[a] in double, summed in index order.
-double hostLogp(const std::vector<float> &logits, int k, float temp, int a) {
-  if (k <= 1)
-    return 0.0;
-  const double t = temp;
-  double m = -INFINITY;
-  for (int i = 0; i < k; ++i)
-    m = std::max(m, static_cast<double>(logits[i]) / t);
-  double sum = 0;
-  for (int i = 0; i < k; ++i)
-    sum += std::exp(static_cast<double>(logits[i]) / t - m);
-  return static_cast<double>(logits[a]) / t - m - std::log(sum);
-}
-
 TEST(RolloutKernelsEmulation, SampledSelectDrawsTheHostRule) {
   std::mt19937_64 rng(27);
   std::normal_distribution<float> normal(0.f, 2.f);
@@ -113,8 +99,10 @@ TEST(RolloutKernelsEmulation, SampledSelectDrawsTheHostRule) {
     const float temp = temperatures[trial % 3];
     const uint64_t seed = rng(), episode = rng();
     const int step = static_cast<int>(rng() % 20);
-    const int expected = proofc::sampling::sampleAction(
-        logits.data(), k, temp, seed, episode, static_cast<unsigned>(step));
+    // The host backend's draw (Sampling.h's) and log-probability.
+    const Action host = sampleAction(logits.data(), k, temp, seed, episode,
+                                     static_cast<uint32_t>(step));
+    const int expected = host.index;
     const Selected a = emulatedSelect(logits, k, temp, seed, episode, step, 32);
     const Selected b =
         emulatedSelect(logits, k, temp, seed, episode, step, 128);
@@ -124,8 +112,7 @@ TEST(RolloutKernelsEmulation, SampledSelectDrawsTheHostRule) {
     std::memcpy(&bitsA, &a.logp, 4);
     std::memcpy(&bitsB, &b.logp, 4);
     EXPECT_EQ(bitsA, bitsB) << "trial " << trial << ": block sizes disagree";
-    const double ref = hostLogp(logits, k, temp, expected);
-    EXPECT_NEAR(a.logp, ref, 1e-6 * std::max(1.0, std::fabs(ref)))
+    EXPECT_NEAR(a.logp, host.logp, 1e-6 * std::max(1.0, std::fabs(host.logp)))
         << "trial " << trial << ", k " << k;
     if (k > 1 && expected != 0)
       ++differentActions;
@@ -225,7 +212,7 @@ struct EmulatedTrajectories {
     std::vector<float> logp;
   };
 
-  Result finish(const std::vector<int> &depth, int K = 2,
+  Result finish(const std::vector<int> &depth, int K = kEpisodesPerTriple,
                 std::vector<uint8_t> positiveIn = {}) {
     Result r;
     const int entryWords = proofc_abi::trajectoryEntryWords(PROOFC_A);
@@ -259,9 +246,8 @@ struct EmulatedTrajectories {
     r.triple.assign(N, -7);
     r.positive.assign(N, 7);
     r.logp.assign(N, -7.f);
-    if (positiveIn.empty()) // the layout tests: positive[n] = n % 3 == 0
-      for (int n = 0; n < N / K; ++n)
-        positiveIn.push_back(static_cast<uint8_t>(n % 3 == 0));
+    if (positiveIn.empty()) // the layout tests'
+      positiveIn = layoutPositives(N);
     emu::launch(2, 8, [&] {
       proofc_traj_episodes(N, K, depth.data(), firstStep.data(),
                            r.stepLogp.data(), positiveIn.data(),
@@ -309,14 +295,9 @@ TEST(RolloutKernelsEmulation, TrajectoriesAreTheHostLayoutInAnyOrder) {
   EXPECT_EQ(r.stepAction, x.stepAction);
   EXPECT_EQ(r.stepLogp, x.stepLogp);
   EXPECT_EQ(r.firstNonFinite, 0x7FFFFFFF);
-  for (int q = 0; q < N; ++q) {
-    double sum = 0;
-    for (const HostStep &s : episodes[q])
-      sum += s.logp;
-    EXPECT_EQ(r.triple[q], q / 2);
-    EXPECT_EQ(r.positive[q], (q / 2) % 3 == 0 ? 1 : 0);
-    EXPECT_EQ(r.logp[q], static_cast<float>(sum)) << "episode " << q;
-  }
+  EXPECT_EQ(r.triple, x.triple);
+  EXPECT_EQ(r.positive, x.positive);
+  EXPECT_EQ(r.logp, x.logp);
 }
 
 TEST(RolloutKernelsEmulation, ANonFiniteStepIsFound) {
@@ -328,15 +309,14 @@ TEST(RolloutKernelsEmulation, ANonFiniteStepIsFound) {
   episodes[3].front().logp = NAN;
   EmulatedTrajectories dev(4, shape.D, 1 << 12);
   std::vector<int> depth;
-  int expected = 0;
   for (int q = 0; q < 4; ++q) {
     depth.push_back(static_cast<int>(episodes[q].size()));
-    if (q < 2 || q == 2)
-      expected += q < 2 ? depth.back() : depth.back() - 1;
     for (int t = 0; t < depth.back(); ++t)
       dev.record(episodes[q][t], q, t, 32);
   }
-  EXPECT_EQ(dev.finish(depth).firstNonFinite, expected);
+  // The first in step order: episode 2's last step, before episode 3's.
+  EXPECT_EQ(dev.finish(depth).firstNonFinite,
+            depth[0] + depth[1] + depth[2] - 1);
 }
 
 TEST(RolloutKernelsEmulation, AFullTableSaysSo) {
@@ -389,15 +369,6 @@ template <typename V> const int *ints(const V &v) {
   return reinterpret_cast<const int *>(v.data());
 }
 
-/// A view's elements as a vector of T.
-template <typename T> std::vector<T> viewed(const TensorView &v) {
-  int64_t n = 1;
-  for (int64_t d : v.shape)
-    n *= d;
-  const T *p = static_cast<const T *>(v.data);
-  return std::vector<T>(p, p + n);
-}
-
 /// The CUDA path of a rollouts call, emulated: step.cu compiled with
 /// PROOFC_ROLLOUT (rollout.cu), the fused step schedule with the memo off.
 /// The pool is the request's triples, each K times (pool position =
@@ -409,6 +380,24 @@ template <typename T> std::vector<T> viewed(const TensorView &v) {
 struct EmulatedRollout {
   EmulatedTrajectories::Result r;
   std::vector<int> status, depth;
+
+  /// The call's tensors, as the host backend's are compared.
+  RolloutTensors tensors() const {
+    RolloutTensors t;
+    t.status = status;
+    t.depth = depth;
+    t.triple = r.triple;
+    t.positive = r.positive;
+    t.logp = r.logp;
+    t.states = r.states;
+    t.stepEpisode = r.stepEpisode;
+    t.stepState = r.stepState;
+    t.stepDerived = r.stepDerived;
+    t.stepCount = r.stepCount;
+    t.stepAction = r.stepAction;
+    t.stepLogp = r.stepLogp;
+    return t;
+  }
 };
 
 EmulatedRollout emulatedRollout(const ProgramSpec &program, const Dataset &ds,
@@ -537,30 +526,14 @@ TEST_P(CudaPathRollouts, EqualTheHostBackends) {
       host.rollouts(RolloutInputs{program, ds, weights, rq, false});
   const EmulatedRollout d = emulatedRollout(program, ds, weights, rq);
 
-  EXPECT_EQ(d.status, viewed<int32_t>(h.status));
-  EXPECT_EQ(d.depth, viewed<int32_t>(h.depth));
-  EXPECT_EQ(d.r.triple, viewed<int32_t>(h.triple));
-  EXPECT_EQ(d.r.positive, viewed<uint8_t>(h.positive));
+  const RolloutTensors got = d.tensors();
   EXPECT_EQ(d.r.U, h.numStates);
   EXPECT_EQ(d.r.T, h.steps);
-  EXPECT_EQ(d.r.states, viewed<int32_t>(h.states));
-  EXPECT_EQ(d.r.stepEpisode, viewed<int32_t>(h.stepEpisode));
-  EXPECT_EQ(d.r.stepState, viewed<int32_t>(h.stepState));
-  EXPECT_EQ(d.r.stepDerived, viewed<int32_t>(h.stepDerived));
-  EXPECT_EQ(d.r.stepCount, viewed<int32_t>(h.stepCount));
-  EXPECT_EQ(d.r.stepAction, viewed<int32_t>(h.stepAction));
-  const std::vector<float> hostStepLogp = viewed<float>(h.stepLogp);
-  ASSERT_EQ(d.r.stepLogp.size(), hostStepLogp.size());
-  for (size_t i = 0; i < hostStepLogp.size(); ++i)
-    EXPECT_NEAR(d.r.stepLogp[i], hostStepLogp[i], 1e-5) << "step " << i;
-  const std::vector<float> hostLogp = viewed<float>(h.logp);
-  ASSERT_EQ(d.r.logp.size(), hostLogp.size());
-  for (size_t i = 0; i < hostLogp.size(); ++i)
-    EXPECT_NEAR(d.r.logp[i], hostLogp[i], 1e-4) << "episode " << i;
+  expectSameRollouts(rolloutTensors(h), got, 1e-5, 1e-4);
   // Something was learned from: several steps with a choice, and the
   // sampled episodes are mostly not the greedy ones.
   int choices = 0;
-  for (int32_t k : d.r.stepCount)
+  for (int32_t k : got.stepCount)
     choices += k > 1;
   EXPECT_GT(choices, 40);
   if (sampled) {
@@ -568,19 +541,7 @@ TEST_P(CudaPathRollouts, EqualTheHostBackends) {
     greedy.mode = SelectMode::Greedy;
     const Trajectories g =
         host.rollouts(RolloutInputs{program, ds, weights, greedy, false});
-    const std::vector<int32_t> gDepth = viewed<int32_t>(g.depth),
-                               gAction = viewed<int32_t>(g.stepAction);
-    int differ = 0;
-    size_t at = 0, gAt = 0;
-    for (size_t e = 0; e < d.depth.size(); ++e) {
-      bool same = d.depth[e] == gDepth[e];
-      for (int t = 0; same && t < d.depth[e]; ++t)
-        same = d.r.stepAction[at + t] == gAction[gAt + t];
-      differ += !same;
-      at += static_cast<size_t>(d.depth[e]);
-      gAt += static_cast<size_t>(gDepth[e]);
-    }
-    EXPECT_GT(differ, 10);
+    EXPECT_GT(differingEpisodes(got, rolloutTensors(g)), 10);
   }
 }
 
