@@ -5,7 +5,8 @@
 // worker per host thread over a shared queue, the first on the calling
 // thread: whichever worker throws first raises `abort` so that the others
 // stop at their next item, every thread is joined, and that first
-// exception is rethrown. Written once here.
+// exception is rethrown. Written once here; derive() of any states
+// (session/StateDeriver.cpp) runs its ranges of states on it too.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_HOST_HOSTTHREADS_H

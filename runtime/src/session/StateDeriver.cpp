@@ -15,11 +15,11 @@
 
 #include "data/KnowledgeBase.h"
 #include "host/Engine.h"
+#include "host/HostThreads.h"
 #include "support/Fail.h"
 
 #include <algorithm>
-#include <exception>
-#include <mutex>
+#include <atomic>
 #include <thread>
 
 namespace proofc {
@@ -140,25 +140,8 @@ DerivedLists StateDeriver::derive(const std::vector<Atom> &states,
                          set.state(0) + static_cast<size_t>(set.count) * A);
     }
   };
-  std::exception_ptr error;
-  std::mutex errorMutex;
-  auto guarded = [&](int t) {
-    try {
-      body(t);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(errorMutex);
-      if (!error)
-        error = std::current_exception();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t)
-    pool.emplace_back(guarded, t);
-  guarded(0);
-  for (std::thread &th : pool)
-    th.join();
-  if (error)
-    std::rethrow_exception(error);
+  std::atomic<bool> abort{false}; // raised on a throw; no range polls it
+  runHostWorkers(threads, abort, body);
 
   DerivedLists out;
   size_t total = 0;
