@@ -20,7 +20,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <thread>
 
 namespace proofc {
 namespace {
@@ -78,9 +77,7 @@ StateDeriver::StateDeriver(const Dataset &dataset, const ShapeParams &shape,
                            bool factsIncludeValid, int threads)
     : impl_(std::make_unique<Impl>(
           Impl{buildKnowledgeBase(dataset, factsIncludeValid), shape,
-               threads > 0 ? threads
-                           : static_cast<int>(std::max(
-                                 1u, std::thread::hardware_concurrency()))})) {
+               hostThreadCount(threads)})) {
   if (shape.A < 1 || shape.S < 1)
     fail("derive: shape A = {} and S = {} must both be at least 1", shape.A,
          shape.S);
