@@ -1,6 +1,7 @@
 //===- RunSession.cpp - One evaluation run, shared by the tools -----------===//
 #include "tooling/RunSession.h"
 
+#include "host/HostThreads.h"
 #include "outputs/OutcomesWriter.h"
 #include "outputs/ProofFormats.h"
 #include "proofc/runtime/RunControl.h"
@@ -23,7 +24,6 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
-#include <thread>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -139,9 +139,7 @@ struct RunSession::Staged {
 RunSession::~RunSession() = default;
 
 int RunSession::hostThreads() const {
-  if (options_.threads > 0)
-    return options_.threads;
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return hostThreadCount(options_.threads);
 }
 
 RunIdentity RunSession::identity() const {

@@ -34,9 +34,6 @@ std::optional<PolicyOpKind> opKindNamed(const std::string &name);
 /// A bundle's JSON value with its path: the runtime's one JSON reader.
 using Node = proofc::JsonNode;
 
-/// Longest name a bundle may hold (see JsonNode::str).
-constexpr size_t kMaxNameBytes = JsonNode::kMaxNameBytes;
-
 } // namespace proofc::bundle_json
 
 #endif // PROOFC_RUNTIME_SRC_BUNDLEJSON_H

@@ -5,12 +5,15 @@
 // worker per host thread over a shared queue, the first on the calling
 // thread: whichever worker throws first raises `abort` so that the others
 // stop at their next item, every thread is joined, and that first
-// exception is rethrown. Written once here.
+// exception is rethrown. Written once here; derive() of any states
+// (session/StateDeriver.cpp) runs its ranges of states on it too. Also the
+// one rule for how many threads "0: every core" means (hostThreadCount).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_HOST_HOSTTHREADS_H
 #define PROOFC_RUNTIME_HOST_HOSTTHREADS_H
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <mutex>
@@ -18,6 +21,14 @@
 #include <vector>
 
 namespace proofc {
+
+/// The host threads that `threads` asks for: itself when positive, else
+/// every core (std::thread::hardware_concurrency(), at least one).
+inline int hostThreadCount(int threads) {
+  if (threads > 0)
+    return threads;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 /// Runs work(t) for t = 0..threads-1 (t = 0 on the calling thread), joins
 /// the others and rethrows the first exception any of them threw; an

@@ -59,14 +59,8 @@ std::array<double, 3> groupRanks(const std::vector<Outcome> &outcomes,
          outcomes.size());
   const double positive = outcomes[group.begin].score();
   int64_t greater = 0, greaterOrEqual = 0;
-  // Outcome::score() without its branch (a select): proved and unproved
-  // candidates alternate unpredictably, and a mispredicted branch per
-  // candidate was most of an in-loop call's ranking (issue 28).
-  constexpr double kUnproved = -std::numeric_limits<double>::infinity();
   for (int64_t i = group.begin + 1; i < group.end; ++i) {
-    const Outcome &o = outcomes[i];
-    const double logp = static_cast<double>(o.logp);
-    const double s = o.status == ProofStatus::Proved ? logp : kUnproved;
+    const double s = outcomes[i].score();
     greater += s > positive;
     greaterOrEqual += s >= positive;
   }

@@ -14,6 +14,7 @@
 #include "bundle/Bundle.h"
 #include "cuda/CudaBackend.h"
 #include "host/HostBackend.h"
+#include "host/HostThreads.h"
 #include "outputs/Provenance.h"
 #include "outputs/Report.h"
 #include "proofc/runtime/RunControl.h"
@@ -179,11 +180,7 @@ struct Session::State {
            const EvaluateControl &control, Clock::time_point callStart);
 
   /// The host threads of the streamed run.
-  int hostThreads() const {
-    if (options.threads > 0)
-      return options.threads;
-    return std::max(1u, std::thread::hardware_concurrency());
-  }
+  int hostThreads() const { return hostThreadCount(options.threads); }
 
   const CandidateLayout &layout() const { return builder->layout(); }
 

@@ -15,12 +15,11 @@
 
 #include "data/KnowledgeBase.h"
 #include "host/Engine.h"
+#include "host/HostThreads.h"
 #include "support/Fail.h"
 
 #include <algorithm>
-#include <exception>
-#include <mutex>
-#include <thread>
+#include <atomic>
 
 namespace proofc {
 namespace {
@@ -78,9 +77,7 @@ StateDeriver::StateDeriver(const Dataset &dataset, const ShapeParams &shape,
                            bool factsIncludeValid, int threads)
     : impl_(std::make_unique<Impl>(
           Impl{buildKnowledgeBase(dataset, factsIncludeValid), shape,
-               threads > 0 ? threads
-                           : static_cast<int>(std::max(
-                                 1u, std::thread::hardware_concurrency()))})) {
+               hostThreadCount(threads)})) {
   if (shape.A < 1 || shape.S < 1)
     fail("derive: shape A = {} and S = {} must both be at least 1", shape.A,
          shape.S);
@@ -140,25 +137,8 @@ DerivedLists StateDeriver::derive(const std::vector<Atom> &states,
                          set.state(0) + static_cast<size_t>(set.count) * A);
     }
   };
-  std::exception_ptr error;
-  std::mutex errorMutex;
-  auto guarded = [&](int t) {
-    try {
-      body(t);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(errorMutex);
-      if (!error)
-        error = std::current_exception();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t)
-    pool.emplace_back(guarded, t);
-  guarded(0);
-  for (std::thread &th : pool)
-    th.join();
-  if (error)
-    std::rethrow_exception(error);
+  std::atomic<bool> abort{false}; // raised on a throw; no range polls it
+  runHostWorkers(threads, abort, body);
 
   DerivedLists out;
   size_t total = 0;
