@@ -20,8 +20,8 @@ zero). Any integer dtype; ids outside the tables are an IndexError from torch.
 - `encode(states)` -> [..., d]: enc(G) of §4 (the atom linear applied by its
   three column blocks to the embedding tables first, then gathered per atom,
   as proofc's backends fold it: the §4 math in another summation order).
-- `log_prob(traj)` -> [T]: log π(a_t | s_t) of every step of a rollouts()
-  batch (docs/rollouts.md) with autograd, each distinct state encoded once
+- `log_prob(traj[, steps])` -> [T]: log π(a_t | s_t) of every step (or of
+  the listed steps) of a rollouts() batch (docs/rollouts.md) with autograd, each distinct state encoded once
   (`encode_table`: each distinct atom embedded once, the sums by
   embedding_bag).
 - `forward(states, derived, count)` -> logits [B, S]: ⟨enc(G), enc(D_i)⟩ ·
@@ -279,7 +279,8 @@ class Policy(torch.nn.Module):
         logits = (enc_d * enc_g.unsqueeze(-2)).sum(-1) * self.scale
         return logits.masked_fill(~valid, float("-inf"))
 
-    def log_prob(self, traj, temperature: Optional[float] = None) -> torch.Tensor:
+    def log_prob(self, traj, temperature: Optional[float] = None,
+                 steps: Optional[torch.Tensor] = None) -> torch.Tensor:
         """log π(a_t | s_t) of every step of rollouts `traj` (a
         proofc.rollouts.Trajectories, docs/rollouts.md) with autograd: [T].
 
@@ -288,7 +289,13 @@ class Policy(torch.nn.Module):
         entries (the others -inf), divided by the temperature (default: the
         call's when it sampled, 1 when greedy), log-softmaxed, and gathered
         at step_action: what the engine computed as step_logp (to spec §7's
-        tolerance; the engine divides and normalizes in double)."""
+        tolerance; the engine divides and normalizes in double).
+
+        `steps` (int64 [T'], optional): only those steps, in that order
+        ([T'] out), and only the table rows they name are encoded: for a
+        learner whose loss weighs most steps by zero (a REINFORCE update's
+        episodes without advantage, steps with one derived state), which
+        then encodes a fraction of the table."""
         if temperature is None:
             temperature = traj.temperature if getattr(traj, "sampled", True) else 1.0
         if not (temperature > 0 and math.isfinite(temperature)):
@@ -299,6 +306,17 @@ class Policy(torch.nn.Module):
         derived = torch.as_tensor(traj.step_derived, device=device).long()  # [T, S]
         parent_rows = torch.as_tensor(traj.step_state, device=device).long()
         action = torch.as_tensor(traj.step_action, device=device).long()
+        if steps is not None:
+            steps = torch.as_tensor(steps, device=device).long()
+            derived, parent_rows, action = derived[steps], parent_rows[steps], action[steps]
+            # The rows these steps name, encoded once each: `rows` ascending,
+            # every reference renumbered into it (-1 entries stay -1).
+            named = derived >= 0
+            rows, inverse = torch.unique(torch.cat((parent_rows, derived[named])),
+                                         return_inverse=True)
+            states = states[rows]
+            parent_rows = inverse[:parent_rows.shape[0]]
+            derived = derived.masked_scatter(named, inverse[parent_rows.shape[0]:])
         enc = self.encode_table(states)                               # [U, d]
         valid = derived >= 0
         # Only the listed entries are scored: Σ count rows, not T · S.

@@ -10,6 +10,7 @@ torch = pytest.importorskip("torch")
 
 import proofc  # noqa: E402
 from proofc.torch import load  # noqa: E402
+from proofc.training import recipe  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +79,33 @@ def test_learner_log_probs_equal_the_engines(evaluator, weights, kinship, temper
     # Autograd reaches the weights.
     logp.sum().backward()
     assert policy.const_emb.grad is not None and policy.const_emb.grad.abs().sum() > 0
+
+
+def test_learner_log_probs_of_listed_steps(evaluator, weights, kinship):
+    """log_prob(steps=...) encodes only the rows those steps name and gives
+    the full call's values there, and the REINFORCE gradient over the
+    weighted steps is the full loss's (recipe.weighted_steps)."""
+    triples, positive = candidate_triples(evaluator)
+    traj = evaluator.rollouts(weights, triples, positive, episodes=4, seed=9)
+    policy = load(weights, data=str(kinship))
+    full = policy.log_prob(traj)
+    steps = torch.arange(traj.steps - 1, -1, -3)  # descending, every third
+    some = policy.log_prob(traj, steps=steps)
+    torch.testing.assert_close(some, full[steps], atol=1e-5, rtol=1e-5)
+    # A loss with zero advantages on about half the episodes.
+    advantage = torch.linspace(-1.0, 1.0, traj.episodes)
+    advantage[::2] = 0.0
+    policy.zero_grad(set_to_none=True)
+    recipe.reinforce_loss(policy.log_prob(traj), traj.step_episode, advantage,
+                          traj.episodes).backward()
+    expected = {n: p.grad.clone() for n, p in policy.named_parameters()}
+    weighted = recipe.weighted_steps(advantage, traj.step_episode, traj.step_count)
+    assert 0 < weighted.numel() < traj.steps
+    policy.zero_grad(set_to_none=True)
+    recipe.reinforce_loss(policy.log_prob(traj, steps=weighted), traj.step_episode[weighted],
+                          advantage, traj.episodes).backward()
+    for name, param in policy.named_parameters():
+        torch.testing.assert_close(param.grad, expected[name], atol=1e-5, rtol=1e-4, msg=name)
 
 
 def test_same_seed_and_base_give_the_same_trajectories(evaluator, weights):

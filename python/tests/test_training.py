@@ -76,6 +76,15 @@ def _triples(data):
                                           vocabulary.relations)
 
 
+def test_weighted_steps_are_those_with_advantage_and_a_choice():
+    advantage = torch.tensor([0.0, 0.5, -0.25])
+    step_episode = torch.tensor([0, 0, 1, 1, 1, 2, 2], dtype=torch.int32)
+    step_count = torch.tensor([3, 2, 1, 4, 2, 5, 1], dtype=torch.int32)
+    steps = recipe.weighted_steps(advantage, step_episode, step_count)
+    assert steps.tolist() == [3, 4, 5]
+    assert steps.dtype == torch.int64
+
+
 def test_corruptions_are_never_train_triples():
     triples = _triples(shared("data", "countries_s1"))
     rng = np.random.default_rng(0)

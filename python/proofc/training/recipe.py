@@ -17,6 +17,8 @@ tested on hand-made inputs (python/tests/test_training.py):
   the other episodes of the same triple (0 when it has no other episode).
 - `reinforce_loss(logp, step_episode, advantage, episodes)`:
   -sum_episodes advantage * sum_steps log pi(a_t) / episodes.
+- `weighted_steps(advantage, step_episode, step_count)`: the steps whose
+  term in that loss can be nonzero, the only ones the learner encodes.
 
 All draws come from the numpy Generator handed in; nothing here reads the
 clock or a global random state.
@@ -148,6 +150,20 @@ def advantages(reward: torch.Tensor, triple: torch.Tensor,
     baseline = torch.where(others > 0, (total[triple] - reward) / others.clamp(min=1),
                            torch.zeros_like(reward))
     return reward - baseline
+
+
+def weighted_steps(advantage: torch.Tensor, step_episode: torch.Tensor,
+                   step_count: torch.Tensor) -> torch.Tensor:
+    """The indices (int64, ascending) of the steps whose term of
+    `reinforce_loss` can be nonzero: their episode's advantage is not 0
+    and they chose among more than one derived state. Every other term is
+    exactly 0 with a zero gradient (advantage 0; or log pi = 0 = log
+    softmax of one logit, whose gradient is softmax - one-hot = 0), so the
+    loss and its gradient over these steps alone are the same numbers to
+    rounding (the sums lose zero terms), and the learner encodes only the
+    states they name (Policy.log_prob's `steps`)."""
+    mask = (advantage[step_episode.long()] != 0) & (step_count > 1)
+    return torch.nonzero(mask).squeeze(1)
 
 
 def reinforce_loss(logp: torch.Tensor, step_episode: torch.Tensor, advantage: torch.Tensor,

@@ -6,7 +6,8 @@ train.tsv: the README's checkpoint choice) and serves both halves: its
 `rollouts()` runs the sampled episodes of each update on its device and
 returns the trajectories there, and its `evaluate()` scores the checkpoints
 (greedy, as `proofc run`). The learner is `proofc.torch.Policy` on the same
-device: `log_prob(trajectories)` re-encodes the batch's states with autograd,
+device: `log_prob(trajectories, steps)` re-encodes, with autograd, the states
+named by the steps whose loss term can be nonzero (recipe.weighted_steps),
 and recipe.py turns outcomes into the loss (docs/training.md).
 
 Determinism: with `updates`, every draw comes from seeded generators -- the
@@ -282,9 +283,10 @@ class _Variant:
         advantage = recipe.advantages(reward, traj.triple, groups=2 * Q)
         self.optimizer.zero_grad(set_to_none=True)
         loss = None
-        if bool((advantage != 0).any()):
-            logp = self.policy.log_prob(traj)
-            loss = recipe.reinforce_loss(logp, traj.step_episode, advantage, count)
+        steps = recipe.weighted_steps(advantage, traj.step_episode, traj.step_count)
+        if steps.numel():
+            logp = self.policy.log_prob(traj, steps=steps)
+            loss = recipe.reinforce_loss(logp, traj.step_episode[steps], advantage, count)
         if self.imitation is not None:
             imitation = IMITATION_WEIGHT * self._imitation_loss()
             loss = imitation if loss is None else loss + imitation
