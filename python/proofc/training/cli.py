@@ -14,7 +14,12 @@ import argparse
 import sys
 from typing import List, Optional
 
+from proofc.errors import Error
+from proofc.training.options import (CPU_DEFAULTS, GPU_DEFAULTS, VARIANTS, TrainOptions,
+                                     check_paths)
+
 PROG = "proofc train"
+DEFAULTS = TrainOptions()  # the defaults, written once in options.py
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,30 +48,37 @@ def _parser() -> _Parser:
     p.add_argument("--budget", type=float, metavar="SECONDS",
                    help="training seconds, split evenly between the variants (checkpoint "
                         "scoring excluded)")
-    p.add_argument("--seed", type=int, default=0,
-                   help="seed of every draw (initial weights, batches, actions); default 0")
-    p.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N (default auto)")
+    d, gpu, cpu = DEFAULTS, GPU_DEFAULTS, CPU_DEFAULTS
+    p.add_argument("--seed", type=int, default=d.seed,
+                   help=f"seed of every draw (initial weights, batches, actions); default "
+                        f"{d.seed}")
+    p.add_argument("--device", default=d.device,
+                   help=f"auto, cpu, cuda or cuda:N (default {d.device})")
     p.add_argument("--triples-per-update", type=int, metavar="Q",
-                   help="train triples per update, each with one corruption (default 512 on "
-                        "a GPU, 64 on the CPU)")
-    p.add_argument("--episodes", type=int, default=4, help="episodes per triple (default 4)")
-    p.add_argument("--lr", type=float, default=3e-3, help="Adam's learning rate (default 3e-3)")
+                   help=f"train triples per update, each with one corruption (default "
+                        f"{gpu['triples_per_update']} on a GPU, {cpu['triples_per_update']} "
+                        f"on the CPU)")
+    p.add_argument("--episodes", type=int, default=d.episodes,
+                   help=f"episodes per triple (default {d.episodes})")
+    p.add_argument("--lr", type=float, default=d.lr,
+                   help=f"Adam's learning rate (default {d.lr:g})")
     p.add_argument("--checkpoints", type=int, metavar="K",
-                   help="evenly spaced checkpoints between the initial weights and the end "
-                        "(default 4 on a GPU, 6 on the CPU)")
-    p.add_argument("--valid-queries", type=int, default=300, metavar="N",
-                   help="valid queries that score a checkpoint (default 300)")
-    p.add_argument("--variant", default="both", choices=("il", "rl", "both"),
+                   help=f"evenly spaced checkpoints between the initial weights and the end "
+                        f"(default {gpu['checkpoints']} on a GPU, {cpu['checkpoints']} on the "
+                        f"CPU)")
+    p.add_argument("--valid-queries", type=int, default=d.valid_queries, metavar="N",
+                   help=f"valid queries that score a checkpoint (default {d.valid_queries})")
+    p.add_argument("--variant", default=d.variant, choices=VARIANTS,
                    help="rl: REINFORCE from the initial weights; il: shortest-proof search, "
                         "imitation, then REINFORCE with the imitation loss; both: each with "
                         "half the budget (or --updates updates each), the best checkpoint of "
-                        "either (default both)")
+                        f"either (default {d.variant})")
     p.add_argument("--imitation-steps", type=int, metavar="M",
                    help="imitation steps of variant il (default: --updates N when the run "
                         "has no budget, else 20%% of the variant's budget)")
     p.add_argument("--imitation-batch", type=int, metavar="B",
-                   help="proof steps per imitation batch (default 2048 on a GPU, 256 on the "
-                        "CPU)")
+                   help=f"proof steps per imitation batch (default {gpu['imitation_batch']} on "
+                        f"a GPU, {cpu['imitation_batch']} on the CPU)")
     p.add_argument("--no-early-checkpoints", action="store_true",
                    help="score only the evenly spaced checkpoints, not also after the "
                         "updates 1, 2, 3, 4, 6, 8, 11, 16, ... (round(2^(j/2)))")
@@ -97,12 +109,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                    imitation_batch=args.imitation_batch,
                    early_checkpoints=not args.no_early_checkpoints)
     try:  # the options and paths first: a typo fails before torch loads
-        from proofc.errors import Error
-        from proofc.training.options import TrainOptions, check_paths
         TrainOptions(**options).check()
         check_paths(args.data, args.output, args.log)
-    except ImportError as e:
-        return _fail(f"train: cannot import the proofc package ({e})")
     except Error as e:
         return _fail(e)
     try:

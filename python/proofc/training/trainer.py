@@ -332,13 +332,17 @@ class _Variant:
                             timings={k: round(v, 3) for k, v in self.timings.items()})
 
 
+_DEFAULTS = TrainOptions()  # the keywords' defaults, written once in options.py
+
+
 def train(program, data, out, *, updates: Optional[int] = None, budget: Optional[float] = None,
-          seed: int = 0, device: str = "auto", triples_per_update: Optional[int] = None,
-          episodes: int = 4, lr: float = 3e-3, checkpoints: Optional[int] = None,
-          valid_queries: int = 300, log: Optional[str] = None, progress: bool = True,
-          init: Optional[str] = None, variant: str = "both",
+          seed: int = _DEFAULTS.seed, device: str = _DEFAULTS.device,
+          triples_per_update: Optional[int] = None, episodes: int = _DEFAULTS.episodes,
+          lr: float = _DEFAULTS.lr, checkpoints: Optional[int] = None,
+          valid_queries: int = _DEFAULTS.valid_queries, log: Optional[str] = None,
+          progress: bool = True, init: Optional[str] = None, variant: str = _DEFAULTS.variant,
           imitation_steps: Optional[int] = None, imitation_batch: Optional[int] = None,
-          early_checkpoints: bool = True) -> TrainResult:
+          early_checkpoints: bool = _DEFAULTS.early_checkpoints) -> TrainResult:
     """Trains the §4 policy of `program` (a `.mlir` path, its text or a
     `.pcb` bundle) on the dataset directory `data` with the README's
     recipe (variant `rl`, `il` or `both`) and writes the best checkpoint to
