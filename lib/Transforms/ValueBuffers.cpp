@@ -23,9 +23,8 @@ tableComponents(ArrayRef<proofc::BufferTable> tables, MLIRContext *ctx) {
     c.role = std::string(t.buffer);
     c.dtype = t.dtype == proofc::DType::F32 ? Type(Float32Type::get(ctx))
                                             : IntegerType::get(ctx, 32);
-    c.elements.push_back(std::string(t.rows));
-    if (!t.cols.empty())
-      c.elements.push_back(std::string(t.cols));
+    for (std::string_view factor : t.factors())
+      c.elements.push_back(std::string(factor));
     c.init = std::string(t.binding);
     out.push_back(std::move(c));
   }

@@ -84,10 +84,12 @@ SmallVector<std::string> ProgramLowering::outActionsArgs() {
   static_assert(std::size(proofc::kActionsTables) == 1 &&
                     proofc::kActionsTables[0].dtype == proofc::DType::I32,
                 "the recorded actions are one i32 table");
-  if (outActionsBuffer.empty())
-    outActionsBuffer =
-        addScratchBuffer(t.buffer, IntegerType::get(program.getContext(), 32),
-                         {StringRef(t.rows), StringRef(t.cols)}, t.binding);
+  if (outActionsBuffer.empty()) {
+    const std::vector<std::string_view> factors = t.factors();
+    outActionsBuffer = addScratchBuffer(
+        t.buffer, IntegerType::get(program.getContext(), 32),
+        SmallVector<StringRef>(factors.begin(), factors.end()), t.binding);
+  }
   return {"buf:" + outActionsBuffer, "sym:ACTIONS"};
 }
 

@@ -53,10 +53,10 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
   // The knowledge base's, the pool's and the recorded actions' buffers:
   // the contract's tables (BufferTables.h), as the compiler declares them.
   for (const BufferTable &t : kBufferTables) {
-    std::vector<std::string> elements = {std::string(t.rows)};
-    if (!t.cols.empty())
-      elements.emplace_back(t.cols);
-    buffer(std::string(t.buffer), t.dtype, elements, std::string(t.binding));
+    const std::vector<std::string_view> factors = t.factors();
+    buffer(std::string(t.buffer), t.dtype,
+           std::vector<std::string>(factors.begin(), factors.end()),
+           std::string(t.binding));
   }
   buffer("state", I, {"B", "A", "3"});
   buffer("slot_cand", I, {"B"});

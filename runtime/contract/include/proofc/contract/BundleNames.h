@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace proofc {
 
@@ -47,6 +48,14 @@ struct BufferTable {
   std::string_view binding; ///< BufferDecl::init ("": zero-filled)
   DType dtype;
   std::string_view rows, cols; ///< the extent's factors (cols "": none)
+
+  /// The extent's factors in order: rows, then cols when there is one (how
+  /// the compiler declares the buffer and a test bundle writes it).
+  std::vector<std::string_view> factors() const {
+    if (cols.empty())
+      return {rows};
+    return {rows, cols};
+  }
 };
 #define PROOFC_BUFFER_TABLE(Name, param, buffer, binding, dtype, rows, cols)   \
   BufferTable{#param, buffer, binding, DType::dtype, rows, cols},
