@@ -56,9 +56,13 @@ const ReportInputs &SessionReport::inputs() const {
   return inputs_;
 }
 
+const nlohmann::json &SessionReport::document() const {
+  std::call_once(documentOnce_, [this] { document_ = reportJson(inputs()); });
+  return document_;
+}
+
 const std::string &SessionReport::json() const {
-  std::call_once(jsonOnce_,
-                 [this] { json_ = reportJson(inputs()).dump(2) + "\n"; });
+  std::call_once(jsonOnce_, [this] { json_ = document().dump(2) + "\n"; });
   return json_;
 }
 
@@ -68,7 +72,7 @@ std::string SessionReport::section(const std::string &key) const {
     return metricsJson(inputs_.metrics).dump();
   if (key == "timings")
     return timingsJson(inputs_).dump();
-  const nlohmann::json whole = nlohmann::json::parse(json());
+  const nlohmann::json &whole = document();
   auto it = whole.find(key);
   if (it == whole.end())
     fail("the report has no key '{}'", escapeForMessage(key));

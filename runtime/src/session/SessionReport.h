@@ -42,11 +42,14 @@ public:
   /// The whole report's inputs: the rank metrics, the backend details and
   /// the device filled in; once.
   const ReportInputs &inputs() const;
-  /// reportJson(inputs()) as `proofc run --report` writes it, once.
+  /// reportJson(inputs()), once: the document json() prints and section()
+  /// reads.
+  const nlohmann::json &document() const;
+  /// document() as `proofc run --report` writes it, once.
   const std::string &json() const;
   /// The report's value at top-level `key` as compact JSON text:
   /// "metrics" and "timings" made alone (neither needs the rank metrics
-  /// nor the backend details), any other key from the whole report.
+  /// nor the backend details), any other key from document().
   /// Throws proofc::Error for a key the report does not have.
   std::string section(const std::string &key) const;
 
@@ -55,7 +58,8 @@ private:
   std::vector<PairRanks> pairs_;
   RankMetricOptions options_;
   std::vector<BackendInfo> infos_;
-  mutable std::once_flag rankOnce_, inputsOnce_, jsonOnce_;
+  mutable std::once_flag rankOnce_, inputsOnce_, documentOnce_, jsonOnce_;
+  mutable nlohmann::json document_;
   mutable std::string json_;
 };
 
