@@ -21,9 +21,9 @@ zero). Any integer dtype; ids outside the tables are an IndexError from torch.
   three column blocks to the embedding tables first, then gathered per atom,
   as proofc's backends fold it: the §4 math in another summation order).
 - `log_prob(traj[, steps])` -> [T]: log π(a_t | s_t) of every step (or of
-  the listed steps) of a rollouts() batch (docs/rollouts.md) with autograd, each distinct state encoded once
-  (`encode_table`: each distinct atom embedded once, the sums by
-  embedding_bag).
+  the listed steps) of a rollouts() batch (docs/rollouts.md) with autograd,
+  each distinct state encoded once (`encode_table`: each distinct atom
+  embedded once, the sums by embedding_bag).
 - `forward(states, derived, count)` -> logits [B, S]: ⟨enc(G), enc(D_i)⟩ ·
   score_scale(d) for the derived states D [B, S, N, 3] of each G [B, N, 3];
   entries i >= count[b] are -inf (`compact=True` encodes only the others),
