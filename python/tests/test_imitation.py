@@ -15,7 +15,7 @@ from cli_helpers import V10  # noqa: E402
 from proofc.torch import Policy  # noqa: E402
 from cli_helpers import shared as shared_path  # noqa: E402
 from proofc.training import search  # noqa: E402
-from proofc.training.imitation import Imitation, _renumber  # noqa: E402
+from proofc.training.imitation import Imitation  # noqa: E402
 from proofc.training.recipe import TrainTriples  # noqa: E402
 from proofc.vocabulary import read_split  # noqa: E402
 
@@ -140,16 +140,6 @@ def test_imitation_lowers_the_loss(shared):
             optimizer.step()
         after = float(Imitation.loss(policy, fixed))
         assert after < 0.7 * before, (before, after)
-
-
-@pytest.mark.parametrize("bound, size", [(240000, 80000), (50, 1000), (10**6, 100), (7, 0)])
-def test_renumber_is_unique_with_inverse(bound, size):
-    # Both of its paths (a mark per id, a sort) give np.unique's answer.
-    ids = np.random.default_rng(bound).integers(0, bound, size).astype(np.int32)
-    rows, inverse = _renumber(ids, bound)
-    want_rows, want_inverse = np.unique(ids, return_inverse=True)
-    assert np.array_equal(rows, want_rows) and inverse.dtype == np.int32
-    assert np.array_equal(inverse, want_inverse.ravel())
 
 
 def test_variant_il_with_counts_is_a_function_of_the_seed(tmp_path):
