@@ -298,10 +298,8 @@ SessionResult Session::evaluate(const WeightsFile &weights,
 ReportedResult SessionAccess::evaluate(Session &session,
                                        const WeightsFile &weights,
                                        const EvaluateControl &control) {
-  const Clock::time_point start = Clock::now();
   ReportedResult out;
-  out.result = session.state_->run(weights.tensors, nullptr, weights.path, "",
-                                   weights.sha256, control, start);
+  out.result = session.evaluate(weights, control);
   out.report = out.result.report_->inputs();
   return out;
 }
@@ -356,9 +354,8 @@ ReportedResult SessionAccess::finish(
     std::vector<PairRanks> pairs, const OutcomeCounts &counts,
     const BackendTimings &timings, int64_t chunks, int64_t chunkSize) {
   ReportedResult out;
-  out.result = session.state_->finish(
-      range, std::move(pairs), counts, timings, chunks, chunkSize, weights.path,
-      "", weights.sha256, Clock::now(), std::chrono::system_clock::now());
+  out.result = session.finish(weights, range, std::move(pairs), counts, timings,
+                              chunks, chunkSize);
   out.report = out.result.report_->inputs();
   return out;
 }

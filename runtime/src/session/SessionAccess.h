@@ -48,10 +48,6 @@ public:
   finish(Session &session, const WeightsFile &weights, const QueryRange &range,
          std::vector<PairRanks> pairs, const OutcomeCounts &counts,
          const BackendTimings &timings, int64_t chunks, int64_t chunkSize);
-  /// What `result`'s report is made from; null for a default-made result.
-  static const SessionReport *report(const SessionResult &result) {
-    return result.report_.get();
-  }
   static void setReport(SessionResult &result,
                         std::shared_ptr<const SessionReport> report) {
     result.report_ = std::move(report);
