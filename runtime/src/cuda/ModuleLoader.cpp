@@ -133,7 +133,7 @@ CudaRunner::linkPtx(const std::string &ptx, const std::string &name,
 void CudaRunner::loadModules() {
   KernelCache cache(options_.cache);
   CudaDriver &drv = dev_.drv;
-  const auto start = std::chrono::steady_clock::now();
+  const Clock::time_point start = Clock::now();
   const size_t n = bundle_.modules.size();
   std::vector<std::string> cubins(n);
   std::vector<std::exception_ptr> errors(n);
@@ -142,13 +142,11 @@ void CudaRunner::loadModules() {
     if (isLinked(bundle_.modules[i].name))
       return; // compiled into the module that links it
     try {
-      const auto begin = std::chrono::steady_clock::now();
+      const Clock::time_point begin = Clock::now();
       // The PTX JIT links in the calling thread's context.
       PROOFC_CU(drv, cuCtxSetCurrent, dev_.ctx);
       cubins[i] = compileModule(bundle_.modules[i], cache);
-      seconds[i] = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - begin)
-                       .count();
+      seconds[i] = secondsSince(begin);
     } catch (...) {
       errors[i] = std::current_exception();
     }
@@ -186,9 +184,7 @@ void CudaRunner::loadModules() {
   for (size_t i = 0; i < n; ++i)
     if (seconds[i] >= 0)
       info_.moduleCompileSeconds[bundle_.modules[i].name] = seconds[i];
-  info_.moduleSeconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  info_.moduleSeconds = secondsSince(start);
 }
 
 } // namespace proofc
