@@ -201,15 +201,10 @@ struct EmulatedTrajectories {
     return total;
   }
 
-  struct Result {
-    std::vector<int> states, stepEpisode, stepState, stepDerived, stepCount,
-        stepAction;
-    std::vector<float> stepLogp;
+  /// The finishing pass's tensors (status and depth are the caller's,
+  /// left empty) and its counts.
+  struct Result : RolloutTensors {
     int U = 0, T = 0, firstNonFinite = 0x7FFFFFFF;
-    // Per episode.
-    std::vector<int> triple;
-    std::vector<uint8_t> positive;
-    std::vector<float> logp;
   };
 
   Result finish(const std::vector<int> &depth, int K = kEpisodesPerTriple,
@@ -383,19 +378,9 @@ struct EmulatedRollout {
 
   /// The call's tensors, as the host backend's are compared.
   RolloutTensors tensors() const {
-    RolloutTensors t;
+    RolloutTensors t = r; // the finishing pass's, then the outcomes'
     t.status = status;
     t.depth = depth;
-    t.triple = r.triple;
-    t.positive = r.positive;
-    t.logp = r.logp;
-    t.states = r.states;
-    t.stepEpisode = r.stepEpisode;
-    t.stepState = r.stepState;
-    t.stepDerived = r.stepDerived;
-    t.stepCount = r.stepCount;
-    t.stepAction = r.stepAction;
-    t.stepLogp = r.stepLogp;
     return t;
   }
 };
