@@ -95,6 +95,18 @@ inline RunSessionOptions sessionOptions(const std::string &dataset,
   return o;
 }
 
+/// A Session over the first `queries` test queries of a shared dataset,
+/// `corruptions` per query and side, the corruption sampler seeded `seed`.
+inline SessionOptions splitSession(const std::string &dataset, int64_t queries,
+                                   int64_t corruptions, uint64_t seed) {
+  SessionOptions o;
+  o.data = dataDir(dataset);
+  o.queries = queries;
+  o.corruptions = corruptions;
+  o.seed = seed;
+  return o;
+}
+
 inline ProgramSpec v10Program() {
   ProgramSpec program;
   program.name = "v10";

@@ -24,12 +24,7 @@ using namespace proofc::test;
 namespace {
 
 SessionOptions kinshipSession(int64_t queries = 12) {
-  SessionOptions o;
-  o.data = dataDir("kinship");
-  o.queries = queries;
-  o.corruptions = 30;
-  o.seed = 7;
-  return o;
+  return splitSession("kinship", queries, 30, 7);
 }
 
 /// A fresh backend and session, one call: what `proofc-run` would give.

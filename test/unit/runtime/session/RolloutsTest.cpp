@@ -28,15 +28,7 @@ using namespace proofc::test;
 
 namespace {
 
-SessionOptions kinshipSession() {
-  SessionOptions o;
-  o.data = dataDir("kinship");
-  o.split = "test";
-  o.queries = 3;
-  o.corruptions = 10;
-  o.seed = 3;
-  return o;
-}
+SessionOptions kinshipSession() { return splitSession("kinship", 3, 10, 3); }
 
 template <typename T> std::vector<T> copyOf(const TensorView &v) {
   size_t n = 1;

@@ -30,13 +30,7 @@ namespace {
 
 SessionOptions nationsSession(int64_t queries = 6,
                               const std::string &dataset = "nations") {
-  SessionOptions o;
-  o.data = dataDir(dataset);
-  o.split = "test";
-  o.queries = queries;
-  o.corruptions = 20;
-  o.seed = 3;
-  return o;
+  return splitSession(dataset, queries, 20, 3);
 }
 
 /// What a fresh `proofc run` of the same candidates gives with `weights`.
