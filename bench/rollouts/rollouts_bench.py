@@ -12,9 +12,10 @@ batches, in the same order, go to
     seed=..., episode_base=...)``, the trajectories as tensors on the
     device (the table of distinct states and the per-step lists included:
     that output is part of what is timed);
-  - the port: ``rollout()`` below, a copy of examples/train_loop.py's
-    (derive with bench/torch/engine.py, the policy's logits,
-    torch.multinomial), on --torch-device (cuda by default: the port's
+  - the port: ``PortRollouts.run`` (bench/training/port_trainer.py, the
+    port trainer's rollouts, as examples/train_loop.py ran them: derive
+    with bench/torch/engine.py, the policy's logits, torch.multinomial,
+    every step's tensors kept for the learner), on --torch-device (cuda by default: the port's
     fastest; cpu is how examples/train_loop.py ran it).
 
 Each side gets one untimed warm-up call, then --calls timed calls (wall
@@ -48,9 +49,9 @@ import proofc  # noqa: E402
 from proofc import safetensors  # noqa: E402
 from proofc import torch as proofc_torch  # noqa: E402
 from bench.torch import data as port_data  # noqa: E402
-from bench.torch import engine as port_engine  # noqa: E402
+from bench.training.port_trainer import PortRollouts  # noqa: E402
+from proofc.training.recipe import PROVED  # noqa: E402
 
-A, S, D = 6, 120, 20
 EPISODES = 4
 
 
@@ -66,34 +67,6 @@ def sample_batch(ds, train_set, q, rng):
                 break
         negatives.append(c)
     return positives, negatives
-
-
-def rollout(policy, kb_shape, kb, triples, generator):
-    """examples/train_loop.py's rollout (before issue 27), on triples'
-    device: returns the number of steps taken and of episodes proved."""
-    N = triples.shape[0]
-    R = kb_shape.R
-    G = port_engine.initial_states(triples, kb.pad_atom, A)
-    live = torch.ones(N, dtype=torch.bool, device=triples.device)
-    proved = torch.zeros(N, dtype=torch.bool, device=triples.device)
-    steps = 0
-    kept = []
-    with torch.no_grad():
-        for _ in range(D):
-            rows = torch.nonzero(live).flatten()
-            if rows.numel() == 0:
-                break
-            steps += rows.numel()
-            derived, count = port_engine.derive(kb, kb_shape, G[rows], triples[rows])
-            logits = policy(G[rows], derived, count, compact=True)
-            action = torch.multinomial(torch.softmax(logits, -1), 1,
-                                       generator=generator).squeeze(1)
-            kept.append((rows, G[rows], derived, count, action))  # as the trainer keeps them
-            G[rows] = derived[torch.arange(rows.numel(), device=rows.device), action]
-            first = G[rows, 0, 0]
-            proved[rows] = first == R
-            live[rows] = first < R
-    return steps, int(proved.sum())
 
 
 def sync(device):
@@ -177,16 +150,17 @@ def main():
     port_proved = None
     if a.torch_device != "none":
         dev = torch.device(a.torch_device)
-        kb_shape, kb = port_engine.build_engine(ds, A, S, False, dev)
-        policy = proofc_torch.load(a.weights, A=A, data=a.data).to(dev)
+        port = PortRollouts(a.data, ev.program, ev.entities, dev)
+        policy = proofc_torch.load(a.weights, A=port.A, data=a.data).to(dev)
         generator = torch.Generator(device=dev).manual_seed(0)
 
         def port_call(i):
             pos, neg = batches[i]
             triples = torch.tensor(pos + neg, dtype=torch.int64,
                                    device=dev).repeat_interleave(EPISODES, 0)
-            steps, proved = rollout(policy, kb_shape, kb, triples, generator)
-            return triples.shape[0], steps, proved
+            _, status, depth = port.run(policy, triples, generator)
+            # Each live episode takes one action an iteration: its depth.
+            return triples.shape[0], int(depth.sum()), int((status == PROVED).sum())
 
         seconds, results = timed(port_call, a.calls, dev)
         episodes = sum(r[0] for r in results)
