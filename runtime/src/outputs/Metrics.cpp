@@ -51,36 +51,21 @@ void average(MetricSet &m) {
 } // namespace
 
 void OutcomeCounts::add(const Outcome &o) {
-  switch (o.status) {
-  case ProofStatus::Proved:
-    ++proved;
-    break;
-  case ProofStatus::Failed:
-    ++failed;
-    break;
-  case ProofStatus::Truncated:
-    ++truncated;
-    break;
-  }
+  // Without a branch (the statuses of a pool alternate unpredictably).
+  proved += o.status == ProofStatus::Proved;
+  failed += o.status == ProofStatus::Failed;
+  truncated += o.status == ProofStatus::Truncated;
   depthSum += o.depth;
   ++candidates;
 }
 
 void OutcomeCounts::add(const std::vector<Outcome> &outcomes) {
-  // add(o) for each, without a branch per outcome (their statuses
-  // alternate unpredictably): the counts of add(o).
-  int64_t p = 0, f = 0, t = 0, depth = 0;
-  for (const Outcome &o : outcomes) {
-    p += o.status == ProofStatus::Proved;
-    f += o.status == ProofStatus::Failed;
-    t += o.status == ProofStatus::Truncated;
-    depth += o.depth;
-  }
-  proved += p;
-  failed += f;
-  truncated += t;
-  depthSum += depth;
-  candidates += static_cast<int64_t>(outcomes.size());
+  // Counted apart, then added: the sums stay in registers (this object's
+  // fields could alias the outcomes, as far as the compiler knows).
+  OutcomeCounts counts;
+  for (const Outcome &o : outcomes)
+    counts.add(o);
+  add(counts);
 }
 
 void OutcomeCounts::add(const OutcomeCounts &other) {
