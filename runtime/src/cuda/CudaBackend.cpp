@@ -278,10 +278,16 @@ int64_t CudaBackend::measurePoolCapacity(const EvalInputs &inputs) {
   // Buffer sizes are products of symbols, linear in the pool size N.
   const KnowledgeBase kb =
       buildKnowledgeBase(inputs.dataset, inputs.factsIncludeValid);
+  // The step memo as n's runner would size it (at most a quarter of the
+  // free memory), counted as fixed: a smaller pool's is no larger.
+  const int64_t memo =
+      options_.memoEntries >= 0
+          ? options_.memoEntries
+          : memoEntriesFor(-1, n,
+                           memoAutoCap(freeBytes, bundle_.program.shape.A));
   auto bytesFor = [&](int64_t pool) {
     const SymbolTable symbols =
-        planSymbols(bundle_.program, kb, pool, options_.memoEntries,
-                    inputs.actions != nullptr);
+        planSymbols(bundle_.program, kb, pool, memo, inputs.actions != nullptr);
     uint64_t bytes = 0;
     for (const BufferDecl &b : bundle_.plan.buffers)
       bytes += std::max<uint64_t>(

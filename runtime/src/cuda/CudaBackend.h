@@ -62,7 +62,8 @@ struct CudaBackendOptions {
   static bool profileFromEnvironment();
   KernelCacheOptions cache = KernelCacheOptions::fromEnvironment();
   /// The step memo's entries for bundles that have one (persistent
-  /// schedule): < 0 sized from the pool (memoEntriesFor), 0 off.
+  /// schedule): < 0 sized from the pool within a quarter of the free device
+  /// memory (memoEntriesFor, memoAutoCap), 0 off.
   int64_t memoEntries = -1;
 };
 

@@ -189,6 +189,10 @@ private:
   bool deviceFoldsHostWeights();
 
   void openDevice();
+  /// The step memo's entries for `inputs`' pool: options_.memoEntries, or
+  /// when that is auto (< 0) memoEntriesFor sized by the device's free
+  /// memory (memoAutoCap).
+  int64_t memoEntries(const EvalInputs &inputs);
 
   void allocate(PlanBinding &binding);
 

@@ -31,8 +31,24 @@ std::vector<int64_t> poolOrder(int64_t numCandidates, int64_t B) {
   return order;
 }
 
-int64_t memoEntriesFor(int64_t requested, int64_t numCandidates) {
-  constexpr int64_t kMaxRequested = int64_t{1} << 28;
+namespace {
+constexpr int64_t kMemoMaxEntries = int64_t{1} << 28;
+constexpr int64_t kMemoMinAuto = int64_t{1} << 12;
+} // namespace
+
+int64_t memoAutoCap(uint64_t freeBytes, int A) {
+  const uint64_t entryBytes =
+      4 * static_cast<uint64_t>(proofc_abi::memoEntryWords(A));
+  int64_t cap = kMemoMinAuto;
+  while (cap < kMemoMaxEntries &&
+         2 * static_cast<uint64_t>(cap) * entryBytes <= freeBytes / 4)
+    cap <<= 1;
+  return cap;
+}
+
+int64_t memoEntriesFor(int64_t requested, int64_t numCandidates,
+                       int64_t autoCap) {
+  constexpr int64_t kMaxRequested = kMemoMaxEntries;
   if (requested >= 0) {
     if (requested > kMaxRequested || (requested & (requested - 1)) != 0)
       fail("step memo: {} entries is neither 0 (off) nor a power of two up "
@@ -40,8 +56,8 @@ int64_t memoEntriesFor(int64_t requested, int64_t numCandidates) {
            requested);
     return requested;
   }
-  int64_t entries = int64_t{1} << 12;
-  while (entries < 16 * numCandidates && entries < (int64_t{1} << 22))
+  int64_t entries = kMemoMinAuto;
+  while (entries < 16 * numCandidates && entries < autoCap)
     entries <<= 1;
   return entries;
 }

@@ -26,7 +26,7 @@ void CudaRunner::setup(const EvalInputs &inputs, BackendTimings &timings) {
   openDevice();
   kb_ = buildKnowledgeBase(inputs.dataset, inputs.factsIncludeValid);
   binding_ = std::make_unique<PlanBinding>(bundle_, inputs, kb_, path_,
-                                           options_.memoEntries);
+                                           memoEntries(inputs));
   PlanBinding &binding = *binding_;
   for (size_t i = 0; i < binding.buffers().size(); ++i)
     if (binding.buffers()[i].data.empty() &&
@@ -56,6 +56,16 @@ void CudaRunner::setup(const EvalInputs &inputs, BackendTimings &timings) {
   weightsCurrent_ = !inputs.deviceWeights; // uploaded with the binding
   weightsId_ = weightsCurrent_ ? inputs.weightsId : 0;
   timings.setupSeconds = secondsSince(start);
+}
+
+int64_t CudaRunner::memoEntries(const EvalInputs &inputs) {
+  if (options_.memoEntries >= 0)
+    return options_.memoEntries;
+  size_t freeBytes = 0, totalBytes = 0;
+  PROOFC_CU(dev_.drv, cuMemGetInfo, &freeBytes, &totalBytes);
+  return memoEntriesFor(
+      -1, static_cast<int64_t>(inputs.candidates.candidates.size()),
+      memoAutoCap(freeBytes, bundle_.program.shape.A));
 }
 
 bool CudaRunner::reusableFor(const EvalInputs &inputs) const {
