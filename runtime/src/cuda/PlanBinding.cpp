@@ -435,11 +435,12 @@ void PlanBinding::writePool(int32_t buffer, const CandidateSet &candidates,
     fail("{}: binding '{}' has {} elements, the plan declares {}", path_,
          b.decl->init, 3 * poolOrder_.size(), b.elements);
   // poolWords' words, gathered in place: pool position q holds candidate
-  // poolOrder_[q]'s triple.
-  for (size_t q = 0; q < poolOrder_.size(); ++q)
-    std::memcpy(
-        dst + 3 * q,
-        &candidates.candidates[static_cast<size_t>(poolOrder_[q])].triple, 12);
+  // poolOrder_[q]'s triple (walked in tiles: PoolOrder.h).
+  const Candidate *from = candidates.candidates.data();
+  forEachPoolPosition(symbols_.at("N"), symbols_.at("B"),
+                      [&](int64_t q, int64_t c) {
+                        std::memcpy(dst + 3 * q, &from[c].triple, 12);
+                      });
 }
 
 void PlanBinding::releaseHostData() {
@@ -463,16 +464,18 @@ std::vector<Outcome> PlanBinding::outcomes(const int32_t *status,
                                            const float *logp) const {
   const size_t n = static_cast<size_t>(symbols_.at("N"));
   std::vector<Outcome> out(n);
-  for (size_t q = 0; q < n; ++q) { // pool position q: candidate poolOrder_[q]
-    const size_t i = static_cast<size_t>(poolOrder_[q]);
-    if (status[q] < 0 || status[q] > 2 || depth[q] < 1)
-      fail("{}: candidate {} has no valid outcome (status {}, depth {}): the "
-           "plan did not finish it",
-           path_, i, status[q], depth[q]);
-    out[i].status = static_cast<ProofStatus>(status[q]);
-    out[i].depth = depth[q];
-    out[i].logp = logp[q];
-  }
+  Outcome *to = out.data();
+  // Pool position q holds candidate i (walked in tiles: PoolOrder.h).
+  forEachPoolPosition(
+      static_cast<int64_t>(n), symbols_.at("B"), [&](int64_t q, int64_t i) {
+        if (status[q] < 0 || status[q] > 2 || depth[q] < 1)
+          fail("{}: candidate {} has no valid outcome (status {}, depth {}): "
+               "the plan did not finish it",
+               path_, i, status[q], depth[q]);
+        to[i].status = static_cast<ProofStatus>(status[q]);
+        to[i].depth = depth[q];
+        to[i].logp = logp[q];
+      });
   return out;
 }
 

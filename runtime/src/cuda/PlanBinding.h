@@ -14,6 +14,7 @@
 #define PROOFC_RUNTIME_CUDA_PLANBINDING_H
 
 #include "bundle/Bundle.h"
+#include "cuda/PoolOrder.h"
 #include "data/KnowledgeBase.h"
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/Safetensors.h"
@@ -48,16 +49,6 @@ int64_t memoEntriesFor(int64_t requested, int64_t numCandidates,
 /// fb15k-237) overfills 2^22 entries, and every step past a full table is
 /// computed again (docs/performance.md, "The step memo's size").
 int64_t memoAutoCap(uint64_t freeBytes, int A);
-
-/// The order in which the device takes the N candidates from its pool, for
-/// B slots: pool position q holds candidate order[q]. Strided: with
-/// s = ceil(N / B), positions run 0, s, 2s, ..., then 1, s + 1, ... So the
-/// candidates in flight at once come from all over the list -- other
-/// queries, rarely the same states at the same moment -- and the step
-/// memo has usually answered a query's shared steps before its next
-/// candidate starts (docs/performance.md, row 20). Outcomes do not depend
-/// on the order; PlanBinding uploads the pool in it and puts them back.
-std::vector<int64_t> poolOrder(int64_t numCandidates, int64_t B);
 
 /// The values of kBundleSymbols (BundleNames.h) for a program, knowledge
 /// base, pool and step memo (MEMO = memoEntriesFor(memoEntries,

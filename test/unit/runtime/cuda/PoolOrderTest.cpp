@@ -1,15 +1,22 @@
 //===- PoolOrderTest.cpp - The order the device takes candidates in -------===//
 //
 // poolOrder(N, B) is a permutation of 0..N-1, strided by ceil(N / B): the
-// first B positions come from all over the candidate list. No GPU needed
-// (the GPU tests check that the outcomes come back in candidate order).
+// first B positions come from all over the candidate list; and
+// forEachPoolPosition, which the pool upload and the outcome readback walk
+// it with, visits exactly its pairs, once each, on one thread and on
+// several. No GPU needed (the GPU tests check that the outcomes come back
+// in candidate order).
 //
 //===----------------------------------------------------------------------===//
+#include "cuda/PoolOrder.h"
 #include "cuda/PlanBinding.h"
+#include "proofc/runtime/Error.h"
+#include "support/Fail.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 
 namespace proofc::test {
@@ -36,6 +43,59 @@ TEST(PoolOrder, IsAStridedPermutation) {
     for (int64_t q = 1; q < std::min(b, n) && order[q] != 1; ++q)
       EXPECT_EQ(order[q] - order[q - 1], stride) << n << " " << b << " " << q;
   }
+}
+
+/// Every pair forEachPoolPosition visits, as pool position -> candidate;
+/// -1 where none was, -2 where one was visited twice.
+std::vector<int64_t> visited(int64_t n, int64_t b) {
+  std::vector<std::atomic<int64_t>> at(static_cast<size_t>(n));
+  for (auto &a : at)
+    a.store(-1);
+  forEachPoolPosition(n, b, [&](int64_t q, int64_t c) {
+    int64_t none = -1;
+    if (!at[static_cast<size_t>(q)].compare_exchange_strong(none, c))
+      at[static_cast<size_t>(q)].store(-2);
+  });
+  std::vector<int64_t> out;
+  for (auto &a : at)
+    out.push_back(a.load());
+  return out;
+}
+
+TEST(PoolOrder, TheTiledWalkVisitsEveryPairOnce) {
+  // Ragged last rows, a single column, more slots than candidates, tiles
+  // cut at both edges; the last two take several threads (n >= 2^20) when
+  // the machine has several cores.
+  for (auto [n, b] : {std::pair<int64_t, int64_t>{10, 4},
+                      {1, 256},
+                      {18745, 256},
+                      {18745, 4096},
+                      {5, 1},
+                      {3, 8},
+                      {64 * 64 + 1, 63},
+                      {int64_t{1} << 20, 16384},
+                      {(int64_t{1} << 20) + 12345, 4096}})
+    EXPECT_EQ(visited(n, b), poolOrder(n, b)) << n << " " << b;
+  EXPECT_TRUE(visited(0, 256).empty());
+}
+
+TEST(PoolOrder, TheTiledWalkPassesAnErrorOn) {
+  // The readback's check throws from inside the walk, on any thread.
+  const int64_t n = (int64_t{1} << 20) + 7;
+  std::atomic<int64_t> calls{0};
+  try {
+    forEachPoolPosition(n, 4096, [&](int64_t, int64_t c) {
+      ++calls;
+      if (c == n - 1)
+        fail("candidate {} has no valid outcome", c);
+    });
+    ADD_FAILURE() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("candidate 1048582"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_LE(calls.load(), n);
 }
 
 } // namespace
