@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole-split workloads on the GPU machine (issues 16, 19 and 29): a
-# dataset's whole test split with every filtered corruption, V10 at B=4096,
+# dataset's whole test split with every filtered corruption, V10 at B=16384,
 # per-relation metrics on, through one GPU, several GPUs of the host
 # (--devices), MPI ranks one per GPU, and two MPI ranks sharing GPU 0.
 # WORKLOAD picks the workload (docs/performance.md derives their floors):
@@ -37,7 +37,7 @@ case $workload in
     weights=weights/wn18rr.safetensors ;;
   *) echo "run.sh: unknown WORKLOAD '$workload' (fb15k-237 or wn18rr)" >&2; exit 2 ;;
 esac
-bundle=$carried/bundles/v10-b4096.pcb
+bundle=$carried/bundles/v10-b16384.pcb
 data=$carried/data/$workload
 weights=$carried/$weights
 if [ "${DATA:-}" = shared ]; then
