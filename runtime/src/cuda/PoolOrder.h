@@ -1,5 +1,4 @@
-//===- PoolOrder.h - The order in which the device takes its pool -*- C++
-//-*-===//
+//===- PoolOrder.h - The order the device takes its pool in -----*- C++ -*-===//
 //
 // The pool's strided order (poolOrder) and the fast way to walk it: with
 // s = ceil(N / B), candidate c sits at pool position q where c = j s + f
