@@ -11,6 +11,7 @@
 #include "cuda/kernels/fold_columns_row.h"
 #include "cuda/kernels/prologue_ops.h"
 #include "proofc/contract/kernel_abi.h"
+#include "proofc/runtime/Session.h"
 #include "support/Fail.h"
 #include "support/MessageText.h"
 
@@ -32,7 +33,6 @@ std::vector<int64_t> poolOrder(int64_t numCandidates, int64_t B) {
 }
 
 namespace {
-constexpr int64_t kMemoMaxEntries = int64_t{1} << 28;
 constexpr int64_t kMemoMinAuto = int64_t{1} << 12;
 } // namespace
 
@@ -40,7 +40,7 @@ int64_t memoAutoCap(uint64_t freeBytes, int A) {
   const uint64_t entryBytes =
       4 * static_cast<uint64_t>(proofc_abi::memoEntryWords(A));
   int64_t cap = kMemoMinAuto;
-  while (cap < kMemoMaxEntries &&
+  while (cap < kMaxMemoEntries &&
          2 * static_cast<uint64_t>(cap) * entryBytes <= freeBytes / 4)
     cap <<= 1;
   return cap;
@@ -48,9 +48,8 @@ int64_t memoAutoCap(uint64_t freeBytes, int A) {
 
 int64_t memoEntriesFor(int64_t requested, int64_t numCandidates,
                        int64_t autoCap) {
-  constexpr int64_t kMaxRequested = kMemoMaxEntries;
   if (requested >= 0) {
-    if (requested > kMaxRequested || (requested & (requested - 1)) != 0)
+    if (!validMemoEntries(requested)) // Session.h's rule, 2^28 its limit
       fail("step memo: {} entries is neither 0 (off) nor a power of two up "
            "to 2^28",
            requested);
@@ -171,32 +170,39 @@ template <typename T> std::vector<uint32_t> words(const std::vector<T> &v) {
   return words(v.data(), v.size());
 }
 
+/// The candidates' triples in pool order for B slots (poolOrder: position q
+/// holds candidate poolOrder[q]'s), three words each, into dst; walked in
+/// tiles (PoolOrder.h).
+void gatherPool(const CandidateSet &candidates, int64_t B, uint32_t *dst) {
+  static_assert(sizeof(Triple) == 12, "a pool triple is three words");
+  const Candidate *from = candidates.candidates.data();
+  forEachPoolPosition(static_cast<int64_t>(candidates.candidates.size()), B,
+                      [&](int64_t q, int64_t c) {
+                        std::memcpy(dst + 3 * q, &from[c].triple, 12);
+                      });
+}
+
 /// Contents of the pool binding (binding::kPoolTriples), empty for any other.
 std::vector<uint32_t> poolWords(const std::string &init,
-                                const CandidateSet &candidates,
-                                const std::vector<int64_t> &order) {
-  if (init == binding::kPoolTriples) {
-    std::vector<Triple> triples;
-    triples.reserve(order.size());
-    for (int64_t c : order)
-      triples.push_back(candidates.candidates[c].triple);
-    return words(triples);
-  }
-  return {};
+                                const CandidateSet &candidates, int64_t B) {
+  if (init != binding::kPoolTriples)
+    return {};
+  std::vector<uint32_t> out(3 * candidates.candidates.size());
+  gatherPool(candidates, B, out.data());
+  return out;
 }
 
 /// Contents of a named binding (BufferTables.h); empty for out.*. A
 /// knowledge-base table kb.<param> is KnowledgeBase::<param>.
 std::vector<uint32_t> bindingWords(const std::string &init,
                                    const KnowledgeBase &kb,
-                                   const CandidateSet &candidates,
-                                   const std::vector<int64_t> &order) {
+                                   const CandidateSet &candidates, int64_t B) {
 #define PROOFC_KB_WORDS(Name, param, buffer, bind, dtype, rows, cols)          \
   if (init == binding::k##Name)                                                \
     return words(kb.param);
   PROOFC_KB_TABLES(PROOFC_KB_WORDS)
 #undef PROOFC_KB_WORDS
-  return poolWords(init, candidates, order);
+  return poolWords(init, candidates, B);
 }
 
 BoundArg bindArg(const std::string &arg, const PlanBinding &binding,
@@ -303,8 +309,7 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
       symbols_(
           planSymbols(bundle.program, kb,
                       static_cast<int64_t>(inputs.candidates.candidates.size()),
-                      memoEntries, inputs.actions != nullptr)),
-      poolOrder_(poolOrder(symbols_.at("N"), symbols_.at("B"))) {
+                      memoEntries, inputs.actions != nullptr)) {
   const GpuPlan &plan = bundle.plan;
   plan_ = &plan;
   for (size_t i = 0; i < plan.buffers.size(); ++i) {
@@ -317,7 +322,7 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
     if (decl.init.rfind(binding::kWeightsPrefix, 0) == 0) {
       weightBuffers_.push_back(static_cast<int32_t>(i)); // filled below
     } else if (!decl.init.empty()) {
-      b.data = bindingWords(decl.init, kb, inputs.candidates, poolOrder_);
+      b.data = bindingWords(decl.init, kb, inputs.candidates, symbols_.at("B"));
       const bool isOutput = decl.init.rfind(binding::kOutPrefix, 0) == 0;
       if (!isOutput && static_cast<int64_t>(b.data.size()) != b.elements)
         fail("{}: binding '{}' has {} elements, the plan declares {}", what,
@@ -430,17 +435,11 @@ void PlanBinding::writePool(int32_t buffer, const CandidateSet &candidates,
   if (static_cast<int64_t>(candidates.candidates.size()) != symbols_.at("N"))
     fail("{}: {} candidates for a binding of N = {}", path_,
          candidates.candidates.size(), symbols_.at("N"));
-  static_assert(sizeof(Triple) == 12, "a pool triple is three words");
-  if (b.elements != static_cast<int64_t>(3 * poolOrder_.size()))
+  if (b.elements != 3 * symbols_.at("N"))
     fail("{}: binding '{}' has {} elements, the plan declares {}", path_,
-         b.decl->init, 3 * poolOrder_.size(), b.elements);
-  // poolWords' words, gathered in place: pool position q holds candidate
-  // poolOrder_[q]'s triple (walked in tiles: PoolOrder.h).
-  const Candidate *from = candidates.candidates.data();
-  forEachPoolPosition(symbols_.at("N"), symbols_.at("B"),
-                      [&](int64_t q, int64_t c) {
-                        std::memcpy(dst + 3 * q, &from[c].triple, 12);
-                      });
+         b.decl->init, 3 * symbols_.at("N"), b.elements);
+  // poolWords' words, gathered in place.
+  gatherPool(candidates, symbols_.at("B"), dst);
 }
 
 void PlanBinding::releaseHostData() {
@@ -490,13 +489,17 @@ ActionTrace PlanBinding::actions(const std::vector<int32_t> &words,
   ActionTrace trace;
   trace.D = static_cast<int32_t>(D);
   trace.actions.assign(n * D, -1);
-  for (size_t q = 0; q < n; ++q) { // pool position q: candidate poolOrder_[q]
-    const size_t i = static_cast<size_t>(poolOrder_[q]);
-    const size_t depth =
-        std::min(D, static_cast<size_t>(std::max(outcomes[i].depth, 0)));
-    std::copy_n(words.begin() + static_cast<std::ptrdiff_t>(q * D), depth,
-                trace.actions.begin() + static_cast<std::ptrdiff_t>(i * D));
-  }
+  // Pool position q holds candidate i (walked in tiles: PoolOrder.h).
+  forEachPoolPosition(
+      static_cast<int64_t>(n), symbols_.at("B"), [&](int64_t q, int64_t c) {
+        const size_t i = static_cast<size_t>(c);
+        const size_t depth =
+            std::min(D, static_cast<size_t>(std::max(outcomes[i].depth, 0)));
+        std::copy_n(words.begin() + static_cast<std::ptrdiff_t>(q) *
+                                        static_cast<std::ptrdiff_t>(D),
+                    depth,
+                    trace.actions.begin() + static_cast<std::ptrdiff_t>(i * D));
+      });
   return trace;
 }
 

@@ -47,7 +47,8 @@ int64_t memoEntriesFor(int64_t requested, int64_t numCandidates,
 /// two in [2^12, 2^28] whose table takes at most a quarter of the free
 /// memory. A whole-split block (8.4 M candidates, 3-7 M distinct keys on
 /// fb15k-237) overfills 2^22 entries, and every step past a full table is
-/// computed again (docs/performance.md, "The step memo's size").
+/// computed again (docs/performance.md, "The floors of the whole-split
+/// workloads").
 int64_t memoAutoCap(uint64_t freeBytes, int A);
 
 /// The values of kBundleSymbols (BundleNames.h) for a program, knowledge
@@ -163,7 +164,6 @@ private:
   std::vector<int32_t> weightBuffers_;
   std::map<std::string, BoundLaunch> launches_;
   int32_t outStatus_ = -1, outDepth_ = -1, outLogp_ = -1, outActions_ = -1;
-  std::vector<int64_t> poolOrder_; ///< pool position -> candidate
 };
 
 } // namespace proofc

@@ -59,12 +59,11 @@ void CudaRunner::setup(const EvalInputs &inputs, BackendTimings &timings) {
 }
 
 int64_t CudaRunner::memoEntries(const EvalInputs &inputs) {
-  if (options_.memoEntries >= 0)
-    return options_.memoEntries;
   size_t freeBytes = 0, totalBytes = 0;
   PROOFC_CU(dev_.drv, cuMemGetInfo, &freeBytes, &totalBytes);
   return memoEntriesFor(
-      -1, static_cast<int64_t>(inputs.candidates.candidates.size()),
+      options_.memoEntries,
+      static_cast<int64_t>(inputs.candidates.candidates.size()),
       memoAutoCap(freeBytes, bundle_.program.shape.A));
 }
 
