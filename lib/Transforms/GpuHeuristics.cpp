@@ -54,3 +54,7 @@ int64_t mlir::eval::chooseMinBlocksPerSm(bool tensorCores, int64_t B,
     return B >= 1024 ? 8 : 6;
   return B < 1024 ? 2 : B < 4096 ? 10 : 16;
 }
+
+int64_t mlir::eval::chooseEngineThreads(int64_t B) {
+  return B < 4096 ? 64 : 32;
+}

@@ -21,7 +21,7 @@
 // CHECK:      eval.buffer @out_actions : i32 ["N", "ACTIONS"] init "out.actions"
 // CHECK-NEXT: eval.buffer @memo_table : i32 ["MEMO", "44"]
 // CHECK-NEXT: eval.buffer @memo_claims : i32 ["B"]
-// CHECK:      eval.cuda_module @step "step.cu" ["-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_ENGINE_THREADS=128", "-DPROOFC_ENTRIES_LISTED", "-DPROOFC_ENTRY_proofc_init", "-DPROOFC_ENTRY_proofc_engine", "-DPROOFC_ENTRY_proofc_finish"]
+// CHECK:      eval.cuda_module @step "step.cu" ["-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_ENGINE_THREADS=64", "-DPROOFC_ENTRIES_LISTED", "-DPROOFC_ENTRY_proofc_init", "-DPROOFC_ENTRY_proofc_engine", "-DPROOFC_ENTRY_proofc_finish"]
 // CHECK-NEXT: eval.cuda_module @slot "slot.cu" ["-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_ENGINE_THREADS=256", "-maxrregcount=128"] link_into @policy
 // CHECK:      eval.launch "init" @step::@proofc_init
 // CHECK-NEXT: eval.launch "engine" @step::@proofc_engine

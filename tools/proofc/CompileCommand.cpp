@@ -70,9 +70,10 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
                         1, 8);
   compile
       ->add_option("--engine-threads", c.lower.engineThreads,
-                   "Block size of the engine kernel (power of two)")
+                   "Block size of the engine kernels (a power of two; "
+                   "default: chosen from B)")
       ->check(CLI::IsMember({32, 64, 128, 256, 512, 1024}))
-      ->capture_default_str();
+      ->default_str("auto");
   cli::addIntegerOption(*compile, "--min-blocks-per-sm", c.lower.minBlocksPerSm,
                         "Policy kernel blocks that must fit on one SM (caps "
                         "its registers; 0: no cap; default: chosen from B and "

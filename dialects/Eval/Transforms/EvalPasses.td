@@ -127,7 +127,8 @@ def EvalLowerToGpuPass : Pass<"eval-lower-to-gpu", "::mlir::ModuleOp"> {
     at `auto`/-1 (the defaults; GpuHeuristics.h, measured on an H100,
     docs/performance.md): the schedule from B and whether the plan put the
     policy on the tensor cores (`eval.split_tf32_weight` tables), then the
-    warps per block and the blocks per SM from those and the schedule.
+    warps per block and the blocks per SM from those and the schedule,
+    and the engine kernels' block size from B.
     `proofc compile` passes its flags here unchanged, so it and
     `proofc-opt --eval-gpu-pipeline` make the same kernels.
   }];
@@ -144,8 +145,9 @@ def EvalLowerToGpuPass : Pass<"eval-lower-to-gpu", "::mlir::ModuleOp"> {
            "and the schedule)">,
     Option<"statesPerThread", "states-per-thread", "int64_t", /*default=*/"4",
            "States each thread of the policy kernel encodes at once">,
-    Option<"engineThreads", "engine-threads", "int64_t", /*default=*/"128",
-           "Block size of the engine kernel (power of two, 32..1024)">,
+    Option<"engineThreads", "engine-threads", "int64_t", /*default=*/"-1",
+           "Block size of the engine kernels (a power of two, 32..1024; -1: "
+           "chosen from B)">,
     Option<"minBlocksPerSm", "min-blocks-per-sm", "int64_t",
            /*default=*/"-1",
            "Blocks of the policy kernel that must fit on one SM (caps its "

@@ -64,10 +64,11 @@ struct EvalLowerToGpuPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (engineThreads < 32 || engineThreads > 1024 ||
-        (engineThreads & (engineThreads - 1)) != 0) {
+    if (engineThreads != kAutoOption &&
+        (engineThreads < 32 || engineThreads > 1024 ||
+         (engineThreads & (engineThreads - 1)) != 0)) {
       module.emitError() << "eval-lower-to-gpu: engine-threads must be a "
-                            "power of two in [32, 1024], got "
+                            "power of two in [32, 1024] (-1: auto), got "
                          << static_cast<int64_t>(engineThreads);
       return signalPassFailure();
     }
@@ -97,7 +98,7 @@ struct EvalLowerToGpuPass
   /// The options with those left at auto/-1 chosen for `program`
   /// (GpuHeuristics.h): the schedule from B and whether eval-plan-buffers
   /// put the policy on the tensor cores (its TF32 fragment tables), then
-  /// the warps per block and the blocks per SM.
+  /// the warps per block and the blocks per SM; the engine's block from B.
   FailureOr<EvalLowerToGpuPassOptions> resolveOptions(ProgramOp program) {
     bool tensorCores = false;
     program.walk([&](SplitTf32WeightOp) { tensorCores = true; });
@@ -107,7 +108,9 @@ struct EvalLowerToGpuPass
     o.features = features;
     o.libdevice = libdevice;
     o.statesPerThread = statesPerThread;
-    o.engineThreads = engineThreads;
+    o.engineThreads = engineThreads == kAutoOption
+                          ? chooseEngineThreads(B)
+                          : static_cast<int64_t>(engineThreads);
     o.fuseAdvanceEngine = fuseAdvanceEngine;
     o.schedule = schedule == kAutoWord
                      ? chooseSchedule(tensorCores, B, fuseAdvanceEngine).str()

@@ -3,9 +3,9 @@
 // What the pipeline's `auto` options resolve to: the measured best of the
 // V10 sweeps on an H100 (docs/performance.md). They live in the compiler's
 // passes (eval-plan-buffers resolves the matmul, eval-lower-to-gpu the
-// schedule, groups and blocks per SM), so every tool that runs the pipeline
-// (proofc compile, proofc run --device cuda, proofc-opt) makes the same
-// kernels from the same program and options.
+// schedule, groups, blocks per SM and engine threads), so every tool that runs
+// the pipeline (proofc compile, proofc run --device cuda, proofc-opt) makes the
+// same kernels from the same program and options.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_DIALECT_EVAL_TRANSFORMS_GPUHEURISTICS_H
@@ -17,7 +17,8 @@
 
 namespace mlir::eval {
 
-/// The value of the integer options (groups, min-blocks-per-sm) and the word
+/// The value of the integer options (groups, min-blocks-per-sm,
+/// engine-threads) and the word
 /// of the string options (matmul, schedule) that ask for a choice.
 inline constexpr int64_t kAutoOption = -1;
 inline constexpr StringLiteral kAutoWord = "auto";
@@ -43,6 +44,17 @@ int64_t chooseGroups(bool tensorCores, int64_t B, StringRef schedule);
 /// with the tensor cores 2 below 1024, 10 below 4096, 16 from there on;
 /// persistent: 2.
 int64_t chooseMinBlocksPerSm(bool tensorCores, int64_t B, StringRef schedule);
+
+/// engine-threads=-1: the block size of the engine kernels (proofc_engine,
+/// proofc_advance_engine; the persistent kernel derives with its own
+/// block): 64 below B = 4096, 32 from there on. A derive is mostly chains
+/// of one thread (the plan, the advance), so a smaller block leaves more
+/// slots resident per SM; the chunks of items it takes in turn cost less
+/// than that gains (issue 29's sweep on an H200: V10 at B=1024 6.31 ms
+/// with 64 against 6.97 with 128 and 6.48 with 32; at B=4096 5.76 ms with
+/// 32 against 6.47 with 128; fb15k-237's first 700 test queries at
+/// B=16384, 5.16 s of GPU run with 32 against 6.03 s with 128).
+int64_t chooseEngineThreads(int64_t B);
 
 } // namespace mlir::eval
 
