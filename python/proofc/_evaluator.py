@@ -67,8 +67,10 @@ class Evaluator(_core.Evaluator):
     every filtered corruption), sampled with ``seed``; ``facts``: "train" or
     "train+valid". ``device``: "auto", "cpu", "cuda" or "cuda:N".
     ``devices``: several GPUs of this host, "all", "0,1" or a sequence of
-    CUDA ordinals (one device worker each, as ``--devices``; give host
-    tensors then). CUDA tensors must be on the evaluator's own device: one
+    CUDA ordinals (as ``--devices``; give host tensors then).
+    ``workers_per_device``: device workers per GPU, each its own backend,
+    so that one's host work between blocks overlaps another's run (0: auto,
+    2 on CUDA, 1 on the CPU; as ``--workers-per-device``). CUDA tensors must be on the evaluator's own device: one
     on another GPU is refused with a ValueError naming it. The rest,
     their defaults (``proofc._core.DEFAULTS``) and their ranges
     (``proofc._core.LIMITS``) are those of ``proofc run`` (docs/options.md);
@@ -88,7 +90,9 @@ class Evaluator(_core.Evaluator):
     def __init__(self, program_or_bundle, data, *, split=_D["split"],
                  queries=_D["queries"], corruptions=_D["corruptions"],
                  seed=_D["seed"], facts=_D["facts"], device=_D["device"],
-                 devices=_D["devices"], threads=_D["threads"], cond=_D["cond"], unroll=_D["unroll"],
+                 devices=_D["devices"],
+                 workers_per_device=_D["workers_per_device"],
+                 threads=_D["threads"], cond=_D["cond"], unroll=_D["unroll"],
                  memo_entries=_D["memo_entries"], max_pool=_D["max_pool"],
                  hits=_D["hits"], per_relation=_D["per_relation"],
                  bootstrap=_D["bootstrap"],
@@ -96,7 +100,8 @@ class Evaluator(_core.Evaluator):
         super().__init__(
             _bundle_for(program_or_bundle), data=data, split=split,
             queries=queries, corruptions=corruptions, seed=seed, facts=facts,
-            device=device, devices=devices, threads=threads, cond=cond,
+            device=device, devices=devices,
+            workers_per_device=workers_per_device, threads=threads, cond=cond,
             unroll=unroll,
             memo_entries=memo_entries, max_pool=max_pool, hits=hits,
             per_relation=per_relation, bootstrap=bootstrap,

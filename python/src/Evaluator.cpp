@@ -133,6 +133,7 @@ py::dict Evaluator::options() const {
   out["seed"] = o.seed;
   out["facts"] = o.factsIncludeValid ? "train+valid" : "train";
   out["device"] = o.device;
+  out["workers_per_device"] = o.workersPerDevice;
   out["threads"] = o.threads;
   out["cond"] = o.cond;
   out["unroll"] = o.unroll;

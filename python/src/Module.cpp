@@ -31,6 +31,7 @@ namespace py = pybind11;
 using proofc::kMaxBootstrapSamples;
 using proofc::kMaxMemoEntries;
 using proofc::kMaxUnroll;
+using proofc::kMaxWorkersPerDevice;
 using proofc::SessionOptions;
 using proofc::validMemoEntries;
 using proofc::python::Evaluator;
@@ -118,10 +119,12 @@ constexpr int64_t kIntMax = std::numeric_limits<int>::max();
 
 /// The keywords Evaluator takes besides the bundle.
 constexpr const char *kKeywords[] = {
-    "data",           "split",    "queries", "corruptions",  "seed",
-    "facts",          "device",   "threads", "cond",         "unroll",
-    "memo_entries",   "max_pool", "hits",    "per_relation", "bootstrap",
-    "bootstrap_seed", "devices"};
+    "data",           "split",        "queries",
+    "corruptions",    "seed",         "facts",
+    "device",         "threads",      "cond",
+    "unroll",         "memo_entries", "max_pool",
+    "hits",           "per_relation", "bootstrap",
+    "bootstrap_seed", "devices",      "workers_per_device"};
 
 /// The Python keywords, mapped onto SessionOptions with the command line's
 /// rules (docs/options.md): every keyword is checked here, so that no
@@ -191,6 +194,9 @@ SessionOptions sessionOptions(const py::kwargs &kw) {
       throw py::value_error(e.what());
     }
   }
+  if (py::object v = given("workers_per_device"); !v.is_none())
+    o.workersPerDevice = static_cast<int>(
+        integerArg(v, "workers_per_device", 0, kMaxWorkersPerDevice));
   if (py::object v = given("threads"); !v.is_none())
     o.threads = static_cast<int>(integerArg(v, "threads", 0, kIntMax));
   if (py::object v = given("cond"); !v.is_none())
@@ -246,6 +252,7 @@ py::dict defaults() {
   d["facts"] = o.factsIncludeValid ? "train+valid" : "train";
   d["device"] = o.device;
   d["devices"] = py::none(); // SessionOptions::devices empty: `device`
+  d["workers_per_device"] = o.workersPerDevice;
   d["threads"] = o.threads;
   d["cond"] = o.cond;
   d["unroll"] = o.unroll;
@@ -266,6 +273,7 @@ py::dict limits() {
   l["corruptions"] = py::make_tuple(kInt64Min, kInt64Max);
   l["seed"] = py::make_tuple(0, seedMax);
   l["threads"] = py::make_tuple(0, kIntMax);
+  l["workers_per_device"] = py::make_tuple(0, kMaxWorkersPerDevice);
   l["unroll"] = py::make_tuple(1, kMaxUnroll);
   l["memo_entries"] = py::make_tuple(-1, kMaxMemoEntries);
   l["max_pool"] = py::make_tuple(kInt64Min, kInt64Max);

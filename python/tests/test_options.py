@@ -130,3 +130,23 @@ def test_devices_without_a_gpu_is_one_clear_error(bundle, nations):
                        match=r"device cuda:1: no usable CUDA device"):
         proofc.Evaluator(bundle, nations, device="cuda:1", queries=2,
                          corruptions=2)
+
+
+def test_workers_per_device_is_the_flags(bundle, nations):
+    # --workers-per-device: 0 (auto: 2 on CUDA, 1 on the CPU) to 8; more
+    # than one on the host backend is refused when the evaluator opens.
+    assert _core.DEFAULTS["workers_per_device"] == 0
+    assert _core.LIMITS["workers_per_device"] == (0, 8)
+    with pytest.raises(ValueError, match=r"workers_per_device: 9 is out of "
+                       r"range"):
+        _core.Evaluator("unused.pcb", data=nations, workers_per_device=9)
+    with pytest.raises(TypeError, match=r"workers_per_device: expected an "
+                       r"int"):
+        _core.Evaluator("unused.pcb", data=nations, workers_per_device="2")
+    with pytest.raises(proofc.Error, match=r"workers_per_device 2: several "
+                       r"workers share a CUDA device; the host backend"):
+        proofc.Evaluator(bundle, nations, device="cpu", workers_per_device=2,
+                         queries=2, corruptions=2)
+    with proofc.Evaluator(bundle, nations, device="cpu", workers_per_device=1,
+                          queries=2, corruptions=2) as ev:
+        assert ev.options["workers_per_device"] == 1

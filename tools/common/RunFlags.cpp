@@ -115,6 +115,12 @@ void addRunFlags(CLI::App &command, RunFlags &f) {
           },
           "", "non-empty"))
       ->excludes(device);
+  addIntegerOption(command, "--workers-per-device", o.workersPerDevice,
+                   "Device workers per CUDA device, each its own backend, so "
+                   "that one's host work between blocks overlaps another's "
+                   "run (0: auto, 2 on CUDA, 1 on the CPU)",
+                   0, static_cast<int>(kMaxWorkersPerDevice))
+      ->default_str("auto");
   addIntegerOption(command, "--threads", o.threads,
                    "CPU threads of the host backend (0: every hardware "
                    "thread)",

@@ -42,7 +42,8 @@ struct RunFlags {
 /// Adds the run flags to `command` (the `proofc run` subcommand, or
 /// proofc-run's app), filling `flags`: --data and --weights (required),
 /// --split, --corruptions, --seed, --queries, --facts (the candidates),
-/// --device, --devices, --threads, --cond, --unroll, --memo-entries (the
+/// --device, --devices, --workers-per-device, --threads, --cond, --unroll,
+/// --memo-entries (the
 /// backend), --max-pool, --block, --hits, --per-relation, --bootstrap,
 /// --bootstrap-seed, --quiet, --report, --outcomes, --proofs,
 /// --proofs-format, --proofs-of, --shard, --part, --part-outcomes,

@@ -39,8 +39,10 @@ OpenedBackends driver::selectBackends(const BackendOptions &backend, int slots,
     static_cast<BackendOptions &>(options) = backend;
     options.device = !devices.empty() ? "auto" : cuda ? device : "cuda";
     return openBackends(compiled->bundle, program + " (compiled bundle)",
-                        options, "--device", "--devices");
+                        options, "--device", "--devices",
+                        "--workers-per-device");
   }
+  resolveWorkersPerDevice(backend, false, "--workers-per-device");
 
   HostBackendOptions options;
   options.threads = threads;

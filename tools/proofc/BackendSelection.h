@@ -15,12 +15,13 @@ namespace proofc::driver {
 /// The backends (openBackends, session/Devices.h) for --device and --devices:
 /// backend.device is cpu, cuda, cuda:N (an MPI rank's own GPU, RankHost.h) or
 /// auto (auto: cuda when a device is usable, else cpu); backend.devices
-/// (--devices: all or CUDA ordinals, excluding `device`) asks for one CUDA
-/// backend per GPU; backend.threads (0: all) is for the host backend, cond,
-/// unroll and memoEntries for the CUDA backend, which uses at most `slots` of
-/// them. The CUDA backends get the bundle of `program`, compiled in memory
-/// once. Throws proofc::Error when the requested backend is not available or
-/// the program does not compile.
+/// (--devices: all or CUDA ordinals, excluding `device`) asks for CUDA
+/// backends on several GPUs, backend.workersPerDevice for how many on each
+/// (--workers-per-device; more than one only on CUDA); backend.threads (0: all)
+/// is for the host backend, cond, unroll and memoEntries for the CUDA backend,
+/// which uses at most `slots` of them. The CUDA backends get the bundle of
+/// `program`, compiled in memory once. Throws proofc::Error when the requested
+/// backend is not available or the program does not compile.
 OpenedBackends selectBackends(const BackendOptions &backend, int slots,
                               const std::string &program);
 

@@ -22,11 +22,11 @@ void runBlockPipeline(const std::vector<QueryRange> &blocks,
   buildThreads = std::max(1, buildThreads);
   workers = std::max(1, workers);
   ahead = std::max(1, ahead);
-  if (count == 1 && workers == 1) {
-    // One block on one device (the in-loop evaluate of a pool that fits in
-    // a block): nothing to overlap, so no threads to start and join (about
-    // 0.1 ms of a 7 ms call). The same stages in the same order, on the
-    // calling thread; an error leaves as the pipeline's would.
+  if (count == 1) {
+    // One block (the in-loop evaluate of a pool that fits in a block):
+    // nothing to overlap, so no threads to start and join (about 0.1 ms of
+    // a 7 ms call). The same stages in the same order, on the calling
+    // thread and the first worker; an error leaves as the pipeline's would.
     PipelineBlock block;
     block.range = blocks.front();
     block.worker = 0;

@@ -22,8 +22,8 @@
 // when it reaches that block, after every earlier block was consumed: what a
 // sequential run would have raised first is raised first (the smallest
 // candidate with a non-finite logit, say). The threads are joined before any
-// exception leaves run(). One block on one worker runs on the calling
-// thread, without the threads.
+// exception leaves run(). One block runs on the calling thread and the
+// first worker, without the threads.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_BLOCKPIPELINE_H

@@ -108,14 +108,36 @@ std::vector<int> parseDeviceList(const std::string &text, int count) {
   return parseDeviceList(text, count, "devices");
 }
 
-std::vector<SelectedDevice> openDevices(const Bundle &bundle,
-                                        const std::string &bundlePath,
-                                        const SessionOptions &options,
-                                        const std::string &flag,
-                                        const std::string &devicesFlag) {
+int resolveWorkersPerDevice(const BackendOptions &options, bool cuda,
+                            const std::string &workersFlag) {
+  const int asked = options.workersPerDevice;
+  if (asked < 0 || asked > kMaxWorkersPerDevice)
+    fail("{} {}: expected 0 (auto) to {}", workersFlag, asked,
+         kMaxWorkersPerDevice);
+  if (asked > 1 && !cuda)
+    fail("{} {}: several workers share a CUDA device; the host backend "
+         "runs one block at a time on all its threads (give 1, or 0 for "
+         "auto)",
+         workersFlag, asked);
+  return asked > 0 ? asked : cuda ? 2 : 1;
+}
+
+std::vector<SelectedDevice>
+openDevices(const Bundle &bundle, const std::string &bundlePath,
+            const SessionOptions &options, const std::string &flag,
+            const std::string &devicesFlag, const std::string &workersFlag) {
   std::vector<SelectedDevice> out;
   if (options.devices.empty()) {
     out.push_back(openDevice(bundle, bundlePath, options, flag));
+    const bool cuda = out.front().backend->info().ordinal >= 0;
+    const int workers = resolveWorkersPerDevice(options, cuda, workersFlag);
+    if (workers > 1) {
+      // The device auto chose, by name, for the other workers.
+      SessionOptions same = options;
+      same.device = out.front().name;
+      for (int w = 1; w < workers; ++w)
+        out.push_back(openDevice(bundle, bundlePath, same, flag));
+    }
     return out;
   }
   if (options.device != "cuda" && options.device != "auto")
@@ -132,26 +154,32 @@ std::vector<SelectedDevice> openDevices(const Bundle &bundle,
   if (count == 0)
     fail("{} {}: no usable CUDA device: {}", devicesFlag,
          escapeForMessage(options.devices), why);
-  for (int ordinal : parseDeviceList(options.devices, count, devicesFlag)) {
-    SessionOptions one = options;
-    one.devices.clear();
-    one.device = fmt::format("cuda:{}", ordinal);
-    out.push_back(openDevice(bundle, bundlePath, one, flag));
-  }
+  const std::vector<int> ordinals =
+      parseDeviceList(options.devices, count, devicesFlag);
+  const int workers = resolveWorkersPerDevice(options, true, workersFlag);
+  for (int w = 0; w < workers; ++w)
+    for (int ordinal : ordinals) {
+      SessionOptions one = options;
+      one.devices.clear();
+      one.device = fmt::format("cuda:{}", ordinal);
+      out.push_back(openDevice(bundle, bundlePath, one, flag));
+    }
   return out;
 }
 
 OpenedBackends openBackends(const Bundle &bundle, const std::string &bundlePath,
                             const SessionOptions &options,
                             const std::string &flag,
-                            const std::string &devicesFlag) {
+                            const std::string &devicesFlag,
+                            const std::string &workersFlag) {
   OpenedBackends out;
   std::vector<std::string> names;
-  for (SelectedDevice &d :
-       openDevices(bundle, bundlePath, options, flag, devicesFlag)) {
+  for (SelectedDevice &d : openDevices(bundle, bundlePath, options, flag,
+                                       devicesFlag, workersFlag)) {
     out.backends.push_back(d.backend.get());
     out.owned.push_back(std::move(d.backend));
-    names.push_back(d.name);
+    if (std::find(names.begin(), names.end(), d.name) == names.end())
+      names.push_back(d.name);
   }
   out.device = fmt::format("{}", fmt::join(names, ","));
   return out;

@@ -37,26 +37,38 @@ SelectedDevice openDevice(const Bundle &bundle, const std::string &bundlePath,
 std::vector<int> parseDeviceList(const std::string &text, int count,
                                  const std::string &flag);
 
+/// The device workers BackendOptions::workersPerDevice asks for on a CUDA
+/// device (`cuda`) or the host backend: auto (0) is 2 on CUDA, 1 on the
+/// host. Throws when more than one is asked of the host backend, the
+/// message starting with `workersFlag` and the value.
+int resolveWorkersPerDevice(const BackendOptions &options, bool cuda,
+                            const std::string &workersFlag);
+
 /// Every backend SessionOptions asks for: openDevice()'s one, or one CUDA
 /// backend per ordinal of SessionOptions::devices (`devicesFlag` names
-/// that option in errors).
+/// that option in errors), each CUDA device's opened
+/// resolveWorkersPerDevice times (device by device: cuda:0, cuda:1, cuda:0,
+/// cuda:1 for two workers on two devices).
 std::vector<SelectedDevice>
 openDevices(const Bundle &bundle, const std::string &bundlePath,
             const SessionOptions &options, const std::string &flag = "device",
-            const std::string &devicesFlag = "devices");
+            const std::string &devicesFlag = "devices",
+            const std::string &workersFlag = "workers_per_device");
 
 /// openDevices()'s backends as a session runs on them: owned, listed, and
-/// their names joined by "," (the device a report names when the backends
-/// have no details of their own, e.g. "cpu (4 threads)", "cuda:0,cuda:1").
+/// their devices' names joined by "," (the device a report names when the
+/// backends have no details of their own, e.g. "cpu (4 threads)",
+/// "cuda:0,cuda:1"; a device with several workers named once).
 struct OpenedBackends {
   std::vector<std::unique_ptr<Backend>> owned;
   std::vector<Backend *> backends; ///< owned's, in order
   std::string device;
 };
-OpenedBackends openBackends(const Bundle &bundle, const std::string &bundlePath,
-                            const SessionOptions &options,
-                            const std::string &flag = "device",
-                            const std::string &devicesFlag = "devices");
+OpenedBackends
+openBackends(const Bundle &bundle, const std::string &bundlePath,
+             const SessionOptions &options, const std::string &flag = "device",
+             const std::string &devicesFlag = "devices",
+             const std::string &workersFlag = "workers_per_device");
 
 } // namespace proofc
 

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 namespace proofc {
 
 SessionReport::SessionReport(ReportInputs inputs, std::vector<PairRanks> pairs,
@@ -35,22 +37,35 @@ const ReportInputs &SessionReport::inputs() const {
     if (!info.device.empty())
       r.device = info.device;
     if (infos_.size() > 1 && !info.detailsJson.empty()) {
-      // Several GPUs (SessionOptions::devices): the first one's details, and
-      // every worker's under "workers" (docs/report-schema.md).
+      // Several device workers (SessionOptions::devices, workersPerDevice):
+      // the first one's details, and every worker's under "workers"
+      // (docs/report-schema.md); the device names each GPU once.
       std::vector<std::string> ordinals;
       nlohmann::json workers = nlohmann::json::array();
       for (const BackendInfo &worker : infos_) {
         if (worker.ordinal < 0)
           continue;
-        ordinals.push_back(fmt::format("cuda:{}", worker.ordinal));
+        const std::string name = fmt::format("cuda:{}", worker.ordinal);
+        if (std::find(ordinals.begin(), ordinals.end(), name) == ordinals.end())
+          ordinals.push_back(name);
         nlohmann::json w = nlohmann::json::parse(worker.detailsJson);
         w["ordinal"] = worker.ordinal;
         workers.push_back(std::move(w));
       }
       r.backendDetails["workers"] = std::move(workers);
-      r.device = fmt::format("{} x{} ({}), cond {}{}", info.model,
-                             infos_.size(), fmt::join(ordinals, ", "),
-                             info.cond, info.condFellBack ? " (fallback)" : "");
+      const std::string perDevice =
+          infos_.size() > ordinals.size()
+              ? fmt::format(", {} workers per device",
+                            infos_.size() /
+                                std::max<size_t>(ordinals.size(), 1))
+              : "";
+      r.device =
+          ordinals.size() > 1
+              ? fmt::format("{} x{} ({}), cond {}{}{}", info.model,
+                            ordinals.size(), fmt::join(ordinals, ", "),
+                            info.cond, info.condFellBack ? " (fallback)" : "",
+                            perDevice)
+              : info.device + perDevice;
     }
   });
   return inputs_;

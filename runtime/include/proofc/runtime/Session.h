@@ -55,6 +55,7 @@ inline constexpr int64_t kMaxUnroll = 1024;
 inline constexpr int64_t kMaxMemoEntries = int64_t{1} << 28;
 inline constexpr int64_t kMaxBlockCandidates = int64_t{1} << 40;
 inline constexpr int64_t kMaxBootstrapSamples = int64_t{1} << 20;
+inline constexpr int64_t kMaxWorkersPerDevice = 8;
 
 /// BackendOptions::memoEntries' rule: -1 (sized from the pool), 0 (off) or
 /// a power of two up to kMaxMemoEntries.
@@ -64,9 +65,9 @@ inline bool validMemoEntries(int64_t entries) {
           (entries & (entries - 1)) == 0);
 }
 
-/// Where and how the proof loop runs: --device, --devices, --threads,
-/// --cond, --unroll, --memo-entries on the command line, the keywords of
-/// the same names in Python.
+/// Where and how the proof loop runs: --device, --devices,
+/// --workers-per-device, --threads, --cond, --unroll, --memo-entries on the
+/// command line, the keywords of the same names in Python.
 struct BackendOptions {
   /// "cpu", "cuda" (device 0), "cuda:N", or "auto" (the default: cuda when
   /// a device is there, else cpu).
@@ -76,6 +77,15 @@ struct BackendOptions {
   /// device worker per GPU takes blocks from a shared queue; outcomes and
   /// metrics are those of one device. `device` must then be cuda or auto.
   std::string devices;
+  /// Device workers per CUDA device (docs/scale-out.md, "Every GPU of a
+  /// host"): each its own backend (buffers, step memo) taking blocks from
+  /// the same queue, so that one worker's host work between blocks (the
+  /// pool's gather and upload, the outcomes' readback) overlaps another's
+  /// run. 0: auto, 2 on CUDA (a worker allocates device memory only when it
+  /// takes a block, and a call of one block runs on the first) and 1 on the
+  /// host backend, whose run already uses every thread; else 1 to
+  /// kMaxWorkersPerDevice (above 1 only on CUDA).
+  int workersPerDevice = 0;
   /// Host threads: the host backend's, and the streamed run's candidate
   /// builders and outcome formatting; 0: every core.
   int threads = 0;

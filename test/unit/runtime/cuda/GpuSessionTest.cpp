@@ -4,7 +4,8 @@
 // must still equal a fresh run with its weights, bit for bit, whatever ran
 // before (weights A, B, A; a cancelled call); later calls load no module;
 // weights already on the GPU (device pointers, as torch CUDA tensors give)
-// equal the same weights given from the host. Skipped without a GPU.
+// equal the same weights given from the host, with one device worker or
+// two. Skipped without a GPU.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/GpuTestUtil.h"
@@ -163,6 +164,41 @@ TEST(GpuSessionOpen, ABundlePathAndCudaDevice) {
                 Session(path, o).evaluateFile(weightsFile("kinship"));
               }).find("device 99 does not exist"),
               std::string::npos);
+  }
+}
+
+// Two workers of one GPU (--workers-per-device's auto on CUDA), the pool
+// cut into blocks that both take: the same outcomes as one worker, and
+// weights already on that GPU are read by both.
+TEST(GpuSessionOpen, TwoWorkersOfOneDeviceEqualOneAndTakeItsTensors) {
+  PROOFC_REQUIRE_GPU();
+  GpuContext gpu;
+  for (const std::string &path : compiledBundlePaths()) {
+    SCOPED_TRACE(path);
+    SessionOptions o = kinshipSession(12);
+    o.device = "cuda";
+    o.blockCandidates = 100;
+    o.workersPerDevice = 1;
+    Session one(path, o);
+    const WeightsFile trained = one.loadWeights(weightsFile("kinship"));
+    const SessionResult expected = one.evaluate(trained.tensors);
+    o.workersPerDevice = 0; // auto: two on CUDA
+    Session two(path, o);
+    TensorViews views;
+    for (const auto &[name, t] : trained.tensors) {
+      TensorView v{reinterpret_cast<const void *>(gpu.upload(t.data)), t.shape};
+      v.memory = MemoryKind::Cuda;
+      v.device = 0;
+      views[name] = v;
+    }
+    const SessionResult onDevice = two.evaluate(views);
+    expectSameOutcomes(onDevice.outcomes, expected.outcomes);
+    expectSameOutcomes(two.evaluate(trained.tensors).outcomes,
+                       expected.outcomes);
+    const std::string report = onDevice.reportJson();
+    EXPECT_NE(report.find(", 2 workers per device\""), std::string::npos)
+        << report;
+    EXPECT_NE(report.find("\"in_memory\": \"cuda\""), std::string::npos);
   }
 }
 

@@ -208,6 +208,41 @@ TEST(DeviceWorkers, SeveralDevicesAreCudaDevices) {
   }
 }
 
+TEST(DeviceWorkers, SeveralWorkersPerDeviceAreForCudaDevices) {
+  auto asked = [](int workers) {
+    BackendOptions o;
+    o.workersPerDevice = workers;
+    return o;
+  };
+  const std::string flag = "--workers-per-device";
+  EXPECT_EQ(resolveWorkersPerDevice(asked(0), true, flag), 2);
+  EXPECT_EQ(resolveWorkersPerDevice(asked(0), false, flag), 1);
+  EXPECT_EQ(resolveWorkersPerDevice(asked(1), true, flag), 1);
+  EXPECT_EQ(resolveWorkersPerDevice(asked(1), false, flag), 1);
+  EXPECT_EQ(resolveWorkersPerDevice(asked(3), true, flag), 3);
+  EXPECT_EQ(errorOf([&] { resolveWorkersPerDevice(asked(2), false, flag); }),
+            "--workers-per-device 2: several workers share a CUDA device; "
+            "the host backend runs one block at a time on all its threads "
+            "(give 1, or 0 for auto)");
+  for (int bad : {-1, 9})
+    EXPECT_EQ(
+        errorOf([&] { resolveWorkersPerDevice(asked(bad), true, flag); }),
+        fmt::format("--workers-per-device {}: expected 0 (auto) to 8", bad));
+
+  // Through openDevices: the host backend once, whatever auto says.
+  Bundle bundle;
+  bundle.program = v10Program();
+  SessionOptions options;
+  options.device = "cpu";
+  options.threads = 1;
+  EXPECT_EQ(openDevices(bundle, "p.pcb", options).size(), 1u);
+  options.workersPerDevice = 2;
+  EXPECT_EQ(errorOf([&] { openDevices(bundle, "p.pcb", options); }),
+            "workers_per_device 2: several workers share a CUDA device; the "
+            "host backend runs one block at a time on all its threads (give "
+            "1, or 0 for auto)");
+}
+
 /// A worker that tells of its device as the CUDA backend does
 /// (Backend::info), and counts the session's clearInfo() calls.
 class DescribedBackend : public InstantBackend {
@@ -251,6 +286,26 @@ TEST(DeviceWorkers, TheReportTellsWhatTheBackendsSayOfThemselves) {
               {"device_bytes": 105, "ordinal": 5}]})"));
   EXPECT_EQ(first.clears, 2);
   EXPECT_EQ(second.clears, 1);
+
+  // Two workers of one device: the device named once, the workers told.
+  DescribedBackend again(3);
+  RunSession shared(v10Program(), std::vector<Backend *>{&first, &again},
+                    "cuda:3", o);
+  const RunOutput sharedRun = shared.evaluate();
+  EXPECT_EQ(sharedRun.report.device, "Test GPU (sm_00), cond emulated "
+                                     "(fallback), 2 workers per device");
+  EXPECT_EQ(sharedRun.report.backendDetails,
+            nlohmann::json::parse(R"({"device_bytes": 103, "workers": [
+              {"device_bytes": 103, "ordinal": 3},
+              {"device_bytes": 103, "ordinal": 3}]})"));
+  // Two devices with two workers each.
+  DescribedBackend fourth(5);
+  RunSession four(v10Program(),
+                  std::vector<Backend *>{&first, &second, &again, &fourth},
+                  "cuda:3,cuda:5", o);
+  EXPECT_EQ(four.evaluate().report.device,
+            "Test GPU (sm_00) x2 (cuda:3, cuda:5), cond emulated (fallback), "
+            "2 workers per device");
 
   // Backends without details (the host's): the session's device name.
   InstantBackend plain;
