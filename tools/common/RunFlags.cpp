@@ -105,7 +105,7 @@ void addRunFlags(CLI::App &command, RunFlags &f) {
   command
       .add_option("--devices", o.devices,
                   "Several GPUs of this host: all, or CUDA ordinals such as "
-                  "0,1 (one device worker each; docs/scale-out.md)")
+                  "0,1 (--workers-per-device each; docs/scale-out.md)")
       ->type_name("all|N,...")
       ->check(CLI::Validator(
           [](std::string &value) -> std::string {

@@ -73,9 +73,10 @@ struct BackendOptions {
   /// a device is there, else cpu).
   std::string device = "auto";
   /// Several GPUs of this host (docs/scale-out.md, "Every GPU of a host"):
-  /// "all" or a list of CUDA ordinals "0,1,3"; empty: `device` alone. One
-  /// device worker per GPU takes blocks from a shared queue; outcomes and
-  /// metrics are those of one device. `device` must then be cuda or auto.
+  /// "all" or a list of CUDA ordinals "0,1,3"; empty: `device` alone. The
+  /// GPUs' device workers (workersPerDevice each) take blocks from a shared
+  /// queue; outcomes and metrics are those of one device. `device` must
+  /// then be cuda or auto.
   std::string devices;
   /// Device workers per CUDA device (docs/scale-out.md, "Every GPU of a
   /// host"): each its own backend (buffers, step memo) taking blocks from
@@ -255,9 +256,10 @@ public:
   std::string backendName() const;
   /// The device in words: "cpu (8 threads)", "NVIDIA H100 ... (sm_90)".
   std::string deviceName() const;
-  /// The first backend (the only one without SessionOptions::devices).
+  /// The first backend (the first device's first worker).
   Backend &backend();
-  /// Every backend, one device worker each.
+  /// Every backend, one device worker each (SessionOptions::devices and
+  /// workersPerDevice).
   const std::vector<Backend *> &backends() const;
 
   /// Evaluates host tensors (a parsed safetensors file).
