@@ -4,6 +4,11 @@ metrics, rank_metrics and pykeen must be equal exactly (every float's bits:
 JSON round-trips doubles exactly), and prints the scaling table.
 
   compare.py ONE.json OTHER.json...   (exit 1 when a result differs)
+
+The GPU run is the reports' run_seconds: summed over MPI ranks and over the
+device workers of each (--devices, --workers-per-device, 2 a GPU by
+default), whose runs overlap; so e2e / run falls below 1 with several
+workers, and the efficiency is taken from the end-to-end times.
 """
 import json
 import sys
@@ -14,7 +19,7 @@ def main():
     base = records[0]
     ok = True
     t1 = base["wall_seconds"]
-    print("| run | GPUs | candidates | end to end (s) | GPU run (s, summed over ranks) | e2e / run |"
+    print("| run | GPUs | candidates | end to end (s) | GPU run (s, summed over ranks and workers) | e2e / run |"
           " efficiency T1/(N*TN) | host max RSS (GiB) | GPU peak (MiB) | identical |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in records:

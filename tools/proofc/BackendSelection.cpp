@@ -42,6 +42,7 @@ OpenedBackends driver::selectBackends(const BackendOptions &backend, int slots,
                         options, "--device", "--devices",
                         "--workers-per-device");
   }
+  // The host backend: its one check (more than one worker is refused).
   resolveWorkersPerDevice(backend, false, "--workers-per-device");
 
   HostBackendOptions options;

@@ -243,15 +243,12 @@ Session::State::bindViews(const TensorViews &weights) const {
   }
   // Several workers of one device read the same tensors; several devices
   // cannot.
-  std::set<int> devices;
-  for (Backend *b : backends)
-    devices.insert(b->info().ordinal);
-  if (devices.size() > 1)
+  if (ordinals.size() > 1)
     fail("weights: tensor '{}' is on a CUDA device but the session runs on "
          "{} devices (devices {}); give host tensors (e.g. .cpu()), which "
          "every device gets a copy of",
-         weights.begin()->first, devices.size(), options.devices);
-  const int ordinal = backend->info().ordinal;
+         weights.begin()->first, ordinals.size(), options.devices);
+  const int ordinal = ordinals.front();
   if (ordinal < 0)
     fail("weights: tensor '{}' is on a CUDA device but the session runs on "
          "{}; give host tensors (e.g. .cpu()) or open the session on cuda",

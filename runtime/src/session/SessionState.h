@@ -65,6 +65,10 @@ struct Session::State {
   /// One device worker each (BlockPipeline.h); backend is the first.
   std::vector<Backend *> backends;
   Backend *backend = nullptr;
+  /// The backends' CUDA ordinals (-1: the host backend), each once, in
+  /// order: the devices a call's weights on a GPU are checked against, set
+  /// once by bind() (a backend's device never changes).
+  std::vector<int> ordinals;
   std::string deviceName;
   Dataset dataset;
   CandidateOptions candidateOptions;
@@ -94,6 +98,12 @@ struct Session::State {
     if (backends.empty())
       fail("a session needs at least one backend");
     backend = backends.front();
+    for (Backend *b : backends) {
+      const int ordinal = b->info().ordinal;
+      if (std::find(ordinals.begin(), ordinals.end(), ordinal) ==
+          ordinals.end())
+        ordinals.push_back(ordinal);
+    }
     for (Backend *b : backends)
       if (options.recordActions && !b->recordsActions())
         fail("proofs (--proofs): the {} backend does not record the steps' "

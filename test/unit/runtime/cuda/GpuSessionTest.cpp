@@ -53,6 +53,18 @@ struct BoundBundle {
   WeightsFile trained;
 };
 
+/// `weights` copied to GPU 0 and viewed there, as torch CUDA tensors are.
+TensorViews onDevice(GpuContext &gpu, const TensorMap &weights) {
+  TensorViews views;
+  for (const auto &[name, t] : weights) {
+    TensorView v{reinterpret_cast<const void *>(gpu.upload(t.data)), t.shape};
+    v.memory = MemoryKind::Cuda;
+    v.device = 0;
+    views[name] = v;
+  }
+  return views;
+}
+
 class GpuSession : public ::testing::TestWithParam<CondMode> {};
 
 TEST_P(GpuSession, WeightsABAEqualFreshRunsAndNothingIsReloaded) {
@@ -118,22 +130,11 @@ TEST_P(GpuSession, DeviceWeightsEqualHostWeights) {
     Session &session = bound.session;
     const WeightsFile &a = bound.trained;
     const TensorMap b = initWeights(bundle.program, session.dataset(), 9);
-    auto onDevice = [&](const TensorMap &weights) {
-      TensorViews views;
-      for (const auto &[name, t] : weights) {
-        TensorView v{reinterpret_cast<const void *>(gpu.upload(t.data)),
-                     t.shape};
-        v.memory = MemoryKind::Cuda;
-        v.device = 0;
-        views[name] = v;
-      }
-      return views;
-    };
     // Device weights first (the setup's buffers have no weights yet), then
     // host weights, then device weights again.
-    const SessionResult deviceA = session.evaluate(onDevice(a.tensors));
+    const SessionResult deviceA = session.evaluate(onDevice(gpu, a.tensors));
     const SessionResult hostB = session.evaluate(b);
-    const SessionResult deviceB = session.evaluate(onDevice(b));
+    const SessionResult deviceB = session.evaluate(onDevice(gpu, b));
     expectSameOutcomes(deviceA.outcomes,
                        freshRun(bundle, path, GetParam(), a.tensors));
     expectSameOutcomes(deviceB.outcomes, hostB.outcomes);
@@ -141,7 +142,7 @@ TEST_P(GpuSession, DeviceWeightsEqualHostWeights) {
     EXPECT_NE(report.find("\"in_memory\": \"cuda\""), std::string::npos)
         << report;
 
-    TensorViews elsewhere = onDevice(b);
+    TensorViews elsewhere = onDevice(gpu, b);
     elsewhere.begin()->second.device = 1;
     EXPECT_EQ(errorOf([&] { session.evaluate(elsewhere); }),
               "weights: tensor '" + elsewhere.begin()->first +
@@ -184,18 +185,12 @@ TEST(GpuSessionOpen, TwoWorkersOfOneDeviceEqualOneAndTakeItsTensors) {
     const SessionResult expected = one.evaluate(trained.tensors);
     o.workersPerDevice = 0; // auto: two on CUDA
     Session two(path, o);
-    TensorViews views;
-    for (const auto &[name, t] : trained.tensors) {
-      TensorView v{reinterpret_cast<const void *>(gpu.upload(t.data)), t.shape};
-      v.memory = MemoryKind::Cuda;
-      v.device = 0;
-      views[name] = v;
-    }
-    const SessionResult onDevice = two.evaluate(views);
-    expectSameOutcomes(onDevice.outcomes, expected.outcomes);
+    const SessionResult fromDevice =
+        two.evaluate(onDevice(gpu, trained.tensors));
+    expectSameOutcomes(fromDevice.outcomes, expected.outcomes);
     expectSameOutcomes(two.evaluate(trained.tensors).outcomes,
                        expected.outcomes);
-    const std::string report = onDevice.reportJson();
+    const std::string report = fromDevice.reportJson();
     EXPECT_NE(report.find(", 2 workers per device\""), std::string::npos)
         << report;
     EXPECT_NE(report.find("\"in_memory\": \"cuda\""), std::string::npos);
