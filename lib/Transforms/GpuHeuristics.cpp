@@ -52,7 +52,7 @@ int64_t mlir::eval::chooseMinBlocksPerSm(bool tensorCores, int64_t B,
     return 2;
   if (!tensorCores)
     return B >= 1024 ? 8 : 6;
-  return B < 1024 ? 2 : B < 4096 ? 10 : 16;
+  return B < 1024 ? 2 : B < 4096 ? 10 : 18;
 }
 
 int64_t mlir::eval::chooseEngineThreads(int64_t B) {

@@ -59,8 +59,8 @@ constexpr int kMaxVars = 4 * A + 2;
 
 static_assert(T >= 2 && T <= 1024 && (T & (T - 1)) == 0,
               "PROOFC_ENGINE_THREADS must be a power of two in [2, 1024]");
-/// Hash table slots: the power of two at or above twice the states it can
-/// hold.
+/// Hash table slots: the power of two at or above 1.5 times the states it
+/// can hold (kernel_abi.h).
 constexpr int kTable = proofc_abi::deriveTableSlots(S, T);
 constexpr unsigned kEmpty = 0u; // hashState never returns it
 constexpr int kNoClaim = 0x7fffffff;
@@ -77,12 +77,21 @@ struct SlotPlan {
 };
 
 /// The block's shared memory for one derive. step.cu's kernels declare it
-/// statically (deriveSlot). The persistent policy kernel holds it at the
-/// start of its dynamic shared memory (docs/gpu-kernels.md) and reads the
-/// slot's kept states and state from there: the first two members, at
-/// byte offsets 0 and 4 * S * W (ints only: no padding).
+/// statically (deriveSlot) without the kept states, which they keep in
+/// `derived` (global memory, where the policy reads them): a smaller block
+/// leaves more slots resident per SM. The persistent policy kernel holds
+/// it at the start of its dynamic shared memory (docs/gpu-kernels.md) and
+/// reads the slot's kept states and state from there: the first two
+/// members, at byte offsets 0 and 4 * S * W (ints only: no padding).
+#ifdef PROOFC_ENGINE_SCRATCH_FROM_CALLER
+constexpr bool kKeptInScratch = true;
+#else
+constexpr bool kKeptInScratch = false;
+#endif
 struct DeriveScratch {
+#ifdef PROOFC_ENGINE_SCRATCH_FROM_CALLER
   int sKept[S * W];
+#endif
   int sG[W];
   SlotPlan pl;
   unsigned sKeptHash[S];
@@ -95,7 +104,8 @@ struct DeriveScratch {
 };
 /// Its size in 4-byte words: the compiler sizes the persistent kernel's
 /// shared memory with the same function (kernel_abi.h).
-constexpr int kScratchWords = proofc_abi::deriveScratchWords(A, S, T);
+constexpr int kScratchWords =
+    proofc_abi::deriveScratchWords(A, S, T, kKeptInScratch);
 static_assert(sizeof(DeriveScratch) == 4 * kScratchWords,
               "engine.cu: DeriveScratch and kScratchWords disagree");
 
@@ -392,7 +402,14 @@ __forceinline__ __device__ void deriveSlotIn(
   }
 
   SlotPlan &pl = scratch.pl;
-  int *sG = scratch.sG, *sKept = scratch.sKept, *sChunk = scratch.sChunk;
+#ifdef PROOFC_ENGINE_SCRATCH_FROM_CALLER
+  int *sKept = scratch.sKept;
+#else
+  // The kept states go straight to the slot's derived rows; the block's
+  // barriers make each thread's stores visible to the others.
+  int *sKept = derived + static_cast<long long>(b) * S * W;
+#endif
+  int *sG = scratch.sG, *sChunk = scratch.sChunk;
   unsigned *sKeptHash = scratch.sKeptHash, *sHash = scratch.sHash;
   int *sValid = scratch.sValid, *sScan = scratch.sScan;
   unsigned *sTableKey = scratch.sTableKey;
@@ -494,7 +511,7 @@ __forceinline__ __device__ void deriveSlotIn(
     __syncthreads();
   }
 
-  int *out = inScratch ? sKept : derived + static_cast<long long>(b) * S * W;
+  int *out = sKept; // the scratch's (persistent) or derived[b] (step)
   if (sTrue || sKeptCount == 0) {
     if (tid == 0) {
       out[0] = sTrue ? R : R + 1;
@@ -508,10 +525,6 @@ __forceinline__ __device__ void deriveSlotIn(
       count[b] = 1;
     }
     return;
-  }
-  if (!inScratch) {
-    const int n = sKeptCount * W;
-    for (int k = tid; k < n; k += T) out[k] = sKept[k];
   }
   if (tid == 0) count[b] = sKeptCount;
 }

@@ -41,8 +41,14 @@ StringRef chooseSchedule(bool tensorCores, int64_t B, bool fusedStep);
 int64_t chooseGroups(bool tensorCores, int64_t B, StringRef schedule);
 
 /// min-blocks-per-sm=-1: with FMA layers 6 below B = 1024, 8 from there on;
-/// with the tensor cores 2 below 1024, 10 below 4096, 16 from there on;
-/// persistent: 2.
+/// with the tensor cores 2 below 1024, 10 below 4096, 18 from there on;
+/// persistent: 2. From B = 4096 the kernel's one-warp blocks are latency
+/// bound (each waits on its rows' table reads from L2), and the warps an
+/// SM holds matter more than registers: with 18 ptxas gives the V10 kernel
+/// 96 registers (21 blocks an SM) instead of 16's 128 (16 blocks). Issue
+/// 29's sweep on an H200: fb15k-237's first 700 test queries at B=16384,
+/// the policy 4.17 -> 3.84 s (20, the same 96 registers, the same; 12
+/// 4.80 s; 22 and 23 4.0 s); V10 at B=4096 5.77 -> 5.63 ms.
 int64_t chooseMinBlocksPerSm(bool tensorCores, int64_t B, StringRef schedule);
 
 /// engine-threads=-1: the block size of the engine kernels (proofc_engine,

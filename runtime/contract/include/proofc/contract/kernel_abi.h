@@ -194,20 +194,24 @@ PROOFC_ABI_FN int powerOf2Ceil(int x) {
   return p;
 }
 
-/// engine.cu's hash table of a derive: twice the states it can hold (S kept
-/// plus a chunk of T), rounded up to a power of two.
+/// engine.cu's hash table of a derive: 1.5 times the states it can hold (S
+/// kept plus a chunk of T), rounded up to a power of two: a load factor of
+/// at most 2/3 for linear probing.
 PROOFC_ABI_FN int deriveTableSlots(int S, int T) {
-  return powerOf2Ceil(2 * (S + T));
+  return powerOf2Ceil(3 * (S + T) / 2);
 }
 
 /// 4-byte words of engine.cu's DeriveScratch (a static_assert there ties it
 /// to the struct) for A atoms, S states and a block of T threads: the
 /// persistent kernel lends the derive that much of its dynamic shared
-/// memory. SlotPlan (14), sG, sKept, sKeptHash, sChunk, sHash + sValid +
+/// memory. SlotPlan (14), sG, sKept (only where `keptInScratch`: the
+/// persistent kernel's policy reads the kept states from there; the step
+/// kernels keep them in `derived`), sKeptHash, sChunk, sHash + sValid +
 /// sScan, the table's keys and claims, five counters.
-PROOFC_ABI_FN int deriveScratchWords(int A, int S, int T) {
-  return 14 + 3 * A + S * 3 * A + S + T * 3 * A + 3 * T +
-         2 * deriveTableSlots(S, T) + 5;
+PROOFC_ABI_FN int deriveScratchWords(int A, int S, int T,
+                                     bool keptInScratch = true) {
+  return 14 + 3 * A + (keptInScratch ? S * 3 * A : 0) + S + T * 3 * A +
+         3 * T + 2 * deriveTableSlots(S, T) + 5;
 }
 
 /// 4-byte words of one step memo entry (memo.cu): the hash, h, t, the state,
