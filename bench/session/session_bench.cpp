@@ -19,6 +19,7 @@
 //
 //   proofc-session-bench BUNDLE --data DIR --weights W [--queries 100]
 //     [--corruptions 100] [--calls 20] [--device cuda] [--weights-on device]
+//     [--workers-per-device 0]
 //
 // On a machine without a GPU: --device cpu --weights-on host (the host
 // backend; the overhead is then the CPU side's alone).
@@ -48,6 +49,7 @@ struct Options {
   bool cancelToken = false;
   int64_t queries = 100, corruptions = 100;
   int calls = 20;
+  int workersPerDevice = 0;
 };
 
 TensorMap scaled(const TensorMap &weights, double factor) {
@@ -105,6 +107,7 @@ int run(const Options &o) {
   so.queries = o.queries;
   so.corruptions = o.corruptions;
   so.device = o.device;
+  so.workersPerDevice = o.workersPerDevice;
   const auto openStart = std::chrono::steady_clock::now();
   Session session(o.bundle, so);
   const WeightsFile trained = session.loadWeights(o.weights);
@@ -201,6 +204,11 @@ int main(int argc, char **argv) {
   app.add_option("--device", o.device)->capture_default_str();
   app.add_option("--weights-on", o.weightsOn)
       ->check(CLI::IsMember({"host", "device"}))
+      ->capture_default_str();
+  app.add_option("--workers-per-device", o.workersPerDevice,
+                 "Device workers per GPU (0: auto, as proofc-run's flag; a "
+                 "one-block call runs on the first)")
+      ->check(CLI::Range(0, static_cast<int>(kMaxWorkersPerDevice)))
       ->capture_default_str();
   app.add_flag("--cancel-token", o.cancelToken,
                "Pass a cancel token to every call, as the Python package does");
