@@ -403,11 +403,11 @@ __forceinline__ __device__ void deriveSlotIn(
 
   SlotPlan &pl = scratch.pl;
 #ifdef PROOFC_ENGINE_SCRATCH_FROM_CALLER
-  int *sKept = scratch.sKept;
+  int *keptStates = scratch.sKept;
 #else
   // The kept states go straight to the slot's derived rows; the block's
   // barriers make each thread's stores visible to the others.
-  int *sKept = derived + static_cast<long long>(b) * S * W;
+  int *keptStates = derived + static_cast<long long>(b) * S * W;
 #endif
   int *sG = scratch.sG, *sChunk = scratch.sChunk;
   unsigned *sKeptHash = scratch.sKeptHash, *sHash = scratch.sHash;
@@ -463,7 +463,7 @@ __forceinline__ __device__ void deriveSlotIn(
     const int claim = valid ? sTableClaim[slot] : tid;
     if (claim != tid) {
       const int *first =
-          claim < 0 ? sKept + (-claim - 1) * W : sChunk + claim * W;
+          claim < 0 ? keptStates + (-claim - 1) * W : sChunk + claim * W;
       if (sameState(first, mine)) {
         keep = 0;
       } else { // two states share the hash: compare with every earlier one
@@ -471,7 +471,7 @@ __forceinline__ __device__ void deriveSlotIn(
           if (sValid[j] && sHash[j] == h && sameState(sChunk + j * W, mine))
             keep = 0;
         for (int k = 0; keep && k < kept; ++k)
-          if (sKeptHash[k] == h && sameState(sKept + k * W, mine)) keep = 0;
+          if (sKeptHash[k] == h && sameState(keptStates + k * W, mine)) keep = 0;
       }
     }
 
@@ -486,7 +486,7 @@ __forceinline__ __device__ void deriveSlotIn(
     }
     const int pos = kept + sScan[tid] - keep;
     if (keep && pos < S) {
-      for (int w = 0; w < W; ++w) sKept[pos * W + w] = mine[w];
+      for (int w = 0; w < W; ++w) keptStates[pos * W + w] = mine[w];
       sKeptHash[pos] = h;
       // Later chunks find the kept state (every claim was read above).
       if (claim == tid) sTableClaim[slot] = -(pos + 1);
@@ -511,7 +511,7 @@ __forceinline__ __device__ void deriveSlotIn(
     __syncthreads();
   }
 
-  int *out = sKept; // the scratch's (persistent) or derived[b] (step)
+  int *out = keptStates; // the scratch's (persistent) or derived[b] (step)
   if (sTrue || sKeptCount == 0) {
     if (tid == 0) {
       out[0] = sTrue ? R : R + 1;
