@@ -70,8 +70,9 @@ class Evaluator(_core.Evaluator):
     CUDA ordinals (as ``--devices``; give host tensors then).
     ``workers_per_device``: device workers per GPU, each its own backend,
     so that one's host work between blocks overlaps another's run (0: auto,
-    2 on CUDA, 1 on the CPU; as ``--workers-per-device``). CUDA tensors must be on the evaluator's own device: one
-    on another GPU is refused with a ValueError naming it. The rest,
+    2 on CUDA, 1 on the CPU; as ``--workers-per-device``). CUDA tensors
+    must be on the evaluator's own device: one on another GPU is refused
+    with a ValueError naming it. The rest,
     their defaults (``proofc._core.DEFAULTS``) and their ranges
     (``proofc._core.LIMITS``) are those of ``proofc run`` (docs/options.md);
     a keyword of the wrong type is a TypeError, one out of range a

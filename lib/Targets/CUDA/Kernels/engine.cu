@@ -384,11 +384,12 @@ __device__ void planSlot(SlotPlan &pl, const int *g, const int *cand,
 
 /// The whole block derives slot b in `scratch`: derived[b, ..] and
 /// count[b] (0 for an empty slot). Called by every thread of the block;
-/// returns block-uniformly. `inScratch` (the persistent kernel): the state
-/// is already in scratch.sG, and the result stays in scratch.sKept (the
-/// one state TRUE/FALSE included), only count[b] is written.
+/// returns block-uniformly. With kKeptInScratch (the persistent kernel,
+/// PROOFC_ENGINE_SCRATCH_FROM_CALLER): the state is already in scratch.sG,
+/// and the result stays in scratch.sKept (the one state TRUE/FALSE
+/// included), only count[b] is written.
 __forceinline__ __device__ void deriveSlotIn(
-    DeriveScratch &scratch, bool inScratch, int b, const int *state,
+    DeriveScratch &scratch, int b, const int *state,
     const int *slotCand, const int *pool, const int *facts,
     const int *psOffsets, const int *poFacts, const int *poOffsets,
     const int *predOffsets, const int *ruleHeads, const int *ruleBodyOffsets,
@@ -418,7 +419,7 @@ __forceinline__ __device__ void deriveSlotIn(
       &sDone = scratch.sDone, &sTrue = scratch.sTrue,
       &sFactHit = scratch.sFactHit;
 
-  if (!inScratch)
+  if (!kKeptInScratch)
     for (int i = tid; i < W; i += T) sG[i] = state[b * W + i];
   for (int i = tid; i < kTable; i += T) {
     sTableKey[i] = kEmpty;
@@ -511,16 +512,15 @@ __forceinline__ __device__ void deriveSlotIn(
     __syncthreads();
   }
 
-  int *out = keptStates; // the scratch's (persistent) or derived[b] (step)
   if (sTrue || sKeptCount == 0) {
     if (tid == 0) {
-      out[0] = sTrue ? R : R + 1;
-      out[1] = 0;
-      out[2] = 0;
+      keptStates[0] = sTrue ? R : R + 1;
+      keptStates[1] = 0;
+      keptStates[2] = 0;
       for (int a = 1; a < A; ++a) {
-        out[3 * a] = kPadPred;
-        out[3 * a + 1] = 0;
-        out[3 * a + 2] = 0;
+        keptStates[3 * a] = kPadPred;
+        keptStates[3 * a + 1] = 0;
+        keptStates[3 * a + 2] = 0;
       }
       count[b] = 1;
     }
@@ -545,7 +545,7 @@ __noinline__ __device__ void deriveSlot(
     const int *rulePredOffsets, const int *ruleIdsByPred, int E, int R,
     int *derived, int *count) {
   __shared__ DeriveScratch scratch;
-  deriveSlotIn(scratch, false, b, state, slotCand, pool, facts, psOffsets,
+  deriveSlotIn(scratch, b, state, slotCand, pool, facts, psOffsets,
                poFacts, poOffsets, predOffsets, ruleHeads, ruleBodyOffsets,
                ruleBody, ruleNumVars, rulePredOffsets, ruleIdsByPred, E, R,
                derived, count);

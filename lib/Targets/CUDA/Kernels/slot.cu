@@ -99,7 +99,7 @@ proofc_slot_advance_engine(int b, const unsigned long long *args) {
   __syncthreads();
   const int active = sActive;
   proofc_engine_impl::deriveSlotIn(
-      scratch, /*inScratch=*/true, b, state, slotCand, pool,
+      scratch, b, state, slotCand, pool,
       ptr<const int>(args, kSlotFacts), ptr<const int>(args, kSlotPsOffsets),
       ptr<const int>(args, kSlotPoFacts), ptr<const int>(args, kSlotPoOffsets),
       ptr<const int>(args, kSlotPredOffsets),
