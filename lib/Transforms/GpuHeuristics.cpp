@@ -58,3 +58,7 @@ int64_t mlir::eval::chooseMinBlocksPerSm(bool tensorCores, int64_t B,
 int64_t mlir::eval::chooseEngineThreads(int64_t B) {
   return B < 4096 ? 64 : 32;
 }
+
+int64_t mlir::eval::chooseEngineMaxRegisters(int64_t B) {
+  return B >= 16384 ? 96 : 0;
+}

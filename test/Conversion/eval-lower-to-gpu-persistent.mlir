@@ -53,3 +53,12 @@
 // RUN: not proofc-opt %examples/v10.mlir --pass-pipeline='builtin.module(eval-gpu-pipeline{groups=0 schedule=step stop-before-nvvm=true})' 2>&1 \
 // RUN: | FileCheck %s --check-prefix=FIT
 // FIT: error: eval-lower-to-gpu: groups and states-per-thread must be positive (groups 0: fit a slot, with schedule=persistent; -1: auto), got 0 and 4
+
+// engine-max-registers is 0 (no cap), a register count up to 255, or -1
+// (auto); the persistent schedule has no advance-engine kernel to cap.
+// RUN: not proofc-opt %examples/v10.mlir --pass-pipeline='builtin.module(eval-gpu-pipeline{slots=4096 engine-max-registers=-2 stop-before-nvvm=true})' 2>&1 \
+// RUN: | FileCheck %s --check-prefix=REGS
+// REGS: error: eval-lower-to-gpu: engine-max-registers must be in [0, 255] (0: no cap; -1: auto), got -2
+// RUN: not proofc-opt %examples/v10.mlir --pass-pipeline='builtin.module(eval-gpu-pipeline{schedule=persistent engine-max-registers=96 stop-before-nvvm=true})' 2>&1 \
+// RUN: | FileCheck %s --check-prefix=REGSPERS
+// REGSPERS: error: eval-lower-to-gpu: engine-max-registers caps the step schedule's fused advance-engine kernel, which this program does not have (schedule=persistent)

@@ -74,6 +74,13 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
                    "default: chosen from B)")
       ->check(CLI::IsMember({32, 64, 128, 256, 512, 1024}))
       ->default_str("auto");
+  cli::addIntegerOption(*compile, "--engine-max-registers",
+                        c.lower.engineMaxRegisters,
+                        "Registers a thread of the step schedule's fused "
+                        "advance-engine kernel may use (0: no cap; default: "
+                        "chosen from B)",
+                        0, 255)
+      ->default_str("auto");
   cli::addIntegerOption(*compile, "--min-blocks-per-sm", c.lower.minBlocksPerSm,
                         "Policy kernel blocks that must fit on one SM (caps "
                         "its registers; 0: no cap; default: chosen from B and "

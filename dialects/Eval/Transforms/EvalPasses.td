@@ -153,6 +153,11 @@ def EvalLowerToGpuPass : Pass<"eval-lower-to-gpu", "::mlir::ModuleOp"> {
            "Blocks of the policy kernel that must fit on one SM (caps its "
            "registers; 0: no cap; -1: chosen from B, the matmul and the "
            "schedule)">,
+    Option<"engineMaxRegisters", "engine-max-registers", "int64_t",
+           /*default=*/"-1",
+           "Registers a thread of the step schedule's fused advance-engine "
+           "kernel may use (NVRTC's -maxrregcount on its module; 0: no cap; "
+           "-1: chosen from B)">,
     Option<"fuseAdvanceEngine", "fuse-advance-engine", "bool",
            /*default=*/"true",
            "Advance each slot and derive its next states in one kernel "

@@ -90,8 +90,23 @@ struct EvalLowerToGpuPass
       if (failed(opts))
         return signalPassFailure();
       gpu::GPUModuleOp gpuModule = createGpuModule(module, program);
-      if (failed(lowering::ProgramLowering(program, gpuModule, *opts).run()))
+      lowering::ProgramLowering lowering(program, gpuModule, *opts);
+      if (failed(lowering.run()))
         return signalPassFailure();
+      // An explicit cap on a kernel the program does not have is an error,
+      // not a no-op (auto asks for none there).
+      if (engineMaxRegisters > 0 && !lowering.hasFusedAdvanceModule()) {
+        program.emitError()
+            << "eval-lower-to-gpu: engine-max-registers caps the step "
+               "schedule's fused advance-engine kernel, which this program "
+               "does not have ("
+            << (opts->schedule == "persistent" ? "schedule=persistent"
+                : !opts->fuseAdvanceEngine
+                    ? "fuse-advance-engine=false"
+                    : "its advance and engine cond are not fusable")
+            << ")";
+        return signalPassFailure();
+      }
     }
   }
 
@@ -117,6 +132,11 @@ struct EvalLowerToGpuPass
                      : std::string(schedule);
     o.groups = groups == kAutoOption ? chooseGroups(tensorCores, B, o.schedule)
                                      : static_cast<int64_t>(groups);
+    o.engineMaxRegisters = engineMaxRegisters != kAutoOption
+                               ? static_cast<int64_t>(engineMaxRegisters)
+                           : o.schedule == "step" && fuseAdvanceEngine
+                               ? chooseEngineMaxRegisters(B)
+                               : 0;
     o.minBlocksPerSm = minBlocksPerSm == kAutoOption
                            ? chooseMinBlocksPerSm(tensorCores, B, o.schedule)
                            : static_cast<int64_t>(minBlocksPerSm);
@@ -128,6 +148,11 @@ struct EvalLowerToGpuPass
                 "-1: auto), got "
              << static_cast<int64_t>(groups) << " and "
              << static_cast<int64_t>(statesPerThread);
+    if (o.engineMaxRegisters < 0 || o.engineMaxRegisters > 255)
+      return program.emitError()
+             << "eval-lower-to-gpu: engine-max-registers must be in [0, 255] "
+                "(0: no cap; -1: auto), got "
+             << static_cast<int64_t>(engineMaxRegisters);
     if (o.minBlocksPerSm < 0)
       return program.emitError()
              << "eval-lower-to-gpu: min-blocks-per-sm must be 0 or more (-1: "

@@ -172,10 +172,15 @@ void ProgramLowering::declareModules() {
   CudaModuleOp::create(builder, loc, "step", "step.cu",
                        builder.getStrArrayAttr({A, S, threads}),
                        FlatSymbolRefAttr());
-  if (fusedAdvance && !persistent())
+  if (hasFusedAdvanceModule()) {
+    SmallVector<std::string> advanceOptions = {A, S, threads};
+    if (options.engineMaxRegisters > 0)
+      advanceOptions.push_back("-maxrregcount=" +
+                               std::to_string(options.engineMaxRegisters));
+    SmallVector<StringRef> refs(advanceOptions.begin(), advanceOptions.end());
     CudaModuleOp::create(builder, loc, kAdvanceModule, "step.cu",
-                         builder.getStrArrayAttr({A, S, threads}),
-                         FlatSymbolRefAttr());
+                         builder.getStrArrayAttr(refs), FlatSymbolRefAttr());
+  }
   // The persistent kernel's advance-and-derive: relocatable code linked
   // into the gpu.module; deriveSlot's items are one per policy thread,
   // so its threads are set once the policy kernel's block is known.

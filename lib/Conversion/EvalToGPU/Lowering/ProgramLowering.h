@@ -60,6 +60,10 @@ public:
   /// Lowers the program in place; fails with a diagnostic on the op at fault.
   LogicalResult run();
 
+  /// Whether run() declared the step schedule's fused advance-engine
+  /// module (kAdvanceModule).
+  bool hasFusedAdvanceModule() const { return fusedAdvance && !persistent(); }
+
 private:
   /// The limits of options.chip (checked by the pass before lowering).
   const proofc::ChipLimits &chipLimits() const {

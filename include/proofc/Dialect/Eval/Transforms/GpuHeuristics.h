@@ -18,7 +18,7 @@
 namespace mlir::eval {
 
 /// The value of the integer options (groups, min-blocks-per-sm,
-/// engine-threads) and the word
+/// engine-threads, engine-max-registers) and the word
 /// of the string options (matmul, schedule) that ask for a choice.
 inline constexpr int64_t kAutoOption = -1;
 inline constexpr StringLiteral kAutoWord = "auto";
@@ -61,6 +61,16 @@ int64_t chooseMinBlocksPerSm(bool tensorCores, int64_t B, StringRef schedule);
 /// 32 against 6.47 with 128; fb15k-237's first 700 test queries at
 /// B=16384, 5.16 s of GPU run with 32 against 6.03 s with 128).
 int64_t chooseEngineThreads(int64_t B);
+
+/// engine-max-registers=-1: the register cap of the step schedule's fused
+/// advance-engine kernel, 96 from B = 16384 on, none below. ptxas gives the
+/// kernel 114 registers, so 16 of its 32-thread blocks (slots) fit on an
+/// SM; with 96 (132 bytes of spills) 21 do, and at B = 16384 there are
+/// ~8 times more slots than that to fill them. Issue 29's sweep on an
+/// H200 (one call): fb15k-237's first 700 test queries at B=16384, the
+/// advance-engine 0.936 -> 0.878 s (80: 0.926 s, 272 bytes of spills; 64:
+/// 1.165 s); V10 at B=4096 5.61 ms without, 5.63-5.64 ms with 96.
+int64_t chooseEngineMaxRegisters(int64_t B);
 
 } // namespace mlir::eval
 
