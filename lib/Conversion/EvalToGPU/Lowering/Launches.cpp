@@ -128,8 +128,8 @@ LogicalResult ProgramLowering::lowerScore(OpBuilder &builder,
     // kernel's cap (the SM's registers over its blocks' threads, in 8s).
     if (options.minBlocksPerSm > 0)
       opts.push_back(builder.getStringAttr(
-          "-maxrregcount=" + std::to_string(chipLimits().registersPerThread(
-                                 options.minBlocksPerSm, kernel->block))));
+          registerCapOption(chipLimits().registersPerThread(
+              options.minBlocksPerSm, kernel->block))));
     slotModule.setOptionsAttr(builder.getArrayAttr(opts));
   }
   toErase.push_back(score);

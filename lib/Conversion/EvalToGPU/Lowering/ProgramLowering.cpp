@@ -175,8 +175,7 @@ void ProgramLowering::declareModules() {
   if (hasFusedAdvanceModule()) {
     SmallVector<std::string> advanceOptions = {A, S, threads};
     if (options.engineMaxRegisters > 0)
-      advanceOptions.push_back("-maxrregcount=" +
-                               std::to_string(options.engineMaxRegisters));
+      advanceOptions.push_back(registerCapOption(options.engineMaxRegisters));
     SmallVector<StringRef> refs(advanceOptions.begin(), advanceOptions.end());
     CudaModuleOp::create(builder, loc, kAdvanceModule, "step.cu",
                          builder.getStrArrayAttr(refs), FlatSymbolRefAttr());

@@ -39,6 +39,12 @@ inline constexpr StringLiteral kAdvanceModule = "advance";
 /// Threads of step.cu's one-block kernels (init, advance) and of finish.
 inline constexpr int64_t kStepThreads = 256, kWarpThreads = 32;
 
+/// A CUDA C++ module's register cap, as the NVRTC option it is:
+/// "-maxrregcount=<registers>" (slot.cu's, and the fused advance-engine's).
+inline std::string registerCapOption(int64_t registers) {
+  return "-maxrregcount=" + std::to_string(registers);
+}
+
 /// A buffer as a launch argument: "buf:<name>".
 inline std::string bufArg(BufferOp buffer) {
   return ("buf:" + buffer.getSymName()).str();
