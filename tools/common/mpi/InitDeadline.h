@@ -9,7 +9,9 @@
 // with one message naming the rank that waited: rank 0 at the deadline,
 // the others a few seconds later (mpirun normally ends them first, on rank
 // 0's exit), so that the user sees rank 0's line. A rank that exits after
-// MPI_Init is mpirun's to notice: it ends the job at once.
+// MPI_Init is mpirun's to notice: it ends the job at once. When mpirun ends
+// the launch itself while the ranks wait (by SIGTERM: a process exited
+// before MPI_Init), it does not always say so; rank 0 then does.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_TOOLS_INITDEADLINE_H
@@ -19,6 +21,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+
+#include <csignal>
 
 namespace proofc::cli {
 
@@ -39,6 +43,9 @@ private:
   std::condition_variable done_;
   bool disarmed_ = false;
   std::thread watch_;
+  /// Rank 0's SIGTERM handler is installed (previousTerm_ is restored).
+  bool armedTerm_ = false;
+  struct sigaction previousTerm_{};
 };
 
 } // namespace proofc::cli
