@@ -62,3 +62,5 @@ int64_t mlir::eval::chooseEngineThreads(int64_t B) {
 int64_t mlir::eval::chooseEngineMaxRegisters(int64_t B) {
   return B >= 16384 ? 96 : 0;
 }
+
+int64_t mlir::eval::chooseMemoMaxWaits(int64_t B) { return B < 16384 ? 2 : 0; }

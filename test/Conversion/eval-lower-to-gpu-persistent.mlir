@@ -61,4 +61,7 @@
 // REGS: error: eval-lower-to-gpu: engine-max-registers must be in [0, 255] (0: no cap; -1: auto), got -2
 // RUN: not proofc-opt %examples/v10.mlir --pass-pipeline='builtin.module(eval-gpu-pipeline{schedule=persistent engine-max-registers=96 stop-before-nvvm=true})' 2>&1 \
 // RUN: | FileCheck %s --check-prefix=REGSPERS
-// REGSPERS: error: eval-lower-to-gpu: engine-max-registers caps the step schedule's fused advance-engine kernel, which this program does not have (schedule=persistent)
+// RUN: not proofc-opt %examples/v10.mlir --pass-pipeline='builtin.module(eval-gpu-pipeline{slots=4096 memo-max-waits=9 stop-before-nvvm=true})' 2>&1 \
+// RUN: | FileCheck %s --check-prefix=WAITS
+// WAITS: error: eval-lower-to-gpu: memo-max-waits must be in [0, 8] (0: never; -1: auto), got 9
+// REGSPERS: error: eval-lower-to-gpu: engine-max-registers applies to the step schedule's fused advance-engine kernel, which this program does not have (schedule=persistent)

@@ -9,6 +9,7 @@
 
 #include "CommandLine.h"
 
+#include "proofc/Dialect/Eval/Transforms/GpuHeuristics.h"
 #include "support/FileIO.h"
 #include "support/SameFile.h"
 
@@ -80,6 +81,12 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
                         "advance-engine kernel may use (0: no cap; default: "
                         "chosen from B)",
                         0, 255)
+      ->default_str("auto");
+  cli::addIntegerOption(*compile, "--memo-max-waits", c.lower.memoMaxWaits,
+                        "Steps a slot of the step schedule may wait for a "
+                        "step another slot is computing instead of computing "
+                        "it too (0: never; default: chosen from B)",
+                        0, mlir::eval::kMaxMemoWaits)
       ->default_str("auto");
   cli::addIntegerOption(*compile, "--min-blocks-per-sm", c.lower.minBlocksPerSm,
                         "Policy kernel blocks that must fit on one SM (caps "

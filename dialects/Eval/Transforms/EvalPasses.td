@@ -158,6 +158,11 @@ def EvalLowerToGpuPass : Pass<"eval-lower-to-gpu", "::mlir::ModuleOp"> {
            "Registers a thread of the step schedule's fused advance-engine "
            "kernel may use (NVRTC's -maxrregcount on its module; 0: no cap; "
            "-1: chosen from B)">,
+    Option<"memoMaxWaits", "memo-max-waits", "int64_t", /*default=*/"-1",
+           "Steps a slot of the step schedule's fused advance-engine kernel "
+           "may wait for a step another slot is computing (the step memo's "
+           "claimed entry) instead of computing it too (0: never; -1: "
+           "chosen from B)">,
     Option<"fuseAdvanceEngine", "fuse-advance-engine", "bool",
            /*default=*/"true",
            "Advance each slot and derive its next states in one kernel "

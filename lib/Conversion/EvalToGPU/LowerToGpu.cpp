@@ -93,20 +93,24 @@ struct EvalLowerToGpuPass
       lowering::ProgramLowering lowering(program, gpuModule, *opts);
       if (failed(lowering.run()))
         return signalPassFailure();
-      // An explicit cap on a kernel the program does not have is an error,
-      // not a no-op (auto asks for none there).
-      if (engineMaxRegisters > 0 && !lowering.hasFusedAdvanceModule()) {
-        program.emitError()
-            << "eval-lower-to-gpu: engine-max-registers caps the step "
-               "schedule's fused advance-engine kernel, which this program "
-               "does not have ("
-            << (opts->schedule == "persistent" ? "schedule=persistent"
-                : !opts->fuseAdvanceEngine
-                    ? "fuse-advance-engine=false"
-                    : "its advance and engine cond are not fusable")
-            << ")";
-        return signalPassFailure();
-      }
+      // An explicit option for a kernel the program does not have is an
+      // error, not a no-op (auto asks for nothing there).
+      for (auto [name, value] :
+           {std::pair<StringRef, int64_t>{"engine-max-registers",
+                                          engineMaxRegisters},
+            {"memo-max-waits", memoMaxWaits}})
+        if (value > 0 && !lowering.hasFusedAdvanceModule()) {
+          program.emitError()
+              << "eval-lower-to-gpu: " << name
+              << " applies to the step schedule's fused advance-engine "
+                 "kernel, which this program does not have ("
+              << (opts->schedule == "persistent" ? "schedule=persistent"
+                  : !opts->fuseAdvanceEngine
+                      ? "fuse-advance-engine=false"
+                      : "its advance and engine cond are not fusable")
+              << ")";
+          return signalPassFailure();
+        }
     }
   }
 
@@ -137,6 +141,10 @@ struct EvalLowerToGpuPass
                            : o.schedule == "step" && fuseAdvanceEngine
                                ? chooseEngineMaxRegisters(B)
                                : 0;
+    o.memoMaxWaits =
+        memoMaxWaits != kAutoOption ? static_cast<int64_t>(memoMaxWaits)
+        : o.schedule == "step" && fuseAdvanceEngine ? chooseMemoMaxWaits(B)
+                                                    : 0;
     o.minBlocksPerSm = minBlocksPerSm == kAutoOption
                            ? chooseMinBlocksPerSm(tensorCores, B, o.schedule)
                            : static_cast<int64_t>(minBlocksPerSm);
@@ -153,6 +161,11 @@ struct EvalLowerToGpuPass
              << "eval-lower-to-gpu: engine-max-registers must be in [0, 255] "
                 "(0: no cap; -1: auto), got "
              << static_cast<int64_t>(engineMaxRegisters);
+    if (o.memoMaxWaits < 0 || o.memoMaxWaits > kMaxMemoWaits)
+      return program.emitError()
+             << "eval-lower-to-gpu: memo-max-waits must be in [0, "
+             << kMaxMemoWaits << "] (0: never; -1: auto), got "
+             << static_cast<int64_t>(memoMaxWaits);
     if (o.minBlocksPerSm < 0)
       return program.emitError()
              << "eval-lower-to-gpu: min-blocks-per-sm must be 0 or more (-1: "

@@ -176,6 +176,9 @@ void ProgramLowering::declareModules() {
     SmallVector<std::string> advanceOptions = {A, S, threads};
     if (options.engineMaxRegisters > 0)
       advanceOptions.push_back(registerCapOption(options.engineMaxRegisters));
+    if (options.memoMaxWaits > 0)
+      advanceOptions.push_back(proofc_abi::kMemoWaitsOptionPrefix +
+                               std::to_string(options.memoMaxWaits));
     SmallVector<StringRef> refs(advanceOptions.begin(), advanceOptions.end());
     CudaModuleOp::create(builder, loc, kAdvanceModule, "step.cu",
                          builder.getStrArrayAttr(refs), FlatSymbolRefAttr());

@@ -52,6 +52,12 @@ TEST(NvrtcTemplates, CompileForSm90InEveryEmittedConfiguration) {
           << file << " " << options[0] << " " << options[1] << " "
           << options[2];
     }
+  // The fused advance-engine as memo-max-waits compiles it.
+  const std::vector<std::string> waits = {
+      "-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_ENGINE_THREADS=32",
+      std::string(proofc_abi::kMemoWaitsOptionPrefix) + "2"};
+  EXPECT_NO_THROW(
+      nvrtc->compileToCubin(kernelTemplate("step.cu"), "step.cu", waits, 9, 0));
 }
 
 // slot.cu is relocatable device code linked into the persistent policy

@@ -18,10 +18,13 @@
 namespace mlir::eval {
 
 /// The value of the integer options (groups, min-blocks-per-sm,
-/// engine-threads, engine-max-registers) and the word
+/// engine-threads, engine-max-registers, memo-max-waits) and the word
 /// of the string options (matmul, schedule) that ask for a choice.
 inline constexpr int64_t kAutoOption = -1;
 inline constexpr StringLiteral kAutoWord = "auto";
+/// The most steps memo-max-waits may ask a slot to wait: a claimed entry is
+/// written at its claimer's next advance, so more would only hide a bug.
+inline constexpr int64_t kMaxMemoWaits = 8;
 
 /// matmul=auto: "tf32x3" (tensor cores) when the encoder the program's
 /// policy uses (its eval.score_select's, else every eval.encoder) has linear
@@ -71,6 +74,18 @@ int64_t chooseEngineThreads(int64_t B);
 /// advance-engine 0.936 -> 0.878 s (80: 0.926 s, 272 bytes of spills; 64:
 /// 1.165 s); V10 at B=4096 5.61 ms without, 5.63-5.64 ms with 96.
 int64_t chooseEngineMaxRegisters(int64_t B);
+
+/// memo-max-waits=-1: the steps a slot of the step schedule may wait for a
+/// step another slot is computing (advance.cu), 2 below B = 16384, none
+/// from there on. Slots in flight at once compute the same memo keys; in a
+/// run bound by the SMs' work, not by one slot's chain, a slot that waits
+/// a step for the other's result saves a policy pass and a derive. Issue
+/// 29's sweep on an H200 (one call, outcomes byte-identical): V10 at
+/// B=4096 5.60 -> 5.09 ms, at 1024 6.76 -> 6.72; fb15k-237's first 700
+/// test queries at B=16384 4.85 -> 4.89 s of GPU run (its advance-engine
+/// 0.878 -> 0.942 s: few shared steps there, and the waits' code costs the
+/// kernel), hence none from 16384.
+int64_t chooseMemoMaxWaits(int64_t B);
 
 } // namespace mlir::eval
 

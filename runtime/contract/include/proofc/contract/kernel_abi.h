@@ -305,6 +305,10 @@ constexpr KernelSignature kKernels[] = {
 /// (PROOFC_HAS_ENTRY above): the first, then the prefix + entry per entry.
 constexpr const char *kEntriesListedOption = "-DPROOFC_ENTRIES_LISTED";
 constexpr const char *kEntryOptionPrefix = "-DPROOFC_ENTRY_";
+/// The fused advance-engine module's option that lets a slot wait up to n
+/// steps for a step another slot computes (memo.cu, advance.cu): the
+/// prefix + n; without it, none.
+constexpr const char *kMemoWaitsOptionPrefix = "-DPROOFC_MEMO_WAITS=";
 /// slot.cu's words, the tail of the persistent policy kernel's arguments.
 constexpr KernelSignature kSlotStep =
     PROOFC_ABI_SIGNATURE(PROOFC_ABI_SLOT_FUNCTION, SlotStep);

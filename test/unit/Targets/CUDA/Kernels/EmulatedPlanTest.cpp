@@ -16,6 +16,9 @@
 #define PROOFC_S 120
 #define PROOFC_DIM 64
 #define PROOFC_ENGINE_THREADS 32
+// The fused step's advance as auto compiles it below B = 16384: a slot may
+// wait two steps for a step another slot computes (memo-max-waits).
+#define PROOFC_MEMO_WAITS 2
 // step.cu includes engine.cu; renamed apart from the engine tests' copy.
 #define proofc_engine proofc_engine_plan
 #define proofc_engine_impl proofc_engine_impl_plan
