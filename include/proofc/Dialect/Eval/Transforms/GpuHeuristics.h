@@ -83,8 +83,8 @@ int64_t chooseEngineMaxRegisters(int64_t B);
 /// 29's sweep on an H200 (one call, outcomes byte-identical): V10 at
 /// B=4096 5.60 -> 5.09 ms, at 1024 6.76 -> 6.72; fb15k-237's first 700
 /// test queries at B=16384 4.85 -> 4.89 s of GPU run (its advance-engine
-/// 0.878 -> 0.942 s: few shared steps there, and the waits' code costs the
-/// kernel), hence none from 16384.
+/// 0.878 -> 0.942 s: few shared steps there, and under the 96-register cap
+/// the waits' code spills 172 bytes instead of 132), hence none from 16384.
 int64_t chooseMemoMaxWaits(int64_t B);
 
 } // namespace mlir::eval
