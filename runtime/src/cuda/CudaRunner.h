@@ -290,7 +290,8 @@ private:
   /// pinned memory on a non-blocking stream of its own, which the copy
   /// engine runs beside the kernels. From then on no slot takes a new
   /// candidate (advance.cu's finishCandidate: atomicAdd >= N), so the
-  /// slots finish the candidates they hold — at most D steps — and the
+  /// slots finish the candidates they hold — at most D steps, each after
+  /// at most memo-max-waits waits (advance.cu) — and the
   /// loop ends on the device as at the end of the pool: the native WHILE
   /// graph and the persistent kernel included. Written again every 50 ms
   /// (a write that lands before proofc_init is overwritten by it).
