@@ -473,6 +473,43 @@ TEST(EmulatedPlanActions, PlanWithoutOutActionsCannotRecord) {
   }
 }
 
+/// The step memo's waits (advance.cu, PROOFC_MEMO_WAITS): slots of the
+/// fused step that find their step claimed by another slot wait for it
+/// (memo_claims < 0 between steps), and the outcomes stay the host's at the
+/// auto memo size, in a table of 64 entries and in one of a single entry
+/// (where nearly every lookup misses and claims collide).
+TEST(EmulatedPlanMemo, WaitsKeepTheHostsOutcomesAtEveryMemoSize) {
+  Workload w = loadWorkload(Case{"countries_s1", 2, 6, 8, true});
+  EvalInputs inputs{w.program, w.ds, w.weights, w.set, false};
+  BackendTimings t;
+  const std::vector<Outcome> host =
+      HostBackend(HostBackendOptions{1}).run(inputs, t);
+  KnowledgeBase kb = buildKnowledgeBase(w.ds, false);
+  Bundle bundle = makeTestBundle(w.program, PROOFC_ENGINE_THREADS, true);
+  for (int64_t entries : {int64_t{-1}, int64_t{64}, int64_t{1}}) {
+    SCOPED_TRACE("memo entries " + std::to_string(entries));
+    PlanBinding binding(bundle, inputs, kb, "test.pcb", entries);
+    EmulatedPlan plan(bundle, binding);
+    plan.setup();
+    const int32_t claims = binding.bufferIndex("memo_claims");
+    int64_t waits = 0;
+    while (plan.step())
+      for (int32_t c : plan.readAll<int32_t>(claims))
+        waits += c < 0;
+    if (entries == -1)
+      EXPECT_GT(waits, 0) << "no slot waited: the test shows nothing";
+    const std::vector<Outcome> emulated =
+        binding.outcomes(plan.read<int32_t>(binding.outStatus()),
+                         plan.read<int32_t>(binding.outDepth()),
+                         plan.read<float>(binding.outLogp()));
+    ASSERT_EQ(emulated.size(), host.size());
+    for (size_t i = 0; i < host.size(); ++i) {
+      EXPECT_EQ(emulated[i].status, host[i].status) << "candidate " << i;
+      EXPECT_EQ(emulated[i].depth, host[i].depth) << "candidate " << i;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Datasets, EmulatedPlanVsHost,
                          ::testing::Values(Case{"countries_s1", 2, 6, 8, false},
                                            Case{"nations", 2, 0, 16, false},
