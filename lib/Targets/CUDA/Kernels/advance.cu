@@ -86,40 +86,39 @@ __device__ __forceinline__ int finishCandidate(int c, int status, int d,
 /// outActions[c * actionsD + depth before the step]; with 0, nothing.
 ///
 /// Compiled with -DPROOFC_MEMO_WAITS=n > 0 (the step schedule's fused
-/// advance-engine, `memo-max-waits`) and called with maxWaits > 0: a slot
-/// whose step another slot is computing (memo.cu's `pending`) waits for it
-/// instead of computing it again: it keeps its state, memoClaims[b] =
-/// -(steps waited), and the caller derives nothing for it (count[b] = 0,
-/// so the policy encodes nothing); its next advance looks the state up
-/// again, and after maxWaits waits it computes the step itself. The claimer
-/// publishes at its next advance, so a wait is one step, two when the
-/// claimer's block runs later in that kernel. slot.cu is compiled without
-/// waits: a persistent slot goes at its block's own pace, and waiting
-/// would hold the block.
-//
-// Two forms of the one function: with waits, and without (the persistent
-// kernel, the unfused step, and the fused step from B = 16384). Each is
-// the code that was measured in its place (docs/performance.md row 30): the
-// waits' resumption path costs the kernel registers where there are few
-// waits to gain (fb15k-237: advance-engine +7 %). A change to one must be
-// made to both; the emulated plan tests the first, every other test the
-// second.
-#if PROOFC_MEMO_WAITS > 0
+/// advance-engine, `memo-max-waits`): a slot whose step another slot is
+/// computing (memo.cu's `pending`) waits for it instead of computing it
+/// again: it keeps its state, memoClaims[b] = -(steps waited), and the
+/// caller derives nothing for it (count[b] = 0, so the policy encodes
+/// nothing); its next advance looks the state up again, and after n waits
+/// it computes the step itself. The claimer publishes at its next advance,
+/// so a wait is one step, two when the claimer's block runs later in that
+/// kernel. With n = 0 every wait branch folds away: the machine code is
+/// byte for byte what it was before waits existed (ptxas sm_90: the
+/// advance module with and without -maxrregcount, slot.cu, step.cu), and
+/// with n = 2 what docs/performance.md row 30 measured. slot.cu is compiled
+/// without waits: a persistent slot goes at its block's own pace, and
+/// waiting would hold the block.
 __device__ __forceinline__ int advanceSlot(
     int b, const int *pool, int N, int D, int R, const int *derived,
     const int *count, const int *action, const float *actionLogp, int *state,
     int *slotCand, int *depth, float *logp, int *nextCand, int *outStatus,
     int *outDepth, float *outLogp, int *outActions, int actionsD, int *memo,
     int *memoClaims, int memoEntries, const int *kept = nullptr,
-    int *stateCopy = nullptr, int maxWaits = 0) {
+    int *stateCopy = nullptr) {
+  constexpr int kMaxWaits = PROOFC_MEMO_WAITS;
   int c = slotCand[b];
   if (c < 0) return 0;
-  int claim = memoEntries > 0 ? memoClaims[b] : 0;
-  // A waiting slot resumes at its state's lookup: no action to apply.
-  int waits = claim < 0 ? -claim : 0;
+  // A waiting slot (memoClaims[b] < 0) resumes at its state's lookup: no
+  // action to apply. Without waits the claim is read after the step's
+  // loads, as it always was.
+  int claim = 0, waits = 0;
+  if (kMaxWaits > 0) {
+    claim = memoEntries > 0 ? memoClaims[b] : 0;
+    waits = claim < 0 ? -claim : 0;
+    if (waits) claim = 0;
+  }
   bool apply = waits == 0;
-  if (!apply) claim = 0;
-  const bool record = actionsD > 0;
   int words[W];
   float step = 0.f;
   int stepAction = 0;
@@ -138,6 +137,7 @@ __device__ __forceinline__ int advanceSlot(
     const int *held = state + b * W;
     for (int w = 0; w < W; ++w) words[w] = held[w];
   }
+  const bool record = actionsD > 0;
   float lp = logp[b];
   int d = depth[b];
   // The candidate's triple keys the memo's relevant steps: read only with
@@ -149,6 +149,7 @@ __device__ __forceinline__ int advanceSlot(
     t = pool[3 * c + 2];
   }
   const unsigned mask = static_cast<unsigned>(memoEntries) - 1u;
+  if (kMaxWaits == 0) claim = memoEntries > 0 ? memoClaims[b] : 0;
   if (claim) proofc_memo::publish(memo, claim, words, step, stepAction, record);
   const int cand0 = c;
   int active = 1;
@@ -188,7 +189,7 @@ __device__ __forceinline__ int advanceSlot(
     bool pending = false;
     if (!proofc_memo::lookup(memo, mask, words, key, next, step, stepAction,
                              record, claim, pending)) {
-      if (pending && waits < maxWaits) waited = waits + 1;
+      if (pending && waits < kMaxWaits) waited = waits + 1;
       break;
     }
     for (int w = 0; w < W; ++w) words[w] = next[w];
@@ -201,87 +202,6 @@ __device__ __forceinline__ int advanceSlot(
   if (memoEntries > 0) memoClaims[b] = waited ? -waited : claim;
   return active;
 }
-
-#else
-__device__ __forceinline__ int advanceSlot(
-    int b, const int *pool, int N, int D, int R, const int *derived,
-    const int *count, const int *action, const float *actionLogp, int *state,
-    int *slotCand, int *depth, float *logp, int *nextCand, int *outStatus,
-    int *outDepth, float *outLogp, int *outActions, int actionsD, int *memo,
-    int *memoClaims, int memoEntries, const int *kept = nullptr,
-    int *stateCopy = nullptr) {
-  int c = slotCand[b];
-  if (c < 0) return 0;
-  const int a = action[b];
-  if (a < 0 || a >= count[b]) __trap(); // the policy broke its contract
-  // All loads first, then the stores: the compiler cannot tell that state
-  // and derived do not overlap, so a load-store loop would wait for each
-  // load in turn (W round trips to L2 instead of one).
-  const int *chosen =
-      kept ? kept + a * W : derived + (static_cast<long long>(b) * S + a) * W;
-  int words[W];
-  for (int w = 0; w < W; ++w) words[w] = chosen[w];
-  float step = actionLogp[b];
-  int stepAction = a;
-  const bool record = actionsD > 0;
-  float lp = logp[b];
-  int d = depth[b];
-  // The candidate's triple keys the memo's relevant steps: read only with
-  // the memo on.
-  int h = 0, r = 0, t = 0;
-  if (memoEntries > 0) {
-    h = pool[3 * c];
-    r = pool[3 * c + 1];
-    t = pool[3 * c + 2];
-  }
-  const unsigned mask = static_cast<unsigned>(memoEntries) - 1u;
-  int claim = memoEntries > 0 ? memoClaims[b] : 0;
-  if (claim) proofc_memo::publish(memo, claim, words, step, a, record);
-  const int cand0 = c;
-  int active = 1;
-  for (;;) {
-    if (record)
-      outActions[static_cast<long long>(c) * actionsD + d] = stepAction;
-    lp += step;
-    ++d;
-    const int status = terminalStatus(words[0], d, R, D);
-    if (status >= 0) {
-      c = finishCandidate(c, status, d, lp, N, nextCand, outStatus, outDepth,
-                          outLogp);
-      if (c < 0) {
-        active = 0;
-        claim = 0;
-        break;
-      }
-      startState(words, pool, c);
-      r = words[0];
-      h = words[1];
-      t = words[2];
-      d = 0;
-      lp = 0.f;
-    }
-    // A start state is its candidate's own: nothing to share.
-    if (memoEntries <= 0 || d == 0) {
-      claim = 0;
-      break;
-    }
-    const proofc_memo::Key key = proofc_memo::makeKey(words, h, r, t);
-    int next[W];
-    if (!proofc_memo::lookup(memo, mask, words, key, next, step, stepAction,
-                             record, claim))
-      break;
-    for (int w = 0; w < W; ++w) words[w] = next[w];
-  }
-  int *st = stateCopy ? stateCopy : state + b * W;
-  for (int w = 0; w < W; ++w) st[w] = words[w];
-  depth[b] = d;
-  logp[b] = lp;
-  if (c != cand0) slotCand[b] = c;
-  if (memoEntries > 0) memoClaims[b] = claim;
-  return active;
-}
-
-#endif // PROOFC_MEMO_WAITS
 } // namespace proofc_step
 
 #endif // PROOFC_ADVANCE_CU

@@ -48,8 +48,7 @@
 #endif
 
 /// The steps a slot may wait for another slot's step (advance.cu's
-/// advanceSlot), from -DPROOFC_MEMO_WAITS; 0: none, and lookup() does not
-/// report a pending entry.
+/// advanceSlot), from -DPROOFC_MEMO_WAITS; 0: none.
 #ifndef PROOFC_MEMO_WAITS
 #define PROOFC_MEMO_WAITS 0
 #endif
@@ -150,23 +149,16 @@ __device__ __forceinline__ float bitsFloat(unsigned u) {
 /// `next`, its log-probability into `stepLogp` and, when `withAction` (the
 /// run records the actions), the action into `stepAction`, and returns
 /// true. On a miss returns false and sets `claim` to the entry it claimed
-/// plus one (the caller publishes into it after the step), or 0; with
-/// PROOFC_MEMO_WAITS > 0 it also sets `pending` to whether an entry of
-/// this hash is claimed and not yet written (another slot computes the
-/// step, or one of the same hash).
+/// plus one (the caller publishes into it after the step), or 0, and
+/// `pending` to whether an entry of this hash is claimed and not yet
+/// written (another slot computes the step, or one of the same hash).
 __device__ __forceinline__ bool lookup(int *table, unsigned mask,
                                        const int *g, const Key &k, int *next,
                                        float &stepLogp, int &stepAction,
-                                       bool withAction, int &claim
-#if PROOFC_MEMO_WAITS > 0
-                                       ,
-                                       bool &pending
-#endif
-) {
+                                       bool withAction, int &claim,
+                                       bool &pending) {
   claim = 0;
-#if PROOFC_MEMO_WAITS > 0
   pending = false;
-#endif
   const unsigned first = k.hash & mask;
   auto entryAt = [&](int j) {
     return table +
@@ -190,9 +182,7 @@ __device__ __forceinline__ bool lookup(int *table, unsigned mask,
         return false;
       }
       if (hash == k.hash) { // just claimed by another slot
-#if PROOFC_MEMO_WAITS > 0
         pending = true;
-#endif
         return false;
       }
       continue;
@@ -209,9 +199,7 @@ __device__ __forceinline__ bool lookup(int *table, unsigned mask,
           return a < b ? a : b;
         }) == 0u ||
         (withAction && w[kActionWord] == 0u)) {
-#if PROOFC_MEMO_WAITS > 0
       pending = true;
-#endif
       return false; // being written (or never usable)
     }
     diff[0] = w[1] ^ kMark ^ static_cast<unsigned>(k.relH);

@@ -124,22 +124,21 @@ extern "C" __global__ void proofc_advance_engine(
       state + b * W, derived + static_cast<long long>(b) * S * W,
       const_cast<int *>(action), const_cast<float *>(actionLogp));
 #endif
-#if PROOFC_MEMO_WAITS > 0
   __shared__ int sActive, sWaiting;
   if (threadIdx.x == 0) {
     sActive = advanceSlot(b, pool, N, D, R, derived, count, action,
                           actionLogp, state, slotCand, depth, logp, nextCand,
                           outStatus, outDepth, outLogp, outActions, actionsD,
-                          memo, memoClaims, memoEntries, nullptr, nullptr,
-                          PROOFC_MEMO_WAITS);
-    sWaiting = memoEntries > 0 && memoClaims[b] < 0;
+                          memo, memoClaims, memoEntries);
+    if (PROOFC_MEMO_WAITS > 0)
+      sWaiting = memoEntries > 0 && memoClaims[b] < 0;
   }
   // The barrier also makes thread 0's stores to state[b] and slotCand[b]
   // visible to the block, which derives from them.
   __syncthreads();
-  // A slot that waits for another's step (advanceSlot) has no children
-  // this step: the policy encodes nothing for it.
-  if (sWaiting) {
+  // A slot that waits for another's step (advanceSlot, PROOFC_MEMO_WAITS)
+  // has no children this step: the policy encodes nothing for it.
+  if (PROOFC_MEMO_WAITS > 0 && sWaiting) {
     if (threadIdx.x == 0) count[b] = 0;
   } else {
     proofc_engine_impl::deriveSlot(b, state, slotCand, pool, facts, psOffsets,
@@ -148,22 +147,6 @@ extern "C" __global__ void proofc_advance_engine(
                                    rulePredOffsets, ruleIdsByPred, E, R,
                                    derived, count);
   }
-#else
-  __shared__ int sActive;
-  if (threadIdx.x == 0)
-    sActive = advanceSlot(b, pool, N, D, R, derived, count, action,
-                          actionLogp, state, slotCand, depth, logp, nextCand,
-                          outStatus, outDepth, outLogp, outActions, actionsD,
-                          memo, memoClaims, memoEntries);
-  // The barrier also makes thread 0's stores to state[b] and slotCand[b]
-  // visible to the block, which derives from them.
-  __syncthreads();
-  proofc_engine_impl::deriveSlot(b, state, slotCand, pool, facts, psOffsets,
-                                 poFacts, poOffsets, predOffsets, ruleHeads,
-                                 ruleBodyOffsets, ruleBody, ruleNumVars,
-                                 rulePredOffsets, ruleIdsByPred, E, R, derived,
-                                 count);
-#endif
   // counters[0]: active slots, counters[1]: blocks arrived; the last block
   // reads and re-zeroes both for the next step.
   if (threadIdx.x != 0) return;
