@@ -10,6 +10,7 @@
 #include "CommandLine.h"
 
 #include "proofc/Dialect/Eval/Transforms/GpuHeuristics.h"
+#include "proofc/Target/ChipLimits.h"
 #include "support/FileIO.h"
 #include "support/SameFile.h"
 
@@ -80,7 +81,7 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
                         "Registers a thread of the step schedule's fused "
                         "advance-engine kernel may use (0: no cap; default: "
                         "chosen from B)",
-                        0, 255)
+                        0, proofc::kMaxRegistersPerThread)
       ->default_str("auto");
   cli::addIntegerOption(*compile, "--memo-max-waits", c.lower.memoMaxWaits,
                         "Steps a slot of the step schedule may wait for a "

@@ -19,6 +19,10 @@
 
 namespace proofc {
 
+/// The most 32-bit registers a thread may use (the PTX limit; ptxas's
+/// -maxrregcount takes no more).
+inline constexpr int64_t kMaxRegistersPerThread = 255;
+
 struct ChipLimits {
   llvm::StringLiteral chip;  ///< NVVM chip, "sm_90"
   int64_t maxSharedPerBlock; ///< bytes, static + opted-in dynamic
@@ -31,7 +35,7 @@ struct ChipLimits {
   /// linker refuses a callee that may use more than its kernel's cap.
   int64_t registersPerThread(int64_t blocks, int64_t threads) const {
     int64_t regs = registersPerSm / (blocks * threads) / 8 * 8;
-    return regs < 255 ? regs : 255;
+    return regs < kMaxRegistersPerThread ? regs : kMaxRegistersPerThread;
   }
 };
 

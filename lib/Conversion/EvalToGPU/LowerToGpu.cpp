@@ -136,15 +136,16 @@ struct EvalLowerToGpuPass
                      : std::string(schedule);
     o.groups = groups == kAutoOption ? chooseGroups(tensorCores, B, o.schedule)
                                      : static_cast<int64_t>(groups);
-    o.engineMaxRegisters = engineMaxRegisters != kAutoOption
-                               ? static_cast<int64_t>(engineMaxRegisters)
-                           : o.schedule == "step" && fuseAdvanceEngine
-                               ? chooseEngineMaxRegisters(B)
-                               : 0;
-    o.memoMaxWaits =
-        memoMaxWaits != kAutoOption ? static_cast<int64_t>(memoMaxWaits)
-        : o.schedule == "step" && fuseAdvanceEngine ? chooseMemoMaxWaits(B)
-                                                    : 0;
+    // The fused advance-engine kernel's options: auto asks for nothing
+    // where there is no such kernel.
+    const bool fusedStepKernel = o.schedule == "step" && fuseAdvanceEngine;
+    o.engineMaxRegisters =
+        engineMaxRegisters != kAutoOption
+            ? static_cast<int64_t>(engineMaxRegisters)
+            : (fusedStepKernel ? chooseEngineMaxRegisters(B) : 0);
+    o.memoMaxWaits = memoMaxWaits != kAutoOption
+                         ? static_cast<int64_t>(memoMaxWaits)
+                         : (fusedStepKernel ? chooseMemoMaxWaits(B) : 0);
     o.minBlocksPerSm = minBlocksPerSm == kAutoOption
                            ? chooseMinBlocksPerSm(tensorCores, B, o.schedule)
                            : static_cast<int64_t>(minBlocksPerSm);
@@ -156,10 +157,12 @@ struct EvalLowerToGpuPass
                 "-1: auto), got "
              << static_cast<int64_t>(groups) << " and "
              << static_cast<int64_t>(statesPerThread);
-    if (o.engineMaxRegisters < 0 || o.engineMaxRegisters > 255)
+    if (o.engineMaxRegisters < 0 ||
+        o.engineMaxRegisters > proofc::kMaxRegistersPerThread)
       return program.emitError()
-             << "eval-lower-to-gpu: engine-max-registers must be in [0, 255] "
-                "(0: no cap; -1: auto), got "
+             << "eval-lower-to-gpu: engine-max-registers must be in [0, "
+             << proofc::kMaxRegistersPerThread
+             << "] (0: no cap; -1: auto), got "
              << static_cast<int64_t>(engineMaxRegisters);
     if (o.memoMaxWaits < 0 || o.memoMaxWaits > kMaxMemoWaits)
       return program.emitError()

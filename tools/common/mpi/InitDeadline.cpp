@@ -54,13 +54,18 @@ InitDeadline::InitDeadline(std::string tool) {
   // Rank 0 speaks first; the others wait a little longer for mpirun to end
   // them on rank 0's exit.
   const double wait = rank == "0" || rank.empty() ? seconds : seconds + 5;
-  const std::string message = fmt::format(
-      "{}: error: rank {} of {}: MPI_Init did not end within {} s: a process "
-      "of the launch exited or never started MPI (every rank of an MPI "
-      "launch must be {}, started with the same flags; {} sets the wait in "
-      "seconds)\n",
-      tool, rank.empty() ? "?" : rank, size.empty() ? "?" : size, seconds, tool,
-      kMpiInitTimeoutEnv);
+  // Who speaks and the likely cause, the same in both messages below.
+  const std::string who =
+      fmt::format("{}: error: rank {} of {}", tool, rank.empty() ? "?" : rank,
+                  size.empty() ? "?" : size);
+  const std::string cause = fmt::format(
+      "a process of the launch exited or never started MPI (every rank of an "
+      "MPI launch must be {}, started with the same flags",
+      tool);
+  const std::string message =
+      fmt::format("{}: MPI_Init did not end within {} s: {}; {} sets the wait "
+                  "in seconds)\n",
+                  who, seconds, cause, kMpiInitTimeoutEnv);
   // mpirun may end the launch itself while the ranks wait (a process of it
   // exited), by SIGTERM, and Open MPI 4.1 then prints nothing at times
   // (about 1 launch in 60 on a loaded 2-core machine): rank 0 says why it
@@ -68,10 +73,7 @@ InitDeadline::InitDeadline(std::string tool) {
   armedTerm_ = rank == "0";
   if (armedTerm_) {
     const std::string term = fmt::format(
-        "{}: error: rank 0 of {}: the launch was ended while MPI_Init "
-        "waited: a process of the launch exited or never started MPI (every "
-        "rank of an MPI launch must be {}, started with the same flags)\n",
-        tool, size.empty() ? "?" : size, tool);
+        "{}: the launch was ended while MPI_Init waited: {})\n", who, cause);
     termLength = std::min(term.size(), sizeof(termMessage));
     std::memcpy(termMessage, term.data(), termLength);
     struct sigaction action{};
