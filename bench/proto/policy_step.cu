@@ -1,0 +1,573 @@
+// policy_step.cu - one full step of the step schedule's policy kernel at
+// V10's shape (A = 6, S = 120, d = 64, kinship's E = 104, R = 25, B = 4096
+// slots each with a memo miss of k ~ 64-76 children), in several designs:
+//
+//   grid   what the compiler emits today (docs/lowering.md): B x 8 blocks of
+//          one warp, each the parent and 15 children of one slot (an m16
+//          tile), the atom tables and the layers' TF32 fragments read from
+//          global memory (L1/L2), 96 registers (18 blocks an SM, as
+//          `--min-blocks-per-sm` auto), the slot's last block to arrive
+//          selects;
+//   tiles  today's blocks, launched only for the tiles with rows (a work
+//          list the advance-engine would write);
+//   list   one resident block per SM of W warps that loops over a work list
+//          of (slot, part) tiles (what the advance-engine would write: only
+//          the tiles with rows), each warp taking the next tile by an atomic;
+//          the atom tables copied into shared memory once per launch (66 KB;
+//          `list-gtab` keeps them in global memory), the fragments from L1,
+//          65536 / (32 W) registers a thread;
+//   packed the rows of all slots packed (a slot's parent, then its
+//          children) into 16-row tiles taken from the list in order; a
+//          parent row publishes its encoding, the children's rows wait for
+//          it, and the warp that finishes a slot's last child selects;
+//   grid-* today's design without a part (the embedding, the layers) or
+//          with one changed (MODE below), to see what each costs.
+//
+// The same arithmetic in the same order (3xTF32 layers, layer norms, relu,
+// the dot with enc(parent)), so the logits and actions must be bit-identical
+// across the designs; the program checks it. Synthetic states with the
+// goal-count histogram of V10's derived states (4.04 goals of 6 on average,
+// bench/proto/workload_stats.py's data) and random tables and weights.
+//   nvcc -O3 -arch=sm_90 -std=c++17 bench/proto/policy_step.cu -o /tmp/ps && /tmp/ps
+// Prints microseconds per launch and nanoseconds per useful row (k + 1 a
+// slot) for each design. The numbers: docs/performance.md, "Where the time
+// goes at B=4096".
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <vector>
+
+constexpr int A = 6, S = 120, D = 64, E = 104, R = 25, PARTS = 8, CH = 15;
+constexpr int P = D + 4;                          // activation row stride (floats)
+constexpr int TROWS = (R + 2) + 2 * E + 2 * (2 * A); // table rows: pred, arg0c, arg1c, arg0v, arg1v
+constexpr int OFF_A0C = R + 2, OFF_A1C = OFF_A0C + E, OFF_A0V = OFF_A1C + E, OFF_A1V = OFF_A0V + 2 * A;
+// MODE 4's tables: pred rows and a zero row, then per argument the 2A
+// variable rows reversed (row 2A-1-v holds variable v = ~x, so row x + 2A for
+// every term x), the E constant rows and a zero row: one add a row index, no
+// selects, and no scale factors (an atom without arguments, or padding,
+// reads zero rows).
+constexpr int ZP = R + 2, ARGROWS = 2 * A + E + 1, OFF2_A0 = R + 3, OFF2_A1 = OFF2_A0 + ARGROWS;
+constexpr int TROWS2 = OFF2_A1 + ARGROWS;
+
+__constant__ float cBias[2][D], cGamma[2][D], cBeta[2][D];
+
+__device__ __forceinline__ unsigned tf32(float x) { unsigned r; asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x)); return r; }
+__device__ __forceinline__ void mma(float *c, const unsigned *a, unsigned b0, unsigned b1) {
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+struct Args {
+  const int *state;   // [B][A][3]
+  const int *derived; // [B][S][A][3]
+  const int *count;   // [B]
+  const float *tables; // [TROWS][D]
+  const float *tables2; // [TROWS2][D] (MODE 4)
+  const uint4 *wf;    // [2][8 ks][8 nt][32 lanes] {hi b0, hi b1, lo b0, lo b1}
+  float *logits;      // [B][S]
+  int *arrivals;      // [B]
+  int *action;        // [B]
+  const int2 *tiles;  // work list: (slot, part)
+  int numTiles;
+  int *next;          // work list cursor
+  int B;
+  float scale;
+  // MODE 6 (rows packed across slots): row r is (slot, child) = rows[r],
+  // child -1 the slot's parent; a slot's parent comes first.
+  const int2 *rows;
+  int totalRows;
+  float *parentEnc; // [B][D]
+  int *ready;       // [B]: the parent's encoding is written
+  int *done;        // [B]: children with logits
+};
+
+// Spec §4's choice over the slot's k logits by one warp (the last to finish).
+__device__ __forceinline__ void selectSlot(const Args &a, int slot, int k, int lane) {
+  const volatile float *lg = a.logits + (size_t)slot * S;
+  float m = -INFINITY;
+  for (int i = lane; i < k; i += 32) m = fmaxf(m, lg[i]);
+  for (int o = 16; o; o >>= 1) m = fmaxf(m, __shfl_xor_sync(~0u, m, o));
+  double thr = (double)m - 1e-5 * fmax(1.0, fabs((double)m)), sum = 0;
+  int best = S;
+  for (int i = lane; i < k; i += 32) { float v = lg[i]; if ((double)v >= thr) best = min(best, i); sum += exp((double)v - m); }
+  for (int o = 16; o; o >>= 1) { best = min(best, __shfl_xor_sync(~0u, best, o)); sum += __shfl_xor_sync(~0u, sum, o); }
+  if (lane == 0) a.action[slot] = best;
+  (void)sum;
+}
+
+// One tile: the parent and children part*15 .. part*15+14 of `slot`, by the
+// warp `lane` belongs to; `tab` the atom tables (shared or global), `act`
+// this warp's 16 activation rows, `par` its enc(parent) row.
+// MODE (what each part costs): 0 all; 1 no embedding (the rows keep what
+// the shared memory holds); 2 no layers (enc = the embedding's row, read
+// back in the C layout); 3 the layers with one TF32 product (1xTF32);
+// 4 the MODE-4 tables below; 5 eight lanes a row; 6 packed rows (`slot` is
+// the tile's index).
+template <int MODE = 0>
+__device__ __forceinline__ void tile(const Args &a, int slot, int part, const float *__restrict__ tab, float *act, float *par) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+  // MODE 6: `slot` is the tile's index in the packed rows.
+  const int r0 = MODE == 6 ? slot * 16 : 0;
+  const int k = MODE == 6 ? 0 : a.count[slot];
+  const int used = MODE == 6 ? min(16, a.totalRows - r0) : min(16, 1 + k - part * CH); // rows in use
+  auto wordsOf = [&](int row) -> const int * {
+    if (MODE == 6) {
+      int2 rc = a.rows[min(r0 + row, a.totalRows - 1)];
+      return rc.y < 0 ? a.state + (size_t)rc.x * A * 3 : a.derived + ((size_t)rc.x * S + rc.y) * A * 3;
+    }
+    int child = part * CH + row - 1;
+    return row == 0 ? a.state + (size_t)slot * A * 3
+                    : a.derived + ((size_t)slot * S + min(max(child, 0), S - 1)) * A * 3;
+  };
+  // MODE 5: four rows a pass (8 lanes a row, 8 features a lane).
+  if (MODE == 5) {
+    const int rg = lane >> 3, c0 = (lane & 7) * 8;
+    for (int pass = 0; 4 * pass < used; ++pass) {
+      int row = 4 * pass + rg;
+      const int *w = wordsOf(row);
+      int words[3 * A];
+#pragma unroll
+      for (int i = 0; i < 3 * A; i += 2) { int2 v = *reinterpret_cast<const int2 *>(w + i); words[i] = v.x; words[i + 1] = v.y; }
+      float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+#pragma unroll
+      for (int at = 0; at < A; ++at) {
+        int p = words[3 * at], x = words[3 * at + 1], y = words[3 * at + 2];
+        float atomScale = p >= 0 ? 1.f : 0.f, argScale = (unsigned)p < (unsigned)R ? 1.f : 0.f;
+        int pr = min((unsigned)p, (unsigned)(R + 1));
+        int xr = x >= 0 ? OFF_A0C + x : OFF_A0V + min((unsigned)~x, (unsigned)(2 * A - 1));
+        int yr = y >= 0 ? OFF_A1C + y : OFF_A1V + min((unsigned)~y, (unsigned)(2 * A - 1));
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          float4 vp = *reinterpret_cast<const float4 *>(tab + pr * D + c0 + 4 * half);
+          float4 vx = *reinterpret_cast<const float4 *>(tab + xr * D + c0 + 4 * half);
+          float4 vy = *reinterpret_cast<const float4 *>(tab + yr * D + c0 + 4 * half);
+          float pv[4] = {vp.x, vp.y, vp.z, vp.w}, xv[4] = {vx.x, vx.y, vx.z, vx.w}, yv[4] = {vy.x, vy.y, vy.z, vy.w};
+#pragma unroll
+          for (int c = 0; c < 4; ++c) {
+            float s = fmaf(xv[c], argScale, pv[c]);
+            s = fmaf(yv[c], argScale, s);
+            s = fmaxf(s, 0.f);
+            acc[4 * half + c] = fmaf(s, atomScale, acc[4 * half + c]);
+          }
+        }
+      }
+      if (row < 16) {
+        *reinterpret_cast<float4 *>(act + row * P + c0) = make_float4(acc[0], acc[1], acc[2], acc[3]);
+        *reinterpret_cast<float4 *>(act + row * P + c0 + 4) = make_float4(acc[4], acc[5], acc[6], acc[7]);
+      }
+    }
+  }
+  // Embedding: two rows a pass (16 lanes a row, 4 features a lane).
+  if (MODE != 1 && MODE != 5) {
+    const int rg = lane >> 4, c0 = (lane & 15) * 4;
+    for (int pass = 0; 2 * pass < used; ++pass) {
+      int row = 2 * pass + rg;
+      const int *w = wordsOf(row);
+      int words[3 * A];
+#pragma unroll
+      for (int i = 0; i < 3 * A; i += 2) { int2 v = *reinterpret_cast<const int2 *>(w + i); words[i] = v.x; words[i + 1] = v.y; }
+      float acc[4] = {0, 0, 0, 0};
+      if (MODE == 4) {
+#pragma unroll
+        for (int at = 0; at < A; ++at) {
+          int p = words[3 * at], x = words[3 * at + 1], y = words[3 * at + 2];
+          bool has = (unsigned)p < (unsigned)R;
+          unsigned pr = min((unsigned)p, (unsigned)ZP);
+          unsigned xr = has ? min((unsigned)(x + 2 * A), (unsigned)(ARGROWS - 1)) : ARGROWS - 1;
+          unsigned yr = has ? min((unsigned)(y + 2 * A), (unsigned)(ARGROWS - 1)) : ARGROWS - 1;
+          float4 vp = *reinterpret_cast<const float4 *>(a.tables2 + pr * D + c0);
+          float4 vx = *reinterpret_cast<const float4 *>(a.tables2 + (OFF2_A0 + xr) * D + c0);
+          float4 vy = *reinterpret_cast<const float4 *>(a.tables2 + (OFF2_A1 + yr) * D + c0);
+          float pv[4] = {vp.x, vp.y, vp.z, vp.w}, xv[4] = {vx.x, vx.y, vx.z, vx.w}, yv[4] = {vy.x, vy.y, vy.z, vy.w};
+#pragma unroll
+          for (int c = 0; c < 4; ++c) acc[c] += fmaxf((pv[c] + xv[c]) + yv[c], 0.f);
+        }
+      }
+#pragma unroll
+      for (int at = 0; at < (MODE == 4 ? 0 : A); ++at) {
+        int p = words[3 * at], x = words[3 * at + 1], y = words[3 * at + 2];
+        float atomScale = p >= 0 ? 1.f : 0.f, argScale = (unsigned)p < (unsigned)R ? 1.f : 0.f;
+        int pr = min((unsigned)p, (unsigned)(R + 1));
+        int xr = x >= 0 ? OFF_A0C + x : OFF_A0V + min((unsigned)~x, (unsigned)(2 * A - 1));
+        int yr = y >= 0 ? OFF_A1C + y : OFF_A1V + min((unsigned)~y, (unsigned)(2 * A - 1));
+        float4 vp = *reinterpret_cast<const float4 *>(tab + pr * D + c0);
+        float4 vx = *reinterpret_cast<const float4 *>(tab + xr * D + c0);
+        float4 vy = *reinterpret_cast<const float4 *>(tab + yr * D + c0);
+        float pv[4] = {vp.x, vp.y, vp.z, vp.w}, xv[4] = {vx.x, vx.y, vx.z, vx.w}, yv[4] = {vy.x, vy.y, vy.z, vy.w};
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+          float s = fmaf(xv[c], argScale, pv[c]);
+          s = fmaf(yv[c], argScale, s);
+          s = fmaxf(s, 0.f);
+          acc[c] = fmaf(s, atomScale, acc[c]);
+        }
+      }
+      *reinterpret_cast<float4 *>(act + row * P + c0) = make_float4(acc[0], acc[1], acc[2], acc[3]);
+    }
+  }
+  __syncwarp();
+  // Two linears (3xTF32), each followed by a layer norm; relu after the first.
+  float c[8][4];
+  if (MODE == 2) {
+#pragma unroll
+    for (int nt = 0; nt < 8; ++nt) {
+      c[nt][0] = act[g * P + 8 * nt + 2 * t]; c[nt][1] = act[g * P + 8 * nt + 2 * t + 1];
+      c[nt][2] = act[(g + 8) * P + 8 * nt + 2 * t]; c[nt][3] = act[(g + 8) * P + 8 * nt + 2 * t + 1];
+    }
+  }
+#pragma unroll 1
+  for (int l = 0; l < (MODE == 2 ? 0 : 2); ++l) {
+#pragma unroll
+    for (int nt = 0; nt < 8; ++nt) {
+      float b0 = cBias[l][8 * nt + 2 * t], b1 = cBias[l][8 * nt + 2 * t + 1];
+      c[nt][0] = b0; c[nt][1] = b1; c[nt][2] = b0; c[nt][3] = b1;
+    }
+#pragma unroll 2
+    for (int ks = 0; ks < 8; ++ks) {
+      float av[4] = {act[g * P + 8 * ks + t], act[(g + 8) * P + 8 * ks + t], act[g * P + 8 * ks + t + 4], act[(g + 8) * P + 8 * ks + t + 4]};
+      unsigned hi[4], lo[4];
+#pragma unroll
+      for (int e = 0; e < 4; ++e) { hi[e] = tf32(av[e]); lo[e] = tf32(av[e] - __uint_as_float(hi[e])); }
+#pragma unroll
+      for (int nt = 0; nt < 8; ++nt) {
+        uint4 w = __ldg(&a.wf[((l * 8 + ks) * 8 + nt) * 32 + lane]);
+        if (MODE != 3) {
+          mma(c[nt], lo, w.x, w.y);
+          mma(c[nt], hi, w.z, w.w);
+        }
+        mma(c[nt], hi, w.x, w.y);
+      }
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float s = 0;
+#pragma unroll
+      for (int nt = 0; nt < 8; ++nt) s += c[nt][2 * h] + c[nt][2 * h + 1];
+      s += __shfl_xor_sync(~0u, s, 1); s += __shfl_xor_sync(~0u, s, 2);
+      float mean = s / D, v = 0;
+#pragma unroll
+      for (int nt = 0; nt < 8; ++nt) { float d0 = c[nt][2 * h] - mean, d1 = c[nt][2 * h + 1] - mean; v = fmaf(d0, d0, v); v = fmaf(d1, d1, v); }
+      v += __shfl_xor_sync(~0u, v, 1); v += __shfl_xor_sync(~0u, v, 2);
+      float inv = 1.f / sqrtf(v / D + 1e-5f);
+#pragma unroll
+      for (int nt = 0; nt < 8; ++nt)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          int col = 8 * nt + 2 * t + e;
+          float z = (c[nt][2 * h + e] - mean) * inv * cGamma[l][col] + cBeta[l][col];
+          c[nt][2 * h + e] = l == 0 ? fmaxf(z, 0.f) : z;
+        }
+    }
+    if (l == 0) {
+      __syncwarp();
+#pragma unroll
+      for (int nt = 0; nt < 8; ++nt) {
+        *reinterpret_cast<float2 *>(&act[g * P + 8 * nt + 2 * t]) = make_float2(c[nt][0], c[nt][1]);
+        *reinterpret_cast<float2 *>(&act[(g + 8) * P + 8 * nt + 2 * t]) = make_float2(c[nt][2], c[nt][3]);
+      }
+      __syncwarp();
+    }
+  }
+  if (MODE == 6) {
+    // Parents publish their encoding; children wait for their slot's
+    // (written by this or an earlier tile: tiles are taken in order).
+    int2 rc[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) rc[h] = g + 8 * h < used ? a.rows[r0 + g + 8 * h] : make_int2(-1, -2);
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      if (rc[h].y == -1)
+#pragma unroll
+        for (int nt = 0; nt < 8; ++nt)
+          __stcg(reinterpret_cast<float2 *>(a.parentEnc + (size_t)rc[h].x * D + 8 * nt + 2 * t), make_float2(c[nt][2 * h], c[nt][2 * h + 1]));
+    __threadfence();
+    __syncwarp();
+    if (t == 0)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        if (rc[h].y == -1) atomicExch(&a.ready[rc[h].x], 1);
+    float dot[2] = {0, 0};
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      if (rc[h].y >= 0) {
+        const volatile int *rdy = a.ready + rc[h].x;
+        while (*rdy == 0) {}
+        __threadfence();
+        const float *pe = a.parentEnc + (size_t)rc[h].x * D;
+#pragma unroll
+        for (int nt = 0; nt < 8; ++nt) {
+          float2 pv = __ldcg(reinterpret_cast<const float2 *>(pe + 8 * nt + 2 * t));
+          dot[h] = fmaf(c[nt][2 * h], pv.x, dot[h]); dot[h] = fmaf(c[nt][2 * h + 1], pv.y, dot[h]);
+        }
+      }
+    }
+    __syncwarp();
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float d = dot[h];
+      d += __shfl_xor_sync(~0u, d, 1); d += __shfl_xor_sync(~0u, d, 2);
+      if (t == 0 && rc[h].y >= 0) a.logits[(size_t)rc[h].x * S + rc[h].y] = d * a.scale;
+    }
+    __threadfence();
+    __syncwarp();
+    // Count each slot's children done; a slot whose last child this was
+    // is selected by this warp (at most a few a tile).
+    int finished[4] = {-1, -1, -1, -1}, nf = 0;
+    if (lane == 0) {
+      int cur = -1, cnt = 0;
+      for (int row = 0; row <= used; ++row) {
+        int2 x = row < used ? a.rows[r0 + row] : make_int2(-1, -1);
+        if (x.x != cur) {
+          if (cur >= 0 && cnt > 0) {
+            int k2 = a.count[cur];
+            if (atomicAdd(&a.done[cur], cnt) + cnt == k2 && nf < 4) finished[nf++] = cur;
+          }
+          cur = x.x; cnt = 0;
+        }
+        if (x.y >= 0) ++cnt;
+      }
+    }
+    nf = __shfl_sync(~0u, nf, 0);
+    for (int i = 0; i < nf; ++i) {
+      int sl = __shfl_sync(~0u, finished[i], 0);
+      __threadfence();
+      selectSlot(a, sl, a.count[sl], lane);
+      if (lane == 0) { a.done[sl] = 0; a.ready[sl] = 0; }
+    }
+    return;
+  }
+  // enc(parent) (row 0: lanes 0-3) to every lane, the children's logits.
+  if (g == 0) {
+#pragma unroll
+    for (int nt = 0; nt < 8; ++nt) *reinterpret_cast<float2 *>(&par[8 * nt + 2 * t]) = make_float2(c[nt][0], c[nt][1]);
+  }
+  __syncwarp();
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float dot = 0;
+#pragma unroll
+    for (int nt = 0; nt < 8; ++nt) { dot = fmaf(c[nt][2 * h], par[8 * nt + 2 * t], dot); dot = fmaf(c[nt][2 * h + 1], par[8 * nt + 2 * t + 1], dot); }
+    dot += __shfl_xor_sync(~0u, dot, 1); dot += __shfl_xor_sync(~0u, dot, 2);
+    int row = g + 8 * h, child = part * CH + row - 1;
+    if (t == 0 && row > 0 && child < k) a.logits[(size_t)slot * S + child] = dot * a.scale;
+  }
+  __syncwarp();
+  // The slot's last tile to arrive selects: the max, the smallest index within
+  // 1e-5 relative of it, and log-softmax in double (spec §4).
+  int parts = (k + CH - 1) / CH, arrived = 0;
+  __threadfence();
+  if (lane == 0) arrived = atomicAdd(&a.arrivals[slot], 1);
+  arrived = __shfl_sync(~0u, arrived, 0);
+  if (arrived != parts - 1) return;
+  __threadfence();
+  selectSlot(a, slot, k, lane);
+  if (lane == 0) a.arrivals[slot] = 0;
+}
+
+// Today's design: B x 8 blocks of one warp.
+template <int MODE = 0>
+__global__ void __launch_bounds__(32, 18) policyGrid(Args a) {
+  __shared__ __align__(16) float act[16 * P];
+  __shared__ __align__(16) float par[D];
+  int slot = blockIdx.x % a.B, part = blockIdx.x / a.B;
+  int k = a.count[slot];
+  if (k <= 1 || part * CH >= k) return;
+  tile<MODE>(a, slot, part, a.tables, act, par);
+}
+
+// Today's blocks, launched only for the work list's tiles.
+__global__ void __launch_bounds__(32, 18) policyTiles(Args a) {
+  __shared__ __align__(16) float act[16 * P];
+  __shared__ __align__(16) float par[D];
+  int2 st = a.tiles[blockIdx.x];
+  tile<0>(a, st.x, st.y, a.tables, act, par);
+}
+
+// The work-list design: one block an SM, W warps taking tiles.
+template <int W, bool SMEM_TABLES>
+__global__ void __launch_bounds__(32 * W, 1) policyList(Args a) {
+  extern __shared__ __align__(16) float smem[];
+  float *tab = smem;                                        // [TROWS][D] when SMEM_TABLES
+  float *act = smem + (SMEM_TABLES ? TROWS * D : 0);        // [W][16][P]
+  float *par = act + W * 16 * P;                            // [W][D]
+  if (SMEM_TABLES) {
+    for (int i = threadIdx.x; i < TROWS * D / 4; i += blockDim.x)
+      reinterpret_cast<float4 *>(tab)[i] = __ldg(reinterpret_cast<const float4 *>(a.tables) + i);
+    __syncthreads();
+  }
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  for (;;) {
+    int i = 0;
+    if (lane == 0) i = atomicAdd(a.next, 1);
+    i = __shfl_sync(~0u, i, 0);
+    if (i >= a.numTiles) break;
+    int2 st = a.tiles[i];
+    tile<0>(a, st.x, st.y, SMEM_TABLES ? tab : a.tables, act + warp * 16 * P, par + warp * D);
+  }
+}
+
+// MODE 6 on the work-list design: W warps an SM take the packed tiles in
+// order (global tables).
+template <int W>
+__global__ void __launch_bounds__(32 * W, 1) policyPacked(Args a) {
+  extern __shared__ __align__(16) float smem[];
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  float *act = smem + warp * 16 * P;
+  for (;;) {
+    int i = 0;
+    if (lane == 0) i = atomicAdd(a.next, 1);
+    i = __shfl_sync(~0u, i, 0);
+    if (16 * i >= a.totalRows) break;
+    tile<6>(a, i, 0, a.tables, act, nullptr);
+  }
+}
+
+static unsigned tf32host(float x) { unsigned u; memcpy(&u, &x, 4); u = (u + 0x1000u) & 0xffffe000u; return u; }
+
+int main() {
+  const int B = 4096;
+  std::mt19937 rng(1);
+  auto uni = [&](int n) { return (int)(rng() % n); };
+  // Goal counts of V10's derived states (1..6), workload_stats.py.
+  const double goalHist[6] = {273573, 275365, 5097569, 4337076, 5462166, 851520};
+  std::discrete_distribution<int> goals(goalHist, goalHist + 6);
+  auto atoms = [&](int *w, int n) {
+    for (int at = 0; at < A; ++at) {
+      int *x = w + 3 * at;
+      if (at >= n) { x[0] = x[1] = x[2] = -1; continue; }
+      x[0] = uni(R);
+      x[1] = uni(10) < 7 ? uni(E) : ~uni(2 * A);
+      x[2] = uni(10) < 7 ? uni(E) : ~uni(2 * A);
+    }
+  };
+  std::vector<int> state((size_t)B * A * 3), derived((size_t)B * S * A * 3), count(B);
+  const int kChoices[] = {64, 64, 64, 65, 66, 66, 67, 68, 69, 70, 72, 76};
+  std::vector<int2> tiles;
+  long usefulRows = 0;
+  for (int b = 0; b < B; ++b) {
+    count[b] = kChoices[uni(12)];
+    atoms(&state[(size_t)b * A * 3], 3 + uni(3));
+    for (int j = 0; j < S; ++j) atoms(&derived[((size_t)b * S + j) * A * 3], 1 + goals(rng));
+    for (int p = 0; p * CH < count[b]; ++p) tiles.push_back({b, p});
+    usefulRows += count[b] + 1;
+  }
+  std::vector<int2> rows;
+  for (int b = 0; b < B; ++b) {
+    rows.push_back({b, -1});
+    for (int j = 0; j < count[b]; ++j) rows.push_back({b, j});
+  }
+  std::vector<float> tables((size_t)TROWS * D);
+  for (auto &v : tables) v = (uni(2001) - 1000) / 4000.f;
+  std::vector<float> tables2((size_t)TROWS2 * D, 0.f);
+  auto copyRow = [&](int dst, int src) { memcpy(&tables2[(size_t)dst * D], &tables[(size_t)src * D], D * 4); };
+  for (int r = 0; r < R + 2; ++r) copyRow(r, r);
+  for (int v = 0; v < 2 * A; ++v) { copyRow(OFF2_A0 + 2 * A - 1 - v, OFF_A0V + v); copyRow(OFF2_A1 + 2 * A - 1 - v, OFF_A1V + v); }
+  for (int e = 0; e < E; ++e) { copyRow(OFF2_A0 + 2 * A + e, OFF_A0C + e); copyRow(OFF2_A1 + 2 * A + e, OFF_A1C + e); }
+  std::vector<float> w(2 * D * D); // W[l][out][in]
+  for (auto &v : w) v = (uni(2001) - 1000) / 8000.f;
+  std::vector<uint4> wf(2 * 8 * 8 * 32);
+  for (int l = 0; l < 2; ++l) for (int ks = 0; ks < 8; ++ks) for (int nt = 0; nt < 8; ++nt) for (int lane = 0; lane < 32; ++lane) {
+    int g = lane >> 2, t = lane & 3;
+    float v0 = w[(l * D + 8 * nt + g) * D + 8 * ks + t], v1 = w[(l * D + 8 * nt + g) * D + 8 * ks + t + 4];
+    unsigned b0 = tf32host(v0), b1 = tf32host(v1); float f0, f1; memcpy(&f0, &b0, 4); memcpy(&f1, &b1, 4);
+    wf[((l * 8 + ks) * 8 + nt) * 32 + lane] = make_uint4(b0, b1, tf32host(v0 - f0), tf32host(v1 - f1));
+  }
+  std::vector<float> bias(2 * D), gamma(2 * D), beta(2 * D);
+  for (auto &v : bias) v = (uni(2001) - 1000) / 10000.f;
+  for (auto &v : gamma) v = 1 + (uni(2001) - 1000) / 10000.f;
+  for (auto &v : beta) v = (uni(2001) - 1000) / 10000.f;
+  cudaMemcpyToSymbol(cBias, bias.data(), 2 * D * 4);
+  cudaMemcpyToSymbol(cGamma, gamma.data(), 2 * D * 4);
+  cudaMemcpyToSymbol(cBeta, beta.data(), 2 * D * 4);
+
+  Args a{};
+  int *dState, *dDerived, *dCount, *dArr, *dAct, *dNext; float *dTab, *dTab2, *dLog; uint4 *dWf; int2 *dTiles;
+  cudaMalloc(&dState, state.size() * 4); cudaMalloc(&dDerived, derived.size() * 4); cudaMalloc(&dCount, B * 4);
+  cudaMalloc(&dTab, tables.size() * 4); cudaMalloc(&dTab2, tables2.size() * 4); cudaMalloc(&dWf, wf.size() * 16); cudaMalloc(&dLog, (size_t)B * S * 4);
+  cudaMalloc(&dArr, B * 4); cudaMalloc(&dAct, B * 4); cudaMalloc(&dTiles, tiles.size() * 8); cudaMalloc(&dNext, 4);
+  cudaMemcpy(dState, state.data(), state.size() * 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(dDerived, derived.data(), derived.size() * 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(dCount, count.data(), B * 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(dTab, tables.data(), tables.size() * 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(dTab2, tables2.data(), tables2.size() * 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(dWf, wf.data(), wf.size() * 16, cudaMemcpyHostToDevice);
+  cudaMemcpy(dTiles, tiles.data(), tiles.size() * 8, cudaMemcpyHostToDevice);
+  cudaMemset(dArr, 0, B * 4);
+  int2 *dRows; float *dPar; int *dReady, *dDone;
+  cudaMalloc(&dRows, rows.size() * 8); cudaMalloc(&dPar, (size_t)B * D * 4); cudaMalloc(&dReady, B * 4); cudaMalloc(&dDone, B * 4);
+  cudaMemcpy(dRows, rows.data(), rows.size() * 8, cudaMemcpyHostToDevice);
+  cudaMemset(dReady, 0, B * 4); cudaMemset(dDone, 0, B * 4);
+  a.state = dState; a.derived = dDerived; a.count = dCount; a.tables = dTab; a.tables2 = dTab2; a.wf = dWf; a.logits = dLog;
+  a.arrivals = dArr; a.action = dAct; a.tiles = dTiles; a.numTiles = (int)tiles.size(); a.next = dNext; a.B = B; a.scale = 0.125f;
+  a.rows = dRows; a.totalRows = (int)rows.size(); a.parentEnc = dPar; a.ready = dReady; a.done = dDone;
+  int sms = 0; cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  cudaDeviceProp prop; cudaGetDeviceProperties(&prop, 0);
+  printf("device %s, %d SMs; B=%d, %zu tiles, %ld useful rows (k + 1 a slot), %ld computed; packed: %zu tiles\n", prop.name, sms, B, tiles.size(), usefulRows, (long)tiles.size() * 16, (rows.size() + 15) / 16);
+
+  std::vector<float> refLog; std::vector<int> refAct; // the first run's (grid)
+  cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
+  auto run = [&](const char *name, auto launch) {
+    cudaMemset(dLog, 0, (size_t)B * S * 4);
+    launch(); cudaDeviceSynchronize();
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) { printf("%-14s error %s\n", name, cudaGetErrorString(err)); return; }
+    std::vector<float> lg((size_t)B * S); std::vector<int> act(B);
+    cudaMemcpy(lg.data(), dLog, lg.size() * 4, cudaMemcpyDeviceToHost);
+    cudaMemcpy(act.data(), dAct, B * 4, cudaMemcpyDeviceToHost);
+    if (refAct.empty()) { refLog = lg; refAct = act; }
+    long diffLog = 0, diffAct = 0;
+    for (size_t i = 0; i < lg.size(); ++i) diffLog += memcmp(&lg[i], &refLog[i], 4) != 0;
+    for (int b = 0; b < B; ++b) diffAct += act[b] != refAct[b];
+    float best = 1e9, sum = 0; const int reps = 20;
+    for (int r = 0; r < reps; ++r) {
+      cudaEventRecord(e0); launch(); cudaEventRecord(e1); cudaEventSynchronize(e1);
+      float ms; cudaEventElapsedTime(&ms, e0, e1); best = fminf(best, ms); sum += ms;
+    }
+    printf("%-14s best %8.1f us  mean %8.1f us  %6.3f ns/useful row  logits differing %ld  actions differing %ld\n",
+           name, best * 1e3, sum / reps * 1e3, best * 1e6 / usefulRows, diffLog, diffAct);
+  };
+  run("grid", [&] { policyGrid<<<B * PARTS, 32>>>(a); });
+  auto part = [&](const char *name, auto kernel) {
+    cudaMemset(dLog, 0, (size_t)B * S * 4);
+    float best = 1e9;
+    for (int r = 0; r < 21; ++r) {
+      cudaEventRecord(e0); kernel<<<B * PARTS, 32>>>(a); cudaEventRecord(e1); cudaEventSynchronize(e1);
+      float ms; cudaEventElapsedTime(&ms, e0, e1); if (r) best = fminf(best, ms);
+    }
+    printf("%-14s best %8.1f us (%s)\n", name, best * 1e3, cudaGetErrorString(cudaGetLastError()));
+  };
+  run("grid-ztab", [&] { policyGrid<4><<<B * PARTS, 32>>>(a); });
+  run("grid-q8", [&] { policyGrid<5><<<B * PARTS, 32>>>(a); });
+  part("grid-noembed", policyGrid<1>);
+  part("grid-nolayers", policyGrid<2>);
+  part("grid-1xtf32", policyGrid<3>);
+  auto list = [&](const char *name, auto kernel, int W, bool smemTables) {
+    size_t bytes = ((smemTables ? TROWS * D : 0) + W * 16 * P + W * D) * 4;
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    run(name, [&] { cudaMemsetAsync(dNext, 0, 4); kernel<<<sms, 32 * W, bytes>>>(a); });
+  };
+  run("tiles", [&] { policyTiles<<<a.numTiles, 32>>>(a); });
+  list("list-w16", policyList<16, true>, 16, true);
+  list("list-w20", policyList<20, true>, 20, true);
+  list("list-w24", policyList<24, true>, 24, true);
+  list("list-w32", policyList<32, true>, 32, true);
+  list("list-gtab-w16", policyList<16, false>, 16, false);
+  list("list-gtab-w20", policyList<20, false>, 20, false);
+  auto packed = [&](const char *name, auto kernel, int W) {
+    size_t bytes = (size_t)W * 16 * P * 4;
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    run(name, [&] { cudaMemsetAsync(dNext, 0, 4); kernel<<<sms, 32 * W, bytes>>>(a); });
+  };
+  packed("packed-w16", policyPacked<16>, 16);
+  packed("packed-w20", policyPacked<20>, 20);
+  packed("packed-w24", policyPacked<24>, 24);
+  list("list-gtab-w24", policyList<24, false>, 24, false);
+  list("list-gtab-w32", policyList<32, false>, 32, false);
+  run("grid", [&] { policyGrid<<<B * PARTS, 32>>>(a); });
+  run("grid-ztab", [&] { policyGrid<4><<<B * PARTS, 32>>>(a); });
+  run("grid-q8", [&] { policyGrid<5><<<B * PARTS, 32>>>(a); });
+  return 0;
+}
