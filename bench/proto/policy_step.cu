@@ -37,7 +37,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <type_traits>
 #include <vector>
+
+#include "tf32_mma.cuh"
 
 constexpr int A = 6, S = 120, D = 64, E = 104, R = 25, PARTS = 8, CH = 15;
 constexpr int P = D + 4;                          // activation row stride (floats)
@@ -52,13 +55,6 @@ constexpr int ZP = R + 2, ARGROWS = 2 * A + E + 1, OFF2_A0 = R + 3, OFF2_A1 = OF
 constexpr int TROWS2 = OFF2_A1 + ARGROWS;
 
 __constant__ float cBias[2][D], cGamma[2][D], cBeta[2][D];
-
-__device__ __forceinline__ unsigned tf32(float x) { unsigned r; asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x)); return r; }
-__device__ __forceinline__ void mma(float *c, const unsigned *a, unsigned b0, unsigned b1) {
-  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
 
 struct Args {
   const int *state;   // [B][A][3]
@@ -101,6 +97,33 @@ __device__ __forceinline__ void selectSlot(const Args &a, int slot, int k, int l
 // One tile: the parent and children part*15 .. part*15+14 of `slot`, by the
 // warp `lane` belongs to; `tab` the atom tables (shared or global), `act`
 // this warp's 16 activation rows, `par` its enc(parent) row.
+// A state row's 3A words, two at a time.
+__device__ __forceinline__ void loadWords(const int *w, int (&words)[3 * A]) {
+#pragma unroll
+  for (int i = 0; i < 3 * A; i += 2) {
+    int2 v = *reinterpret_cast<const int2 *>(w + i);
+    words[i] = v.x;
+    words[i + 1] = v.y;
+  }
+}
+
+// Atom (p, x, y)'s table rows, clamped in bounds, and the factors that
+// scale them (the generated kernel's: TRUE/FALSE scale the arguments by 0,
+// padding the atom).
+struct AtomRows {
+  int pr, xr, yr;
+  float atomScale, argScale;
+};
+__device__ __forceinline__ AtomRows atomRows(int p, int x, int y) {
+  AtomRows r;
+  r.atomScale = p >= 0 ? 1.f : 0.f;
+  r.argScale = (unsigned)p < (unsigned)R ? 1.f : 0.f;
+  r.pr = min((unsigned)p, (unsigned)(R + 1));
+  r.xr = x >= 0 ? OFF_A0C + x : OFF_A0V + min((unsigned)~x, (unsigned)(2 * A - 1));
+  r.yr = y >= 0 ? OFF_A1C + y : OFF_A1V + min((unsigned)~y, (unsigned)(2 * A - 1));
+  return r;
+}
+
 // MODE (what each part costs): 0 all; 1 no embedding (the rows keep what
 // the shared memory holds); 2 no layers (enc = the embedding's row, read
 // back in the C layout); 3 the layers with one TF32 product (1xTF32);
@@ -122,92 +145,63 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
     return row == 0 ? a.state + (size_t)slot * A * 3
                     : a.derived + ((size_t)slot * S + min(max(child, 0), S - 1)) * A * 3;
   };
-  // MODE 5: four rows a pass (8 lanes a row, 8 features a lane).
-  if (MODE == 5) {
-    const int rg = lane >> 3, c0 = (lane & 7) * 8;
-    for (int pass = 0; 4 * pass < used; ++pass) {
-      int row = 4 * pass + rg;
-      const int *w = wordsOf(row);
+  // Embedding: F features a lane, 64 / F lanes a row, 32 F / 64 rows a
+  // pass (F = 4: two rows, the generated kernel's; MODE 5: F = 8).
+  auto embed = [&](auto features) {
+    constexpr int F = decltype(features)::value, LANES = D / F, ROWS = 32 / LANES;
+    const int rg = lane / LANES, c0 = (lane % LANES) * F;
+    for (int pass = 0; ROWS * pass < used; ++pass) {
+      int row = ROWS * pass + rg;
       int words[3 * A];
-#pragma unroll
-      for (int i = 0; i < 3 * A; i += 2) { int2 v = *reinterpret_cast<const int2 *>(w + i); words[i] = v.x; words[i + 1] = v.y; }
-      float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      loadWords(wordsOf(row), words);
+      float acc[F] = {};
 #pragma unroll
       for (int at = 0; at < A; ++at) {
         int p = words[3 * at], x = words[3 * at + 1], y = words[3 * at + 2];
-        float atomScale = p >= 0 ? 1.f : 0.f, argScale = (unsigned)p < (unsigned)R ? 1.f : 0.f;
-        int pr = min((unsigned)p, (unsigned)(R + 1));
-        int xr = x >= 0 ? OFF_A0C + x : OFF_A0V + min((unsigned)~x, (unsigned)(2 * A - 1));
-        int yr = y >= 0 ? OFF_A1C + y : OFF_A1V + min((unsigned)~y, (unsigned)(2 * A - 1));
+        // Row indices into `tab` (or MODE 4's tables) and the scales.
+        const float *tb = tab;
+        int pr, xr, yr;
+        float atomScale = 1, argScale = 1;
+        if (MODE == 4) {
+          bool has = (unsigned)p < (unsigned)R;
+          tb = a.tables2;
+          pr = min((unsigned)p, (unsigned)ZP);
+          xr = OFF2_A0 + (has ? min((unsigned)(x + 2 * A), (unsigned)(ARGROWS - 1)) : ARGROWS - 1);
+          yr = OFF2_A1 + (has ? min((unsigned)(y + 2 * A), (unsigned)(ARGROWS - 1)) : ARGROWS - 1);
+        } else {
+          const AtomRows ar = atomRows(p, x, y);
+          pr = ar.pr, xr = ar.xr, yr = ar.yr;
+          atomScale = ar.atomScale, argScale = ar.argScale;
+        }
 #pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          float4 vp = *reinterpret_cast<const float4 *>(tab + pr * D + c0 + 4 * half);
-          float4 vx = *reinterpret_cast<const float4 *>(tab + xr * D + c0 + 4 * half);
-          float4 vy = *reinterpret_cast<const float4 *>(tab + yr * D + c0 + 4 * half);
+        for (int q = 0; q < F / 4; ++q) {
+          float4 vp = *reinterpret_cast<const float4 *>(tb + pr * D + c0 + 4 * q);
+          float4 vx = *reinterpret_cast<const float4 *>(tb + xr * D + c0 + 4 * q);
+          float4 vy = *reinterpret_cast<const float4 *>(tb + yr * D + c0 + 4 * q);
           float pv[4] = {vp.x, vp.y, vp.z, vp.w}, xv[4] = {vx.x, vx.y, vx.z, vx.w}, yv[4] = {vy.x, vy.y, vy.z, vy.w};
 #pragma unroll
           for (int c = 0; c < 4; ++c) {
-            float s = fmaf(xv[c], argScale, pv[c]);
-            s = fmaf(yv[c], argScale, s);
-            s = fmaxf(s, 0.f);
-            acc[4 * half + c] = fmaf(s, atomScale, acc[4 * half + c]);
+            float &out = acc[4 * q + c];
+            if (MODE == 4) { // one add a row, no scales: zero rows instead
+              out += fmaxf((pv[c] + xv[c]) + yv[c], 0.f);
+            } else {
+              float v = fmaf(xv[c], argScale, pv[c]);
+              v = fmaf(yv[c], argScale, v);
+              v = fmaxf(v, 0.f);
+              out = fmaf(v, atomScale, out);
+            }
           }
         }
       }
-      if (row < 16) {
-        *reinterpret_cast<float4 *>(act + row * P + c0) = make_float4(acc[0], acc[1], acc[2], acc[3]);
-        *reinterpret_cast<float4 *>(act + row * P + c0 + 4) = make_float4(acc[4], acc[5], acc[6], acc[7]);
-      }
+#pragma unroll
+      for (int q = 0; q < F / 4; ++q)
+        *reinterpret_cast<float4 *>(act + row * P + c0 + 4 * q) = make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
     }
-  }
-  // Embedding: two rows a pass (16 lanes a row, 4 features a lane).
-  if (MODE != 1 && MODE != 5) {
-    const int rg = lane >> 4, c0 = (lane & 15) * 4;
-    for (int pass = 0; 2 * pass < used; ++pass) {
-      int row = 2 * pass + rg;
-      const int *w = wordsOf(row);
-      int words[3 * A];
-#pragma unroll
-      for (int i = 0; i < 3 * A; i += 2) { int2 v = *reinterpret_cast<const int2 *>(w + i); words[i] = v.x; words[i + 1] = v.y; }
-      float acc[4] = {0, 0, 0, 0};
-      if (MODE == 4) {
-#pragma unroll
-        for (int at = 0; at < A; ++at) {
-          int p = words[3 * at], x = words[3 * at + 1], y = words[3 * at + 2];
-          bool has = (unsigned)p < (unsigned)R;
-          unsigned pr = min((unsigned)p, (unsigned)ZP);
-          unsigned xr = has ? min((unsigned)(x + 2 * A), (unsigned)(ARGROWS - 1)) : ARGROWS - 1;
-          unsigned yr = has ? min((unsigned)(y + 2 * A), (unsigned)(ARGROWS - 1)) : ARGROWS - 1;
-          float4 vp = *reinterpret_cast<const float4 *>(a.tables2 + pr * D + c0);
-          float4 vx = *reinterpret_cast<const float4 *>(a.tables2 + (OFF2_A0 + xr) * D + c0);
-          float4 vy = *reinterpret_cast<const float4 *>(a.tables2 + (OFF2_A1 + yr) * D + c0);
-          float pv[4] = {vp.x, vp.y, vp.z, vp.w}, xv[4] = {vx.x, vx.y, vx.z, vx.w}, yv[4] = {vy.x, vy.y, vy.z, vy.w};
-#pragma unroll
-          for (int c = 0; c < 4; ++c) acc[c] += fmaxf((pv[c] + xv[c]) + yv[c], 0.f);
-        }
-      }
-#pragma unroll
-      for (int at = 0; at < (MODE == 4 ? 0 : A); ++at) {
-        int p = words[3 * at], x = words[3 * at + 1], y = words[3 * at + 2];
-        float atomScale = p >= 0 ? 1.f : 0.f, argScale = (unsigned)p < (unsigned)R ? 1.f : 0.f;
-        int pr = min((unsigned)p, (unsigned)(R + 1));
-        int xr = x >= 0 ? OFF_A0C + x : OFF_A0V + min((unsigned)~x, (unsigned)(2 * A - 1));
-        int yr = y >= 0 ? OFF_A1C + y : OFF_A1V + min((unsigned)~y, (unsigned)(2 * A - 1));
-        float4 vp = *reinterpret_cast<const float4 *>(tab + pr * D + c0);
-        float4 vx = *reinterpret_cast<const float4 *>(tab + xr * D + c0);
-        float4 vy = *reinterpret_cast<const float4 *>(tab + yr * D + c0);
-        float pv[4] = {vp.x, vp.y, vp.z, vp.w}, xv[4] = {vx.x, vx.y, vx.z, vx.w}, yv[4] = {vy.x, vy.y, vy.z, vy.w};
-#pragma unroll
-        for (int c = 0; c < 4; ++c) {
-          float s = fmaf(xv[c], argScale, pv[c]);
-          s = fmaf(yv[c], argScale, s);
-          s = fmaxf(s, 0.f);
-          acc[c] = fmaf(s, atomScale, acc[c]);
-        }
-      }
-      *reinterpret_cast<float4 *>(act + row * P + c0) = make_float4(acc[0], acc[1], acc[2], acc[3]);
-    }
-  }
+  };
+  if (MODE == 5)
+    embed(std::integral_constant<int, 8>());
+  else if (MODE != 1)
+    embed(std::integral_constant<int, 4>());
   __syncwarp();
   // Two linears (3xTF32), each followed by a layer norm; relu after the first.
   float c[8][4];
@@ -227,10 +221,8 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
     }
 #pragma unroll 2
     for (int ks = 0; ks < 8; ++ks) {
-      float av[4] = {act[g * P + 8 * ks + t], act[(g + 8) * P + 8 * ks + t], act[g * P + 8 * ks + t + 4], act[(g + 8) * P + 8 * ks + t + 4]};
       unsigned hi[4], lo[4];
-#pragma unroll
-      for (int e = 0; e < 4; ++e) { hi[e] = tf32(av[e]); lo[e] = tf32(av[e] - __uint_as_float(hi[e])); }
+      splitA<P>(act, ks, hi, lo);
 #pragma unroll
       for (int nt = 0; nt < 8; ++nt) {
         uint4 w = __ldg(&a.wf[((l * 8 + ks) * 8 + nt) * 32 + lane]);
@@ -241,26 +233,7 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
         mma(c[nt], hi, w.x, w.y);
       }
     }
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      float s = 0;
-#pragma unroll
-      for (int nt = 0; nt < 8; ++nt) s += c[nt][2 * h] + c[nt][2 * h + 1];
-      s += __shfl_xor_sync(~0u, s, 1); s += __shfl_xor_sync(~0u, s, 2);
-      float mean = s / D, v = 0;
-#pragma unroll
-      for (int nt = 0; nt < 8; ++nt) { float d0 = c[nt][2 * h] - mean, d1 = c[nt][2 * h + 1] - mean; v = fmaf(d0, d0, v); v = fmaf(d1, d1, v); }
-      v += __shfl_xor_sync(~0u, v, 1); v += __shfl_xor_sync(~0u, v, 2);
-      float inv = 1.f / sqrtf(v / D + 1e-5f);
-#pragma unroll
-      for (int nt = 0; nt < 8; ++nt)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          int col = 8 * nt + 2 * t + e;
-          float z = (c[nt][2 * h + e] - mean) * inv * cGamma[l][col] + cBeta[l][col];
-          c[nt][2 * h + e] = l == 0 ? fmaxf(z, 0.f) : z;
-        }
-    }
+    layerNormC<8>(c, cGamma[l], cBeta[l], l == 0);
     if (l == 0) {
       __syncwarp();
 #pragma unroll
@@ -347,10 +320,7 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
   __syncwarp();
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    float dot = 0;
-#pragma unroll
-    for (int nt = 0; nt < 8; ++nt) { dot = fmaf(c[nt][2 * h], par[8 * nt + 2 * t], dot); dot = fmaf(c[nt][2 * h + 1], par[8 * nt + 2 * t + 1], dot); }
-    dot += __shfl_xor_sync(~0u, dot, 1); dot += __shfl_xor_sync(~0u, dot, 2);
+    float dot = rowDotC<8>(c, par, h);
     int row = g + 8 * h, child = part * CH + row - 1;
     if (t == 0 && row > 0 && child < k) a.logits[(size_t)slot * S + child] = dot * a.scale;
   }
@@ -425,8 +395,6 @@ __global__ void __launch_bounds__(32 * W, 1) policyPacked(Args a) {
   }
 }
 
-static unsigned tf32host(float x) { unsigned u; memcpy(&u, &x, 4); u = (u + 0x1000u) & 0xffffe000u; return u; }
-
 int main() {
   const int B = 4096;
   std::mt19937 rng(1);
@@ -468,13 +436,7 @@ int main() {
   for (int e = 0; e < E; ++e) { copyRow(OFF2_A0 + 2 * A + e, OFF_A0C + e); copyRow(OFF2_A1 + 2 * A + e, OFF_A1C + e); }
   std::vector<float> w(2 * D * D); // W[l][out][in]
   for (auto &v : w) v = (uni(2001) - 1000) / 8000.f;
-  std::vector<uint4> wf(2 * 8 * 8 * 32);
-  for (int l = 0; l < 2; ++l) for (int ks = 0; ks < 8; ++ks) for (int nt = 0; nt < 8; ++nt) for (int lane = 0; lane < 32; ++lane) {
-    int g = lane >> 2, t = lane & 3;
-    float v0 = w[(l * D + 8 * nt + g) * D + 8 * ks + t], v1 = w[(l * D + 8 * nt + g) * D + 8 * ks + t + 4];
-    unsigned b0 = tf32host(v0), b1 = tf32host(v1); float f0, f1; memcpy(&f0, &b0, 4); memcpy(&f1, &b1, 4);
-    wf[((l * 8 + ks) * 8 + nt) * 32 + lane] = make_uint4(b0, b1, tf32host(v0 - f0), tf32host(v1 - f1));
-  }
+  std::vector<uint4> wf = tf32Fragments(2, D, [&](int l, int k, int n) { return w[(l * D + n) * D + k]; });
   std::vector<float> bias(2 * D), gamma(2 * D), beta(2 * D);
   for (auto &v : bias) v = (uni(2001) - 1000) / 10000.f;
   for (auto &v : gamma) v = 1 + (uni(2001) - 1000) / 10000.f;

@@ -15,13 +15,7 @@
 #include <cstring>
 #include <vector>
 #include "fp32_tiling.cuh"
-
-__device__ __forceinline__ unsigned tf32(float x) { unsigned r; asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x)); return r; }
-__device__ __forceinline__ void mma(float *c, const unsigned *a, unsigned b0, unsigned b1) {
-  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
+#include "tf32_mma.cuh"
 
 // Wf: [layer][ks 8][nt 8][lane 32] uint4 {b0 big, b1 big, b0 small, b1 small}
 template <int SPLIT>
@@ -47,10 +41,8 @@ __global__ void __launch_bounds__(128) mlpTF32(const float *__restrict__ in, con
     }
 #pragma unroll
     for (int ks = 0; ks < 8; ++ks) {
-      float a[4] = {A[g * P + 8 * ks + t], A[(g + 8) * P + 8 * ks + t], A[g * P + 8 * ks + t + 4], A[(g + 8) * P + 8 * ks + t + 4]};
       unsigned big[4], small[4];
-#pragma unroll
-      for (int e = 0; e < 4; ++e) { big[e] = tf32(a[e]); small[e] = tf32(a[e] - __uint_as_float(big[e])); }
+      splitA<P>(A, ks, big, small);
 #pragma unroll
       for (int nt = 0; nt < 8; ++nt) {
         uint4 w = Wf[((l * 8 + ks) * 8 + nt) * 32 + lane];
@@ -59,27 +51,8 @@ __global__ void __launch_bounds__(128) mlpTF32(const float *__restrict__ in, con
         mma(c[nt], big, w.x, w.y);
       }
     }
-    // LN over each row: lane holds rows g (c[.][0..1]) and g+8 (c[.][2..3])
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      float s = 0;
-#pragma unroll
-      for (int nt = 0; nt < 8; ++nt) s += c[nt][2 * h] + c[nt][2 * h + 1];
-      s += __shfl_xor_sync(~0u, s, 1); s += __shfl_xor_sync(~0u, s, 2);
-      float mean = s / D, v = 0;
-#pragma unroll
-      for (int nt = 0; nt < 8; ++nt) { float d0 = c[nt][2*h] - mean, d1 = c[nt][2*h+1] - mean; v = fmaf(d0, d0, v); v = fmaf(d1, d1, v); }
-      v += __shfl_xor_sync(~0u, v, 1); v += __shfl_xor_sync(~0u, v, 2);
-      float inv = 1.f / sqrtf(v / D + 1e-5f);
-#pragma unroll
-      for (int nt = 0; nt < 8; ++nt)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          int col = 8 * nt + 2 * t + e;
-          float z = (c[nt][2 * h + e] - mean) * inv * cG[l][col] + cBe[l][col];
-          c[nt][2 * h + e] = z > 0 ? z : 0;
-        }
-    }
+    // LN over each row, then relu.
+    layerNormC<8>(c, cG[l], cBe[l], true);
     if (l == 0) {
       __syncwarp();
 #pragma unroll
@@ -92,18 +65,12 @@ __global__ void __launch_bounds__(128) mlpTF32(const float *__restrict__ in, con
   }
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    float dot = 0;
-#pragma unroll
-    for (int nt = 0; nt < 8; ++nt) { dot = fmaf(c[nt][2*h], dotv[8*nt+2*t], dot); dot = fmaf(c[nt][2*h+1], dotv[8*nt+2*t+1], dot); }
-    dot += __shfl_xor_sync(~0u, dot, 1); dot += __shfl_xor_sync(~0u, dot, 2);
+    float dot = rowDotC<8>(c, dotv, h);
     int r = row0 + g + 8 * h;
     if (t == 0 && r < n) out[r] = dot;
   }
 }
 
-static unsigned tf32host(float x) { // round-to-nearest-away on the 13 dropped bits (as cvt.rna)
-  unsigned u; memcpy(&u, &x, 4); u = (u + 0x1000u) & 0xffffe000u; return u;
-}
 int main() {
   int n = 4150000;
   std::vector<float> h((size_t)n * D), w(2 * D * D), dv(D);
@@ -112,13 +79,7 @@ int main() {
   for (auto &v : w) v = (rand() % 2001 - 1000) / 8000.f; // Wt[l][in][out]
   for (auto &v : dv) v = (rand() % 2001 - 1000) / 1000.f;
   // fragments: b0 = B[k0+t][n0+g] = Wt[k][n], b1 = Wt[k+4][n]
-  std::vector<uint4> wf(2 * 8 * 8 * 32);
-  for (int l = 0; l < 2; ++l) for (int ks = 0; ks < 8; ++ks) for (int nt = 0; nt < 8; ++nt) for (int lane = 0; lane < 32; ++lane) {
-    int g = lane >> 2, t = lane & 3;
-    float v0 = w[l * D * D + (8 * ks + t) * D + 8 * nt + g], v1 = w[l * D * D + (8 * ks + t + 4) * D + 8 * nt + g];
-    unsigned b0 = tf32host(v0), b1 = tf32host(v1); float f0, f1; memcpy(&f0, &b0, 4); memcpy(&f1, &b1, 4);
-    wf[((l * 8 + ks) * 8 + nt) * 32 + lane] = make_uint4(b0, b1, tf32host(v0 - f0), tf32host(v1 - f1));
-  }
+  std::vector<uint4> wf = tf32Fragments(2, D, [&](int l, int k, int nn) { return w[l * D * D + k * D + nn]; });
   float *dIn, *dW, *dD, *o1, *o2; uint4 *dWf;
   cudaMalloc(&dIn, h.size() * 4); cudaMalloc(&dW, w.size() * 4); cudaMalloc(&dD, D * 4); cudaMalloc(&dWf, wf.size() * 16);
   cudaMalloc(&o1, n * 4); cudaMalloc(&o2, n * 4);
