@@ -214,11 +214,7 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
   }
 #pragma unroll 1
   for (int l = 0; l < (MODE == 2 ? 0 : 2); ++l) {
-#pragma unroll
-    for (int nt = 0; nt < 8; ++nt) {
-      float b0 = cBias[l][8 * nt + 2 * t], b1 = cBias[l][8 * nt + 2 * t + 1];
-      c[nt][0] = b0; c[nt][1] = b1; c[nt][2] = b0; c[nt][3] = b1;
-    }
+    initBiasC<8>(c, cBias[l]);
 #pragma unroll 2
     for (int ks = 0; ks < 8; ++ks) {
       unsigned hi[4], lo[4];
@@ -236,11 +232,7 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
     layerNormC<8>(c, cGamma[l], cBeta[l], l == 0);
     if (l == 0) {
       __syncwarp();
-#pragma unroll
-      for (int nt = 0; nt < 8; ++nt) {
-        *reinterpret_cast<float2 *>(&act[g * P + 8 * nt + 2 * t]) = make_float2(c[nt][0], c[nt][1]);
-        *reinterpret_cast<float2 *>(&act[(g + 8) * P + 8 * nt + 2 * t]) = make_float2(c[nt][2], c[nt][3]);
-      }
+      storeRowsC<8, P>(c, act);
       __syncwarp();
     }
   }

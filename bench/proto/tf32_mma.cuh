@@ -65,6 +65,32 @@ std::vector<uint4> tf32Fragments(int layers, int d, Weight weight) {
   return wf;
 }
 
+// The accumulators set to the bias (NT * 8 columns) in the C layout.
+template <int NT>
+__device__ __forceinline__ void initBiasC(float (&c)[NT][4], const float *bias) {
+  const int t = threadIdx.x & 3;
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt) {
+    float b0 = bias[8 * nt + 2 * t], b1 = bias[8 * nt + 2 * t + 1];
+    c[nt][0] = b0;
+    c[nt][1] = b1;
+    c[nt][2] = b0;
+    c[nt][3] = b1;
+  }
+}
+
+// The warp's 16 rows from the C layout into row-major rows (stride P
+// floats), the next layer's A operand.
+template <int NT, int P>
+__device__ __forceinline__ void storeRowsC(const float (&c)[NT][4], float *rows) {
+  const int g = (threadIdx.x & 31) >> 2, t = threadIdx.x & 3;
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt) {
+    *reinterpret_cast<float2 *>(&rows[g * P + 8 * nt + 2 * t]) = make_float2(c[nt][0], c[nt][1]);
+    *reinterpret_cast<float2 *>(&rows[(g + 8) * P + 8 * nt + 2 * t]) = make_float2(c[nt][2], c[nt][3]);
+  }
+}
+
 // The dot of row g + 8h (C layout, NT * 8 columns) with `v`, summed over
 // the row's four lanes (each of them gets it).
 template <int NT>
