@@ -94,9 +94,6 @@ __device__ __forceinline__ void selectSlot(const Args &a, int slot, int k, int l
   (void)sum;
 }
 
-// One tile: the parent and children part*15 .. part*15+14 of `slot`, by the
-// warp `lane` belongs to; `tab` the atom tables (shared or global), `act`
-// this warp's 16 activation rows, `par` its enc(parent) row.
 // A state row's 3A words, two at a time.
 __device__ __forceinline__ void loadWords(const int *w, int (&words)[3 * A]) {
 #pragma unroll
@@ -124,10 +121,14 @@ __device__ __forceinline__ AtomRows atomRows(int p, int x, int y) {
   return r;
 }
 
+// One tile: the parent and children part*15 .. part*15+14 of `slot`, by the
+// warp `lane` belongs to; `tab` the atom tables (shared or global), `act`
+// this warp's 16 activation rows, `par` its enc(parent) row.
+//
 // MODE (what each part costs): 0 all; 1 no embedding (the rows keep what
 // the shared memory holds); 2 no layers (enc = the embedding's row, read
 // back in the C layout); 3 the layers with one TF32 product (1xTF32);
-// 4 the MODE-4 tables below; 5 eight lanes a row; 6 packed rows (`slot` is
+// 4 the MODE-4 tables (TROWS2, above); 5 eight lanes a row; 6 packed rows (`slot` is
 // the tile's index).
 template <int MODE = 0>
 __device__ __forceinline__ void tile(const Args &a, int slot, int part, const float *__restrict__ tab, float *act, float *par) {
