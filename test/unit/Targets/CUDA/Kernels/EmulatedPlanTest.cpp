@@ -18,14 +18,49 @@
 #define PROOFC_ENGINE_THREADS 32
 // The fused step's advance as auto compiles it below B = 16384: a slot may
 // wait two steps for a step another slot computes (memo-max-waits).
+// EmulatedPlanNoWaitsTest.cpp compiles this file again with
+// PROOFC_PLAN_NO_WAITS, the advance as auto compiles it from B = 16384 (no
+// waits): every test once more, its kernels, the policy fixture and the
+// conditional hook renamed apart from this copy (PLAN_ENTRY) and its test
+// suites named with NoWaits (PLAN_TEST).
+#ifdef PROOFC_PLAN_NO_WAITS
+#define PROOFC_MEMO_WAITS 0
+#define PLAN_ENTRY(name) name##_nowaits
+#define PLAN_TEST(name) name##NoWaits
+#define cudaGraphSetConditional PLAN_ENTRY(cudaGraphSetConditional)
+#define proofc_step PLAN_ENTRY(proofc_step)
+#define proofc_memo PLAN_ENTRY(proofc_memo)
+#define proofc_policy_fixture PLAN_ENTRY(proofc_policy_fixture)
+#else
 #define PROOFC_MEMO_WAITS 2
+#define PLAN_ENTRY(name) name##_plan
+#define PLAN_TEST(name) name
+#endif
 // step.cu includes engine.cu; renamed apart from the engine tests' copy.
-#define proofc_engine proofc_engine_plan
-#define proofc_engine_impl proofc_engine_impl_plan
+// GoogleTest's macros stringify and paste their arguments as given: this
+// one expands PLAN_TEST first.
+#define PLAN_GTEST(macro, ...) macro(__VA_ARGS__)
+#define proofc_engine PLAN_ENTRY(proofc_engine)
+#define proofc_engine_impl PLAN_ENTRY(proofc_engine_impl)
+#define proofc_init PLAN_ENTRY(proofc_init)
+#define proofc_advance PLAN_ENTRY(proofc_advance)
+#define proofc_advance_engine PLAN_ENTRY(proofc_advance_engine)
+#define proofc_finish PLAN_ENTRY(proofc_finish)
+#define proofc_policy PLAN_ENTRY(proofc_policy)
 #include "Kernels/step.cu"
+#include "runtime/cuda/fixtures/policy.cu"
 #undef proofc_engine
 #undef proofc_engine_impl
-#include "runtime/cuda/fixtures/policy.cu"
+#undef proofc_init
+#undef proofc_advance
+#undef proofc_advance_engine
+#undef proofc_finish
+#undef proofc_policy
+#ifdef PROOFC_PLAN_NO_WAITS
+#undef proofc_step
+#undef proofc_memo
+#undef proofc_policy_fixture
+#endif
 
 #include "TestUtil.h"
 #include "cuda/PlanBinding.h"
@@ -48,6 +83,9 @@ extern "C" void cudaGraphSetConditional(unsigned long long handle,
                                         unsigned int value) {
   gConditionals[handle] = value;
 }
+#ifdef PROOFC_PLAN_NO_WAITS
+#undef cudaGraphSetConditional
+#endif
 
 namespace proofc::test {
 namespace {
@@ -152,15 +190,15 @@ private:
     const std::string &entry = l.launch->entry;
     std::function<void()> body;
     if (entry == "proofc_init")
-      body = call(proofc_init, l);
+      body = call(PLAN_ENTRY(proofc_init), l);
     else if (entry == "proofc_engine")
-      body = call(proofc_engine_plan, l);
+      body = call(PLAN_ENTRY(proofc_engine), l);
     else if (entry == "proofc_policy")
-      body = call(proofc_policy, l);
+      body = call(PLAN_ENTRY(proofc_policy), l);
     else if (entry == "proofc_advance")
-      body = call(proofc_advance, l);
+      body = call(PLAN_ENTRY(proofc_advance), l);
     else if (entry == "proofc_advance_engine")
-      body = call(proofc_advance_engine, l);
+      body = call(PLAN_ENTRY(proofc_advance_engine), l);
     else
       FAIL() << "no emulated kernel for entry " << entry;
     ASSERT_TRUE(body) << entry;
@@ -206,9 +244,9 @@ Workload nations(int64_t queries) {
   return loadWorkload(Case{"nations", queries, 0, 16, false});
 }
 
-class EmulatedPlanVsHost : public ::testing::TestWithParam<Case> {};
+class PLAN_TEST(EmulatedPlanVsHost) : public ::testing::TestWithParam<Case> {};
 
-TEST_P(EmulatedPlanVsHost, SameOutcomesAsHostBackend) {
+PLAN_GTEST(TEST_P, PLAN_TEST(EmulatedPlanVsHost), SameOutcomesAsHostBackend) {
   const Case &c = GetParam();
   Workload w = loadWorkload(c);
   const Dataset &ds = w.ds;
@@ -277,7 +315,8 @@ TEST_P(EmulatedPlanVsHost, SameOutcomesAsHostBackend) {
 /// host's.
 /// With the step memo (fused step), whose advance walks through finished
 /// candidates and refills, and with the engine cond.
-TEST(EmulatedPlanCancel, PoolCounterAtNDrainsWithinDSteps) {
+PLAN_GTEST(TEST, PLAN_TEST(EmulatedPlanCancel),
+           PoolCounterAtNDrainsWithinDSteps) {
   Workload w = nations(10);
   const Dataset &ds = w.ds;
   const TensorMap &weights = w.weights;
@@ -327,7 +366,7 @@ TEST(EmulatedPlanCancel, PoolCounterAtNDrainsWithinDSteps) {
 /// log-probability, the advance keeps it, and the step memo (fused step)
 /// passes it on, so exactly the host's candidates end with a NaN — the
 /// ones RunSession's check would name.
-TEST(EmulatedPlanNonFinite, SameNaNCandidatesAsHost) {
+PLAN_GTEST(TEST, PLAN_TEST(EmulatedPlanNonFinite), SameNaNCandidatesAsHost) {
   Workload w = nations(10);
   for (float &v : w.weights.at("mlp.1.ln.weight").data)
     v *= 1e30f;
@@ -371,7 +410,7 @@ TEST(EmulatedPlanNonFinite, SameNaNCandidatesAsHost) {
 /// fixture policy (float) and the host (double) may differ (spec §7), while
 /// every status and depth must be the host's. Trained weights, so that
 /// candidates are proved in several steps.
-TEST_P(EmulatedPlanVsHost, RecordsTheHostsActions) {
+PLAN_GTEST(TEST_P, PLAN_TEST(EmulatedPlanVsHost), RecordsTheHostsActions) {
   const Case &c = GetParam();
   if (std::string(c.dataset) == "countries_s1")
     GTEST_SKIP() << "covered by countries_s3 and nations";
@@ -431,7 +470,7 @@ TEST_P(EmulatedPlanVsHost, RecordsTheHostsActions) {
 
 /// Without EvalInputs::actions the plan records nothing: ACTIONS is 0 and
 /// out.actions one word, which no step writes.
-TEST(EmulatedPlanActions, NotRecordedUnlessAsked) {
+PLAN_GTEST(TEST, PLAN_TEST(EmulatedPlanActions), NotRecordedUnlessAsked) {
   Workload w = nations(2);
   EvalInputs inputs{w.program, w.ds, w.weights, w.set, false};
   KnowledgeBase kb = buildKnowledgeBase(w.ds, false);
@@ -449,7 +488,8 @@ TEST(EmulatedPlanActions, NotRecordedUnlessAsked) {
 /// A bundle compiled before the plans recorded the actions (no out.actions
 /// buffer) cannot record them: one error when it is bound, not a run
 /// without them.
-TEST(EmulatedPlanActions, PlanWithoutOutActionsCannotRecord) {
+PLAN_GTEST(TEST, PLAN_TEST(EmulatedPlanActions),
+           PlanWithoutOutActionsCannotRecord) {
   Workload w = nations(1);
   ActionTrace trace;
   EvalInputs inputs{w.program, w.ds, w.weights, w.set, false};
@@ -478,7 +518,8 @@ TEST(EmulatedPlanActions, PlanWithoutOutActionsCannotRecord) {
 /// (memo_claims < 0 between steps), and the outcomes stay the host's at the
 /// auto memo size, in a table of 64 entries and in one of a single entry
 /// (where nearly every lookup misses and claims collide).
-TEST(EmulatedPlanMemo, WaitsKeepTheHostsOutcomesAtEveryMemoSize) {
+PLAN_GTEST(TEST, PLAN_TEST(EmulatedPlanMemo),
+           WaitsKeepTheHostsOutcomesAtEveryMemoSize) {
   Workload w = loadWorkload(Case{"countries_s1", 2, 6, 8, true});
   EvalInputs inputs{w.program, w.ds, w.weights, w.set, false};
   BackendTimings t;
@@ -496,7 +537,9 @@ TEST(EmulatedPlanMemo, WaitsKeepTheHostsOutcomesAtEveryMemoSize) {
     while (plan.step())
       for (int32_t c : plan.readAll<int32_t>(claims))
         waits += c < 0;
-    if (entries == -1)
+    if (PROOFC_MEMO_WAITS == 0)
+      EXPECT_EQ(waits, 0) << "a slot waited, compiled without waits";
+    else if (entries == -1)
       EXPECT_GT(waits, 0) << "no slot waited: the test shows nothing";
     const std::vector<Outcome> emulated =
         binding.outcomes(plan.read<int32_t>(binding.outStatus()),
@@ -510,17 +553,17 @@ TEST(EmulatedPlanMemo, WaitsKeepTheHostsOutcomesAtEveryMemoSize) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Datasets, EmulatedPlanVsHost,
-                         ::testing::Values(Case{"countries_s1", 2, 6, 8, false},
-                                           Case{"nations", 2, 0, 16, false},
-                                           Case{"countries_s3", 2, 8, 8, false},
-                                           Case{"countries_s1", 2, 6, 8, true},
-                                           Case{"nations", 2, 0, 16, true},
-                                           Case{"countries_s3", 2, 8, 8, true}),
-                         [](const ::testing::TestParamInfo<Case> &info) {
-                           return std::string(info.param.dataset) +
-                                  (info.param.fusedStep ? "_fused" : "_cond");
-                         });
+PLAN_GTEST(INSTANTIATE_TEST_SUITE_P, Datasets, PLAN_TEST(EmulatedPlanVsHost),
+           ::testing::Values(Case{"countries_s1", 2, 6, 8, false},
+                             Case{"nations", 2, 0, 16, false},
+                             Case{"countries_s3", 2, 8, 8, false},
+                             Case{"countries_s1", 2, 6, 8, true},
+                             Case{"nations", 2, 0, 16, true},
+                             Case{"countries_s3", 2, 8, 8, true}),
+           [](const ::testing::TestParamInfo<Case> &info) {
+             return std::string(info.param.dataset) +
+                    (info.param.fusedStep ? "_fused" : "_cond");
+           });
 
 } // namespace
 } // namespace proofc::test
