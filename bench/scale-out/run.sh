@@ -14,7 +14,9 @@
 # bench/RESULTS.md.
 #
 #   [WORKLOAD=wn18rr] bench/scale-out/run.sh CONFIG...
-#   CONFIG: one | devices<N> | mpi<N> | mpi-shared | compare
+#   CONFIG: one | one-unshared | devices<N> | mpi<N> | mpi-shared | compare
+#   (one-unshared: one GPU with --no-shared-lists, every list's own
+#   corruptions run: docs/scale-out.md, "Shared lists")
 #
 # Needs: `bench/scale-out/prepare.sh [WORKLOAD]` run HERE (carry .deps and
 # .fbdata for fb15k-237, .gpudata for wn18rr), the GPU build
@@ -58,6 +60,10 @@ for config in "$@"; do
     one)
       BENCH_GPUS=1 "${measure[@]}" one "$out/one.json" -- \
         bash -c '"$@" --device '"$device"' --report "$REPORT"' _ "${run[@]}" ;;
+    one-unshared)
+      BENCH_GPUS=1 "${measure[@]}" one-unshared "$out/one-unshared.json" -- \
+        bash -c '"$@" --device '"$device"' --no-shared-lists --report "$REPORT"' \
+        _ "${run[@]}" ;;
     devices*)
       n=${config#devices}; list=$(seq -s, 0 $((n - 1)))
       BENCH_GPUS=$n "${measure[@]}" "$config" "$out/$config.json" -- \

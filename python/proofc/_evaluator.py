@@ -95,7 +95,7 @@ class Evaluator(_core.Evaluator):
                  workers_per_device=_D["workers_per_device"],
                  threads=_D["threads"], cond=_D["cond"], unroll=_D["unroll"],
                  memo_entries=_D["memo_entries"], max_pool=_D["max_pool"],
-                 hits=_D["hits"], per_relation=_D["per_relation"],
+                 shared_lists=_D["shared_lists"], hits=_D["hits"], per_relation=_D["per_relation"],
                  bootstrap=_D["bootstrap"],
                  bootstrap_seed=_D["bootstrap_seed"]):
         super().__init__(
@@ -104,7 +104,8 @@ class Evaluator(_core.Evaluator):
             device=device, devices=devices,
             workers_per_device=workers_per_device, threads=threads, cond=cond,
             unroll=unroll,
-            memo_entries=memo_entries, max_pool=max_pool, hits=hits,
+            memo_entries=memo_entries, max_pool=max_pool,
+            shared_lists=shared_lists, hits=hits,
             per_relation=per_relation, bootstrap=bootstrap,
             bootstrap_seed=bootstrap_seed)
 

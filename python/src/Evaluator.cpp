@@ -139,6 +139,7 @@ py::dict Evaluator::options() const {
   out["unroll"] = o.unroll;
   out["memo_entries"] = o.memoEntries;
   out["max_pool"] = o.maxPool;
+  out["shared_lists"] = o.shareLists;
   out["hits"] = py::cast(o.rankMetrics.hits);
   out["per_relation"] = o.rankMetrics.perRelation;
   out["bootstrap"] = o.rankMetrics.bootstrapSamples;

@@ -124,7 +124,8 @@ constexpr const char *kKeywords[] = {
     "device",         "threads",      "cond",
     "unroll",         "memo_entries", "max_pool",
     "hits",           "per_relation", "bootstrap",
-    "bootstrap_seed", "devices",      "workers_per_device"};
+    "bootstrap_seed", "devices",      "workers_per_device",
+    "shared_lists"};
 
 /// The Python keywords, mapped onto SessionOptions with the command line's
 /// rules (docs/options.md): every keyword is checked here, so that no
@@ -211,6 +212,8 @@ SessionOptions sessionOptions(const py::kwargs &kw) {
   }
   if (py::object v = given("max_pool"); !v.is_none())
     o.maxPool = integerArg(v, "max_pool", kInt64Min, kInt64Max);
+  if (py::object v = given("shared_lists"); !v.is_none())
+    o.shareLists = boolArg(v, "shared_lists");
   if (py::object v = given("hits"); !v.is_none()) {
     if (PyUnicode_Check(v.ptr()) || PyBytes_Check(v.ptr()) ||
         !py::isinstance<py::iterable>(v))
@@ -258,6 +261,7 @@ py::dict defaults() {
   d["unroll"] = o.unroll;
   d["memo_entries"] = o.memoEntries;
   d["max_pool"] = o.maxPool;
+  d["shared_lists"] = o.shareLists;
   d["hits"] = py::tuple(py::cast(o.rankMetrics.hits));
   d["per_relation"] = o.rankMetrics.perRelation;
   d["bootstrap"] = o.rankMetrics.bootstrapSamples;

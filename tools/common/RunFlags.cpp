@@ -160,6 +160,10 @@ void addRunFlags(CLI::App &command, RunFlags &f) {
                    "Candidates per streamed block of whole queries: memory "
                    "is bounded by a few blocks (docs/scale-out.md)",
                    1, kMaxBlockCandidates);
+  command.add_flag("!--no-shared-lists", o.shareLists,
+                   "Run every list's own corruptions, also where an earlier "
+                   "list of the run holds the same ones (same results; "
+                   "docs/scale-out.md, \"Shared lists\")");
   // The rank metrics (RankMetricOptions).
   command
       .add_option("--hits", f.hits,

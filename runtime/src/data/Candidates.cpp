@@ -203,8 +203,28 @@ CandidateBuilder::CandidateBuilder(const Dataset &ds,
 
 CandidateBuilder::~CandidateBuilder() = default;
 
-CandidateSet CandidateBuilder::build(int64_t queryBegin, int64_t queryEnd,
-                                     int64_t reserve) const {
+int64_t CandidateBuilder::corruptionsKey(int64_t query, Mode mode) const {
+  const Triple q = layout_.queries.at(static_cast<size_t>(query));
+  const size_t list =
+      2 * static_cast<size_t>(query) + static_cast<size_t>(mode);
+  const int64_t corruptions =
+      layout_.groupBegin[list + 1] - layout_.groupBegin[list] - 1;
+  if (options_.corruptions > 0 && corruptions == options_.corruptions) {
+    // K of them: every one only when there are no more than K.
+    const int64_t known = mode == Mode::Head ? known_->countHeads(q.r, q.t)
+                                             : known_->countTails(q.h, q.r);
+    if (dataset_.numEntities() - known > options_.corruptions)
+      return -1;
+  }
+  const int64_t kept = mode == Mode::Head ? q.t : q.h;
+  // < 2^31 relations x 2^31 entities x 2 modes: no wrap.
+  return ((static_cast<int64_t>(q.r) * dataset_.numEntities() + kept) << 1) |
+         static_cast<int64_t>(mode);
+}
+
+CandidateSet CandidateBuilder::build(
+    int64_t queryBegin, int64_t queryEnd, int64_t reserve,
+    const std::function<bool(int64_t query, Mode mode)> &positiveOnly) const {
   const int64_t queries = layout_.queryCount();
   if (queryBegin < 0 || queryBegin > queryEnd || queryEnd > queries)
     throw Error(fmt::format("query range [{}, {}) is not within the {} queries",
@@ -212,7 +232,14 @@ CandidateSet CandidateBuilder::build(int64_t queryBegin, int64_t queryEnd,
   CandidateSet set;
   set.queries = layout_.queries;
   const int64_t first = layout_.firstCandidateOf(queryBegin);
-  const int64_t count = layout_.firstCandidateOf(queryEnd) - first;
+  int64_t count = layout_.firstCandidateOf(queryEnd) - first;
+  if (positiveOnly)
+    for (int64_t qi = queryBegin; qi < queryEnd; ++qi)
+      for (Mode mode : {Mode::Head, Mode::Tail})
+        if (positiveOnly(qi, mode)) {
+          const size_t list = 2 * static_cast<size_t>(qi) + size_t(mode);
+          count -= layout_.groupBegin[list + 1] - layout_.groupBegin[list] - 1;
+        }
   checkMemoryFits(
       saturatingBytes(static_cast<uint64_t>(count), sizeof(Candidate)),
       fmt::format("the candidate pool of the {} split", options_.split),
@@ -225,11 +252,15 @@ CandidateSet CandidateBuilder::build(int64_t queryBegin, int64_t queryEnd,
   for (int64_t qi = queryBegin; qi < queryEnd; ++qi) {
     const Triple q = layout_.queries[static_cast<size_t>(qi)];
     for (Mode mode : {Mode::Head, Mode::Tail}) {
-      std::vector<int32_t> list =
-          mode == Mode::Head
-              ? filteredCorruptions(numEntities, q.h, known_->heads(q.r, q.t))
-              : filteredCorruptions(numEntities, q.t, known_->tails(q.h, q.r));
-      if (options_.corruptions > 0 &&
+      const bool alone = positiveOnly && positiveOnly(qi, mode);
+      std::vector<int32_t> list;
+      if (!alone)
+        list =
+            mode == Mode::Head
+                ? filteredCorruptions(numEntities, q.h, known_->heads(q.r, q.t))
+                : filteredCorruptions(numEntities, q.t,
+                                      known_->tails(q.h, q.r));
+      if (!alone && options_.corruptions > 0 &&
           static_cast<int64_t>(list.size()) > options_.corruptions)
         sampleCorruptions(list, options_.corruptions, options_.seed, qi, mode);
 

@@ -36,12 +36,21 @@ int64_t countFacts(const Dataset &dataset, bool includeValid) {
 
 void checkFiniteOutcomes(const CandidateSet &pool, const Dataset &dataset,
                          const std::vector<Outcome> &outcomes, int64_t first,
-                         int64_t poolOffset) {
+                         int64_t poolOffset, const CandidateLayout *whole) {
   for (size_t i = 0; i < outcomes.size(); ++i) {
     if (!std::isnan(outcomes[i].logp))
       continue;
     const int64_t at = first + static_cast<int64_t>(i);
-    const int64_t index = poolOffset + at;
+    int64_t index = poolOffset + at;
+    if (whole) { // at's list, then the same place in the whole one
+      auto g = std::upper_bound(
+          pool.groups.begin(), pool.groups.end(), at,
+          [](int64_t a, const CandidateGroup &group) { return a < group.end; });
+      if (g != pool.groups.end())
+        index = whole->groupBegin[2 * static_cast<size_t>(g->query) +
+                                  static_cast<size_t>(g->mode)] +
+                (at - g->begin);
+    }
     const Candidate &c = pool.candidates.at(static_cast<size_t>(at));
     const Triple &q = pool.queries.at(static_cast<size_t>(c.query));
     auto entity = [&](int32_t id) {

@@ -35,10 +35,14 @@ int64_t countFacts(const Dataset &dataset, bool includeValid);
 /// pool.candidates[first + i] (a chunk's outcomes come with the chunk's
 /// first index); names the smallest such candidate as `poolOffset` + `first`
 /// + i (`pool` a block: its first candidate's index in the whole pool), with
-/// its query, mode and entity.
+/// its query, mode and entity. `whole` (may be null): the whole pool's
+/// layout when `pool` holds only a prefix of each of its lists (the shared
+/// lists' SharedLists::runSet); the index is then the candidate's in the
+/// whole pool by it (poolOffset unused).
 void checkFiniteOutcomes(const CandidateSet &pool, const Dataset &dataset,
                          const std::vector<Outcome> &outcomes,
-                         int64_t first = 0, int64_t poolOffset = 0);
+                         int64_t first = 0, int64_t poolOffset = 0,
+                         const CandidateLayout *whole = nullptr);
 } // namespace proofc
 
 #endif // PROOFC_RUNTIME_POOLRUNS_H

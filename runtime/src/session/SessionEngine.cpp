@@ -10,13 +10,14 @@
 namespace proofc {
 
 void Session::State::runBlock(
-    PipelineBlock &block, int worker, const TensorMap &weights,
+    PipelineBlock &block, CandidateSet &set, int worker,
+    const TensorMap &weights,
     const std::map<std::string, DeviceWeight> *deviceWeights, bool wholePool,
-    const RunShape &shape, const EvaluateControl &evalControl,
+    bool shared, const RunShape &shape, const EvaluateControl &evalControl,
     ProgressTally &progress) {
   Backend *backend = backends.at(static_cast<size_t>(worker));
-  CandidateSet &set = block.candidates;
   std::vector<Candidate> &pool = set.candidates;
+  const CandidateLayout *numbering = shared ? &layout() : nullptr;
   const int64_t n = static_cast<int64_t>(pool.size());
   // The whole pool is the same at every call: the backend may keep its
   // setup (poolId); a block or a chunk is not promised to be.
@@ -113,7 +114,7 @@ void Session::State::runBlock(
     // first chunk with a non-finite logit holds the smallest candidate that
     // had one.
     checkFiniteOutcomes(set, dataset, outcomes, begin,
-                        block.range.candidateBegin);
+                        block.range.candidateBegin, numbering);
     if (recording) {
       if (actions.D != program.shape.D ||
           actions.actions.size() != outcomes.size() * size_t(actions.D))
@@ -141,7 +142,8 @@ void Session::State::runBlock(
   } while (begin < n);
   if (control.cancelled())
     throwInterrupted();
-  progress.report(evalControl, worker, n, true);
+  // The block's every candidate, the shared lists' copies included.
+  progress.report(evalControl, worker, block.range.candidates(), true);
 }
 
 Session::State::Streamed
@@ -161,20 +163,28 @@ Session::State::stream(const TensorMap &weights,
     b->clearInfo(); // the report describes this call
   const int64_t target = options.blockCandidates > 0 ? options.blockCandidates
                                                      : kDefaultBlockCandidates;
-  std::vector<QueryRange> blocks = splitRange(layout(), range, target);
+  // Lists that hold the same corruptions run them once (SharedLists.h);
+  // the blocks are cut by the candidates that run.
+  SharedLists shared(*builder, range, options.shareLists,
+                     options.recordActions ? program.shape.D : 0,
+                     SharedLists::defaultKeepBytes());
+  const CandidateLayout &runLayout = shared.runLayout();
+  const QueryRange runRange =
+      queryRange(runLayout, range.queryBegin, range.queryEnd);
+  std::vector<QueryRange> blocks = splitRange(runLayout, runRange, target);
   // Several device workers: a multiple of their number of nearly equal
   // blocks, so that they end together (a last short block would leave the
   // others idle for up to one block's run).
   const size_t workerCount = backends.size();
   if (workerCount > 1 && blocks.size() > 1 && blocks.size() % workerCount)
     blocks = splitRangeEvenly(
-        layout(), range,
+        runLayout, runRange,
         static_cast<int64_t>((blocks.size() + workerCount - 1) / workerCount *
                              workerCount));
   if (blocks.empty())
-    blocks.push_back(range); // one (empty) run still checks the backend
-  const bool wholePool = blocks.size() == 1 && range == all;
-  // CUDA, several blocks: one device setup for all (EvalInputs::shapeId).
+    blocks.push_back(runRange); // one (empty) run still checks the backend
+  // CUDA, several blocks: one device setup for all (EvalInputs::shapeId),
+  // sized by the largest block that runs.
   RunShape shape;
   shape.weightsId = uniqueId(); // one set of weights for the whole call
   if (backend->prefersOneRunSize() && blocks.size() > 1) {
@@ -182,6 +192,9 @@ Session::State::stream(const TensorMap &weights,
     for (const QueryRange &b : blocks)
       shape.largest = std::max(shape.largest, b.candidates());
   }
+  for (QueryRange &b : blocks) // in the pool's numbering
+    b = queryRange(layout(), b.queryBegin, b.queryEnd);
+  const bool wholePool = blocks.size() == 1 && range == all;
   const int64_t total = range.candidates();
   const int threads = hostThreads();
   const int workers = static_cast<int>(backends.size());
@@ -205,13 +218,43 @@ Session::State::stream(const TensorMap &weights,
         return lent;
       }
     }
+    // Shared lists: only what runs; the consumer builds the whole block
+    // (the whole pool is built whole, kept for the next call, and what runs
+    // of it made by the run stage).
+    if (shared.any() && !wholePool)
+      return shared.runSet(*builder, r.queryBegin, r.queryEnd, shape.largest);
     return builder->build(r.queryBegin, r.queryEnd, shape.largest);
   };
   stages.run = [&](PipelineBlock &block, int worker) {
-    runBlock(block, worker, weights, deviceWeights, wholePool, shape, control,
-             progress);
+    if (!shared.any() || !wholePool) {
+      runBlock(block, block.candidates, worker, weights, deviceWeights,
+               wholePool, shared.any(), shape, control, progress);
+      return;
+    }
+    // The whole pool, lent whole: what runs of it is kept likewise.
+    std::optional<CandidateSet> runSet;
+    {
+      const std::lock_guard<std::mutex> lock(wholePoolMutex);
+      runSet.swap(wholePoolRunSet);
+    }
+    if (!runSet)
+      runSet = shared.runSet(*builder, range.queryBegin, range.queryEnd, 0);
+    runBlock(block, *runSet, worker, weights, deviceWeights, wholePool, true,
+             shape, control, progress);
+    const std::lock_guard<std::mutex> lock(wholePoolMutex);
+    wholePoolRunSet = std::move(runSet);
   };
   stages.consume = [&](PipelineBlock &block) {
+    if (shared.any()) {
+      // The block whole (the builder ran only what runs), then the copies'
+      // corruptions from their sources: in this block or an earlier one,
+      // consumed in order.
+      if (!wholePool)
+        block.candidates =
+            builder->build(block.range.queryBegin, block.range.queryEnd);
+      shared.expand(block.candidates, block.outcomes,
+                    options.recordActions ? &block.actions : nullptr);
+    }
     std::vector<PairRanks> pairs = rankPairs(block.candidates, block.outcomes);
     out.counts.add(block.outcomes);
     out.timings.setupSeconds += block.timings.setupSeconds;

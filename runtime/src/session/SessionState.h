@@ -21,6 +21,7 @@
 #include "session/BlockPipeline.h"
 #include "session/PoolRuns.h"
 #include "session/SessionAccess.h"
+#include "session/SharedLists.h"
 #include "support/Cancellation.h"
 #include "support/Checksum.h"
 #include "support/Fail.h"
@@ -86,6 +87,9 @@ struct Session::State {
   /// Lent to the call's block and given back when the block is consumed.
   std::mutex wholePoolMutex;
   std::optional<CandidateSet> wholePoolSet;
+  /// The same pool's candidates that run when lists share their
+  /// corruptions (SharedLists::runSet), kept likewise.
+  std::optional<CandidateSet> wholePoolRunSet;
   /// This session's pool, for the backends (EvalInputs::poolId).
   uint64_t poolId = uniqueId();
 
@@ -244,9 +248,13 @@ struct Session::State {
     int64_t largest = 0;    ///< the largest block's candidates
     uint64_t weightsId = 0; ///< EvalInputs::weightsId: this call's
   };
-  void runBlock(PipelineBlock &block, int worker, const TensorMap &weights,
+  /// `set`: the candidates of `block` that run: block.candidates, whole or
+  /// (`shared`) SharedLists::runSet's, each list a prefix of the whole
+  /// one's, so that a failure names the candidate by the pool's numbering.
+  void runBlock(PipelineBlock &block, CandidateSet &set, int worker,
+                const TensorMap &weights,
                 const std::map<std::string, DeviceWeight> *deviceWeights,
-                bool wholePool, const RunShape &shape,
+                bool wholePool, bool shared, const RunShape &shape,
                 const EvaluateControl &control, ProgressTally &progress);
   /// The metrics over `range`'s queries, and the report's inputs as of
   /// this call (the rank metrics and the report are made on request:

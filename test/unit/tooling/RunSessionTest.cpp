@@ -28,6 +28,7 @@ namespace fs = std::filesystem;
 TEST(RunSession, ChunksOfSevenEqualOnePassBitForBit) {
   TempDir dir;
   RunSessionOptions one = sessionOptions("nations", 25);
+  one.shareLists = false; // every candidate runs: the chunks count them all
   one.report = dir.file("one.json");
   one.outcomes = dir.file("one.tsv");
   RunSessionOptions seven = one;

@@ -11,6 +11,7 @@
 #include "proofc/runtime/Dataset.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -103,6 +104,14 @@ public:
   CandidateBuilder &operator=(const CandidateBuilder &) = delete;
 
   const CandidateLayout &layout() const { return layout_; }
+  /// Which corruptions the list of (`query`, `mode`) holds: two lists with
+  /// the same key >= 0 hold the same ones in the same order (spec §6: a list
+  /// that takes every filtered corruption is fixed by its mode, relation
+  /// and kept entity -- (r, t) in head mode, (h, r) in tail mode -- so the
+  /// queries that share them share it); -1 for a sampled list (its sample
+  /// depends on its query's index). What the session's shared lists are
+  /// keyed by (docs/scale-out.md, "Shared lists").
+  int64_t corruptionsKey(int64_t query, Mode mode) const;
   /// The candidates of the queries [queryBegin, queryEnd): `queries` is the
   /// whole list (Candidate::query and CandidateGroup::query keep their
   /// global indices), `candidates` only the range's, and the groups are
@@ -110,9 +119,12 @@ public:
   /// candidate, to that range of buildCandidates(). Throws proofc::Error
   /// when the range is not within the queries.
   /// `reserve`: room for at least this many candidates (a block padded
-  /// later, without a reallocation).
-  CandidateSet build(int64_t queryBegin, int64_t queryEnd,
-                     int64_t reserve = 0) const;
+  /// later, without a reallocation). `positiveOnly` (may be empty): the
+  /// lists it returns true for hold their positive alone (the session's
+  /// shared lists: their corruptions run with another list's).
+  CandidateSet build(int64_t queryBegin, int64_t queryEnd, int64_t reserve = 0,
+                     const std::function<bool(int64_t query, Mode mode)>
+                         &positiveOnly = {}) const;
 
 private:
   class Known;

@@ -113,6 +113,11 @@ struct SessionOptions : CandidateOptions, BackendOptions {
   /// the pool (docs/scale-out.md, "Streaming"). <= 0: the default. Blocks
   /// never change a result.
   int64_t blockCandidates = kDefaultBlockCandidates;
+  /// Lists that hold the same corruptions (queries sharing (r, t) in head
+  /// mode or (h, r) in tail mode, every filtered corruption taken) run them
+  /// once and share their outcomes (docs/scale-out.md, "Shared lists").
+  /// Never changes a result; false runs every list's own candidates.
+  bool shareLists = true;
   /// Record every step's action (SessionResult::actions), from which the
   /// proofs are replayed (docs/proofs.md). Only a backend whose
   /// recordsActions() is true can: the session refuses others when made.

@@ -4,7 +4,8 @@
 // millions of candidates run in a second and backends that behave like the
 // CUDA one (runs of one size) or like a slow device: outcomes here are a
 // function of the candidate alone, so any split of the pool, over blocks or
-// over device workers, must give the same outcomes bit for bit.
+// over device workers, or shared between lists of the same corruptions
+// (SharedLists.h), must give the same outcomes bit for bit.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_TEST_UNIT_RUNTIME_INSTANTBACKEND_H
@@ -23,8 +24,9 @@
 
 namespace proofc::test {
 
-/// Outcomes from the candidate alone, at once: a pool of millions runs in
-/// a second. A candidate listed in `nanAt` (by entity and query) gets a NaN.
+/// Outcomes from the candidate's triple alone (as a real backend's: spec
+/// §5), at once: a pool of millions runs in a second. From query `nanQuery`
+/// on, the candidates whose entity is a multiple of 5 get a NaN.
 class InstantBackend : public Backend {
 public:
   std::string name() const override { return "instant"; }
@@ -33,9 +35,11 @@ public:
     std::vector<Outcome> out;
     out.reserve(inputs.candidates.candidates.size());
     for (const Candidate &c : inputs.candidates.candidates) {
-      Outcome o{static_cast<ProofStatus>((c.entity * 7 + c.query) % 3),
-                (c.entity + c.query) % 20,
-                -0.001f * static_cast<float>((c.entity * 31 + c.query) % 997)};
+      const int64_t key =
+          int64_t{c.triple.h} * 7919 + int64_t{c.triple.r} * 131 + c.triple.t;
+      Outcome o{static_cast<ProofStatus>(key % 3),
+                static_cast<int32_t>(key % 20),
+                -0.001f * static_cast<float>(key * 31 % 997)};
       if (o.status != ProofStatus::Proved)
         o.logp = -std::numeric_limits<float>::infinity();
       if (nanQuery >= 0 && c.query >= nanQuery && c.entity % 5 == 0)

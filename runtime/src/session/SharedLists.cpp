@@ -1,0 +1,195 @@
+//===- SharedLists.cpp - Lists of the same corruptions, run once ----------===//
+#include "session/SharedLists.h"
+
+#include "data/MemoryBudget.h"
+#include "support/Fail.h"
+
+#include <algorithm>
+
+namespace proofc {
+
+uint64_t SharedLists::defaultKeepBytes() { return availableMemoryBytes() / 4; }
+
+SharedLists::SharedLists(const CandidateBuilder &builder,
+                         const QueryRange &range, bool enabled,
+                         int32_t actionSteps, uint64_t keepBytes)
+    : firstList_(2 * range.queryBegin), actionSteps_(actionSteps) {
+  const CandidateLayout &layout = builder.layout();
+  runLayout_ = layout;
+  if (!enabled || range.queries() == 0)
+    return;
+  const int64_t lists = 2 * range.queries();
+  auto size = [&](int64_t list) {
+    const size_t at = static_cast<size_t>(list);
+    return layout.groupBegin[at + 1] - layout.groupBegin[at];
+  };
+  std::vector<int64_t> key(static_cast<size_t>(lists));
+  std::unordered_map<int64_t, int64_t> lastOf; // key -> its last list
+  for (int64_t l = 0; l < lists; ++l) {
+    const int64_t list = firstList_ + l;
+    key[static_cast<size_t>(l)] =
+        builder.corruptionsKey(list / 2, list % 2 ? Mode::Tail : Mode::Head);
+    if (key[static_cast<size_t>(l)] >= 0)
+      lastOf[key[static_cast<size_t>(l)]] = list;
+  }
+  source_.assign(static_cast<size_t>(lists), -1);
+  lastCopy_.assign(static_cast<size_t>(lists), -1);
+  // In list order: a key's first list becomes its source when some later
+  // list has the key and keeping the source's corruptions until that list
+  // fits beside the sources kept then (counted as if every copy were in a
+  // later block: the bound holds for any cut into blocks).
+  const uint64_t perCandidate =
+      sizeof(Outcome) + sizeof(int32_t) * static_cast<uint64_t>(actionSteps);
+  std::unordered_map<int64_t, int64_t> current; // key -> its source
+  std::vector<uint64_t> released(static_cast<size_t>(lists) + 1, 0);
+  uint64_t alive = 0;
+  for (int64_t l = 0; l < lists; ++l) {
+    alive -= released[static_cast<size_t>(l)];
+    const int64_t k = key[static_cast<size_t>(l)];
+    if (k < 0)
+      continue;
+    const int64_t list = firstList_ + l;
+    if (auto it = current.find(k); it != current.end()) {
+      source_[static_cast<size_t>(l)] = it->second;
+      lastCopy_[static_cast<size_t>(it->second - firstList_)] = list;
+      ++copies_;
+      shared_ += size(list) - 1;
+      continue;
+    }
+    const int64_t last = lastOf.at(k);
+    if (last == list)
+      continue; // no later list shares it
+    const uint64_t bytes =
+        saturatingBytes(static_cast<uint64_t>(size(list) - 1), perCandidate);
+    if (bytes > keepBytes || alive > keepBytes - bytes)
+      continue; // not kept: the next list of the key tries again
+    alive += bytes;
+    released[static_cast<size_t>(last - firstList_) + 1] += bytes;
+    current[k] = list;
+  }
+  // What runs: a copy's list is its positive alone.
+  std::vector<int64_t> &begin = runLayout_.groupBegin;
+  for (size_t i = 0; i + 1 < begin.size(); ++i) {
+    const int64_t list = static_cast<int64_t>(i);
+    begin[i + 1] = begin[i] + (copies(list) ? 1 : size(list));
+  }
+}
+
+bool SharedLists::copies(int64_t list) const { return source(list) >= 0; }
+
+int64_t SharedLists::source(int64_t list) const {
+  const int64_t l = list - firstList_;
+  if (l < 0 || l >= static_cast<int64_t>(source_.size()))
+    return -1;
+  return source_[static_cast<size_t>(l)];
+}
+
+CandidateSet SharedLists::runSet(const CandidateBuilder &builder,
+                                 int64_t queryBegin, int64_t queryEnd,
+                                 int64_t reserve) const {
+  return builder.build(
+      queryBegin, queryEnd, reserve,
+      [this](int64_t query, Mode mode) { return positiveOnly(query, mode); });
+}
+
+void SharedLists::expand(const CandidateSet &block,
+                         std::vector<Outcome> &outcomes, ActionTrace *actions) {
+  if (!any() || block.groups.empty())
+    return;
+  const size_t D = actions ? static_cast<size_t>(actions->D) : 0;
+  if (actions && actions->D != actionSteps_)
+    fail("shared lists: actions of {} steps, the plan's {}", actions->D,
+         actionSteps_);
+  const size_t n = block.candidates.size();
+  std::vector<Outcome> full(n);
+  std::vector<int32_t> fullActions(actions ? n * D : 0);
+  const int64_t first = listIndex(block.groups.front());
+  size_t at = 0; // in the run's order
+  auto take = [&](size_t to, size_t count) {
+    if (at + count > outcomes.size())
+      fail("shared lists: {} run outcomes for the block's {} candidates "
+           "that ran",
+           outcomes.size(), at + count);
+    std::copy_n(outcomes.begin() + at, count, full.begin() + to);
+    if (actions)
+      std::copy_n(actions->actions.begin() + at * D, count * D,
+                  fullActions.begin() + to * D);
+    at += count;
+  };
+  for (size_t i = 0; i < block.groups.size(); ++i) {
+    const CandidateGroup &g = block.groups[i];
+    const int64_t list = listIndex(g);
+    if (list != first + static_cast<int64_t>(i))
+      fail("shared lists: the block's list {} is list {} of the pool, not {}",
+           i, list, first + static_cast<int64_t>(i));
+    const size_t begin = static_cast<size_t>(g.begin);
+    const size_t size = static_cast<size_t>(g.end - g.begin);
+    const int64_t src = source(list);
+    if (src < 0) {
+      take(begin, size);
+      continue;
+    }
+    take(begin, 1); // the positive ran
+    const size_t corruptions = size - 1;
+    const Outcome *from;
+    const int32_t *fromActions = nullptr;
+    size_t available;
+    if (src >= first) { // earlier in this block: already in place
+      const CandidateGroup &s = block.groups[static_cast<size_t>(src - first)];
+      from = full.data() + s.begin + 1;
+      if (actions)
+        fromActions = fullActions.data() + (s.begin + 1) * D;
+      available = static_cast<size_t>(s.end - s.begin - 1);
+    } else {
+      auto it = kept_.find(src);
+      if (it == kept_.end())
+        fail("shared lists: list {} takes list {}'s corruptions, which were "
+             "not kept",
+             list, src);
+      from = it->second.outcomes.data();
+      fromActions = it->second.actions.data();
+      available = it->second.outcomes.size();
+    }
+    if (available != corruptions)
+      fail("shared lists: list {} has {} corruptions, its source {} has {}",
+           list, corruptions, src, available);
+    std::copy_n(from, corruptions, full.begin() + begin + 1);
+    if (actions)
+      std::copy_n(fromActions, corruptions * D,
+                  fullActions.begin() + (begin + 1) * D);
+  }
+  if (at != outcomes.size())
+    fail("shared lists: {} run outcomes, the block ran {}", outcomes.size(),
+         at);
+  // Keep this block's sources that later blocks take from; drop those
+  // whose last copy was in this block or before.
+  const int64_t last = first + static_cast<int64_t>(block.groups.size()) - 1;
+  for (auto it = kept_.begin(); it != kept_.end();) {
+    if (lastCopy_[static_cast<size_t>(it->first - firstList_)] <= last) {
+      keptBytes_ -= it->second.outcomes.size() * sizeof(Outcome) +
+                    it->second.actions.size() * sizeof(int32_t);
+      it = kept_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const CandidateGroup &g : block.groups) {
+    const int64_t list = listIndex(g);
+    if (lastCopy_[static_cast<size_t>(list - firstList_)] <= last)
+      continue;
+    Kept k;
+    const size_t from = static_cast<size_t>(g.begin) + 1;
+    k.outcomes.assign(full.begin() + from, full.begin() + g.end);
+    if (actions)
+      k.actions.assign(fullActions.begin() + from * D,
+                       fullActions.begin() + static_cast<size_t>(g.end) * D);
+    keptBytes_ += k.outcomes.size() * sizeof(Outcome) +
+                  k.actions.size() * sizeof(int32_t);
+    kept_.emplace(list, std::move(k));
+  }
+  outcomes = std::move(full);
+  if (actions)
+    actions->actions = std::move(fullActions);
+}
+
+} // namespace proofc

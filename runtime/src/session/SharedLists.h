@@ -1,0 +1,111 @@
+//===- SharedLists.h - Lists of the same corruptions, run once -*- C++ -*-===//
+//
+// A candidate's outcome is a function of its triple alone (spec §5: the
+// engine, the policy and the terminal check see nothing else of it), and a
+// list that takes every filtered corruption is fixed by its mode, relation
+// and kept entity (spec §6): the queries of a split that share (r, t) share
+// their head lists' corruptions, those that share (h, r) their tail lists'.
+// In fb15k-237's test split with every corruption that is 253.6 M of the
+// 585.6 M candidates (332.0 M remain); in wn18rr's 22.5 M of 256.5 M; with
+// sampled corruptions only the lists short enough to be taken whole can
+// share (V10: 910 of 18,745).
+//
+// A streamed call therefore runs such a list's corruptions once, with the
+// first list of the call that holds them (its source), and gives every
+// later list of the same key (a copy) the source's outcomes and actions;
+// each list's positive always runs. The blocks are cut by the candidates
+// that run, the run's outcomes are put back into the whole pool's order by
+// the consumer, in block order, so ranks, counts, the outcomes file, the
+// proofs and checkpoints see exactly what an unshared run gives, bit for
+// bit, whichever list was the source (an outcome does not depend on the
+// candidate's neighbours: docs/scale-out.md, "Shared lists").
+//
+// A source whose copies are in later blocks is kept (its outcomes, and its
+// actions when they are recorded) until its last copy is consumed. What may
+// be kept at once is bounded up front, in list order, by a quarter of the
+// host's available memory: a source that would pass it is not kept, and the
+// next list of its key becomes a source again (runs its corruptions).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_RUNTIME_SHAREDLISTS_H
+#define PROOFC_RUNTIME_SHAREDLISTS_H
+
+#include "proofc/runtime/Candidates.h"
+#include "proofc/runtime/Evaluation.h"
+#include "proofc/runtime/QueryRanges.h"
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace proofc {
+
+class SharedLists {
+public:
+  /// The plan for the queries of `range`: no list shares when `enabled` is
+  /// false. `actionSteps`: the steps recorded per candidate (ActionTrace::D)
+  /// when actions are recorded, else 0 (they are kept with the outcomes).
+  /// `keepBytes`: what the kept sources may hold at once.
+  SharedLists(const CandidateBuilder &builder, const QueryRange &range,
+              bool enabled, int32_t actionSteps, uint64_t keepBytes);
+
+  /// A quarter of availableMemoryBytes() (MemoryBudget.h).
+  static uint64_t defaultKeepBytes();
+
+  /// Whether any list of the range takes another's outcomes.
+  bool any() const { return copies_ > 0; }
+  /// The corruptions that do not run (the copies' lists less their
+  /// positives).
+  int64_t sharedCandidates() const { return shared_; }
+
+  /// The pool's layout counting what runs: a copy's list is its positive
+  /// alone (lists outside the range keep their sizes). Cut this into
+  /// blocks, then take each block's queries in the whole layout.
+  const CandidateLayout &runLayout() const { return runLayout_; }
+
+  /// Whether only the positive of the list of (`query`, `mode`) runs (a
+  /// copy): CandidateBuilder::build's `positiveOnly` for the candidates that
+  /// run; each of their lists is a prefix of the whole one.
+  bool positiveOnly(int64_t query, Mode mode) const {
+    return copies(2 * query + static_cast<int64_t>(mode));
+  }
+  /// The candidates of the queries [queryBegin, queryEnd) that run.
+  CandidateSet runSet(const CandidateBuilder &builder, int64_t queryBegin,
+                      int64_t queryEnd, int64_t reserve) const;
+
+  /// Puts the run's outcomes of `block` (runSet's order; actions too when
+  /// recorded) into the block's whole order: a copy's corruptions from its
+  /// source, in this block or kept from an earlier one. Called by the
+  /// consumer, on every block of the range, in order.
+  void expand(const CandidateSet &block, std::vector<Outcome> &outcomes,
+              ActionTrace *actions);
+
+  /// What is kept now (a test's view of the bound).
+  uint64_t keptBytes() const { return keptBytes_; }
+
+private:
+  struct Kept {
+    std::vector<Outcome> outcomes;
+    std::vector<int32_t> actions;
+  };
+  int64_t listIndex(const CandidateGroup &g) const {
+    return 2 * static_cast<int64_t>(g.query) + static_cast<int64_t>(g.mode);
+  }
+  bool copies(int64_t list) const;
+  int64_t source(int64_t list) const;
+
+  int64_t firstList_ = 0; ///< 2 * the range's first query
+  /// Per list of the range: the list whose corruptions it takes, or -1.
+  std::vector<int64_t> source_;
+  /// Per list of the range: the last list that takes its corruptions, or -1.
+  std::vector<int64_t> lastCopy_;
+  int64_t copies_ = 0, shared_ = 0;
+  int32_t actionSteps_ = 0;
+  CandidateLayout runLayout_;
+  std::unordered_map<int64_t, Kept> kept_;
+  uint64_t keptBytes_ = 0;
+};
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_SHAREDLISTS_H
