@@ -6,13 +6,16 @@
 // outcomes, metrics and rank metrics equal those of one block bit for bit,
 // in every cond mode and for every compiled bundle. Several device workers
 // (--devices) give the same: two backends on one GPU (any machine with a
-// GPU) and one per GPU (a machine with several). Skipped without a GPU.
+// GPU) and one per GPU (a machine with several). Lists that share their
+// corruptions (SharedLists.h) give, on the GPU, what every list's own run
+// and the host backend give. Skipped without a GPU.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/GpuTestUtil.h"
 #include "session/SessionAccess.h"
 
 #include "bundle/Bundle.h"
+#include "host/HostBackend.h"
 #include "proofc/runtime/Session.h"
 
 #include <nlohmann/json.hpp>
@@ -115,6 +118,38 @@ TEST_P(GpuStreaming, SeveralDeviceWorkersEqualOne) {
                   0)
             << w.dump();
     }
+  }
+}
+
+TEST_P(GpuStreaming, SharedListsEqualEveryListsOwnRunAndTheHost) {
+  PROOFC_REQUIRE_GPU();
+  // countries_s1's first 12 queries, every corruption: 1,691 of the 5,791
+  // candidates are shared; blocks of about 1,000 that run put sources and
+  // copies in different blocks.
+  SessionOptions o;
+  o.data = dataDir("countries_s1");
+  o.queries = 12;
+  o.blockCandidates = 1000;
+  o.recordActions = false;
+  for (const std::string &path : compiledBundlePaths()) {
+    SCOPED_TRACE(path);
+    const Bundle bundle = readBundle(path);
+    SessionResult results[2];
+    for (int i = 0; i < 2; ++i) {
+      o.shareLists = i == 1;
+      CudaBackend backend(bundle, path, cachedOptionsFor(GetParam()));
+      Session session =
+          SessionAccess::make(bundle.program, {&backend}, "cuda", o);
+      results[i] =
+          session.evaluate(session.loadWeights(weightsFile("countries_s1")));
+    }
+    expectSameOutcomes(results[0].outcomes, results[1].outcomes);
+    HostBackend host(HostBackendOptions{2});
+    o.shareLists = false;
+    Session reference = SessionAccess::make(bundle.program, {&host}, "cpu", o);
+    const SessionResult expected =
+        reference.evaluate(reference.loadWeights(weightsFile("countries_s1")));
+    expectSameOutcomes(expected.outcomes, results[1].outcomes);
   }
 }
 
