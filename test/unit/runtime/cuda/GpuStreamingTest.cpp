@@ -149,7 +149,15 @@ TEST_P(GpuStreaming, SharedListsEqualEveryListsOwnRunAndTheHost) {
     Session reference = SessionAccess::make(bundle.program, {&host}, "cpu", o);
     const SessionResult expected =
         reference.evaluate(reference.loadWeights(weightsFile("countries_s1")));
-    expectSameOutcomes(expected.outcomes, results[1].outcomes);
+    // The host's FP32 against the GPU's 3xTF32: status and depth (spec
+    // §7; the log-probabilities may differ in their last bits).
+    ASSERT_EQ(expected.outcomes.size(), results[1].outcomes.size());
+    for (size_t c = 0; c < expected.outcomes.size(); ++c) {
+      ASSERT_EQ(expected.outcomes[c].status, results[1].outcomes[c].status)
+          << "candidate " << c;
+      ASSERT_EQ(expected.outcomes[c].depth, results[1].outcomes[c].depth)
+          << "candidate " << c;
+    }
   }
 }
 
