@@ -50,6 +50,7 @@ struct Options {
   int64_t queries = 100, corruptions = 100;
   int calls = 20;
   int workersPerDevice = 0;
+  bool shareLists = true;
 };
 
 TensorMap scaled(const TensorMap &weights, double factor) {
@@ -108,6 +109,7 @@ int run(const Options &o) {
   so.corruptions = o.corruptions;
   so.device = o.device;
   so.workersPerDevice = o.workersPerDevice;
+  so.shareLists = o.shareLists;
   const auto openStart = std::chrono::steady_clock::now();
   Session session(o.bundle, so);
   const WeightsFile trained = session.loadWeights(o.weights);
@@ -173,6 +175,7 @@ int run(const Options &o) {
       {"device", session.deviceName()},
       {"weights_on", o.weightsOn},
       {"cancel_token", o.cancelToken},
+      {"shared_lists", o.shareLists},
       {"candidates", session.candidates().candidates.size()},
       {"open_s", openSeconds},
       {"first_call_ms", first.callSeconds * 1e3},
@@ -210,6 +213,8 @@ int main(int argc, char **argv) {
                  "one-block call runs on the first)")
       ->check(CLI::Range(0, static_cast<int>(kMaxWorkersPerDevice)))
       ->capture_default_str();
+  app.add_flag("!--no-shared-lists", o.shareLists,
+               "Run every list's own corruptions (proofc-run's flag)");
   app.add_flag("--cancel-token", o.cancelToken,
                "Pass a cancel token to every call, as the Python package does");
   CLI11_PARSE(app, argc, argv);

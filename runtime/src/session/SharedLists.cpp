@@ -39,7 +39,8 @@ SharedLists::SharedLists(const CandidateBuilder &builder,
   // fits beside the sources kept then (counted as if every copy were in a
   // later block: the bound holds for any cut into blocks).
   const uint64_t perCandidate =
-      sizeof(Outcome) + sizeof(int32_t) * static_cast<uint64_t>(actionSteps);
+      sizeof(KeptOutcome) +
+      sizeof(int32_t) * static_cast<uint64_t>(actionSteps);
   std::unordered_map<int64_t, int64_t> current; // key -> its source
   std::vector<uint64_t> released(static_cast<size_t>(lists) + 1, 0);
   uint64_t alive = 0;
@@ -131,29 +132,34 @@ void SharedLists::expand(const CandidateSet &block,
     }
     take(begin, 1); // the positive ran
     const size_t corruptions = size - 1;
-    const Outcome *from;
     const int32_t *fromActions = nullptr;
     size_t available;
     if (src >= first) { // earlier in this block: already in place
       const CandidateGroup &s = block.groups[static_cast<size_t>(src - first)];
-      from = full.data() + s.begin + 1;
+      available = static_cast<size_t>(s.end - s.begin - 1);
+      if (available == corruptions)
+        std::copy_n(full.begin() + s.begin + 1, corruptions,
+                    full.begin() + begin + 1);
       if (actions)
         fromActions = fullActions.data() + (s.begin + 1) * D;
-      available = static_cast<size_t>(s.end - s.begin - 1);
     } else {
       auto it = kept_.find(src);
       if (it == kept_.end())
         fail("shared lists: list {} takes list {}'s corruptions, which were "
              "not kept",
              list, src);
-      from = it->second.outcomes.data();
+      const std::vector<KeptOutcome> &kept = it->second.outcomes;
+      available = kept.size();
+      if (available == corruptions)
+        for (size_t i = 0; i < corruptions; ++i)
+          full[begin + 1 + i] = Outcome{
+              static_cast<ProofStatus>(kept[i].depthAndStatus & 3),
+              static_cast<int32_t>(kept[i].depthAndStatus >> 2), kept[i].logp};
       fromActions = it->second.actions.data();
-      available = it->second.outcomes.size();
     }
     if (available != corruptions)
       fail("shared lists: list {} has {} corruptions, its source {} has {}",
            list, corruptions, src, available);
-    std::copy_n(from, corruptions, full.begin() + begin + 1);
     if (actions)
       std::copy_n(fromActions, corruptions * D,
                   fullActions.begin() + (begin + 1) * D);
@@ -166,7 +172,7 @@ void SharedLists::expand(const CandidateSet &block,
   const int64_t last = first + static_cast<int64_t>(block.groups.size()) - 1;
   for (auto it = kept_.begin(); it != kept_.end();) {
     if (lastCopy_[static_cast<size_t>(it->first - firstList_)] <= last) {
-      keptBytes_ -= it->second.outcomes.size() * sizeof(Outcome) +
+      keptBytes_ -= it->second.outcomes.size() * sizeof(KeptOutcome) +
                     it->second.actions.size() * sizeof(int32_t);
       it = kept_.erase(it);
     } else {
@@ -179,11 +185,20 @@ void SharedLists::expand(const CandidateSet &block,
       continue;
     Kept k;
     const size_t from = static_cast<size_t>(g.begin) + 1;
-    k.outcomes.assign(full.begin() + from, full.begin() + g.end);
+    k.outcomes.reserve(static_cast<size_t>(g.end) - from);
+    for (size_t i = from; i < static_cast<size_t>(g.end); ++i) {
+      const Outcome &o = full[i];
+      if (o.depth < 0 || o.depth >= (1 << 30))
+        fail("shared lists: candidate {} of list {} has depth {}", i, list,
+             o.depth);
+      k.outcomes.push_back(
+          {o.logp, static_cast<uint32_t>(o.depth) << 2 |
+                       static_cast<uint32_t>(o.status)});
+    }
     if (actions)
       k.actions.assign(fullActions.begin() + from * D,
                        fullActions.begin() + static_cast<size_t>(g.end) * D);
-    keptBytes_ += k.outcomes.size() * sizeof(Outcome) +
+    keptBytes_ += k.outcomes.size() * sizeof(KeptOutcome) +
                   k.actions.size() * sizeof(int32_t);
     kept_.emplace(list, std::move(k));
   }

@@ -210,7 +210,9 @@ TEST(SharedLists, SampledListsAndTheKeepBoundRunTheirOwn) {
     const QueryRange all = wholeRange(builder.layout());
     const SharedLists unbounded(builder, all, true, 0, ~uint64_t{0});
     const SharedLists none(builder, all, true, 0, 0);
-    const SharedLists some(builder, all, true, 0, 2 * sizeof(Outcome) * 104);
+    // Two of kinship's lists (about 104 corruptions) at 8 B an outcome.
+    const uint64_t bound = 2 * 8 * 104;
+    const SharedLists some(builder, all, true, 0, bound);
     if (corruptions == 3) {
       EXPECT_FALSE(unbounded.any());
       continue;
@@ -222,7 +224,6 @@ TEST(SharedLists, SampledListsAndTheKeepBoundRunTheirOwn) {
 
     // Blocks of a query: every copy's source is kept from an earlier block,
     // and what is kept never passes the bound.
-    const uint64_t bound = 2 * sizeof(Outcome) * 104;
     SharedLists plan(builder, all, true, 0, bound);
     const CandidateSet whole = builder.build(0, all.queryEnd);
     const ProgramSpec program = v10Program();
