@@ -78,6 +78,7 @@ def test_no_options_evaluate_the_same_candidates_as_proofc_run(
     ("unroll", 0, ValueError, r"unroll: 0 is out of range \[1, 1024\]"),
     ("memo_entries", 3, ValueError, r"memo_entries: 3 is not -1, 0 or a power of two"),
     ("per_relation", 1, TypeError, r"per_relation: expected a bool, got int 1"),
+    ("shared_lists", 1, TypeError, r"shared_lists: expected a bool, got int 1"),
     ("split", "tset", ValueError, r"split: 'tset' is not one of 'train', 'valid', 'test'"),
     ("cond", 3, TypeError, r"cond: expected a str, got int 3"),
     ("device", None, None, None),
@@ -150,3 +151,20 @@ def test_workers_per_device_is_the_flags(bundle, nations):
     with proofc.Evaluator(bundle, nations, device="cpu", workers_per_device=1,
                           queries=2, corruptions=2) as ev:
         assert ev.options["workers_per_device"] == 1
+
+
+def test_shared_lists_change_no_outcome(bundle, nations, trained):
+    # nations' first 40 queries, every corruption: queries that share (r, t)
+    # or (h, r) share a list's corruptions (docs/scale-out.md, "Shared
+    # lists"); sharing them or not gives the same outcomes, bit for bit.
+    assert _core.DEFAULTS["shared_lists"] is True
+    out = []
+    for share in (True, False):
+        ev = proofc.Evaluator(bundle, nations, device="cpu", queries=40,
+                              shared_lists=share)
+        assert ev.options["shared_lists"] is share
+        r = ev.evaluate(str(trained))
+        out.append((r.outcomes.status.copy(), r.outcomes.depth.copy(),
+                    r.outcomes.logp.copy().view("u4")))
+    for a, b in zip(*out):
+        assert (a == b).all()

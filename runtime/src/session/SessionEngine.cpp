@@ -164,10 +164,26 @@ Session::State::stream(const TensorMap &weights,
   const int64_t target = options.blockCandidates > 0 ? options.blockCandidates
                                                      : kDefaultBlockCandidates;
   // Lists that hold the same corruptions run them once (SharedLists.h);
-  // the blocks are cut by the candidates that run.
-  SharedLists shared(*builder, range, options.shareLists,
-                     options.recordActions ? program.shape.D : 0,
-                     SharedLists::defaultKeepBytes());
+  // the blocks are cut by the candidates that run. The whole pool's plan is
+  // made once (the in-loop call evaluates it again and again), a range's
+  // per call; nothing kept by an earlier call (one interrupted, say, with
+  // other weights) survives into this one.
+  std::optional<SharedLists> rangePlan;
+  SharedLists *plan = nullptr;
+  auto makePlan = [&] {
+    return SharedLists(*builder, range, options.shareLists,
+                       options.recordActions ? program.shape.D : 0,
+                       SharedLists::defaultKeepBytes());
+  };
+  if (range == all) {
+    if (!wholePoolPlan)
+      wholePoolPlan.emplace(makePlan());
+    plan = &*wholePoolPlan;
+  } else {
+    plan = &rangePlan.emplace(makePlan());
+  }
+  SharedLists &shared = *plan;
+  shared.forgetKept();
   const CandidateLayout &runLayout = shared.runLayout();
   const QueryRange runRange =
       queryRange(runLayout, range.queryBegin, range.queryEnd);

@@ -90,6 +90,8 @@ struct Session::State {
   /// The same pool's candidates that run when lists share their
   /// corruptions (SharedLists::runSet), kept likewise.
   std::optional<CandidateSet> wholePoolRunSet;
+  /// The whole pool's shared-lists plan, made by the first call over it.
+  std::optional<SharedLists> wholePoolPlan;
   /// This session's pool, for the backends (EvalInputs::poolId).
   uint64_t poolId = uniqueId();
 

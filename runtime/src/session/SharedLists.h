@@ -81,6 +81,13 @@ public:
   void expand(const CandidateSet &block, std::vector<Outcome> &outcomes,
               ActionTrace *actions);
 
+  /// Drops whatever is kept: a call starts with nothing kept (a call that
+  /// ended early may have left sources of other weights).
+  void forgetKept() {
+    kept_.clear();
+    keptBytes_ = 0;
+  }
+
   /// What is kept now (a test's view of the bound).
   uint64_t keptBytes() const { return keptBytes_; }
 
