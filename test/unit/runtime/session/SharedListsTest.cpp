@@ -249,6 +249,61 @@ TEST(SharedLists, SampledListsAndTheKeepBoundRunTheirOwn) {
   }
 }
 
+/// InstantBackend, with a NaN log-probability for one triple (a real
+/// backend's NaN, like its every outcome, depends on the triple alone).
+class NanTripleBackend : public InstantBackend {
+public:
+  explicit NanTripleBackend(Triple nan) : nan(nan) {}
+  std::vector<Outcome> run(const EvalInputs &inputs,
+                           BackendTimings &timings) override {
+    std::vector<Outcome> out = InstantBackend::run(inputs, timings);
+    for (size_t i = 0; i < out.size(); ++i)
+      if (inputs.candidates.candidates[i].triple == nan)
+        out[i].logp = std::nanf("");
+    return out;
+  }
+  Triple nan;
+};
+
+TEST(SharedLists, TheFirstNonFiniteLogitIsNamedByThePoolsNumbering) {
+  // A NaN in a source list that comes after a copy: the candidate that
+  // runs is at another place in the run set than in the pool, and the
+  // error names the pool's, as an unshared run does.
+  const Dataset ds = loadDataset(dataDir("countries_s1"));
+  CandidateOptions co;
+  co.queries = 20;
+  CandidateBuilder builder(ds, co);
+  const QueryRange all = wholeRange(builder.layout());
+  const SharedLists plan(builder, all, true, 0, ~uint64_t{0});
+  const CandidateSet set = builder.build(0, all.queryEnd);
+  // The first list after a copy that runs its corruptions.
+  int64_t copy = -1, source = -1;
+  for (size_t l = 0; l < set.groups.size() && source < 0; ++l) {
+    const CandidateGroup &g = set.groups[l];
+    if (plan.positiveOnly(g.query, g.mode))
+      copy = static_cast<int64_t>(l);
+    else if (copy >= 0 && g.end - g.begin > 1)
+      source = static_cast<int64_t>(l);
+  }
+  ASSERT_GE(source, 0);
+  const int64_t at = set.groups[static_cast<size_t>(source)].begin + 1;
+  const Triple nan = set.candidates[static_cast<size_t>(at)].triple;
+  std::string errors[2];
+  for (int share = 0; share < 2; ++share) {
+    NanTripleBackend backend(nan);
+    RunSessionOptions o = sessionOptions("countries_s1", 20);
+    o.shareLists = share == 1;
+    o.blockCandidates = 700;
+    RunSession session(v10Program(), backend, "cpu", o);
+    errors[share] = errorOf([&] { session.evaluate(); });
+  }
+  EXPECT_NE(
+      errors[1].find(fmt::format("non-finite logit for candidate {}:", at)),
+      std::string::npos)
+      << errors[1];
+  EXPECT_EQ(errors[0], errors[1]);
+}
+
 TEST(SharedLists, TheFlagTurnsItOff) {
   // countries_s1's first 20 queries: 9,647 candidates, 3,379 shared.
   RunSessionOptions o = sessionOptions("countries_s1", 20);
