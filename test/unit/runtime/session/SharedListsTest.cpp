@@ -249,6 +249,26 @@ TEST(SharedLists, SampledListsAndTheKeepBoundRunTheirOwn) {
   }
 }
 
+TEST(SharedLists, SeveralDeviceWorkersGiveTheSame) {
+  // Blocks of about 300 that run, taken by three workers (one slow, so
+  // that blocks finish out of order): the consumer still puts every copy's
+  // corruptions from its source, kept or in its block.
+  RunSessionOptions o = sessionOptions("countries_s1", 20);
+  o.keepOutcomes = true;
+  o.blockCandidates = 300;
+  InstantBackend plain;
+  o.shareLists = false;
+  RunSession one(v10Program(), plain, "cpu", o);
+  const RunOutput expected = one.evaluate();
+  SlowBackend slow(std::chrono::milliseconds(20));
+  InstantBackend fast1, fast2;
+  o.shareLists = true;
+  RunSession many(v10Program(), {&slow, &fast1, &fast2}, "cpu", o);
+  const RunOutput got = many.evaluate();
+  expectSameOutcomes(expected.outcomes, got.outcomes);
+  EXPECT_EQ(expected.report.metrics.both.mrr, got.report.metrics.both.mrr);
+}
+
 /// InstantBackend, with a NaN log-probability for one triple (a real
 /// backend's NaN, like its every outcome, depends on the triple alone).
 class NanTripleBackend : public InstantBackend {
