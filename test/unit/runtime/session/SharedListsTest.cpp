@@ -52,6 +52,22 @@ std::vector<std::vector<Triple>> corruptionsOf(const CandidateSet &set) {
   return lists;
 }
 
+/// The first `queries` test queries of a shared dataset, `corruptions` a
+/// list (0: every filtered one), and their builder.
+struct Pool {
+  Pool(const std::string &dataset, int64_t queries, int64_t corruptions)
+      : ds(loadDataset(dataDir(dataset))),
+        builder(ds, options(queries, corruptions)) {}
+  static CandidateOptions options(int64_t queries, int64_t corruptions) {
+    CandidateOptions co;
+    co.queries = queries;
+    co.corruptions = corruptions;
+    return co;
+  }
+  Dataset ds;
+  CandidateBuilder builder;
+};
+
 struct SharedRun {
   RunOutput out;
   std::string tsv, report, proofs;
@@ -95,11 +111,8 @@ TEST(SharedLists, TheSharedListsAreTheListsOfEqualCorruptions) {
   // kinship's full ranking: its test queries share (h, r) and (r, t) often.
   for (int64_t corruptions : {int64_t{0}, int64_t{40}, int64_t{104}}) {
     SCOPED_TRACE(fmt::format("corruptions {}", corruptions));
-    const Dataset ds = loadDataset(dataDir("kinship"));
-    CandidateOptions co;
-    co.queries = 120;
-    co.corruptions = corruptions;
-    CandidateBuilder builder(ds, co);
+    Pool pool("kinship", 120, corruptions);
+    const CandidateBuilder &builder = pool.builder;
     const CandidateSet set = builder.build(0, builder.layout().queryCount());
     const std::vector<std::vector<Triple>> lists = corruptionsOf(set);
     const QueryRange all = wholeRange(builder.layout());
@@ -202,11 +215,9 @@ TEST(SharedLists, SampledListsAndTheKeepBoundRunTheirOwn) {
   InstantBackend instant;
   for (int64_t corruptions : {int64_t{3}, int64_t{0}}) {
     SCOPED_TRACE(fmt::format("corruptions {}", corruptions));
-    const Dataset ds = loadDataset(dataDir("kinship"));
-    CandidateOptions co;
-    co.queries = 200;
-    co.corruptions = corruptions;
-    CandidateBuilder builder(ds, co);
+    Pool pool("kinship", 200, corruptions);
+    const CandidateBuilder &builder = pool.builder;
+    const Dataset &ds = pool.ds;
     const QueryRange all = wholeRange(builder.layout());
     const SharedLists unbounded(builder, all, true, 0, ~uint64_t{0});
     const SharedLists none(builder, all, true, 0, 0);
@@ -289,10 +300,8 @@ TEST(SharedLists, TheFirstNonFiniteLogitIsNamedByThePoolsNumbering) {
   // A NaN in a source list that comes after a copy: the candidate that
   // runs is at another place in the run set than in the pool, and the
   // error names the pool's, as an unshared run does.
-  const Dataset ds = loadDataset(dataDir("countries_s1"));
-  CandidateOptions co;
-  co.queries = 20;
-  CandidateBuilder builder(ds, co);
+  Pool pool("countries_s1", 20, 0);
+  const CandidateBuilder &builder = pool.builder;
   const QueryRange all = wholeRange(builder.layout());
   const SharedLists plan(builder, all, true, 0, ~uint64_t{0});
   const CandidateSet set = builder.build(0, all.queryEnd);
