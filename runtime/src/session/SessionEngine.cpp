@@ -211,6 +211,10 @@ Session::State::stream(const TensorMap &weights,
   for (QueryRange &b : blocks) // in the pool's numbering
     b = queryRange(layout(), b.queryBegin, b.queryEnd);
   const bool wholePool = blocks.size() == 1 && range == all;
+  // Nothing asks for the copies' outcomes (no outcome kept, no block handed
+  // on): ranks and counts from the candidates that ran (SharedLists::tally).
+  const bool tallyOnly =
+      shared.any() && !wholePool && !control.keepOutcomes && !control.onBlock;
   const int64_t total = range.candidates();
   const int threads = hostThreads();
   const int workers = static_cast<int>(backends.size());
@@ -261,7 +265,10 @@ Session::State::stream(const TensorMap &weights,
     wholePoolRunSet = std::move(runSet);
   };
   stages.consume = [&](PipelineBlock &block) {
-    if (shared.any()) {
+    std::vector<PairRanks> pairs;
+    if (tallyOnly) {
+      shared.tally(block.candidates, block.outcomes, pairs, out.counts);
+    } else if (shared.any()) {
       // The block whole (the builder ran only what runs), then the copies'
       // corruptions from their sources: in this block or an earlier one,
       // consumed in order.
@@ -271,8 +278,10 @@ Session::State::stream(const TensorMap &weights,
       shared.expand(block.candidates, block.outcomes,
                     options.recordActions ? &block.actions : nullptr);
     }
-    std::vector<PairRanks> pairs = rankPairs(block.candidates, block.outcomes);
-    out.counts.add(block.outcomes);
+    if (!tallyOnly) {
+      pairs = rankPairs(block.candidates, block.outcomes);
+      out.counts.add(block.outcomes);
+    }
     out.timings.setupSeconds += block.timings.setupSeconds;
     out.timings.runSeconds += block.timings.runSeconds;
     out.timings.readbackSeconds += block.timings.readbackSeconds;

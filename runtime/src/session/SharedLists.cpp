@@ -5,6 +5,7 @@
 #include "support/Fail.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace proofc {
 
@@ -191,9 +192,8 @@ void SharedLists::expand(const CandidateSet &block,
       if (o.depth < 0 || o.depth >= (1 << 30))
         fail("shared lists: candidate {} of list {} has depth {}", i, list,
              o.depth);
-      k.outcomes.push_back(
-          {o.logp, static_cast<uint32_t>(o.depth) << 2 |
-                       static_cast<uint32_t>(o.status)});
+      k.outcomes.push_back({o.logp, static_cast<uint32_t>(o.depth) << 2 |
+                                        static_cast<uint32_t>(o.status)});
     }
     if (actions)
       k.actions.assign(fullActions.begin() + from * D,
@@ -205,6 +205,87 @@ void SharedLists::expand(const CandidateSet &block,
   outcomes = std::move(full);
   if (actions)
     actions->actions = std::move(fullActions);
+}
+
+void SharedLists::tally(const CandidateSet &run,
+                        const std::vector<Outcome> &outcomes,
+                        std::vector<PairRanks> &pairs, OutcomeCounts &counts) {
+  if (outcomes.size() != run.candidates.size())
+    fail("shared lists: {} outcomes for the {} candidates that ran",
+         outcomes.size(), run.candidates.size());
+  if (run.groups.empty())
+    return;
+  const int64_t first = listIndex(run.groups.front());
+  const int64_t last = first + static_cast<int64_t>(run.groups.size()) - 1;
+  for (const CandidateGroup &g : run.groups) {
+    const int64_t list = listIndex(g);
+    PairRanks p;
+    p.query = g.query;
+    p.mode = g.mode;
+    p.relation = run.queries.at(static_cast<size_t>(g.query)).r;
+    const int64_t src = source(list);
+    if (src < 0) { // ran whole: as rankPairs and OutcomeCounts::add
+      p.rank = groupRanks(outcomes, g);
+      p.listSize = g.end - g.begin;
+      OutcomeCounts own;
+      for (int64_t i = g.begin; i < g.end; ++i)
+        own.add(outcomes[static_cast<size_t>(i)]);
+      counts.add(own);
+      pairs.push_back(p);
+      if (lastCopy_[static_cast<size_t>(list - firstList_)] < 0)
+        continue;
+      KeptTally t;
+      for (int64_t i = g.begin + 1; i < g.end; ++i) {
+        const Outcome &o = outcomes[static_cast<size_t>(i)];
+        t.counts.add(o);
+        if (o.status == ProofStatus::Proved)
+          t.finite.push_back(o.score());
+      }
+      std::sort(t.finite.begin(), t.finite.end());
+      keptBytes_ += t.finite.size() * sizeof(double);
+      keptTallies_.emplace(list, std::move(t));
+      continue;
+    }
+    auto it = keptTallies_.find(src);
+    if (it == keptTallies_.end())
+      fail("shared lists: list {} takes list {}'s corruptions, which were "
+           "not kept",
+           list, src);
+    const KeptTally &t = it->second;
+    if (g.end - g.begin != 1)
+      fail("shared lists: list {} ran {} candidates, not its positive alone",
+           list, g.end - g.begin);
+    const Outcome &positive = outcomes[static_cast<size_t>(g.begin)];
+    const double s = positive.score();
+    // groupRanks' counts over the source's corruptions: the finite scores
+    // by binary search, every other score -inf (greater than nothing, at
+    // least s only when s is -inf).
+    const int64_t n = t.counts.candidates;
+    const int64_t finite = static_cast<int64_t>(t.finite.size());
+    const int64_t greater =
+        t.finite.end() - std::upper_bound(t.finite.begin(), t.finite.end(), s);
+    int64_t greaterOrEqual =
+        t.finite.end() - std::lower_bound(t.finite.begin(), t.finite.end(), s);
+    if (s == -std::numeric_limits<double>::infinity())
+      greaterOrEqual += n - finite;
+    const double optimistic = 1.0 + static_cast<double>(greater);
+    const double pessimistic = 1.0 + static_cast<double>(greaterOrEqual);
+    p.rank = {optimistic, pessimistic, (optimistic + pessimistic) / 2.0};
+    p.listSize = 1 + n;
+    OutcomeCounts own;
+    own.add(positive);
+    own.add(t.counts);
+    counts.add(own);
+    pairs.push_back(p);
+  }
+  for (auto it = keptTallies_.begin(); it != keptTallies_.end();) {
+    if (lastCopy_[static_cast<size_t>(it->first - firstList_)] <= last) {
+      keptBytes_ -= it->second.finite.size() * sizeof(double);
+      it = keptTallies_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 } // namespace proofc

@@ -22,7 +22,11 @@
 //
 // A source whose copies are in later blocks is kept (its outcomes, 8 B
 // each, and its actions when they are recorded) until its last copy is
-// consumed. What may
+// consumed. A call that keeps no outcome and hands no block on (the tools'
+// runs without an outcomes file or proofs) needs only each list's ranks and
+// the outcome counts: it tallies instead (tally()), keeping of a source
+// only its corruptions' counts and their finite scores, sorted, and never
+// builds the whole block. What may
 // be kept at once is bounded up front, in list order, by a quarter of the
 // host's available memory: a source that would pass it is not kept, and the
 // next list of its key becomes a source again (runs its corruptions).
@@ -34,6 +38,7 @@
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/QueryRanges.h"
+#include "proofc/runtime/RankMetrics.h"
 
 #include <cstdint>
 #include <unordered_map>
@@ -81,10 +86,20 @@ public:
   void expand(const CandidateSet &block, std::vector<Outcome> &outcomes,
               ActionTrace *actions);
 
+  /// The ranks of every list of `run` (runSet's candidates of a block; its
+  /// outcomes in `outcomes`) appended to `pairs`, and their outcome counts
+  /// to `counts`, as rankPairs and OutcomeCounts::add give for the whole
+  /// block, bit for bit: a copy's from its positive and its source's kept
+  /// tally. Called by the consumer, on every block of the range, in order,
+  /// instead of expand().
+  void tally(const CandidateSet &run, const std::vector<Outcome> &outcomes,
+             std::vector<PairRanks> &pairs, OutcomeCounts &counts);
+
   /// Drops whatever is kept: a call starts with nothing kept (a call that
   /// ended early may have left sources of other weights).
   void forgetKept() {
     kept_.clear();
+    keptTallies_.clear();
     keptBytes_ = 0;
   }
 
@@ -102,6 +117,12 @@ private:
     std::vector<KeptOutcome> outcomes;
     std::vector<int32_t> actions;
   };
+  /// What tally() keeps of a source: its corruptions' counts and their
+  /// finite scores (spec §6: a proved one's logp), ascending.
+  struct KeptTally {
+    OutcomeCounts counts;
+    std::vector<double> finite;
+  };
   int64_t listIndex(const CandidateGroup &g) const {
     return 2 * static_cast<int64_t>(g.query) + static_cast<int64_t>(g.mode);
   }
@@ -117,6 +138,7 @@ private:
   int32_t actionSteps_ = 0;
   CandidateLayout runLayout_;
   std::unordered_map<int64_t, Kept> kept_;
+  std::unordered_map<int64_t, KeptTally> keptTallies_;
   uint64_t keptBytes_ = 0;
 };
 

@@ -260,6 +260,81 @@ TEST(SharedLists, SampledListsAndTheKeepBoundRunTheirOwn) {
   }
 }
 
+TEST(SharedLists, TalliesEqualTheWholeBlocksRanksAndCounts) {
+  // kinship's full ranking (InstantBackend: many tied scores, every status)
+  // block by block: tally() on what ran gives rankPairs and the counts of
+  // the whole block, bit for bit, with the sources in earlier blocks or the
+  // same one.
+  Pool pool("kinship", 200, 0);
+  const CandidateBuilder &builder = pool.builder;
+  const QueryRange all = wholeRange(builder.layout());
+  const ProgramSpec program = v10Program();
+  const TensorMap noWeights;
+  InstantBackend instant;
+  for (int64_t perBlock : {int64_t{1}, int64_t{7}, int64_t{200}}) {
+    SCOPED_TRACE(fmt::format("{} queries a block", perBlock));
+    SharedLists plan(builder, all, true, 0, ~uint64_t{0});
+    ASSERT_TRUE(plan.any());
+    std::vector<PairRanks> expected, got;
+    OutcomeCounts expectedCounts, gotCounts;
+    for (int64_t q = 0; q < all.queryEnd; q += perBlock) {
+      const int64_t end = std::min(all.queryEnd, q + perBlock);
+      const CandidateSet whole = builder.build(q, end);
+      BackendTimings t;
+      const std::vector<Outcome> wholeOutcomes =
+          instant.run(EvalInputs{program, pool.ds, noWeights, whole}, t);
+      const std::vector<PairRanks> pairs = rankPairs(whole, wholeOutcomes);
+      expected.insert(expected.end(), pairs.begin(), pairs.end());
+      expectedCounts.add(wholeOutcomes);
+      const CandidateSet run = plan.runSet(builder, q, end, 0);
+      plan.tally(run,
+                 instant.run(EvalInputs{program, pool.ds, noWeights, run}, t),
+                 got, gotCounts);
+    }
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].rank, expected[i].rank) << i;
+      EXPECT_EQ(got[i].listSize, expected[i].listSize) << i;
+      EXPECT_EQ(got[i].query, expected[i].query) << i;
+      EXPECT_EQ(got[i].mode, expected[i].mode) << i;
+      EXPECT_EQ(got[i].relation, expected[i].relation) << i;
+    }
+    EXPECT_EQ(gotCounts.candidates, expectedCounts.candidates);
+    EXPECT_EQ(gotCounts.proved, expectedCounts.proved);
+    EXPECT_EQ(gotCounts.failed, expectedCounts.failed);
+    EXPECT_EQ(gotCounts.truncated, expectedCounts.truncated);
+    EXPECT_EQ(gotCounts.depthSum, expectedCounts.depthSum);
+    EXPECT_EQ(plan.keptBytes(), 0u); // every source's last copy consumed
+  }
+}
+
+TEST(SharedLists, ARunWithoutOutcomesTalliesTheSameReport) {
+  // The tools' run without an outcomes file (no outcome kept, no block
+  // handed on) tallies: its report equals the unshared run's.
+  TempDir dir;
+  for (int64_t block : {int64_t{0}, int64_t{1}, int64_t{700}}) {
+    SCOPED_TRACE(fmt::format("block {}", block));
+    std::string reports[2];
+    for (int share = 0; share < 2; ++share) {
+      RunSessionOptions o = sessionOptions("countries_s1", 12);
+      o.rankMetrics.perRelation = true;
+      o.rankMetrics.bootstrapSamples = 10;
+      o.blockCandidates = block;
+      o.shareLists = share == 1;
+      o.keepOutcomes = false;
+      o.report = dir.file(fmt::format("r{}{}.json", block, share));
+      CountingHostBackend backend;
+      RunSession session(v10Program(), backend, "cpu", o);
+      session.writeOutputs(session.evaluate(), stdout);
+      reports[share] = readFile(o.report);
+    }
+    const nlohmann::json a = nlohmann::json::parse(reports[0]);
+    const nlohmann::json b = nlohmann::json::parse(reports[1]);
+    for (const char *key : {"metrics", "rank_metrics", "pykeen"})
+      EXPECT_EQ(a[key].dump(), b[key].dump()) << key;
+  }
+}
+
 TEST(SharedLists, SeveralDeviceWorkersGiveTheSame) {
   // Blocks of about 300 that run, taken by three workers (one slow, so
   // that blocks finish out of order): the consumer still puts every copy's
