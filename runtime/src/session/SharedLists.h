@@ -26,10 +26,10 @@
 // runs without an outcomes file or proofs) needs only each list's ranks and
 // the outcome counts: it tallies instead (tally()), keeping of a source
 // only its corruptions' counts and their finite scores, sorted, and never
-// builds the whole block. What may
-// be kept at once is bounded up front, in list order, by a quarter of the
-// host's available memory: a source that would pass it is not kept, and the
-// next list of its key becomes a source again (runs its corruptions).
+// builds the whole block. What may be kept at once is bounded up front, in
+// list order, by a quarter of the host's available memory (counted at 8 B
+// a corruption either way): a source that would pass it is not kept, and
+// the next list of its key becomes a source again (runs its corruptions).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_SHAREDLISTS_H
