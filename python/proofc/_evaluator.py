@@ -95,7 +95,8 @@ class Evaluator(_core.Evaluator):
                  workers_per_device=_D["workers_per_device"],
                  threads=_D["threads"], cond=_D["cond"], unroll=_D["unroll"],
                  memo_entries=_D["memo_entries"], max_pool=_D["max_pool"],
-                 shared_lists=_D["shared_lists"], hits=_D["hits"], per_relation=_D["per_relation"],
+                 shared_lists=_D["shared_lists"], hits=_D["hits"],
+                 per_relation=_D["per_relation"],
                  bootstrap=_D["bootstrap"],
                  bootstrap_seed=_D["bootstrap_seed"]):
         super().__init__(
