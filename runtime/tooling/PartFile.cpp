@@ -394,8 +394,8 @@ void checkTally(const CandidateLayout &layout, const PartFile &part,
          path, r.queryBegin, r.queryEnd, r.candidateBegin, r.candidateEnd);
   for (size_t i = 0; i < part.pairs.size(); ++i) {
     const PairRanks &p = part.pairs[i];
-    const size_t list = static_cast<size_t>(2 * r.queryBegin) + i;
-    if (p.listSize != layout.groupBegin[list + 1] - layout.groupBegin[list] ||
+    if (p.listSize !=
+            layout.listSize(2 * r.queryBegin + static_cast<int64_t>(i)) ||
         p.relation != layout.queries[static_cast<size_t>(p.query)].r)
       fail("{}: tally record {} (query {}'s {} list) is not of this run's "
            "candidates",

@@ -205,10 +205,8 @@ CandidateBuilder::~CandidateBuilder() = default;
 
 int64_t CandidateBuilder::corruptionsKey(int64_t query, Mode mode) const {
   const Triple q = layout_.queries.at(static_cast<size_t>(query));
-  const size_t list =
-      2 * static_cast<size_t>(query) + static_cast<size_t>(mode);
   const int64_t corruptions =
-      layout_.groupBegin[list + 1] - layout_.groupBegin[list] - 1;
+      layout_.listSize(2 * query + static_cast<int64_t>(mode)) - 1;
   if (options_.corruptions > 0 && corruptions == options_.corruptions) {
     // K of them: every one only when there are no more than K.
     const int64_t known = mode == Mode::Head ? known_->countHeads(q.r, q.t)
@@ -236,10 +234,8 @@ CandidateSet CandidateBuilder::build(
   if (positiveOnly)
     for (int64_t qi = queryBegin; qi < queryEnd; ++qi)
       for (Mode mode : {Mode::Head, Mode::Tail})
-        if (positiveOnly(qi, mode)) {
-          const size_t list = 2 * static_cast<size_t>(qi) + size_t(mode);
-          count -= layout_.groupBegin[list + 1] - layout_.groupBegin[list] - 1;
-        }
+        if (positiveOnly(qi, mode))
+          count -= layout_.listSize(2 * qi + static_cast<int64_t>(mode)) - 1;
   checkMemoryFits(
       saturatingBytes(static_cast<uint64_t>(count), sizeof(Candidate)),
       fmt::format("the candidate pool of the {} split", options_.split),

@@ -68,10 +68,9 @@ SessionResult Session::State::finish(
          range.candidates(), range.queryBegin, range.queryEnd);
   for (size_t i = 0; i < pairs.size(); ++i) {
     const int64_t query = range.queryBegin + static_cast<int64_t>(i / 2);
-    const size_t at = static_cast<size_t>(2 * query) + i % 2;
     if (pairs[i].query != query || pairs[i].mode != static_cast<Mode>(i % 2) ||
         pairs[i].listSize !=
-            layout().groupBegin[at + 1] - layout().groupBegin[at])
+            layout().listSize(2 * query + static_cast<int64_t>(i % 2)))
       fail("the ranks of list {} are not those of query {} ({} list)", i, query,
            modeName(static_cast<Mode>(i % 2)));
   }

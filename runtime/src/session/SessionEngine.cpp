@@ -169,20 +169,13 @@ Session::State::stream(const TensorMap &weights,
   // per call; nothing kept by an earlier call (one interrupted, say, with
   // other weights) survives into this one.
   std::optional<SharedLists> rangePlan;
-  SharedLists *plan = nullptr;
-  auto makePlan = [&] {
-    return SharedLists(*builder, range, options.shareLists,
-                       options.recordActions ? program.shape.D : 0,
-                       SharedLists::defaultKeepBytes());
-  };
-  if (range == all) {
-    if (!wholePoolPlan)
-      wholePoolPlan.emplace(makePlan());
-    plan = &*wholePoolPlan;
-  } else {
-    plan = &rangePlan.emplace(makePlan());
-  }
-  SharedLists &shared = *plan;
+  std::optional<SharedLists> &planned =
+      range == all ? wholePoolPlan : rangePlan;
+  if (!planned)
+    planned.emplace(*builder, range, options.shareLists,
+                    options.recordActions ? program.shape.D : 0,
+                    SharedLists::defaultKeepBytes());
+  SharedLists &shared = *planned;
   shared.forgetKept();
   const CandidateLayout &runLayout = shared.runLayout();
   const QueryRange runRange =

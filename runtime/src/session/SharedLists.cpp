@@ -20,10 +20,6 @@ SharedLists::SharedLists(const CandidateBuilder &builder,
   if (!enabled || range.queries() == 0)
     return;
   const int64_t lists = 2 * range.queries();
-  auto size = [&](int64_t list) {
-    const size_t at = static_cast<size_t>(list);
-    return layout.groupBegin[at + 1] - layout.groupBegin[at];
-  };
   std::vector<int64_t> key(static_cast<size_t>(lists));
   std::unordered_map<int64_t, int64_t> lastOf; // key -> its last list
   for (int64_t l = 0; l < lists; ++l) {
@@ -55,14 +51,14 @@ SharedLists::SharedLists(const CandidateBuilder &builder,
       source_[static_cast<size_t>(l)] = it->second;
       lastCopy_[static_cast<size_t>(it->second - firstList_)] = list;
       ++copies_;
-      shared_ += size(list) - 1;
+      shared_ += layout.listSize(list) - 1;
       continue;
     }
     const int64_t last = lastOf.at(k);
     if (last == list)
       continue; // no later list shares it
-    const uint64_t bytes =
-        saturatingBytes(static_cast<uint64_t>(size(list) - 1), perCandidate);
+    const uint64_t bytes = saturatingBytes(
+        static_cast<uint64_t>(layout.listSize(list) - 1), perCandidate);
     if (bytes > keepBytes || alive > keepBytes - bytes)
       continue; // not kept: the next list of the key tries again
     alive += bytes;
@@ -73,7 +69,7 @@ SharedLists::SharedLists(const CandidateBuilder &builder,
   std::vector<int64_t> &begin = runLayout_.groupBegin;
   for (size_t i = 0; i + 1 < begin.size(); ++i) {
     const int64_t list = static_cast<int64_t>(i);
-    begin[i + 1] = begin[i] + (copies(list) ? 1 : size(list));
+    begin[i + 1] = begin[i] + (copies(list) ? 1 : layout.listSize(list));
   }
 }
 
@@ -84,6 +80,42 @@ int64_t SharedLists::source(int64_t list) const {
   if (l < 0 || l >= static_cast<int64_t>(source_.size()))
     return -1;
   return source_[static_cast<size_t>(l)];
+}
+
+SharedLists::KeptOutcome SharedLists::KeptOutcome::pack(const Outcome &o) {
+  if (o.depth < 0 || o.depth >= (1 << 30))
+    fail("shared lists: an outcome of depth {} cannot be kept", o.depth);
+  return {o.logp, static_cast<uint32_t>(o.depth) << 2 |
+                      static_cast<uint32_t>(o.status)};
+}
+
+template <class Map>
+const typename Map::mapped_type &
+SharedLists::keptFor(const Map &kept, int64_t src, int64_t list) const {
+  auto it = kept.find(src);
+  if (it == kept.end())
+    fail("shared lists: list {} takes list {}'s corruptions, which were not "
+         "kept",
+         list, src);
+  return it->second;
+}
+
+template <class Map>
+void SharedLists::keep(Map &kept, int64_t list,
+                       typename Map::mapped_type value) {
+  keptBytes_ += value.bytes();
+  kept.emplace(list, std::move(value));
+}
+
+template <class Map> void SharedLists::dropConsumed(Map &kept, int64_t last) {
+  for (auto it = kept.begin(); it != kept.end();) {
+    if (lastCopy(it->first) <= last) {
+      keptBytes_ -= it->second.bytes();
+      it = kept.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 CandidateSet SharedLists::runSet(const CandidateBuilder &builder,
@@ -133,37 +165,33 @@ void SharedLists::expand(const CandidateSet &block,
     }
     take(begin, 1); // the positive ran
     const size_t corruptions = size - 1;
-    const int32_t *fromActions = nullptr;
+    // The source: earlier in this block (already in place), or kept.
+    const Kept *kept = nullptr;
+    const CandidateGroup *inBlock = nullptr;
     size_t available;
-    if (src >= first) { // earlier in this block: already in place
-      const CandidateGroup &s = block.groups[static_cast<size_t>(src - first)];
-      available = static_cast<size_t>(s.end - s.begin - 1);
-      if (available == corruptions)
-        std::copy_n(full.begin() + s.begin + 1, corruptions,
-                    full.begin() + begin + 1);
-      if (actions)
-        fromActions = fullActions.data() + (s.begin + 1) * D;
+    if (src >= first) {
+      inBlock = &block.groups[static_cast<size_t>(src - first)];
+      available = static_cast<size_t>(inBlock->end - inBlock->begin - 1);
     } else {
-      auto it = kept_.find(src);
-      if (it == kept_.end())
-        fail("shared lists: list {} takes list {}'s corruptions, which were "
-             "not kept",
-             list, src);
-      const std::vector<KeptOutcome> &kept = it->second.outcomes;
-      available = kept.size();
-      if (available == corruptions)
-        for (size_t i = 0; i < corruptions; ++i)
-          full[begin + 1 + i] = Outcome{
-              static_cast<ProofStatus>(kept[i].depthAndStatus & 3),
-              static_cast<int32_t>(kept[i].depthAndStatus >> 2), kept[i].logp};
-      fromActions = it->second.actions.data();
+      kept = &keptFor(kept_, src, list);
+      available = kept->outcomes.size();
     }
     if (available != corruptions)
       fail("shared lists: list {} has {} corruptions, its source {} has {}",
            list, corruptions, src, available);
-    if (actions)
-      std::copy_n(fromActions, corruptions * D,
-                  fullActions.begin() + (begin + 1) * D);
+    if (inBlock) {
+      const size_t from = static_cast<size_t>(inBlock->begin) + 1;
+      std::copy_n(full.begin() + from, corruptions, full.begin() + begin + 1);
+      if (actions)
+        std::copy_n(fullActions.begin() + from * D, corruptions * D,
+                    fullActions.begin() + (begin + 1) * D);
+    } else {
+      for (size_t k = 0; k < corruptions; ++k)
+        full[begin + 1 + k] = kept->outcomes[k].unpack();
+      if (actions)
+        std::copy_n(kept->actions.begin(), corruptions * D,
+                    fullActions.begin() + (begin + 1) * D);
+    }
   }
   if (at != outcomes.size())
     fail("shared lists: {} run outcomes, the block ran {}", outcomes.size(),
@@ -171,36 +199,21 @@ void SharedLists::expand(const CandidateSet &block,
   // Keep this block's sources that later blocks take from; drop those
   // whose last copy was in this block or before.
   const int64_t last = first + static_cast<int64_t>(block.groups.size()) - 1;
-  for (auto it = kept_.begin(); it != kept_.end();) {
-    if (lastCopy_[static_cast<size_t>(it->first - firstList_)] <= last) {
-      keptBytes_ -= it->second.outcomes.size() * sizeof(KeptOutcome) +
-                    it->second.actions.size() * sizeof(int32_t);
-      it = kept_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  dropConsumed(kept_, last);
   for (const CandidateGroup &g : block.groups) {
     const int64_t list = listIndex(g);
-    if (lastCopy_[static_cast<size_t>(list - firstList_)] <= last)
+    if (lastCopy(list) <= last)
       continue;
     Kept k;
     const size_t from = static_cast<size_t>(g.begin) + 1;
-    k.outcomes.reserve(static_cast<size_t>(g.end) - from);
-    for (size_t i = from; i < static_cast<size_t>(g.end); ++i) {
-      const Outcome &o = full[i];
-      if (o.depth < 0 || o.depth >= (1 << 30))
-        fail("shared lists: candidate {} of list {} has depth {}", i, list,
-             o.depth);
-      k.outcomes.push_back({o.logp, static_cast<uint32_t>(o.depth) << 2 |
-                                        static_cast<uint32_t>(o.status)});
-    }
+    const size_t end = static_cast<size_t>(g.end);
+    k.outcomes.reserve(end - from);
+    for (size_t i = from; i < end; ++i)
+      k.outcomes.push_back(KeptOutcome::pack(full[i]));
     if (actions)
       k.actions.assign(fullActions.begin() + from * D,
-                       fullActions.begin() + static_cast<size_t>(g.end) * D);
-    keptBytes_ += k.outcomes.size() * sizeof(KeptOutcome) +
-                  k.actions.size() * sizeof(int32_t);
-    kept_.emplace(list, std::move(k));
+                       fullActions.begin() + end * D);
+    keep(kept_, list, std::move(k));
   }
   outcomes = std::move(full);
   if (actions)
@@ -232,7 +245,7 @@ void SharedLists::tally(const CandidateSet &run,
         own.add(outcomes[static_cast<size_t>(i)]);
       counts.add(own);
       pairs.push_back(p);
-      if (lastCopy_[static_cast<size_t>(list - firstList_)] < 0)
+      if (lastCopy(list) < 0)
         continue;
       KeptTally t;
       for (int64_t i = g.begin + 1; i < g.end; ++i) {
@@ -242,16 +255,10 @@ void SharedLists::tally(const CandidateSet &run,
           t.finite.push_back(o.score());
       }
       std::sort(t.finite.begin(), t.finite.end());
-      keptBytes_ += t.finite.size() * sizeof(double);
-      keptTallies_.emplace(list, std::move(t));
+      keep(keptTallies_, list, std::move(t));
       continue;
     }
-    auto it = keptTallies_.find(src);
-    if (it == keptTallies_.end())
-      fail("shared lists: list {} takes list {}'s corruptions, which were "
-           "not kept",
-           list, src);
-    const KeptTally &t = it->second;
+    const KeptTally &t = keptFor(keptTallies_, src, list);
     if (g.end - g.begin != 1)
       fail("shared lists: list {} ran {} candidates, not its positive alone",
            list, g.end - g.begin);
@@ -278,14 +285,7 @@ void SharedLists::tally(const CandidateSet &run,
     counts.add(own);
     pairs.push_back(p);
   }
-  for (auto it = keptTallies_.begin(); it != keptTallies_.end();) {
-    if (lastCopy_[static_cast<size_t>(it->first - firstList_)] <= last) {
-      keptBytes_ -= it->second.finite.size() * sizeof(double);
-      it = keptTallies_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  dropConsumed(keptTallies_, last);
 }
 
 } // namespace proofc

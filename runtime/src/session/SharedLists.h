@@ -112,22 +112,49 @@ private:
   struct KeptOutcome {
     float logp;
     uint32_t depthAndStatus; ///< depth << 2 | status
+    static KeptOutcome pack(const Outcome &o);
+    Outcome unpack() const {
+      return {static_cast<ProofStatus>(depthAndStatus & 3),
+              static_cast<int32_t>(depthAndStatus >> 2), logp};
+    }
   };
+  /// What expand() keeps of a source: its corruptions' outcomes (and
+  /// actions).
   struct Kept {
     std::vector<KeptOutcome> outcomes;
     std::vector<int32_t> actions;
+    uint64_t bytes() const {
+      return outcomes.size() * sizeof(KeptOutcome) +
+             actions.size() * sizeof(int32_t);
+    }
   };
   /// What tally() keeps of a source: its corruptions' counts and their
   /// finite scores (spec §6: a proved one's logp), ascending.
   struct KeptTally {
     OutcomeCounts counts;
     std::vector<double> finite;
+    uint64_t bytes() const { return finite.size() * sizeof(double); }
   };
   int64_t listIndex(const CandidateGroup &g) const {
     return 2 * static_cast<int64_t>(g.query) + static_cast<int64_t>(g.mode);
   }
   bool copies(int64_t list) const;
   int64_t source(int64_t list) const;
+  /// The last list of the range that takes `list`'s corruptions, or -1.
+  int64_t lastCopy(int64_t list) const {
+    return lastCopy_[static_cast<size_t>(list - firstList_)];
+  }
+  /// What `kept` holds of `src`, which `list` takes from: an error when
+  /// it was not kept.
+  template <class Map>
+  const typename Map::mapped_type &keptFor(const Map &kept, int64_t src,
+                                           int64_t list) const;
+  /// Stores what is kept of `list` in `kept` (keptBytes_ counts it).
+  template <class Map>
+  void keep(Map &kept, int64_t list, typename Map::mapped_type value);
+  /// Drops from `kept` every source whose last copy is at or before `last`
+  /// (the last list of the block just consumed).
+  template <class Map> void dropConsumed(Map &kept, int64_t last);
 
   int64_t firstList_ = 0; ///< 2 * the range's first query
   /// Per list of the range: the list whose corruptions it takes, or -1.

@@ -86,6 +86,12 @@ struct CandidateLayout {
   int64_t firstCandidateOf(int64_t query) const {
     return groupBegin[static_cast<size_t>(2 * query)];
   }
+  /// The candidates of list `list` = 2 query + mode (0 head, 1 tail): its
+  /// positive and its corruptions.
+  int64_t listSize(int64_t list) const {
+    const size_t at = static_cast<size_t>(list);
+    return groupBegin[at + 1] - groupBegin[at];
+  }
 };
 
 /// The layout of a built set (its groups are query-major, head first).

@@ -130,7 +130,6 @@ TEST_P(GpuStreaming, SharedListsEqualEveryListsOwnRunAndTheHost) {
   o.data = dataDir("countries_s1");
   o.queries = 12;
   o.blockCandidates = 1000;
-  o.recordActions = false;
   for (const std::string &path : compiledBundlePaths()) {
     SCOPED_TRACE(path);
     const Bundle bundle = readBundle(path);
