@@ -14,6 +14,7 @@ import unittest
 from . import bench as B
 from . import results as R
 from .torch import compare as C
+from .proto import workload_stats as W
 
 
 def _row(impl="proofc", workload="v10", b=256, **kw):
@@ -243,6 +244,35 @@ if opt("--outcomes"):
                 "optimistic_rank\tpessimistic_rank\trealistic_rank\n"
                 "0\thead\ta\tproved\t2\t-0.5\ta\tr\tb\t1\t1\t1\n")
 """
+
+
+class WorkloadStatsKeyTest(unittest.TestCase):
+    """proto/workload_stats.py's key64 counts the step memo's distinct keys
+    for docs/performance.md's floors: a collision undercounts them."""
+
+    def test_distinct_state_rows_get_distinct_keys(self):
+        import numpy as np
+        rng = np.random.default_rng(0)
+        # Rows shaped like V10's keys (6 atoms of predicate and two terms,
+        # then h and t): small entity ids and variables, many rows that
+        # differ in one word or in where a value sits. A weighted sum of
+        # the words collides on these by the thousand.
+        rows = rng.integers(-12, 105, size=(200_000, 20))
+        rows[::2, 5:] = 0
+        rows[1::4, 18:] = -1
+        rows = np.unique(rows, axis=0)
+        self.assertEqual(len(np.unique(W.key64(rows))), len(rows))
+        swapped = rows[:1000].copy()
+        swapped[:, [1, 2]] = swapped[:, [2, 1]]
+        differ = (swapped != rows[:1000]).any(axis=1)
+        self.assertTrue(
+            (W.key64(swapped)[differ] != W.key64(rows[:1000])[differ]).all())
+
+    def test_a_row_keys_alike_in_any_batch(self):
+        import numpy as np
+        rows = np.arange(60, dtype=np.int32).reshape(6, 10) - 30
+        self.assertTrue((W.key64(rows)[2:4] == W.key64(rows[2:4])).all())
+        self.assertEqual(W.key64(rows).dtype, np.uint64)
 
 
 class OutcomesReaderTest(unittest.TestCase):
