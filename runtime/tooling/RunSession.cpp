@@ -166,6 +166,15 @@ RunOutput RunSession::evaluateRanges() {
           ? shardRange(set, options_.shardIndex, options_.shardCount)
           : wholeRange(set);
   const bool rows = wantsRows();
+  if (options_.crossShard &&
+      (options_.shardCount < 2 || options_.mpiRanks == 0 || rows ||
+       !options_.proofs.empty() || !options_.checkpoint.empty() ||
+       !options_.shareLists))
+    fail("lists shared across shards need an MPI rank that keeps only its "
+         "tally (no outcomes, proofs or checkpoint) and shares lists");
+  std::optional<CrossShardTallies> cross;
+  if (options_.crossShard)
+    cross.emplace();
   // Every range's tally (recorded before or run now), in query order at the
   // end; with a checkpoint, their rows are in the range files.
   std::vector<PartFile> pieces;
@@ -253,7 +262,13 @@ RunOutput RunSession::evaluateRanges() {
                                  block.outcomes, *block.actions);
       };
     rangeProofs.clear();
-    RangeResult r = session_->evaluateRange(weights_, range, control);
+    RangeResult r =
+        cross
+            ? SessionAccess::evaluateShard(
+                  *session_, weights_, range, control,
+                  {&SessionAccess::shardSharing(*session_, options_.shardCount),
+                   static_cast<int32_t>(options_.shardIndex), &*cross})
+            : session_->evaluateRange(weights_, range, control);
     InterruptGuard::throwIfRaised();
     if (checkpoint) {
       if (proofWriter)
@@ -296,6 +311,19 @@ RunOutput RunSession::evaluateRanges() {
   }
   if (staged_->spool)
     slices.push_back(staged_->spool->slice());
+  if (cross) {
+    // Pairs unranked and counts short of other shards' tallies: the report
+    // is made by resolveCrossShard() (no rows or proofs here).
+    RunOutput out;
+    out.pairs = std::move(pairs);
+    out.counts = counts;
+    out.report.timings = timings;
+    out.chunks = chunks;
+    out.chunkSize = chunkSize;
+    out.range = scope;
+    out.crossShard = std::move(cross);
+    return out;
+  }
   RunOutput out = finishScope(scope, std::move(pairs), counts, timings, chunks,
                               chunkSize, resumed);
   out.rows = std::move(slices);
@@ -307,6 +335,19 @@ RunOutput RunSession::evaluateRanges() {
       *out.proofLines += lines;
   }
   return out;
+}
+
+void RunSession::resolveCrossShard(RunOutput &output,
+                                   const std::vector<SharedTally> &imported) {
+  if (!output.crossShard)
+    fail("resolveCrossShard: the run shared no list across shards");
+  std::vector<PairRanks> pairs = std::move(output.pairs);
+  OutcomeCounts counts = output.counts;
+  SharedLists::resolveCrossShard(*output.crossShard, imported,
+                                 2 * output.range.queryBegin, pairs, counts);
+  output =
+      finishScope(output.range, std::move(pairs), counts, output.report.timings,
+                  output.chunks, output.chunkSize, output.resumedCandidates);
 }
 
 ProofsPart RunSession::proofsPartOf(const QueryRange &range,

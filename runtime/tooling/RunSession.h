@@ -31,6 +31,7 @@
 #include "proofc/runtime/Safetensors.h"
 #include "proofc/runtime/Session.h"
 #include "session/PoolRuns.h" // chunkSizeFor, countFacts, ...
+#include "session/SharedLists.h"
 #include "support/SameFile.h"
 #include "tooling/Interrupts.h"
 #include "tooling/PartFile.h"
@@ -110,6 +111,13 @@ struct RunSessionOptions : SessionOptions {
   /// the --devices list it was given (docs/scale-out.md, "MPI ranks"); a
   /// rank may replace device "cuda" by its own GPU (rankDevice()).
   int64_t mpiRanks = 0;
+  /// An MPI rank that shares lists with the other ranks (docs/scale-out.md,
+  /// "Shared lists"): a key whose lists lie in several shards runs on one
+  /// rank only, and evaluate() leaves RunOutput::crossShard for the
+  /// exchange, which resolveCrossShard() completes. The MPI launch sets it
+  /// on every rank alike, where lists are shared and nothing but the tally
+  /// is kept (no outcomes, proofs or checkpoint).
+  bool crossShard = false;
 };
 
 /// What evaluate() produced (with --shard: the shard's tally and a report
@@ -148,6 +156,11 @@ struct RunOutput {
   QueryRange range;
   /// With --checkpoint: the candidates read back from recorded ranges.
   int64_t resumedCandidates = 0;
+  /// RunSessionOptions::crossShard: the tallies this rank owes the others
+  /// and its lists whose pairs wait for theirs (`pairs` holds them unranked
+  /// and `counts` without their sources' counts until
+  /// RunSession::resolveCrossShard()).
+  std::optional<CrossShardTallies> crossShard;
 };
 
 /// Throws proofc::Error unless the report, outcomes and proofs paths that
@@ -198,6 +211,12 @@ public:
   /// reporting progress; with a checkpoint, range by range, skipping the
   /// recorded ranges and recording each finished one.
   RunOutput evaluate();
+
+  /// RunSessionOptions::crossShard, after evaluate(): completes `output`'s
+  /// pairs, counts and report from `imported` (every tally the other ranks
+  /// sent this one; SharedLists::resolveCrossShard).
+  void resolveCrossShard(RunOutput &output,
+                         const std::vector<SharedTally> &imported);
 
   /// With a shard: the part of `output` (evaluate()'s) without rows, as
   /// writeOutputs() writes it to --part and an MPI rank sends it.

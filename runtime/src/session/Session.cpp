@@ -305,20 +305,42 @@ ReportedResult SessionAccess::evaluate(Session &session,
   return out;
 }
 
+RangeResult Session::State::Streamed::rangeResult(const QueryRange &range) && {
+  RangeResult out;
+  out.range = range;
+  out.outcomes = std::move(outcomes);
+  out.pairs = std::move(pairs);
+  out.counts = counts;
+  out.timings = timings;
+  out.chunks = chunks;
+  out.chunkSize = chunkSize;
+  return out;
+}
+
 RangeResult Session::evaluateRange(const WeightsFile &weights,
                                    const QueryRange &range,
                                    const EvaluateControl &control) {
-  State::Streamed streamed =
-      state_->stream(weights.tensors, nullptr, range, control);
-  RangeResult out;
-  out.range = range;
-  out.outcomes = std::move(streamed.outcomes);
-  out.pairs = std::move(streamed.pairs);
-  out.counts = streamed.counts;
-  out.timings = streamed.timings;
-  out.chunks = streamed.chunks;
-  out.chunkSize = streamed.chunkSize;
-  return out;
+  return state_->stream(weights.tensors, nullptr, range, control)
+      .rangeResult(range);
+}
+
+RangeResult SessionAccess::evaluateShard(Session &session,
+                                         const WeightsFile &weights,
+                                         const QueryRange &range,
+                                         const EvaluateControl &control,
+                                         const CrossShardCall &cross) {
+  return session.state_
+      ->stream(weights.tensors, nullptr, range, control, &cross)
+      .rangeResult(range);
+}
+
+const ShardSharing &SessionAccess::shardSharing(Session &session,
+                                                int64_t shardCount) {
+  Session::State &state = *session.state_;
+  if (!state.shardSharing || state.shardSharing->shardCount != shardCount)
+    state.shardSharing = std::make_shared<const ShardSharing>(
+        SharedLists::acrossShards(*state.builder, shardCount));
+  return *state.shardSharing;
 }
 
 SessionResult Session::finish(const WeightsFile &weights,

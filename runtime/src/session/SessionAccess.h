@@ -15,6 +15,7 @@
 #include "outputs/Report.h"
 #include "proofc/runtime/Session.h"
 #include "session/SessionReport.h"
+#include "session/SharedLists.h"
 
 #include <memory>
 #include <string>
@@ -42,6 +43,19 @@ public:
   /// Session::evaluate(weights, control), with the report's inputs.
   static ReportedResult evaluate(Session &session, const WeightsFile &weights,
                                  const EvaluateControl &control = {});
+  /// Session::evaluateRange(weights, range, control) for `range`, shard
+  /// `cross.shard` of an MPI launch, sharing lists with the other shards
+  /// (SharedLists.h): the pending pairs hold no rank, and the call's
+  /// exports and pending copies go to *cross.out, until
+  /// SharedLists::resolveCrossShard() completes them. `control` must only
+  /// tally (no outcome kept, no block handed on).
+  static RangeResult evaluateShard(Session &session, const WeightsFile &weights,
+                                   const QueryRange &range,
+                                   const EvaluateControl &control,
+                                   const CrossShardCall &cross);
+  /// The pool's keys shared by its `shardCount` shards, planned once per
+  /// session and count (SharedLists::acrossShards).
+  static const ShardSharing &shardSharing(Session &session, int64_t shardCount);
   /// Session::finish(weights, range, pairs, counts, ...), with the
   /// report's inputs.
   static ReportedResult

@@ -149,9 +149,13 @@ void Session::State::runBlock(
 Session::State::Streamed
 Session::State::stream(const TensorMap &weights,
                        const std::map<std::string, DeviceWeight> *deviceWeights,
-                       const QueryRange &range,
-                       const EvaluateControl &control) {
+                       const QueryRange &range, const EvaluateControl &control,
+                       const CrossShardCall *cross) {
   const QueryRange all = wholeRange(layout());
+  if (cross && (control.keepOutcomes || control.onBlock || !cross->sharing ||
+                !cross->out || !options.shareLists))
+    fail("sharing lists across shards needs a call that only tallies, with "
+         "shared lists on");
   if (range.queryBegin < 0 || range.queryBegin > range.queryEnd ||
       range.queryEnd > all.queryEnd ||
       !(queryRange(layout(), range.queryBegin, range.queryEnd) == range))
@@ -170,11 +174,12 @@ Session::State::stream(const TensorMap &weights,
   // other weights) survives into this one.
   std::optional<SharedLists> rangePlan;
   std::optional<SharedLists> &planned =
-      range == all ? wholePoolPlan : rangePlan;
+      range == all && !cross ? wholePoolPlan : rangePlan;
   if (!planned)
     planned.emplace(*builder, range, options.shareLists,
                     options.recordActions ? program.shape.D : 0,
-                    SharedLists::defaultKeepBytes());
+                    SharedLists::defaultKeepBytes(),
+                    cross ? cross->sharing : nullptr, cross ? cross->shard : 0);
   SharedLists &shared = *planned;
   shared.forgetKept();
   const CandidateLayout &runLayout = shared.runLayout();
@@ -203,7 +208,7 @@ Session::State::stream(const TensorMap &weights,
   }
   for (QueryRange &b : blocks) // in the pool's numbering
     b = queryRange(layout(), b.queryBegin, b.queryEnd);
-  const bool wholePool = blocks.size() == 1 && range == all;
+  const bool wholePool = blocks.size() == 1 && range == all && !cross;
   // Nothing asks for the copies' outcomes (no outcome kept, no block handed
   // on): ranks and counts from the candidates that ran (SharedLists::tally).
   const bool tallyOnly =
@@ -309,6 +314,8 @@ Session::State::stream(const TensorMap &weights,
                    control.cancel);
   if (control.cancel && control.cancel->load(std::memory_order_relaxed))
     throwInterrupted();
+  if (cross)
+    *cross->out = shared.takeCrossShard();
   return out;
 }
 

@@ -92,6 +92,8 @@ struct Session::State {
   std::optional<CandidateSet> wholePoolRunSet;
   /// The whole pool's shared-lists plan, made by the first call over it.
   std::optional<SharedLists> wholePoolPlan;
+  /// The keys the pool's shards share (SessionAccess::shardSharing).
+  std::shared_ptr<const ShardSharing> shardSharing;
   /// This session's pool, for the backends (EvalInputs::poolId).
   uint64_t poolId = uniqueId();
 
@@ -208,13 +210,20 @@ struct Session::State {
     int64_t chunks = 0, chunkSize = 0;
     std::vector<Outcome> outcomes; ///< keepOutcomes only
     ActionTrace actions;           ///< keepOutcomes and recordActions only
+    /// Session::evaluateRange()'s result, moved out.
+    RangeResult rangeResult(const QueryRange &range) &&;
   };
 
   /// Runs `range` block by block (BlockPipeline.h): built ahead on host
   /// threads, each run in chunks, ranked and handed on in query order.
+  /// With `cross` (a shard of an MPI launch, tallying: no outcome kept, no
+  /// block handed on), the keys it shares with other shards run only where
+  /// they are owned; its pending pairs and its exports go to cross->out
+  /// (SharedLists.h).
   Streamed stream(const TensorMap &weights,
                   const std::map<std::string, DeviceWeight> *deviceWeights,
-                  const QueryRange &range, const EvaluateControl &control);
+                  const QueryRange &range, const EvaluateControl &control,
+                  const CrossShardCall *cross = nullptr);
   /// Candidates finished over every device worker, for
   /// EvaluateControl::progress (called under the lock: never from two
   /// threads at once).

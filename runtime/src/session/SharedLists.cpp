@@ -5,27 +5,116 @@
 #include "support/Fail.h"
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <limits>
 
 namespace proofc {
 
 uint64_t SharedLists::defaultKeepBytes() { return availableMemoryBytes() / 4; }
 
+namespace {
+
+/// groupRanks' ranks of a positive of score `s` among the corruptions `t`
+/// tallies: the finite scores by binary search, every other score -inf
+/// (greater than nothing, at least s only when s is -inf).
+std::array<double, 3> rankAgainst(const SharedTally &t, double s) {
+  const int64_t n = t.counts.candidates;
+  const int64_t finite = static_cast<int64_t>(t.finite.size());
+  const int64_t greater =
+      t.finite.end() - std::upper_bound(t.finite.begin(), t.finite.end(), s);
+  int64_t greaterOrEqual =
+      t.finite.end() - std::lower_bound(t.finite.begin(), t.finite.end(), s);
+  if (s == -std::numeric_limits<double>::infinity())
+    greaterOrEqual += n - finite;
+  const double optimistic = 1.0 + static_cast<double>(greater);
+  const double pessimistic = 1.0 + static_cast<double>(greaterOrEqual);
+  return {optimistic, pessimistic, (optimistic + pessimistic) / 2.0};
+}
+
+int64_t listKey(const CandidateBuilder &builder, int64_t list) {
+  return builder.corruptionsKey(list / 2, list % 2 ? Mode::Tail : Mode::Head);
+}
+
+} // namespace
+
+ShardSharing SharedLists::acrossShards(const CandidateBuilder &builder,
+                                       int64_t shardCount) {
+  ShardSharing out;
+  out.shardCount = shardCount;
+  const CandidateLayout &layout = builder.layout();
+  if (shardCount < 2)
+    return out;
+  // Each key's shards, and each shard's work with its own keys shared
+  // within it: its candidates less the corruptions of every list after the
+  // first of a key (the keep bound aside: it rarely binds).
+  struct Seen {
+    int32_t lastShard = -1;
+    int64_t corruptions = 0;
+    std::vector<int32_t> shards;
+  };
+  std::unordered_map<int64_t, Seen> seen;
+  std::vector<int64_t> load(static_cast<size_t>(shardCount), 0);
+  for (int64_t r = 0; r < shardCount; ++r) {
+    const QueryRange shard = shardRange(layout, r, shardCount);
+    load[static_cast<size_t>(r)] = shard.candidates();
+    for (int64_t list = 2 * shard.queryBegin; list < 2 * shard.queryEnd;
+         ++list) {
+      const int64_t k = listKey(builder, list);
+      if (k < 0)
+        continue;
+      Seen &s = seen[k];
+      const int64_t corruptions = layout.listSize(list) - 1;
+      if (s.lastShard == static_cast<int32_t>(r)) {
+        load[static_cast<size_t>(r)] -= corruptions; // a copy within r
+        continue;
+      }
+      s.lastShard = static_cast<int32_t>(r);
+      s.corruptions = corruptions;
+      s.shards.push_back(static_cast<int32_t>(r));
+    }
+  }
+  // The keys in several shards: every holder runs the key's positives only
+  // until the key is given to the least loaded of them.
+  std::vector<std::pair<int64_t, int64_t>> spanning; // (corruptions, key)
+  for (const auto &[k, s] : seen)
+    if (s.shards.size() > 1) {
+      spanning.emplace_back(s.corruptions, k);
+      for (int32_t r : s.shards)
+        load[static_cast<size_t>(r)] -= s.corruptions;
+    }
+  std::sort(spanning.begin(), spanning.end(), [](const auto &a, const auto &b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  for (const auto &[corruptions, k] : spanning) {
+    std::vector<int32_t> &holders = seen.at(k).shards;
+    int32_t owner = holders.front();
+    for (int32_t r : holders)
+      if (load[static_cast<size_t>(r)] < load[static_cast<size_t>(owner)])
+        owner = r;
+    load[static_cast<size_t>(owner)] += corruptions;
+    out.keys.emplace(k, ShardSharing::Key{owner, std::move(holders)});
+  }
+  return out;
+}
+
 SharedLists::SharedLists(const CandidateBuilder &builder,
                          const QueryRange &range, bool enabled,
-                         int32_t actionSteps, uint64_t keepBytes)
-    : firstList_(2 * range.queryBegin), actionSteps_(actionSteps) {
+                         int32_t actionSteps, uint64_t keepBytes,
+                         const ShardSharing *across, int32_t shard)
+    : firstList_(2 * range.queryBegin), actionSteps_(actionSteps),
+      across_(across), shard_(shard) {
   const CandidateLayout &layout = builder.layout();
   runLayout_ = layout;
   if (!enabled || range.queries() == 0)
     return;
   const int64_t lists = 2 * range.queries();
-  std::vector<int64_t> key(static_cast<size_t>(lists));
+  std::vector<int64_t> &key = key_;
+  key.resize(static_cast<size_t>(lists));
   std::unordered_map<int64_t, int64_t> lastOf; // key -> its last list
   for (int64_t l = 0; l < lists; ++l) {
     const int64_t list = firstList_ + l;
-    key[static_cast<size_t>(l)] =
-        builder.corruptionsKey(list / 2, list % 2 ? Mode::Tail : Mode::Head);
+    key[static_cast<size_t>(l)] = listKey(builder, list);
     if (key[static_cast<size_t>(l)] >= 0)
       lastOf[key[static_cast<size_t>(l)]] = list;
   }
@@ -47,6 +136,18 @@ SharedLists::SharedLists(const CandidateBuilder &builder,
     if (k < 0)
       continue;
     const int64_t list = firstList_ + l;
+    const ShardSharing::Key *spans = nullptr;
+    if (across)
+      if (auto it = across->keys.find(k); it != across->keys.end())
+        spans = &it->second;
+    if (spans && spans->owner != shard) { // another shard runs them
+      source_[static_cast<size_t>(l)] = kRemote;
+      remoteSize_[list] = layout.listSize(list);
+      ++copies_;
+      ++remote_;
+      shared_ += layout.listSize(list) - 1;
+      continue;
+    }
     if (auto it = current.find(k); it != current.end()) {
       source_[static_cast<size_t>(l)] = it->second;
       lastCopy_[static_cast<size_t>(it->second - firstList_)] = list;
@@ -55,6 +156,16 @@ SharedLists::SharedLists(const CandidateBuilder &builder,
       continue;
     }
     const int64_t last = lastOf.at(k);
+    if (spans) {
+      // This shard owns the key and this is its first list here (a later
+      // one found it in `current`): it runs them and exports its tally (a
+      // tally: not counted against the bound) to the other shards, and any
+      // later list of the range takes them.
+      exported_.emplace(list, k);
+      if (last != list)
+        current[k] = list;
+      continue;
+    }
     if (last == list)
       continue; // no later list shares it
     const uint64_t bytes = saturatingBytes(
@@ -73,7 +184,7 @@ SharedLists::SharedLists(const CandidateBuilder &builder,
   }
 }
 
-bool SharedLists::copies(int64_t list) const { return source(list) >= 0; }
+bool SharedLists::copies(int64_t list) const { return source(list) != -1; }
 
 int64_t SharedLists::source(int64_t list) const {
   const int64_t l = list - firstList_;
@@ -159,6 +270,10 @@ void SharedLists::expand(const CandidateSet &block,
     const size_t begin = static_cast<size_t>(g.begin);
     const size_t size = static_cast<size_t>(g.end - g.begin);
     const int64_t src = source(list);
+    if (src == kRemote)
+      fail("shared lists: list {} takes another shard's corruptions, which "
+           "only a tallying call can",
+           list);
     if (src < 0) {
       take(begin, size);
       continue;
@@ -237,6 +352,19 @@ void SharedLists::tally(const CandidateSet &run,
     p.mode = g.mode;
     p.relation = run.queries.at(static_cast<size_t>(g.query)).r;
     const int64_t src = source(list);
+    if (src == kRemote && g.end - g.begin != 1)
+      fail("shared lists: list {} ran {} candidates, not its positive alone",
+           list, g.end - g.begin);
+    if (src == kRemote) { // ranked when its owner's tally has come
+      const Outcome &positive = outcomes[static_cast<size_t>(g.begin)];
+      p.listSize = remoteSize_.at(list);
+      counts.add(positive);
+      cross_.pending.push_back({list,
+                                key_[static_cast<size_t>(list - firstList_)],
+                                p.listSize, positive.score()});
+      pairs.push_back(p);
+      continue;
+    }
     if (src < 0) { // ran whole: as rankPairs and OutcomeCounts::add
       p.rank = groupRanks(outcomes, g);
       p.listSize = g.end - g.begin;
@@ -245,7 +373,8 @@ void SharedLists::tally(const CandidateSet &run,
         own.add(outcomes[static_cast<size_t>(i)]);
       counts.add(own);
       pairs.push_back(p);
-      if (lastCopy(list) < 0)
+      const auto exported = exported_.find(list);
+      if (lastCopy(list) < 0 && exported == exported_.end())
         continue;
       KeptTally t;
       for (int64_t i = g.begin + 1; i < g.end; ++i) {
@@ -255,7 +384,16 @@ void SharedLists::tally(const CandidateSet &run,
           t.finite.push_back(o.score());
       }
       std::sort(t.finite.begin(), t.finite.end());
-      keep(keptTallies_, list, std::move(t));
+      if (exported != exported_.end()) {
+        t.key = exported->second;
+        CrossShardTallies::Export e{t, {}};
+        for (int32_t r : across_->keys.at(t.key).holders)
+          if (r != shard_)
+            e.to.push_back(r);
+        cross_.exports.push_back(std::move(e));
+      }
+      if (lastCopy(list) >= 0)
+        keep(keptTallies_, list, std::move(t));
       continue;
     }
     const KeptTally &t = keptFor(keptTallies_, src, list);
@@ -263,22 +401,8 @@ void SharedLists::tally(const CandidateSet &run,
       fail("shared lists: list {} ran {} candidates, not its positive alone",
            list, g.end - g.begin);
     const Outcome &positive = outcomes[static_cast<size_t>(g.begin)];
-    const double s = positive.score();
-    // groupRanks' counts over the source's corruptions: the finite scores
-    // by binary search, every other score -inf (greater than nothing, at
-    // least s only when s is -inf).
-    const int64_t n = t.counts.candidates;
-    const int64_t finite = static_cast<int64_t>(t.finite.size());
-    const int64_t greater =
-        t.finite.end() - std::upper_bound(t.finite.begin(), t.finite.end(), s);
-    int64_t greaterOrEqual =
-        t.finite.end() - std::lower_bound(t.finite.begin(), t.finite.end(), s);
-    if (s == -std::numeric_limits<double>::infinity())
-      greaterOrEqual += n - finite;
-    const double optimistic = 1.0 + static_cast<double>(greater);
-    const double pessimistic = 1.0 + static_cast<double>(greaterOrEqual);
-    p.rank = {optimistic, pessimistic, (optimistic + pessimistic) / 2.0};
-    p.listSize = 1 + n;
+    p.rank = rankAgainst(t, positive.score());
+    p.listSize = 1 + t.counts.candidates;
     OutcomeCounts own;
     own.add(positive);
     own.add(t.counts);
@@ -286,6 +410,125 @@ void SharedLists::tally(const CandidateSet &run,
     pairs.push_back(p);
   }
   dropConsumed(keptTallies_, last);
+}
+
+void SharedLists::resolveCrossShard(const CrossShardTallies &pending,
+                                    const std::vector<SharedTally> &imported,
+                                    int64_t firstList,
+                                    std::vector<PairRanks> &pairs,
+                                    OutcomeCounts &counts) {
+  std::unordered_map<int64_t, const SharedTally *> byKey;
+  for (const SharedTally &t : imported)
+    if (!byKey.emplace(t.key, &t).second)
+      fail("shared lists: two tallies of key {} came from other shards", t.key);
+  for (const CrossShardTallies::Pending &copy : pending.pending) {
+    const int64_t at = copy.list - firstList;
+    if (at < 0 || at >= static_cast<int64_t>(pairs.size()))
+      fail("shared lists: list {} is not one of the range's {} lists from "
+           "list {}",
+           copy.list, pairs.size(), firstList);
+    auto it = byKey.find(copy.key);
+    if (it == byKey.end())
+      fail("shared lists: list {} takes key {}'s corruptions from another "
+           "shard, which sent no tally of it",
+           copy.list, copy.key);
+    const SharedTally &t = *it->second;
+    if (t.counts.candidates != copy.listSize - 1 ||
+        static_cast<int64_t>(t.finite.size()) > t.counts.proved)
+      fail("shared lists: key {}'s tally from another shard counts {} "
+           "corruptions ({} finite scores, {} proved); list {} has {}",
+           copy.key, t.counts.candidates, t.finite.size(), t.counts.proved,
+           copy.list, copy.listSize - 1);
+    PairRanks &p = pairs[static_cast<size_t>(at)];
+    p.rank = rankAgainst(t, copy.score);
+    counts.add(t.counts);
+  }
+}
+
+namespace {
+
+template <class T> void put(std::string &out, const T &value) {
+  out.append(reinterpret_cast<const char *>(&value), sizeof value);
+}
+
+} // namespace
+
+std::vector<std::string>
+SharedLists::bytesForShards(const CrossShardTallies &cross,
+                            int64_t shardCount) {
+  std::vector<std::vector<const SharedTally *>> to(
+      static_cast<size_t>(shardCount));
+  for (const CrossShardTallies::Export &e : cross.exports)
+    for (int32_t r : e.to) {
+      if (r < 0 || r >= shardCount)
+        fail("shared lists: key {}'s tally is owed to shard {} of {}",
+             e.tally.key, r, shardCount);
+      to[static_cast<size_t>(r)].push_back(&e.tally);
+    }
+  std::vector<std::string> out(to.size());
+  for (size_t r = 0; r < to.size(); ++r) {
+    if (to[r].empty())
+      continue; // nothing: no bytes
+    put(out[r], static_cast<int64_t>(to[r].size()));
+    for (const SharedTally *t : to[r]) {
+      const OutcomeCounts &c = t->counts;
+      for (int64_t v : {t->key, c.candidates, c.proved, c.failed, c.truncated,
+                        c.depthSum, static_cast<int64_t>(t->finite.size())})
+        put(out[r], v);
+      out[r].append(reinterpret_cast<const char *>(t->finite.data()),
+                    t->finite.size() * sizeof(double));
+    }
+  }
+  return out;
+}
+
+std::vector<SharedTally> SharedLists::parseTallies(std::string_view bytes,
+                                                   const std::string &what) {
+  size_t at = 0;
+  auto take = [&](void *to, size_t size) {
+    if (bytes.size() - at < size)
+      fail("{}: {} bytes end inside a tally (at byte {})", what, bytes.size(),
+           at);
+    std::memcpy(to, bytes.data() + at, size);
+    at += size;
+  };
+  auto count = [&](const char *name) {
+    int64_t v = 0;
+    take(&v, sizeof v);
+    if (v < 0)
+      fail("{}: a negative {} ({}) at byte {}", what, name, v, at - sizeof v);
+    return v;
+  };
+  std::vector<SharedTally> out;
+  if (bytes.empty())
+    return out; // nothing was owed
+  const int64_t n = count("tally count");
+  for (int64_t i = 0; i < n; ++i) {
+    SharedTally t;
+    t.key = count("key");
+    OutcomeCounts &c = t.counts;
+    c.candidates = count("candidate count");
+    c.proved = count("proved count");
+    c.failed = count("failed count");
+    c.truncated = count("truncated count");
+    c.depthSum = count("depth sum");
+    const int64_t finite = count("score count");
+    if (finite > c.proved || c.proved + c.failed + c.truncated != c.candidates)
+      fail("{}: key {}'s tally counts {} candidates as {} proved, {} failed, "
+           "{} truncated, with {} finite scores",
+           what, t.key, c.candidates, c.proved, c.failed, c.truncated, finite);
+    if (static_cast<uint64_t>(finite) > (bytes.size() - at) / sizeof(double))
+      fail("{}: key {}'s {} scores pass the end of the {} bytes", what, t.key,
+           finite, bytes.size());
+    t.finite.resize(static_cast<size_t>(finite));
+    take(t.finite.data(), t.finite.size() * sizeof(double));
+    if (!std::is_sorted(t.finite.begin(), t.finite.end()))
+      fail("{}: key {}'s scores are not ascending", what, t.key);
+    out.push_back(std::move(t));
+  }
+  if (at != bytes.size())
+    fail("{}: {} bytes after the last tally", what, bytes.size() - at);
+  return out;
 }
 
 } // namespace proofc

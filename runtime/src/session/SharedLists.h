@@ -31,6 +31,15 @@
 // a corruption either way): a source that would pass it is not kept, and
 // the next list of its key becomes a source again (runs its corruptions).
 //
+// Across shards (an MPI launch, whose ranks run the shards r/N of one
+// pool): a key whose lists lie in several shards is given to one of them,
+// its owner (acrossShards(): the shards' work balanced, the same on every
+// rank), which runs its corruptions once and exports the source's tally; in
+// the other shards every list of the key is a remote copy: its positive
+// runs, its pair is pending until the owner's tally arrives
+// (takeCrossShard(), then resolveCrossShard() with the tallies the tool
+// exchanged). Only a tallying call shares across shards.
+//
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_SHAREDLISTS_H
 #define PROOFC_RUNTIME_SHAREDLISTS_H
@@ -41,25 +50,86 @@
 #include "proofc/runtime/RankMetrics.h"
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 namespace proofc {
+
+/// The keys of a pool whose lists lie in more than one of its shards
+/// (shardRange(layout, r, N)), each with its owner and the shards that hold
+/// it: what SharedLists::acrossShards() plans, identically on every rank.
+struct ShardSharing {
+  int64_t shardCount = 0;
+  struct Key {
+    int32_t owner = 0;            ///< the shard that runs its corruptions
+    std::vector<int32_t> holders; ///< every shard with a list of it, sorted
+  };
+  std::unordered_map<int64_t, Key> keys;
+};
+
+/// A source's tally as one shard exports it to the others (its key's
+/// corruptions' counts and finite scores, ascending).
+struct SharedTally {
+  int64_t key = -1;
+  OutcomeCounts counts;
+  std::vector<double> finite;
+  uint64_t bytes() const { return finite.size() * sizeof(double); }
+};
+
+/// What a shard's call leaves for the exchange: the tallies it owes the
+/// other shards (in list order), and its remote copies, whose pairs
+/// (placeholders in the call's pairs) and counts wait for their tallies.
+struct CrossShardTallies {
+  struct Pending {
+    int64_t list = 0; ///< 2 * query + mode
+    int64_t key = 0;
+    int64_t listSize = 0; ///< the whole list's, the positive included
+    double score = 0;     ///< the positive's
+  };
+  struct Export {
+    SharedTally tally;
+    std::vector<int32_t> to; ///< the other shards with lists of its key
+  };
+  std::vector<Export> exports;
+  std::vector<Pending> pending;
+};
+
+/// A call that shares across shards: the pool's plan, the call's shard,
+/// and where its exchange goes (Session::State::stream).
+struct CrossShardCall {
+  const ShardSharing *sharing = nullptr;
+  int32_t shard = 0;
+  CrossShardTallies *out = nullptr;
+};
 
 class SharedLists {
 public:
   /// The plan for the queries of `range`: no list shares when `enabled` is
   /// false. `actionSteps`: the steps recorded per candidate (ActionTrace::D)
   /// when actions are recorded, else 0 (they are kept with the outcomes).
-  /// `keepBytes`: what the kept sources may hold at once.
+  /// `keepBytes`: what the kept sources may hold at once. With `across`
+  /// (`range` is shard `shard` of its shardCount), the keys it lists are
+  /// run by their owner only (see the banner).
   SharedLists(const CandidateBuilder &builder, const QueryRange &range,
-              bool enabled, int32_t actionSteps, uint64_t keepBytes);
+              bool enabled, int32_t actionSteps, uint64_t keepBytes,
+              const ShardSharing *across = nullptr, int32_t shard = 0);
+
+  /// The keys of the pool whose lists lie in several of its `shardCount`
+  /// shards, each given to the shard that holds one of its lists and, in
+  /// order of the keys' corruptions (most first, then by key), has the
+  /// least work so far (its candidates less what sharing within it saves):
+  /// a deterministic function of the pool, so every rank plans alike.
+  static ShardSharing acrossShards(const CandidateBuilder &builder,
+                                   int64_t shardCount);
 
   /// A quarter of availableMemoryBytes() (MemoryBudget.h).
   static uint64_t defaultKeepBytes();
 
-  /// Whether any list of the range takes another's outcomes.
-  bool any() const { return copies_ > 0; }
+  /// Whether any list of the range takes another's outcomes, or gives them
+  /// to another shard.
+  bool any() const { return copies_ > 0 || !exported_.empty(); }
   /// The corruptions that do not run (the copies' lists less their
   /// positives).
   int64_t sharedCandidates() const { return shared_; }
@@ -101,7 +171,33 @@ public:
     kept_.clear();
     keptTallies_.clear();
     keptBytes_ = 0;
+    cross_ = {};
   }
+
+  /// Whether the plan shares with other shards (tally() only).
+  bool acrossShards() const { return remote_ > 0 || !exported_.empty(); }
+  /// What tally() left for the exchange (moved out; the call's exports are
+  /// complete once every block was tallied).
+  CrossShardTallies takeCrossShard() { return std::move(cross_); }
+  /// Fills the pending pairs of `pairs` (the range's, in list order from
+  /// list `firstList`) and adds their sources' counts to `counts`, from
+  /// `imported` (every tally the other shards sent this one): the ranks and
+  /// counts an unshared run gives, bit for bit. Throws proofc::Error when a
+  /// tally is missing or does not fit its list.
+  static void resolveCrossShard(const CrossShardTallies &pending,
+                                const std::vector<SharedTally> &imported,
+                                int64_t firstList,
+                                std::vector<PairRanks> &pairs,
+                                OutcomeCounts &counts);
+
+  /// What this shard sends each of the `shardCount` shards: the tallies of
+  /// `cross.exports` they need, as bytes (native byte order: the ranks of
+  /// one launch run one build); no bytes where none is owed (itself).
+  static std::vector<std::string> bytesForShards(const CrossShardTallies &cross,
+                                                 int64_t shardCount);
+  /// The tallies of bytesForShards()' bytes; `what` names them in an error.
+  static std::vector<SharedTally> parseTallies(std::string_view bytes,
+                                               const std::string &what);
 
   /// What is kept now (a test's view of the bound).
   uint64_t keptBytes() const { return keptBytes_; }
@@ -128,18 +224,15 @@ private:
              actions.size() * sizeof(int32_t);
     }
   };
-  /// What tally() keeps of a source: its corruptions' counts and their
-  /// finite scores (spec §6: a proved one's logp), ascending.
-  struct KeptTally {
-    OutcomeCounts counts;
-    std::vector<double> finite;
-    uint64_t bytes() const { return finite.size() * sizeof(double); }
-  };
+  /// What tally() keeps of a source (and exports to other shards).
+  using KeptTally = SharedTally;
   int64_t listIndex(const CandidateGroup &g) const {
     return 2 * static_cast<int64_t>(g.query) + static_cast<int64_t>(g.mode);
   }
   bool copies(int64_t list) const;
   int64_t source(int64_t list) const;
+  /// source() of a list whose key another shard owns.
+  static constexpr int64_t kRemote = -2;
   /// The last list of the range that takes `list`'s corruptions, or -1.
   int64_t lastCopy(int64_t list) const {
     return lastCopy_[static_cast<size_t>(list - firstList_)];
@@ -161,7 +254,16 @@ private:
   std::vector<int64_t> source_;
   /// Per list of the range: the last list that takes its corruptions, or -1.
   std::vector<int64_t> lastCopy_;
-  int64_t copies_ = 0, shared_ = 0;
+  int64_t copies_ = 0, shared_ = 0, remote_ = 0;
+  /// Across shards: per list of the range, its key; the sources whose
+  /// tallies go to other shards (list -> key); the remote copies' whole
+  /// sizes (list -> size); what tally() gathered for the exchange.
+  std::vector<int64_t> key_;
+  std::unordered_map<int64_t, int64_t> exported_;
+  std::unordered_map<int64_t, int64_t> remoteSize_;
+  const ShardSharing *across_ = nullptr;
+  int32_t shard_ = 0;
+  CrossShardTallies cross_;
   int32_t actionSteps_ = 0;
   CandidateLayout runLayout_;
   std::unordered_map<int64_t, Kept> kept_;

@@ -13,6 +13,10 @@
 //  3. run: every rank evaluates its shard; the ranks other than 0 send their
 //     candidates done to rank 0 (kTagProgress, one int64, nonblocking, at
 //     most 4 a second), which draws one display over all; agreed.
+//  3b. with lists shared across ranks (SharedTallies.h: no outcomes, proofs
+//     or checkpoint): every rank sends each other rank the shared lists'
+//     tallies it waits for (one MPI_Alltoallv) and completes its tally
+//     with those it received; agreed.
 //  4. gather: every rank other than 0 serializes its shard's part in memory
 //     (PartFile.h: the tally, 41 bytes a list, and its report) and sends it
 //     to rank 0 (kTagPart); when rank 0 writes an outcomes file, the rank's
@@ -43,6 +47,7 @@
 #include "mpi/MpiParts.h"
 #include "mpi/MpiWorld.h"
 #include "mpi/RankWrites.h"
+#include "mpi/SharedTallies.h"
 
 #include "cuda/CudaBackend.h"
 #include "proofc/runtime/Notices.h"
@@ -347,6 +352,7 @@ int runMpiRanks(const RunTool &tool, const Launch &) {
     if (options.outcomeRows)
       fail("--part-outcomes: an MPI launch writes no part; rank 0 writes "
            "the outcomes of every rank with --outcomes");
+    options.crossShard = sharesAcrossRanks(options, ranks);
     options.shardIndex = rank;
     options.shardCount = ranks;
     options.mpiRanks = ranks;
@@ -423,6 +429,13 @@ int runMpiRanks(const RunTool &tool, const Launch &) {
   }
   if (status.code)
     return finish(status);
+
+  // 3b. The shared lists' tallies between the ranks.
+  if (session->options().crossShard) {
+    status = agree(world, exchangeSharedTallies(world, *session, own), failing);
+    if (status.code)
+      return finish(status);
+  }
 
   // 4. Gather (5. with --proofs, the proofs too) and write.
   const bool proofs = !session->options().proofs.empty();

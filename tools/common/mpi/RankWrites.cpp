@@ -24,6 +24,7 @@ nlohmann::json rankWrites(const RunSessionOptions &o) {
       {"--proofs-of", o.proofs.empty() ? "" : o.proofsOf},
       {"--checkpoint", given(o.checkpoint)},
       {"--checkpoint-every", o.checkpoint.empty() ? 0 : o.checkpointEvery},
+      {"--no-shared-lists", o.shareLists ? "not given" : "given"},
   });
 }
 

@@ -3,7 +3,9 @@
 // What a rank sends rank 0, and what rank 0 writes from it, depends on some
 // of the run's options: --outcomes makes every rank send its outcome rows,
 // --proofs its proofs part (in --proofs-format, of --proofs-of), --report
-// and --checkpoint what is written at all. A rank started with other ones
+// and --checkpoint what is written at all, and --no-shared-lists (with
+// those) whether the ranks exchange shared lists' tallies
+// (SharedTallies.h). A rank started with other ones
 // (an MPMD launch, a wrapper script that adds a flag on one host) would send
 // what rank 0 does not wait for, or not send what it waits for: before, a
 // rank without --proofs finished its work and left rank 0 waiting for its

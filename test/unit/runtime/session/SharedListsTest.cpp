@@ -423,6 +423,222 @@ TEST(SharedLists, TheFirstNonFiniteLogitIsNamedByThePoolsNumbering) {
   EXPECT_EQ(errors[0], errors[1]);
 }
 
+/// The exchange of an MPI launch, in one process: every shard's bytes for
+/// every other, parsed, then each shard's pending pairs resolved.
+void exchange(std::vector<CrossShardTallies> &cross,
+              std::vector<std::vector<PairRanks>> &pairs,
+              std::vector<OutcomeCounts> &counts,
+              const std::vector<QueryRange> &shards) {
+  const int64_t n = static_cast<int64_t>(shards.size());
+  std::vector<std::vector<std::string>> bytes;
+  for (const CrossShardTallies &c : cross)
+    bytes.push_back(SharedLists::bytesForShards(c, n));
+  for (size_t r = 0; r < shards.size(); ++r) {
+    std::vector<SharedTally> imported;
+    for (size_t from = 0; from < shards.size(); ++from) {
+      EXPECT_TRUE(from != r || bytes[from][r].empty()) << "sent to itself";
+      if (from == r)
+        continue;
+      for (SharedTally &t :
+           SharedLists::parseTallies(bytes[from][r], "the test's bytes"))
+        imported.push_back(std::move(t));
+    }
+    SharedLists::resolveCrossShard(cross[r], imported, 2 * shards[r].queryBegin,
+                                   pairs[r], counts[r]);
+  }
+}
+
+void expectSamePairs(const std::vector<PairRanks> &got,
+                     const std::vector<PairRanks> &expected) {
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].rank, expected[i].rank) << i;
+    EXPECT_EQ(got[i].listSize, expected[i].listSize) << i;
+    EXPECT_EQ(got[i].query, expected[i].query) << i;
+    EXPECT_EQ(got[i].mode, expected[i].mode) << i;
+    EXPECT_EQ(got[i].relation, expected[i].relation) << i;
+  }
+}
+
+void expectSameCounts(const OutcomeCounts &a, const OutcomeCounts &b) {
+  EXPECT_EQ(a.candidates, b.candidates);
+  EXPECT_EQ(a.proved, b.proved);
+  EXPECT_EQ(a.failed, b.failed);
+  EXPECT_EQ(a.truncated, b.truncated);
+  EXPECT_EQ(a.depthSum, b.depthSum);
+}
+
+TEST(SharedLists, AcrossShardsEveryKeyRunsOnceAndTheTalliesAreTheWholeRuns) {
+  // kinship's full ranking (InstantBackend: tied scores, every status, the
+  // -inf positives) cut into 2, 3 and 5 shards, each tallied block by
+  // block with the keys it shares with other shards run by their owner
+  // only: after the exchange the shards' pairs and counts, concatenated,
+  // are the whole pool's unshared ones bit for bit, and the shards run
+  // together exactly what one process sharing the whole pool runs.
+  Pool pool("kinship", 200, 0);
+  const CandidateBuilder &builder = pool.builder;
+  const CandidateLayout &layout = builder.layout();
+  const QueryRange all = wholeRange(layout);
+  const ProgramSpec program = v10Program();
+  const TensorMap noWeights;
+  InstantBackend instant;
+  const CandidateSet whole = builder.build(all.queryBegin, all.queryEnd);
+  BackendTimings t;
+  const std::vector<Outcome> wholeOutcomes =
+      instant.run(EvalInputs{program, pool.ds, noWeights, whole}, t);
+  const std::vector<PairRanks> expected = rankPairs(whole, wholeOutcomes);
+  OutcomeCounts expectedCounts;
+  expectedCounts.add(wholeOutcomes);
+  const SharedLists onePlan(builder, all, true, 0, ~uint64_t{0});
+  const int64_t oneRuns = onePlan.runLayout().candidateCount();
+  for (int64_t n : {int64_t{2}, int64_t{3}, int64_t{5}}) {
+    SCOPED_TRACE(fmt::format("{} shards", n));
+    const ShardSharing sharing = SharedLists::acrossShards(builder, n);
+    ASSERT_FALSE(sharing.keys.empty());
+    std::vector<QueryRange> shards;
+    std::vector<CrossShardTallies> cross;
+    std::vector<std::vector<PairRanks>> pairs;
+    std::vector<OutcomeCounts> counts;
+    int64_t runs = 0, mostRuns = 0, mostLocalRuns = 0, pending = 0;
+    for (int64_t r = 0; r < n; ++r) {
+      shards.push_back(shardRange(layout, r, n));
+      const QueryRange &range = shards.back();
+      SharedLists plan(builder, range, true, 0, ~uint64_t{0}, &sharing,
+                       static_cast<int32_t>(r));
+      const int64_t shardRuns =
+          queryRange(plan.runLayout(), range.queryBegin, range.queryEnd)
+              .candidates();
+      runs += shardRuns;
+      mostRuns = std::max(mostRuns, shardRuns);
+      const SharedLists local(builder, range, true, 0, ~uint64_t{0});
+      mostLocalRuns =
+          std::max(mostLocalRuns, queryRange(local.runLayout(),
+                                             range.queryBegin, range.queryEnd)
+                                      .candidates());
+      pairs.emplace_back();
+      counts.emplace_back();
+      for (int64_t q = range.queryBegin; q < range.queryEnd; q += 7) {
+        const int64_t end = std::min(range.queryEnd, q + 7);
+        const CandidateSet run = plan.runSet(builder, q, end, 0);
+        plan.tally(run,
+                   instant.run(EvalInputs{program, pool.ds, noWeights, run}, t),
+                   pairs.back(), counts.back());
+      }
+      cross.push_back(plan.takeCrossShard());
+      pending += static_cast<int64_t>(cross.back().pending.size());
+    }
+    EXPECT_GT(pending, 0);
+    EXPECT_EQ(runs, oneRuns);
+    EXPECT_LT(mostRuns, mostLocalRuns); // the shards' longest run shortens
+    exchange(cross, pairs, counts, shards);
+    std::vector<PairRanks> got;
+    OutcomeCounts gotCounts;
+    for (size_t r = 0; r < shards.size(); ++r) {
+      got.insert(got.end(), pairs[r].begin(), pairs[r].end());
+      gotCounts.add(counts[r]);
+    }
+    expectSamePairs(got, expected);
+    expectSameCounts(gotCounts, expectedCounts);
+  }
+}
+
+TEST(SharedLists, AnMpiRanksRunSessionResolvesToTheShardsOwnReport) {
+  // RunSession as an MPI rank runs it (RunSessionOptions::crossShard, the
+  // MPI launch aside): three ranks on the host backend, exchanged in
+  // process; each rank's pairs, counts and report then equal its shard
+  // run sharing only within itself.
+  constexpr int64_t kRanks = 3;
+  auto options = [](int64_t rank, bool cross) {
+    RunSessionOptions o = sessionOptions("countries_s1", 24);
+    o.corruptions = 0;
+    o.blockCandidates = 500;
+    o.shardIndex = rank;
+    o.shardCount = kRanks;
+    o.mpiRanks = kRanks;
+    o.keepOutcomes = false;
+    o.crossShard = cross;
+    return o;
+  };
+  std::vector<RunOutput> local, cross;
+  std::vector<std::unique_ptr<RunSession>> sessions;
+  std::vector<std::unique_ptr<CountingHostBackend>> backends;
+  int64_t ranLocal = 0, ranCross = 0;
+  for (int64_t r = 0; r < kRanks; ++r) {
+    CountingHostBackend plain;
+    RunSession alone(v10Program(), plain, "cpu", options(r, false));
+    local.push_back(alone.evaluate());
+    ranLocal += plain.ran;
+    backends.push_back(std::make_unique<CountingHostBackend>());
+    sessions.push_back(std::make_unique<RunSession>(
+        v10Program(), *backends.back(), "cpu", options(r, true)));
+    cross.push_back(sessions.back()->evaluate());
+    ranCross += backends.back()->ran;
+    ASSERT_TRUE(cross.back().crossShard.has_value());
+  }
+  EXPECT_LT(ranCross, ranLocal);
+  std::vector<std::vector<std::string>> bytes;
+  for (const RunOutput &out : cross)
+    bytes.push_back(SharedLists::bytesForShards(*out.crossShard, kRanks));
+  for (size_t r = 0; r < static_cast<size_t>(kRanks); ++r) {
+    std::vector<SharedTally> imported;
+    for (size_t from = 0; from < static_cast<size_t>(kRanks); ++from)
+      if (from != r)
+        for (SharedTally &t : SharedLists::parseTallies(bytes[from][r], "b"))
+          imported.push_back(std::move(t));
+    sessions[r]->resolveCrossShard(cross[r], imported);
+    SCOPED_TRACE(fmt::format("rank {}", r));
+    expectSamePairs(cross[r].pairs, local[r].pairs);
+    expectSameCounts(cross[r].counts, local[r].counts);
+    EXPECT_EQ(cross[r].report.metrics.both.mrr,
+              local[r].report.metrics.both.mrr);
+  }
+}
+
+void expectError(const std::function<void()> &fn, const std::string &part) {
+  const std::string message = errorOf(fn);
+  EXPECT_NE(message.find(part), std::string::npos) << message;
+}
+
+TEST(SharedLists, TalliesFromAnotherShardAreChecked) {
+  CrossShardTallies cross;
+  cross.exports.push_back(
+      {SharedTally{7, {3, 2, 1, 0, 12}, {-2.5, -1.0}}, {1}});
+  const std::string good = SharedLists::bytesForShards(cross, 2)[1];
+  const std::vector<SharedTally> back =
+      SharedLists::parseTallies(good, "bytes");
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].key, 7);
+  EXPECT_EQ(back[0].finite, (std::vector<double>{-2.5, -1.0}));
+  EXPECT_EQ(back[0].counts.depthSum, 12);
+  expectError([&] { SharedLists::parseTallies(good.substr(0, 20), "bytes"); },
+              "bytes: 20 bytes end inside a tally");
+  expectError([&] { SharedLists::parseTallies(good + "x", "bytes"); },
+              "bytes: 1 bytes after the last tally");
+  std::string unsorted = good;
+  std::swap_ranges(unsorted.end() - 16, unsorted.end() - 8, unsorted.end() - 8);
+  expectError([&] { SharedLists::parseTallies(unsorted, "bytes"); },
+              "bytes: key 7's scores are not ascending");
+  expectError([&] { SharedLists::bytesForShards(cross, 1); },
+              "key 7's tally is owed to shard 1 of 1");
+  // A list waiting for a tally that did not come, or one of another size.
+  CrossShardTallies waiting;
+  waiting.pending.push_back({1, 7, 4, -1.0});
+  std::vector<PairRanks> pairs(2);
+  OutcomeCounts counts;
+  expectError(
+      [&] { SharedLists::resolveCrossShard(waiting, {}, 0, pairs, counts); },
+      "list 1 takes key 7's corruptions from another shard, which sent no "
+      "tally of it");
+  SharedLists::resolveCrossShard(waiting, back, 0, pairs, counts);
+  // Score -1.0 among {-2.5, -1.0, -inf}: none greater, one equal.
+  EXPECT_EQ(pairs[1].rank, (std::array<double, 3>{1.0, 2.0, 1.5}));
+  EXPECT_EQ(counts.candidates, 3);
+  waiting.pending[0].listSize = 5;
+  expectError(
+      [&] { SharedLists::resolveCrossShard(waiting, back, 0, pairs, counts); },
+      "key 7's tally from another shard counts 3 corruptions");
+}
+
 TEST(SharedLists, TheFlagTurnsItOff) {
   // countries_s1's first 20 queries: 9,647 candidates, 3,379 shared.
   RunSessionOptions o = sessionOptions("countries_s1", 20);
