@@ -513,7 +513,9 @@ std::vector<SharedTally> SharedLists::parseTallies(std::string_view bytes,
     c.truncated = count("truncated count");
     c.depthSum = count("depth sum");
     const int64_t finite = count("score count");
-    if (finite > c.proved || c.proved + c.failed + c.truncated != c.candidates)
+    if (finite > c.proved || c.proved > c.candidates ||
+        c.failed > c.candidates - c.proved ||
+        c.truncated != c.candidates - c.proved - c.failed)
       fail("{}: key {}'s tally counts {} candidates as {} proved, {} failed, "
            "{} truncated, with {} finite scores",
            what, t.key, c.candidates, c.proved, c.failed, c.truncated, finite);

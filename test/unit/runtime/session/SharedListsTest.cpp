@@ -23,6 +23,7 @@
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -618,6 +619,11 @@ TEST(SharedLists, TalliesFromAnotherShardAreChecked) {
   std::swap_ranges(unsorted.end() - 16, unsorted.end() - 8, unsorted.end() - 8);
   expectError([&] { SharedLists::parseTallies(unsorted, "bytes"); },
               "bytes: key 7's scores are not ascending");
+  std::string miscounted = good;
+  const int64_t proved = 4; // of 3 candidates: 2 proved, 1 failed
+  std::memcpy(miscounted.data() + 8 + 2 * 8, &proved, sizeof proved);
+  expectError([&] { SharedLists::parseTallies(miscounted, "bytes"); },
+              "bytes: key 7's tally counts 3 candidates as 4 proved");
   expectError([&] { SharedLists::bytesForShards(cross, 1); },
               "key 7's tally is owed to shard 1 of 1");
   // A list waiting for a tally that did not come, or one of another size.
