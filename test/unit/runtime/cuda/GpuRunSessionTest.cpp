@@ -140,7 +140,9 @@ TEST_P(GpuRunSession, CancelledRunDrainsThenTheBackendRunsAgain) {
 /// queries (about 28000 candidates) need some 900 GiB, more than any GPU
 /// here has. One pass is refused with what it asked and what was free; the
 /// session runs the pool in the chunks the backend says fit, with the
-/// outcomes of a normal plan.
+/// outcomes of a normal plan. Every list runs its own corruptions
+/// (--no-shared-lists), so that the chunks count every candidate; the
+/// normal plan shares them, which changes no outcome.
 TEST(GpuRunSessionMemory, APoolBeyondDeviceMemoryRunsInChunks) {
   PROOFC_REQUIRE_GPU();
   const ProgramSpec program = gpuProgram();
@@ -148,7 +150,9 @@ TEST(GpuRunSessionMemory, APoolBeyondDeviceMemoryRunsInChunks) {
   heavy.plan.buffers.push_back(
       {"ballast", DType::I32, Extent{{"N", "8388608"}}, ""});
   CudaBackend backend(heavy, "heavy.pcb", cachedOptionsFor(CondMode::Native));
-  RunSession session(program, backend, "", sessionOptions("kinship", 150));
+  RunSessionOptions unshared = sessionOptions("kinship", 150);
+  unshared.shareLists = false;
+  RunSession session(program, backend, "", unshared);
   const EvalInputs all{program, session.dataset(), session.weights(),
                        session.candidates()};
   const int64_t n =
