@@ -235,7 +235,22 @@ RunOutput RunSession::evaluateRanges() {
   };
   BackendTimings timings;
   int64_t chunks = 0, chunkSize = 0;
-  for (const QueryRange &range : pending) {
+  // A checkpointed run that keeps only the tally shares lists across its
+  // ranges too (docs/scale-out.md, "Shared lists"): a key several pending
+  // ranges hold runs in the first of them, whose tally the later ones take
+  // before they are recorded, so every recorded range is complete (a
+  // resumed run plans over the ranges it has left).
+  const bool acrossRanges = checkpoint && !cross && !rows && !proofWriter &&
+                            options_.shareLists && pending.size() > 1;
+  ShardSharing rangeSharing;
+  if (acrossRanges)
+    rangeSharing = SessionAccess::rangeSharing(*session_, pending);
+  // The tallies of the ranges run so far, by key, until the last range
+  // that takes each.
+  std::unordered_map<int64_t, SharedTally> earlier;
+  std::unordered_map<int64_t, int32_t> lastTaker;
+  for (size_t index = 0; index < pending.size(); ++index) {
+    const QueryRange &range = pending[index];
     InterruptGuard::throwIfRaised();
     std::unique_ptr<PartWriter> writer =
         checkpoint ? checkpoint->begin(range, rows) : nullptr;
@@ -262,13 +277,35 @@ RunOutput RunSession::evaluateRanges() {
                                  block.outcomes, *block.actions);
       };
     rangeProofs.clear();
+    CrossShardTallies rangeCross;
     RangeResult r =
         cross
             ? SessionAccess::evaluateShard(
                   *session_, weights_, range, control,
                   {&SessionAccess::shardSharing(*session_, options_.shardCount),
                    static_cast<int32_t>(options_.shardIndex), &*cross})
+        : acrossRanges
+            ? SessionAccess::evaluateShard(
+                  *session_, weights_, range, control,
+                  {&rangeSharing, static_cast<int32_t>(index), &rangeCross})
             : session_->evaluateRange(weights_, range, control);
+    if (acrossRanges) {
+      SharedLists::resolveCrossShard(rangeCross, earlier, 2 * range.queryBegin,
+                                     r.pairs, r.counts);
+      for (CrossShardTallies::Export &e : rangeCross.exports) {
+        lastTaker[e.tally.key] = e.to.empty() ? -1 : e.to.back();
+        const int64_t key = e.tally.key;
+        earlier.emplace(key, std::move(e.tally));
+      }
+      for (auto it = lastTaker.begin(); it != lastTaker.end();) {
+        if (it->second <= static_cast<int32_t>(index)) {
+          earlier.erase(it->first);
+          it = lastTaker.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
     InterruptGuard::throwIfRaised();
     if (checkpoint) {
       if (proofWriter)

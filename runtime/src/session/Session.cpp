@@ -343,6 +343,13 @@ const ShardSharing &SessionAccess::shardSharing(Session &session,
   return *state.shardSharing;
 }
 
+ShardSharing
+SessionAccess::rangeSharing(Session &session,
+                            const std::vector<QueryRange> &ranges) {
+  return SharedLists::acrossRanges(*session.state_->builder, ranges,
+                                   SharedLists::Owner::First);
+}
+
 SessionResult Session::finish(const WeightsFile &weights,
                               const QueryRange &range,
                               std::vector<Outcome> outcomes,

@@ -56,6 +56,11 @@ public:
   /// The pool's keys shared by its `shardCount` shards, planned once per
   /// session and count (SharedLists::acrossShards).
   static const ShardSharing &shardSharing(Session &session, int64_t shardCount);
+  /// The keys that `ranges` (a run's checkpoint ranges, in query order)
+  /// share, each run by the first range that holds it
+  /// (SharedLists::acrossRanges, Owner::First).
+  static ShardSharing rangeSharing(Session &session,
+                                   const std::vector<QueryRange> &ranges);
   /// Session::finish(weights, range, pairs, counts, ...), with the
   /// report's inputs.
   static ReportedResult

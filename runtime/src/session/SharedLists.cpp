@@ -40,7 +40,17 @@ int64_t listKey(const CandidateBuilder &builder, int64_t list) {
 
 ShardSharing SharedLists::acrossShards(const CandidateBuilder &builder,
                                        int64_t shardCount) {
+  std::vector<QueryRange> shards;
+  for (int64_t r = 0; r < shardCount; ++r)
+    shards.push_back(shardRange(builder.layout(), r, shardCount));
+  return acrossRanges(builder, shards, Owner::LeastLoaded);
+}
+
+ShardSharing SharedLists::acrossRanges(const CandidateBuilder &builder,
+                                       const std::vector<QueryRange> &ranges,
+                                       Owner policy) {
   ShardSharing out;
+  const int64_t shardCount = static_cast<int64_t>(ranges.size());
   out.shardCount = shardCount;
   const CandidateLayout &layout = builder.layout();
   if (shardCount < 2)
@@ -56,7 +66,11 @@ ShardSharing SharedLists::acrossShards(const CandidateBuilder &builder,
   std::unordered_map<int64_t, Seen> seen;
   std::vector<int64_t> load(static_cast<size_t>(shardCount), 0);
   for (int64_t r = 0; r < shardCount; ++r) {
-    const QueryRange shard = shardRange(layout, r, shardCount);
+    const QueryRange &shard = ranges[static_cast<size_t>(r)];
+    if (r > 0 && shard.queryBegin < ranges[static_cast<size_t>(r - 1)].queryEnd)
+      fail("shared lists: range [{}, {}) overlaps or precedes the one before "
+           "it",
+           shard.queryBegin, shard.queryEnd);
     load[static_cast<size_t>(r)] = shard.candidates();
     for (int64_t list = 2 * shard.queryBegin; list < 2 * shard.queryEnd;
          ++list) {
@@ -89,9 +103,10 @@ ShardSharing SharedLists::acrossShards(const CandidateBuilder &builder,
   for (const auto &[corruptions, k] : spanning) {
     std::vector<int32_t> &holders = seen.at(k).shards;
     int32_t owner = holders.front();
-    for (int32_t r : holders)
-      if (load[static_cast<size_t>(r)] < load[static_cast<size_t>(owner)])
-        owner = r;
+    if (policy == Owner::LeastLoaded)
+      for (int32_t r : holders)
+        if (load[static_cast<size_t>(r)] < load[static_cast<size_t>(owner)])
+          owner = r;
     load[static_cast<size_t>(owner)] += corruptions;
     out.keys.emplace(k, ShardSharing::Key{owner, std::move(holders)});
   }
@@ -417,10 +432,17 @@ void SharedLists::resolveCrossShard(const CrossShardTallies &pending,
                                     int64_t firstList,
                                     std::vector<PairRanks> &pairs,
                                     OutcomeCounts &counts) {
-  std::unordered_map<int64_t, const SharedTally *> byKey;
+  std::unordered_map<int64_t, SharedTally> byKey;
   for (const SharedTally &t : imported)
-    if (!byKey.emplace(t.key, &t).second)
+    if (!byKey.emplace(t.key, t).second)
       fail("shared lists: two tallies of key {} came from other shards", t.key);
+  resolveCrossShard(pending, byKey, firstList, pairs, counts);
+}
+
+void SharedLists::resolveCrossShard(
+    const CrossShardTallies &pending,
+    const std::unordered_map<int64_t, SharedTally> &byKey, int64_t firstList,
+    std::vector<PairRanks> &pairs, OutcomeCounts &counts) {
   for (const CrossShardTallies::Pending &copy : pending.pending) {
     const int64_t at = copy.list - firstList;
     if (at < 0 || at >= static_cast<int64_t>(pairs.size()))
@@ -432,7 +454,7 @@ void SharedLists::resolveCrossShard(const CrossShardTallies &pending,
       fail("shared lists: list {} takes key {}'s corruptions from another "
            "shard, which sent no tally of it",
            copy.list, copy.key);
-    const SharedTally &t = *it->second;
+    const SharedTally &t = it->second;
     if (t.counts.candidates != copy.listSize - 1 ||
         static_cast<int64_t>(t.finite.size()) > t.counts.proved)
       fail("shared lists: key {}'s tally from another shard counts {} "

@@ -38,7 +38,9 @@
 // the other shards every list of the key is a remote copy: its positive
 // runs, its pair is pending until the owner's tally arrives
 // (takeCrossShard(), then resolveCrossShard() with the tallies the tool
-// exchanged). Only a tallying call shares across shards.
+// exchanged). Only a tallying call shares across shards. A checkpointed
+// run's ranges share the same way in one process, each key run by the
+// first range that holds it (RunSession::evaluateRanges).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_SHAREDLISTS_H
@@ -58,10 +60,11 @@
 namespace proofc {
 
 /// The keys of a pool whose lists lie in more than one of its shards
-/// (shardRange(layout, r, N)), each with its owner and the shards that hold
-/// it: what SharedLists::acrossShards() plans, identically on every rank.
+/// (shardRange(layout, r, N), or a run's checkpoint ranges), each with its
+/// owner and the shards that hold it: what SharedLists::acrossRanges()
+/// plans, identically on every rank.
 struct ShardSharing {
-  int64_t shardCount = 0;
+  int64_t shardCount = 0; ///< the ranges it was planned over
   struct Key {
     int32_t owner = 0;            ///< the shard that runs its corruptions
     std::vector<int32_t> holders; ///< every shard with a list of it, sorted
@@ -116,11 +119,23 @@ public:
               bool enabled, int32_t actionSteps, uint64_t keepBytes,
               const ShardSharing *across = nullptr, int32_t shard = 0);
 
-  /// The keys of the pool whose lists lie in several of its `shardCount`
-  /// shards, each given to the shard that holds one of its lists and, in
-  /// order of the keys' corruptions (most first, then by key), has the
-  /// least work so far (its candidates less what sharing within it saves):
-  /// a deterministic function of the pool, so every rank plans alike.
+  /// Who runs a key that several ranges hold: the holder with the least
+  /// work so far (the ranks of an MPI launch, which run at once), or the
+  /// first (the ranges of one process, run in order: a later range takes
+  /// the tallies of the earlier ones).
+  enum class Owner { LeastLoaded, First };
+  /// The keys whose lists lie in more than one of `ranges` (disjoint, in
+  /// query order: the shards of a pool, or a run's checkpoint ranges), each
+  /// given to a range that holds one of its lists by `owner`; LeastLoaded
+  /// takes the keys in order of their corruptions (most first, then by
+  /// key) and each range's work as its candidates less what sharing within
+  /// it saves. A deterministic function of the pool and the ranges, so
+  /// every rank plans alike.
+  static ShardSharing acrossRanges(const CandidateBuilder &builder,
+                                   const std::vector<QueryRange> &ranges,
+                                   Owner owner);
+  /// acrossRanges() over the pool's `shardCount` shards
+  /// (shardRange(layout, r, shardCount)), LeastLoaded.
   static ShardSharing acrossShards(const CandidateBuilder &builder,
                                    int64_t shardCount);
 
@@ -174,8 +189,6 @@ public:
     cross_ = {};
   }
 
-  /// Whether the plan shares with other shards (tally() only).
-  bool acrossShards() const { return remote_ > 0 || !exported_.empty(); }
   /// What tally() left for the exchange (moved out; the call's exports are
   /// complete once every block was tallied).
   CrossShardTallies takeCrossShard() { return std::move(cross_); }
@@ -189,6 +202,12 @@ public:
                                 int64_t firstList,
                                 std::vector<PairRanks> &pairs,
                                 OutcomeCounts &counts);
+  /// The same with the tallies by key (a process's earlier ranges').
+  static void
+  resolveCrossShard(const CrossShardTallies &pending,
+                    const std::unordered_map<int64_t, SharedTally> &byKey,
+                    int64_t firstList, std::vector<PairRanks> &pairs,
+                    OutcomeCounts &counts);
 
   /// What this shard sends each of the `shardCount` shards: the tallies of
   /// `cross.exports` they need, as bytes (native byte order: the ranks of
