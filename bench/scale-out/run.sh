@@ -14,9 +14,12 @@
 # bench/RESULTS.md.
 #
 #   [WORKLOAD=wn18rr] bench/scale-out/run.sh CONFIG...
-#   CONFIG: one | one-unshared | devices<N> | mpi<N> | mpi-shared | compare
+#   CONFIG: one | one-unshared | one-checkpoint | devices<N> | mpi<N> |
+#           mpi-shared | compare
 #   (one-unshared: one GPU with --no-shared-lists, every list's own
-#   corruptions run: docs/scale-out.md, "Shared lists")
+#   corruptions run: docs/scale-out.md, "Shared lists"; one-checkpoint: one
+#   GPU with --checkpoint into a fresh directory under $TMPDIR, its ranges
+#   sharing lists across each other)
 #
 # Needs: `bench/scale-out/prepare.sh [WORKLOAD]` run HERE (carry .deps and
 # .fbdata for fb15k-237, .gpudata for wn18rr), the GPU build
@@ -64,6 +67,12 @@ for config in "$@"; do
       BENCH_GPUS=1 "${measure[@]}" one-unshared "$out/one-unshared.json" -- \
         bash -c '"$@" --device '"$device"' --no-shared-lists --report "$REPORT"' \
         _ "${run[@]}" ;;
+    one-checkpoint)
+      ck=$(mktemp -d "${TMPDIR:-/tmp}/proofc-checkpoint.XXXXXX")
+      BENCH_GPUS=1 "${measure[@]}" one-checkpoint "$out/one-checkpoint.json" -- \
+        bash -c '"$@" --device '"$device"' --checkpoint '"$ck/ck"' --report "$REPORT"' \
+        _ "${run[@]}"
+      rm -rf "$ck" ;;
     devices*)
       n=${config#devices}; list=$(seq -s, 0 $((n - 1)))
       BENCH_GPUS=$n "${measure[@]}" "$config" "$out/$config.json" -- \
