@@ -497,8 +497,9 @@ SharedLists::bytesForShards(const CrossShardTallies &cross,
       for (int64_t v : {t->key, c.candidates, c.proved, c.failed, c.truncated,
                         c.depthSum, static_cast<int64_t>(t->finite.size())})
         put(out[r], v);
-      out[r].append(reinterpret_cast<const char *>(t->finite.data()),
-                    t->finite.size() * sizeof(double));
+      if (!t->finite.empty())
+        out[r].append(reinterpret_cast<const char *>(t->finite.data()),
+                      t->finite.size() * sizeof(double));
     }
   }
   return out;
@@ -511,7 +512,8 @@ std::vector<SharedTally> SharedLists::parseTallies(std::string_view bytes,
     if (bytes.size() - at < size)
       fail("{}: {} bytes end inside a tally (at byte {})", what, bytes.size(),
            at);
-    std::memcpy(to, bytes.data() + at, size);
+    if (size > 0) // an empty vector's data() may be null
+      std::memcpy(to, bytes.data() + at, size);
     at += size;
   };
   auto count = [&](const char *name) {
