@@ -56,6 +56,10 @@ RunSession::RunSession(const ProgramSpec &program,
   so.recordActions = !options_.proofs.empty();
   session_ = std::make_unique<Session>(
       SessionAccess::make(program, backends, std::move(device), so));
+  if (options_.checkpointEvery == 0)
+    options_.checkpointEvery = backends.front()->prefersOneRunSize()
+                                   ? kDefaultCheckpointEveryDevice
+                                   : kDefaultCheckpointEvery;
   InterruptGuard::throwIfRaised();
   weights_ = session_->loadWeights(options_.weights);
   InterruptGuard::throwIfRaised();

@@ -223,8 +223,9 @@ void addRunFlags(CLI::App &command, RunFlags &f) {
                 "run again resumes where it stopped",
                 "DIR");
   addIntegerOption(command, "--checkpoint-every", o.checkpointEvery,
-                   "Candidates per recorded range (whole queries)", 1,
-                   int64_t{1} << 40);
+                   "Candidates per recorded range (whole queries); 0: auto, "
+                   "2^20 on the CPU, 2^23 on a GPU",
+                   0, int64_t{1} << 40);
 }
 
 } // namespace proofc::cli
