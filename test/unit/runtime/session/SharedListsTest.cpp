@@ -109,6 +109,26 @@ void expectSameRun(const SharedRun &a, const SharedRun &b) {
   EXPECT_EQ(ja["outcomes"]["sha256"], jb["outcomes"]["sha256"]);
 }
 
+void expectSamePairs(const std::vector<PairRanks> &got,
+                     const std::vector<PairRanks> &expected) {
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].rank, expected[i].rank) << i;
+    EXPECT_EQ(got[i].listSize, expected[i].listSize) << i;
+    EXPECT_EQ(got[i].query, expected[i].query) << i;
+    EXPECT_EQ(got[i].mode, expected[i].mode) << i;
+    EXPECT_EQ(got[i].relation, expected[i].relation) << i;
+  }
+}
+
+void expectSameCounts(const OutcomeCounts &a, const OutcomeCounts &b) {
+  EXPECT_EQ(a.candidates, b.candidates);
+  EXPECT_EQ(a.proved, b.proved);
+  EXPECT_EQ(a.failed, b.failed);
+  EXPECT_EQ(a.truncated, b.truncated);
+  EXPECT_EQ(a.depthSum, b.depthSum);
+}
+
 TEST(SharedLists, TheSharedListsAreTheListsOfEqualCorruptions) {
   // kinship's full ranking: its test queries share (h, r) and (r, t) often.
   for (int64_t corruptions : {int64_t{0}, int64_t{40}, int64_t{104}}) {
@@ -293,19 +313,8 @@ TEST(SharedLists, TalliesEqualTheWholeBlocksRanksAndCounts) {
                  instant.run(EvalInputs{program, pool.ds, noWeights, run}, t),
                  got, gotCounts);
     }
-    ASSERT_EQ(got.size(), expected.size());
-    for (size_t i = 0; i < got.size(); ++i) {
-      EXPECT_EQ(got[i].rank, expected[i].rank) << i;
-      EXPECT_EQ(got[i].listSize, expected[i].listSize) << i;
-      EXPECT_EQ(got[i].query, expected[i].query) << i;
-      EXPECT_EQ(got[i].mode, expected[i].mode) << i;
-      EXPECT_EQ(got[i].relation, expected[i].relation) << i;
-    }
-    EXPECT_EQ(gotCounts.candidates, expectedCounts.candidates);
-    EXPECT_EQ(gotCounts.proved, expectedCounts.proved);
-    EXPECT_EQ(gotCounts.failed, expectedCounts.failed);
-    EXPECT_EQ(gotCounts.truncated, expectedCounts.truncated);
-    EXPECT_EQ(gotCounts.depthSum, expectedCounts.depthSum);
+    expectSamePairs(got, expected);
+    expectSameCounts(gotCounts, expectedCounts);
     EXPECT_EQ(plan.keptBytes(), 0u); // every source's last copy consumed
   }
 }
@@ -426,48 +435,23 @@ TEST(SharedLists, TheFirstNonFiniteLogitIsNamedByThePoolsNumbering) {
 }
 
 /// The exchange of an MPI launch, in one process: every shard's bytes for
-/// every other, parsed, then each shard's pending pairs resolved.
-void exchange(std::vector<CrossShardTallies> &cross,
-              std::vector<std::vector<PairRanks>> &pairs,
-              std::vector<OutcomeCounts> &counts,
-              const std::vector<QueryRange> &shards) {
-  const int64_t n = static_cast<int64_t>(shards.size());
+/// every other, parsed; the tallies each shard receives.
+std::vector<std::vector<SharedTally>>
+exchange(const std::vector<const CrossShardTallies *> &cross) {
+  const int64_t n = static_cast<int64_t>(cross.size());
   std::vector<std::vector<std::string>> bytes;
-  for (const CrossShardTallies &c : cross)
-    bytes.push_back(SharedLists::bytesForShards(c, n));
-  for (size_t r = 0; r < shards.size(); ++r) {
-    std::vector<SharedTally> imported;
-    for (size_t from = 0; from < shards.size(); ++from) {
+  for (const CrossShardTallies *c : cross)
+    bytes.push_back(SharedLists::bytesForShards(*c, n));
+  std::vector<std::vector<SharedTally>> imported(cross.size());
+  for (size_t r = 0; r < cross.size(); ++r)
+    for (size_t from = 0; from < cross.size(); ++from) {
       EXPECT_TRUE(from != r || bytes[from][r].empty()) << "sent to itself";
-      if (from == r)
-        continue;
-      for (SharedTally &t :
-           SharedLists::parseTallies(bytes[from][r], "the test's bytes"))
-        imported.push_back(std::move(t));
+      if (from != r)
+        for (SharedTally &t :
+             SharedLists::parseTallies(bytes[from][r], "the test's bytes"))
+          imported[r].push_back(std::move(t));
     }
-    SharedLists::resolveCrossShard(cross[r], imported, 2 * shards[r].queryBegin,
-                                   pairs[r], counts[r]);
-  }
-}
-
-void expectSamePairs(const std::vector<PairRanks> &got,
-                     const std::vector<PairRanks> &expected) {
-  ASSERT_EQ(got.size(), expected.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    EXPECT_EQ(got[i].rank, expected[i].rank) << i;
-    EXPECT_EQ(got[i].listSize, expected[i].listSize) << i;
-    EXPECT_EQ(got[i].query, expected[i].query) << i;
-    EXPECT_EQ(got[i].mode, expected[i].mode) << i;
-    EXPECT_EQ(got[i].relation, expected[i].relation) << i;
-  }
-}
-
-void expectSameCounts(const OutcomeCounts &a, const OutcomeCounts &b) {
-  EXPECT_EQ(a.candidates, b.candidates);
-  EXPECT_EQ(a.proved, b.proved);
-  EXPECT_EQ(a.failed, b.failed);
-  EXPECT_EQ(a.truncated, b.truncated);
-  EXPECT_EQ(a.depthSum, b.depthSum);
+  return imported;
 }
 
 TEST(SharedLists, AcrossShardsEveryKeyRunsOnceAndTheTalliesAreTheWholeRuns) {
@@ -532,7 +516,13 @@ TEST(SharedLists, AcrossShardsEveryKeyRunsOnceAndTheTalliesAreTheWholeRuns) {
     EXPECT_GT(pending, 0);
     EXPECT_EQ(runs, oneRuns);
     EXPECT_LT(mostRuns, mostLocalRuns); // the shards' longest run shortens
-    exchange(cross, pairs, counts, shards);
+    std::vector<const CrossShardTallies *> sent;
+    for (const CrossShardTallies &c : cross)
+      sent.push_back(&c);
+    const std::vector<std::vector<SharedTally>> imported = exchange(sent);
+    for (size_t r = 0; r < shards.size(); ++r)
+      SharedLists::resolveCrossShard(
+          cross[r], imported[r], 2 * shards[r].queryBegin, pairs[r], counts[r]);
     std::vector<PairRanks> got;
     OutcomeCounts gotCounts;
     for (size_t r = 0; r < shards.size(); ++r) {
@@ -578,16 +568,12 @@ TEST(SharedLists, AnMpiRanksRunSessionResolvesToTheShardsOwnReport) {
     ASSERT_TRUE(cross.back().crossShard.has_value());
   }
   EXPECT_LT(ranCross, ranLocal);
-  std::vector<std::vector<std::string>> bytes;
+  std::vector<const CrossShardTallies *> sent;
   for (const RunOutput &out : cross)
-    bytes.push_back(SharedLists::bytesForShards(*out.crossShard, kRanks));
+    sent.push_back(&*out.crossShard);
+  const std::vector<std::vector<SharedTally>> imported = exchange(sent);
   for (size_t r = 0; r < static_cast<size_t>(kRanks); ++r) {
-    std::vector<SharedTally> imported;
-    for (size_t from = 0; from < static_cast<size_t>(kRanks); ++from)
-      if (from != r)
-        for (SharedTally &t : SharedLists::parseTallies(bytes[from][r], "b"))
-          imported.push_back(std::move(t));
-    sessions[r]->resolveCrossShard(cross[r], imported);
+    sessions[r]->resolveCrossShard(cross[r], imported[r]);
     SCOPED_TRACE(fmt::format("rank {}", r));
     expectSamePairs(cross[r].pairs, local[r].pairs);
     expectSameCounts(cross[r].counts, local[r].counts);
