@@ -281,23 +281,24 @@ RunOutput RunSession::evaluateRanges() {
                                  block.outcomes, *block.actions);
       };
     rangeProofs.clear();
+    // Sharing across shards (an MPI rank) or across this run's ranges.
     CrossShardTallies rangeCross;
-    RangeResult r =
-        cross
-            ? SessionAccess::evaluateShard(
-                  *session_, weights_, range, control,
-                  {&SessionAccess::shardSharing(*session_, options_.shardCount),
-                   static_cast<int32_t>(options_.shardIndex), &*cross})
-        : acrossRanges
-            ? SessionAccess::evaluateShard(
-                  *session_, weights_, range, control,
-                  {&rangeSharing, static_cast<int32_t>(index), &rangeCross})
-            : session_->evaluateRange(weights_, range, control);
+    std::optional<CrossShardCall> shared;
+    if (cross)
+      shared = CrossShardCall{
+          &SessionAccess::shardSharing(*session_, options_.shardCount),
+          static_cast<int32_t>(options_.shardIndex), &*cross};
+    else if (acrossRanges)
+      shared = CrossShardCall{&rangeSharing, static_cast<int32_t>(index),
+                              &rangeCross};
+    RangeResult r = shared ? SessionAccess::evaluateShard(
+                                 *session_, weights_, range, control, *shared)
+                           : session_->evaluateRange(weights_, range, control);
     if (acrossRanges) {
       SharedLists::resolveCrossShard(rangeCross, earlier, 2 * range.queryBegin,
                                      r.pairs, r.counts);
       for (CrossShardTallies::Export &e : rangeCross.exports) {
-        lastTaker[e.tally.key] = e.to.empty() ? -1 : e.to.back();
+        lastTaker[e.tally.key] = e.to.back(); // an owner's key has others
         const int64_t key = e.tally.key;
         earlier.emplace(key, std::move(e.tally));
       }
@@ -379,12 +380,12 @@ RunOutput RunSession::evaluateRanges() {
 }
 
 void RunSession::resolveCrossShard(RunOutput &output,
-                                   const std::vector<SharedTally> &imported) {
+                                   std::vector<SharedTally> imported) {
   if (!output.crossShard)
     fail("resolveCrossShard: the run shared no list across shards");
   std::vector<PairRanks> pairs = std::move(output.pairs);
   OutcomeCounts counts = output.counts;
-  SharedLists::resolveCrossShard(*output.crossShard, imported,
+  SharedLists::resolveCrossShard(*output.crossShard, std::move(imported),
                                  2 * output.range.queryBegin, pairs, counts);
   output =
       finishScope(output.range, std::move(pairs), counts, output.report.timings,

@@ -223,8 +223,7 @@ public:
   /// RunSessionOptions::crossShard, after evaluate(): completes `output`'s
   /// pairs, counts and report from `imported` (every tally the other ranks
   /// sent this one; SharedLists::resolveCrossShard).
-  void resolveCrossShard(RunOutput &output,
-                         const std::vector<SharedTally> &imported);
+  void resolveCrossShard(RunOutput &output, std::vector<SharedTally> imported);
 
   /// With a shard: the part of `output` (evaluate()'s) without rows, as
   /// writeOutputs() writes it to --part and an MPI rank sends it.

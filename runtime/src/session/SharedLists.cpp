@@ -117,8 +117,8 @@ SharedLists::SharedLists(const CandidateBuilder &builder,
                          const QueryRange &range, bool enabled,
                          int32_t actionSteps, uint64_t keepBytes,
                          const ShardSharing *across, int32_t shard)
-    : firstList_(2 * range.queryBegin), actionSteps_(actionSteps),
-      across_(across), shard_(shard) {
+    : firstList_(2 * range.queryBegin), across_(across), shard_(shard),
+      actionSteps_(actionSteps) {
   const CandidateLayout &layout = builder.layout();
   runLayout_ = layout;
   if (!enabled || range.queries() == 0)
@@ -159,7 +159,6 @@ SharedLists::SharedLists(const CandidateBuilder &builder,
       source_[static_cast<size_t>(l)] = kRemote;
       remoteSize_[list] = layout.listSize(list);
       ++copies_;
-      ++remote_;
       shared_ += layout.listSize(list) - 1;
       continue;
     }
@@ -176,7 +175,7 @@ SharedLists::SharedLists(const CandidateBuilder &builder,
       // one found it in `current`): it runs them and exports its tally (a
       // tally: not counted against the bound) to the other shards, and any
       // later list of the range takes them.
-      exported_.emplace(list, k);
+      exported_.insert(list);
       if (last != list)
         current[k] = list;
       continue;
@@ -367,7 +366,7 @@ void SharedLists::tally(const CandidateSet &run,
     p.mode = g.mode;
     p.relation = run.queries.at(static_cast<size_t>(g.query)).r;
     const int64_t src = source(list);
-    if (src == kRemote && g.end - g.begin != 1)
+    if (src != -1 && g.end - g.begin != 1) // a copy, here or remote
       fail("shared lists: list {} ran {} candidates, not its positive alone",
            list, g.end - g.begin);
     if (src == kRemote) { // ranked when its owner's tally has come
@@ -388,8 +387,8 @@ void SharedLists::tally(const CandidateSet &run,
         own.add(outcomes[static_cast<size_t>(i)]);
       counts.add(own);
       pairs.push_back(p);
-      const auto exported = exported_.find(list);
-      if (lastCopy(list) < 0 && exported == exported_.end())
+      const bool exported = exported_.count(list) > 0;
+      if (lastCopy(list) < 0 && !exported)
         continue;
       KeptTally t;
       for (int64_t i = g.begin + 1; i < g.end; ++i) {
@@ -399,22 +398,21 @@ void SharedLists::tally(const CandidateSet &run,
           t.finite.push_back(o.score());
       }
       std::sort(t.finite.begin(), t.finite.end());
-      if (exported != exported_.end()) {
-        t.key = exported->second;
-        CrossShardTallies::Export e{t, {}};
+      if (exported) {
+        t.key = key_[static_cast<size_t>(list - firstList_)];
+        std::vector<int32_t> to;
         for (int32_t r : across_->keys.at(t.key).holders)
           if (r != shard_)
-            e.to.push_back(r);
-        cross_.exports.push_back(std::move(e));
+            to.push_back(r);
+        // A copy only when a later list of this range takes it too.
+        cross_.exports.push_back(
+            {lastCopy(list) >= 0 ? t : std::move(t), std::move(to)});
       }
       if (lastCopy(list) >= 0)
         keep(keptTallies_, list, std::move(t));
       continue;
     }
     const KeptTally &t = keptFor(keptTallies_, src, list);
-    if (g.end - g.begin != 1)
-      fail("shared lists: list {} ran {} candidates, not its positive alone",
-           list, g.end - g.begin);
     const Outcome &positive = outcomes[static_cast<size_t>(g.begin)];
     p.rank = rankAgainst(t, positive.score());
     p.listSize = 1 + t.counts.candidates;
@@ -428,14 +426,16 @@ void SharedLists::tally(const CandidateSet &run,
 }
 
 void SharedLists::resolveCrossShard(const CrossShardTallies &pending,
-                                    const std::vector<SharedTally> &imported,
+                                    std::vector<SharedTally> imported,
                                     int64_t firstList,
                                     std::vector<PairRanks> &pairs,
                                     OutcomeCounts &counts) {
   std::unordered_map<int64_t, SharedTally> byKey;
-  for (const SharedTally &t : imported)
-    if (!byKey.emplace(t.key, t).second)
-      fail("shared lists: two tallies of key {} came from other shards", t.key);
+  for (SharedTally &t : imported) {
+    const int64_t key = t.key;
+    if (!byKey.emplace(key, std::move(t)).second)
+      fail("shared lists: two tallies of key {} came from other shards", key);
+  }
   resolveCrossShard(pending, byKey, firstList, pairs, counts);
 }
 

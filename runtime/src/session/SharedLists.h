@@ -55,6 +55,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace proofc {
@@ -198,7 +199,7 @@ public:
   /// counts an unshared run gives, bit for bit. Throws proofc::Error when a
   /// tally is missing or does not fit its list.
   static void resolveCrossShard(const CrossShardTallies &pending,
-                                const std::vector<SharedTally> &imported,
+                                std::vector<SharedTally> imported,
                                 int64_t firstList,
                                 std::vector<PairRanks> &pairs,
                                 OutcomeCounts &counts);
@@ -273,12 +274,12 @@ private:
   std::vector<int64_t> source_;
   /// Per list of the range: the last list that takes its corruptions, or -1.
   std::vector<int64_t> lastCopy_;
-  int64_t copies_ = 0, shared_ = 0, remote_ = 0;
+  int64_t copies_ = 0, shared_ = 0;
   /// Across shards: per list of the range, its key; the sources whose
-  /// tallies go to other shards (list -> key); the remote copies' whole
-  /// sizes (list -> size); what tally() gathered for the exchange.
+  /// tallies go to other shards; the remote copies' whole sizes (list ->
+  /// size); what tally() gathered for the exchange.
   std::vector<int64_t> key_;
-  std::unordered_map<int64_t, int64_t> exported_;
+  std::unordered_set<int64_t> exported_;
   std::unordered_map<int64_t, int64_t> remoteSize_;
   const ShardSharing *across_ = nullptr;
   int32_t shard_ = 0;

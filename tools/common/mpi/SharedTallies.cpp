@@ -86,7 +86,7 @@ Status exchangeSharedTallies(const World &world, RunSession &session,
       for (SharedTally &t : from)
         imported.push_back(std::move(t));
     }
-    session.resolveCrossShard(own, imported);
+    session.resolveCrossShard(own, std::move(imported));
   });
 }
 
