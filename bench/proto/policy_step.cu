@@ -53,6 +53,14 @@ constexpr int OFF_A0C = R + 2, OFF_A1C = OFF_A0C + E, OFF_A0V = OFF_A1C + E, OFF
 // reads zero rows).
 constexpr int ZP = R + 2, ARGROWS = 2 * A + E + 1, OFF2_A0 = R + 3, OFF2_A1 = OFF2_A0 + ARGROWS;
 constexpr int TROWS2 = OFF2_A1 + ARGROWS;
+// MODE 7's table (the first linear folded into the atoms): row
+// (p * ARGROWS + x') * ARGROWS + y' holds W0 · atom(p, x, y) with MODE 4's
+// argument rows x', y' (the zero pred row ZP and zero argument rows give an
+// atom of zero), so a row's first layer before its norm is the sum of its
+// atoms' rows plus the bias. MODE 8 reads the same table with the constants
+// folded into [0, 16): the same instructions over a working set of 16
+// entities, to see what the table's L2 misses cost.
+constexpr long TROWS3 = (long)(R + 3) * ARGROWS * ARGROWS;
 
 __constant__ float cBias[2][D], cGamma[2][D], cBeta[2][D];
 
@@ -62,6 +70,7 @@ struct Args {
   const int *count;   // [B]
   const float *tables; // [TROWS][D]
   const float *tables2; // [TROWS2][D] (MODE 4)
+  const float *tables3; // [TROWS3][D] (MODE 7, 8)
   const uint4 *wf;    // [2][8 ks][8 nt][32 lanes] {hi b0, hi b1, lo b0, lo b1}
   float *logits;      // [B][S]
   int *arrivals;      // [B]
@@ -129,7 +138,8 @@ __device__ __forceinline__ AtomRows atomRows(int p, int x, int y) {
 // the shared memory holds); 2 no layers (enc = the embedding's row, read
 // back in the C layout); 3 the layers with one TF32 product (1xTF32);
 // 4 the MODE-4 tables (TROWS2, above); 5 eight lanes a row; 6 packed rows (`slot` is
-// the tile's index).
+// the tile's index); 7 the first linear folded into the atom table
+// (TROWS3): six reads a row, then the first norm; 8 MODE 7 on 16 entities.
 template <int MODE = 0>
 __device__ __forceinline__ void tile(const Args &a, int slot, int part, const float *__restrict__ tab, float *act, float *par) {
   const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
@@ -156,6 +166,23 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
       int words[3 * A];
       loadWords(wordsOf(row), words);
       float acc[F] = {};
+      if (MODE == 7 || MODE == 8) {
+#pragma unroll
+        for (int at = 0; at < A; ++at) {
+          int p = words[3 * at], x = words[3 * at + 1], y = words[3 * at + 2];
+          if (MODE == 8) { x = x >= 0 ? x & 15 : x; y = y >= 0 ? y & 15 : y; }
+          bool has = (unsigned)p < (unsigned)R;
+          int pr = min((unsigned)p, (unsigned)ZP);
+          int xr = has ? min((unsigned)(x + 2 * A), (unsigned)(ARGROWS - 1)) : ARGROWS - 1;
+          int yr = has ? min((unsigned)(y + 2 * A), (unsigned)(ARGROWS - 1)) : ARGROWS - 1;
+          const float *row = a.tables3 + ((size_t)(pr * ARGROWS + xr) * ARGROWS + yr) * D + c0;
+#pragma unroll
+          for (int q = 0; q < F / 4; ++q) {
+            float4 v = __ldg(reinterpret_cast<const float4 *>(row + 4 * q));
+            acc[4 * q] += v.x; acc[4 * q + 1] += v.y; acc[4 * q + 2] += v.z; acc[4 * q + 3] += v.w;
+          }
+        }
+      } else
 #pragma unroll
       for (int at = 0; at < A; ++at) {
         int p = words[3 * at], x = words[3 * at + 1], y = words[3 * at + 2];
@@ -206,15 +233,26 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
   __syncwarp();
   // Two linears (3xTF32), each followed by a layer norm; relu after the first.
   float c[8][4];
-  if (MODE == 2) {
+  if (MODE == 2 || MODE == 7 || MODE == 8) {
 #pragma unroll
     for (int nt = 0; nt < 8; ++nt) {
       c[nt][0] = act[g * P + 8 * nt + 2 * t]; c[nt][1] = act[g * P + 8 * nt + 2 * t + 1];
       c[nt][2] = act[(g + 8) * P + 8 * nt + 2 * t]; c[nt][3] = act[(g + 8) * P + 8 * nt + 2 * t + 1];
     }
   }
+  if (MODE == 7 || MODE == 8) {
+    // The folded first layer: the atoms' sum plus the bias, its norm and relu.
+#pragma unroll
+    for (int nt = 0; nt < 8; ++nt)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) c[nt][j] += cBias[0][8 * nt + 2 * t + (j & 1)];
+    layerNormC<8>(c, cGamma[0], cBeta[0], true);
+    __syncwarp();
+    storeRowsC<8, P>(c, act);
+    __syncwarp();
+  }
 #pragma unroll 1
-  for (int l = 0; l < (MODE == 2 ? 0 : 2); ++l) {
+  for (int l = (MODE == 7 || MODE == 8 ? 1 : 0); l < (MODE == 2 ? 0 : 2); ++l) {
     initBiasC<8>(c, cBias[l]);
 #pragma unroll 2
     for (int ks = 0; ks < 8; ++ks) {
@@ -429,6 +467,22 @@ int main() {
   for (int e = 0; e < E; ++e) { copyRow(OFF2_A0 + 2 * A + e, OFF_A0C + e); copyRow(OFF2_A1 + 2 * A + e, OFF_A1C + e); }
   std::vector<float> w(2 * D * D); // W[l][out][in]
   for (auto &v : w) v = (uni(2001) - 1000) / 8000.f;
+  // MODE 7's table: W0 · relu(pred + arg0 + arg1) for every (p, x', y'),
+  // in double, rounded once (the real kernel would compute it on the device).
+  std::vector<float> tables3((size_t)TROWS3 * D);
+  for (int p = 0; p < R + 3; ++p)
+    for (int x = 0; x < ARGROWS; ++x)
+      for (int y = 0; y < ARGROWS; ++y) {
+        float atom[D];
+        for (int f = 0; f < D; ++f)
+          atom[f] = fmaxf((tables2[(size_t)p * D + f] + tables2[(size_t)(OFF2_A0 + x) * D + f]) + tables2[(size_t)(OFF2_A1 + y) * D + f], 0.f);
+        float *out = &tables3[((size_t)(p * ARGROWS + x) * ARGROWS + y) * D];
+        for (int o = 0; o < D; ++o) {
+          double sum = 0;
+          for (int f = 0; f < D; ++f) sum += (double)w[o * D + f] * atom[f];
+          out[o] = (float)sum;
+        }
+      }
   std::vector<uint4> wf = tf32Fragments(2, D, [&](int l, int k, int n) { return w[(l * D + n) * D + k]; });
   std::vector<float> bias(2 * D), gamma(2 * D), beta(2 * D);
   for (auto &v : bias) v = (uni(2001) - 1000) / 10000.f;
@@ -439,7 +493,7 @@ int main() {
   cudaMemcpyToSymbol(cBeta, beta.data(), 2 * D * 4);
 
   Args a{};
-  int *dState, *dDerived, *dCount, *dArr, *dAct, *dNext; float *dTab, *dTab2, *dLog; uint4 *dWf; int2 *dTiles;
+  int *dState, *dDerived, *dCount, *dArr, *dAct, *dNext; float *dTab, *dTab2, *dTab3, *dLog; uint4 *dWf; int2 *dTiles;
   cudaMalloc(&dState, state.size() * 4); cudaMalloc(&dDerived, derived.size() * 4); cudaMalloc(&dCount, B * 4);
   cudaMalloc(&dTab, tables.size() * 4); cudaMalloc(&dTab2, tables2.size() * 4); cudaMalloc(&dWf, wf.size() * 16); cudaMalloc(&dLog, (size_t)B * S * 4);
   cudaMalloc(&dArr, B * 4); cudaMalloc(&dAct, B * 4); cudaMalloc(&dTiles, tiles.size() * 8); cudaMalloc(&dNext, 4);
@@ -448,6 +502,8 @@ int main() {
   cudaMemcpy(dCount, count.data(), B * 4, cudaMemcpyHostToDevice);
   cudaMemcpy(dTab, tables.data(), tables.size() * 4, cudaMemcpyHostToDevice);
   cudaMemcpy(dTab2, tables2.data(), tables2.size() * 4, cudaMemcpyHostToDevice);
+  cudaMalloc(&dTab3, tables3.size() * 4);
+  cudaMemcpy(dTab3, tables3.data(), tables3.size() * 4, cudaMemcpyHostToDevice);
   cudaMemcpy(dWf, wf.data(), wf.size() * 16, cudaMemcpyHostToDevice);
   cudaMemcpy(dTiles, tiles.data(), tiles.size() * 8, cudaMemcpyHostToDevice);
   cudaMemset(dArr, 0, B * 4);
@@ -455,7 +511,7 @@ int main() {
   cudaMalloc(&dRows, rows.size() * 8); cudaMalloc(&dPar, (size_t)B * D * 4); cudaMalloc(&dReady, B * 4); cudaMalloc(&dDone, B * 4);
   cudaMemcpy(dRows, rows.data(), rows.size() * 8, cudaMemcpyHostToDevice);
   cudaMemset(dReady, 0, B * 4); cudaMemset(dDone, 0, B * 4);
-  a.state = dState; a.derived = dDerived; a.count = dCount; a.tables = dTab; a.tables2 = dTab2; a.wf = dWf; a.logits = dLog;
+  a.state = dState; a.derived = dDerived; a.count = dCount; a.tables = dTab; a.tables2 = dTab2; a.tables3 = dTab3; a.wf = dWf; a.logits = dLog;
   a.arrivals = dArr; a.action = dAct; a.tiles = dTiles; a.numTiles = (int)tiles.size(); a.next = dNext; a.B = B; a.scale = 0.125f;
   a.rows = dRows; a.totalRows = (int)rows.size(); a.parentEnc = dPar; a.ready = dReady; a.done = dDone;
   int sms = 0; cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
@@ -500,6 +556,8 @@ int main() {
   };
   run("grid-ztab", [&] { policyGrid<4><<<B * PARTS, 32>>>(a); });
   run("grid-q8", [&] { policyGrid<5><<<B * PARTS, 32>>>(a); });
+  run("grid-folded", [&] { policyGrid<7><<<B * PARTS, 32>>>(a); });
+  run("grid-folded16", [&] { policyGrid<8><<<B * PARTS, 32>>>(a); });
   part("grid-noembed", policyGrid<1>);
   part("grid-nolayers", policyGrid<2>);
   part("grid-1xtf32", policyGrid<3>);
@@ -560,5 +618,7 @@ int main() {
   run("grid", [&] { policyGrid<<<B * PARTS, 32>>>(a); });
   run("grid-ztab", [&] { policyGrid<4><<<B * PARTS, 32>>>(a); });
   run("grid-q8", [&] { policyGrid<5><<<B * PARTS, 32>>>(a); });
+  run("grid-folded", [&] { policyGrid<7><<<B * PARTS, 32>>>(a); });
+  run("grid-folded16", [&] { policyGrid<8><<<B * PARTS, 32>>>(a); });
   return 0;
 }
