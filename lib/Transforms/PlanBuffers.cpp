@@ -325,6 +325,10 @@ struct EvalPlanBuffersPass
                                 "policy kernel implements");
         }
       }
+      if (tensorCores && atomLayer)
+        if (auto table = foldAtomLayer(program, encoder))
+          bind(table->first, f32, table->first,
+               {"AL", std::to_string(table->second)});
       score->setAttr(kWeightBuffersAttr,
                      DictionaryAttr::get(&getContext(), entries));
     }
@@ -350,10 +354,49 @@ struct EvalPlanBuffersPass
     Block &block = program.getBody().front();
     OpBuilder builder = OpBuilder::atBlockBegin(&block);
     while (builder.getInsertionPoint() != block.end() &&
-           isa<FoldColumnsOp, TransposeWeightOp, SplitTf32WeightOp>(
-               *builder.getInsertionPoint()))
+           isa<FoldColumnsOp, TransposeWeightOp, SplitTf32WeightOp,
+               FoldAtomLayerOp>(*builder.getInsertionPoint()))
       builder.setInsertionPointAfter(&*builder.getInsertionPoint());
     return builder;
+  }
+
+  /// Makes (once) the eval.fold_atom_layer table of `encoder` when its ops
+  /// are folded_atom_embed, [relu], sum_atoms, then a linear whose input and
+  /// output are the atoms' width; returns its name and width, or nothing
+  /// for another encoder.
+  std::optional<std::pair<std::string, int64_t>>
+  foldAtomLayer(ProgramOp program, EncoderOp encoder) {
+    FoldedAtomEmbedOp embed;
+    bool relu = false, summed = false;
+    LinearOp linear;
+    for (Operation &op : encoder.getBody().front()) {
+      if (auto e = dyn_cast<FoldedAtomEmbedOp>(op)) {
+        embed = e;
+      } else if (isa<ReluOp>(op) && embed && !summed) {
+        relu = true;
+      } else if (isa<SumAtomsOp>(op) && embed) {
+        summed = true;
+      } else {
+        linear = dyn_cast<LinearOp>(op);
+        break;
+      }
+    }
+    if (!embed || !summed || !linear)
+      return std::nullopt;
+    int64_t width = embed.getType().getDimSize(1);
+    if (linear.getInput().getType().getDimSize(0) != width ||
+        linear.getType().getDimSize(0) != width)
+      return std::nullopt;
+    std::string dst = (linear.getWeight() + ".atom_layer").str();
+    for (auto op : program.getBody().front().getOps<FoldAtomLayerOp>())
+      if (op.getDst() == dst)
+        return std::make_pair(dst, width);
+    OpBuilder builder = afterPrologueOps(program);
+    FoldAtomLayerOp::create(builder, linear.getLoc(), dst, embed.getPredProj(),
+                            embed.getArg0Const(), embed.getArg1Const(),
+                            embed.getArg0Var(), embed.getArg1Var(),
+                            linear.getWeight(), relu, width);
+    return std::make_pair(dst, width);
   }
 
   /// Makes (once) the transposed copy of `linear`'s weight; returns its name.

@@ -103,6 +103,11 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
                    "(tf32x3 when every linear is 8-aligned)")
       ->check(CLI::IsMember({"auto", "fma", "tf32x3"}))
       ->capture_default_str();
+  compile->add_flag_callback(
+      "--no-atom-layer-table", [&c] { c.plan.atomLayer = false; },
+      "Keep the policy's first linear in the kernel: no table of every "
+      "atom's product with it, made when the weights load and read by the "
+      "tensor-core kernel when the run's table fits its budget");
   compile
       ->add_option("--schedule", c.lower.schedule,
                    "The proof loop: step (a policy and an advance-engine "

@@ -93,6 +93,47 @@ def Eval_SplitTf32WeightOp : Eval_Op<"split_tf32_weight", [
   let hasVerifier = 1;
 }
 
+def Eval_FoldAtomLayerOp : Eval_Op<"fold_atom_layer", [
+    HasParent<"ProgramOp">]> {
+  let summary = "The first linear folded into a table of every atom, at load";
+  let description = [{
+    The bundle's prologue op `fold_atom_layer`, made when the weights load.
+    An encoder whose first vector layer is a linear `W · h + b` right after
+    `eval.sum_atoms` computes `W · Σ atom = Σ W · atom`, so a table of
+    `W · atom(p, x, y)` for every atom the engine can make replaces the
+    atoms' 3 table rows each and the linear's product with one row per atom
+    (the kernel adds `b` after the sum; the result differs from the unfolded
+    order in rounding only, spec §7).
+
+    `dst[(p · N + x) · N + y, j] = Σ_f weight[j, f] · v[f]` (in double from
+    0, rounded once), `v = relu?((P(p) + A0(x)) + A1(y))` in float, where
+    `N = V + E + 1` (`V` the variable rows of `arg0_var`), `P(p)` is
+    `pred_proj[p]` for `p < R + 2` and zero for `p = R + 2` (padding),
+    `A0(x)` is `arg0_var[V - 1 - x]` for `x < V` (term `t < 0`, variable
+    `V_{-t}`, at `x = V + t`), `arg0_const[x - V]` for a constant and zero
+    for `x = V + E` (no argument: TRUE/FALSE and padding); `A1` likewise
+    with `arg1_*`. `relu` when the encoder applies relu to each atom.
+    The table has `AL` rows (kernel_abi.h's `atomLayerRows`: `(R+3) · N²`
+    when it fits the budget `kAtomLayerMaxBytes`, else 0) of `width` floats;
+    the policy kernel takes it with `N` (the symbol `AN`, 0 without a table)
+    and falls back to the unfolded layer when `AN` is 0.
+
+    ```mlir
+    eval.fold_atom_layer "mlp.0.weight.atom_layer" {
+        pred_proj = "atom.pred_proj", arg0_const = "atom.arg0_const",
+        arg1_const = "atom.arg1_const", arg0_var = "atom.arg0_var",
+        arg1_var = "atom.arg1_var", weight = "mlp.0.weight", relu,
+        width = 64 : i64}
+    ```
+  }];
+  let arguments = (ins StrAttr:$dst, StrAttr:$pred_proj, StrAttr:$arg0_const,
+                       StrAttr:$arg1_const, StrAttr:$arg0_var,
+                       StrAttr:$arg1_var, StrAttr:$weight, UnitAttr:$relu,
+                       I64Attr:$width);
+  let assemblyFormat = "$dst attr-dict";
+  let hasVerifier = 1;
+}
+
 def Eval_FoldedAtomEmbedOp : Eval_Op<"folded_atom_embed", [
     Pure, HasParent<"EncoderOp">]> {
   let summary = "eval.atom_embed as a sum of lookups into folded tables";

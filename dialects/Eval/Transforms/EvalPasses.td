@@ -89,6 +89,11 @@ def EvalPlanBuffersPass : Pass<"eval-plan-buffers", "::mlir::eval::ProgramOp"> {
     `eval.split_tf32_weight` tables instead, and the kernel multiplies on
     the tensor cores. `matmul=auto` (the default) chooses tf32x3 when the
     policy's encoder has linear layers and all are 8-aligned (GpuHeuristics.h).
+    With the tensor cores, an encoder whose first vector layer is a square
+    linear right after `eval.sum_atoms` also gets an `eval.fold_atom_layer`
+    table (`atom-layer=false` leaves it out): the kernel reads one row of it
+    per atom instead of the atom's three rows and the linear's product,
+    whenever the run's table fits its budget.
   }];
   let options = [
     Option<"matmul", "matmul", "std::string", /*default=*/"\"auto\"",
@@ -96,6 +101,9 @@ def EvalPlanBuffersPass : Pass<"eval-plan-buffers", "::mlir::eval::ProgramOp"> {
            "(FP32 on the CUDA cores), tf32x3 (mma.sync with 3xTF32) or auto "
            "(tf32x3 when the policy's encoder has linear layers and every "
            "one is 8-aligned, else fma)">,
+    Option<"atomLayer", "atom-layer", "bool", /*default=*/"true",
+           "With tf32x3, fold the encoder's first linear into a table of "
+           "every atom (eval.fold_atom_layer) when it follows the atoms' sum">,
   ];
 }
 

@@ -13,7 +13,10 @@
 //             of table rows at this thread's column; no branches and no
 //             per-feature selects: TRUE/FALSE scale their argument rows and
 //             padding its atom by 0 in an fma (exact: x * 1 + y rounds as
-//             x + y), with every row index clamped in bounds
+//             x + y), with every row index clamped in bounds. With the
+//             tensor cores and an eval.fold_atom_layer table (N = "sym:AN"
+//             != 0 at run time) a row is instead the sum of one table row
+//             per atom, which is the first linear before its bias
 //   Linear    the T rows go through the warp's workgroup rows (bar.warp.sync);
 //             y = bias + sum_i x[i] * Wt[i][:] by fma: per V = 4 inputs, one
 //             vector load per row and V weight-row loads feed T*V*F fmas
@@ -173,12 +176,37 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
       tables.push_back(layer.weight);
       tables.push_back(layer.bias);
     }
+  // The eval.fold_atom_layer table of this encoder's first linear, when
+  // the plan made one (tensor cores only): the table, then N ("sym:AN", 0
+  // when the run's table exceeds its budget and the kernel does not fold).
+  bool atomLayer = false;
+  if (split > 0 && !shape->layers.empty() &&
+      shape->layers.front().kind == VectorLayer::Linear) {
+    const VectorLayer &first = shape->layers.front();
+    FoldedAtomEmbedOp embed = shape->embed;
+    for (auto fold : program.getBody().front().getOps<FoldAtomLayerOp>())
+      if (fold.getWeight() == first.weight &&
+          fold.getPredProj() == embed.getPredProj() &&
+          fold.getArg0Const() == embed.getArg0Const() &&
+          fold.getArg1Const() == embed.getArg1Const() &&
+          fold.getArg0Var() == embed.getArg0Var() &&
+          fold.getArg1Var() == embed.getArg1Var() &&
+          fold.getRelu() == shape->atomRelu &&
+          fold.getWidthAttr().getInt() == shape->atomWidth &&
+          first.in == shape->atomWidth && first.out == shape->atomWidth) {
+        tables.push_back(fold.getDst().str());
+        atomLayer = true;
+        break;
+      }
+  }
   for (const std::string &table : tables) {
     FailureOr<BufferOp> buffer = getWeightBuffer(op, table);
     if (failed(buffer))
       return failure();
     kernel.args.push_back(buf(*buffer));
   }
+  if (atomLayer)
+    kernel.args.push_back("sym:AN");
   kernel.args.push_back("sym:R");
   SmallString<16> scale; // the shortest text that reads back as this float
   op.getScaleAttr().getValue().toString(scale);
@@ -216,6 +244,8 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
   SmallVector<Type> argTypes = {ptr(i32), ptr(i32), ptr(i32), ptr(i32),
                                 ptr(i32)};
   argTypes.append(tables.size(), ptr(f32));
+  if (atomLayer)
+    argTypes.push_back(i32); // N
   argTypes.append({i32, f32, ptr(i32), ptr(f32)});
   if (!persistent)
     argTypes.append({ptr(f32), ptr(i32)}); // logits rows, arrival counts
@@ -254,7 +284,8 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
     kernel.grid = {"B"};
   }
 
-  KernelGenerator generator(op, *shape, A, S, B, tiling, module, slotStep);
+  KernelGenerator generator(op, *shape, A, S, B, tiling, module, slotStep,
+                            atomLayer);
   kernel.func = generator.emit(name, argTypes);
   // ptxas caps the registers so that this many blocks fit on an SM.
   if (minBlocksPerSm > 0)

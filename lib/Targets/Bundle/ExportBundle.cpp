@@ -200,6 +200,16 @@ mlir::eval::exportBundle(ModuleOp module, const proofc::ProgramSpec &program) {
       p.dst = split.getDst().str();
       p.table = split.getTable().str();
       plan.prologue.push_back(std::move(p));
+    } else if (auto layer = dyn_cast<FoldAtomLayerOp>(op)) {
+      proofc::PrologueOp p;
+      p.op = "fold_atom_layer";
+      p.dst = layer.getDst().str();
+      p.table = layer.getPredProj().str();
+      p.weight = layer.getWeight().str();
+      p.args = {layer.getArg0Const().str(), layer.getArg1Const().str(),
+                layer.getArg0Var().str(), layer.getArg1Var().str()};
+      p.relu = layer.getRelu();
+      plan.prologue.push_back(std::move(p));
     } else if (isa<DeviceLoopOp, ProofLoopOp, InitSlotsOp, EngineOp,
                    ScoreSelectOp, AdvanceOp, CondOp, CopyOp>(op)) {
       return exportError(&op) << "'" << op.getName()

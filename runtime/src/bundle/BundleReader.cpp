@@ -236,8 +236,11 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
     bundle.plan.buffers.push_back(std::move(decl));
   }
   for (const Node &p : plan["prologue"].array()) {
+    // "args" and "relu": fold_atom_layer's, required there, refused
+    // elsewhere (below).
     p.expectObject({"op", "dst", "table", "weight", "bias", "col_begin", "cols",
-                    "transpose"});
+                    "transpose"},
+                   {"args", "relu"});
     PrologueOp op;
     op.op = p["op"].str();
     op.dst = p["dst"].nonEmptyStr();
@@ -264,11 +267,29 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
         p["weight"].error("tf32_fragments takes only a table");
       if (op.transpose)
         p["transpose"].error("tf32_fragments does not transpose");
+    } else if (op.op == "fold_atom_layer") {
+      if (op.weight.empty())
+        p["weight"].error("fold_atom_layer needs a weight");
+      if (!op.bias.empty())
+        p["bias"].error("fold_atom_layer takes no bias");
+      if (op.colBegin != 0 || op.cols != 0)
+        p[op.colBegin != 0 ? "col_begin" : "cols"].error(
+            "fold_atom_layer takes no columns: must be 0");
+      if (op.transpose)
+        p["transpose"].error("fold_atom_layer does not transpose");
+      // arg0_const, arg1_const, arg0_var, arg1_var.
+      for (const Node &a : p["args"].array(4))
+        op.args.push_back(a.nonEmptyStr());
+      op.relu = p["relu"].boolean();
     } else {
-      p["op"].error(fmt::format(
-          "unknown prologue op '{}' (fold_columns, copy, tf32_fragments)",
-          escapeForMessage(op.op)));
+      p["op"].error(fmt::format("unknown prologue op '{}' (fold_columns, copy, "
+                                "tf32_fragments, fold_atom_layer)",
+                                escapeForMessage(op.op)));
     }
+    if (op.op != "fold_atom_layer")
+      for (const char *key : {"args", "relu"})
+        if (p.has(key))
+          p[key].error(fmt::format("only fold_atom_layer takes \"{}\"", key));
     bundle.plan.prologue.push_back(std::move(op));
   }
   for (const Node &l : plan["launches"].array()) {

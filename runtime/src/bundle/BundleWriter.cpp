@@ -71,15 +71,17 @@ json planJson(const GpuPlan &plan) {
                        {"elements", extentJson(b.elements)},
                        {"init", b.init}});
   json prologue = json::array();
-  for (const PrologueOp &op : plan.prologue)
-    prologue.push_back({{"op", op.op},
-                        {"dst", op.dst},
-                        {"table", op.table},
-                        {"weight", op.weight},
-                        {"bias", op.bias},
-                        {"col_begin", op.colBegin},
-                        {"cols", op.cols},
-                        {"transpose", op.transpose}});
+  for (const PrologueOp &op : plan.prologue) {
+    json p = {{"op", op.op},       {"dst", op.dst},
+              {"table", op.table}, {"weight", op.weight},
+              {"bias", op.bias},   {"col_begin", op.colBegin},
+              {"cols", op.cols},   {"transpose", op.transpose}};
+    if (op.op == "fold_atom_layer") { // only its JSON has these keys
+      p["args"] = op.args;
+      p["relu"] = op.relu;
+    }
+    prologue.push_back(std::move(p));
+  }
   json launches = json::array();
   for (const Launch &l : plan.launches)
     launches.push_back({{"name", l.name},

@@ -63,6 +63,8 @@ DevicePrologue::DevicePrologue(CudaDriver &drv, KernelCache &cache, int ccMajor,
               kFoldColumnsEntry);
     PROOFC_CU(drv_, cuModuleGetFunction, &transpose_, module_, kTransposeEntry);
     PROOFC_CU(drv_, cuModuleGetFunction, &tf32_, module_, kTf32FragmentsEntry);
+    PROOFC_CU(drv_, cuModuleGetFunction, &atomLayer_, module_,
+              kFoldAtomLayerEntry);
     PROOFC_CU(drv_, cuEventCreate, &done_, CU_EVENT_DISABLE_TIMING);
   } catch (...) {
     release();
@@ -126,9 +128,12 @@ void DevicePrologue::enqueue(const PrologueStep &step, CUstream stream) {
               static_cast<size_t>(step.elements) * 4, stream);
     return;
   }
-  CUdeviceptr weight = 0, bias = 0;
+  CUdeviceptr weight = 0, bias = 0, args4[4] = {0, 0, 0, 0};
   long long rows = step.rows, cols = step.cols, out = step.out, in = step.in,
-            colBegin = step.colBegin;
+            colBegin = step.colBegin, consts = step.consts, vars = step.vars,
+            argRows = step.argRows;
+  long long dstRows = step.out > 0 ? step.elements / step.out : 0;
+  int relu = step.relu ? 1 : 0;
   CUfunction fn = nullptr;
   std::vector<void *> args;
   switch (step.kind) {
@@ -145,6 +150,16 @@ void DevicePrologue::enqueue(const PrologueStep &step, CUstream stream) {
   case PrologueStep::Kind::Tf32Fragments:
     fn = tf32_;
     args = {&dst, &src, &rows, &cols};
+    break;
+  case PrologueStep::Kind::FoldAtomLayer:
+    fn = atomLayer_;
+    weight = address(step.weight);
+    for (int a = 0; a < 4; ++a)
+      args4[a] = address(step.args[a]);
+    // src = pred_proj; rows = its rows, cols = the width.
+    args = {&dst,      &src,     &args4[0], &args4[1], &args4[2],
+            &args4[3], &weight,  &dstRows,  &rows,     &consts,
+            &vars,     &argRows, &cols,     &out,      &relu};
     break;
   case PrologueStep::Kind::Copy:
     break;

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <thread>
 
 namespace proofc {
 
@@ -61,12 +62,29 @@ int64_t memoEntriesFor(int64_t requested, int64_t numCandidates,
   return entries;
 }
 
+int64_t atomLayerRowsFor(const ProgramSpec &program, const KnowledgeBase &kb) {
+  return proofc_abi::atomLayerRows(kb.numRelations, kb.numEntities,
+                                   2 * int64_t{program.shape.A},
+                                   program.shape.d);
+}
+
+bool planFoldsAtomLayer(const GpuPlan &plan) {
+  return std::any_of(
+      plan.prologue.begin(), plan.prologue.end(),
+      [](const PrologueOp &op) { return op.op == "fold_atom_layer"; });
+}
+
 SymbolTable planSymbols(const ProgramSpec &program, const KnowledgeBase &kb,
                         int64_t numCandidates, int64_t memoEntries,
                         bool recordActions) {
   const ShapeParams &s = program.shape;
   const int64_t E = kb.numEntities, R = kb.numRelations;
   const int64_t NR = kb.numRules();
+  // The folded atom layer (kernel_abi.h): its rows, 0 past the budget, and
+  // the argument rows the policy kernel indexes it by (0: no table).
+  const int64_t atomRows = atomLayerRowsFor(program, kb);
+  const int64_t atomArgs =
+      atomRows > 0 ? proofc_abi::atomLayerArgRows(2 * int64_t{s.A}, E) : 0;
   return {{"B", s.B},
           {"S", s.S},
           {"A", s.A},
@@ -85,7 +103,9 @@ SymbolTable planSymbols(const ProgramSpec &program, const KnowledgeBase &kb,
           {"NRB", static_cast<int64_t>(kb.ruleBody.size())},
           {"N", numCandidates},
           {"MEMO", memoEntriesFor(memoEntries, numCandidates)},
-          {"ACTIONS", recordActions ? int64_t{s.D} : 0}};
+          {"ACTIONS", recordActions ? int64_t{s.D} : 0},
+          {"AL", atomRows},
+          {"AN", atomArgs}};
 }
 
 int64_t evalExtent(const Extent &extent, const SymbolTable &symbols,
@@ -155,6 +175,82 @@ Tensor tf32Fragments(const ResolvedPrologueOp &r, const TensorMap &tensors) {
   dst.data.resize(static_cast<size_t>(r.dstElements));
   for (int64_t f = 0; f < r.dstElements / 4; ++f)
     prologue::tf32Fragment(w, r.rows, r.cols, f, dst.data.data() + 4 * f);
+  return dst;
+}
+
+/// fold_atom_layer a row (p, x, y) at a time: the row's atom input v once
+/// (atomLayerInput), then its `out` sums, fold_columns' from 0 over v
+/// (foldColumnsRow) -- atomLayerElement's operations in its order.
+Tensor foldAtomLayer(const ResolvedPrologueOp &r, const TensorMap &tensors) {
+  const PrologueOp &op = *r.op;
+  const float *pred = tensors.at(op.table).data.data();
+  const float *args[4];
+  for (size_t a = 0; a < 4; ++a)
+    args[a] = tensors.at(op.args[a]).data.data();
+  const float *weight = tensors.at(op.weight).data.data();
+  Tensor dst;
+  dst.shape = r.dstShape;
+  dst.data.resize(static_cast<size_t>(r.dstElements));
+  const int64_t rows = r.dstShape[0], n = r.argRows, width = r.cols,
+                out = r.out;
+  if (rows == 0 || out == 0)
+    return dst;
+  // atomLayerElement's sums, all of a row's outputs at once: W transposed
+  // into doubles, so the inner loop runs over consecutive outputs (the
+  // compiler vectorizes it). Each output is still its own sum from 0 in
+  // ascending f, and a float product is exact in double, so the bits are
+  // the element function's. kinship's table is 383 k rows of 64 sums of
+  // 64: the rows are shared by up to 8 threads.
+  std::vector<double> wt(static_cast<size_t>(width * out));
+  for (int64_t j = 0; j < out; ++j)
+    for (int64_t f = 0; f < width; ++f)
+      wt[static_cast<size_t>(f * out + j)] =
+          static_cast<double>(weight[j * width + f]);
+  auto fold = [&](int64_t begin, int64_t end) {
+    std::vector<float> v(static_cast<size_t>(width));
+    std::vector<double> acc(static_cast<size_t>(out));
+    for (int64_t row = begin; row < end; ++row) {
+      const int64_t p = row / n / n, x = row / n % n, y = row % n;
+      const float *predRow = p < r.rows ? pred + p * width : nullptr;
+      const float *a0 = prologue::atomLayerArgRow(args[0], args[2], r.consts,
+                                                  r.vars, width, x);
+      const float *a1 = prologue::atomLayerArgRow(args[1], args[3], r.consts,
+                                                  r.vars, width, y);
+      for (int64_t f = 0; f < width; ++f)
+        v[static_cast<size_t>(f)] =
+            prologue::atomLayerInput(predRow, a0, a1, f, op.relu);
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int64_t f = 0; f < width; ++f) {
+        const double xf = static_cast<double>(v[static_cast<size_t>(f)]);
+        const double *w = wt.data() + f * out;
+        for (int64_t j = 0; j < out; ++j)
+          acc[static_cast<size_t>(j)] += w[j] * xf;
+      }
+      float *o = dst.data.data() + row * out;
+      for (int64_t j = 0; j < out; ++j)
+        o[j] = prologue::toFloat(acc[static_cast<size_t>(j)]);
+    }
+  };
+  const int threads = rows * out * width < (int64_t{1} << 24)
+                          ? 1
+                          : static_cast<int>(std::clamp<unsigned>(
+                                std::thread::hardware_concurrency(), 1, 8));
+  if (threads == 1) {
+    fold(0, rows);
+    return dst;
+  }
+  std::vector<std::thread> pool;
+  const int64_t per = (rows + threads - 1) / threads;
+  try {
+    for (int t = 1; t < threads; ++t)
+      pool.emplace_back(fold, std::min(rows, t * per),
+                        std::min(rows, (t + 1) * per));
+  } catch (...) { // no thread to start: the rest on this one
+    fold(std::min(rows, static_cast<int64_t>(pool.size() + 1) * per), rows);
+  }
+  fold(0, std::min(rows, per));
+  for (std::thread &th : pool)
+    th.join();
   return dst;
 }
 
@@ -259,6 +355,9 @@ TensorMap runPlanPrologue(const GpuPlan &plan, const TensorMap &weights,
     case PrologueKind::Tf32Fragments:
       tensors.emplace(r.op->dst, tf32Fragments(r, tensors));
       break;
+    case PrologueKind::FoldAtomLayer:
+      tensors.emplace(r.op->dst, foldAtomLayer(r, tensors));
+      break;
     }
   }
   return tensors;
@@ -304,7 +403,7 @@ void checkKernelAbi(const Bundle &bundle, const Launch &launch,
 
 PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
                          const KnowledgeBase &kb, const std::string &bundlePath,
-                         int64_t memoEntries)
+                         int64_t memoEntries, bool foldHostWeights)
     : path_(bundlePath),
       symbols_(
           planSymbols(bundle.program, kb,
@@ -347,9 +446,10 @@ PlanBinding::PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
     bufferIndex_.emplace(decl.name, static_cast<int32_t>(buffers_.size()));
     buffers_.push_back(std::move(b));
   }
-  // Host weights: the folded tables now. Device weights: the buffers stay
-  // zero until the device prologue fills them (DevicePrologue.h).
-  if (!inputs.deviceWeights)
+  // Host weights: the folded tables now. Device weights, or host weights
+  // the runner folds on the device: the buffers stay zero until the device
+  // prologue fills them (DevicePrologue.h).
+  if (!inputs.deviceWeights && foldHostWeights)
     for (auto &[index, data] : weightData(inputs.weights))
       buffers_[static_cast<size_t>(index)].data = std::move(data);
   if (outStatus_ < 0 || outDepth_ < 0 || outLogp_ < 0)

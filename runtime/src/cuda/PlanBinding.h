@@ -51,10 +51,19 @@ int64_t memoEntriesFor(int64_t requested, int64_t numCandidates,
 /// workloads").
 int64_t memoAutoCap(uint64_t freeBytes, int A);
 
+/// The rows of `program`'s folded atom layer over `kb` (the symbol AL:
+/// kernel_abi.h's atomLayerRows(R, E, 2A, d), 0 past its budget).
+int64_t atomLayerRowsFor(const ProgramSpec &program, const KnowledgeBase &kb);
+
+/// Whether `plan`'s prologue makes a folded atom layer (fold_atom_layer).
+bool planFoldsAtomLayer(const GpuPlan &plan);
+
 /// The values of kBundleSymbols (BundleNames.h) for a program, knowledge
 /// base, pool and step memo (MEMO = memoEntriesFor(memoEntries,
 /// numCandidates)); ACTIONS is D when the run records the actions (the rows
-/// of out.actions), else 0.
+/// of out.actions), else 0; AL and AN are the folded atom layer's rows and
+/// argument rows (kernel_abi.h's atomLayerRows(R, E, 2A, d), and
+/// atomLayerArgRows(2A, E) when AL > 0, else 0).
 SymbolTable planSymbols(const ProgramSpec &program, const KnowledgeBase &kb,
                         int64_t numCandidates, int64_t memoEntries = -1,
                         bool recordActions = false);
@@ -102,9 +111,11 @@ public:
   /// (the knowledge base of inputs.dataset). `bundlePath` names errors.
   /// With inputs.actions the plan records the steps' actions (out.actions
   /// sized N x D; a bundle without that output is an error).
+  /// With `foldHostWeights` false, host weights are left to the runner
+  /// too (its device prologue folds them), as device weights always are.
   PlanBinding(const Bundle &bundle, const EvalInputs &inputs,
               const KnowledgeBase &kb, const std::string &bundlePath,
-              int64_t memoEntries = -1);
+              int64_t memoEntries = -1, bool foldHostWeights = true);
 
   const SymbolTable &symbols() const { return symbols_; }
   const std::vector<BoundBuffer> &buffers() const { return buffers_; }

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "PrologueSchedule.h"
 
+#include "cuda/kernels/prologue_ops.h"
+#include "proofc/contract/kernel_abi.h"
 #include "support/Fail.h"
 #include "support/MessageText.h"
 
@@ -78,6 +80,48 @@ void resolveTf32Fragments(const PrologueOp &op, const ShapeMap &shapes,
   r.dstShape = {2 * r.rows * r.cols};
 }
 
+/// pred_proj [R+2, w], the argument tables, W [out, w]: the table's rows are
+/// kernel_abi.h's atomLayerRows (0 past its budget).
+void resolveFoldAtomLayer(const PrologueOp &op, const ShapeMap &shapes,
+                          ResolvedPrologueOp &r) {
+  const std::string &what = r.what;
+  if (op.args.size() != 4)
+    fail("{}: fold_atom_layer needs 4 args (arg0_const, arg1_const, "
+         "arg0_var, arg1_var), not {}",
+         what, op.args.size());
+  const std::vector<int64_t> &pred = shapeOf(shapes, op.table, what);
+  if (pred.size() != 2 || pred[0] < 2)
+    fail("{}: table '{}' must be [R+2, width] with R >= 0", what, op.table);
+  const int64_t width = pred[1];
+  const std::vector<int64_t> &const0 = shapeOf(shapes, op.args[0], what);
+  if (const0.size() != 2 || const0[1] != width)
+    fail("{}: '{}' must be [E, {}]", what, op.args[0], width);
+  const std::vector<int64_t> &const1 = shapeOf(shapes, op.args[1], what);
+  if (const1 != const0)
+    fail("{}: '{}' must be [{}, {}], as '{}'", what, op.args[1], const0[0],
+         width, op.args[0]);
+  const std::vector<int64_t> &var0 = shapeOf(shapes, op.args[2], what);
+  if (var0.size() != 2 || var0[1] != width || var0[0] <= 0 || var0[0] % 2 != 0)
+    fail("{}: '{}' must be [V, {}] with V even and > 0", what, op.args[2],
+         width);
+  const std::vector<int64_t> &var1 = shapeOf(shapes, op.args[3], what);
+  if (var1 != var0)
+    fail("{}: '{}' must be [{}, {}], as '{}'", what, op.args[3], var0[0], width,
+         op.args[2]);
+  const std::vector<int64_t> &weight = shapeOf(shapes, op.weight, what);
+  if (weight.size() != 2 || weight[1] != width)
+    fail("{}: weight '{}' must be [out, {}]", what, op.weight, width);
+  r.rows = pred[0];
+  r.cols = width;
+  r.consts = const0[0];
+  r.vars = var0[0];
+  r.out = weight[0];
+  r.in = width;
+  r.argRows = proofc_abi::atomLayerArgRows(r.vars, r.consts);
+  r.dstShape = {proofc_abi::atomLayerRows(r.rows - 2, r.consts, r.vars, r.out),
+                r.out};
+}
+
 constexpr uint32_t kBlock = 256;
 constexpr int64_t kMaxGrid = 8192; // grid-stride loops cover the rest
 
@@ -143,6 +187,9 @@ std::vector<ResolvedPrologueOp> resolvePrologue(const GpuPlan &plan,
     } else if (op.op == "tf32_fragments") {
       r.kind = PrologueKind::Tf32Fragments;
       resolveTf32Fragments(op, shapes, r);
+    } else if (op.op == "fold_atom_layer") {
+      r.kind = PrologueKind::FoldAtomLayer;
+      resolveFoldAtomLayer(op, shapes, r);
     } else {
       fail("{}: unknown prologue op", r.what);
     }
@@ -239,6 +286,25 @@ schedulePrologue(const GpuPlan &plan,
     case PrologueKind::Tf32Fragments:
       step.kind = PrologueStep::Kind::Tf32Fragments;
       step.grid = gridFor(r.dstElements / 4); // a thread per fragment
+      break;
+    case PrologueKind::FoldAtomLayer:
+      step.kind = PrologueStep::Kind::FoldAtomLayer;
+      step.weight = where.at(op.weight);
+      for (size_t a = 0; a < 4; ++a)
+        step.args[a] = where.at(op.args[a]);
+      step.relu = op.relu;
+      step.out = r.out;
+      step.in = r.in;
+      step.consts = r.consts;
+      step.vars = r.vars;
+      step.argRows = r.argRows;
+      // The tiled kernel: a pass of kAtomLayerRowsPerPass rows a block of
+      // kAtomLayerThreads threads (prologue_ops.h).
+      step.block = static_cast<uint32_t>(prologue::kAtomLayerThreads);
+      step.grid = static_cast<uint32_t>(std::clamp<int64_t>(
+          (r.dstShape[0] + prologue::kAtomLayerRowsPerPass - 1) /
+              prologue::kAtomLayerRowsPerPass,
+          1, kMaxGrid));
       break;
     }
     schedule.steps.push_back(std::move(step));

@@ -29,7 +29,13 @@ namespace proofc {
 
 using ShapeMap = std::map<std::string, std::vector<int64_t>>;
 
-enum class PrologueKind { FoldColumns, Copy, Transpose, Tf32Fragments };
+enum class PrologueKind {
+  FoldColumns,
+  Copy,
+  Transpose,
+  Tf32Fragments,
+  FoldAtomLayer
+};
 
 /// One op of GpuPlan::prologue, checked against its inputs' shapes.
 struct ResolvedPrologueOp {
@@ -42,8 +48,12 @@ struct ResolvedPrologueOp {
   int64_t dstElements = 0;
   /// FoldColumns: table [rows, cols], weight [out, in] read from column
   /// colBegin, bias [out] when `bias`. Transpose, Tf32Fragments: the source
-  /// is [rows, cols].
+  /// is [rows, cols]. FoldAtomLayer: table (pred_proj) [rows, cols], the
+  /// const args [consts, cols], the var args [vars, cols], weight [out, in =
+  /// cols], argRows = atomLayerArgRows (kernel_abi.h); dstShape
+  /// [atomLayerRows, out].
   int64_t rows = 0, cols = 0, out = 0, in = 0, colBegin = 0;
+  int64_t consts = 0, vars = 0, argRows = 0;
   bool bias = false;
 };
 
@@ -76,7 +86,13 @@ struct StepAddress {
 /// One device step of the prologue: a kernel of kernels/prologue.cu, or a
 /// device-to-device copy of `elements` floats from `src` to `dst`.
 struct PrologueStep {
-  enum class Kind { FoldColumns, Transpose, Tf32Fragments, Copy };
+  enum class Kind {
+    FoldColumns,
+    Transpose,
+    Tf32Fragments,
+    FoldAtomLayer,
+    Copy
+  };
   Kind kind = Kind::Copy;
   std::string tensor; ///< the tensor written (an op's dst or a weight)
   /// The op's errors prefix (ResolvedPrologueOp::what), or for an output
@@ -84,10 +100,14 @@ struct PrologueStep {
   std::string what;
   StepAddress dst, src, weight, bias; ///< FoldColumns: src = the table
   bool hasBias = false;
+  /// FoldAtomLayer: src = pred_proj, args = PrologueOp::args' tables.
+  StepAddress args[4];
+  bool relu = false;
   int64_t elements = 0; ///< floats written
-  /// FoldColumns: as ResolvedPrologueOp; Transpose, Tf32Fragments: src is
-  /// [rows, cols].
+  /// FoldColumns, FoldAtomLayer: as ResolvedPrologueOp; Transpose,
+  /// Tf32Fragments: src is [rows, cols].
   int64_t rows = 0, cols = 0, out = 0, in = 0, colBegin = 0;
+  int64_t consts = 0, vars = 0, argRows = 0;
   uint32_t grid = 0, block = 0; ///< kernels: the launch (grid-stride loops)
 };
 

@@ -289,7 +289,7 @@ module attributes {gpu.container_module} {
 // -----
 
 eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
-  // expected-error @+1 {{'eval.buffer' op elements factor 'K' is neither a decimal nor a run-time symbol (B, S, A, A2, D, d, L, E, R, R1, R2, RE1, NF, NR, NR1, NRB, N, MEMO)}}
+  // expected-error @+1 {{'eval.buffer' op elements factor 'K' is neither a decimal nor a run-time symbol (B, S, A, A2, D, d, L, E, R, R1, R2, RE1, NF, NR, NR1, NRB, N, MEMO, ACTIONS, AL, AN)}}
   eval.buffer @b : i32 ["B", "K"]
   eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {
     %e = eval.folded_atom_embed %s {pred_proj = "p", arg0_const = "c0", arg1_const = "c1", arg0_var = "v0", arg1_var = "v1"} : !eval.state<2> -> tensor<2x8xf32>
@@ -506,5 +506,59 @@ eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} 
     eval.return %h : tensor<8xf32>
   }
   eval.launch_loop "loop" flag @f {
+  }
+}
+
+// -----
+
+eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
+  // expected-error @+1 {{'eval.fold_atom_layer' op 'w' is both made and read}}
+  eval.fold_atom_layer "w" {pred_proj = "p", arg0_const = "c0", arg1_const = "c1", arg0_var = "v0", arg1_var = "v1", weight = "w", relu, width = 8 : i64}
+  eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {
+    %e = eval.folded_atom_embed %s {pred_proj = "p", arg0_const = "c0", arg1_const = "c1", arg0_var = "v0", arg1_var = "v1"} : !eval.state<2> -> tensor<2x8xf32>
+    %h = eval.sum_atoms %e : tensor<2x8xf32> -> tensor<8xf32>
+    eval.return %h : tensor<8xf32>
+  }
+  %pool = eval.candidate_pool : !eval.pool
+  %s0, %f0 = eval.init_slots %pool : !eval.pool -> !eval.slots<5x2>
+  eval.device_loop %f0 iter(%s0 : !eval.slots<5x2>) {
+  ^bb0(%slots: !eval.slots<5x2>):
+    eval.device_yield %f0, %slots : !eval.slots<5x2>
+  }
+}
+
+// -----
+
+eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
+  // expected-error @+1 {{'eval.fold_atom_layer' op needs width > 0, got 0}}
+  eval.fold_atom_layer "t" {pred_proj = "p", arg0_const = "c0", arg1_const = "c1", arg0_var = "v0", arg1_var = "v1", weight = "w", width = 0 : i64}
+  eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {
+    %e = eval.folded_atom_embed %s {pred_proj = "p", arg0_const = "c0", arg1_const = "c1", arg0_var = "v0", arg1_var = "v1"} : !eval.state<2> -> tensor<2x8xf32>
+    %h = eval.sum_atoms %e : tensor<2x8xf32> -> tensor<8xf32>
+    eval.return %h : tensor<8xf32>
+  }
+  %pool = eval.candidate_pool : !eval.pool
+  %s0, %f0 = eval.init_slots %pool : !eval.pool -> !eval.slots<5x2>
+  eval.device_loop %f0 iter(%s0 : !eval.slots<5x2>) {
+  ^bb0(%slots: !eval.slots<5x2>):
+    eval.device_yield %f0, %slots : !eval.slots<5x2>
+  }
+}
+
+// -----
+
+eval.program @p attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
+  // expected-error @+1 {{'eval.fold_atom_layer' op attribute 'arg1_var' must name a weight tensor, got an empty name}}
+  eval.fold_atom_layer "t" {pred_proj = "p", arg0_const = "c0", arg1_const = "c1", arg0_var = "v0", arg1_var = "", weight = "w", width = 8 : i64}
+  eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {
+    %e = eval.folded_atom_embed %s {pred_proj = "p", arg0_const = "c0", arg1_const = "c1", arg0_var = "v0", arg1_var = "v1"} : !eval.state<2> -> tensor<2x8xf32>
+    %h = eval.sum_atoms %e : tensor<2x8xf32> -> tensor<8xf32>
+    eval.return %h : tensor<8xf32>
+  }
+  %pool = eval.candidate_pool : !eval.pool
+  %s0, %f0 = eval.init_slots %pool : !eval.pool -> !eval.slots<5x2>
+  eval.device_loop %f0 iter(%s0 : !eval.slots<5x2>) {
+  ^bb0(%slots: !eval.slots<5x2>):
+    eval.device_yield %f0, %slots : !eval.slots<5x2>
   }
 }

@@ -6,6 +6,7 @@
 // CHECK-LABEL: eval.program @values
 // CHECK:      eval.fold_columns "atom.pred_proj" {bias = "atom.bias", col_begin = 0 : i64, cols = 8 : i64, rows = "R2", table = "pred_emb", weight = "atom.weight", width = 8 : i64}
 // CHECK-NEXT: eval.transpose_weight "mlp.0.weight.T" {cols = 8 : i64, rows = 8 : i64, table = "mlp.0.weight"}
+// CHECK-NEXT: eval.fold_atom_layer "mlp.0.weight.atom_layer" {arg0_const = "c0", arg0_var = "v0", arg1_const = "c1", arg1_var = "v1", pred_proj = "atom.pred_proj", relu, weight = "mlp.0.weight", width = 8 : i64}
 // CHECK-NEXT: eval.buffer @state : i32 ["B", "A", "3"]
 // CHECK-NEXT: eval.buffer @w : f32 ["R2", "8"] init "weights:atom.pred_proj"
 // CHECK:      eval.folded_atom_embed %{{.*}} {arg0_const = "c0", arg0_var = "v0", arg1_const = "c1", arg1_var = "v1", pred_proj = "atom.pred_proj"} : !eval.state<2> -> tensor<2x8xf32>
@@ -24,6 +25,7 @@
 eval.program @values attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
   eval.fold_columns "atom.pred_proj" {table = "pred_emb", weight = "atom.weight", bias = "atom.bias", col_begin = 0 : i64, cols = 8 : i64, width = 8 : i64, rows = "R2"}
   eval.transpose_weight "mlp.0.weight.T" {table = "mlp.0.weight", rows = 8 : i64, cols = 8 : i64}
+  eval.fold_atom_layer "mlp.0.weight.atom_layer" {pred_proj = "atom.pred_proj", arg0_const = "c0", arg1_const = "c1", arg0_var = "v0", arg1_var = "v1", weight = "mlp.0.weight", relu, width = 8 : i64}
   eval.buffer @state : i32 ["B", "A", "3"]
   eval.buffer @w : f32 ["R2", "8"] init "weights:atom.pred_proj"
   eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {

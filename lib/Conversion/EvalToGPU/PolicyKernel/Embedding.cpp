@@ -64,6 +64,37 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
     return sel(isState, stateBase,
                addI(derivedBase, mulI(toI64(derivedRow), cI64(4 * words))));
   };
+  // addAtom(acc, p, x, y) over item's A atoms in order, from zero (this
+  // thread's F features). Up to kUnrolledAtoms atoms, straight-line code:
+  // all 3A state words (`stateWords`, when given, already loaded), then all
+  // table rows, are independent loads in flight together; more, a loop
+  // loading each atom's words.
+  using AddAtom =
+      function_ref<SmallVector<Value>(SmallVector<Value>, Value, Value, Value)>;
+  auto sumAtoms = [&](Value item, ArrayRef<Value> stateWords, AddAtom addAtom) {
+    SmallVector<Value> acc(tl.F, zero);
+    if (A <= kUnrolledAtoms) {
+      SmallVector<Value> atoms(stateWords);
+      if (atoms.empty())
+        atoms = loadWords(stateRow(item), words);
+      for (int64_t a = 0; a < A; ++a)
+        acc = addAtom(acc, atoms[3 * a], atoms[3 * a + 1], atoms[3 * a + 2]);
+      return acc;
+    }
+    Value rowAddr = stateRow(item);
+    return forLoop(
+        cIdx(0), cIdx(A), cIdx(1), acc, [&](Value a, ValueRange iters) {
+          Value atomAddr = addI(rowAddr, mulI(toI64(a), cI64(12)));
+          SmallVector<Value> atom;
+          for (int64_t c = 0; c < 3; ++c)
+            atom.push_back(LLVM::LoadOp::create(
+                b, i32,
+                LLVM::IntToPtrOp::create(b, stateSpace(),
+                                         addI(atomAddr, cI64(4 * c))),
+                /*alignment=*/4));
+          return addAtom(llvm::to_vector(iters), atom[0], atom[1], atom[2]);
+        });
+  };
   // emb(item) for this thread's F features; `stateWords`, when given, are
   // its 3A state words, already loaded.
   auto embed = [&](Value item, ArrayRef<Value> stateWords = {}) {
@@ -99,31 +130,37 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
       return acc;
     };
 
-    SmallVector<Value> acc(tl.F, zero);
-    if (A <= kUnrolledAtoms) {
-      // Straight-line code: all 3A state words, then all table rows, are
-      // independent loads in flight together.
-      SmallVector<Value> atoms(stateWords);
-      if (atoms.empty())
-        atoms = loadWords(stateRow(item), words);
-      for (int64_t a = 0; a < A; ++a)
-        acc = addAtom(acc, atoms[3 * a], atoms[3 * a + 1], atoms[3 * a + 2]);
-    } else {
-      Value rowAddr = stateRow(item);
-      acc = forLoop(
-          cIdx(0), cIdx(A), cIdx(1), acc, [&](Value a, ValueRange iters) {
-            Value atomAddr = addI(rowAddr, mulI(toI64(a), cI64(12)));
-            SmallVector<Value> atom;
-            for (int64_t c = 0; c < 3; ++c)
-              atom.push_back(LLVM::LoadOp::create(
-                  b, i32,
-                  LLVM::IntToPtrOp::create(b, stateSpace(),
-                                           addI(atomAddr, cI64(4 * c))),
-                  /*alignment=*/4));
-            return addAtom(llvm::to_vector(iters), atom[0], atom[1], atom[2]);
-          });
-    }
-    return acc;
+    return sumAtoms(item, stateWords, addAtom);
+  };
+
+  // The first linear of enc(item) before its bias, from the
+  // eval.fold_atom_layer table: the sum of one row per atom, row
+  // (p' * N + x') * N + y' with p' = min(p, R + 2) (padding, p < 0, reads
+  // the zero predicate's rows) and x' = x + 2A clamped below N - 1, or
+  // N - 1 (the zero argument) for TRUE/FALSE and padding. Every row index
+  // is in bounds, and a padding atom's row is zero.
+  auto embedFolded = [&](Value item, ArrayRef<Value> stateWords = {}) {
+    Value n = atomArgRows;
+    Value zeroArg = arith::SubIOp::create(b, n, cI32(1));
+    Value zeroPred = addI(numR, cI32(2));
+    Value base = exact ? addI(atomLayerTable, mulI(toI64(col0), cI64(4)))
+                       : atomLayerTable;
+    auto addAtom = [&](SmallVector<Value> acc, Value p, Value x, Value y) {
+      Value hasArgs = cmpI(arith::CmpIPredicate::ult, p, numR);
+      auto argIndex = [&](Value term) {
+        Value shifted =
+            arith::MinUIOp::create(b, addI(term, cI32(2 * A)), zeroArg);
+        return sel(hasArgs, shifted, zeroArg);
+      };
+      Value pIndex = arith::MinUIOp::create(b, p, zeroPred);
+      Value row =
+          addI(mulI(addI(mulI(pIndex, n), argIndex(x)), n), argIndex(y));
+      SmallVector<Value> v = readRow(base, row);
+      for (int64_t c = 0; c < tl.F; ++c)
+        acc[c] = arith::AddFOp::create(b, acc[c], v[c]);
+      return acc;
+    };
+    return sumAtoms(item, stateWords, addAtom);
   };
 
   if (tl.tf32) {
@@ -150,22 +187,50 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
     // hidden behind the table reads of the previous one).
     auto rowOf = [&](Value t) { return addI(warpRow0, mulI(t, stride)); };
     bool prefetch = A <= kUnrolledAtoms;
-    SmallVector<Value> first;
-    if (prefetch)
-      first = loadWords(stateRow(itemOfRow(rowOf(cIdx(0)), childBase)), words);
-    forLoop(cIdx(0), trips, cIdx(1), first, [&](Value t, ValueRange cur0) {
-      Value row = rowOf(t);
-      SmallVector<Value> next;
+    // `folded`: each row's first linear before its bias (embedFolded);
+    // else its atoms and the layers before the first linear.
+    auto embedRows = [&](bool folded) {
+      SmallVector<Value> first;
       if (prefetch)
-        next = loadWords(
-            stateRow(itemOfRow(rowOf(addI(t, cIdx(1))), childBase)), words);
-      SmallVector<SmallVector<Value>> cur = {
-          embed(itemOfRow(row, childBase), llvm::to_vector(cur0))};
-      cur = vectorLayers(ArrayRef(shape.layers).take_front(firstLinear()),
-                         ArrayRef(layerTables).take_front(firstLinear()), cur);
-      storeRow(actAddress(row, cIdx(0)), cur[0]);
-      return next;
-    });
+        first =
+            loadWords(stateRow(itemOfRow(rowOf(cIdx(0)), childBase)), words);
+      forLoop(cIdx(0), trips, cIdx(1), first, [&](Value t, ValueRange cur0) {
+        Value row = rowOf(t);
+        SmallVector<Value> next;
+        if (prefetch)
+          next = loadWords(
+              stateRow(itemOfRow(rowOf(addI(t, cIdx(1))), childBase)), words);
+        Value item = itemOfRow(row, childBase);
+        SmallVector<Value> cur;
+        if (folded) {
+          cur = embedFolded(item, llvm::to_vector(cur0));
+        } else {
+          SmallVector<SmallVector<Value>> rows = {
+              embed(item, llvm::to_vector(cur0))};
+          cur = vectorLayers(ArrayRef(shape.layers).take_front(firstLinear()),
+                             ArrayRef(layerTables).take_front(firstLinear()),
+                             rows)[0];
+        }
+        storeRow(actAddress(row, cIdx(0)), cur);
+        return next;
+      });
+    };
+    // With a fold_atom_layer table (N != 0 at run time: the run's table
+    // fit its budget) the folded rows; the branch is uniform over the
+    // grid: two loops, not a select per row.
+    if (atomLayer)
+      ifElse(
+          cmpI(arith::CmpIPredicate::ne, atomArgRows, cI32(0)), {},
+          [&] {
+            embedRows(true);
+            return SmallVector<Value>();
+          },
+          [&] {
+            embedRows(false);
+            return SmallVector<Value>();
+          });
+    else
+      embedRows(false);
     barrier();
     return {};
   }

@@ -52,6 +52,8 @@ void KernelGenerator::emitBody() {
   SmallVector<Value> tablePtrs;
   for (unsigned i = 0; i < numTables(); ++i)
     tablePtrs.push_back(entry.getArgument(arg++));
+  if (atomLayer)
+    atomArgRows = entry.getArgument(arg++);
   numR = entry.getArgument(arg++);
   scale = entry.getArgument(arg++);
   Value actionPtr = entry.getArgument(arg++);
@@ -91,7 +93,7 @@ unsigned KernelGenerator::numTables() const {
   unsigned n = 5;
   for (const VectorLayer &layer : shape.layers)
     n += layer.kind == VectorLayer::Relu ? 0 : 2;
-  return n;
+  return n + (atomLayer ? 1 : 0);
 }
 
 void KernelGenerator::makeViews(Value statePtr, Value derivedPtr,
@@ -117,6 +119,8 @@ void KernelGenerator::makeViews(Value statePtr, Value derivedPtr,
     }
     layerTables.push_back(tables);
   }
+  if (atomLayer)
+    atomLayerTable = baseAddress(tablePtrs[next++]);
 }
 
 void KernelGenerator::emitSlot(Value slot, Value part) {

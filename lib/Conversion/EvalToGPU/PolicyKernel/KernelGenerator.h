@@ -26,10 +26,11 @@ class KernelGenerator : KernelBuilder {
 public:
   KernelGenerator(ScoreSelectOp op, const EncoderShape &shape, int64_t A,
                   int64_t S, int64_t B, const Tiling &tiling,
-                  gpu::GPUModuleOp module, LLVM::LLVMFuncOp slotStep)
+                  gpu::GPUModuleOp module, LLVM::LLVMFuncOp slotStep,
+                  bool atomLayer)
       : KernelBuilder(op.getLoc(), OpBuilder::atBlockEnd(module.getBody())),
-        op(op), shape(shape), A(A), S(S), B(B), tl(tiling), slotStep(slotStep) {
-  }
+        op(op), shape(shape), A(A), S(S), B(B), tl(tiling), slotStep(slotStep),
+        atomLayer(atomLayer) {}
 
   /// Emits the kernel with arguments `argTypes` (docs/gpu-kernels.md).
   gpu::GPUFuncOp emit(StringRef name, ArrayRef<Type> argTypes);
@@ -115,7 +116,9 @@ private:
   /// whatever their (in-bounds) derived row holds; nothing reads the result.
   /// With the tensor cores: the block's rows in use, embedded into the
   /// activation rows by all warps (every thread calls it: it ends with a
-  /// block barrier); returns nothing, vectorLayersTf32() goes on.
+  /// block barrier); returns nothing, vectorLayersTf32() goes on. With an
+  /// eval.fold_atom_layer table (atomLayer, N != 0 at run time) a row is
+  /// its first linear before the bias instead: one table row per atom.
   SmallVector<Value> encode(Value slot, ArrayRef<Value> items, Value childBase);
 
   //===------------------------------------------------------------------===//
@@ -202,6 +205,10 @@ private:
   /// the C layout for the layers after it. Returns the C-layout encoding.
   SmallVector<Value> vectorLayersTf32();
 
+  /// vectorLayersTf32, from the rows that embedRowsTf32(folded = true)
+  /// left: the first linear's output is the rows plus its bias.
+  SmallVector<Value> vectorLayersTf32(bool folded);
+
   /// y = bias + x · Wᵀ for the warp's 16 rows (read from its activation
   /// rows) by mma.sync m16n8k8 with 3xTF32: x and W split into TF32 high and
   /// low parts, x_lo·W_hi + x_hi·W_lo + x_hi·W_hi accumulated in f32 (the
@@ -245,11 +252,15 @@ private:
   Tiling tl;
   /// slot.cu's advance-and-derive: the persistent form; null: one step.
   LLVM::LLVMFuncOp slotStep;
+  /// The kernel takes an eval.fold_atom_layer table and its argument rows
+  /// N (atomArgRows; 0 at run time: no table, the unfolded path).
+  bool atomLayer;
   gpu::GPUFuncOp func;
 
   // Views, table addresses and per-thread values of the body.
   Value state, derived, count, action, actionLogp, arrivals, logitsBase;
   Value atomTables[5]; ///< pred_proj, arg0/arg1 const, arg0/arg1 var
+  Value atomLayerTable, atomArgRows; ///< with atomLayer: base address, N
   SmallVector<LayerTables> layerTables;
   Value numR, scale;
   Value lane, warp, featureThread, col0, actBase, parentBase, logitsShared,

@@ -100,9 +100,42 @@ Value KernelGenerator::toTf32(Value x) {
 }
 
 SmallVector<Value> KernelGenerator::vectorLayersTf32() {
+  if (!atomLayer)
+    return vectorLayersTf32(/*folded=*/false);
+  // The same run-time choice as encode()'s (N != 0: the table was made).
+  SmallVector<Type> types(shape.outWidth / 2, f32);
+  return ifElse(
+      cmpI(arith::CmpIPredicate::ne, atomArgRows, cI32(0)), types,
+      [&] { return vectorLayersTf32(/*folded=*/true); },
+      [&] { return vectorLayersTf32(/*folded=*/false); });
+}
+
+SmallVector<Value> KernelGenerator::vectorLayersTf32(bool folded) {
   SmallVector<Value> cv;
   int64_t width = 0; // of cv; 0 before the first linear
-  for (size_t i = firstLinear(); i < shape.layers.size(); ++i) {
+  size_t first = firstLinear();
+  if (folded) {
+    // The rows hold the first linear's products (eval.fold_atom_layer):
+    // its output is each row plus the bias, in the C layout.
+    const VectorLayer &layer = shape.layers[first];
+    width = layer.out;
+    SmallVector<Value> bias =
+        loadCColumns(layerTables[first].bias, width, false, true);
+    cv.resize(width / 2);
+    for (int64_t h = 0; h < 2; ++h)
+      for (int64_t nt = 0; nt < width / 8; ++nt) {
+        Value col = addI(cIdx(8 * nt), mulI(quadLane, cIdx(2)));
+        SmallVector<Value> pair =
+            loadPair(actAddress(cRow(h), col), /*shared=*/true, false);
+        for (int64_t e = 0; e < 2; ++e)
+          cv[cIndex(width, h, nt, e)] =
+              arith::AddFOp::create(b, pair[e], bias[2 * nt + e]);
+      }
+    // The next linear's writes wait for every lane's reads.
+    syncWarp();
+    ++first;
+  }
+  for (size_t i = first; i < shape.layers.size(); ++i) {
     const VectorLayer &layer = shape.layers[i];
     const LayerTables &tables = layerTables[i];
     if (layer.kind == VectorLayer::Relu) {

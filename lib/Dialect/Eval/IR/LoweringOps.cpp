@@ -53,12 +53,14 @@ static LogicalResult verifyExtent(Operation *op, StringRef what,
       return op->emitOpError()
              << what << " factor '" << text
              << "' is neither a decimal nor a run-time symbol (B, S, A, A2, "
-                "D, d, L, E, R, R1, R2, RE1, NF, NR, NR1, NRB, N, MEMO)";
+                "D, d, L, E, R, R1, R2, RE1, NF, NR, NR1, NRB, N, MEMO, "
+                "ACTIONS, AL, AN)";
   }
   return success();
 }
 
-/// The prologue op (fold_columns / transpose_weight) of `program` making
+/// The prologue op (fold_columns, transpose_weight, split_tf32_weight,
+/// fold_atom_layer) of `program` making
 /// tensor `name`, or null.
 static Operation *findPrologueOp(ProgramOp program, StringRef name) {
   if (!program)
@@ -69,6 +71,8 @@ static Operation *findPrologueOp(ProgramOp program, StringRef name) {
     if (auto t = dyn_cast<TransposeWeightOp>(op); t && t.getDst() == name)
       return &op;
     if (auto t = dyn_cast<SplitTf32WeightOp>(op); t && t.getDst() == name)
+      return &op;
+    if (auto t = dyn_cast<FoldAtomLayerOp>(op); t && t.getDst() == name)
       return &op;
   }
   return nullptr;
@@ -122,6 +126,25 @@ LogicalResult TransposeWeightOp::verify() {
     return emitOpError() << "needs positive rows and cols, got "
                          << getRowsAttr().getInt() << " x "
                          << getColsAttr().getInt();
+  return success();
+}
+
+LogicalResult FoldAtomLayerOp::verify() {
+  Operation *op = getOperation();
+  const std::pair<StringRef, StringAttr> inputs[] = {
+      {"pred_proj", getPredProjAttr()},   {"arg0_const", getArg0ConstAttr()},
+      {"arg1_const", getArg1ConstAttr()}, {"arg0_var", getArg0VarAttr()},
+      {"arg1_var", getArg1VarAttr()},     {"weight", getWeightAttr()}};
+  SmallVector<StringRef> names;
+  for (const auto &[what, name] : inputs) {
+    if (failed(verifyutil::verifyWeightName(op, what, name)))
+      return failure();
+    names.push_back(name.getValue());
+  }
+  if (failed(verifyNewTensor(op, getDst(), names)))
+    return failure();
+  if (getWidthAttr().getInt() <= 0)
+    return emitOpError() << "needs width > 0, got " << getWidthAttr().getInt();
   return success();
 }
 

@@ -4,7 +4,8 @@
 // GpuPlan prologue op that computes, each a grid-stride loop over its output
 // elements calling the op's element function of prologue_ops.h, the same
 // function the host prologue calls -- so the device tables are bit for bit
-// the host's. A plain copy is not a kernel (DevicePrologue aliases or uses
+// the host's (fold_atom_layer's, the one large table, is tiled through
+// shared memory with the same sums: its banner says why). A plain copy is not a kernel (DevicePrologue aliases or uses
 // cuMemcpyDtoDAsync). Any grid and block size gives the same result.
 //
 // Embedded into the runtime at build time (runtime/cmake/EmbedSource.cmake
@@ -29,6 +30,89 @@ proofc_prologue_fold_columns(float *dst, const float *table,
        e < n; e += stride)
     dst[e] = proofc::prologue::foldColumnsElement(table, weight, bias, out, in,
                                                   colBegin, cols, e);
+}
+
+/// dst [rows, out] = fold_atom_layer(pred_proj [predRows, width], the
+/// argument tables arg0/arg1 const [consts, width] and var [vars, width],
+/// weight [out, width]); rows is (predRows + 1) * argRows^2, or 0 (nothing
+/// to write: the table is past kernel_abi.h's budget).
+///
+/// Tiled, unlike the other ops' loops over elements (kinship's table is
+/// 24.5 M elements of 64 products each, which that loop took 7 ms for on
+/// an H200, every time a Session's weights change): a block of
+/// kAtomLayerThreads threads takes kAtomLayerRowsPerPass rows at a time,
+/// thread t the output j0 + t % kAtomLayerTile of row t / kAtomLayerTile;
+/// the rows' atom inputs (atomLayerInput) and a kAtomLayerTile x
+/// kAtomLayerTile tile of W^T go through shared memory once per pass and
+/// tile, so each product reads two shared words. Each output is still
+/// atomLayerElement's sum, from 0 in ascending f, with mulAddExactProduct
+/// (the same bits), so the result does not depend on the grid or block.
+/// The block must be kAtomLayerThreads threads (prologue_ops.h; the
+/// schedule launches it so); any grid.
+extern "C" __global__ void proofc_prologue_fold_atom_layer(
+    float *dst, const float *predProj, const float *arg0Const,
+    const float *arg1Const, const float *arg0Var, const float *arg1Var,
+    const float *weight, long long rows, long long predRows, long long consts,
+    long long vars, long long argRows, long long width, long long out,
+    int relu) {
+  using proofc::prologue::kAtomLayerRowsPerPass;
+  using proofc::prologue::kAtomLayerThreads;
+  using proofc::prologue::kAtomLayerTile;
+  __shared__ float wT[kAtomLayerTile * kAtomLayerTile]; // [f][j]
+  __shared__ float v[kAtomLayerRowsPerPass * kAtomLayerTile];
+  const long long t = threadIdx.x;
+  const long long sub = t / kAtomLayerTile, lane = t % kAtomLayerTile;
+  // One tile of W^T: columns f0.. and rows j0.. of weight [out, width].
+  auto loadW = [&](long long f0, long long j0) {
+    for (long long i = t; i < kAtomLayerTile * kAtomLayerTile;
+         i += kAtomLayerThreads) {
+      const long long f = i / kAtomLayerTile, j = i % kAtomLayerTile;
+      wT[i] = f0 + f < width && j0 + j < out
+                  ? weight[(j0 + j) * width + f0 + f]
+                  : 0.0f;
+    }
+  };
+  const bool oneTile = width <= kAtomLayerTile && out <= kAtomLayerTile;
+  if (oneTile) {
+    loadW(0, 0);
+    __syncthreads();
+  }
+  const long long passes =
+      (rows + kAtomLayerRowsPerPass - 1) / kAtomLayerRowsPerPass;
+  for (long long pass = blockIdx.x; pass < passes; pass += gridDim.x) {
+    const long long row = pass * kAtomLayerRowsPerPass + sub;
+    const float *pred = nullptr, *a0 = nullptr, *a1 = nullptr;
+    if (row < rows) {
+      const long long y = row % argRows, x = row / argRows % argRows,
+                      p = row / argRows / argRows;
+      pred = p < predRows ? predProj + p * width : nullptr;
+      a0 = proofc::prologue::atomLayerArgRow(arg0Const, arg0Var, consts, vars,
+                                             width, x);
+      a1 = proofc::prologue::atomLayerArgRow(arg1Const, arg1Var, consts, vars,
+                                             width, y);
+    }
+    for (long long j0 = 0; j0 < out; j0 += kAtomLayerTile) {
+      double acc = 0.0;
+      for (long long f0 = 0; f0 < width; f0 += kAtomLayerTile) {
+        __syncthreads(); // the last tile's reads are done
+        if (!oneTile)
+          loadW(f0, j0);
+        const long long f = f0 + lane;
+        v[t] = row < rows && f < width ? proofc::prologue::atomLayerInput(
+                                             pred, a0, a1, f, relu != 0)
+                                       : 0.0f;
+        __syncthreads();
+        const long long fs =
+            width - f0 < kAtomLayerTile ? width - f0 : kAtomLayerTile;
+        const float *vr = v + sub * kAtomLayerTile;
+        for (long long i = 0; i < fs; ++i)
+          acc = proofc::prologue::mulAddExactProduct(
+              acc, wT[i * kAtomLayerTile + lane], vr[i]);
+      }
+      if (row < rows && j0 + lane < out)
+        dst[row * out + j0 + lane] = proofc::prologue::toFloat(acc);
+    }
+  }
 }
 
 /// dst [cols, rows] = the transpose of src [rows, cols].

@@ -12,6 +12,8 @@
 //    __dadd_rn, which are never contracted into an FMA; the host build has
 //    -ffp-contract=off), then rounds once to float;
 //  - tf32_fragments is bit manipulation plus one f32 subtraction;
+//  - fold_atom_layer adds an atom's three rows in float, each sum rounded
+//    (device: __fadd_rn), then is fold_columns' sum from 0 (no bias);
 //  - copy with transpose moves words.
 //
 // Plain CUDA C++ with no includes under NVRTC (prologue.cu's embedding
@@ -70,6 +72,92 @@ PROOFC_PROLOGUE_FN float foldColumnsElement(const float *table,
   const long long r = e / out, j = e % out;
   return foldColumnsValue(table + r * cols, weight + j * in + colBegin, cols,
                           bias ? static_cast<double>(bias[j]) : 0.0);
+}
+
+/// Row x of an argument table of fold_atom_layer (docs/bundle.md): for x <
+/// vars variable row vars - 1 - x (the term -k of variable Vk is x = vars -
+/// k, row k - 1), for x < vars + consts constant row x - vars, else null
+/// (the zero row, x = vars + consts).
+PROOFC_PROLOGUE_FN const float *atomLayerArgRow(const float *constTable,
+                                                const float *varTable,
+                                                long long consts,
+                                                long long vars,
+                                                long long width, long long x) {
+  if (x < vars)
+    return varTable + (vars - 1 - x) * width;
+  if (x < vars + consts)
+    return constTable + (x - vars) * width;
+  return nullptr;
+}
+
+/// a + b rounded to the nearest float.
+PROOFC_PROLOGUE_FN float addFloat(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
+/// Feature f of an atom as fold_atom_layer's linear reads it: (pred[f] +
+/// arg0[f]) + arg1[f], each sum rounded to float, a null row read as zeros,
+/// then relu (v > 0 ? v : 0, HostPolicy's) when `relu`.
+PROOFC_PROLOGUE_FN float atomLayerInput(const float *pred, const float *arg0,
+                                        const float *arg1, long long f,
+                                        bool relu) {
+  const float v = addFloat(addFloat(pred ? pred[f] : 0.0f,
+                                    arg0 ? arg0[f] : 0.0f),
+                           arg1 ? arg1[f] : 0.0f);
+  return relu ? (v > 0.0f ? v : 0.0f) : v;
+}
+
+/// The tiled fold_atom_layer kernel's shape (prologue.cu), which its
+/// launch (PrologueSchedule.cpp) follows: kAtomLayerRowsPerPass rows a pass
+/// of a block of kAtomLayerThreads threads, outputs and features in tiles
+/// of kAtomLayerTile.
+constexpr long long kAtomLayerTile = 64;
+constexpr long long kAtomLayerRowsPerPass = 4;
+constexpr long long kAtomLayerThreads = kAtomLayerTile * kAtomLayerRowsPerPass;
+
+/// mulAdd(acc, w, x) as one fused multiply-add on the device: the product
+/// of two floats has at most 48 significant bits, so it is exact in double,
+/// and rounding acc + w·x once (fma) or the exact product then the sum
+/// (mulAdd) gives the same double. The tiled fold_atom_layer kernel
+/// (prologue.cu) uses it: half the double instructions, the same bits.
+PROOFC_PROLOGUE_FN double mulAddExactProduct(double acc, float w, float x) {
+#ifdef __CUDA_ARCH__
+  return __fma_rn(static_cast<double>(w), static_cast<double>(x), acc);
+#else
+  return acc + static_cast<double>(w) * static_cast<double>(x);
+#endif
+}
+
+/// Element e = row * out + j of fold_atom_layer, row = (p * n + x) * n + y
+/// (n = argRows, kernel_abi.h's atomLayerArgRows): the sum over f < width
+/// of weight[j][f] * atomLayerInput(P(p), A0(x), A1(y), f), accumulated in
+/// order from 0 and rounded once (foldColumnsValue's operations). P(p) is
+/// predProj's row p for p < predRows, else zero; A0, A1 are
+/// atomLayerArgRow of the arg0 and arg1 tables. weight is [out, width].
+PROOFC_PROLOGUE_FN float
+atomLayerElement(const float *predProj, const float *arg0Const,
+                 const float *arg1Const, const float *arg0Var,
+                 const float *arg1Var, const float *weight,
+                 long long predRows, long long consts, long long vars,
+                 long long argRows, long long width, long long out, bool relu,
+                 long long e) {
+  const long long row = e / out, j = e % out;
+  const long long y = row % argRows, x = row / argRows % argRows,
+                  p = row / argRows / argRows;
+  const float *pred = p < predRows ? predProj + p * width : nullptr;
+  const float *a0 =
+      atomLayerArgRow(arg0Const, arg0Var, consts, vars, width, x);
+  const float *a1 =
+      atomLayerArgRow(arg1Const, arg1Var, consts, vars, width, y);
+  const float *w = weight + j * width;
+  double acc = 0.0;
+  for (long long f = 0; f < width; ++f)
+    acc = mulAdd(acc, w[f], atomLayerInput(pred, a0, a1, f, relu));
+  return toFloat(acc);
 }
 
 /// The source element of element e of a transposed copy: dst [cols, rows]

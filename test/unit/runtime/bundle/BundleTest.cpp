@@ -54,6 +54,117 @@ TEST(Bundle, RoundTripsEveryField) {
   EXPECT_EQ(b.plan.launches.at(0).role, LaunchRole::Init);
 }
 
+/// A fold_atom_layer op over the reference bundle's folded tables.
+PrologueOp atomLayerOp(bool relu) {
+  PrologueOp op;
+  op.op = "fold_atom_layer";
+  op.dst = relu ? "atom_layer" : "atom_layer_linear";
+  op.table = "pred_proj";
+  op.weight = "mlp.0.weight";
+  op.args = {"arg0_const", "arg1_const", "arg0_var", "arg1_var"};
+  op.relu = relu;
+  return op;
+}
+
+// fold_atom_layer's "args" and "relu" are written for it alone and read
+// back; the other ops' JSON keeps its keys (older bundles stay valid).
+TEST(Bundle, RoundTripsFoldAtomLayer) {
+  Bundle a = referenceBundle();
+  a.plan.prologue.push_back(atomLayerOp(true));
+  a.plan.prologue.push_back(atomLayerOp(false));
+  const std::string text = serializeBundle(a);
+  const Bundle b = parseBundle(text, "x.pcb");
+  EXPECT_EQ(serializeBundle(b), text);
+  const std::vector<PrologueOp> &p = b.plan.prologue;
+  ASSERT_EQ(p.size(), a.plan.prologue.size());
+  for (bool relu : {true, false}) {
+    const PrologueOp &op = p.end()[relu ? -2 : -1];
+    EXPECT_EQ(op.op, "fold_atom_layer");
+    EXPECT_EQ(op.table, "pred_proj");
+    EXPECT_EQ(op.weight, "mlp.0.weight");
+    EXPECT_EQ(op.args, atomLayerOp(relu).args);
+    EXPECT_EQ(op.relu, relu);
+  }
+  const json j = json::parse(text);
+  for (size_t i = 0; i < p.size(); ++i) {
+    const bool atomLayer = p[i].op == "fold_atom_layer";
+    EXPECT_EQ(j["plan"]["prologue"][i].contains("args"), atomLayer) << i;
+    EXPECT_EQ(j["plan"]["prologue"][i].contains("relu"), atomLayer) << i;
+    if (!atomLayer)
+      EXPECT_TRUE(p[i].args.empty() && !p[i].relu) << i;
+  }
+}
+
+TEST(Bundle, FoldAtomLayerNeedsItsKeysAndOnlyItTakesThem) {
+  // docs/bundle.md's JSON, after the reference bundle's 5 prologue ops.
+  auto withLayer = [](const std::function<void(json &)> &edit) {
+    return [edit](json &j) {
+      j["plan"]["prologue"].push_back(
+          {{"op", "fold_atom_layer"},
+           {"dst", "atom_layer"},
+           {"table", "pred_proj"},
+           {"weight", "mlp.0.weight"},
+           {"bias", ""},
+           {"col_begin", 0},
+           {"cols", 0},
+           {"transpose", false},
+           {"args",
+            json::array({"arg0_const", "arg1_const", "arg0_var", "arg1_var"})},
+           {"relu", true}});
+      ASSERT_EQ(j["plan"]["prologue"].size(), 6u);
+      edit(j["plan"]["prologue"][5]);
+    };
+  };
+  struct Case {
+    std::function<void(json &)> edit;
+    const char *expected;
+  };
+  const Case cases[] = {
+      {withLayer([](json &op) { op.erase("args"); }),
+       "x.pcb: plan.prologue[5].args: missing field"},
+      {withLayer([](json &op) { op.erase("relu"); }),
+       "x.pcb: plan.prologue[5].relu: missing field"},
+      {withLayer([](json &op) { op["args"].erase(3); }),
+       "x.pcb: plan.prologue[5].args: expected 4 items, got 3"},
+      {withLayer([](json &op) { op["args"].push_back("x"); }),
+       "x.pcb: plan.prologue[5].args: expected 4 items, got 5"},
+      {withLayer([](json &op) { op["args"][2] = ""; }),
+       "x.pcb: plan.prologue[5].args[2]: must not be empty"},
+      {withLayer([](json &op) { op["args"] = "arg0_const"; }),
+       "x.pcb: plan.prologue[5].args: expected an array"},
+      {withLayer([](json &op) { op["relu"] = 1; }),
+       "x.pcb: plan.prologue[5].relu: expected true or false"},
+      {withLayer([](json &op) { op["weight"] = ""; }),
+       "x.pcb: plan.prologue[5].weight: fold_atom_layer needs a weight"},
+      {withLayer([](json &op) { op["bias"] = "mlp.0.bias"; }),
+       "x.pcb: plan.prologue[5].bias: fold_atom_layer takes no bias"},
+      {withLayer([](json &op) { op["cols"] = 64; }),
+       "x.pcb: plan.prologue[5].cols: fold_atom_layer takes no columns"},
+      {withLayer([](json &op) { op["col_begin"] = 1; }),
+       "x.pcb: plan.prologue[5].col_begin: fold_atom_layer takes no columns"},
+      {withLayer([](json &op) { op["transpose"] = true; }),
+       "x.pcb: plan.prologue[5].transpose: fold_atom_layer does not "
+       "transpose"},
+      {withLayer([](json &op) { op["extra"] = 1; }),
+       "x.pcb: plan.prologue[5].extra: unknown field"},
+      {[](json &j) {
+         j["plan"]["prologue"][0]["args"] = json::array({"a", "b", "c", "d"});
+       },
+       "x.pcb: plan.prologue[0].args: only fold_atom_layer takes \"args\""},
+      {[](json &j) { j["plan"]["prologue"][1]["relu"] = false; },
+       "x.pcb: plan.prologue[1].relu: only fold_atom_layer takes \"relu\""},
+      {[](json &j) { j["plan"]["prologue"][0]["op"] = "matmul"; },
+       "x.pcb: plan.prologue[0].op: unknown prologue op 'matmul' "
+       "(fold_columns, copy, tf32_fragments, fold_atom_layer)"},
+  };
+  for (const Case &c : cases) {
+    std::string error = errorAfter(c.edit);
+    EXPECT_NE(error.find(c.expected), std::string::npos)
+        << "expected '" << c.expected << "', got '" << error << "'";
+  }
+  EXPECT_EQ(errorAfter(withLayer([](json &) {})), "");
+}
+
 // Every role of BundleNames.h is written by its name and read back.
 TEST(Bundle, RoundTripsEveryLaunchRole) {
   for (const LaunchRoleName &r : kLaunchRoles) {

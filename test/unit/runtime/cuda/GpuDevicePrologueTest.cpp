@@ -2,7 +2,8 @@
 //
 // DevicePrologue over weights uploaded to the device, against
 // runPlanPrologue on the same weights: every output bit for bit, on the
-// hand-built plan (every op at odd sizes, random floats of every class), on
+// hand-built plan (every op at odd sizes, random floats of every class) and
+// fold_atom_layer's (random small sizes, with and without relu), on
 // the reference test bundle's and the compiled bundles' prologues over the
 // shared folder's real weights, across runs of one object on two streams
 // (scratch reused, then grown), with the kernel cache hit by a second
@@ -91,6 +92,15 @@ TEST_F(GpuDevicePrologue, EveryOpAtOddSizesIsBitIdenticalToTheHost) {
   std::unique_ptr<DevicePrologue> prologue = makePrologue();
   for (uint64_t seed : {1u, 2u, 3u}) {
     const PrologueCase c = handBuiltPrologueCase(seed);
+    expectMatchesHost(*prologue, c.plan, c.weights, c.outputs, streams_[0],
+                      "seed " + std::to_string(seed));
+  }
+}
+
+TEST_F(GpuDevicePrologue, AtomLayerIsBitIdenticalToTheHost) {
+  std::unique_ptr<DevicePrologue> prologue = makePrologue();
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    const PrologueCase c = atomLayerPrologueCase(seed);
     expectMatchesHost(*prologue, c.plan, c.weights, c.outputs, streams_[0],
                       "seed " + std::to_string(seed));
   }

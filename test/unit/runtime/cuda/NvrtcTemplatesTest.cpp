@@ -201,7 +201,7 @@ TEST(NvrtcTemplates, RolloutDeviceCodeCompiles) {
 // The device prologue's kernels (runtime/src/cuda/kernels/prologue.cu with
 // prologue_ops.h pasted in) as the runtime embeds them: one self-contained
 // source that NVRTC compiles for every architecture it still supports from
-// Turing on, exporting the three entry points DevicePrologue loads.
+// Turing on, exporting the four entry points DevicePrologue loads.
 TEST(NvrtcTemplates, DevicePrologueCompilesAsEmbedded) {
   PROOFC_REQUIRE_NVRTC(nvrtc);
   const std::string &source = DevicePrologue::source();
@@ -217,7 +217,8 @@ TEST(NvrtcTemplates, DevicePrologueCompilesAsEmbedded) {
         << "sm_" << major << minor;
     for (const char *entry :
          {DevicePrologue::kFoldColumnsEntry, DevicePrologue::kTransposeEntry,
-          DevicePrologue::kTf32FragmentsEntry})
+          DevicePrologue::kTf32FragmentsEntry,
+          DevicePrologue::kFoldAtomLayerEntry})
       EXPECT_NE(cubin.find(entry), std::string::npos)
           << entry << " in sm_" << major << minor;
   }

@@ -8,8 +8,10 @@
 // Every output must equal runPlanPrologue's tensor bit for bit: on a
 // hand-built plan with every op at odd sizes and random floats of every
 // class, and on the prologue of the reference test bundle and of the bundles
-// `proofc compile` writes, over real and random weights. The schedule's
-// checks must give runPlanPrologue's messages. No GPU needed.
+// `proofc compile` writes, over real and random weights; fold_atom_layer's
+// table must also equal a loop written from docs/bundle.md's index
+// convention. The schedule's checks must give runPlanPrologue's messages. No
+// GPU needed.
 //
 //===----------------------------------------------------------------------===//
 #include "Targets/CUDA/Kernels/emulation/CudaShim.h"
@@ -102,6 +104,19 @@ public:
           proofc_prologue_tf32_fragments(dst, src, s.rows, s.cols);
         });
         break;
+      case PrologueStep::Kind::FoldAtomLayer: {
+        const float *weight = at(s.weight);
+        const float *args[4];
+        for (int a = 0; a < 4; ++a)
+          args[a] = at(s.args[a]);
+        emu::launch(s.grid, s.block, [&] {
+          proofc_prologue_fold_atom_layer(dst, src, args[0], args[1], args[2],
+                                          args[3], weight, s.elements / s.out,
+                                          s.rows, s.consts, s.vars, s.argRows,
+                                          s.cols, s.out, s.relu ? 1 : 0);
+        });
+        break;
+      }
       }
     }
   }
@@ -184,6 +199,29 @@ TEST(PrologueEmulation, ScheduleWritesOutputsInPlaceAndIntermediatesToScratch) {
   EXPECT_EQ(tf32.elements, 2 * 16 * 24);
 }
 
+/// The host prologue's error for `c` is `message`, and the device's checks
+/// (the shapes alone, as DevicePrologue and prologueShapes see them) give
+/// the same.
+void expectOneMessageFromEveryChecker(const PrologueCase &c,
+                                      const std::string &message,
+                                      const char *what) {
+  const std::string host =
+      errorOf([&] { runPlanPrologue(c.plan, c.weights, "x.pcb"); });
+  EXPECT_EQ(host, message) << what;
+  std::map<std::string, AddressedTensor> addressed;
+  for (const auto &[name, t] : c.weights)
+    addressed[name] = AddressedTensor{0x1000, t.shape};
+  EXPECT_EQ(errorOf([&] { schedulePrologue(c.plan, addressed, {}, "x.pcb"); }),
+            host)
+      << what;
+  EXPECT_EQ(errorOf([&] {
+              prologueShapes(c.plan, EmulatedPrologue::shapeMapOf(c.weights),
+                             "x.pcb");
+            }),
+            host)
+      << what;
+}
+
 TEST(PrologueEmulation, ErrorsAreTheHostPrologues) {
   const PrologueCase good = handBuiltPrologueCase(4);
   struct Bad {
@@ -223,23 +261,7 @@ TEST(PrologueEmulation, ErrorsAreTheHostPrologues) {
   for (const Bad &bad : cases) {
     PrologueCase c = good;
     bad.edit(c);
-    const std::string host =
-        errorOf([&] { runPlanPrologue(c.plan, c.weights, "x.pcb"); });
-    EXPECT_EQ(host, bad.message) << bad.what;
-    // The shapes alone, as DevicePrologue sees them.
-    std::map<std::string, AddressedTensor> addressed;
-    for (const auto &[name, t] : c.weights)
-      addressed[name] = AddressedTensor{0x1000, t.shape};
-    EXPECT_EQ(
-        errorOf([&] { schedulePrologue(c.plan, addressed, {}, "x.pcb"); }),
-        host)
-        << bad.what;
-    EXPECT_EQ(errorOf([&] {
-                prologueShapes(c.plan, EmulatedPrologue::shapeMapOf(c.weights),
-                               "x.pcb");
-              }),
-              host)
-        << bad.what;
+    expectOneMessageFromEveryChecker(c, bad.message, bad.what);
   }
 }
 
@@ -276,6 +298,134 @@ TEST(PrologueEmulation, DeviceOnlyErrorsNameTheTensor) {
   EXPECT_EQ(scheduleError(huge, {}),
             "x.pcb: plan.prologue[0] (fold_columns -> fold.bias): dst "
             "'fold.bias' has more than 2^40 elements");
+}
+
+/// fold_atom_layer's table written straight from docs/bundle.md's index
+/// convention, independently of prologue_ops.h: row (p * N + x) * N + y,
+/// N = V + E + 1; P(p) pred_proj's row p, zero for p = R + 2; A(x) the var
+/// row V - 1 - x for x < V, the const row x - V below V + E, else zero; the
+/// atom summed in float in that order, relu'd, then W's rows dotted with it
+/// in double from 0 and rounded once.
+std::vector<float> atomLayerReference(const Tensor &pred, const Tensor &c0,
+                                      const Tensor &c1, const Tensor &v0,
+                                      const Tensor &v1, const Tensor &W,
+                                      bool relu) {
+  const int64_t predRows = pred.shape[0], w = pred.shape[1];
+  const int64_t E = c0.shape[0], V = v0.shape[0], out = W.shape[0];
+  const int64_t N = V + E + 1;
+  auto arg = [&](const Tensor &c, const Tensor &v, int64_t x,
+                 int64_t f) -> float {
+    if (x < V)
+      return v.data[(V - 1 - x) * w + f];
+    if (x < V + E)
+      return c.data[(x - V) * w + f];
+    return 0.0f;
+  };
+  std::vector<float> table;
+  for (int64_t p = 0; p <= predRows; ++p)
+    for (int64_t x = 0; x < N; ++x)
+      for (int64_t y = 0; y < N; ++y)
+        for (int64_t j = 0; j < out; ++j) {
+          double acc = 0.0;
+          for (int64_t f = 0; f < w; ++f) {
+            float v = p < predRows ? pred.data[p * w + f] : 0.0f;
+            v += arg(c0, v0, x, f);
+            v += arg(c1, v1, y, f);
+            if (relu && !(v > 0.0f))
+              v = 0.0f;
+            acc +=
+                static_cast<double>(W.data[j * w + f]) * static_cast<double>(v);
+          }
+          table.push_back(static_cast<float>(acc));
+        }
+  return table;
+}
+
+TEST(PrologueEmulation, AtomLayerIsBitIdenticalToTheHostAndTheConvention) {
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    const PrologueCase c = atomLayerPrologueCase(seed);
+    const std::string what = "seed " + std::to_string(seed);
+    expectEmulationMatchesHost(c.plan, c.weights, c.outputs, what);
+    const TensorMap host = runPlanPrologue(c.plan, c.weights, "x.pcb");
+    const Tensor &pred = host.at("pp");
+    const int64_t N =
+        c.weights.at("v0").shape[0] + c.weights.at("c0").shape[0] + 1;
+    for (const char *name : {"al.relu", "al.linear"}) {
+      const Tensor &table = host.at(name);
+      EXPECT_EQ(table.shape, (std::vector<int64_t>{(pred.shape[0] + 1) * N * N,
+                                                   c.weights.at("W").shape[0]}))
+          << what << ": " << name;
+      const bool relu = std::string(name) == "al.relu";
+      expectSameBits(atomLayerReference(pred, c.weights.at("c0"),
+                                        c.weights.at("c1"), c.weights.at("v0"),
+                                        c.weights.at("v1"), c.weights.at("W"),
+                                        relu),
+                     table, what + ": '" + name + "' against the convention");
+    }
+    // Past the budget: an empty table, and nothing launched for it.
+    EXPECT_EQ(host.at("al.empty").shape, (std::vector<int64_t>{0, 1})) << what;
+    EmulatedPrologue device(c.plan, c.weights, c.outputs);
+    int launches = 0;
+    for (const PrologueStep &step : device.schedule().steps) {
+      EXPECT_NE(step.tensor, "al.empty") << what;
+      launches += step.kind == PrologueStep::Kind::FoldAtomLayer;
+      if (step.tensor == "pp")
+        EXPECT_TRUE(step.dst.scratch) << what;
+    }
+    EXPECT_EQ(launches, 2) << what;
+  }
+}
+
+TEST(PrologueEmulation, AtomLayerErrorsAreTheHostPrologues) {
+  const PrologueCase good = atomLayerPrologueCase(3);
+  const int64_t w = good.weights.at("W").shape[1];
+  struct Bad {
+    const char *what;
+    std::function<void(PrologueCase &)> edit;
+    std::string message;
+  };
+  const std::string op = "x.pcb: plan.prologue[1] (fold_atom_layer -> al.relu)";
+  const std::string ws = std::to_string(w);
+  const std::vector<Bad> cases = {
+      {"missing arg", [](PrologueCase &c) { c.weights.erase("c1"); },
+       op + ": no tensor 'c1'"},
+      {"missing weight", [](PrologueCase &c) { c.weights.erase("W"); },
+       op + ": no tensor 'W'"},
+      {"three args",
+       [](PrologueCase &c) { c.plan.prologue[1].args.pop_back(); },
+       op + ": fold_atom_layer needs 4 args (arg0_const, arg1_const, "
+            "arg0_var, arg1_var), not 3"},
+      {"pred_proj not 2-D",
+       [](PrologueCase &c) { c.plan.prologue[1].table = "ba"; },
+       op + ": table 'ba' must be [R+2, width] with R >= 0"},
+      {"const width",
+       [w](PrologueCase &c) { c.weights["c0"].shape = {2, w + 1}; },
+       op + ": 'c0' must be [E, " + ws + "]"},
+      {"arg1_const rows",
+       [w](PrologueCase &c) { c.weights["c1"].shape = {99, w}; },
+       op + ": 'c1' must be [" +
+           std::to_string(good.weights.at("c0").shape[0]) + ", " + ws +
+           "], as 'c0'"},
+      {"odd var rows", [w](PrologueCase &c) { c.weights["v0"].shape = {3, w}; },
+       op + ": 'v0' must be [V, " + ws + "] with V even and > 0"},
+      {"no var rows", [w](PrologueCase &c) { c.weights["v0"].shape = {0, w}; },
+       op + ": 'v0' must be [V, " + ws + "] with V even and > 0"},
+      {"arg1_var rows",
+       [w](PrologueCase &c) { c.weights["v1"].shape = {8, w}; },
+       op + ": 'v1' must be [" +
+           std::to_string(good.weights.at("v0").shape[0]) + ", " + ws +
+           "], as 'v0'"},
+      {"weight width",
+       [w](PrologueCase &c) { c.weights["W"].shape = {2, w + 1}; },
+       op + ": weight 'W' must be [out, " + ws + "]"},
+  };
+  for (const Bad &bad : cases) {
+    PrologueCase c = good;
+    bad.edit(c);
+    for (auto &[name, t] : c.weights) // keep data and shape consistent
+      t.data.resize(static_cast<size_t>(t.numel()));
+    expectOneMessageFromEveryChecker(c, bad.message, bad.what);
+  }
 }
 
 /// The bundles whose prologue is checked: the reference test bundle and, when

@@ -8,7 +8,7 @@
 // weights that use every class of finite float (all mantissa bits, wide
 // exponents, subnormals, zeros, both signs, TF32 rounding ties), the plan's
 // "weights:<name>" outputs, and the bit-for-bit comparison with
-// runPlanPrologue.
+// runPlanPrologue; and a plan of fold_atom_layer ops at small random sizes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_TEST_UNIT_CUDA_PROLOGUETESTUTIL_H
@@ -129,6 +129,62 @@ inline PrologueCase handBuiltPrologueCase(uint64_t seed) {
   c.outputs = {"fold.bias",     "fold.nobias", "fold.cols0", "fold.empty",
                "m.t",           "f2.t",        "lin.tf32",   "lin2.t.tf32",
                "lin.copy.tf32", "b.copy",      "b",          "lin"};
+  return c;
+}
+
+/// fold_atom_layer (docs/bundle.md) at small sizes drawn from `seed`: R
+/// relations (pred_proj [R+2, w], itself a fold_columns intermediate in
+/// scratch), E entities, V variable rows, width w, `out` outputs; the op with
+/// and without relu (the second reading arg1_var through a plain copy), and
+/// one past kernel_abi.h's budget (E = 4096, w = out = 1: 0 rows). Its
+/// tensors: pp (pred_proj, the fold_columns dst), c0, c1 (the const args),
+/// v0, v1 (the var args), W; the outputs "al.relu", "al.linear", "al.empty".
+inline PrologueCase atomLayerPrologueCase(uint64_t seed) {
+  SplitMix64 rng(seed);
+  // Seeds past 6: widths and outputs past the device kernel's 64-wide tiles
+  // (prologue.cu), with partial last tiles, on few rows.
+  const bool wide = seed > 6;
+  const int64_t R = static_cast<int64_t>(rng.next() % (wide ? 2 : 4)),
+                E = 1 + static_cast<int64_t>(rng.next() % (wide ? 3 : 6)),
+                V = 2 * (1 + static_cast<int64_t>(rng.next() % (wide ? 1 : 3))),
+                w = wide ? 65 + static_cast<int64_t>(rng.next() % 80)
+                         : 1 + static_cast<int64_t>(rng.next() % 9),
+                out = wide ? 65 + static_cast<int64_t>(rng.next() % 80)
+                           : 1 + static_cast<int64_t>(rng.next() % 7);
+  PrologueCase c;
+  TensorMap &t = c.weights;
+  t["emb"] = randomTensor({R + 2, 5}, rng);
+  t["wa"] = randomTensor({w, 8}, rng);
+  t["ba"] = randomTensor({w}, rng);
+  for (const char *name : {"c0", "c1"})
+    t[name] = randomTensor({E, w}, rng);
+  for (const char *name : {"v0", "v1"})
+    t[name] = randomTensor({V, w}, rng);
+  t["W"] = randomTensor({out, w}, rng);
+  t["big.pp"] = randomTensor({2, 1}, rng);
+  for (const char *name : {"big.c0", "big.c1"})
+    t[name] = randomTensor({4096, 1}, rng);
+  for (const char *name : {"big.v0", "big.v1"})
+    t[name] = randomTensor({2, 1}, rng);
+  t["big.W"] = randomTensor({1, 1}, rng);
+  auto layer = [](std::string dst, std::string pred,
+                  std::vector<std::string> args, std::string weight,
+                  bool relu) {
+    PrologueOp op = prologueOp("fold_atom_layer", std::move(dst),
+                               std::move(pred), std::move(weight));
+    op.args = std::move(args);
+    op.relu = relu;
+    return op;
+  };
+  std::vector<PrologueOp> &p = c.plan.prologue;
+  p.push_back(prologueOp("fold_columns", "pp", "emb", "wa", "ba", 3, 5));
+  p.push_back(layer("al.relu", "pp", {"c0", "c1", "v0", "v1"}, "W", true));
+  p.push_back(prologueOp("copy", "v1.copy", "v1"));
+  p.push_back(
+      layer("al.linear", "pp", {"c0", "c1", "v0", "v1.copy"}, "W", false));
+  p.push_back(layer("al.empty", "big.pp",
+                    {"big.c0", "big.c1", "big.v0", "big.v1"}, "big.W", true));
+  c.outputs = {"al.relu", "al.linear", "al.empty"};
   return c;
 }
 

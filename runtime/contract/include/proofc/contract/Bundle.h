@@ -65,11 +65,21 @@ struct BufferDecl {
 ///   bias [out] or "" for none; computed in double, rounded once (the atom
 ///   embedding's linear split into pre-projected tables, as HostPolicy does).
 /// "copy": dst = table, or its transpose [cols, rows] when `transpose`.
+/// "tf32_fragments": table, an nn.Linear weight [out, in], split into TF32
+///   high and low parts in mma.sync B-fragment order.
+/// "fold_atom_layer": table = pred_proj [R+2, w], args = {arg0_const,
+///   arg1_const, arg0_var, arg1_var} ([E, w], [E, w], [V, w], [V, w]),
+///   weight = linear 0's W [out, w]: dst [atomLayerRows, out] holds W times
+///   every atom's relu?(pred + arg0 + arg1) (`relu`), no bias; kernel_abi.h
+///   defines its rows and budget, docs/bundle.md its index convention.
 struct PrologueOp {
   std::string op;
   std::string dst, table, weight, bias;
   int64_t colBegin = 0, cols = 0;
   bool transpose = false;
+  /// fold_atom_layer only (JSON "args", "relu"; absent for other ops).
+  std::vector<std::string> args;
+  bool relu = false;
 };
 
 struct KernelModule {

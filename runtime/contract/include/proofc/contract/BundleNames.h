@@ -26,10 +26,13 @@ namespace proofc {
 /// "R1" (R+1), "R2" (R+2), "RE1" (R*E+1), "NF" (facts), "NR" (rules), "NR1"
 /// (NR+1), "NRB" (rule body atoms), "N" (candidates); from the runtime
 /// "MEMO" (the step memo's entries, memoEntriesFor()) and "ACTIONS" (D when
-/// the run records the steps' actions, else 0: the rows of out.actions).
+/// the run records the steps' actions, else 0: the rows of out.actions);
+/// from program and data "AL" (the rows of the folded atom layer,
+/// kernel_abi.h's atomLayerRows(R, E, 2A, d), 0 past its budget) and "AN"
+/// (its argument rows atomLayerArgRows(2A, E) when AL > 0, else 0).
 inline constexpr std::string_view kBundleSymbols[] = {
-    "B",  "S",   "A",  "A2", "D",   "d",   "L", "E",    "R",      "R1",
-    "R2", "RE1", "NF", "NR", "NR1", "NRB", "N", "MEMO", "ACTIONS"};
+    "B",   "S",  "A",  "A2",  "D",   "d", "L",    "E",       "R",  "R1", "R2",
+    "RE1", "NF", "NR", "NR1", "NRB", "N", "MEMO", "ACTIONS", "AL", "AN"};
 
 inline bool isBundleSymbol(std::string_view name) {
   for (std::string_view symbol : kBundleSymbols)

@@ -3,8 +3,8 @@
 // Everything the CUDA C++ kernels of this directory share with the code that
 // launches them, defined once: the argument list of every kernel (and of
 // slot.cu's device function), the sizes the compiler must reserve for them
-// (engine.cu's derive scratch, memo.cu's entries) and the outcome buffers'
-// sentinels. The kernels include it; so do the compiler (lib/Conversion/
+// (engine.cu's derive scratch, memo.cu's entries, the policy's folded atom
+// layer) and the outcome buffers' sentinels. The kernels include it; so do the compiler (lib/Conversion/
 // EvalToGPU: the launches it emits are checked against these lists), the
 // runtime (runtime/src/cuda/PlanBinding.cpp: a bundle whose launches
 // disagree is refused) and the tests (test/unit/cuda: the emulated launches
@@ -230,6 +230,45 @@ PROOFC_ABI_FN int trajectoryEntryWords(int A) { return 3 + 3 * A; }
 /// many bytes before `args`.
 PROOFC_ABI_FN int slotLogitsBytesBeforeArgs(int S) {
   return (4 * S + 7) / 8 * 8;
+}
+
+// The policy's first linear layer folded into every atom: the prologue op
+// fold_atom_layer (docs/bundle.md) writes W · relu?(P(p) + A0(x) + A1(y)) for
+// every predicate row p < R + 3 (R + 2 pred_proj rows, then a zero row) and
+// every pair of argument rows x, y < n, n = atomLayerArgRows (the variable
+// rows, the entities, a zero row), so the policy kernel sums 6 table reads a
+// state instead of 18 and a matmul. The table has (R + 3) · n² rows of
+// `width` floats, made only within kAtomLayerMaxBytes: larger, it has 0 rows
+// (the symbol AL) and the kernel, told n = 0 (the symbol AN), takes its
+// unfolded path. The budget is a performance choice, not a limit of the
+// code: a table of kinship's size (98 MB) was measured faster on an H200,
+// even read at random; larger ones are unmeasured.
+
+/// The folded atom layer's budget in bytes.
+constexpr long long kAtomLayerMaxBytes = 128LL << 20;
+
+/// The argument rows of the folded atom layer: `varRows` variables (2A), E
+/// entities and a zero row.
+PROOFC_ABI_FN long long atomLayerArgRows(long long varRows, long long E) {
+  return varRows + E + 1;
+}
+
+/// The rows of the folded atom layer of `width` floats a row for R
+/// relations, E entities and `varRows` variable rows: (R + 3) · n² when its
+/// bytes are within kAtomLayerMaxBytes, else 0 (also for a width <= 0 or a
+/// negative count). Never overflows: the budget is checked by division.
+PROOFC_ABI_FN long long atomLayerRows(long long R, long long E,
+                                     long long varRows, long long width) {
+  if (width <= 0 || R < 0 || E < 0 || varRows < 0 ||
+      width > kAtomLayerMaxBytes / 4)
+    return 0;
+  const long long n = atomLayerArgRows(varRows, E);
+  if (n > (1LL << 16))
+    return 0;
+  const long long maxRows = kAtomLayerMaxBytes / (4 * width);
+  if (n * n > maxRows || R + 3 > maxRows / (n * n))
+    return 0;
+  return (R + 3) * n * n;
 }
 
 /// A rollouts call's parameters (docs/rollouts-cuda.md): the step and slot
