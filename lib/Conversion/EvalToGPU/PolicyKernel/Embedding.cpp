@@ -6,7 +6,10 @@
 // over the state's goals by fma with no branches (TRUE/FALSE and padding
 // scale their rows by 0); then the vector layers (FmaLayers.cpp), or, with
 // the tensor cores, the rows into the activation rows for
-// vectorLayersTf32 (TensorCoreLayers.cpp).
+// vectorLayersTf32 (TensorCoreLayers.cpp). With an eval.fold_atom_layer
+// table (N != 0 at run time) a tensor-core row is instead the sum of one
+// table row per atom, the first linear before its bias: the table holds
+// W · atom for every atom, and W · Σ atom = Σ W · atom.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelGenerator.h"
