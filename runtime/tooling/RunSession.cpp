@@ -1,13 +1,13 @@
 //===- RunSession.cpp - One evaluation run, shared by the tools -----------===//
 #include "tooling/RunSession.h"
 
-#include "host/HostThreads.h"
 #include "outputs/OutcomesWriter.h"
 #include "outputs/ProofFormats.h"
 #include "proofc/runtime/RunControl.h"
 #include "session/SessionAccess.h"
 #include "support/Fail.h"
 #include "support/FileIO.h"
+#include "support/HostThreads.h"
 #include "support/MessageText.h"
 #include "support/OutputFiles.h"
 #include "support/Sha256.h"

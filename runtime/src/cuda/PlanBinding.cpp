@@ -13,13 +13,14 @@
 #include "proofc/contract/kernel_abi.h"
 #include "proofc/runtime/Session.h"
 #include "support/Fail.h"
+#include "support/HostThreads.h"
 #include "support/MessageText.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <thread>
 
 namespace proofc {
 
@@ -178,9 +179,13 @@ Tensor tf32Fragments(const ResolvedPrologueOp &r, const TensorMap &tensors) {
   return dst;
 }
 
-/// fold_atom_layer a row (p, x, y) at a time: the row's atom input v once
-/// (atomLayerInput), then its `out` sums, fold_columns' from 0 over v
-/// (foldColumnsRow) -- atomLayerElement's operations in its order.
+/// fold_atom_layer, all of a row's outputs at once: W transposed into
+/// doubles, so the inner loop runs over consecutive outputs (the compiler
+/// vectorizes it). Each output is still atomLayerElement's own sum from 0
+/// in ascending f, and a float product is exact in double, so the bits are
+/// the element function's. The host makes it only when there is no device
+/// prologue (RunnerSetup.cpp) or in tests; kinship's 383 k rows of 64 sums
+/// of 64 are shared by up to 8 threads.
 Tensor foldAtomLayer(const ResolvedPrologueOp &r, const TensorMap &tensors) {
   const PrologueOp &op = *r.op;
   const float *pred = tensors.at(op.table).data.data();
@@ -191,34 +196,30 @@ Tensor foldAtomLayer(const ResolvedPrologueOp &r, const TensorMap &tensors) {
   Tensor dst;
   dst.shape = r.dstShape;
   dst.data.resize(static_cast<size_t>(r.dstElements));
-  const int64_t rows = r.dstShape[0], n = r.argRows, width = r.cols,
-                out = r.out;
+  const int64_t rows = r.dstShape[0], width = r.cols, out = r.out;
   if (rows == 0 || out == 0)
     return dst;
-  // atomLayerElement's sums, all of a row's outputs at once: W transposed
-  // into doubles, so the inner loop runs over consecutive outputs (the
-  // compiler vectorizes it). Each output is still its own sum from 0 in
-  // ascending f, and a float product is exact in double, so the bits are
-  // the element function's. kinship's table is 383 k rows of 64 sums of
-  // 64: the rows are shared by up to 8 threads.
   std::vector<double> wt(static_cast<size_t>(width * out));
   for (int64_t j = 0; j < out; ++j)
     for (int64_t f = 0; f < width; ++f)
       wt[static_cast<size_t>(f * out + j)] =
           static_cast<double>(weight[j * width + f]);
-  auto fold = [&](int64_t begin, int64_t end) {
+  const int threads =
+      rows * out * width < (int64_t{1} << 24)
+          ? 1
+          : std::min(hostThreadCount(0), 8); // the pool walk's cap
+  const int64_t per = (rows + threads - 1) / threads;
+  std::atomic<bool> abort{false};
+  runHostWorkers(threads, abort, [&](int t) {
     std::vector<float> v(static_cast<size_t>(width));
     std::vector<double> acc(static_cast<size_t>(out));
-    for (int64_t row = begin; row < end; ++row) {
-      const int64_t p = row / n / n, x = row / n % n, y = row % n;
-      const float *predRow = p < r.rows ? pred + p * width : nullptr;
-      const float *a0 = prologue::atomLayerArgRow(args[0], args[2], r.consts,
-                                                  r.vars, width, x);
-      const float *a1 = prologue::atomLayerArgRow(args[1], args[3], r.consts,
-                                                  r.vars, width, y);
+    for (int64_t row = t * per; row < std::min(rows, (t + 1) * per); ++row) {
+      const prologue::AtomLayerRowInputs in = prologue::atomLayerRowInputs(
+          pred, args[0], args[1], args[2], args[3], r.rows, r.consts, r.vars,
+          r.argRows, width, row);
       for (int64_t f = 0; f < width; ++f)
         v[static_cast<size_t>(f)] =
-            prologue::atomLayerInput(predRow, a0, a1, f, op.relu);
+            prologue::atomLayerInput(in.pred, in.arg0, in.arg1, f, op.relu);
       std::fill(acc.begin(), acc.end(), 0.0);
       for (int64_t f = 0; f < width; ++f) {
         const double xf = static_cast<double>(v[static_cast<size_t>(f)]);
@@ -230,27 +231,7 @@ Tensor foldAtomLayer(const ResolvedPrologueOp &r, const TensorMap &tensors) {
       for (int64_t j = 0; j < out; ++j)
         o[j] = prologue::toFloat(acc[static_cast<size_t>(j)]);
     }
-  };
-  const int threads = rows * out * width < (int64_t{1} << 24)
-                          ? 1
-                          : static_cast<int>(std::clamp<unsigned>(
-                                std::thread::hardware_concurrency(), 1, 8));
-  if (threads == 1) {
-    fold(0, rows);
-    return dst;
-  }
-  std::vector<std::thread> pool;
-  const int64_t per = (rows + threads - 1) / threads;
-  try {
-    for (int t = 1; t < threads; ++t)
-      pool.emplace_back(fold, std::min(rows, t * per),
-                        std::min(rows, (t + 1) * per));
-  } catch (...) { // no thread to start: the rest on this one
-    fold(std::min(rows, static_cast<int64_t>(pool.size() + 1) * per), rows);
-  }
-  fold(0, std::min(rows, per));
-  for (std::thread &th : pool)
-    th.join();
+  });
   return dst;
 }
 

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "host/HostBackend.h"
-#include "host/HostThreads.h"
+#include "support/HostThreads.h"
 
 #include "data/KnowledgeBase.h"
 #include "data/MemoryBudget.h"

@@ -14,7 +14,6 @@
 #include "bundle/Bundle.h"
 #include "cuda/CudaBackend.h"
 #include "host/HostBackend.h"
-#include "host/HostThreads.h"
 #include "outputs/Provenance.h"
 #include "outputs/Report.h"
 #include "proofc/runtime/RunControl.h"
@@ -25,6 +24,7 @@
 #include "support/Cancellation.h"
 #include "support/Checksum.h"
 #include "support/Fail.h"
+#include "support/HostThreads.h"
 #include "support/MessageText.h"
 #include "support/Sha256.h"
 

@@ -15,8 +15,8 @@
 
 #include "data/KnowledgeBase.h"
 #include "host/Engine.h"
-#include "host/HostThreads.h"
 #include "support/Fail.h"
+#include "support/HostThreads.h"
 
 #include <algorithm>
 #include <atomic>

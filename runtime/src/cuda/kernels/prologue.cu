@@ -81,16 +81,12 @@ extern "C" __global__ void proofc_prologue_fold_atom_layer(
       (rows + kAtomLayerRowsPerPass - 1) / kAtomLayerRowsPerPass;
   for (long long pass = blockIdx.x; pass < passes; pass += gridDim.x) {
     const long long row = pass * kAtomLayerRowsPerPass + sub;
-    const float *pred = nullptr, *a0 = nullptr, *a1 = nullptr;
-    if (row < rows) {
-      const long long y = row % argRows, x = row / argRows % argRows,
-                      p = row / argRows / argRows;
-      pred = p < predRows ? predProj + p * width : nullptr;
-      a0 = proofc::prologue::atomLayerArgRow(arg0Const, arg0Var, consts, vars,
-                                             width, x);
-      a1 = proofc::prologue::atomLayerArgRow(arg1Const, arg1Var, consts, vars,
-                                             width, y);
-    }
+    proofc::prologue::AtomLayerRowInputs in = {nullptr, nullptr, nullptr};
+    if (row < rows)
+      in = proofc::prologue::atomLayerRowInputs(predProj, arg0Const, arg1Const,
+                                                arg0Var, arg1Var, predRows,
+                                                consts, vars, argRows, width,
+                                                row);
     for (long long j0 = 0; j0 < out; j0 += kAtomLayerTile) {
       double acc = 0.0;
       for (long long f0 = 0; f0 < width; f0 += kAtomLayerTile) {
@@ -99,7 +95,8 @@ extern "C" __global__ void proofc_prologue_fold_atom_layer(
           loadW(f0, j0);
         const long long f = f0 + lane;
         v[t] = row < rows && f < width ? proofc::prologue::atomLayerInput(
-                                             pred, a0, a1, f, relu != 0)
+                                             in.pred, in.arg0, in.arg1, f,
+                                             relu != 0)
                                        : 0.0f;
         __syncthreads();
         const long long fs =

@@ -111,6 +111,25 @@ PROOFC_PROLOGUE_FN float atomLayerInput(const float *pred, const float *arg0,
   return relu ? (v > 0.0f ? v : 0.0f) : v;
 }
 
+/// The three rows an atom of fold_atom_layer adds, P(p), A0(x) and A1(y)
+/// (null: a zero row), for its table row `row` = (p * n + x) * n + y (n =
+/// argRows, kernel_abi.h's atomLayerArgRows): P(p) is predProj's row p for
+/// p < predRows, A0 and A1 atomLayerArgRow of the arg0 and arg1 tables.
+struct AtomLayerRowInputs {
+  const float *pred, *arg0, *arg1;
+};
+PROOFC_PROLOGUE_FN AtomLayerRowInputs atomLayerRowInputs(
+    const float *predProj, const float *arg0Const, const float *arg1Const,
+    const float *arg0Var, const float *arg1Var, long long predRows,
+    long long consts, long long vars, long long argRows, long long width,
+    long long row) {
+  const long long y = row % argRows, x = row / argRows % argRows,
+                  p = row / argRows / argRows;
+  return {p < predRows ? predProj + p * width : nullptr,
+          atomLayerArgRow(arg0Const, arg0Var, consts, vars, width, x),
+          atomLayerArgRow(arg1Const, arg1Var, consts, vars, width, y)};
+}
+
 /// The tiled fold_atom_layer kernel's shape (prologue.cu), which its
 /// launch (PrologueSchedule.cpp) follows: kAtomLayerRowsPerPass rows a pass
 /// of a block of kAtomLayerThreads threads, outputs and features in tiles
@@ -132,12 +151,10 @@ PROOFC_PROLOGUE_FN double mulAddExactProduct(double acc, float w, float x) {
 #endif
 }
 
-/// Element e = row * out + j of fold_atom_layer, row = (p * n + x) * n + y
-/// (n = argRows, kernel_abi.h's atomLayerArgRows): the sum over f < width
-/// of weight[j][f] * atomLayerInput(P(p), A0(x), A1(y), f), accumulated in
-/// order from 0 and rounded once (foldColumnsValue's operations). P(p) is
-/// predProj's row p for p < predRows, else zero; A0, A1 are
-/// atomLayerArgRow of the arg0 and arg1 tables. weight is [out, width].
+/// Element e = row * out + j of fold_atom_layer: the sum over f < width of
+/// weight[j][f] * atomLayerInput(P(p), A0(x), A1(y), f) for the row's
+/// atomLayerRowInputs, accumulated in order from 0 and rounded once
+/// (foldColumnsValue's operations). weight is [out, width].
 PROOFC_PROLOGUE_FN float
 atomLayerElement(const float *predProj, const float *arg0Const,
                  const float *arg1Const, const float *arg0Var,
@@ -146,17 +163,13 @@ atomLayerElement(const float *predProj, const float *arg0Const,
                  long long argRows, long long width, long long out, bool relu,
                  long long e) {
   const long long row = e / out, j = e % out;
-  const long long y = row % argRows, x = row / argRows % argRows,
-                  p = row / argRows / argRows;
-  const float *pred = p < predRows ? predProj + p * width : nullptr;
-  const float *a0 =
-      atomLayerArgRow(arg0Const, arg0Var, consts, vars, width, x);
-  const float *a1 =
-      atomLayerArgRow(arg1Const, arg1Var, consts, vars, width, y);
+  const AtomLayerRowInputs in =
+      atomLayerRowInputs(predProj, arg0Const, arg1Const, arg0Var, arg1Var,
+                         predRows, consts, vars, argRows, width, row);
   const float *w = weight + j * width;
   double acc = 0.0;
   for (long long f = 0; f < width; ++f)
-    acc = mulAdd(acc, w[f], atomLayerInput(pred, a0, a1, f, relu));
+    acc = mulAdd(acc, w[f], atomLayerInput(in.pred, in.arg0, in.arg1, f, relu));
   return toFloat(acc);
 }
 

@@ -6,12 +6,14 @@
 // thread: whichever worker throws first raises `abort` so that the others
 // stop at their next item, every thread is joined, and that first
 // exception is rethrown. Written once here; derive() of any states
-// (session/StateDeriver.cpp) runs its ranges of states on it too. Also the
-// one rule for how many threads "0: every core" means (hostThreadCount).
+// (session/StateDeriver.cpp) runs its ranges of states on it too, and the
+// host's fold_atom_layer (cuda/PlanBinding.cpp) its rows: support/, below
+// every layer that uses it. Also the one rule for how many threads "0:
+// every core" means (hostThreadCount).
 //
 //===----------------------------------------------------------------------===//
-#ifndef PROOFC_RUNTIME_HOST_HOSTTHREADS_H
-#define PROOFC_RUNTIME_HOST_HOSTTHREADS_H
+#ifndef PROOFC_RUNTIME_SUPPORT_HOSTTHREADS_H
+#define PROOFC_RUNTIME_SUPPORT_HOSTTHREADS_H
 
 #include <algorithm>
 #include <atomic>
@@ -59,4 +61,4 @@ void runHostWorkers(int threads, std::atomic<bool> &abort, Work &&work) {
 
 } // namespace proofc
 
-#endif // PROOFC_RUNTIME_HOST_HOSTTHREADS_H
+#endif // PROOFC_RUNTIME_SUPPORT_HOSTTHREADS_H
