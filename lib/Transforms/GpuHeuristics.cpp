@@ -47,12 +47,18 @@ int64_t mlir::eval::chooseGroups(bool tensorCores, int64_t B,
 }
 
 int64_t mlir::eval::chooseMinBlocksPerSm(bool tensorCores, int64_t B,
-                                         StringRef schedule) {
+                                         StringRef schedule,
+                                         bool foldedAtomLayer) {
   if (schedule == "persistent")
     return 2;
   if (!tensorCores)
     return B >= 1024 ? 8 : 6;
-  return B < 1024 ? 2 : B < 4096 ? 10 : 18;
+  return B < 1024 ? 2 : B < 4096 ? 10 : foldedAtomLayer ? 21 : 18;
+}
+
+int64_t mlir::eval::chooseStepsInFlight(int64_t B, StringRef schedule,
+                                        bool foldedAtomLayer) {
+  return schedule != "persistent" && B >= 4096 && foldedAtomLayer ? 1 : 2;
 }
 
 int64_t mlir::eval::chooseEngineThreads(int64_t B) {

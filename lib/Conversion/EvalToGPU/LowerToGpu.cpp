@@ -119,8 +119,9 @@ struct EvalLowerToGpuPass
   /// put the policy on the tensor cores (its TF32 fragment tables), then
   /// the warps per block and the blocks per SM; the engine's block from B.
   FailureOr<EvalLowerToGpuPassOptions> resolveOptions(ProgramOp program) {
-    bool tensorCores = false;
+    bool tensorCores = false, foldedAtomLayer = false;
     program.walk([&](SplitTf32WeightOp) { tensorCores = true; });
+    program.walk([&](FoldAtomLayerOp) { foldedAtomLayer = true; });
     int64_t B = program.getBAttr().getInt();
     EvalLowerToGpuPassOptions o;
     o.chip = chip;
@@ -146,9 +147,10 @@ struct EvalLowerToGpuPass
     o.memoMaxWaits = memoMaxWaits != kAutoOption
                          ? static_cast<int64_t>(memoMaxWaits)
                          : (fusedStepKernel ? chooseMemoMaxWaits(B) : 0);
-    o.minBlocksPerSm = minBlocksPerSm == kAutoOption
-                           ? chooseMinBlocksPerSm(tensorCores, B, o.schedule)
-                           : static_cast<int64_t>(minBlocksPerSm);
+    o.minBlocksPerSm =
+        minBlocksPerSm == kAutoOption
+            ? chooseMinBlocksPerSm(tensorCores, B, o.schedule, foldedAtomLayer)
+            : static_cast<int64_t>(minBlocksPerSm);
     if (o.groups < 0 || o.statesPerThread < 1 ||
         (o.groups == 0 && o.schedule != "persistent"))
       return program.emitError()

@@ -47,6 +47,7 @@
 
 #include "PolicyKernel/KernelGenerator.h"
 
+#include "proofc/Dialect/Eval/Transforms/GpuHeuristics.h"
 #include "proofc/Dialect/Eval/Transforms/ValueBuffers.h"
 
 #include "mlir/IR/SymbolTable.h"
@@ -199,6 +200,9 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
         break;
       }
   }
+  if (tiling.tf32)
+    tiling.stepsInFlight =
+        chooseStepsInFlight(B, persistent ? "persistent" : "step", atomLayer);
   for (const std::string &table : tables) {
     FailureOr<BufferOp> buffer = getWeightBuffer(op, table);
     if (failed(buffer))

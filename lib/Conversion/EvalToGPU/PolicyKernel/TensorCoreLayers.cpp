@@ -236,10 +236,10 @@ SmallVector<Value> KernelGenerator::linearTf32(const VectorLayer &layer,
     }
     return c;
   };
-  // kStepsPerIteration k-steps per iteration, their loads first: one L2
-  // round trip for the weights of both.
+  // tl.stepsInFlight k-steps per iteration, their loads first: one L2
+  // round trip for the weights of all of them.
   int64_t steps = layer.in / 8;
-  int64_t per = steps % kStepsPerIteration == 0 ? kStepsPerIteration : 1;
+  int64_t per = steps % tl.stepsInFlight == 0 ? tl.stepsInFlight : 1;
   SmallVector<Value> acc = forLoop(
       cIdx(0), cIdx(steps), cIdx(per), inits, [&](Value ks, ValueRange iters) {
         SmallVector<StepOperands> ops;

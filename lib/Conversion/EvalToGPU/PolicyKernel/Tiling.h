@@ -25,8 +25,9 @@ constexpr int64_t kUnrolledAtoms = 16;
 /// Inputs of a linear layer per loop iteration (unrolled inside): enough
 /// loads in flight without hoisting a whole layer's weights into registers.
 constexpr int64_t kInputsPerIteration = 16;
-/// Tensor-core k-steps per loop iteration (their loads issued together).
-constexpr int64_t kStepsPerIteration = 2;
+/// The most tensor-core k-steps whose weight loads are issued together
+/// (Tiling::stepsInFlight).
+constexpr int64_t kMaxStepsInFlight = 2;
 
 /// How a block tiles the (state, feature) plane: Q threads share a state row,
 /// each owning F consecutive features of T rows; a warp holds R = 32 / Q row
@@ -37,6 +38,11 @@ struct Tiling {
   /// and the activation rows are padded by 4 floats so that the A-fragment
   /// loads (8 rows x 4 columns) hit 32 different banks.
   bool tf32 = false;
+  /// Tensor-core k-steps per iteration of a layer's loop, their weight
+  /// fragments loaded first (one L2 round trip for all of them); each
+  /// k-step in flight holds 4 registers a lane per n-tile
+  /// (chooseStepsInFlight, GpuHeuristics.h).
+  int64_t stepsInFlight = kMaxStepsInFlight;
   int64_t width() const { return Q * F; }
   int64_t actStride() const { return tf32 ? width() + 4 : width(); }
   int64_t rowsPerWarp() const { return R * T; }

@@ -44,15 +44,34 @@ StringRef chooseSchedule(bool tensorCores, int64_t B, bool fusedStep);
 int64_t chooseGroups(bool tensorCores, int64_t B, StringRef schedule);
 
 /// min-blocks-per-sm=-1: with FMA layers 6 below B = 1024, 8 from there on;
-/// with the tensor cores 2 below 1024, 10 below 4096, 18 from there on;
-/// persistent: 2. From B = 4096 the kernel's one-warp blocks are latency
-/// bound (each waits on its rows' table reads from L2), and the warps an
-/// SM holds matter more than registers: with 18 ptxas gives the V10 kernel
-/// 96 registers (21 blocks an SM) instead of 16's 128 (16 blocks). Issue
-/// 29's sweep on an H200: fb15k-237's first 700 test queries at B=16384,
-/// the policy 4.17 -> 3.84 s (20, the same 96 registers, the same; 12
+/// with the tensor cores 2 below 1024, 10 below 4096, 18 from there on (21
+/// where the plan folds the first linear into a table of every atom,
+/// `foldedAtomLayer`: with one k-step's weights in flight,
+/// chooseStepsInFlight, it fits in 96 registers with 44 bytes of spills;
+/// V10 at B=4096 3.92 -> 3.85 ms, umls 8.87 -> 8.77 ms, one H200,
+/// docs/performance.md row 32); persistent: 2. From B = 4096 the kernel's
+/// one-warp blocks are latency bound (each waits on its rows' table reads from
+/// L2), and the warps an SM holds matter more than registers: with 18 ptxas
+/// gives the V10 kernel 96 registers (21 blocks an SM) instead of 16's 128 (16
+/// blocks). Issue 29's sweep on an H200: fb15k-237's first 700 test queries at
+/// B=16384, the policy 4.17 -> 3.84 s (20, the same 96 registers, the same; 12
 /// 4.80 s; 22 and 23 4.0 s); V10 at B=4096 5.77 -> 5.63 ms.
-int64_t chooseMinBlocksPerSm(bool tensorCores, int64_t B, StringRef schedule);
+int64_t chooseMinBlocksPerSm(bool tensorCores, int64_t B, StringRef schedule,
+                             bool foldedAtomLayer);
+
+/// The tensor-core k-steps whose weight fragments a policy-kernel warp
+/// loads together in a linear layer's loop (not an option: chosen from B,
+/// the schedule and the fold alone, --min-blocks-per-sm given or not): 1 in
+/// the step schedule from B = 4096 when the plan folds the atom layer
+/// (where chooseMinBlocksPerSm picks 21), 2 elsewhere. Two in flight shorten
+/// the layer's chain of L2 round trips but hold 32 more registers a lane
+/// (V10's width 64): under 21 blocks' 96 registers they spill 112 bytes
+/// (V10 4.05 ms at B=4096, against 3.86 with one). Without the fold, or at
+/// B = 1024 (10 two-warp blocks, also 96 registers), two stayed faster
+/// (V10 --no-atom-layer-table at B=4096 5.06 against 5.15 ms with one and
+/// 21 blocks; B=1024 5.35 against 5.38 ms).
+int64_t chooseStepsInFlight(int64_t B, StringRef schedule,
+                            bool foldedAtomLayer);
 
 /// engine-threads=-1: the block size of the engine kernels (proofc_engine,
 /// proofc_advance_engine; the persistent kernel derives with its own
