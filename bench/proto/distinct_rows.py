@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from workload_stats import key64  # noqa: E402
+from workload_stats import chunk_stats, key64  # noqa: E402
 
 
 def main():
@@ -40,30 +40,15 @@ def main():
     triples[mode == 0, 0] = entity[mode == 0]
     triples[mode == 1, 2] = entity[mode == 1]
     A = ev.program["A"]
-    traj = ev.rollouts(o.weights, triples, np.zeros(len(triples), np.uint8),
-                       episodes=1, sampled=False)
-    arr = lambda x: np.asarray(x.cpu() if hasattr(x, "cpu") else x)
-    states = arr(traj.states).reshape(-1, A * 3)
-    depth, k = arr(traj.depth), arr(traj.step_count).astype(np.int64)
-    ep = arr(traj.step_episode)
-    g = states[arr(traj.step_state)]
-    start = np.zeros(len(k), bool)
-    start[np.concatenate([[0], np.cumsum(depth)[:-1]])] = True
-    # The memo's key (workload_stats.py): the state, plus (h, t) where the
-    # candidate's own fact unifies with the first goal.
-    h, r, t = (triples[ep, i] for i in range(3))
-    p, a0, a1 = g[:, 0], g[:, 1], g[:, 2]
-    relevant = ((p == r) & ((a0 < 0) | (a0 == h)) & ((a1 < 0) | (a1 == t)) &
-                ~((a0 < 0) & (a0 == a1) & (h != t)))
-    ht = np.where(relevant[:, None], np.stack([h, t], 1), -1)
-    keys = key64(np.concatenate([g, ht], axis=1))
+    st = chunk_stats(ev, o.weights, triples, A)
+    g, k, keys, start, ep = (st[n] for n in ("g", "k", "keys", "start", "ep"))
     computed = start.copy()
     _, first = np.unique(keys[~start], return_index=True)
     computed[np.nonzero(~start)[0][first]] = True
     computed &= k > 1
     steps = np.nonzero(computed)[0]
     derived = ev.derive(g[steps].reshape(-1, A, 3), triples[ep[steps]])
-    children = arr(derived["states"]).reshape(-1, A * 3)
+    children = np.asarray(derived["states"]).reshape(-1, A * 3)
     rows = np.concatenate([key64(children), key64(g[steps])])
     print(f"{len(steps)} computed steps with k > 1, {len(rows)} rows "
           f"({len(children)} children), {len(np.unique(rows))} distinct")

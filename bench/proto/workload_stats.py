@@ -83,7 +83,8 @@ def key64(words):
 
 def chunk_stats(ev, weights, triples, A):
     """Per step of each greedy episode: k, whether it is the start step,
-    its memo key; per episode: depth and status."""
+    its memo key, its state g [A * 3] and episode ep; per episode: depth
+    and status."""
     traj = ev.rollouts(weights, triples, np.zeros(len(triples), np.uint8),
                        episodes=1, sampled=False)
     arr = lambda x: np.asarray(x.cpu() if hasattr(x, "cpu") else x)
@@ -103,7 +104,8 @@ def chunk_stats(ev, weights, triples, A):
                 ~((a0 < 0) & (a0 == a1) & (h != t)))
     ht = np.where(relevant[:, None], np.stack([h, t], 1), -1)
     keys = key64(np.concatenate([g, ht], axis=1))
-    return dict(k=k, start=start, keys=keys, depth=depth, status=status)
+    return dict(k=k, start=start, keys=keys, depth=depth, status=status, g=g,
+                ep=ep)
 
 
 def main():
