@@ -131,12 +131,16 @@ PROOFC_PROLOGUE_FN AtomLayerRowInputs atomLayerRowInputs(
 }
 
 /// The tiled fold_atom_layer kernel's shape (prologue.cu), which its
-/// launch (PrologueSchedule.cpp) follows: kAtomLayerRowsPerPass rows a pass
-/// of a block of kAtomLayerThreads threads, outputs and features in tiles
-/// of kAtomLayerTile.
+/// launch (PrologueSchedule.cpp) follows: a block of kAtomLayerThreads
+/// threads takes kAtomLayerRowsPerPass rows a pass, outputs and features in
+/// tiles of kAtomLayerTile, each thread one output of
+/// kAtomLayerRowsPerThread rows (independent sums, so that a thread's
+/// double FMAs do not wait on each other).
 constexpr long long kAtomLayerTile = 64;
-constexpr long long kAtomLayerRowsPerPass = 4;
-constexpr long long kAtomLayerThreads = kAtomLayerTile * kAtomLayerRowsPerPass;
+constexpr long long kAtomLayerThreads = 256;
+constexpr long long kAtomLayerRowsPerThread = 8;
+constexpr long long kAtomLayerRowsPerPass =
+    kAtomLayerThreads / kAtomLayerTile * kAtomLayerRowsPerThread;
 
 /// mulAdd(acc, w, x) as one fused multiply-add on the device: the product
 /// of two floats has at most 48 significant bits, so it is exact in double,
