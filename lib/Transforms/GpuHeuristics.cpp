@@ -56,6 +56,10 @@ int64_t mlir::eval::chooseMinBlocksPerSm(bool tensorCores, int64_t B,
   return B < 1024 ? 2 : B < 4096 ? 10 : foldedAtomLayer ? 21 : 18;
 }
 
+bool mlir::eval::plansAtomLayerTable(ProgramOp program) {
+  return !program.getBody().front().getOps<FoldAtomLayerOp>().empty();
+}
+
 int64_t mlir::eval::chooseStepsInFlight(int64_t B, StringRef schedule,
                                         bool foldedAtomLayer) {
   return schedule != "persistent" && B >= 4096 && foldedAtomLayer ? 1 : 2;

@@ -119,9 +119,9 @@ struct EvalLowerToGpuPass
   /// put the policy on the tensor cores (its TF32 fragment tables), then
   /// the warps per block and the blocks per SM; the engine's block from B.
   FailureOr<EvalLowerToGpuPassOptions> resolveOptions(ProgramOp program) {
-    bool tensorCores = false, foldedAtomLayer = false;
+    bool tensorCores = false;
     program.walk([&](SplitTf32WeightOp) { tensorCores = true; });
-    program.walk([&](FoldAtomLayerOp) { foldedAtomLayer = true; });
+    const bool foldedAtomLayer = plansAtomLayerTable(program);
     int64_t B = program.getBAttr().getInt();
     EvalLowerToGpuPassOptions o;
     o.chip = chip;

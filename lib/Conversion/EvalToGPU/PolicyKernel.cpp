@@ -201,8 +201,8 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
       }
   }
   if (tiling.tf32)
-    tiling.stepsInFlight =
-        chooseStepsInFlight(B, persistent ? "persistent" : "step", atomLayer);
+    tiling.stepsInFlight = chooseStepsInFlight(
+        B, persistent ? "persistent" : "step", plansAtomLayerTable(program));
   for (const std::string &table : tables) {
     FailureOr<BufferOp> buffer = getWeightBuffer(op, table);
     if (failed(buffer))

@@ -181,9 +181,10 @@ Tensor tf32Fragments(const ResolvedPrologueOp &r, const TensorMap &tensors) {
 
 /// fold_atom_layer, all of a row's outputs at once: W transposed into
 /// doubles, so the inner loop runs over consecutive outputs (the compiler
-/// vectorizes it). Each output is still atomLayerElement's own sum from 0
-/// in ascending f, and a float product is exact in double, so the bits are
-/// the element function's. The host makes it only when there is no device
+/// vectorizes it). Each output is still its own sum (docs/bundle.md:
+/// weight[j][f] times atomLayerInput, in double from 0 in ascending f,
+/// rounded once), and a float product is exact in double, so the bits are
+/// the device kernel's. The host makes it only when there is no device
 /// prologue (RunnerSetup.cpp) or in tests; kinship's 383 k rows of 64 sums
 /// of 64 are shared by up to 8 threads.
 Tensor foldAtomLayer(const ResolvedPrologueOp &r, const TensorMap &tensors) {

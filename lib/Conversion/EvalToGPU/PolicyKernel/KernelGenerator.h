@@ -205,8 +205,10 @@ private:
   /// the C layout for the layers after it. Returns the C-layout encoding.
   SmallVector<Value> vectorLayersTf32();
 
-  /// vectorLayersTf32, from the rows that embedRowsTf32(folded = true)
-  /// left: the first linear's output is the rows plus its bias.
+  /// vectorLayersTf32 on one path: `folded`, the activation rows encode()
+  /// left hold the first linear before its bias (one table row per atom),
+  /// so its output is the rows plus the bias; else the layers from the
+  /// first linear.
   SmallVector<Value> vectorLayersTf32(bool folded);
 
   /// y = bias + x · Wᵀ for the warp's 16 rows (read from its activation

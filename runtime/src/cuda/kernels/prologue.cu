@@ -49,9 +49,10 @@ proofc_prologue_fold_columns(float *dst, const float *table,
 /// overlap instead of each waiting for the last, and a row's input rows
 /// are found once a pass (one sum a thread, its inputs found once an
 /// element, took 1.32 ms for kinship's table at 1.36 GHz, Nsight Compute;
-/// this kernel 0.72 ms). Each output is still atomLayerElement's sum,
-/// from 0 in ascending f, with mulAddExactProduct (the same bits), so the
-/// result does not depend on the grid or block. The block must be
+/// this kernel 0.72 ms). Each output is the sum docs/bundle.md defines,
+/// weight[j][f] times atomLayerInput of the row's atomLayerRowInputs, in
+/// double from 0 in ascending f and rounded once (mulAddExactProduct gives
+/// mulAdd's bits), so the result does not depend on the grid or block. The block must be
 /// kAtomLayerThreads threads (prologue_ops.h; the schedule launches it so);
 /// any grid.
 extern "C" __global__ void proofc_prologue_fold_atom_layer(

@@ -155,28 +155,6 @@ PROOFC_PROLOGUE_FN double mulAddExactProduct(double acc, float w, float x) {
 #endif
 }
 
-/// Element e = row * out + j of fold_atom_layer: the sum over f < width of
-/// weight[j][f] * atomLayerInput(P(p), A0(x), A1(y), f) for the row's
-/// atomLayerRowInputs, accumulated in order from 0 and rounded once
-/// (foldColumnsValue's operations). weight is [out, width].
-PROOFC_PROLOGUE_FN float
-atomLayerElement(const float *predProj, const float *arg0Const,
-                 const float *arg1Const, const float *arg0Var,
-                 const float *arg1Var, const float *weight,
-                 long long predRows, long long consts, long long vars,
-                 long long argRows, long long width, long long out, bool relu,
-                 long long e) {
-  const long long row = e / out, j = e % out;
-  const AtomLayerRowInputs in =
-      atomLayerRowInputs(predProj, arg0Const, arg1Const, arg0Var, arg1Var,
-                         predRows, consts, vars, argRows, width, row);
-  const float *w = weight + j * width;
-  double acc = 0.0;
-  for (long long f = 0; f < width; ++f)
-    acc = mulAdd(acc, w[f], atomLayerInput(in.pred, in.arg0, in.arg1, f, relu));
-  return toFloat(acc);
-}
-
 /// The source element of element e of a transposed copy: dst [cols, rows]
 /// from src [rows, cols].
 PROOFC_PROLOGUE_FN long long transposeSource(long long e, long long rows,

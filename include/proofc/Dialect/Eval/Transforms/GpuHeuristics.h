@@ -59,6 +59,12 @@ int64_t chooseGroups(bool tensorCores, int64_t B, StringRef schedule);
 int64_t chooseMinBlocksPerSm(bool tensorCores, int64_t B, StringRef schedule,
                              bool foldedAtomLayer);
 
+/// Whether eval-plan-buffers folded the policy's first linear into a table
+/// of every atom (`program` has an eval.fold_atom_layer): the
+/// `foldedAtomLayer` of chooseMinBlocksPerSm and chooseStepsInFlight, read
+/// from the program alike by the option resolution and the policy kernel.
+bool plansAtomLayerTable(ProgramOp program);
+
 /// The tensor-core k-steps whose weight fragments a policy-kernel warp
 /// loads together in a linear layer's loop (not an option: chosen from B,
 /// the schedule and the fold alone, --min-blocks-per-sm given or not): 1 in
