@@ -22,13 +22,20 @@
 //          it, and the warp that finishes a slot's last child selects;
 //   grid-* today's design without a part (the embedding, the layers) or
 //          with one changed (MODE below), to see what each costs.
+// With the argument `tail`, only the folded kernel (MODE 7) when n of the
+// B slots have children (the steps after the pool empties), in: today's
+// grid (also with MODE 9's rows, and at 21 blocks an SM: grid-*-m21);
+// gridW<W>, W independent warps a block (W times fewer blocks);
+// tiles-folded, a block a listed tile; warps<M>, sms x M one-warp blocks
+// taking the listed tiles by an atomic; stride21, the same by a static
+// stride (docs/performance.md, "Not kept": the work list).
 //
 // The same arithmetic in the same order (3xTF32 layers, layer norms, relu,
 // the dot with enc(parent)), so the logits and actions must be bit-identical
 // across the designs; the program checks it. Synthetic states with the
 // goal-count histogram of V10's derived states (4.04 goals of 6 on average,
 // bench/proto/workload_stats.py's data) and random tables and weights.
-//   nvcc -O3 -arch=sm_90 -std=c++17 bench/proto/policy_step.cu -o /tmp/ps && /tmp/ps
+//   nvcc -O3 -arch=sm_90 -std=c++17 bench/proto/policy_step.cu -o /tmp/ps && /tmp/ps [tail]
 // Prints microseconds per launch and nanoseconds per useful row (k + 1 a
 // slot) for each design. The numbers: docs/performance.md, "Where the time
 // goes at B=4096".
@@ -139,7 +146,8 @@ __device__ __forceinline__ AtomRows atomRows(int p, int x, int y) {
 // back in the C layout); 3 the layers with one TF32 product (1xTF32);
 // 4 the MODE-4 tables (TROWS2, above); 5 eight lanes a row; 6 packed rows (`slot` is
 // the tile's index); 7 the first linear folded into the atom table
-// (TROWS3): six reads a row, then the first norm; 8 MODE 7 on 16 entities.
+// (TROWS3): six reads a row, then the first norm; 8 MODE 7 on 16 entities;
+// 9 MODE 7 with eight lanes a row (F = 8, four rows a pass).
 template <int MODE = 0>
 __device__ __forceinline__ void tile(const Args &a, int slot, int part, const float *__restrict__ tab, float *act, float *par) {
   const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
@@ -166,7 +174,7 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
       int words[3 * A];
       loadWords(wordsOf(row), words);
       float acc[F] = {};
-      if (MODE == 7 || MODE == 8) {
+      if (MODE == 7 || MODE == 8 || MODE == 9) {
 #pragma unroll
         for (int at = 0; at < A; ++at) {
           int p = words[3 * at], x = words[3 * at + 1], y = words[3 * at + 2];
@@ -226,21 +234,21 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
         *reinterpret_cast<float4 *>(act + row * P + c0 + 4 * q) = make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
     }
   };
-  if (MODE == 5)
+  if (MODE == 5 || MODE == 9)
     embed(std::integral_constant<int, 8>());
   else if (MODE != 1)
     embed(std::integral_constant<int, 4>());
   __syncwarp();
   // Two linears (3xTF32), each followed by a layer norm; relu after the first.
   float c[8][4];
-  if (MODE == 2 || MODE == 7 || MODE == 8) {
+  if (MODE == 2 || MODE == 7 || MODE == 8 || MODE == 9) {
 #pragma unroll
     for (int nt = 0; nt < 8; ++nt) {
       c[nt][0] = act[g * P + 8 * nt + 2 * t]; c[nt][1] = act[g * P + 8 * nt + 2 * t + 1];
       c[nt][2] = act[(g + 8) * P + 8 * nt + 2 * t]; c[nt][3] = act[(g + 8) * P + 8 * nt + 2 * t + 1];
     }
   }
-  if (MODE == 7 || MODE == 8) {
+  if (MODE == 7 || MODE == 8 || MODE == 9) {
     // The folded first layer: the atoms' sum plus the bias, its norm and relu.
 #pragma unroll
     for (int nt = 0; nt < 8; ++nt)
@@ -252,7 +260,7 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
     __syncwarp();
   }
 #pragma unroll 1
-  for (int l = (MODE == 7 || MODE == 8 ? 1 : 0); l < (MODE == 2 ? 0 : 2); ++l) {
+  for (int l = (MODE == 7 || MODE == 8 || MODE == 9 ? 1 : 0); l < (MODE == 2 ? 0 : 2); ++l) {
     initBiasC<8>(c, cBias[l]);
 #pragma unroll 2
     for (int ks = 0; ks < 8; ++ks) {
@@ -368,9 +376,9 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
   if (lane == 0) a.arrivals[slot] = 0;
 }
 
-// Today's design: B x 8 blocks of one warp.
-template <int MODE = 0>
-__global__ void __launch_bounds__(32, 18) policyGrid(Args a) {
+// Today's design: B x 8 blocks of one warp, MINB an SM.
+template <int MODE = 0, int MINB = 18>
+__global__ void __launch_bounds__(32, MINB) policyGrid(Args a) {
   __shared__ __align__(16) float act[16 * P];
   __shared__ __align__(16) float par[D];
   int slot = blockIdx.x % a.B, part = blockIdx.x / a.B;
@@ -385,6 +393,60 @@ __global__ void __launch_bounds__(32, 18) policyTiles(Args a) {
   __shared__ __align__(16) float par[D];
   int2 st = a.tiles[blockIdx.x];
   tile<0>(a, st.x, st.y, a.tables, act, par);
+}
+
+// Today's design with W independent warps a block: warp w of block i takes
+// pair i * W + w (slot pair % B, part pair / B), so the grid has W times
+// fewer blocks (B x 8 / W) and each warp its own rows; no block barrier.
+template <int MODE, int W, int MINB>
+__global__ void __launch_bounds__(32 * W, MINB) policyGridW(Args a) {
+  __shared__ __align__(16) float act[W][16 * P];
+  __shared__ __align__(16) float par[W][D];
+  const int warp = threadIdx.x >> 5;
+  const int pair = blockIdx.x * W + warp;
+  int slot = pair % a.B, part = pair / a.B;
+  int k = a.count[slot];
+  if (k <= 1 || part * CH >= k) return;
+  tile<MODE>(a, slot, part, a.tables, act[warp], par[warp]);
+}
+
+// Today's blocks (MODE's tile), launched only for the work list's tiles.
+template <int MODE>
+__global__ void __launch_bounds__(32, 21) policyTilesM(Args a) {
+  __shared__ __align__(16) float act[16 * P];
+  __shared__ __align__(16) float par[D];
+  int2 st = a.tiles[blockIdx.x];
+  tile<MODE>(a, st.x, st.y, a.tables, act, par);
+}
+
+// One-warp blocks, MINB an SM, each taking tiles from the work list by an
+// atomic until it is empty (the grid a fixed sms x MINB: a step with few
+// tiles launches no idle blocks beyond it).
+template <int MODE, int MINB>
+__global__ void __launch_bounds__(32, MINB) policyWarps(Args a) {
+  __shared__ __align__(16) float act[16 * P];
+  __shared__ __align__(16) float par[D];
+  const int lane = threadIdx.x & 31;
+  for (;;) {
+    int i = 0;
+    if (lane == 0) i = atomicAdd(a.next, 1);
+    i = __shfl_sync(~0u, i, 0);
+    if (i >= a.numTiles) break;
+    int2 st = a.tiles[i];
+    tile<MODE>(a, st.x, st.y, a.tables, act, par);
+  }
+}
+
+// The same over the list by a static stride (the list holds only tiles
+// with rows, so the stride is balanced as the (slot, part) pairs' was not).
+template <int MODE, int MINB>
+__global__ void __launch_bounds__(32, MINB) policyStride(Args a) {
+  __shared__ __align__(16) float act[16 * P];
+  __shared__ __align__(16) float par[D];
+  for (int i = blockIdx.x; i < a.numTiles; i += gridDim.x) {
+    int2 st = a.tiles[i];
+    tile<MODE>(a, st.x, st.y, a.tables, act, par);
+  }
 }
 
 // The work-list design: one block an SM, W warps taking tiles.
@@ -426,7 +488,8 @@ __global__ void __launch_bounds__(32 * W, 1) policyPacked(Args a) {
   }
 }
 
-int main() {
+int main(int argc, char **argv) {
+  const bool tailOnly = argc > 1 && strcmp(argv[1], "tail") == 0;
   const int B = 4096;
   std::mt19937 rng(1);
   auto uni = [&](int n) { return (int)(rng() % n); };
@@ -544,6 +607,37 @@ int main() {
   };
   auto run = [&](const char *name, auto launch) { runReset(name, [] {}, launch); };
   auto resetNext = [&] { cudaMemsetAsync(dNext, 0, 4); };
+  if (tailOnly) {
+    // The folded kernel (MODE 7) when only n slots have children (every
+    // B/n-th), the others' counts 0: the designs of the banner.
+    for (int n : {4096, 2048, 512, 64, 8, 1, 0}) {
+      std::vector<int> cnt(count);
+      std::vector<int2> tl;
+      for (int b = 0; b < B; ++b) {
+        if (b % (B / std::max(n, 1)) != 0 || b / (B / std::max(n, 1)) >= n) cnt[b] = 0;
+        for (int p = 0; cnt[b] > 1 && p * CH < cnt[b]; ++p) tl.push_back({b, p});
+      }
+      cudaMemcpy(dCount, cnt.data(), B * 4, cudaMemcpyHostToDevice);
+      if (!tl.empty()) cudaMemcpy(dTiles, tl.data(), tl.size() * 8, cudaMemcpyHostToDevice);
+      a.numTiles = (int)tl.size();
+      refLog.clear(); refAct.clear();
+      printf("-- %d active slots, %zu tiles\n", n, tl.size());
+      run("grid-folded", [&] { policyGrid<7><<<B * PARTS, 32>>>(a); });
+      run("grid-folded-q8", [&] { policyGrid<9><<<B * PARTS, 32>>>(a); });
+      run("grid-folded-q8m21", [&] { policyGrid<9, 21><<<B * PARTS, 32>>>(a); });
+      run("grid-folded-m21", [&] { policyGrid<7, 21><<<B * PARTS, 32>>>(a); });
+      run("gridW2", [&] { policyGridW<7, 2, 9><<<B * PARTS / 2, 64>>>(a); });
+      run("gridW3", [&] { policyGridW<7, 3, 6><<<(B * PARTS + 2) / 3, 96>>>(a); });
+      run("gridW4", [&] { policyGridW<7, 4, 4><<<B * PARTS / 4, 128>>>(a); });
+      run("gridW6", [&] { policyGridW<7, 6, 3><<<(B * PARTS + 5) / 6, 192>>>(a); });
+      run("gridW8", [&] { policyGridW<7, 8, 2><<<B * PARTS / 8, 256>>>(a); });
+      if (!tl.empty()) run("tiles-folded", [&] { policyTilesM<7><<<(int)tl.size(), 32>>>(a); });
+      runReset("warps21", resetNext, [&] { policyWarps<7, 21><<<sms * 21, 32>>>(a); });
+      runReset("warps16", resetNext, [&] { policyWarps<7, 16><<<sms * 16, 32>>>(a); });
+      run("stride21", [&] { policyStride<7, 21><<<sms * 21, 32>>>(a); });
+    }
+    return 0;
+  }
   run("grid", [&] { policyGrid<<<B * PARTS, 32>>>(a); });
   auto part = [&](const char *name, auto kernel) {
     cudaMemset(dLog, 0, (size_t)B * S * 4);
