@@ -148,6 +148,11 @@ __device__ __forceinline__ AtomRows atomRows(int p, int x, int y) {
 // the tile's index); 7 the first linear folded into the atom table
 // (TROWS3): six reads a row, then the first norm; 8 MODE 7 on 16 entities;
 // 9 MODE 7 with eight lanes a row (F = 8, four rows a pass).
+// The modes whose first linear is folded into the atom table.
+__host__ __device__ constexpr bool folded(int mode) {
+  return mode == 7 || mode == 8 || mode == 9;
+}
+
 template <int MODE = 0>
 __device__ __forceinline__ void tile(const Args &a, int slot, int part, const float *__restrict__ tab, float *act, float *par) {
   const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
@@ -174,7 +179,7 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
       int words[3 * A];
       loadWords(wordsOf(row), words);
       float acc[F] = {};
-      if (MODE == 7 || MODE == 8 || MODE == 9) {
+      if (folded(MODE)) {
 #pragma unroll
         for (int at = 0; at < A; ++at) {
           int p = words[3 * at], x = words[3 * at + 1], y = words[3 * at + 2];
@@ -241,14 +246,14 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
   __syncwarp();
   // Two linears (3xTF32), each followed by a layer norm; relu after the first.
   float c[8][4];
-  if (MODE == 2 || MODE == 7 || MODE == 8 || MODE == 9) {
+  if (MODE == 2 || folded(MODE)) {
 #pragma unroll
     for (int nt = 0; nt < 8; ++nt) {
       c[nt][0] = act[g * P + 8 * nt + 2 * t]; c[nt][1] = act[g * P + 8 * nt + 2 * t + 1];
       c[nt][2] = act[(g + 8) * P + 8 * nt + 2 * t]; c[nt][3] = act[(g + 8) * P + 8 * nt + 2 * t + 1];
     }
   }
-  if (MODE == 7 || MODE == 8 || MODE == 9) {
+  if (folded(MODE)) {
     // The folded first layer: the atoms' sum plus the bias, its norm and relu.
 #pragma unroll
     for (int nt = 0; nt < 8; ++nt)
@@ -260,7 +265,7 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
     __syncwarp();
   }
 #pragma unroll 1
-  for (int l = (MODE == 7 || MODE == 8 || MODE == 9 ? 1 : 0); l < (MODE == 2 ? 0 : 2); ++l) {
+  for (int l = (folded(MODE) ? 1 : 0); l < (MODE == 2 ? 0 : 2); ++l) {
     initBiasC<8>(c, cBias[l]);
 #pragma unroll 2
     for (int ks = 0; ks < 8; ++ks) {

@@ -46,6 +46,14 @@ int64_t mlir::eval::chooseGroups(bool tensorCores, int64_t B,
   return B < 1024 ? 8 : B < 4096 ? 2 : 1;
 }
 
+/// The step schedule's one-warp policy blocks (B >= 4096) with the first
+/// linear folded: 21 blocks an SM, one k-step in flight (both choices
+/// below, measured together: docs/performance.md row 32).
+static bool foldedOneWarpSteps(int64_t B, StringRef schedule,
+                               bool foldedAtomLayer) {
+  return schedule != "persistent" && B >= 4096 && foldedAtomLayer;
+}
+
 int64_t mlir::eval::chooseMinBlocksPerSm(bool tensorCores, int64_t B,
                                          StringRef schedule,
                                          bool foldedAtomLayer) {
@@ -53,7 +61,9 @@ int64_t mlir::eval::chooseMinBlocksPerSm(bool tensorCores, int64_t B,
     return 2;
   if (!tensorCores)
     return B >= 1024 ? 8 : 6;
-  return B < 1024 ? 2 : B < 4096 ? 10 : foldedAtomLayer ? 21 : 18;
+  if (foldedOneWarpSteps(B, schedule, foldedAtomLayer))
+    return 21;
+  return B < 1024 ? 2 : B < 4096 ? 10 : 18;
 }
 
 bool mlir::eval::plansAtomLayerTable(ProgramOp program) {
@@ -62,7 +72,8 @@ bool mlir::eval::plansAtomLayerTable(ProgramOp program) {
 
 int64_t mlir::eval::chooseStepsInFlight(int64_t B, StringRef schedule,
                                         bool foldedAtomLayer) {
-  return schedule != "persistent" && B >= 4096 && foldedAtomLayer ? 1 : 2;
+  return foldedOneWarpSteps(B, schedule, foldedAtomLayer) ? 1
+                                                          : kMaxStepsInFlight;
 }
 
 int64_t mlir::eval::chooseEngineThreads(int64_t B) {

@@ -13,6 +13,8 @@
 
 #include "EncoderShape.h"
 
+#include "proofc/Dialect/Eval/Transforms/GpuHeuristics.h"
+
 namespace mlir::eval::policy_kernel {
 
 /// The persistent kernel's dynamic shared memory (rows, enc(parent), logits,
@@ -25,9 +27,6 @@ constexpr int64_t kUnrolledAtoms = 16;
 /// Inputs of a linear layer per loop iteration (unrolled inside): enough
 /// loads in flight without hoisting a whole layer's weights into registers.
 constexpr int64_t kInputsPerIteration = 16;
-/// The most tensor-core k-steps whose weight loads are issued together
-/// (Tiling::stepsInFlight).
-constexpr int64_t kMaxStepsInFlight = 2;
 
 /// How a block tiles the (state, feature) plane: Q threads share a state row,
 /// each owning F consecutive features of T rows; a warp holds R = 32 / Q row

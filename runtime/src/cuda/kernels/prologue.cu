@@ -52,9 +52,9 @@ proofc_prologue_fold_columns(float *dst, const float *table,
 /// this kernel 0.72 ms). Each output is the sum docs/bundle.md defines,
 /// weight[j][f] times atomLayerInput of the row's atomLayerRowInputs, in
 /// double from 0 in ascending f and rounded once (mulAddExactProduct gives
-/// mulAdd's bits), so the result does not depend on the grid or block. The block must be
-/// kAtomLayerThreads threads (prologue_ops.h; the schedule launches it so);
-/// any grid.
+/// mulAdd's bits), so the result does not depend on the grid or block.
+/// The block must be kAtomLayerThreads threads (prologue_ops.h; the
+/// schedule launches it so); any grid.
 extern "C" __global__ void proofc_prologue_fold_atom_layer(
     float *dst, const float *predProj, const float *arg0Const,
     const float *arg1Const, const float *arg0Var, const float *arg1Var,
@@ -65,11 +65,12 @@ extern "C" __global__ void proofc_prologue_fold_atom_layer(
   using proofc::prologue::kAtomLayerRowsPerThread;
   using proofc::prologue::kAtomLayerThreads;
   using proofc::prologue::kAtomLayerTile;
+  using proofc::prologue::AtomLayerRowInputs;
   __shared__ float wT[kAtomLayerTile * kAtomLayerTile];       // [f][j]
   __shared__ float v[kAtomLayerRowsPerPass * kAtomLayerTile]; // [row][f]
   // The pass's rows' input rows (atomLayerRowInputs: 64-bit divisions,
   // once a row rather than once an element).
-  __shared__ proofc::prologue::AtomLayerRowInputs rowInputs[kAtomLayerRowsPerPass];
+  __shared__ AtomLayerRowInputs rowInputs[kAtomLayerRowsPerPass];
   const long long t = threadIdx.x;
   const long long lane = t % kAtomLayerTile;
   const long long firstRow = t / kAtomLayerTile * kAtomLayerRowsPerThread;
@@ -111,7 +112,7 @@ extern "C" __global__ void proofc_prologue_fold_atom_layer(
           const long long r = i / kAtomLayerTile, f = f0 + i % kAtomLayerTile;
           float x = 0.0f;
           if (row0 + r < rows && f < width) {
-            const proofc::prologue::AtomLayerRowInputs &in = rowInputs[r];
+            const AtomLayerRowInputs &in = rowInputs[r];
             x = proofc::prologue::atomLayerInput(in.pred, in.arg0, in.arg1, f,
                                                  relu != 0);
           }

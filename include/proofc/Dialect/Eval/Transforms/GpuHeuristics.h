@@ -65,6 +65,10 @@ int64_t chooseMinBlocksPerSm(bool tensorCores, int64_t B, StringRef schedule,
 /// from the program alike by the option resolution and the policy kernel.
 bool plansAtomLayerTable(ProgramOp program);
 
+/// The most tensor-core k-steps whose weight fragments a policy-kernel warp
+/// loads together (chooseStepsInFlight's choice elsewhere than at 21 blocks).
+inline constexpr int64_t kMaxStepsInFlight = 2;
+
 /// The tensor-core k-steps whose weight fragments a policy-kernel warp
 /// loads together in a linear layer's loop (not an option: chosen from B,
 /// the schedule and the fold alone, --min-blocks-per-sm given or not): 1 in
