@@ -97,10 +97,12 @@
 // CHECK:          gpu.barrier
 // CHECK:          %[[LOGIT:[a-zA-Z0-9_]+]] = arith.mulf %{{.*}}, %[[SCALE]] : f32
 // CHECK:          llvm.store %[[LOGIT]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
-// Arrival: fence, count; the last block of the slot selects.
-// CHECK:          nvvm.memory.barrier <gpu>
-// CHECK-NEXT:     gpu.barrier
-// CHECK:          memref.atomic_rmw addi %{{.*}}, %[[ARR:[a-zA-Z0-9_]+]][%[[SLOT]]]
+// Arrival: a barrier, then thread 0's count by a release add (no fence in
+// every block); the last block of the slot fences (the acquire) and selects.
+// CHECK:          gpu.barrier
+// CHECK-NOT:      nvvm.memory.barrier
+// CHECK:          memref.extract_aligned_pointer_as_index %[[ARR:[a-zA-Z0-9_]+]] : memref<5xi32
+// CHECK:          llvm.inline_asm has_side_effects "atom.release.gpu.global.add.u32 $0, [$1], $2;", "=r,l,r"
 // CHECK:          memref.store %{{.*}}, %[[LAST]]
 // CHECK:          gpu.barrier
 // Spec §4 in warp 0 over volatile (L1-bypassing) loads: max, threshold in

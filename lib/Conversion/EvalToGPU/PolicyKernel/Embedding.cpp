@@ -9,7 +9,9 @@
 // vectorLayersTf32 (TensorCoreLayers.cpp). With an eval.fold_atom_layer
 // table (N != 0 at run time) a tensor-core row is instead the sum of one
 // table row per atom, the first linear before its bias: the table holds
-// W · atom for every atom, and W · Σ atom = Σ W · atom.
+// W · atom for every atom, and W · Σ atom = Σ W · atom. A row's Q threads
+// then share its atoms: each loads one atom's state words and finds its
+// table row, which the others take by shuffle (embedFoldedAtomPerThread).
 //
 //===----------------------------------------------------------------------===//
 #include "KernelGenerator.h"
@@ -142,28 +144,60 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
   // the zero predicate's rows) and x' = x + 2A clamped below N - 1, or
   // N - 1 (the zero argument) for TRUE/FALSE and padding. Every row index
   // is in bounds, and a padding atom's row is zero.
-  auto embedFolded = [&](Value item, ArrayRef<Value> stateWords = {}) {
+  auto foldedBase = [&] {
+    return exact ? addI(atomLayerTable, mulI(toI64(col0), cI64(4)))
+                 : atomLayerTable;
+  };
+  // The table row of atom (p, x, y).
+  auto foldedRow = [&](Value p, Value x, Value y) {
     Value n = atomArgRows;
     Value zeroArg = arith::SubIOp::create(b, n, cI32(1));
     Value zeroPred = addI(numR, cI32(2));
-    Value base = exact ? addI(atomLayerTable, mulI(toI64(col0), cI64(4)))
-                       : atomLayerTable;
+    Value hasArgs = cmpI(arith::CmpIPredicate::ult, p, numR);
+    auto argIndex = [&](Value term) {
+      Value shifted =
+          arith::MinUIOp::create(b, addI(term, cI32(2 * A)), zeroArg);
+      return sel(hasArgs, shifted, zeroArg);
+    };
+    Value pIndex = arith::MinUIOp::create(b, p, zeroPred);
+    return addI(mulI(addI(mulI(pIndex, n), argIndex(x)), n), argIndex(y));
+  };
+  auto embedFolded = [&](Value item, ArrayRef<Value> stateWords = {}) {
+    Value base = foldedBase();
     auto addAtom = [&](SmallVector<Value> acc, Value p, Value x, Value y) {
-      Value hasArgs = cmpI(arith::CmpIPredicate::ult, p, numR);
-      auto argIndex = [&](Value term) {
-        Value shifted =
-            arith::MinUIOp::create(b, addI(term, cI32(2 * A)), zeroArg);
-        return sel(hasArgs, shifted, zeroArg);
-      };
-      Value pIndex = arith::MinUIOp::create(b, p, zeroPred);
-      Value row =
-          addI(mulI(addI(mulI(pIndex, n), argIndex(x)), n), argIndex(y));
-      SmallVector<Value> v = readRow(base, row);
+      SmallVector<Value> v = readRow(base, foldedRow(p, x, y));
       for (int64_t c = 0; c < tl.F; ++c)
         acc[c] = arith::AddFOp::create(b, acc[c], v[c]);
       return acc;
     };
     return sumAtoms(item, stateWords, addAtom);
+  };
+  // embedFolded with the work shared by the row's Q threads (A <= Q):
+  // thread j of the row holds atom min(j, A - 1)'s three state words
+  // (`atomWords`, loaded by atomWordsOf) and computes its table row, and
+  // every thread takes atom a's row from thread a by a shuffle. The same
+  // rows are summed in the same order, so the sum is embedFolded's to the
+  // bit; a row costs 3 state-word loads a thread instead of 3A, and one
+  // row index instead of A.
+  auto atomWordsOf = [&](Value item) {
+    Value atom = arith::MinUIOp::create(b, featureThread, cIdx(A - 1));
+    return loadWords(addI(stateRow(item), mulI(toI64(atom), cI64(12))), 3);
+  };
+  auto embedFoldedAtomPerThread = [&](ArrayRef<Value> atomWords) {
+    Value base = foldedBase();
+    Value mine = foldedRow(atomWords[0], atomWords[1], atomWords[2]);
+    Value groupFirstLane = arith::SubIOp::create(b, lane, featureThread);
+    SmallVector<Value> acc(tl.F, zero);
+    for (int64_t a = 0; a < A; ++a) {
+      Value row =
+          gpu::ShuffleOp::create(b, mine, toI32(addI(groupFirstLane, cIdx(a))),
+                                 cI32(kWarp), gpu::ShuffleMode::IDX)
+              .getShuffleResult();
+      SmallVector<Value> v = readRow(base, row);
+      for (int64_t c = 0; c < tl.F; ++c)
+        acc[c] = arith::AddFOp::create(b, acc[c], v[c]);
+    }
+    return acc;
   };
 
   if (tl.tf32) {
@@ -193,19 +227,26 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
     // `folded`: each row's first linear before its bias (embedFolded);
     // else its atoms and the layers before the first linear.
     auto embedRows = [&](bool folded) {
+      // Folded rows of at most Q atoms: each thread prefetches one atom's
+      // words (embedFoldedAtomPerThread), else all 3A.
+      bool atomPerThread = folded && prefetch && A <= tl.Q;
+      auto wordsOf = [&](Value item) {
+        return atomPerThread ? atomWordsOf(item)
+                             : loadWords(stateRow(item), words);
+      };
       SmallVector<Value> first;
       if (prefetch)
-        first =
-            loadWords(stateRow(itemOfRow(rowOf(cIdx(0)), childBase)), words);
+        first = wordsOf(itemOfRow(rowOf(cIdx(0)), childBase));
       forLoop(cIdx(0), trips, cIdx(1), first, [&](Value t, ValueRange cur0) {
         Value row = rowOf(t);
         SmallVector<Value> next;
         if (prefetch)
-          next = loadWords(
-              stateRow(itemOfRow(rowOf(addI(t, cIdx(1))), childBase)), words);
+          next = wordsOf(itemOfRow(rowOf(addI(t, cIdx(1))), childBase));
         Value item = itemOfRow(row, childBase);
         SmallVector<Value> cur;
-        if (folded) {
+        if (atomPerThread) {
+          cur = embedFoldedAtomPerThread(llvm::to_vector(cur0));
+        } else if (folded) {
           cur = embedFolded(item, llvm::to_vector(cur0));
         } else {
           SmallVector<SmallVector<Value>> rows = {

@@ -235,6 +235,11 @@ private:
   /// block of the slot selects.
   void emitArrival(Value slot, Value k, Value parts, Value tid);
 
+  /// atom.release.gpu.global.add.u32 at `address` (i64, global): the old
+  /// value (i32). Inline PTX: LLVM 22's NVPTX back end emits an
+  /// atomicrmw's release ordering as a relaxed atom.
+  Value addRelease(Value address, Value value);
+
   /// The address of logit `child` of `slot` in the global logits rows.
   /// (The persistent kernel's block is its slot's only one: its logits row
   /// is in shared memory, after enc(parent).)

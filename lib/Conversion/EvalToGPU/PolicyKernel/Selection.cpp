@@ -2,10 +2,11 @@
 //---------------------===//
 //
 // Where a slot's logits meet (global rows, or the persistent block's shared
-// memory), the arrival count that lets the last of a slot's blocks select,
-// and the select itself: warp 0 takes the max, the threshold
-// m - 1e-5 * max(1, |m|) in double, the smallest index at or above it, and
-// log_softmax in double (libdevice's exp/log), as the host's selectAction.
+// memory), the arrival count that lets the last of a slot's blocks select
+// (a release add; the last block's fence is the acquire), and the select
+// itself: warp 0 takes the max, the threshold m - 1e-5 * max(1, |m|) in
+// double, the smallest index at or above it, and log_softmax in double
+// (libdevice's exp/log), as the host's selectAction.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelGenerator.h"
@@ -27,14 +28,17 @@ void KernelGenerator::emitArrival(Value slot, Value k, Value parts, Value tid) {
            [&] { emitSelect(slot, k); });
     return;
   }
-  // Arrival: the logits are visible GPU-wide before the count is
-  // (threadfence-reduction pattern).
-  NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+  // Arrival: the block's logits are visible GPU-wide before its count is.
+  // The barrier orders every thread's logits before thread 0's count,
+  // whose add is a release at GPU scope: no fence in every block (a
+  // membar.gl, which on sm_90 also invalidates the SM's L1 and with it the
+  // other blocks' cached weights and table rows). The last block's fence
+  // below is the acquire.
   barrier();
   Value lastFlag = func.getWorkgroupAttributions()[2];
   ifThen(cmpI(arith::CmpIPredicate::eq, tid, cIdx(0)), [&] {
-    Value before = memref::AtomicRMWOp::create(
-        b, arith::AtomicRMWKind::addi, cI32(1), arrivals, ValueRange{slot});
+    Value before = addRelease(
+        addI(baseAddress(arrivals), mulI(toI64(slot), cI64(4))), cI32(1));
     Value isLast = cmpI(arith::CmpIPredicate::eq, toIndex(before),
                         arith::SubIOp::create(b, parts, cIdx(1)));
     store(arith::ExtUIOp::create(b, i32, isLast), lastFlag, {cIdx(0)});
@@ -51,6 +55,16 @@ void KernelGenerator::emitArrival(Value slot, Value k, Value parts, Value tid) {
     ifThen(cmpI(arith::CmpIPredicate::eq, lane, cIdx(0)),
            [&] { store(cI32(0), arrivals, {slot}); });
   });
+}
+
+Value KernelGenerator::addRelease(Value address, Value value) {
+  return LLVM::InlineAsmOp::create(
+             b, i32, ValueRange{address, value},
+             "atom.release.gpu.global.add.u32 $0, [$1], $2;", "=r,l,r",
+             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+             ArrayAttr())
+      .getResult(0);
 }
 
 Value KernelGenerator::logitAddress(Value slot, Value child) {

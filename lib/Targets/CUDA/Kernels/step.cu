@@ -12,8 +12,9 @@
 //  - proofc_advance_engine: one block per slot advances it and derives its
 //    next states at once (engine.cu's deriveSlot), so a step is two kernels
 //    (the policy, then this) instead of three; the last block to finish
-//    reduces the flags (a threadfence reduction over two counters). Its
-//    advance takes the steps the step memo knows (memo.cu) at once.
+//    reduces the flags (two counters: each block's arrival a release add,
+//    the last block's fence the acquire). Its advance takes the steps the
+//    step memo knows (memo.cu) at once.
 // proofc_finish ends the proof loop of the persistent schedule, whose one
 // policy kernel has run every slot to the end (slot.cu). A module defines
 // only the entries its options list (kernel_abi.h's PROOFC_HAS_ENTRY; the
@@ -36,6 +37,20 @@
 #include "engine.cu"
 #include "memo.cu"
 #include "advance.cu"
+
+/// atomicAdd with release semantics at GPU scope: the old value.
+__device__ __forceinline__ int addRelease(int *p, int v) {
+#if defined(__CUDA_ARCH__)
+  int old;
+  asm volatile("atom.release.gpu.global.add.u32 %0, [%1], %2;"
+               : "=r"(old)
+               : "l"(p), "r"(v)
+               : "memory");
+  return old;
+#else
+  return atomicAdd(p, v);
+#endif
+}
 #ifdef PROOFC_ROLLOUT
 #include "rollout.cu"
 #endif
@@ -148,11 +163,13 @@ extern "C" __global__ void proofc_advance_engine(
                                    derived, count);
   }
   // counters[0]: active slots, counters[1]: blocks arrived; the last block
-  // reads and re-zeroes both for the next step.
+  // reads and re-zeroes both for the next step. The arrival is a release
+  // (it orders the active count before it) rather than a __threadfence in
+  // every block, which on sm_90 also invalidates the SM's L1; the last
+  // block's fence is the acquire.
   if (threadIdx.x != 0) return;
   if (sActive) atomicAdd(counters, 1);
-  __threadfence();
-  if (atomicAdd(counters + 1, 1) != static_cast<int>(gridDim.x) - 1) return;
+  if (addRelease(counters + 1, 1) != static_cast<int>(gridDim.x) - 1) return;
   __threadfence();
   const int anyActive = atomicExch(counters, 0) > 0;
   atomicExch(counters + 1, 0);

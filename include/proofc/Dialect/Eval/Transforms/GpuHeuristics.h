@@ -47,15 +47,18 @@ int64_t chooseGroups(bool tensorCores, int64_t B, StringRef schedule);
 /// with the tensor cores 2 below 1024, 10 below 4096, 18 from there on (21
 /// where the plan folds the first linear into a table of every atom,
 /// `foldedAtomLayer`: with one k-step's weights in flight,
-/// chooseStepsInFlight, it fits in 96 registers with 44 bytes of spills;
-/// V10 at B=4096 3.92 -> 3.85 ms, umls 8.87 -> 8.77 ms, one H200,
-/// docs/performance.md row 32); persistent: 2. From B = 4096 the kernel's
-/// one-warp blocks are latency bound (each waits on its rows' table reads from
-/// L2), and the warps an SM holds matter more than registers: with 18 ptxas
-/// gives the V10 kernel 96 registers (21 blocks an SM) instead of 16's 128 (16
-/// blocks). Issue 29's sweep on an H200: fb15k-237's first 700 test queries at
-/// B=16384, the policy 4.17 -> 3.84 s (20, the same 96 registers, the same; 12
-/// 4.80 s; 22 and 23 4.0 s); V10 at B=4096 5.77 -> 5.63 ms.
+/// chooseStepsInFlight, ptxas fits it in 80 registers with 44 bytes of
+/// spills, since an SM's registers are split among its 4 schedulers and 21
+/// one-warp blocks put 6 warps on one: 16,384 / (6 x 32) rounds down to
+/// 80, which leaves room for 24 blocks, the number resident (Nsight
+/// Compute, 2026-11-30); V10 at B=4096 3.92 -> 3.85 ms, umls 8.87 -> 8.77
+/// ms, one H200, docs/performance.md row 32); persistent: 2. From B = 4096 the
+/// kernel's one-warp blocks are latency bound (each waits on its rows' table
+/// reads from L2), and the warps an SM holds matter more than registers: with
+/// 18 ptxas gives the V10 kernel 96 registers (21 blocks an SM) instead of 16's
+/// 128 (16 blocks). Issue 29's sweep on an H200: fb15k-237's first 700 test
+/// queries at B=16384, the policy 4.17 -> 3.84 s (20, the same 96 registers,
+/// the same; 12 4.80 s; 22 and 23 4.0 s); V10 at B=4096 5.77 -> 5.63 ms.
 int64_t chooseMinBlocksPerSm(bool tensorCores, int64_t B, StringRef schedule,
                              bool foldedAtomLayer);
 
@@ -75,7 +78,7 @@ inline constexpr int64_t kMaxStepsInFlight = 2;
 /// the step schedule from B = 4096 when the plan folds the atom layer
 /// (where chooseMinBlocksPerSm picks 21), 2 elsewhere. Two in flight shorten
 /// the layer's chain of L2 round trips but hold 32 more registers a lane
-/// (V10's width 64): under 21 blocks' 96 registers they spill 112 bytes
+/// (V10's width 64): under 21 blocks' 80 registers they spill 112 bytes
 /// (V10 4.05 ms at B=4096, against 3.86 with one). Without the fold, or at
 /// B = 1024 (10 two-warp blocks, also 96 registers), two stayed faster
 /// (V10 --no-atom-layer-table at B=4096 5.06 against 5.15 ms with one and
