@@ -55,7 +55,7 @@ int64_t chooseGroups(bool tensorCores, int64_t B, StringRef schedule);
 /// ms, one H200, docs/performance.md row 32); persistent: 2. From B = 4096 the
 /// kernel's one-warp blocks are latency bound (each waits on its rows' table
 /// reads from L2), and the warps an SM holds matter more than registers: with
-/// 18 ptxas gives the V10 kernel 96 registers (21 blocks an SM) instead of 16's
+/// 18 ptxas gives the V10 kernel 96 registers (20 blocks an SM) instead of 16's
 /// 128 (16 blocks). Issue 29's sweep on an H200: fb15k-237's first 700 test
 /// queries at B=16384, the policy 4.17 -> 3.84 s (20, the same 96 registers,
 /// the same; 12 4.80 s; 22 and 23 4.0 s); V10 at B=4096 5.77 -> 5.63 ms.
