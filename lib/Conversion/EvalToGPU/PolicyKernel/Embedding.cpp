@@ -34,10 +34,12 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
   // cover the width exactly, base(t) already points at this thread's first
   // feature, so a row costs one multiply-add of address arithmetic.
   bool exact = tl.width() == w;
+  auto threadBase = [&](Value table) {
+    return exact ? addI(table, mulI(toI64(col0), cI64(4))) : table;
+  };
   Value tableBase[5];
   for (int i = 0; i < 5; ++i)
-    tableBase[i] =
-        exact ? addI(atomTables[i], mulI(toI64(col0), cI64(4))) : atomTables[i];
+    tableBase[i] = threadBase(atomTables[i]);
   auto readRow = [&](Value base, Value row) {
     Value addr =
         addI(base, mulI(arith::ExtUIOp::create(b, i64, row), rowBytes));
@@ -144,10 +146,6 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
   // the zero predicate's rows) and x' = x + 2A clamped below N - 1, or
   // N - 1 (the zero argument) for TRUE/FALSE and padding. Every row index
   // is in bounds, and a padding atom's row is zero.
-  auto foldedBase = [&] {
-    return exact ? addI(atomLayerTable, mulI(toI64(col0), cI64(4)))
-                 : atomLayerTable;
-  };
   // The table row of atom (p, x, y).
   auto foldedRow = [&](Value p, Value x, Value y) {
     Value n = atomArgRows;
@@ -163,7 +161,7 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
     return addI(mulI(addI(mulI(pIndex, n), argIndex(x)), n), argIndex(y));
   };
   auto embedFolded = [&](Value item, ArrayRef<Value> stateWords = {}) {
-    Value base = foldedBase();
+    Value base = threadBase(atomLayerTable);
     auto addAtom = [&](SmallVector<Value> acc, Value p, Value x, Value y) {
       SmallVector<Value> v = readRow(base, foldedRow(p, x, y));
       for (int64_t c = 0; c < tl.F; ++c)
@@ -184,7 +182,7 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
     return loadWords(addI(stateRow(item), mulI(toI64(atom), cI64(12))), 3);
   };
   auto embedFoldedAtomPerThread = [&](ArrayRef<Value> atomWords) {
-    Value base = foldedBase();
+    Value base = threadBase(atomLayerTable);
     Value mine = foldedRow(atomWords[0], atomWords[1], atomWords[2]);
     Value groupFirstLane = arith::SubIOp::create(b, lane, featureThread);
     SmallVector<Value> acc(tl.F, zero);

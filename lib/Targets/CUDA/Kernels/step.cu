@@ -37,6 +37,9 @@
 #include "engine.cu"
 #include "memo.cu"
 #include "advance.cu"
+#ifdef PROOFC_ROLLOUT
+#include "rollout.cu"
+#endif
 
 /// atomicAdd with release semantics at GPU scope: the old value.
 __device__ __forceinline__ int addRelease(int *p, int v) {
@@ -51,9 +54,6 @@ __device__ __forceinline__ int addRelease(int *p, int v) {
   return atomicAdd(p, v);
 #endif
 }
-#ifdef PROOFC_ROLLOUT
-#include "rollout.cu"
-#endif
 
 // From the CUDA device runtime (cuda_device_runtime_api.h), declared here so
 // that NVRTC needs no CUDA headers.
