@@ -50,6 +50,7 @@ struct Options {
   int64_t queries = 100, corruptions = 100;
   int calls = 20;
   int workersPerDevice = 0;
+  int unroll = 8;
   bool shareLists = true;
 };
 
@@ -109,6 +110,7 @@ int run(const Options &o) {
   so.corruptions = o.corruptions;
   so.device = o.device;
   so.workersPerDevice = o.workersPerDevice;
+  so.unroll = o.unroll;
   so.shareLists = o.shareLists;
   const auto openStart = std::chrono::steady_clock::now();
   Session session(o.bundle, so);
@@ -212,6 +214,10 @@ int main(int argc, char **argv) {
                  "Device workers per GPU (0: auto, as proofc-run's flag; a "
                  "one-block call runs on the first)")
       ->check(CLI::Range(0, static_cast<int>(kMaxWorkersPerDevice)))
+      ->capture_default_str();
+  app.add_option("--unroll", o.unroll,
+                 "Steps per WHILE iteration (proofc-run's flag)")
+      ->check(CLI::Range(1, static_cast<int>(kMaxUnroll)))
       ->capture_default_str();
   app.add_flag("!--no-shared-lists", o.shareLists,
                "Run every list's own corruptions (proofc-run's flag)");

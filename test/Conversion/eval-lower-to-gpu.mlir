@@ -20,30 +20,37 @@
 // CHECK:      eval.program @lowered
 // The policy kernel's scratch: the logits rows a slot's blocks meet in and
 // their arrival counts (zero-filled); the fused step's two counters and
-// its memo.
+// its memo; the step policy grid's words and list (kernel_abi.h), which
+// init and the advance-engine take even where they do not resize it.
 // CHECK:      eval.buffer @score_select_logits : f32 ["B", "S"]
 // CHECK-NEXT: eval.buffer @score_select_arrivals : i32 ["B"]
 // CHECK-NEXT: eval.buffer @advance_engine_counters : i32 ["2"]
 // CHECK-NEXT: eval.buffer @out_actions : i32 ["N", "ACTIONS"] init "out.actions"
 // CHECK-NEXT: eval.buffer @memo_table : i32 ["MEMO", "20"]
 // CHECK-NEXT: eval.buffer @memo_claims : i32 ["B"]
+// CHECK-NEXT: eval.buffer @policy_grid : i32 ["4"]
+// CHECK-NEXT: eval.buffer @policy_list : i32 ["B"]
 // CHECK-NEXT: eval.cuda_module @step "step.cu" ["-DPROOFC_A=2", "-DPROOFC_S=3", "-DPROOFC_ENGINE_THREADS=64", "-DPROOFC_ENTRIES_LISTED", "-DPROOFC_ENTRY_proofc_init", "-DPROOFC_ENTRY_proofc_engine"]
 // CHECK-NEXT: eval.cuda_module @advance "step.cu" ["-DPROOFC_A=2", "-DPROOFC_S=3", "-DPROOFC_ENGINE_THREADS=64", "-DPROOFC_MEMO_WAITS=2", "-DPROOFC_ENTRIES_LISTED", "-DPROOFC_ENTRY_proofc_advance_engine"]
 // CHECK-NOT:  eval.cuda_module
 // CHECK-NOT:  eval.init_slots
-// With the cond gone, the kernels' engine handle is the loop's.
-// CHECK:      eval.launch "init" @step::@proofc_init grid ["1"] block 256 args ["buf:pool", "sym:N", "sym:B", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:loop_flag", "buf:loop_flag", "cond:loop", "cond:loop"] {role = "init"}
+// With the cond gone, the kernels' engine handle is the loop's. Init and
+// the advance-engine get the policy grid's arguments: its parts (1 here:
+// S = 3), its children a part (255: 4 warps x 2 row groups x 32 states,
+// less the parent) and no node: below B = 4096 the grid is not resized
+// (GpuHeuristics.h; compile-bundle.test has one that is).
+// CHECK:      eval.launch "init" @step::@proofc_init grid ["1"] block 256 args ["buf:pool", "sym:N", "sym:B", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:loop_flag", "buf:loop_flag", "cond:loop", "cond:loop", "i32:1", "buf:policy_grid", "buf:policy_list", "node:"] {role = "init"}
 // CHECK-NEXT: eval.launch "engine" @step::@proofc_engine grid ["B"] block 64 args ["buf:loop_flag", "buf:state", "buf:slot_cand", "buf:pool", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "sym:R", "buf:derived", "buf:count"] {role = "engine"}
 // CHECK-NEXT: eval.launch_loop "loop" flag @loop_flag {
 // CHECK-NEXT:   eval.launch "score_select" @policy::@proofc_policy grid ["B", "1"] block 128 args ["buf:loop_flag", "buf:state", "buf:derived", "buf:count", "buf:slot_cand", "buf:w_atom_pred_proj", "buf:w_atom_arg0_const", "buf:w_atom_arg1_const", "buf:w_atom_arg0_var", "buf:w_atom_arg1_var", "buf:w_mlp_0_weight_T", "buf:w_mlp_0_bias", "buf:w_mlp_0_ln_weight", "buf:w_mlp_0_ln_bias", "sym:R", "f32:0.25", "buf:action", "buf:action_logp", "buf:score_select_logits", "buf:score_select_arrivals"] {role = "policy"}
-// CHECK-NEXT:   eval.launch "advance_engine" @advance::@proofc_advance_engine grid ["B"] block 64 args ["buf:loop_flag", "buf:pool", "sym:N", "i32:4", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:out_actions", "sym:ACTIONS", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count", "buf:memo_table", "buf:memo_claims", "sym:MEMO", "buf:advance_engine_counters", "buf:loop_flag", "buf:loop_flag", "cond:loop", "cond:loop"] {role = "advance_engine"}
+// CHECK-NEXT:   eval.launch "advance_engine" @advance::@proofc_advance_engine grid ["B"] block 64 args ["buf:loop_flag", "buf:pool", "sym:N", "i32:4", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:out_actions", "sym:ACTIONS", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count", "buf:memo_table", "buf:memo_claims", "sym:MEMO", "buf:advance_engine_counters", "buf:loop_flag", "buf:loop_flag", "cond:loop", "cond:loop", "i32:255", "buf:policy_grid", "buf:policy_list", "node:"] {role = "advance_engine"}
 // CHECK-NEXT: }
 // UNFUSED-LABEL: eval.program @lowered
 // UNFUSED-NOT:   @advance_engine_counters
 // UNFUSED-NOT:   @memo_table
 // UNFUSED:       eval.cuda_module @step "step.cu" ["-DPROOFC_A=2", "-DPROOFC_S=3", "-DPROOFC_ENGINE_THREADS=64", "-DPROOFC_ENTRIES_LISTED", "-DPROOFC_ENTRY_proofc_init", "-DPROOFC_ENTRY_proofc_engine", "-DPROOFC_ENTRY_proofc_advance"]
 // UNFUSED-NOT:   eval.cuda_module
-// UNFUSED:       eval.launch "init" @step::@proofc_init {{.*}} "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop"] {role = "init"}
+// UNFUSED:       eval.launch "init" @step::@proofc_init {{.*}} "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop", "i32:1", "buf:policy_grid", "buf:policy_list", "node:"] {role = "init"}
 // UNFUSED:       eval.launch_loop "loop" flag @loop_flag {
 // UNFUSED-NEXT:    eval.launch "score_select" @policy::@proofc_policy
 // UNFUSED-NEXT:    eval.launch "advance" @step::@proofc_advance grid ["1"] block 256 args ["buf:loop_flag", "buf:pool", "sym:N", "sym:B", "i32:4", "sym:R", "buf:derived", "buf:count", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:out_actions", "sym:ACTIONS", "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop"] {role = "advance"}
@@ -55,7 +62,8 @@
 // CHECK:      gpu.module @policy [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx86", link = ["{{.*}}libdevice.10.bc"]>] {
 //
 // Bare pointers in (0-d memrefs: the C signature); the logits rows and the
-// arrival counts last. Workgroup memory: the activation rows (4 warps x 16
+// arrival counts last (below B = 4096 the grid is the plan's, so the
+// kernel takes no policy grid: eval-lower-to-gpu-policy-grid.mlir). Workgroup memory: the activation rows (4 warps x 16
 // row groups x 4 states, width 8), enc(parent), the "last block" flag; 16-byte
 // aligned (vector loads and stores); 6 blocks per SM cap the registers.
 // CHECK-NEXT:   gpu.func @proofc_policy(%[[GUARD:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>, {{.*}}, %[[R:[a-zA-Z0-9_]+]]: i32, %[[SCALE:[a-zA-Z0-9_]+]]: f32, %{{.*}}: memref<i32, #gpu.address_space<global>>, %{{.*}}: memref<f32, #gpu.address_space<global>>, %{{.*}}: memref<f32, #gpu.address_space<global>>, %[[ARRIVALS:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>) workgroup(%{{.*}} : memref<256x8xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<8xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[LAST:[a-zA-Z0-9_]+]] : memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.minctasm = 6 : i32} {

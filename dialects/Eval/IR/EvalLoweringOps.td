@@ -389,7 +389,9 @@ def Eval_LaunchOp : Eval_Op<"launch", [
     `gpu.module` / `gpu.binary` beside it. The grid is 1-D, `grid` a
     symbolic extent like a buffer's. `args` are the bundle's argument
     strings: `buf:<buffer>`, `sym:<symbol>` (int32), `i32:<literal>`,
-    `f32:<literal>`, `cond:<name>` (the conditional handle of a cond).
+    `f32:<literal>`, `cond:<name>` (the conditional handle of a cond),
+    `node:<launch>` (the device handle of that launch's next graph node,
+    which the kernel may resize; `node:` alone for none).
     Launches before the `eval.launch_loop` are the schedule's setup
     launches (the bundle's `schedule.prologue`).
     `role` says what the launch does (init, engine, advance, advance_engine,

@@ -63,8 +63,9 @@ using namespace mlir::eval::policy_kernel;
 FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
     ScoreSelectOp op, gpu::GPUModuleOp module, StringRef name, StringRef guard,
     int64_t groups, int64_t statesPerThread, int64_t minBlocksPerSm,
-    StringRef logitsBuffer, StringRef arrivalsBuffer, int64_t maxSharedPerBlock,
-    ArrayRef<std::string> slotStepArgs) {
+    StringRef logitsBuffer, StringRef arrivalsBuffer,
+    StringRef policyGridBuffer, StringRef policyListBuffer,
+    int64_t maxSharedPerBlock, ArrayRef<std::string> slotStepArgs) {
   auto program = op->getParentOfType<ProgramOp>();
   auto encoder = dyn_cast_or_null<EncoderOp>(
       SymbolTable::lookupSymbolIn(program, op.getEncoderAttr()));
@@ -217,14 +218,23 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
   kernel.args.push_back(("f32:" + scale).str());
   kernel.args.push_back(buf((*action)[0]));
   kernel.args.push_back(buf((*logp)[0]));
+  // The step form follows the step policy grid only where the
+  // advance-engine resizes it (a grid buffer given).
+  const bool gridWords = !persistent && !policyGridBuffer.empty();
   if (!persistent) {
     kernel.args.push_back(("buf:" + logitsBuffer).str());
     kernel.args.push_back(("buf:" + arrivalsBuffer).str());
   }
+  if (gridWords) {
+    kernel.args.push_back(("buf:" + policyGridBuffer).str());
+    kernel.args.push_back(("buf:" + policyListBuffer).str());
+  }
   // B x parts blocks: enough parts of childrenPerBlock() children for S.
-  int64_t parts =
-      (S + tiling.childrenPerBlock() - 1) / tiling.childrenPerBlock();
+  int64_t parts = proofc_abi::policyParts(
+      static_cast<int>(S), static_cast<int>(tiling.childrenPerBlock()));
   kernel.grid = {"B", std::to_string(parts)};
+  kernel.parts = parts;
+  kernel.childrenPerPart = tiling.childrenPerBlock();
   if (persistent && parts != 1)
     return op.emitOpError()
            << "the persistent policy kernel scores a slot's S = " << S
@@ -253,6 +263,8 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
   argTypes.append({i32, f32, ptr(i32), ptr(f32)});
   if (!persistent)
     argTypes.append({ptr(f32), ptr(i32)}); // logits rows, arrival counts
+  if (gridWords)
+    argTypes.append({ptr(i32), ptr(i32)}); // the grid's words and list
 
   // The persistent form also takes slot.cu's arguments and hands them to
   // its advance-and-derive function, declared here and linked at load.
@@ -289,7 +301,7 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
   }
 
   KernelGenerator generator(op, *shape, A, S, B, tiling, module, slotStep,
-                            atomLayer);
+                            atomLayer, gridWords);
   kernel.func = generator.emit(name, argTypes);
   // ptxas caps the registers so that this many blocks fit on an SM.
   if (minBlocksPerSm > 0)

@@ -25,6 +25,9 @@ struct PolicyKernel {
   SmallVector<std::string> grid; ///< blocks: the product of the factors
   int64_t block = 0;             ///< threads per block
   int64_t sharedBytes = 0;       ///< dynamic shared memory per block
+  /// The step form's parts a slot (grid B x parts) and children a part
+  /// (kernel_abi.h's policyParts); 1 and S for the persistent form.
+  int64_t parts = 1, childrenPerPart = 0;
 };
 
 /// slot.cu's device function that the persistent policy kernel calls.
@@ -46,7 +49,11 @@ inline int64_t deriveScratchBytes(int64_t A, int64_t S, int64_t threads) {
 /// encode `statesPerThread` states; a slot's children are spread over
 /// several blocks, whose logits meet in `logitsBuffer` (f32 [B, S]) and
 /// whose arrivals are counted in `arrivalsBuffer` (i32 [B], zero between
-/// steps); `minBlocksPerSm` > 0 asks ptxas to fit that many blocks on an SM.
+/// steps); with `policyGridBuffer` (i32 [kPolicyGridWords]) and
+/// `policyListBuffer` (i32 [B]) the step form's grid follows them
+/// (kernel_abi.h's "step policy kernel's grid", where the advance-engine
+/// resizes it), without (empty) it is the plan's, every slot's parts;
+/// `minBlocksPerSm` > 0 asks ptxas to fit that many blocks on an SM.
 /// With `slotStepArgs` (bundle argument strings, appended to the kernel's)
 /// the kernel is the persistent form: one block per slot loops score ->
 /// kSlotStepFunction(slot, args) until the function returns 0 (it takes no
@@ -61,7 +68,8 @@ FailureOr<PolicyKernel>
 buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module, StringRef name,
                   StringRef guard, int64_t groups, int64_t statesPerThread,
                   int64_t minBlocksPerSm, StringRef logitsBuffer,
-                  StringRef arrivalsBuffer, int64_t maxSharedPerBlock,
+                  StringRef arrivalsBuffer, StringRef policyGridBuffer,
+                  StringRef policyListBuffer, int64_t maxSharedPerBlock,
                   ArrayRef<std::string> slotStepArgs = {});
 
 } // namespace mlir::eval

@@ -181,13 +181,15 @@ public:
     collectConds(plan.schedule.setup, schedule["setup"]);
     collectConds(plan.schedule.step, schedule["step"]);
 
+    // Every launch's name first: a "node:" argument may name a later one.
     std::vector<Node> launchNodes = planNode["launches"].array();
+    for (size_t i = 0; i < plan.launches.size(); ++i)
+      if (!launches_.insert(plan.launches[i].name).second)
+        launchNodes[i]["name"].error(fmt::format(
+            "duplicate launch '{}'", escapeForMessage(plan.launches[i].name)));
     for (size_t i = 0; i < plan.launches.size(); ++i) {
       const Launch &l = plan.launches[i];
       const Node &ln = launchNodes[i];
-      if (!launches_.insert(l.name).second)
-        ln["name"].error(
-            fmt::format("duplicate launch '{}'", escapeForMessage(l.name)));
       if (!modules_.count(l.module))
         ln["module"].error(
             fmt::format("unknown module '{}'", escapeForMessage(l.module)));
@@ -269,7 +271,9 @@ private:
 
   void checkArg(const std::string &arg, const Node &node) {
     size_t colon = arg.find(':');
-    if (colon == std::string::npos || colon + 1 == arg.size())
+    // "node:" alone is a node argument with no node (Bundle.h).
+    if (colon == std::string::npos ||
+        (colon + 1 == arg.size() && arg != "node:"))
       node.error(fmt::format("argument '{}' is not <kind>:<value>",
                              escapeForMessage(arg)));
     std::string kind = arg.substr(0, colon), value = arg.substr(colon + 1);
@@ -282,6 +286,9 @@ private:
     } else if (kind == "cond") {
       if (!conds_.count(value))
         node.error(fmt::format("unknown cond '{}'", escapeForMessage(value)));
+    } else if (kind == "node") {
+      if (!value.empty() && !launches_.count(value))
+        node.error(fmt::format("unknown launch '{}'", escapeForMessage(value)));
     } else if (kind == "i32") {
       size_t used = 0;
       long long v = 0;
@@ -306,7 +313,7 @@ private:
                                escapeForMessage(value)));
     } else {
       node.error(fmt::format("unknown argument kind '{}' (buf, sym, i32, f32, "
-                             "cond)",
+                             "cond, node)",
                              escapeForMessage(kind)));
     }
   }

@@ -86,7 +86,14 @@ namespace proofc {
   X(cuGraphLaunch, 10000)
 
 // Entry points a driver may lack; a null pointer means "unsupported".
-#define PROOFC_CUDA_OPTIONAL_SYMBOLS(X) X(cuGraphConditionalHandleCreate, 12030)
+// Conditional nodes (12.3), and the device-updatable kernel nodes of the
+// step policy's grid (12.4; GraphBuilder.cpp).
+#define PROOFC_CUDA_OPTIONAL_SYMBOLS(X)                                        \
+  X(cuGraphConditionalHandleCreate, 12030)                                     \
+  X(cuGraphKernelNodeSetAttribute, 11000)                                      \
+  X(cuGraphKernelNodeGetAttribute, 11000)                                      \
+  X(cuGraphNodeSetParams, 12020)                                               \
+  X(cuGraphUpload, 11010)
 
 class CudaDriver {
 public:

@@ -33,6 +33,7 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,18 @@ struct PreparedLaunch {
   uint32_t grid = 1, block = 1, sharedBytes = 0;
   std::vector<uint64_t> storage; ///< one 8-byte slot per argument
   std::vector<void *> params;    ///< &storage[i]
+  /// The "node:" arguments naming a launch: (index, launch). Their slot is
+  /// 0 here; each graph node of this launch gets the device handle of the
+  /// next node of that launch (GraphBuilder.cpp).
+  std::vector<std::pair<size_t, std::string>> nodeArgs;
+};
+
+/// A kernel node of the native graph, in the order the graph runs them.
+struct GraphKernelNode {
+  CUgraphNode node = nullptr;
+  const PreparedLaunch *launch = nullptr;
+  CUgraphDeviceNode devNode = nullptr; ///< device-updatable nodes only
+  bool inLoop = false;                 ///< in the WHILE body
 };
 
 class CudaRunner {
@@ -239,6 +252,18 @@ private:
 
   CUgraphNode addKernelNode(CUgraph graph, CUgraphNode dep, PreparedLaunch &l);
 
+  /// Whether the native graph's "node:" arguments are bound: the driver
+  /// has device-updatable kernel nodes (CUDA 12.4) and some launch names
+  /// another's node.
+  bool bindsGraphNodes() const;
+
+  /// Gives each recorded kernel node with "node:" arguments the device
+  /// address of the GraphNodeRecord (kernel_abi.h: handle and grid, in a
+  /// device buffer made here) of the next node of the launch named (in the
+  /// WHILE body, the next iteration's first one after the last), before
+  /// instantiation.
+  void bindNodeArgs();
+
   /// Appends `nodes` to `graph` after `dep`; returns the last node. Conds
   /// become IF nodes (native, unless `inlineConds`) or are inlined (their
   /// kernels check the flag themselves).
@@ -323,6 +348,13 @@ private:
   /// Adds the timed launches since the last call to launchSeconds; the
   /// stream must be synchronized.
   void collectTimings();
+
+  /// The native graph's kernel nodes while it is built (bindNodeArgs),
+  /// the launches named by "node:" arguments, and whether addNodes is
+  /// filling the WHILE body.
+  std::vector<GraphKernelNode> graphNodes_;
+  std::set<std::string> nodeTargets_;
+  bool fillingLoop_ = false;
 
   const Bundle &bundle_;
   const std::string &path_;

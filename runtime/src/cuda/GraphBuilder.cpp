@@ -6,12 +6,16 @@
 // runs are host-driven), each launch prepared (function, limits, its
 // kernel-parameter block, its role for the profile's phases), and ONE CUDA
 // graph: native, the setup launches then WHILE(loop) { step x K } with
-// the first copy's conds as IF nodes; emulated, K copies of the step.
+// the first copy's conds as IF nodes, the launches named by "node:"
+// arguments device-updatable and each such argument the address of the
+// record (handle, grid) of the next node of its launch (the step policy's
+// grid, kernel_abi.h); emulated, K copies of the step.
 //
 //===----------------------------------------------------------------------===//
 #if PROOFC_HAVE_CUDA
 
 #include "cuda/CudaRunner.h"
+#include "proofc/contract/kernel_abi.h"
 #include "proofc/runtime/Notices.h"
 #include "support/Fail.h"
 
@@ -109,6 +113,11 @@ void CudaRunner::prepareLaunches(
         slot = it == handles.end() ? 0 : it->second;
         break;
       }
+      case BoundArg::Kind::Node:
+        slot = 0; // bindNodeArgs, in the native graph
+        if (!a.node.empty())
+          p.nodeArgs.emplace_back(i, a.node);
+        break;
       }
     }
     for (uint64_t &slot : p.storage)
@@ -126,21 +135,100 @@ void CudaRunner::prepareLaunches(
   }
 }
 
+namespace {
+/// A kernel node of launch `l` with the kernel parameters `params`.
+CUgraphNodeParams kernelNodeParams(const PreparedLaunch &l, void **params) {
+  CUgraphNodeParams p{};
+  p.type = CU_GRAPH_NODE_TYPE_KERNEL;
+  p.kernel.func = l.function;
+  p.kernel.gridDimX = l.grid;
+  p.kernel.gridDimY = p.kernel.gridDimZ = 1;
+  p.kernel.blockDimX = l.block;
+  p.kernel.blockDimY = p.kernel.blockDimZ = 1;
+  p.kernel.sharedMemBytes = l.sharedBytes;
+  p.kernel.kernelParams = params;
+  return p;
+}
+} // namespace
+
 CUgraphNode CudaRunner::addKernelNode(CUgraph graph, CUgraphNode dep,
                                       PreparedLaunch &l) {
-  CUgraphNodeParams params{};
-  params.type = CU_GRAPH_NODE_TYPE_KERNEL;
-  params.kernel.func = l.function;
-  params.kernel.gridDimX = l.grid;
-  params.kernel.gridDimY = params.kernel.gridDimZ = 1;
-  params.kernel.blockDimX = l.block;
-  params.kernel.blockDimY = params.kernel.blockDimZ = 1;
-  params.kernel.sharedMemBytes = l.sharedBytes;
-  params.kernel.kernelParams = l.params.data();
+  CUgraphNodeParams params = kernelNodeParams(l, l.params.data());
   CUgraphNode node = nullptr;
   PROOFC_CU(dev_.drv, cuGraphAddNode, &node, graph, dep ? &dep : nullptr,
             nullptr, dep ? 1 : 0, &params);
+  if (info_.cond == CondMode::Native && bindsGraphNodes()) {
+    GraphKernelNode recorded{node, &l, nullptr, fillingLoop_};
+    if (nodeTargets_.count(l.name)) {
+      CUlaunchAttributeValue value{};
+      value.deviceUpdatableKernelNode.deviceUpdatable = 1;
+      PROOFC_CU(dev_.drv, cuGraphKernelNodeSetAttribute, node,
+                CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE, &value);
+      CUlaunchAttributeValue out{};
+      PROOFC_CU(dev_.drv, cuGraphKernelNodeGetAttribute, node,
+                CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE, &out);
+      recorded.devNode = out.deviceUpdatableKernelNode.devNode;
+    }
+    graphNodes_.push_back(recorded);
+  }
   return node;
+}
+
+bool CudaRunner::bindsGraphNodes() const {
+  const CudaDriver &drv = dev_.drv;
+  return !nodeTargets_.empty() && drv.cuGraphKernelNodeSetAttribute &&
+         drv.cuGraphKernelNodeGetAttribute && drv.cuGraphNodeSetParams &&
+         drv.cuGraphUpload;
+}
+
+void CudaRunner::bindNodeArgs() {
+  // One GraphNodeRecord (kernel_abi.h) per device-updatable node: its
+  // handle and the grid it launches now, which the kernels keep in step
+  // with the node.
+  std::vector<proofc_abi::GraphNodeRecord> records;
+  std::vector<size_t> recordOf(graphNodes_.size(), 0);
+  for (size_t i = 0; i < graphNodes_.size(); ++i)
+    if (graphNodes_[i].devNode) {
+      recordOf[i] = records.size();
+      records.push_back({reinterpret_cast<uint64_t>(graphNodes_[i].devNode),
+                         graphNodes_[i].launch->grid, 0});
+    }
+  CUdeviceptr base = 0;
+  if (!records.empty()) {
+    const size_t bytes = records.size() * sizeof(records[0]);
+    PROOFC_CU(dev_.drv, cuMemAlloc, &base, bytes);
+    dev_.buffers.push_back(base);
+    PROOFC_CU(dev_.drv, cuMemcpyHtoD, base, records.data(), bytes);
+  }
+  for (size_t i = 0; i < graphNodes_.size(); ++i) {
+    const GraphKernelNode &from = graphNodes_[i];
+    const PreparedLaunch &l = *from.launch;
+    if (l.nodeArgs.empty())
+      continue;
+    std::vector<uint64_t> storage = l.storage;
+    for (const auto &[arg, target] : l.nodeArgs) {
+      auto named = [&](const GraphKernelNode &n) {
+        return n.launch->name == target;
+      };
+      auto next =
+          std::find_if(graphNodes_.begin() + i + 1, graphNodes_.end(), named);
+      // The last of the WHILE body's: the next iteration's first.
+      if (from.inLoop && (next == graphNodes_.end() || !next->inLoop))
+        next = std::find_if(
+            graphNodes_.begin(), graphNodes_.end(),
+            [&](const GraphKernelNode &n) { return n.inLoop && named(n); });
+      storage[arg] =
+          next == graphNodes_.end() || !next->devNode
+              ? 0
+              : base + sizeof(records[0]) * recordOf[static_cast<size_t>(
+                                                next - graphNodes_.begin())];
+    }
+    std::vector<void *> params;
+    for (uint64_t &slot : storage)
+      params.push_back(&slot);
+    CUgraphNodeParams p = kernelNodeParams(l, params.data());
+    PROOFC_CU(dev_.drv, cuGraphNodeSetParams, from.node, &p);
+  }
 }
 
 CUgraphNode CudaRunner::addNodes(
@@ -182,6 +270,11 @@ CudaRunner::addConditional(CUgraph graph, CUgraphNode dep,
 void CudaRunner::buildGraph(
     const std::map<std::string, CUgraphConditionalHandle> &handles) {
   const Schedule &schedule = bundle_.plan.schedule;
+  graphNodes_.clear();
+  nodeTargets_.clear();
+  for (const auto &[name, launch] : launches_)
+    for (const auto &arg : launch.nodeArgs)
+      nodeTargets_.insert(arg.second);
   if (info_.cond == CondMode::Native) {
     // ONE graph: the setup launches, then WHILE(loop) { step x K }. K steps per
     // iteration amortize the conditional node's cost; the steps after the
@@ -192,10 +285,14 @@ void CudaRunner::buildGraph(
     addConditional(dev_.graph, dep, CU_GRAPH_COND_TYPE_WHILE,
                    handles.at(schedule.loopCond), [&](CUgraph body) {
                      CUgraphNode last = nullptr;
+                     fillingLoop_ = true;
                      for (int k = 0; k < std::max(1, options_.unroll); ++k)
                        last = addNodes(body, last, schedule.step, handles,
                                        /*inlineConds=*/k > 0);
+                     fillingLoop_ = false;
                    });
+    if (bindsGraphNodes())
+      bindNodeArgs();
   } else {
     // Emulated: K copies of the step; the setup launches run once, directly.
     PROOFC_CU(dev_.drv, cuGraphCreate, &dev_.graph, 0);
@@ -204,6 +301,11 @@ void CudaRunner::buildGraph(
       dep = addNodes(dev_.graph, dep, schedule.step, handles);
   }
   PROOFC_CU(dev_.drv, cuGraphInstantiateWithFlags, &dev_.exec, dev_.graph, 0);
+  // A graph whose kernels update its nodes must be on the device before
+  // its first launch.
+  if (info_.cond == CondMode::Native && bindsGraphNodes())
+    PROOFC_CU(dev_.drv, cuGraphUpload, dev_.exec, dev_.stream);
+  graphNodes_.clear();
 }
 
 } // namespace proofc

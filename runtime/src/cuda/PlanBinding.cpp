@@ -307,6 +307,9 @@ BoundArg bindArg(const std::string &arg, const PlanBinding &binding,
   } else if (kind == "cond") {
     out.kind = BoundArg::Kind::Cond;
     out.cond = value;
+  } else if (kind == "node") {
+    out.kind = BoundArg::Kind::Node;
+    out.node = value;
   } else {
     fail("{}: unknown argument kind '{}'", what, kind);
   }

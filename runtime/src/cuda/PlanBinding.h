@@ -92,11 +92,14 @@ struct BoundBuffer {
 };
 
 struct BoundArg {
-  enum class Kind { Buffer, I32, F32, Cond } kind = Kind::I32;
+  enum class Kind { Buffer, I32, F32, Cond, Node } kind = Kind::I32;
   int32_t buffer = -1; ///< Buffer: index into PlanBinding::buffers()
   int32_t i32 = 0;     ///< I32 (literals and symbols)
   float f32 = 0;       ///< F32
   std::string cond;    ///< Cond: the cond's name
+  /// Node: the launch whose next graph node's device handle this is
+  /// (empty: none, 0), kernel_abi.h's ArgKind::Node.
+  std::string node;
 };
 
 struct BoundLaunch {

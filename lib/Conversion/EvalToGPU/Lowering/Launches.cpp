@@ -13,7 +13,11 @@
 #include "CopyKernel.h"
 #include "PolicyKernel.h"
 
+#include "proofc/Dialect/Eval/Transforms/GpuHeuristics.h"
+
 #include "mlir/IR/SymbolTable.h"
+
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::eval;
@@ -52,8 +56,9 @@ LogicalResult ProgramLowering::lowerInit(OpBuilder &builder, InitSlotsOp init) {
     args.push_back(bufArg(b));
   args.push_back(bufArg((*pool)[1])); // next_cand
   llvm::append_range(args, flagArgs((*flag)[0]));
-  launch(builder, init.getLoc(), proofc::LaunchRole::Init, "init",
-         kernelRef("step", "proofc_init"), {"1"}, kStepThreads, args);
+  initLaunch =
+      launch(builder, init.getLoc(), proofc::LaunchRole::Init, "init",
+             kernelRef("step", "proofc_init"), {"1"}, kStepThreads, args);
   toErase.push_back(init);
   return success();
 }
@@ -105,19 +110,35 @@ LogicalResult ProgramLowering::lowerScore(OpBuilder &builder,
     arrivals =
         addScratchBuffer(name + "_arrivals", builder.getI32Type(), {"B"});
   }
+  // Where the advance-engine resizes the step policy's grid
+  // (choosePolicyGridResize), every step policy kernel reads the one grid
+  // it sizes (a larger grid than a step needs is correct: its extra
+  // blocks return); the node it resizes is the first's.
+  const bool resize =
+      slotArgs.empty() && choosePolicyGridResize(program.getBAttr().getInt());
+  std::string gridWords, gridList;
+  if (resize)
+    std::tie(gridWords, gridList) = policyGridBuffers();
   FailureOr<PolicyKernel> kernel = buildPolicyKernel(
       score, gpuModule, entry, guard.getSymName(), options.groups,
       options.statesPerThread, options.minBlocksPerSm, logits, arrivals,
-      chipLimits().maxSharedPerBlock, slotArgs);
+      gridWords, gridList, chipLimits().maxSharedPerBlock, slotArgs);
   if (failed(kernel))
     return failure();
   SmallVector<std::string> grid(kernel->grid.begin(), kernel->grid.end());
-  launch(builder, score.getLoc(),
-         slotArgs.empty() ? proofc::LaunchRole::Policy
-                          : proofc::LaunchRole::Persistent,
-         slotArgs.empty() ? "score_select" : "persistent",
-         kernelRef(gpuModule.getSymName(), entry), grid, kernel->block,
-         kernel->args, kernel->sharedBytes);
+  LaunchOp policy = launch(builder, score.getLoc(),
+                           slotArgs.empty() ? proofc::LaunchRole::Policy
+                                            : proofc::LaunchRole::Persistent,
+                           slotArgs.empty() ? "score_select" : "persistent",
+                           kernelRef(gpuModule.getSymName(), entry), grid,
+                           kernel->block, kernel->args, kernel->sharedBytes);
+  if (slotArgs.empty() && !policyGridKnown) {
+    policyGridKnown = true;
+    policyParts = kernel->parts;
+    policyChildrenPerPart = kernel->childrenPerPart;
+    if (resize)
+      policyLaunch = policy.getName().str();
+  }
   if (!slotArgs.empty()) {
     if (failed(checkSlotBlock(score, kernel->block)))
       return failure();
@@ -198,11 +219,41 @@ LogicalResult ProgramLowering::lowerAdvanceEngine(OpBuilder &builder,
   llvm::append_range(args, advanceEngineArgs(advance, *a, *kb));
   args.push_back("buf:" + counters);
   llvm::append_range(args, flagArgs(a->flag[0]));
-  launch(builder, advance.getLoc(), proofc::LaunchRole::AdvanceEngine,
-         "advance_engine", kernelRef(kAdvanceModule, "proofc_advance_engine"),
-         {"B"}, options.engineThreads, args);
+  advanceEngineLaunches.push_back(launch(
+      builder, advance.getLoc(), proofc::LaunchRole::AdvanceEngine,
+      "advance_engine", kernelRef(kAdvanceModule, "proofc_advance_engine"),
+      {"B"}, options.engineThreads, args));
   toErase.push_back(advance);
   return success();
+}
+
+const std::pair<std::string, std::string> &
+ProgramLowering::policyGridBuffers() {
+  if (policyGridNames.first.empty()) {
+    Type i32 = IntegerType::get(program.getContext(), 32);
+    std::string words = std::to_string(proofc_abi::kPolicyGridWords);
+    policyGridNames = {addScratchBuffer("policy_grid", i32, {words}),
+                       addScratchBuffer("policy_list", i32, {"B"})};
+  }
+  return policyGridNames;
+}
+
+void ProgramLowering::finishPolicyGrid() {
+  if (!initLaunch && advanceEngineLaunches.empty())
+    return;
+  const auto &[words, list] = policyGridBuffers();
+  auto append = [&](LaunchOp launch, int64_t value) {
+    SmallVector<Attribute> args(launch.getArgs().getValue());
+    Builder builder(program.getContext());
+    for (std::string arg : {"i32:" + std::to_string(value), "buf:" + words,
+                            "buf:" + list, "node:" + policyLaunch})
+      args.push_back(builder.getStringAttr(arg));
+    launch.setArgsAttr(builder.getArrayAttr(args));
+  };
+  if (initLaunch)
+    append(initLaunch, policyParts);
+  for (LaunchOp launch : advanceEngineLaunches)
+    append(launch, policyChildrenPerPart);
 }
 
 LogicalResult ProgramLowering::lowerCopy(OpBuilder &builder, CopyOp copy,

@@ -57,6 +57,7 @@ LogicalResult ProgramLowering::run() {
     op->dropAllUses();
     op->erase();
   }
+  finishPolicyGrid();
   listModuleEntries();
   return checkKernelAbi();
 }

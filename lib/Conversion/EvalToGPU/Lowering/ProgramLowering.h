@@ -162,6 +162,17 @@ private:
 
   LogicalResult lowerCopy(OpBuilder &builder, CopyOp copy, BufferOp guard);
 
+  /// The step policy grid's two scratch buffers (kernel_abi.h's
+  /// PolicyGridWord words, and B listed slots), declared at the first call.
+  const std::pair<std::string, std::string> &policyGridBuffers();
+
+  /// Appends kernel_abi.h's policy grid arguments to init and the fused
+  /// advance-engine once every launch exists: the first step policy
+  /// launch's parts, children a part and, where the grid is resized,
+  /// "node:" and its name (init is lowered before it); one part and no
+  /// node without a step policy.
+  void finishPolicyGrid();
+
   //===------------------------------------------------------------------===//
   // Argument lists (LaunchArguments.cpp)
   //===------------------------------------------------------------------===//
@@ -220,6 +231,15 @@ private:
   ScoreSelectOp persistentScore; ///< schedule=persistent: its kernel loops
   CudaModuleOp slotModule;       ///< schedule=persistent: slot.cu
   llvm::StringSet<> launchNames;
+  /// finishPolicyGrid's launches and what it appends to them.
+  LaunchOp initLaunch;
+  SmallVector<LaunchOp> advanceEngineLaunches;
+  std::pair<std::string, std::string> policyGridNames; ///< words, list
+  /// The first step policy launch's parts and children a part, and its
+  /// name when the advance-engine resizes its grid (choosePolicyGridResize).
+  bool policyGridKnown = false;
+  std::string policyLaunch;
+  int64_t policyParts = 1, policyChildrenPerPart = 1;
   SmallVector<Operation *> toErase;
 };
 

@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "KernelGenerator.h"
 
+#include "proofc/contract/kernel_abi.h"
+
 #include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
@@ -60,10 +62,14 @@ void KernelGenerator::emitBody() {
   Value logpPtr = entry.getArgument(arg++);
   // The step form's scratch, where a slot's blocks meet (the persistent
   // block is its slot's only one and keeps its logits in shared memory).
-  Value logitsPtr, arrivalsPtr;
+  Value logitsPtr, arrivalsPtr, gridPtr, listPtr;
   if (!slotStep) {
     logitsPtr = entry.getArgument(arg++);
     arrivalsPtr = entry.getArgument(arg++);
+  }
+  if (gridWords) {
+    gridPtr = entry.getArgument(arg++);
+    listPtr = entry.getArgument(arg++);
   }
 
   SmallVector<Value> slotStepArgs(entry.getArguments().drop_front(arg));
@@ -75,16 +81,50 @@ void KernelGenerator::emitBody() {
   Value part = arith::DivUIOp::create(b, bid, cIdx(B));
   Value slotCand = view(candPtr, i32, {fixed(B)});
   Value cand = load(slotCand, {slot});
-  Value run = andI(cmpI(arith::CmpIPredicate::ne, guard, cI32(0)),
-                   cmpI(arith::CmpIPredicate::sge, cand, cI32(0)));
+  if (!gridWords) {
+    Value run = andI(cmpI(arith::CmpIPredicate::ne, guard, cI32(0)),
+                     cmpI(arith::CmpIPredicate::sge, cand, cI32(0)));
+    // Block-uniform: every thread of a block sees the same guard and slot.
+    ifThen(run, [&] {
+      makeViews(statePtr, derivedPtr, countPtr, tablePtrs, actionPtr, logpPtr);
+      if (slotStep)
+        return emitPersistentLoop(slot, part, slotStepArgs);
+      logitsBase = baseAddress(logitsPtr);
+      arrivals = view(arrivalsPtr, i32, {fixed(B)});
+      emitSlot(slot, part);
+    });
+    gpu::ReturnOp::create(b);
+    return;
+  }
+  // The step form's grid (kernel_abi.h, kPolicyListed): every slot's parts
+  // (listed = -1), or block bid part bid / n of the listed slot
+  // list[bid % n] (listed = n; none when n = 0). The every-slot mode's
+  // state words and count are loaded with the guard and the mode, so that
+  // its blocks wait for one round of loads, not two.
+  Value counts = view(countPtr, i32, {fixed(B)});
+  Value k = load(counts, {slot});
+  Value listed = load(view(gridPtr, i32, {fixed(proofc_abi::kPolicyGridWords)}),
+                      {cIdx(proofc_abi::kPolicyListed)});
+  Value isListed = cmpI(arith::CmpIPredicate::sge, listed, cI32(0));
+  SmallVector<Value> picked = ifElse(
+      isListed, {index, index, i32, i32},
+      [&] {
+        Value n = toIndex(arith::MaxSIOp::create(b, listed, cI32(1)));
+        Value list = view(listPtr, i32, {fixed(B)});
+        Value s = toIndex(load(list, {arith::RemUIOp::create(b, bid, n)}));
+        return SmallVector<Value>{s, arith::DivUIOp::create(b, bid, n),
+                                  load(slotCand, {s}), load(counts, {s})};
+      },
+      [&] { return SmallVector<Value>{slot, part, cand, k}; });
+  Value run = andI(andI(cmpI(arith::CmpIPredicate::ne, guard, cI32(0)),
+                        cmpI(arith::CmpIPredicate::ne, listed, cI32(0))),
+                   cmpI(arith::CmpIPredicate::sge, picked[2], cI32(0)));
   // Block-uniform: every thread of a block sees the same guard and slot.
   ifThen(run, [&] {
     makeViews(statePtr, derivedPtr, countPtr, tablePtrs, actionPtr, logpPtr);
-    if (slotStep)
-      return emitPersistentLoop(slot, part, slotStepArgs);
     logitsBase = baseAddress(logitsPtr);
     arrivals = view(arrivalsPtr, i32, {fixed(B)});
-    emitSlot(slot, part);
+    emitSlot(picked[0], picked[1], toIndex(picked[3]));
   });
   gpu::ReturnOp::create(b);
 }
@@ -123,7 +163,7 @@ void KernelGenerator::makeViews(Value statePtr, Value derivedPtr,
     atomLayerTable = baseAddress(tablePtrs[next++]);
 }
 
-void KernelGenerator::emitSlot(Value slot, Value part) {
+void KernelGenerator::emitSlot(Value slot, Value part, Value k) {
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   lane = arith::RemUIOp::create(b, tid, cIdx(kWarp));
   warp = arith::DivUIOp::create(b, tid, cIdx(kWarp));
@@ -145,7 +185,8 @@ void KernelGenerator::emitSlot(Value slot, Value part) {
     parentBase = baseAddress(func.getWorkgroupAttributions()[1]);
   }
 
-  Value k = toIndex(load(count, {slot}));
+  if (!k)
+    k = toIndex(load(count, {slot}));
   Value first = cmpI(arith::CmpIPredicate::eq, tid, cIdx(0));
   Value firstPart = cmpI(arith::CmpIPredicate::eq, part, cIdx(0));
   Value single = cmpI(arith::CmpIPredicate::ule, k, cIdx(1));

@@ -27,10 +27,10 @@ public:
   KernelGenerator(ScoreSelectOp op, const EncoderShape &shape, int64_t A,
                   int64_t S, int64_t B, const Tiling &tiling,
                   gpu::GPUModuleOp module, LLVM::LLVMFuncOp slotStep,
-                  bool atomLayer)
+                  bool atomLayer, bool gridWords)
       : KernelBuilder(op.getLoc(), OpBuilder::atBlockEnd(module.getBody())),
         op(op), shape(shape), A(A), S(S), B(B), tl(tiling), slotStep(slotStep),
-        atomLayer(atomLayer) {}
+        atomLayer(atomLayer), gridWords(gridWords) {}
 
   /// Emits the kernel with arguments `argTypes` (docs/gpu-kernels.md).
   gpu::GPUFuncOp emit(StringRef name, ArrayRef<Type> argTypes);
@@ -51,7 +51,10 @@ private:
   void makeViews(Value statePtr, Value derivedPtr, Value countPtr,
                  ArrayRef<Value> tablePtrs, Value actionPtr, Value logpPtr);
 
-  void emitSlot(Value slot, Value part);
+  /// A slot's part: its thread layout, the one-successor shortcut, then
+  /// emitPart when the part has children. `k`, the slot's children (index),
+  /// when the caller loaded it; else loaded here.
+  void emitSlot(Value slot, Value part, Value k = Value());
 
   /// Part `part` of a slot: the parent (row 0) and the children
   /// part * (rows - 1) + row - 1; their logits go to the slot's global
@@ -262,6 +265,10 @@ private:
   /// The kernel takes an eval.fold_atom_layer table and its argument rows
   /// N (atomArgRows; 0 at run time: no table, the unfolded path).
   bool atomLayer;
+  /// The step form takes the step policy grid's words and list and maps
+  /// its blocks by them (kernel_abi.h's PolicyGridWord); without, block b
+  /// is part b / B of slot b % B.
+  bool gridWords;
   gpu::GPUFuncOp func;
 
   // Views, table addresses and per-thread values of the body.

@@ -458,6 +458,18 @@ LogicalResult LaunchLoopOp::verify() { return verifyCondName(*this); }
 static LogicalResult verifyLaunchArg(LaunchOp launch, ProgramOp program,
                                      StringRef arg) {
   auto [kind, value] = arg.split(':');
+  // "node:<launch>": the device handle of that launch's next graph node;
+  // "node:" alone, none.
+  if (kind == "node" && arg.contains(':')) {
+    if (value.empty())
+      return success();
+    bool found = false;
+    program->walk([&](LaunchOp other) { found |= other.getName() == value; });
+    if (found)
+      return success();
+    return launch.emitOpError()
+           << "argument '" << arg << "' names no launch of the program";
+  }
   if (value.empty())
     return launch.emitOpError()
            << "argument '" << arg << "' is not <kind>:<value>";
@@ -491,7 +503,7 @@ static LogicalResult verifyLaunchArg(LaunchOp launch, ProgramOp program,
   }
   return launch.emitOpError() << "argument '" << arg
                               << "' has an unknown kind (buf, sym, i32, f32, "
-                                 "cond)";
+                                 "cond, node)";
 }
 
 LogicalResult LaunchOp::verify() {

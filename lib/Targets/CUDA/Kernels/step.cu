@@ -56,9 +56,29 @@ __device__ __forceinline__ int addRelease(int *p, int v) {
 }
 
 // From the CUDA device runtime (cuda_device_runtime_api.h), declared here so
-// that NVRTC needs no CUDA headers.
+// that NVRTC needs no CUDA headers: a conditional node's value, and a
+// device-updatable kernel node's grid (its dim3 by value; the returned
+// cudaError_t is an int). Under nvcc, whose cuda_runtime.h declares the
+// latter with its own types, that declaration is used.
 extern "C" __device__ void cudaGraphSetConditional(unsigned long long handle,
                                                    unsigned int value);
+#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+__device__ __forceinline__ void setNodeGrid(unsigned long long node,
+                                            unsigned blocks) {
+  cudaGraphKernelNodeSetGridDim(reinterpret_cast<cudaGraphDeviceNode_t>(node),
+                                dim3(blocks, 1, 1));
+}
+#else
+struct ProofcGridDim {
+  unsigned x, y, z;
+};
+extern "C" __device__ int
+cudaGraphKernelNodeSetGridDim(unsigned long long node, ProofcGridDim grid);
+__device__ __forceinline__ void setNodeGrid(unsigned long long node,
+                                            unsigned blocks) {
+  cudaGraphKernelNodeSetGridDim(node, ProofcGridDim{blocks, 1u, 1u});
+}
+#endif
 
 namespace proofc_step {
 
@@ -70,6 +90,28 @@ __device__ __forceinline__ void setFlags(int anyActive, int *engineFlag,
   *loopFlag = anyActive;
   if (engineHandle) cudaGraphSetConditional(engineHandle, anyActive);
   if (loopHandle) cudaGraphSetConditional(loopHandle, anyActive);
+}
+
+/// The next step's policy grid (kernel_abi.h, "The step policy kernel's
+/// grid"): its mode word and, when the graph has the node (`node`, its
+/// record, with `current` the record's grid, read by the caller with its
+/// other loads) and the grid changes, its blocks.
+__device__ __forceinline__ void
+setPolicyGrid(int *policyGrid, int listed, int blocks,
+              unsigned long long node, unsigned current) {
+  policyGrid[proofc_abi::kPolicyListed] = listed;
+  auto *record = reinterpret_cast<proofc_abi::GraphNodeRecord *>(node);
+  if (record && current != static_cast<unsigned>(blocks)) {
+    record->grid = static_cast<unsigned>(blocks);
+    setNodeGrid(record->node, static_cast<unsigned>(blocks));
+  }
+}
+
+/// The grid a node's record holds (0 without a node).
+__device__ __forceinline__ unsigned recordedGrid(unsigned long long node) {
+  return node ? reinterpret_cast<const proofc_abi::GraphNodeRecord *>(node)
+                    ->grid
+              : 0u;
 }
 
 } // namespace proofc_step
@@ -93,6 +135,12 @@ proofc_init(PROOFC_ABI_PARAMS(PROOFC_ABI_INIT_ARGS)) {
   if (threadIdx.x == 0) {
     *nextCand = B < N ? B : N;
     setFlags(N > 0, engineFlag, loopFlag, engineHandle, loopHandle);
+    // The first step's policy covers every slot (an earlier run, or one
+    // cancelled, may have left the node's grid and the words trimmed).
+    policyGrid[proofc_abi::kPolicyListCount] = 0;
+    policyGrid[proofc_abi::kPolicyMaxChildren] = 0;
+    setPolicyGrid(policyGrid, -1, B * policyParts, nextPolicy,
+                  recordedGrid(nextPolicy));
   }
 }
 #endif
@@ -141,12 +189,23 @@ extern "C" __global__ void proofc_advance_engine(
 #endif
   __shared__ int sActive, sWaiting;
   if (threadIdx.x == 0) {
+    // The next policy can have work only for a slot that holds a candidate
+    // now (the advance keeps a slot active or leaves it inactive, never the
+    // reverse): it takes its list position before the advance, whose memo
+    // round trips hide the atomic's, and stores its slot after. A slot
+    // listed that finishes with the pool empty, or waits, has count 0:
+    // its policy blocks return at once.
+    const int listedAt =
+        nextPolicy && slotCand[b] >= 0
+            ? atomicAdd(policyGrid + proofc_abi::kPolicyListCount, 1)
+            : -1;
     sActive = advanceSlot(b, pool, N, D, R, derived, count, action,
                           actionLogp, state, slotCand, depth, logp, nextCand,
                           outStatus, outDepth, outLogp, outActions, actionsD,
                           memo, memoClaims, memoEntries);
     if (PROOFC_MEMO_WAITS > 0)
       sWaiting = memoEntries > 0 && memoClaims[b] < 0;
+    if (listedAt >= 0) policyList[listedAt] = b;
   }
   // The barrier also makes thread 0's stores to state[b] and slotCand[b]
   // visible to the block, which derives from them.
@@ -164,15 +223,40 @@ extern "C" __global__ void proofc_advance_engine(
   }
   // counters[0]: active slots, counters[1]: blocks arrived; the last block
   // reads and re-zeroes both for the next step. The arrival is a release
-  // (it orders the active count before it) rather than a __threadfence in
-  // every block, which on sm_90 also invalidates the SM's L1; the last
-  // block's fence is the acquire.
+  // (it orders the active count and the policy list before it) rather than
+  // a __threadfence in every block, which on sm_90 also invalidates the
+  // SM's L1; the last block's fence is the acquire.
   if (threadIdx.x != 0) return;
-  if (sActive) atomicAdd(counters, 1);
+  if (sActive) {
+    atomicAdd(counters, 1);
+    // Thread 0 wrote count[b] in the derive (0 for a waiting slot).
+    if (nextPolicy)
+      atomicMax(policyGrid + proofc_abi::kPolicyMaxChildren, count[b]);
+  }
   if (addRelease(counters + 1, 1) != static_cast<int>(gridDim.x) - 1) return;
   __threadfence();
-  const int anyActive = atomicExch(counters, 0) > 0;
-  atomicExch(counters + 1, 0);
+  // Every block has arrived: the counts are final and no block writes them
+  // again in this launch. One round of loads (past L1) reads them, plain
+  // stores re-zero them for the next launch.
+  volatile int *counts = counters;
+  volatile int *grid = policyGrid;
+  const int anyActive = counts[0] > 0;
+  const int listed = grid[proofc_abi::kPolicyListCount];
+  const int maxChildren = grid[proofc_abi::kPolicyMaxChildren];
+  const unsigned current = recordedGrid(nextPolicy);
+  counts[0] = 0;
+  counts[1] = 0;
+  grid[proofc_abi::kPolicyListCount] = 0;
+  grid[proofc_abi::kPolicyMaxChildren] = 0;
+  const int B = static_cast<int>(gridDim.x); // one block a slot
+  const int parts = proofc_abi::policyParts(maxChildren, childrenPerPart);
+  // Without a node the grid stays the plan's: every slot (no list).
+  if (nextPolicy && proofc_abi::policyListsSlots(listed, B))
+    setPolicyGrid(policyGrid, listed,
+                  proofc_abi::policyListedBlocks(listed, parts), nextPolicy,
+                  current);
+  else
+    setPolicyGrid(policyGrid, -1, B * parts, nextPolicy, current);
   setFlags(anyActive, engineFlag, loopFlag, engineHandle, loopHandle);
 }
 #endif

@@ -40,6 +40,7 @@
 #include "host/HostBackend.h"
 #include "host/HostPolicy.h"
 #include "outputs/ProofFormats.h"
+#include "proofc/contract/kernel_abi.h"
 #include "proofc/runtime/Error.h"
 #include "runtime/cuda/GpuTestUtil.h"
 #include "tooling/RunSession.h"
@@ -129,16 +130,22 @@ TEST_P(CompiledPolicyKernel, MatchesHostPolicy) {
     return buffers[a.buffer];
   };
   const size_t nargs = launch.args.size();
-  // The outputs by name: the signature ends with the logits rows and the
-  // arrival counts after them (docs/gpu-kernels.md).
+  // The outputs by name: the signature ends with the logits rows, the
+  // arrival counts and the step policy grid's words and list after them
+  // (docs/gpu-kernels.md).
   CUdeviceptr guard = argBuffer(0), state = argBuffer(1),
               derived = argBuffer(2), count = argBuffer(3),
               slotCand = argBuffer(4), action = bufferOf("action"),
-              actionLogp = bufferOf("action_logp");
-  EXPECT_EQ(action, argBuffer(nargs - 4));
-  EXPECT_EQ(actionLogp, argBuffer(nargs - 3));
+              actionLogp = bufferOf("action_logp"),
+              policyGrid = argBuffer(nargs - 2);
+  EXPECT_EQ(action, argBuffer(nargs - 6));
+  EXPECT_EQ(actionLogp, argBuffer(nargs - 5));
   const int32_t one = 1;
   PROOFC_CU(drv, cuMemcpyHtoD, guard, &one, 4);
+  // Every slot's parts, as init leaves the grid before a run's first step.
+  const int32_t everySlot = -1;
+  PROOFC_CU(drv, cuMemcpyHtoD, policyGrid + 4 * proofc_abi::kPolicyListed,
+            &everySlot, 4);
 
   // Kernel parameters as the CUDA backend passes them.
   std::vector<uint64_t> storage(nargs);

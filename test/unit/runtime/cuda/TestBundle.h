@@ -6,7 +6,11 @@
 // test fixture test/unit/runtime/cuda/fixtures/policy.cu standing in for the
 // PTX policy kernel. Used by the bundle, emulation and GPU tests. With
 // `fusedStep`, the step is the compiler's default shape instead: the policy,
-// then proofc_advance_engine (no cond).
+// then proofc_advance_engine (no cond). The fixture policy is one block a
+// slot (one part of S children) and ignores the step policy grid
+// (kernel_abi.h), so its launch is named by the "node:" arguments only with
+// `policyNode`, which the CPU emulation sets (it checks the grids the
+// kernels ask for and never resizes a launch): a GPU graph would resize it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_TEST_UNIT_CUDA_TESTBUNDLE_H
@@ -25,7 +29,8 @@
 namespace proofc::test {
 
 inline Bundle makeTestBundle(const ProgramSpec &program,
-                             int engineThreads = 128, bool fusedStep = false) {
+                             int engineThreads = 128, bool fusedStep = false,
+                             bool policyNode = false) {
   const ShapeParams &s = program.shape;
   const std::string A = "-DPROOFC_A=" + std::to_string(s.A);
   const std::string S = "-DPROOFC_S=" + std::to_string(s.S);
@@ -68,6 +73,9 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
   buffer("action_logp", F, {"B"});
   buffer("engine_flag", I, {"1"});
   buffer("loop_flag", I, {"1"});
+  buffer("policy_grid", I, {std::to_string(proofc_abi::kPolicyGridWords)});
+  buffer("policy_list", I, {"B"});
+  const std::string policyNodeArg = policyNode ? "node:score" : "node:";
   if (fusedStep) {
     buffer("step_counters", I, {"2"});
     buffer("memo_table", I,
@@ -129,8 +137,8 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
   launch("init", "step", "proofc_init", {"1"}, 256,
          {"buf:pool", "sym:N", "sym:B", "buf:state", "buf:slot_cand",
           "buf:depth", "buf:logp", "buf:next_cand", "buf:engine_flag",
-          "buf:loop_flag", fusedStep ? "cond:loop" : "cond:engine",
-          "cond:loop"});
+          "buf:loop_flag", fusedStep ? "cond:loop" : "cond:engine", "cond:loop",
+          "i32:1", "buf:policy_grid", "buf:policy_list", policyNodeArg});
   // The knowledge base's buffers, in the engine kernels' argument order.
   std::vector<std::string> kbArgs;
   for (const BufferTable &t : kKbTables)
@@ -174,6 +182,10 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
          {"sym:E", "buf:derived", "buf:count", "buf:memo_table",
           "buf:memo_claims", "sym:MEMO", "buf:step_counters", "buf:engine_flag",
           "buf:loop_flag", "cond:loop", "cond:loop"})
+      args.push_back(a);
+    for (const std::string &a :
+         {"i32:" + std::to_string(s.S), std::string("buf:policy_grid"),
+          std::string("buf:policy_list"), policyNodeArg})
       args.push_back(a);
     launch("advance_engine", "step", "proofc_advance_engine", {"B"},
            engineThreads, args);

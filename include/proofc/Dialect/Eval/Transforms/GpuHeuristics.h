@@ -119,6 +119,19 @@ int64_t chooseEngineMaxRegisters(int64_t B);
 /// the waits' code spills 172 bytes instead of 132), hence none from 16384.
 int64_t chooseMemoMaxWaits(int64_t B);
 
+/// Whether the step schedule's advance-engine sizes the next step's policy
+/// grid (kernel_abi.h's PolicyGridWord: the launch's "node:" arguments name
+/// the policy launch), from B = 4096 up to 16384 (excluded). Each step then
+/// lists its slots (an atomic add on one word a slot) and, when the grid
+/// changes, resizes the node: the tail's steps lose the idle blocks (V10 at
+/// B=4096: 20.7 -> 12 us a tail step's policy). Issue 29's measurements on
+/// H200s (outcomes byte-identical, each against 0a5292f in the same call):
+/// V10 at B=4096 3.76 -> 3.67 ms (four calls); at B=1024 5.25 -> 5.42 ms
+/// with a resize every step (5.30 with records), so none below 4096; at
+/// B=16384 fb15k-237's first 700 queries 6.61 -> 8.01 s of GPU run (one
+/// round: 16,384 list adds a step on one word), so none from 16384.
+bool choosePolicyGridResize(int64_t B);
+
 } // namespace mlir::eval
 
 #endif // PROOFC_DIALECT_EVAL_TRANSFORMS_GPUHEURISTICS_H

@@ -21,7 +21,11 @@
 // in launch order. `Name` makes the enum of slot.cu's argument words
 // (kSlot<Name>), `type param` the kernel's parameter, `Kind` how the bundle
 // passes it (Buf: "buf:<buffer>", Int: "sym:<symbol>" or "i32:<value>",
-// Cond: "cond:<conditional>", the handle of a graph conditional node).
+// Cond: "cond:<conditional>", the handle of a graph conditional node; Node:
+// "node:<launch>", the device address of the GraphNodeRecord of the next
+// node of launch <launch> to run after this one, made device-updatable, or
+// "node:" and 0 for none: the runtime binds it only in a graph with
+// conditional nodes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,14 +103,26 @@
   X(Count, int *, count, Buf)                                                  \
   PROOFC_ABI_MEMO_ARGS(X)
 
-// The kernels of step.cu and engine.cu, in launch order.
+// The step policy kernel's grid, sized on the device (kPolicyListed
+// below): its words, the listed slots, and the record of the node of the
+// next step's policy launch (GraphNodeRecord; 0: the grid stays the plan's
+// and every slot's parts run).
+#define PROOFC_ABI_POLICY_GRID_ARGS(X)                                         \
+  X(PolicyGrid, int *, policyGrid, Buf)                                        \
+  X(PolicyList, int *, policyList, Buf)                                        \
+  X(NextPolicy, unsigned long long, nextPolicy, Node)
+
+// The kernels of step.cu and engine.cu, in launch order. Init resets the
+// policy grid to every slot's parts (policyParts of them a slot).
 #define PROOFC_ABI_INIT_ARGS(X)                                                \
   X(Pool, const int *, pool, Buf)                                              \
   X(N, int, N, Int)                                                            \
   X(B, int, B, Int)                                                            \
   PROOFC_ABI_SLOT_ARGS(X)                                                      \
   X(NextCand, int *, nextCand, Buf)                                            \
-  PROOFC_ABI_FLAG_ARGS(X)
+  PROOFC_ABI_FLAG_ARGS(X)                                                      \
+  X(PolicyParts, int, policyParts, Int)                                        \
+  PROOFC_ABI_POLICY_GRID_ARGS(X)
 
 #define PROOFC_ABI_ENGINE_ARGS(X)                                              \
   X(Guard, const int *, guard, Buf)                                            \
@@ -138,7 +154,9 @@
   X(Guard, const int *, guard, Buf)                                            \
   PROOFC_ABI_SLOT_STEP_ARGS(X)                                                 \
   X(Counters, int *, counters, Buf)                                            \
-  PROOFC_ABI_FLAG_ARGS(X)
+  PROOFC_ABI_FLAG_ARGS(X)                                                      \
+  X(ChildrenPerPart, int, childrenPerPart, Int)                                \
+  PROOFC_ABI_POLICY_GRID_ARGS(X)
 
 #define PROOFC_ABI_FINISH_ARGS(X)                                              \
   X(LoopFlag, int *, loopFlag, Buf)                                            \
@@ -171,7 +189,7 @@
 
 namespace proofc_abi {
 
-enum class ArgKind { Buf, Int, Cond };
+enum class ArgKind { Buf, Int, Cond, Node };
 
 /// slot.cu's argument words, in order (kSlotNumArgs of them).
 enum SlotArg { PROOFC_ABI_SLOT_STEP_ARGS(PROOFC_ABI_SLOT_ENUM) kSlotNumArgs };
@@ -183,6 +201,61 @@ namespace InitArg {
 enum : int { PROOFC_ABI_INIT_ARGS(PROOFC_ABI_ARG_ENUM) kNumArgs };
 }
 #undef PROOFC_ABI_ARG_ENUM
+
+/// The step policy kernel's grid (docs/gpu-kernels.md, "The step policy
+/// grid"). Its launch is B x P blocks, block i part i / B of slot i % B,
+/// most of them idle: a slot has work in a step only while it holds a
+/// candidate with children, and its children fill only the first parts.
+/// Each block the SMs start and retire costs time even when it returns at
+/// once (about 0.74 ns of the GPU's for V10's one-warp blocks on an H200,
+/// 24 us for 32,768), which is most of a step once few slots are left. So
+/// the advance-engine lists the slots the next step has work for, and its
+/// last block writes policyGrid's words and sets the next policy node's
+/// grid: while most slots have work, every slot's first parts as before
+/// (B x parts, listed = -1); else only the listed slots' parts
+/// (block i part i / n of slot policyList[i % n], listed = n). Init resets
+/// the mode to every slot and the grid to B x P before a run's first step.
+/// Without a node to resize (nextPolicy 0) the mode stays every slot.
+enum PolicyGridWord : int {
+  kPolicyListed = 0,      ///< -1: every slot; else n, the slots listed
+  kPolicyListCount = 1,   ///< the advance-engine's list length (re-zeroed)
+  kPolicyMaxChildren = 2, ///< the listed slots' most children (re-zeroed)
+  kPolicyGridWords = 4,
+};
+
+/// What a "node:" argument points at (ArgKind::Node; 0: no node): the
+/// runtime's record of a device-updatable graph node, one per node, in
+/// device memory. It keeps the grid the node launches now, so that a
+/// kernel resizes the node only when its grid changes
+/// (cudaGraphKernelNodeSetGridDim costs the advance-engine's last block
+/// about a microsecond).
+struct GraphNodeRecord {
+  unsigned long long node; ///< cudaGraphDeviceNode_t
+  unsigned grid;           ///< the blocks the node launches now
+  unsigned pad;
+};
+
+/// The policy parts a step needs when its slots have at most `maxChildren`
+/// children, `childrenPerPart` a part: at least one (a slot with one child
+/// takes its action in part 0 unencoded).
+PROOFC_ABI_FN int policyParts(int maxChildren, int childrenPerPart) {
+  return maxChildren <= childrenPerPart
+             ? 1
+             : (maxChildren + childrenPerPart - 1) / childrenPerPart;
+}
+
+/// Whether a step with `listed` slots of work among B runs the listed
+/// slots only: when at most half the slots have work. Past that, the list's
+/// extra load in every block's chain costs more than the idle blocks.
+PROOFC_ABI_FN bool policyListsSlots(int listed, int B) {
+  return 2 * listed <= B;
+}
+
+/// The blocks of a listed step: `parts` a listed slot (at least one block:
+/// a grid is never empty; with nothing listed it returns at once).
+PROOFC_ABI_FN int policyListedBlocks(int listed, int parts) {
+  return (listed > 0 ? listed : 1) * parts;
+}
 
 /// slot.cu's device function, called by the persistent policy kernel.
 #define PROOFC_ABI_SLOT_FUNCTION "proofc_slot_advance_engine"
@@ -379,6 +452,7 @@ constexpr bool argMatches(ArgKind kind, const char *arg) {
   case ArgKind::Buf: return prefix("buf:");
   case ArgKind::Int: return prefix("sym:") || prefix("i32:");
   case ArgKind::Cond: return prefix("cond:");
+  case ArgKind::Node: return prefix("node:");
   }
   return false;
 }
@@ -399,8 +473,13 @@ constexpr int firstMismatch(const KernelSignature &sig, int numArgs,
 
 /// The bundle's prefix for an argument of `kind`, for messages.
 constexpr const char *kindPrefix(ArgKind kind) {
-  return kind == ArgKind::Buf ? "buf:" : kind == ArgKind::Int ? "sym:/i32:"
-                                                              : "cond:";
+  switch (kind) {
+  case ArgKind::Buf: return "buf:";
+  case ArgKind::Int: return "sym:/i32:";
+  case ArgKind::Cond: return "cond:";
+  case ArgKind::Node: return "node:";
+  }
+  return "";
 }
 #endif // !__CUDACC_RTC__
 

@@ -28,6 +28,7 @@
 #define PLAN_ENTRY(name) name##_nowaits
 #define PLAN_TEST(name) name##NoWaits
 #define cudaGraphSetConditional PLAN_ENTRY(cudaGraphSetConditional)
+#define cudaGraphKernelNodeSetGridDim PLAN_ENTRY(cudaGraphKernelNodeSetGridDim)
 #define proofc_step PLAN_ENTRY(proofc_step)
 #define proofc_memo PLAN_ENTRY(proofc_memo)
 #define proofc_policy_fixture PLAN_ENTRY(proofc_policy_fixture)
@@ -77,14 +78,27 @@
 
 namespace {
 std::map<unsigned long long, unsigned> gConditionals;
+/// The grid each emulated graph node was last given from the device.
+std::map<unsigned long long, unsigned> gGridDims;
+/// The node a "node:<launch>" argument's record names here, as the native
+/// graph's device-updatable node of that launch, and its record (kept in
+/// step with gGridDims by the kernels).
+constexpr unsigned long long kEmulatedNode = 0x90de;
+proofc_abi::GraphNodeRecord gEmulatedRecord{kEmulatedNode, 0, 0};
 } // namespace
 
 extern "C" void cudaGraphSetConditional(unsigned long long handle,
                                         unsigned int value) {
   gConditionals[handle] = value;
 }
+extern "C" int cudaGraphKernelNodeSetGridDim(unsigned long long node,
+                                             ProofcGridDim grid) {
+  gGridDims[node] = grid.x;
+  return 0;
+}
 #ifdef PROOFC_PLAN_NO_WAITS
 #undef cudaGraphSetConditional
+#undef cudaGraphKernelNodeSetGridDim
 #endif
 
 namespace proofc::test {
@@ -152,7 +166,9 @@ private:
   /// Argument i of launch l as a kernel parameter of type T, by the type
   /// the kernel declares (kernel_abi.h's lists make step.cu's): a pointer
   /// takes a buffer, int an int32, float an f32, unsigned long long a
-  /// conditional handle (0: no native conditional nodes here).
+  /// conditional handle (0: no native conditional nodes here) or a node
+  /// record's address (gEmulatedRecord for a named launch, whose grid the
+  /// stub above records).
   template <typename T> T arg(const BoundLaunch &l, size_t i) {
     const BoundArg &a = l.args.at(i);
     if constexpr (std::is_pointer_v<T>) {
@@ -166,10 +182,96 @@ private:
       return a.f32;
     } else {
       static_assert(std::is_same_v<T, unsigned long long>);
-      EXPECT_EQ(a.kind, BoundArg::Kind::Cond) << "arg " << i;
-      return 0ull;
+      EXPECT_TRUE(a.kind == BoundArg::Kind::Cond ||
+                  a.kind == BoundArg::Kind::Node)
+          << "arg " << i;
+      return a.kind == BoundArg::Kind::Node && !a.node.empty()
+                 ? reinterpret_cast<unsigned long long>(&gEmulatedRecord)
+                 : 0ull;
     }
   }
+
+  /// Launch l's argument `name` (kernel_abi.h's list of its entry).
+  const BoundArg &named(const BoundLaunch &l, const char *name) const {
+    const proofc_abi::KernelSignature *sig =
+        proofc_abi::findKernel(l.launch->entry.c_str());
+    for (int i = 0; sig && i < sig->numArgs; ++i)
+      if (std::string(sig->names[i]) == name)
+        return l.args.at(static_cast<size_t>(i));
+    ADD_FAILURE() << l.launch->entry << " has no argument " << name;
+    return l.args.at(0);
+  }
+  const int32_t *words(const BoundLaunch &l, const char *name) const {
+    return reinterpret_cast<const int32_t *>(
+        memory_[named(l, name).buffer].data());
+  }
+
+  /// After init or an advance-engine launch: the next step policy's grid
+  /// (kernel_abi.h's PolicyGridWord). Init: every slot, B x P blocks. The
+  /// advance-engine: the slots that held a candidate before it (`before`:
+  /// slotCand then) listed, each once, in any order, when at most half the
+  /// slots did, else every slot; either way every slot with children
+  /// covered; the parts the most children need; its accumulators re-zeroed.
+  void checkPolicyGrid(const BoundLaunch &l,
+                       const std::vector<int32_t> &before) {
+    const bool init = l.launch->entry == "proofc_init";
+    const int32_t *grid = words(l, "policyGrid");
+    const int32_t *list = words(l, "policyList");
+    const int32_t *cand = words(l, "slotCand");
+    const bool named_ = !named(l, "nextPolicy").node.empty();
+    EXPECT_EQ(grid[proofc_abi::kPolicyListCount], 0);
+    EXPECT_EQ(grid[proofc_abi::kPolicyMaxChildren], 0);
+    // The node's grid, when one is named: its record's, which every
+    // resize (the stub's) left equal to the node's.
+    auto expectGrid = [&](unsigned blocks) {
+      if (!named_)
+        return;
+      EXPECT_EQ(gEmulatedRecord.grid, blocks);
+      if (gGridDims.count(kEmulatedNode))
+        EXPECT_EQ(gGridDims[kEmulatedNode], blocks);
+    };
+    if (init) {
+      const int B = named(l, "B").i32, P = named(l, "policyParts").i32;
+      EXPECT_EQ(grid[proofc_abi::kPolicyListed], -1);
+      expectGrid(static_cast<unsigned>(B * P));
+      return;
+    }
+    const int B = static_cast<int>(l.grid);
+    const int32_t *count = words(l, "count");
+    std::vector<int32_t> held;
+    int maxChildren = 0;
+    for (int b = 0; b < B; ++b) {
+      if (before.at(static_cast<size_t>(b)) >= 0)
+        held.push_back(b);
+      else
+        EXPECT_LT(cand[b], 0) << "slot " << b << " became active";
+      if (cand[b] >= 0)
+        maxChildren = std::max(maxChildren, count[b]);
+    }
+    const int n = static_cast<int>(held.size());
+    const int parts = named_ ? proofc_abi::policyParts(
+                                   maxChildren, named(l, "childrenPerPart").i32)
+                             : 1;
+    unsigned blocks = static_cast<unsigned>(B * parts);
+    if (named_ && proofc_abi::policyListsSlots(n, B)) {
+      EXPECT_EQ(grid[proofc_abi::kPolicyListed], n);
+      std::vector<int32_t> listed(list, list + n);
+      std::sort(listed.begin(), listed.end());
+      EXPECT_EQ(listed, held);
+      blocks = static_cast<unsigned>(proofc_abi::policyListedBlocks(n, parts));
+    } else {
+      EXPECT_EQ(grid[proofc_abi::kPolicyListed], -1);
+    }
+    expectGrid(blocks);
+    ++policyGridsChecked_;
+  }
+
+public:
+  /// The advance-engine launches checkPolicyGrid has seen.
+  int64_t policyGridsChecked() const { return policyGridsChecked_; }
+
+private:
+  int64_t policyGridsChecked_ = 0;
 
   /// The body that calls `kernel` with launch l's arguments, converted to
   /// the kernel's parameter types; none when the counts differ.
@@ -202,7 +304,16 @@ private:
     else
       FAIL() << "no emulated kernel for entry " << entry;
     ASSERT_TRUE(body) << entry;
+    const bool sizesGrid =
+        entry == "proofc_init" || entry == "proofc_advance_engine";
+    std::vector<int32_t> before;
+    if (sizesGrid) {
+      const int32_t *cand = words(l, "slotCand");
+      before.assign(cand, cand + l.grid);
+    }
     emu::launch(l.grid, static_cast<unsigned>(l.launch->block), body);
+    if (sizesGrid)
+      checkPolicyGrid(l, before);
   }
 
   const Bundle &bundle_;
@@ -260,7 +371,8 @@ PLAN_GTEST(TEST_P, PLAN_TEST(EmulatedPlanVsHost), SameOutcomesAsHostBackend) {
       HostBackend(HostBackendOptions{1}).run(inputs, hostTimings);
 
   // engineThreads 32: the emulated engine was compiled with 32 threads.
-  Bundle bundle = makeTestBundle(program, PROOFC_ENGINE_THREADS, c.fusedStep);
+  Bundle bundle = makeTestBundle(program, PROOFC_ENGINE_THREADS, c.fusedStep,
+                                 /*policyNode=*/true);
   bundle = parseBundle(serializeBundle(bundle), "test.pcb"); // as read
   KnowledgeBase kb = buildKnowledgeBase(ds, false);
   PlanBinding binding(bundle, inputs, kb, "test.pcb");
@@ -268,6 +380,8 @@ PLAN_GTEST(TEST_P, PLAN_TEST(EmulatedPlanVsHost), SameOutcomesAsHostBackend) {
   const int64_t steps = plan.run();
   EXPECT_GT(steps, 0);
   EXPECT_EQ(gConditionals.count(0), 0u) << "a zero handle was set";
+  // Every fused step sized the next step's policy grid (checkPolicyGrid).
+  EXPECT_EQ(plan.policyGridsChecked(), c.fusedStep ? steps : 0);
   std::vector<Outcome> emulated =
       binding.outcomes(plan.read<int32_t>(binding.outStatus()),
                        plan.read<int32_t>(binding.outDepth()),
@@ -429,7 +543,8 @@ PLAN_GTEST(TEST_P, PLAN_TEST(EmulatedPlanVsHost), RecordsTheHostsActions) {
   ActionTrace unused;
   EvalInputs inputs{program, ds, weights, set, false};
   inputs.actions = &unused; // the binding sizes out.actions N x D
-  Bundle bundle = makeTestBundle(program, PROOFC_ENGINE_THREADS, c.fusedStep);
+  Bundle bundle = makeTestBundle(program, PROOFC_ENGINE_THREADS, c.fusedStep,
+                                 /*policyNode=*/true);
   KnowledgeBase kb = buildKnowledgeBase(ds, false);
   PlanBinding binding(bundle, inputs, kb, "test.pcb");
   ASSERT_TRUE(binding.recordsActions());

@@ -79,12 +79,13 @@ TEST(KernelAbi, DocsShowEveryKernelsArgumentList) {
 
 TEST(KernelAbi, SlotStepIsTheFusedKernelsMiddle) {
   // slot.cu's words are proofc_advance_engine's without the guard before
-  // and the counters and flags after (docs/gpu-kernels.md).
+  // and the counters, the flags and the policy grid's after
+  // (docs/gpu-kernels.md).
   const proofc_abi::KernelSignature *fused =
       proofc_abi::findKernel("proofc_advance_engine");
   ASSERT_NE(fused, nullptr);
   const proofc_abi::KernelSignature &slot = proofc_abi::kSlotStep;
-  ASSERT_EQ(fused->numArgs, 1 + slot.numArgs + 5);
+  ASSERT_EQ(fused->numArgs, 1 + slot.numArgs + 9);
   for (int i = 0; i < slot.numArgs; ++i)
     EXPECT_STREQ(fused->names[1 + i], slot.names[i]);
 }
@@ -128,8 +129,8 @@ TEST(KernelAbi, BindingRefusesLaunchesOfOtherKernels) {
                    [](std::vector<std::string> &a) { a.pop_back(); });
   expectError(
       [&] { PlanBinding(fewer, inputs, kb, "test.pcb"); },
-      "test.pcb: launch 'advance_engine': proofc_advance_engine takes 39 "
-      "arguments, the launch passes 38 (a bundle of other kernels: recompile "
+      "test.pcb: launch 'advance_engine': proofc_advance_engine takes 43 "
+      "arguments, the launch passes 42 (a bundle of other kernels: recompile "
       "it)");
 
   Bundle kind = editedBundle("proofc_init", [](std::vector<std::string> &a) {

@@ -402,7 +402,8 @@ EmulatedRollout emulatedRollout(const ProgramSpec &program, const Dataset &ds,
   }
   std::vector<int> state(B * W), slotCand(B), depth(B), derived(B * S * W),
       count(B), action(B), outStatus(E, -1), outDepth(E, -1), outActions(1),
-      memo(4), memoClaims(B), counters(2, 0);
+      memo(4), memoClaims(B), counters(2, 0),
+      policyGrid(proofc_abi::kPolicyGridWords, 0), policyList(B);
   std::vector<float> logp(B), actionLogp(B), outLogp(E), logits(B * S);
   int nextCand = 0, engineFlag = 0, loopFlag = 0;
   EmulatedTrajectories dev(E, D, 1 << 14);
@@ -427,7 +428,8 @@ EmulatedRollout emulatedRollout(const ProgramSpec &program, const Dataset &ds,
   emu::launch(1, 32, [&] {
     proofc_init_rollouts(pool.data(), E, B, state.data(), slotCand.data(),
                          depth.data(), logp.data(), &nextCand, &engineFlag,
-                         &loopFlag, 0, 0);
+                         &loopFlag, 0, 0, 1, policyGrid.data(),
+                         policyList.data(), 0);
   });
   emu::launch(B, PROOFC_ENGINE_THREADS, [&] {
     proofc_engine_rollouts(
@@ -471,7 +473,8 @@ EmulatedRollout emulatedRollout(const ProgramSpec &program, const Dataset &ds,
           kb.ruleBodyOffsets.data(), ints(kb.ruleBody), kb.ruleNumVars.data(),
           kb.rulePredOffsets.data(), kb.ruleIdsByPred.data(), E32,
           derived.data(), count.data(), memo.data(), memoClaims.data(), 0,
-          counters.data(), &engineFlag, &loopFlag, 0, 0);
+          counters.data(), &engineFlag, &loopFlag, 0, 0, S, policyGrid.data(),
+          policyList.data(), 0);
     });
   }
   EXPECT_EQ(dev.overflow[0], 0);

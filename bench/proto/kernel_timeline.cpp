@@ -1,0 +1,72 @@
+// kernel_timeline.cpp - every kernel's start and end at the run's own clock,
+// for a GPU machine without Nsight Systems.
+//
+// Nsight Compute serializes launches and locks the clocks, so its per-launch
+// times neither add up to a graph replay's span nor show the gaps between a
+// graph's kernel nodes. This CUDA injection library (CUPTI's activity API,
+// concurrent-kernel records, which do not serialize) writes one line per
+// kernel and memset/memcpy to $PROOFC_TIMELINE_OUT:
+//   kind,start_ns,end_ns,graph_node_id,name
+// Build (on the GPU machine):
+//   g++ -O2 -shared -fPIC bench/proto/kernel_timeline.cpp -o kt.so \
+//     -I$CUPTI/include -I/usr/local/cuda/include -L$CUPTI/lib64 -lcupti \
+//     -DKERNEL_RECORD=CUpti_ActivityKernelN -DMEMSET_RECORD=... \
+//     -DMEMCPY_RECORD=...   (each the header's newest version)
+// Use: CUDA_INJECTION64_PATH=$PWD/kt.so PROOFC_TIMELINE_OUT=t.csv <program>
+#include <cstdio>
+#include <cstdlib>
+#include <cupti.h>
+
+#if !defined(KERNEL_RECORD) || !defined(MEMSET_RECORD) || !defined(MEMCPY_RECORD)
+#error "define KERNEL_RECORD, MEMSET_RECORD, MEMCPY_RECORD: the header's newest"
+#endif
+
+static FILE *out = nullptr;
+
+static void CUPTIAPI bufferRequested(uint8_t **buffer, size_t *size,
+                                     size_t *maxRecords) {
+  *size = 16 << 20;
+  *buffer = static_cast<uint8_t *>(aligned_alloc(8, *size));
+  *maxRecords = 0;
+}
+
+static void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *buffer,
+                                     size_t, size_t valid) {
+  CUpti_Activity *r = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS) {
+    if (r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+      auto *k = reinterpret_cast<KERNEL_RECORD *>(r);
+      fprintf(out, "kernel,%llu,%llu,%llu,%s\n", (unsigned long long)k->start,
+              (unsigned long long)k->end, (unsigned long long)k->graphNodeId,
+              k->name);
+    } else if (r->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+      auto *m = reinterpret_cast<MEMSET_RECORD *>(r);
+      fprintf(out, "memset,%llu,%llu,0,%llu\n", (unsigned long long)m->start,
+              (unsigned long long)m->end, (unsigned long long)m->bytes);
+    } else if (r->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+      auto *m = reinterpret_cast<MEMCPY_RECORD *>(r);
+      fprintf(out, "memcpy,%llu,%llu,0,%llu\n", (unsigned long long)m->start,
+              (unsigned long long)m->end, (unsigned long long)m->bytes);
+    }
+  }
+  free(buffer);
+}
+
+static void flushAtExit() {
+  cuptiActivityFlushAll(1);
+  if (out)
+    fclose(out);
+}
+
+extern "C" int InitializeInjection(void) {
+  const char *path = getenv("PROOFC_TIMELINE_OUT");
+  out = fopen(path ? path : "timeline.csv", "w");
+  if (!out)
+    return 0;
+  cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
+  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
+  atexit(flushAtExit);
+  return 1;
+}
