@@ -95,8 +95,8 @@ struct Buffers {
 
 // One configuration: T steps, U per WHILE iteration, policy grid G, updated
 // to g from the device when g > 0. Returns us per step (median of 5 x 20).
-static double run(const Buffers &b, int T, int U, unsigned G, int g,
-                  int n, int *policyBlocksSeen) {
+static double run(const Buffers &b, int T, int U, unsigned G, int g, int n,
+                  int *policyBlocksSeen) {
   CUgraph graph;
   CK(cuGraphCreate(&graph, 0));
   CUgraphConditionalHandle loop;
@@ -116,9 +116,9 @@ static double run(const Buffers &b, int T, int U, unsigned G, int g,
   const bool upd = g > 0;
   CUgraphNode setup = nullptr;
   if (upd)
-    setup = kernelNode(graph, nullptr, fReset, 1, 64,
-                       args({b.nodes, (unsigned long long)U, G}), false,
-                       nullptr);
+    setup =
+        kernelNode(graph, nullptr, fReset, 1, 64,
+                   args({b.nodes, (unsigned long long)U, G}), false, nullptr);
   CUgraphNodeParams cp{};
   cp.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
   cp.conditional.handle = loop;
@@ -135,11 +135,11 @@ static double run(const Buffers &b, int T, int U, unsigned G, int g,
                       args({b.guard, b.count, (unsigned long long)n, b.sink}),
                       upd, &dev[k]);
     unsigned long long next = upd ? b.nodes + 8ull * ((k + 1) % U) : 0;
-    last = kernelNode(body, last, fAdvance, 4096, 32,
-                      args({b.guard, b.iter, (unsigned long long)T,
-                            (unsigned long long)loop, next,
-                            (unsigned long long)g}),
-                      false, nullptr);
+    last = kernelNode(
+        body, last, fAdvance, 4096, 32,
+        args({b.guard, b.iter, (unsigned long long)T, (unsigned long long)loop,
+              next, (unsigned long long)g}),
+        false, nullptr);
   }
   CUgraphExec exec;
   CK(cuGraphInstantiateWithFlags(&exec, graph, 0));
@@ -220,9 +220,9 @@ int main() {
     int U;
     unsigned G;
     int g;
-  } cfgs[] = {{8, 32768, 0}, {8, 4096, 0},  {8, 256, 0},
+  } cfgs[] = {{8, 32768, 0},   {8, 4096, 0},      {8, 256, 0},
               {8, 32768, 256}, {8, 32768, 32768}, {1, 256, 0},
-              {40, 256, 0},   {40, 32768, 0}, {40, 32768, 256}};
+              {40, 256, 0},    {40, 32768, 0},    {40, 32768, 256}};
   const int T = 40;
   for (const Cfg &c : cfgs) {
     int seen = 0;

@@ -17,7 +17,8 @@
 #include <cstdlib>
 #include <cupti.h>
 
-#if !defined(KERNEL_RECORD) || !defined(MEMSET_RECORD) || !defined(MEMCPY_RECORD)
+#if !defined(KERNEL_RECORD) || !defined(MEMSET_RECORD) ||                      \
+    !defined(MEMCPY_RECORD)
 #error "define KERNEL_RECORD, MEMSET_RECORD, MEMCPY_RECORD: the header's newest"
 #endif
 

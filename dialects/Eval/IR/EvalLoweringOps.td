@@ -390,8 +390,8 @@ def Eval_LaunchOp : Eval_Op<"launch", [
     symbolic extent like a buffer's. `args` are the bundle's argument
     strings: `buf:<buffer>`, `sym:<symbol>` (int32), `i32:<literal>`,
     `f32:<literal>`, `cond:<name>` (the conditional handle of a cond),
-    `node:<launch>` (the device handle of that launch's next graph node,
-    which the kernel may resize; `node:` alone for none).
+    `node:<launch>` (the runtime's record of that launch's next graph
+    node, which the kernel may resize; `node:` alone for none).
     Launches before the `eval.launch_loop` are the schedule's setup
     launches (the bundle's `schedule.prologue`).
     `role` says what the launch does (init, engine, advance, advance_engine,

@@ -113,8 +113,8 @@ struct PreparedLaunch {
   std::vector<uint64_t> storage; ///< one 8-byte slot per argument
   std::vector<void *> params;    ///< &storage[i]
   /// The "node:" arguments naming a launch: (index, launch). Their slot is
-  /// 0 here; each graph node of this launch gets the device handle of the
-  /// next node of that launch (GraphBuilder.cpp).
+  /// 0 here; each graph node of this launch gets the address of the record
+  /// of the next node of that launch (bindNodeArgs).
   std::vector<std::pair<size_t, std::string>> nodeArgs;
 };
 

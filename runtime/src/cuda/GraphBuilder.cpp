@@ -206,7 +206,8 @@ void CudaRunner::bindNodeArgs() {
     if (l.nodeArgs.empty())
       continue;
     std::vector<uint64_t> storage = l.storage;
-    for (const auto &[arg, target] : l.nodeArgs) {
+    for (const std::pair<size_t, std::string> &nodeArg : l.nodeArgs) {
+      const std::string &target = nodeArg.second;
       auto named = [&](const GraphKernelNode &n) {
         return n.launch->name == target;
       };
@@ -217,7 +218,7 @@ void CudaRunner::bindNodeArgs() {
         next = std::find_if(
             graphNodes_.begin(), graphNodes_.end(),
             [&](const GraphKernelNode &n) { return n.inLoop && named(n); });
-      storage[arg] =
+      storage[nodeArg.first] =
           next == graphNodes_.end() || !next->devNode
               ? 0
               : base + sizeof(records[0]) * recordOf[static_cast<size_t>(

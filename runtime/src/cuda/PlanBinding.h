@@ -97,8 +97,8 @@ struct BoundArg {
   int32_t i32 = 0;     ///< I32 (literals and symbols)
   float f32 = 0;       ///< F32
   std::string cond;    ///< Cond: the cond's name
-  /// Node: the launch whose next graph node's device handle this is
-  /// (empty: none, 0), kernel_abi.h's ArgKind::Node.
+  /// Node: the launch whose next graph node's record this is (empty:
+  /// none, 0), kernel_abi.h's ArgKind::Node.
   std::string node;
 };
 

@@ -458,8 +458,8 @@ LogicalResult LaunchLoopOp::verify() { return verifyCondName(*this); }
 static LogicalResult verifyLaunchArg(LaunchOp launch, ProgramOp program,
                                      StringRef arg) {
   auto [kind, value] = arg.split(':');
-  // "node:<launch>": the device handle of that launch's next graph node;
-  // "node:" alone, none.
+  // "node:<launch>": the record of that launch's next graph node (the
+  // kernel may resize it); "node:" alone, none.
   if (kind == "node" && arg.contains(':')) {
     if (value.empty())
       return success();

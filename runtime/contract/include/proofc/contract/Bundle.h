@@ -95,9 +95,10 @@ struct KernelModule {
 /// A kernel argument: "buf:<buffer>" (device pointer), "sym:<symbol>" (int32
 /// scalar), "i32:<literal>", "f32:<literal>", "cond:<name>" (u64 conditional
 /// handle, 0 when the cond is not a native graph node), "node:<launch>"
-/// (u64 device handle of the next graph node of that launch, made
-/// device-updatable, kernel_abi.h's ArgKind::Node; 0 outside a graph with
-/// conditional nodes, and for "node:" alone).
+/// (u64 device address of the record of the next graph node of that
+/// launch, made device-updatable: kernel_abi.h's ArgKind::Node and
+/// GraphNodeRecord; 0 outside a graph with conditional nodes, and for
+/// "node:" alone).
 struct Launch {
   std::string name;   ///< unique within the plan
   std::string module; ///< KernelModule::name
