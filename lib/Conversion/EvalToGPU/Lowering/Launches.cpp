@@ -241,7 +241,8 @@ ProgramLowering::policyGridBuffers() {
 void ProgramLowering::finishPolicyGrid() {
   if (!initLaunch && advanceEngineLaunches.empty())
     return;
-  const auto &[words, list] = policyGridBuffers();
+  const std::string &words = policyGridBuffers().first;
+  const std::string &list = policyGridBuffers().second;
   auto append = [&](LaunchOp launch, int64_t value) {
     SmallVector<Attribute> args(launch.getArgs().getValue());
     Builder builder(program.getContext());

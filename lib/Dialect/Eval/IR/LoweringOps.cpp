@@ -464,7 +464,8 @@ static LogicalResult verifyLaunchArg(LaunchOp launch, ProgramOp program,
     if (value.empty())
       return success();
     bool found = false;
-    program->walk([&](LaunchOp other) { found |= other.getName() == value; });
+    StringRef name = value; // a lambda may not capture a structured binding
+    program->walk([&](LaunchOp other) { found |= other.getName() == name; });
     if (found)
       return success();
     return launch.emitOpError()
