@@ -116,13 +116,13 @@ LogicalResult ProgramLowering::lowerScore(OpBuilder &builder,
   // blocks return); the node it resizes is the first's.
   const bool resize =
       slotArgs.empty() && choosePolicyGridResize(program.getBAttr().getInt());
-  std::string gridWords, gridList;
+  std::string gridBuffer, listBuffer;
   if (resize)
-    std::tie(gridWords, gridList) = policyGridBuffers();
+    std::tie(gridBuffer, listBuffer) = policyGridBuffers();
   FailureOr<PolicyKernel> kernel = buildPolicyKernel(
       score, gpuModule, entry, guard.getSymName(), options.groups,
       options.statesPerThread, options.minBlocksPerSm, logits, arrivals,
-      gridWords, gridList, chipLimits().maxSharedPerBlock, slotArgs);
+      gridBuffer, listBuffer, chipLimits().maxSharedPerBlock, slotArgs);
   if (failed(kernel))
     return failure();
   SmallVector<std::string> grid(kernel->grid.begin(), kernel->grid.end());

@@ -13,8 +13,10 @@
 //    next states at once (engine.cu's deriveSlot), so a step is two kernels
 //    (the policy, then this) instead of three; the last block to finish
 //    reduces the flags (two counters: each block's arrival a release add,
-//    the last block's fence the acquire). Its advance takes the steps the
-//    step memo knows (memo.cu) at once.
+//    the last block's fence the acquire) and, where the plan names the
+//    next policy launch's node, sizes that launch's grid (kernel_abi.h's
+//    PolicyGridWord). Its advance takes the steps the step memo knows
+//    (memo.cu) at once.
 // proofc_finish ends the proof loop of the persistent schedule, whose one
 // policy kernel has run every slot to the end (slot.cu). A module defines
 // only the entries its options list (kernel_abi.h's PROOFC_HAS_ENTRY; the
@@ -239,24 +241,27 @@ extern "C" __global__ void proofc_advance_engine(
   // again in this launch. One round of loads (past L1) reads them, plain
   // stores re-zero them for the next launch.
   volatile int *counts = counters;
-  volatile int *grid = policyGrid;
   const int anyActive = counts[0] > 0;
-  const int listed = grid[proofc_abi::kPolicyListCount];
-  const int maxChildren = grid[proofc_abi::kPolicyMaxChildren];
-  const unsigned current = recordedGrid(nextPolicy);
   counts[0] = 0;
   counts[1] = 0;
-  grid[proofc_abi::kPolicyListCount] = 0;
-  grid[proofc_abi::kPolicyMaxChildren] = 0;
-  const int B = static_cast<int>(gridDim.x); // one block a slot
-  const int parts = proofc_abi::policyParts(maxChildren, childrenPerPart);
-  // Without a node the grid stays the plan's: every slot (no list).
-  if (nextPolicy && proofc_abi::policyListsSlots(listed, B))
-    setPolicyGrid(policyGrid, listed,
-                  proofc_abi::policyListedBlocks(listed, parts), nextPolicy,
-                  current);
-  else
-    setPolicyGrid(policyGrid, -1, B * parts, nextPolicy, current);
+  // Without a node the grid stays the plan's and the mode init's (every
+  // slot): nothing was listed, nothing to read or re-zero.
+  if (nextPolicy) {
+    volatile int *grid = policyGrid;
+    const int listed = grid[proofc_abi::kPolicyListCount];
+    const int maxChildren = grid[proofc_abi::kPolicyMaxChildren];
+    const unsigned current = recordedGrid(nextPolicy);
+    grid[proofc_abi::kPolicyListCount] = 0;
+    grid[proofc_abi::kPolicyMaxChildren] = 0;
+    const int B = static_cast<int>(gridDim.x); // one block a slot
+    const int parts = proofc_abi::policyParts(maxChildren, childrenPerPart);
+    if (proofc_abi::policyListsSlots(listed, B))
+      setPolicyGrid(policyGrid, listed,
+                    proofc_abi::policyListedBlocks(listed, parts), nextPolicy,
+                    current);
+    else
+      setPolicyGrid(policyGrid, -1, B * parts, nextPolicy, current);
+  }
   setFlags(anyActive, engineFlag, loopFlag, engineHandle, loopHandle);
 }
 #endif

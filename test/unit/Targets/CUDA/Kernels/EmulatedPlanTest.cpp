@@ -152,6 +152,11 @@ public:
     return out;
   }
 
+  /// The advance-engine launches checkPolicyGrid has seen, and those of
+  /// them that listed the slots (at most half the slots held a candidate).
+  int64_t policyGridsChecked() const { return policyGridsChecked_; }
+  int64_t listedGridsChecked() const { return listedGridsChecked_; }
+
   int64_t run() {
     runNodes(bundle_.plan.schedule.setup);
     int64_t steps = 0;
@@ -218,13 +223,13 @@ private:
     const int32_t *grid = words(l, "policyGrid");
     const int32_t *list = words(l, "policyList");
     const int32_t *cand = words(l, "slotCand");
-    const bool named_ = !named(l, "nextPolicy").node.empty();
+    const bool hasNode = !named(l, "nextPolicy").node.empty();
     EXPECT_EQ(grid[proofc_abi::kPolicyListCount], 0);
     EXPECT_EQ(grid[proofc_abi::kPolicyMaxChildren], 0);
     // The node's grid, when one is named: its record's, which every
     // resize (the stub's) left equal to the node's.
     auto expectGrid = [&](unsigned blocks) {
-      if (!named_)
+      if (!hasNode)
         return;
       EXPECT_EQ(gEmulatedRecord.grid, blocks);
       if (gGridDims.count(kEmulatedNode))
@@ -249,29 +254,24 @@ private:
         maxChildren = std::max(maxChildren, count[b]);
     }
     const int n = static_cast<int>(held.size());
-    const int parts = named_ ? proofc_abi::policyParts(
-                                   maxChildren, named(l, "childrenPerPart").i32)
-                             : 1;
+    const int parts =
+        hasNode ? proofc_abi::policyParts(maxChildren,
+                                          named(l, "childrenPerPart").i32)
+                : 1;
     unsigned blocks = static_cast<unsigned>(B * parts);
-    if (named_ && proofc_abi::policyListsSlots(n, B)) {
+    if (hasNode && proofc_abi::policyListsSlots(n, B)) {
       EXPECT_EQ(grid[proofc_abi::kPolicyListed], n);
       std::vector<int32_t> listed(list, list + n);
       std::sort(listed.begin(), listed.end());
       EXPECT_EQ(listed, held);
       blocks = static_cast<unsigned>(proofc_abi::policyListedBlocks(n, parts));
+      ++listedGridsChecked_;
     } else {
       EXPECT_EQ(grid[proofc_abi::kPolicyListed], -1);
     }
     expectGrid(blocks);
     ++policyGridsChecked_;
   }
-
-public:
-  /// The advance-engine launches checkPolicyGrid has seen.
-  int64_t policyGridsChecked() const { return policyGridsChecked_; }
-
-private:
-  int64_t policyGridsChecked_ = 0;
 
   /// The body that calls `kernel` with launch l's arguments, converted to
   /// the kernel's parameter types; none when the counts differ.
@@ -319,6 +319,7 @@ private:
   const Bundle &bundle_;
   const PlanBinding &binding_;
   std::vector<std::vector<uint32_t>> memory_;
+  int64_t policyGridsChecked_ = 0, listedGridsChecked_ = 0;
 };
 
 struct Case {
@@ -382,6 +383,9 @@ PLAN_GTEST(TEST_P, PLAN_TEST(EmulatedPlanVsHost), SameOutcomesAsHostBackend) {
   EXPECT_EQ(gConditionals.count(0), 0u) << "a zero handle was set";
   // Every fused step sized the next step's policy grid (checkPolicyGrid).
   EXPECT_EQ(plan.policyGridsChecked(), c.fusedStep ? steps : 0);
+  // The tail, where at most half the slots hold a candidate, is listed.
+  if (c.fusedStep)
+    EXPECT_GT(plan.listedGridsChecked(), 0);
   std::vector<Outcome> emulated =
       binding.outcomes(plan.read<int32_t>(binding.outStatus()),
                        plan.read<int32_t>(binding.outDepth()),
