@@ -32,7 +32,24 @@
 
 #include <gtest/gtest.h>
 
+// Whether this build runs under AddressSanitizer (gcc defines
+// __SANITIZE_ADDRESS__; clang answers __has_feature): for the tests whose
+// cost or measurement ASan changes (the sanitized build of
+// scripts/test-sanitizers.sh).
+#if defined(__SANITIZE_ADDRESS__)
+#define PROOFC_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PROOFC_TEST_ASAN 1
+#endif
+#endif
+#ifndef PROOFC_TEST_ASAN
+#define PROOFC_TEST_ASAN 0
+#endif
+
 namespace proofc::test {
+
+inline constexpr bool kUnderAddressSanitizer = PROOFC_TEST_ASAN != 0;
 
 /// The message of the proofc::Error that `fn` throws, or "(no error)".
 inline std::string errorOf(const std::function<void()> &fn) {

@@ -274,15 +274,9 @@ long peakKilobytes(const std::string &dir, int64_t queries) {
 }
 
 TEST(Streaming, PeakMemoryDoesNotGrowWithTheQueries) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "AddressSanitizer's quarantine keeps freed blocks resident "
-                  "(up to 256 MB): the peak RSS grows with what a run frees";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  GTEST_SKIP() << "AddressSanitizer's quarantine keeps freed blocks resident "
-                  "(up to 256 MB): the peak RSS grows with what a run frees";
-#endif
-#endif
+  if (kUnderAddressSanitizer)
+    GTEST_SKIP() << "AddressSanitizer's quarantine keeps freed blocks resident "
+                    "(up to 256 MB): the peak RSS grows with what a run frees";
   TempDir dir;
   // 300 queries: 300,600 candidates, 3000: 3,006,000 (a whole-pool run
   // held 36 B of candidate and outcome and ~70 B of outcomes text for each:
@@ -314,13 +308,8 @@ void runShard(const std::string &dir, int64_t queries, int64_t index) {
 }
 
 TEST(Streaming, ShardAndMergePeakMemoryDoesNotGrowWithTheQueries) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "AddressSanitizer's quarantine keeps freed blocks resident";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  GTEST_SKIP() << "AddressSanitizer's quarantine keeps freed blocks resident";
-#endif
-#endif
+  if (kUnderAddressSanitizer)
+    GTEST_SKIP() << "AddressSanitizer's quarantine keeps freed blocks resident";
   TempDir dir;
   // 300 queries: 300,600 candidates, 3000: 3,006,000. With no outcomes file
   // a shard, a checkpointed shard and a merge keep the tally (96 B a query)
