@@ -5,7 +5,9 @@
 #   .gpudata/  data/<name>/ and weights/<name>.safetensors copied from
 #              ../shared for the named datasets (the GPU machine does not see
 #              ../shared), and bundles/<program>.pcb compiled by `proofc compile`
-#              (and <program>-step.pcb, <program>-persistent.pcb: each schedule),
+#              (and <program>-step.pcb, <program>-persistent.pcb: each schedule;
+#              v10-step-b4096.pcb: the step schedule with its policy grid
+#              sized on the device),
 #              with compiler-sources.sha256: the compiler sources they were
 #              compiled from (scripts/check-gpudata-current.sh)
 # Usage: scripts/prepare-gpu-run.sh [DATASET...]   (default: what the GPU tests read)
@@ -42,6 +44,11 @@ for program in "$root"/examples/*.mlir; do
       -o "$dest/bundles/$name-$schedule.pcb"
   done
 done
+# The step schedule at B = 4096, where the step sizes its policy grid on the
+# device (choosePolicyGridResize, docs/gpu-kernels.md): the GPU tests run it
+# beside the default B's bundles (scripts/gpu-check.sh).
+"$build/bin/proofc" compile "$root/examples/v10.mlir" --schedule step \
+  --slots 4096 -o "$dest/bundles/v10-step-b4096.pcb"
 # What the GPU machine's scripts check the bundles against
 # (scripts/check-gpudata-current.sh).
 "$root/scripts/compiler-sources-hash.sh" > "$dest/compiler-sources.sha256"

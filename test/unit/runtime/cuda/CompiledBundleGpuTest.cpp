@@ -68,32 +68,17 @@ const KernelModule &moduleNamed(const Bundle &bundle, const std::string &name) {
 
 class CompiledPolicyKernel : public ::testing::TestWithParam<const char *> {};
 
-TEST_P(CompiledPolicyKernel, MatchesHostPolicy) {
-  PROOFC_REQUIRE_GPU();
-  PROOFC_REQUIRE_COMPILED_BUNDLES(paths);
-  if (!std::filesystem::exists(dataDir(GetParam())))
-    GTEST_SKIP() << "dataset " << GetParam() << " not present";
-  // The step schedule's policy kernel: a bundle with a "score_select" launch.
-  std::string path;
-  Bundle bundle;
-  for (const std::string &p : paths) {
-    bundle = readBundle(p);
-    for (const Launch &l : bundle.plan.launches)
-      if (l.name == "score_select")
-        path = p;
-    if (!path.empty())
-      break;
-  }
-  if (path.empty())
-    GTEST_SKIP() << "no step-schedule bundle (proofc compile --schedule step) "
-                    "among PROOFC_TEST_BUNDLE's";
+/// The bundle's step policy kernel ("score_select") on 4 x B states sampled
+/// from `dataset` against HostPolicy.
+void expectPolicyKernelMatchesHost(const std::string &path,
+                                   const Bundle &bundle, const char *dataset) {
   const ProgramSpec &program = bundle.program;
   const ShapeParams &shape = program.shape;
   const size_t B = static_cast<size_t>(shape.B), A = shape.A, S = shape.S;
   const size_t W = 3 * A;
 
-  Dataset ds = loadDataset(dataDir(GetParam()));
-  TensorMap weights = readSafetensors(weightsFile(GetParam()));
+  Dataset ds = loadDataset(dataDir(dataset));
+  TensorMap weights = readSafetensors(weightsFile(dataset));
   KnowledgeBase kb = buildKnowledgeBase(ds, false);
   CandidateOptions opts;
   opts.queries = 1;
@@ -130,22 +115,39 @@ TEST_P(CompiledPolicyKernel, MatchesHostPolicy) {
     return buffers[a.buffer];
   };
   const size_t nargs = launch.args.size();
-  // The outputs by name: the signature ends with the logits rows, the
-  // arrival counts and the step policy grid's words and list after them
-  // (docs/gpu-kernels.md).
+  // The step policy grid's words, where the kernel takes them: only when the
+  // step sizes the policy grid on the device (choosePolicyGridResize), the
+  // words and the list then end the signature (docs/gpu-kernels.md, "The
+  // step policy grid").
+  auto isBuffer = [&](size_t i, const std::string &name) {
+    const BoundArg &a = launch.args.at(i);
+    return a.kind == BoundArg::Kind::Buffer &&
+           binding.buffers()[a.buffer].decl->name == name;
+  };
+  const bool takesGrid = nargs >= 2 && isBuffer(nargs - 2, "policy_grid");
+  if (takesGrid)
+    EXPECT_TRUE(isBuffer(nargs - 1, "policy_list"));
+  for (size_t i = 0; i + (takesGrid ? 2 : 0) < nargs; ++i)
+    EXPECT_FALSE(isBuffer(i, "policy_grid") || isBuffer(i, "policy_list"))
+        << "argument " << i;
+  // The outputs by name: the signature ends with the action rows and the
+  // arrival counts (then the grid's words and list).
+  const size_t tail = nargs - (takesGrid ? 2 : 0);
   CUdeviceptr guard = argBuffer(0), state = argBuffer(1),
               derived = argBuffer(2), count = argBuffer(3),
               slotCand = argBuffer(4), action = bufferOf("action"),
-              actionLogp = bufferOf("action_logp"),
-              policyGrid = argBuffer(nargs - 2);
-  EXPECT_EQ(action, argBuffer(nargs - 6));
-  EXPECT_EQ(actionLogp, argBuffer(nargs - 5));
+              actionLogp = bufferOf("action_logp");
+  EXPECT_EQ(action, argBuffer(tail - 4));
+  EXPECT_EQ(actionLogp, argBuffer(tail - 3));
   const int32_t one = 1;
   PROOFC_CU(drv, cuMemcpyHtoD, guard, &one, 4);
-  // Every slot's parts, as init leaves the grid before a run's first step.
-  const int32_t everySlot = -1;
-  PROOFC_CU(drv, cuMemcpyHtoD, policyGrid + 4 * proofc_abi::kPolicyListed,
-            &everySlot, 4);
+  if (takesGrid) {
+    // Every slot's parts, as init leaves the grid before a run's first step.
+    const int32_t everySlot = -1;
+    PROOFC_CU(drv, cuMemcpyHtoD,
+              argBuffer(nargs - 2) + 4 * proofc_abi::kPolicyListed, &everySlot,
+              4);
+  }
 
   // Kernel parameters as the CUDA backend passes them.
   std::vector<uint64_t> storage(nargs);
@@ -212,7 +214,7 @@ TEST_P(CompiledPolicyKernel, MatchesHostPolicy) {
         ASSERT_LT(gAction[b], hCount[b]);
         float a = logits[b][gAction[b]], w = logits[b][want.index];
         EXPECT_NEAR(a, w, 1e-4f * std::max(1.f, std::fabs(w)))
-            << GetParam() << ": state " << first + b << " chose " << gAction[b]
+            << dataset << ": state " << first + b << " chose " << gAction[b]
             << " not " << want.index;
         ++nearTies;
         continue;
@@ -220,14 +222,36 @@ TEST_P(CompiledPolicyKernel, MatchesHostPolicy) {
       double diff = std::fabs(double(gLogp[b]) - want.logp);
       maxLogpDiff = std::max(maxLogpDiff, diff);
       EXPECT_LT(diff, 1e-4)
-          << GetParam() << ": state " << first + b << " k=" << hCount[b];
+          << dataset << ": state " << first + b << " k=" << hCount[b];
     }
   }
-  std::cout << "[ ptx      ] " << GetParam() << ": " << checked
+  std::cout << "[ ptx      ] " << dataset << ": " << checked
             << " states, near-ties " << nearTies << ", max |dlogp| "
             << maxLogpDiff << "\n";
   EXPECT_GT(checked, 0);
   EXPECT_LE(nearTies, checked / 100);
+}
+
+TEST_P(CompiledPolicyKernel, MatchesHostPolicy) {
+  PROOFC_REQUIRE_GPU();
+  PROOFC_REQUIRE_COMPILED_BUNDLES(paths);
+  if (!std::filesystem::exists(dataDir(GetParam())))
+    GTEST_SKIP() << "dataset " << GetParam() << " not present";
+  // Every step-schedule bundle's policy kernel (a "score_select" launch):
+  // scripts/gpu-check.sh passes one with the grid sized on the device too.
+  int checkedBundles = 0;
+  for (const std::string &path : paths) {
+    const Bundle bundle = readBundle(path);
+    for (const Launch &l : bundle.plan.launches)
+      if (l.name == "score_select") {
+        SCOPED_TRACE(path);
+        expectPolicyKernelMatchesHost(path, bundle, GetParam());
+        ++checkedBundles;
+      }
+  }
+  if (checkedBundles == 0)
+    GTEST_SKIP() << "no step-schedule bundle (proofc compile --schedule step) "
+                    "among PROOFC_TEST_BUNDLE's";
 }
 
 INSTANTIATE_TEST_SUITE_P(Datasets, CompiledPolicyKernel,
