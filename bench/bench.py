@@ -414,6 +414,49 @@ def graph_partitions(log: str) -> Optional[str]:
     return found[0].strip() if found else None
 
 
+def add_ratios(bench: "Bench", args) -> None:
+    """Ratios (torch / proofc: > 1 means proofc is faster) and the spec §7
+    agreement checks: at each torch B against proofc at the same B, then the
+    headline, each side at its fastest B (the port's passes get faster with
+    B as proofc's do: comparing at one B alone flatters whichever side that
+    B suits)."""
+    impl = "proofc" if bench.cuda else "proofc-host"
+    tb0 = args.torch_batches[0]
+    torch_impls = [] if args.no_torch else [f"torch-{v}" + ("" if bench.cuda else "(eager)")
+                                            for v in args.torch_variants]
+    for tb in args.torch_batches:
+        base = bench.row_of(impl, "v10", tb)
+        nomemo = bench.row_of(f"{impl}-nomemo", "v10", tb)
+        for torch_impl in torch_impls:
+            torch_row = bench.row_of(torch_impl, "v10", tb)
+            if base is None and torch_row is None:
+                continue
+            bench.ratios.append(R.ratio_entry(f"{torch_impl} / {impl} (v10, B={tb})", "v10", tb,
+                                              torch_row, base))
+            if nomemo:
+                bench.ratios.append(R.ratio_entry(f"{torch_impl} / {impl}-nomemo (v10, B={tb})",
+                                                  "v10", tb, torch_row, nomemo))
+            if torch_row and base:
+                bench.agree(f"{impl} v10 B={tb}", f"{torch_row['impl']} v10 B={tb}")
+            elif torch_row:
+                bench.agree(f"{impl} v10 B={tb0}", f"{torch_row['impl']} v10 B={tb}")
+    fastest_torch = R.fastest(bench.rows, torch_impls, "v10")
+    fastest_proofc = R.fastest(bench.rows, [impl], "v10")
+    if fastest_torch and fastest_proofc:
+        bench.ratios.append(R.ratio_entry(
+            f"fastest torch / fastest {impl} (v10: {fastest_torch['impl']} B={fastest_torch['B']}, "
+            f"{impl} B={fastest_proofc['B']})", "v10", fastest_proofc["B"], fastest_torch,
+            fastest_proofc))
+    nomemo = bench.row_of(f"{impl}-nomemo", "v10", tb0)
+    if nomemo:
+        bench.ratios.append(R.ratio_entry(f"{impl}-nomemo / {impl} (v10, B={tb0}: the step memo)",
+                                          "v10", tb0, nomemo, bench.row_of(impl, "v10", tb0)))
+        bench.agree(f"{impl} v10 B={tb0}", f"{impl}-nomemo v10 B={tb0}")
+    for B in args.batches:
+        if B != tb0:
+            bench.agree(f"{impl} v10 B={tb0}", f"{impl} v10 B={B}")
+
+
 def parse_args(argv=None):
     env_out = os.environ.get("OUT") or os.path.join(ROOT, ".out")
     ap = argparse.ArgumentParser(prog="python3 -m bench.bench", description=__doc__.split("\n")[0])
@@ -442,7 +485,9 @@ def parse_args(argv=None):
                     help="skip the proofc row with the step memo off (--memo-entries 0)")
     ap.add_argument("--no-torch", action="store_true", help="skip the PyTorch port")
     ap.add_argument("--torch-variants", default="cond,nocond")
-    ap.add_argument("--torch-batch", type=int, default=256)
+    ap.add_argument("--torch-batches", default="256,4096",
+                    help="B values of the torch port (its fastest B is what the headline ratio "
+                         "compares: the port's passes get faster with B, as proofc's do)")
     ap.add_argument("--torch-passes", type=int, default=4,
                     help="passes per torch run: the first compiles/warms up, the median of the rest is steady")
     ap.add_argument("--torch-python", default=sys.executable)
@@ -453,7 +498,7 @@ def parse_args(argv=None):
                          "(the warm compile time)")
     ap.add_argument("--threads", type=int, default=0, help="host backend threads (cpu mode)")
     args = ap.parse_args(argv)
-    for name in ("batches", "large_batches"):
+    for name in ("batches", "large_batches", "torch_batches"):
         try:
             values = [int(x) for x in getattr(args, name).split(",") if x]
         except ValueError:
@@ -509,10 +554,11 @@ def main(argv=None) -> int:
             continue
         bench.proofc("v10", B, g(bundle), g(v10["data"]), g(v10["weights"]), args.queries,
                      args.corruptions, args.repeats, keep_outcomes=True)
-    # 1b. proofc at the torch port's B with the step memo off (CUDA): what the
-    # memo adds, shown beside the ratios it gives.
-    if bench.cuda and not args.no_memo_off and v10["bundles"].get(str(args.torch_batch)):
-        bench.proofc("v10", args.torch_batch, g(v10["bundles"][str(args.torch_batch)]),
+    # 1b. proofc at the torch port's first B with the step memo off (CUDA):
+    # what the memo adds, shown beside the ratios it gives.
+    tb0 = args.torch_batches[0]
+    if bench.cuda and not args.no_memo_off and v10["bundles"].get(str(tb0)):
+        bench.proofc("v10", tb0, g(v10["bundles"][str(tb0)]),
                      g(v10["data"]), g(v10["weights"]), args.queries, args.corruptions,
                      args.repeats, keep_outcomes=True, variant="nomemo",
                      run_flags=["--memo-entries", "0"])
@@ -527,37 +573,16 @@ def main(argv=None) -> int:
             bench.proofc("large", B, g(bundle), g(large["data"]), g(large["weights"]),
                          args.large_queries, args.large_corruptions, args.large_repeats,
                          keep_outcomes=False)
-    # 3. the PyTorch port, V10 workload.
+    # 3. the PyTorch port, V10 workload, every variant at every torch B.
     if not args.no_torch:
         for variant in args.torch_variants:
-            bench.torch(variant, args.torch_batch, g(v10["data"]), g(v10["weights"]), args.queries,
-                        args.corruptions)
+            for tb in args.torch_batches:
+                bench.torch(variant, tb, g(v10["data"]), g(v10["weights"]), args.queries,
+                            args.corruptions)
     else:
         bench.notes.append("torch port skipped (--no-torch)")
 
-    # Ratios (torch / proofc: > 1 means proofc is faster) and agreement.
-    impl = "proofc" if bench.cuda else "proofc-host"
-    tb = args.torch_batch
-    base = bench.row_of(impl, "v10", tb)
-    nomemo = bench.row_of(f"{impl}-nomemo", "v10", tb)
-    if not args.no_torch:
-        for variant in args.torch_variants:
-            torch_impl = f"torch-{variant}" + ("" if bench.cuda else "(eager)")
-            torch_row = bench.row_of(torch_impl, "v10", tb)
-            bench.ratios.append(R.ratio_entry(f"{torch_impl} / {impl} (v10, B={tb})", "v10", tb,
-                                              torch_row, base))
-            if nomemo:
-                bench.ratios.append(R.ratio_entry(f"{torch_impl} / {impl}-nomemo (v10, B={tb})",
-                                                  "v10", tb, torch_row, nomemo))
-            if torch_row:
-                bench.agree(f"{impl} v10 B={tb}", f"{torch_row['impl']} v10 B={tb}")
-    if nomemo:
-        bench.ratios.append(R.ratio_entry(f"{impl}-nomemo / {impl} (v10, B={tb}: the step memo)",
-                                          "v10", tb, nomemo, base))
-        bench.agree(f"{impl} v10 B={tb}", f"{impl}-nomemo v10 B={tb}")
-    for B in args.batches:
-        if B != tb:
-            bench.agree(f"{impl} v10 B={tb}", f"{impl} v10 B={B}")
+    add_ratios(bench, args)
     bench.save(finished=True)
 
     table = R.format_table(bench.rows, bench.ratios, bench.agreement, bench.notes)

@@ -72,6 +72,14 @@ def ratio_entry(name: str, workload: str, B: int, numerator: Optional[Dict],
             "numerator_wall_s": a, "denominator_wall_s": b, "ratio": value}
 
 
+def fastest(rows: List[Dict], impls: List[str], workload: str) -> Optional[Dict]:
+    """The row of `impls` on `workload` with the least wall time among those
+    that ran (None when none did)."""
+    ran = [r for r in rows if r["impl"] in impls and r["workload"] == workload
+           and r.get("status") == "ok" and r.get("wall_s")]
+    return min(ran, key=lambda r: r["wall_s"]) if ran else None
+
+
 def _label(row: Optional[Dict]) -> Optional[str]:
     return f"{row['impl']} {row['workload']} B={row['B']}" if row else None
 

@@ -57,6 +57,35 @@ class RatioTest(unittest.TestCase):
         self.assertIsNone(R.ratio_entry("x", "v10", 256, None, proofc)["ratio"])
         self.assertIsNone(R.ratio_entry("x", "v10", 256, proofc, _row(wall_s=0.0))["ratio"])
 
+    def test_fastest_is_the_least_wall_among_rows_that_ran(self):
+        rows = [_row("torch-nocond", b=256, wall_s=0.31), _row("torch-nocond", b=4096, wall_s=0.18),
+                _row("torch-cond", b=1024, status="failed", wall_s=0.01),
+                _row("torch-nocond", "large", 4096, wall_s=0.01), _row(wall_s=0.004)]
+        row = R.fastest(rows, ["torch-cond", "torch-nocond"], "v10")
+        self.assertEqual((row["impl"], row["B"]), ("torch-nocond", 4096))
+        self.assertIsNone(R.fastest(rows, ["torch-eager"], "v10"))
+
+    def test_ratios_at_each_torch_B_and_each_side_at_its_fastest(self):
+        with tempfile.TemporaryDirectory() as d:
+            args = B.parse_args(["--torch-variants", "nocond", "--torch-batches", "256,4096",
+                                 "--batches", "256,4096", "--no-memo-off",
+                                 "--json", os.path.join(d, "out.json"), "--work", d])
+            self.assertEqual(args.torch_batches, [256, 4096])
+            bench = B.Bench(args)
+            bench.rows = [_row(b=256, wall_s=0.0058), _row(b=4096, wall_s=0.0036),
+                          _row("torch-nocond", b=256, wall_s=0.31),
+                          _row("torch-nocond", b=4096, wall_s=0.18)]
+            B.add_ratios(bench, args)
+        ratios = {r["name"]: r["ratio"] for r in bench.ratios}
+        self.assertAlmostEqual(ratios["torch-nocond / proofc (v10, B=256)"], 0.31 / 0.0058)
+        self.assertAlmostEqual(ratios["torch-nocond / proofc (v10, B=4096)"], 0.18 / 0.0036)
+        self.assertAlmostEqual(
+            ratios["fastest torch / fastest proofc (v10: torch-nocond B=4096, proofc B=4096)"],
+            0.18 / 0.0036)
+        pairs = {(a["a"], a["b"]) for a in bench.agreement}
+        self.assertIn(("proofc v10 B=4096", "torch-nocond v10 B=4096"), pairs)
+        self.assertIn(("proofc v10 B=256", "proofc v10 B=4096"), pairs)
+
 
 class TableTest(unittest.TestCase):
     def rows(self):
@@ -193,7 +222,7 @@ class HelperTest(unittest.TestCase):
         self.assertEqual(args.batches, [256, 1024])
         self.assertEqual(args.torch_variants, ["nocond"])
         for bad in (["--batches", "0"], ["--batches", "x"], ["--torch-variants", "eager"],
-                    ["--repeats", "0"]):
+                    ["--repeats", "0"], ["--torch-batches", ""], ["--torch-batches", "-1"]):
             with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
                 B.parse_args(bad)
 
