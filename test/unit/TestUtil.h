@@ -1,8 +1,9 @@
 //===- TestUtil.h - Shared helpers for the runtime unit tests ---*- C++ -*-===//
 //
 // sharedDir() (the read-only shared/ folder with data/ and weights/),
-// v10Program() (the reference policy of spec §4 with the V10 shapes) and
-// TempDir (a scratch directory removed with everything in it at scope exit).
+// v10Program() (the reference policy of spec §4 with the V10 shapes),
+// TempDir (a scratch directory removed with everything in it at scope exit)
+// and kUnderAddressSanitizer.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_TEST_UNIT_TESTUTIL_H
