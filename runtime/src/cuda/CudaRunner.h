@@ -350,10 +350,12 @@ private:
   void collectTimings();
 
   /// The native graph's kernel nodes while it is built (bindNodeArgs),
-  /// the launches named by "node:" arguments, and whether addNodes is
-  /// filling the WHILE body.
+  /// the launches named by "node:" arguments, whether this graph binds them
+  /// (native, bindsGraphNodes) and whether addNodes is filling the WHILE
+  /// body.
   std::vector<GraphKernelNode> graphNodes_;
   std::set<std::string> nodeTargets_;
+  bool bindingNodes_ = false;
   bool fillingLoop_ = false;
 
   const Bundle &bundle_;

@@ -157,7 +157,7 @@ CUgraphNode CudaRunner::addKernelNode(CUgraph graph, CUgraphNode dep,
   CUgraphNode node = nullptr;
   PROOFC_CU(dev_.drv, cuGraphAddNode, &node, graph, dep ? &dep : nullptr,
             nullptr, dep ? 1 : 0, &params);
-  if (info_.cond == CondMode::Native && bindsGraphNodes()) {
+  if (bindingNodes_) {
     GraphKernelNode recorded{node, &l, nullptr, fillingLoop_};
     if (nodeTargets_.count(l.name)) {
       CUlaunchAttributeValue value{};
@@ -276,6 +276,7 @@ void CudaRunner::buildGraph(
   for (const auto &[name, launch] : launches_)
     for (const auto &arg : launch.nodeArgs)
       nodeTargets_.insert(arg.second);
+  bindingNodes_ = info_.cond == CondMode::Native && bindsGraphNodes();
   if (info_.cond == CondMode::Native) {
     // ONE graph: the setup launches, then WHILE(loop) { step x K }. K steps per
     // iteration amortize the conditional node's cost; the steps after the
@@ -292,7 +293,7 @@ void CudaRunner::buildGraph(
                                        /*inlineConds=*/k > 0);
                      fillingLoop_ = false;
                    });
-    if (bindsGraphNodes())
+    if (bindingNodes_)
       bindNodeArgs();
   } else {
     // Emulated: K copies of the step; the setup launches run once, directly.
@@ -304,9 +305,10 @@ void CudaRunner::buildGraph(
   PROOFC_CU(dev_.drv, cuGraphInstantiateWithFlags, &dev_.exec, dev_.graph, 0);
   // A graph whose kernels update its nodes must be on the device before
   // its first launch.
-  if (info_.cond == CondMode::Native && bindsGraphNodes())
+  if (bindingNodes_)
     PROOFC_CU(dev_.drv, cuGraphUpload, dev_.exec, dev_.stream);
   graphNodes_.clear();
+  bindingNodes_ = false;
 }
 
 } // namespace proofc

@@ -81,50 +81,47 @@ void KernelGenerator::emitBody() {
   Value part = arith::DivUIOp::create(b, bid, cIdx(B));
   Value slotCand = view(candPtr, i32, {fixed(B)});
   Value cand = load(slotCand, {slot});
-  if (!gridWords) {
-    Value run = andI(cmpI(arith::CmpIPredicate::ne, guard, cI32(0)),
-                     cmpI(arith::CmpIPredicate::sge, cand, cI32(0)));
-    // Block-uniform: every thread of a block sees the same guard and slot.
-    ifThen(run, [&] {
-      makeViews(statePtr, derivedPtr, countPtr, tablePtrs, actionPtr, logpPtr);
-      if (slotStep)
-        return emitPersistentLoop(slot, part, slotStepArgs);
-      logitsBase = baseAddress(logitsPtr);
-      arrivals = view(arrivalsPtr, i32, {fixed(B)});
-      emitSlot(slot, part);
-    });
-    gpu::ReturnOp::create(b);
-    return;
+  // The step form's grid (kernel_abi.h, kPolicyListed), where the kernel
+  // takes it: every slot's parts (listed = -1), or block bid part bid / n
+  // of the listed slot list[bid % n] (listed = n; none when n = 0). The
+  // every-slot mode's candidate and count are loaded with the guard and the
+  // mode, so that its blocks wait for one round of loads, not two.
+  Value runSlot = slot, runPart = part, runCand = cand, runCount, listed;
+  if (gridWords) {
+    Value counts = view(countPtr, i32, {fixed(B)});
+    Value k = load(counts, {slot});
+    listed = load(view(gridPtr, i32, {fixed(proofc_abi::kPolicyGridWords)}),
+                  {cIdx(proofc_abi::kPolicyListed)});
+    Value isListed = cmpI(arith::CmpIPredicate::sge, listed, cI32(0));
+    SmallVector<Value> picked = ifElse(
+        isListed, {index, index, i32, i32},
+        [&] {
+          Value n = toIndex(arith::MaxSIOp::create(b, listed, cI32(1)));
+          Value list = view(listPtr, i32, {fixed(B)});
+          Value s = toIndex(load(list, {arith::RemUIOp::create(b, bid, n)}));
+          return SmallVector<Value>{s, arith::DivUIOp::create(b, bid, n),
+                                    load(slotCand, {s}), load(counts, {s})};
+        },
+        [&] { return SmallVector<Value>{slot, part, cand, k}; });
+    runSlot = picked[0];
+    runPart = picked[1];
+    runCand = picked[2];
+    runCount = picked[3];
   }
-  // The step form's grid (kernel_abi.h, kPolicyListed): every slot's parts
-  // (listed = -1), or block bid part bid / n of the listed slot
-  // list[bid % n] (listed = n; none when n = 0). The every-slot mode's
-  // state words and count are loaded with the guard and the mode, so that
-  // its blocks wait for one round of loads, not two.
-  Value counts = view(countPtr, i32, {fixed(B)});
-  Value k = load(counts, {slot});
-  Value listed = load(view(gridPtr, i32, {fixed(proofc_abi::kPolicyGridWords)}),
-                      {cIdx(proofc_abi::kPolicyListed)});
-  Value isListed = cmpI(arith::CmpIPredicate::sge, listed, cI32(0));
-  SmallVector<Value> picked = ifElse(
-      isListed, {index, index, i32, i32},
-      [&] {
-        Value n = toIndex(arith::MaxSIOp::create(b, listed, cI32(1)));
-        Value list = view(listPtr, i32, {fixed(B)});
-        Value s = toIndex(load(list, {arith::RemUIOp::create(b, bid, n)}));
-        return SmallVector<Value>{s, arith::DivUIOp::create(b, bid, n),
-                                  load(slotCand, {s}), load(counts, {s})};
-      },
-      [&] { return SmallVector<Value>{slot, part, cand, k}; });
-  Value run = andI(andI(cmpI(arith::CmpIPredicate::ne, guard, cI32(0)),
-                        cmpI(arith::CmpIPredicate::ne, listed, cI32(0))),
-                   cmpI(arith::CmpIPredicate::sge, picked[2], cI32(0)));
+  // One op at a time: the order of the generated compares is the source's,
+  // not the C++ compiler's order of evaluating arguments.
+  Value run = cmpI(arith::CmpIPredicate::ne, guard, cI32(0));
+  if (gridWords)
+    run = andI(run, cmpI(arith::CmpIPredicate::ne, listed, cI32(0)));
+  run = andI(run, cmpI(arith::CmpIPredicate::sge, runCand, cI32(0)));
   // Block-uniform: every thread of a block sees the same guard and slot.
   ifThen(run, [&] {
     makeViews(statePtr, derivedPtr, countPtr, tablePtrs, actionPtr, logpPtr);
+    if (slotStep)
+      return emitPersistentLoop(runSlot, runPart, slotStepArgs);
     logitsBase = baseAddress(logitsPtr);
     arrivals = view(arrivalsPtr, i32, {fixed(B)});
-    emitSlot(picked[0], picked[1], toIndex(picked[3]));
+    emitSlot(runSlot, runPart, runCount ? toIndex(runCount) : Value());
   });
   gpu::ReturnOp::create(b);
 }

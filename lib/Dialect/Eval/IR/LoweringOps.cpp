@@ -463,10 +463,13 @@ static LogicalResult verifyLaunchArg(LaunchOp launch, ProgramOp program,
   if (kind == "node" && arg.contains(':')) {
     if (value.empty())
       return success();
-    bool found = false;
     StringRef name = value; // a lambda may not capture a structured binding
-    program->walk([&](LaunchOp other) { found |= other.getName() == name; });
-    if (found)
+    if (program
+            ->walk([&](LaunchOp other) {
+              return other.getName() == name ? WalkResult::interrupt()
+                                             : WalkResult::advance();
+            })
+            .wasInterrupted())
       return success();
     return launch.emitOpError()
            << "argument '" << arg << "' names no launch of the program";
