@@ -1,0 +1,113 @@
+# Design study (docs/performance.md, "A step by clock counters"):
+#   python3 bench/proto/clock_step.py in.pcb out.pcb
+# in.pcb compiled with the step schedule (a module "advance" defining
+# proofc_advance_engine, as from B = 4096); out.pcb's advance-engine reads
+# %clock64 in thread 0 of each block (entry, after the advance, after the
+# derive's plan, after the derive) and counts each slot's memo hits and
+# derive chunks (the plan's mark after the rules' barrier in call D's
+# staged-rules variant, bench/results/2026-11-30d-h200-tail/callD);
+# the last block of every launch prints three lines:
+#   STEP  n, slots holding a candidate before the advance, slots deriving,
+#         waiting, the policy tiles the next step needs (a slot of k > 1
+#         children ceil(k / 15): V10's 16-row tiles; k = 1 one), the
+#         blocks the next policy grid launches (kernel_abi.h's rule), the
+#         children;
+#   CYC   over the deriving slots: mean and max of the advance's, the
+#         init-and-plan's and the items' cycles, memo hits and chunks;
+#   CRIT  the slot whose advance and derive took longest: its parts.
+# It patches the embedded step.cu text, so it follows this tree's
+# templates and may need updating when they change. Timing distortion: the
+# last block's loop over B slots adds to each launch (not to the cycles).
+import json
+import sys
+
+PER = 8  # words a slot: t0, t1 (advance), t2 (plan), t3 (derive), k, hits, chunks, flags
+
+
+def sub(s, old, new):
+    if s.count(old) != 1:
+        raise SystemExit(f"clock_step: {old[:50]!r} found {s.count(old)} times")
+    return s.replace(old, new)
+
+
+def patch(src):
+    src = sub(src, 'namespace proofc_engine_impl {\n',
+              '#if defined(__CUDACC_RTC__)\nextern "C" __device__ int vprintf(const char *, void *);\n#else\n#include <cstdio>\n#define vprintf(f, v) vprintf(f, (const char *)(v))\n#endif\n'
+              f'__device__ long long proofc_prof[16384 * {PER}];\n'
+              '__device__ int proofc_prof_step;\n'
+              'namespace proofc_engine_impl {\n')
+    # memo hits (advanceSlot's loop; b is the slot)
+    src = sub(src, 'for (int w = 0; w < W; ++w) words[w] = next[w];',
+              f'for (int w = 0; w < W; ++w) words[w] = next[w];\n'
+              f'    proofc_prof[b * {PER} + 5] += 1;')
+    # after the plan's barrier (and the staged rules', where the derive stages them)
+    planned = ('    sDone = pl.numFacts + pl.numRules == 0;\n  }\n  __syncthreads();\n'
+               if '    sDone = pl.numFacts + pl.numRules == 0;\n  }\n  __syncthreads();\n' in src
+               else '               scratch.sStaged);\n  }\n  __syncthreads();\n')
+    src = sub(src, planned, planned + f'  if (tid == 0) proofc_prof[b * {PER} + 2] = clock64();\n')
+    src = sub(src, '    const int base = sNext;',
+              f'    const int base = sNext;\n    if (tid == 0) proofc_prof[b * {PER} + 6] += 1;')
+    src = sub(src, '  if (*guard == 0) return;\n  const int b = blockIdx.x;',
+              '  if (*guard == 0) return;\n  const int b = blockIdx.x;\n'
+              f'  if (threadIdx.x == 0) {{ long long *q = proofc_prof + b * {PER};\n'
+              '    q[0] = clock64(); q[1] = q[2] = q[3] = 0; q[4] = 0; q[5] = 0; q[6] = 0;\n'
+              '    q[7] = slotCand[b] >= 0 ? 1 : 0; }')
+    src = sub(src, '  __syncthreads();\n  // A slot that waits',
+              f'  if (threadIdx.x == 0) proofc_prof[b * {PER} + 1] = clock64();\n'
+              '  __syncthreads();\n  // A slot that waits')
+    src = sub(src, '  if (threadIdx.x != 0) return;\n  if (sActive) {',
+              '  if (threadIdx.x != 0) return;\n'
+              f'  {{ long long *q = proofc_prof + b * {PER};\n'
+              '    q[3] = clock64(); q[4] = count[b];\n'
+              '    q[7] |= (sWaiting ? 2 : 0) | (sActive ? 4 : 0); }\n'
+              '  if (sActive) {')
+    src = sub(src, '  __threadfence();\n  // Every block has arrived',
+              '  __threadfence();\n'
+              '  {\n'
+              '    const int B = gridDim.x;\n'
+              '    long long held = 0, deriving = 0, waiting = 0, tiles = 0, kids = 0, maxK = 0;\n'
+              '    long long sa = 0, sp = 0, sd = 0, ma = 0, mp = 0, md = 0, sh = 0, mh = 0, sc = 0, mc = 0;\n'
+              '    long long best = -1; int bb = -1;\n'
+              '    for (int s = 0; s < B; ++s) {\n'
+              f'      volatile long long *q = proofc_prof + s * {PER};\n'
+              '      const long long f = q[7], k = q[4];\n'
+              '      if (f & 1) ++held;\n'
+              '      if (f & 2) { ++waiting; continue; }\n'
+              '      if (!(f & 1) || q[2] == 0) continue;\n'
+              '      ++deriving; kids += k; if (k > maxK) maxK = k;\n'
+              '      tiles += k > 1 ? (k + 14) / 15 : (k == 1 ? 1 : 0);\n'
+              '      const long long a = q[1] - q[0], p = q[2] - q[1], d = q[3] - q[2];\n'
+              '      sa += a; sp += p; sd += d; sh += q[5]; sc += q[6];\n'
+              '      if (a > ma) ma = a; if (p > mp) mp = p; if (d > md) md = d;\n'
+              '      if (q[5] > mh) mh = q[5]; if (q[6] > mc) mc = q[6];\n'
+              '      if (q[3] - q[0] > best) { best = q[3] - q[0]; bb = s; }\n'
+              '    }\n'
+              '    const long long parts = maxK <= 15 ? 1 : (maxK + 14) / 15;\n'
+              '    const long long grid = (2 * held <= B ? (held > 0 ? held : 1) : B) * parts;\n'
+              '    const long long n = proofc_prof_step++;\n'
+              '    const long long dd = deriving > 0 ? deriving : 1;\n'
+                        '    { long long v[8] = {n, held, deriving, waiting, tiles, grid, kids, maxK};\n'
+              '      vprintf("STEP %lld held %lld deriving %lld waiting %lld tiles %lld grid %lld children %lld maxk %lld\\n", v); }\n'
+              '    { long long v[11] = {n, sa / dd, ma, sp / dd, mp, sd / dd, md, 100 * sh / dd, mh, 100 * sc / dd, mc};\n'
+              '      vprintf("CYC %lld adv %lld/%lld plan %lld/%lld items %lld/%lld hits100 %lld/%lld chunks100 %lld/%lld\\n", v); }\n'
+              '    if (bb >= 0) {\n'
+              f'      volatile long long *q = proofc_prof + bb * {PER};\n'
+              '      long long v[9] = {n, bb, best, q[1] - q[0], q[2] - q[1], q[3] - q[2], q[5], q[6], q[4]};\n'
+              '      vprintf("CRIT %lld slot %lld total %lld adv %lld plan %lld items %lld hits %lld chunks %lld k %lld\\n", v);\n'
+              '    }\n'
+              '  }\n'
+              '  // Every block has arrived')
+    return src
+
+
+def main():
+    b = json.load(open(sys.argv[1]))
+    mods = [m for m in b["modules"] if m["name"] == "advance"]
+    if not mods:
+        raise SystemExit("clock_step: no 'advance' module (compile with the step schedule at B >= 4096)")
+    mods[0]["source"] = patch(mods[0]["source"])
+    json.dump(b, open(sys.argv[2], "w"))
+
+
+if __name__ == "__main__":
+    main()
