@@ -125,9 +125,6 @@ ProgramSpec parseProgram(const Node &node) {
 /// keeps a hostile bundle from exhausting the stack.
 constexpr int kMaxCondDepth = 64;
 
-/// Bytes of a JSON parse error kept in the message (see parseBundle).
-constexpr size_t kJsonErrorBytes = 320;
-
 std::vector<ScheduleNode> parseNodes(const Node &node, int depth = 0) {
   std::vector<ScheduleNode> nodes;
   for (const Node &item : node.array()) {
@@ -165,7 +162,7 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
   } catch (const json::exception &e) { // parse_error, out_of_range (1e999)
     // The parser quotes the token it stopped in: bound and escape it.
     fail("{}: not valid JSON: {}", path,
-         escapeForMessage(e.what(), kJsonErrorBytes));
+         escapeForMessage(e.what(), kJsonErrorEchoBytes));
   }
   if (parsed.duplicate) {
     std::string at = formatJsonPath(parsed.duplicatePath);

@@ -26,6 +26,7 @@
 #include "cuda/DevicePrologue.h"
 #include "cuda/PlanBinding.h"
 #include "data/KnowledgeBase.h"
+#include "support/Timing.h"
 
 #include <chrono>
 #include <cstdint>
@@ -38,12 +39,6 @@
 #include <vector>
 
 namespace proofc {
-
-using Clock = std::chrono::steady_clock;
-
-inline double secondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 /// Every driver object of one run, released in reverse order of creation.
 /// Errors while releasing are ignored: the run has failed or finished.

@@ -11,6 +11,7 @@
 
 #include "proofc/runtime/Notices.h"
 #include "support/Fail.h"
+#include "support/Timing.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -54,11 +55,6 @@ void appendField(std::string &record, std::string_view bytes) {
   for (int i = 0; i < 8; ++i)
     record.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
   record.append(bytes.data(), bytes.size());
-}
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
 }
 
 bool readWhole(const std::string &path, std::string &out) {
@@ -305,7 +301,7 @@ std::string KernelCache::get(const KernelKey &key, const Compile &compile) {
   const std::string keyHex = kernelKeyHex(key);
   const std::string path = entryPath(keyHex);
   if (!options_.disabled) {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = Clock::now();
     std::string payload;
     if (readEntry(path, keyHex, payload)) {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -314,7 +310,7 @@ std::string KernelCache::get(const KernelKey &key, const Compile &compile) {
       return payload;
     }
   }
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = Clock::now();
   std::string payload = compile();
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -44,9 +44,6 @@ using json = nlohmann::json;
 constexpr const char *kMetadataKey = "__metadata__";
 constexpr uint64_t kMaxHeaderBytes = kMaxSafetensorsHeaderBytes;
 constexpr size_t kMaxTensors = kMaxSafetensorsTensors;
-/// nlohmann's parse errors quote the token they stopped in, which may be a
-/// whole (huge, binary) string of the header.
-constexpr size_t kJsonErrorBytes = 320;
 
 uint64_t readU64LE(const char *p) {
   uint64_t v;
@@ -128,7 +125,7 @@ TensorMap parseSafetensors(std::string_view bytes, const std::string &path,
     parsed = parseStrictJson(headerText, kMaxTensors + 1); // + __metadata__
   } catch (const json::exception &e) {
     fail("{}: header is not valid JSON: {}", path,
-         escapeForMessage(e.what(), kJsonErrorBytes));
+         escapeForMessage(e.what(), kJsonErrorEchoBytes));
   }
   if (parsed.tooManyRootKeys)
     fail("{}: the header lists more than {} tensors (the limit)", path,
@@ -162,7 +159,7 @@ TensorMap parseSafetensors(std::string_view bytes, const std::string &path,
         if (!field.value().is_string())
           fail("{}: '{}': value of '{}' is not a string (found {})", path,
                kMetadataKey, escapeForMessage(field.key()),
-               escapeForMessage(field.value().dump(), kJsonErrorBytes));
+               escapeForMessage(field.value().dump(), kJsonErrorEchoBytes));
       if (metadata) {
         metadata->clear();
         for (const auto &field : info.items())

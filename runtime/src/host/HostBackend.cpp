@@ -18,6 +18,7 @@
 #include "host/HostPolicy.h"
 #include "support/Cancellation.h"
 #include "support/Fail.h"
+#include "support/Timing.h"
 
 #include <fmt/format.h>
 
@@ -30,12 +31,6 @@
 
 namespace proofc {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 /// Read-only state shared by the workers.
 struct Shared {

@@ -27,6 +27,7 @@
 #include "support/HostThreads.h"
 #include "support/MessageText.h"
 #include "support/Sha256.h"
+#include "support/Timing.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -48,12 +49,6 @@
 #include <vector>
 
 namespace proofc {
-
-using Clock = std::chrono::steady_clock;
-
-inline double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 inline std::string shapeText(const std::vector<int64_t> &shape) {
   return fmt::format("[{}]", fmt::join(shape, ", "));

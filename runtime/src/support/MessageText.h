@@ -20,6 +20,11 @@ namespace proofc {
 /// Bytes of an untrusted name kept in a message before the rest is elided.
 inline constexpr size_t kMessageEchoBytes = 80;
 
+/// Bytes of a JSON parser's error (a bundle's, a weights file's header)
+/// kept in a message: nlohmann's errors quote the token they stopped in,
+/// which may be a whole (huge, binary) string of the input.
+inline constexpr size_t kJsonErrorEchoBytes = 320;
+
 /// `bytes` as printable, valid UTF-8 on one line: a control byte (< 0x20,
 /// 0x7F), a C1 control (U+0080..U+009F, as its two bytes) and every byte that
 /// is not part of a valid UTF-8 sequence become `\xNN` (lower-case hex), a
