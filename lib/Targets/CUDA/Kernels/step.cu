@@ -191,23 +191,12 @@ extern "C" __global__ void proofc_advance_engine(
 #endif
   __shared__ int sActive, sWaiting;
   if (threadIdx.x == 0) {
-    // The next policy can have work only for a slot that holds a candidate
-    // now (the advance keeps a slot active or leaves it inactive, never the
-    // reverse): it takes its list position before the advance, whose memo
-    // round trips hide the atomic's, and stores its slot after. A slot
-    // listed that finishes with the pool empty, or waits, has count 0:
-    // its policy blocks return at once.
-    const int listedAt =
-        nextPolicy && slotCand[b] >= 0
-            ? atomicAdd(policyGrid + proofc_abi::kPolicyListCount, 1)
-            : -1;
     sActive = advanceSlot(b, pool, N, D, R, derived, count, action,
                           actionLogp, state, slotCand, depth, logp, nextCand,
                           outStatus, outDepth, outLogp, outActions, actionsD,
                           memo, memoClaims, memoEntries);
     if (PROOFC_MEMO_WAITS > 0)
       sWaiting = memoEntries > 0 && memoClaims[b] < 0;
-    if (listedAt >= 0) policyList[listedAt] = b;
   }
   // The barrier also makes thread 0's stores to state[b] and slotCand[b]
   // visible to the block, which derives from them.
@@ -229,9 +218,13 @@ extern "C" __global__ void proofc_advance_engine(
   // a __threadfence in every block, which on sm_90 also invalidates the
   // SM's L1; the last block's fence is the acquire.
   if (threadIdx.x != 0) return;
+  // The next policy has work only for a slot with children: thread 0 wrote
+  // count[b] in the derive (0 for a slot that waits, finished with the pool
+  // empty, or was empty), so the slots that wait launch no policy blocks.
+  if (nextPolicy && count[b] > 0)
+    policyList[atomicAdd(policyGrid + proofc_abi::kPolicyListCount, 1)] = b;
   if (sActive) {
     atomicAdd(counters, 1);
-    // Thread 0 wrote count[b] in the derive (0 for a waiting slot).
     if (nextPolicy)
       atomicMax(policyGrid + proofc_abi::kPolicyMaxChildren, count[b]);
   }
@@ -253,14 +246,10 @@ extern "C" __global__ void proofc_advance_engine(
     const unsigned current = recordedGrid(nextPolicy);
     grid[proofc_abi::kPolicyListCount] = 0;
     grid[proofc_abi::kPolicyMaxChildren] = 0;
-    const int B = static_cast<int>(gridDim.x); // one block a slot
     const int parts = proofc_abi::policyParts(maxChildren, childrenPerPart);
-    if (proofc_abi::policyListsSlots(listed, B))
-      setPolicyGrid(policyGrid, listed,
-                    proofc_abi::policyListedBlocks(listed, parts), nextPolicy,
-                    current);
-    else
-      setPolicyGrid(policyGrid, -1, B * parts, nextPolicy, current);
+    setPolicyGrid(policyGrid, listed,
+                  proofc_abi::policyListedBlocks(listed, parts), nextPolicy,
+                  current);
   }
   setFlags(anyActive, engineFlag, loopFlag, engineHandle, loopHandle);
 }

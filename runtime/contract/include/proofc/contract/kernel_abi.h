@@ -209,15 +209,16 @@ enum : int { PROOFC_ABI_INIT_ARGS(PROOFC_ABI_ARG_ENUM) kNumArgs };
 /// Each block the SMs start and retire costs time even when it returns at
 /// once (about 0.74 ns of the GPU's for V10's one-warp blocks on an H200,
 /// 24 us for 32,768), which is most of a step once few slots are left. So
-/// the advance-engine lists the slots the next step has work for, and its
-/// last block writes policyGrid's words and sets the next policy node's
-/// grid: while most slots have work, every slot's first parts as before
-/// (B x parts, listed = -1); else only the listed slots' parts
-/// (block i part i / n of slot policyList[i % n], listed = n). Init resets
-/// the mode to every slot and the grid to B x P before a run's first step.
-/// Without a node to resize (nextPolicy 0) the mode stays every slot.
+/// the advance-engine lists the slots with children after their derive,
+/// and its last block writes policyGrid's words and sets the next policy
+/// node's grid to the listed slots' parts (block i part i / n of slot
+/// policyList[i % n], listed = n): the slots that wait, finished or hold
+/// nothing launch no blocks. Init resets the mode to every slot (B x P
+/// blocks, block i part i / B of slot i % B, listed = -1) before a run's
+/// first step. Without a node to resize (nextPolicy 0) the mode stays
+/// every slot.
 enum PolicyGridWord : int {
-  kPolicyListed = 0,      ///< -1: every slot; else n, the slots listed
+  kPolicyListed = 0, ///< -1: every slot; else n, the slots with children
   kPolicyListCount = 1,   ///< the advance-engine's list length (re-zeroed)
   kPolicyMaxChildren = 2, ///< the listed slots' most children (re-zeroed)
   kPolicyGridWords = 4,
@@ -242,13 +243,6 @@ PROOFC_ABI_FN int policyParts(int maxChildren, int childrenPerPart) {
   return maxChildren <= childrenPerPart
              ? 1
              : (maxChildren + childrenPerPart - 1) / childrenPerPart;
-}
-
-/// Whether a step with `listed` slots of work among B runs the listed
-/// slots only: when at most half the slots have work. Past that, the list's
-/// extra load in every block's chain costs more than the idle blocks.
-PROOFC_ABI_FN bool policyListsSlots(int listed, int B) {
-  return 2 * listed <= B;
 }
 
 /// The blocks of a listed step: `parts` a listed slot (at least one block:
