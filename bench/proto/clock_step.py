@@ -4,14 +4,14 @@
 # proofc_advance_engine, as from B = 4096); out.pcb's advance-engine reads
 # %clock64 in thread 0 of each block (entry, after the advance, after the
 # derive's plan, after the derive) and counts each slot's memo hits and
-# derive chunks (the plan's mark after the rules' barrier in call D's
-# staged-rules variant, bench/results/2026-11-30d-h200-tail/callD);
-# the last block of every launch prints three lines:
+# derive chunks; the last block of every launch prints three lines:
 #   STEP  n, slots holding a candidate before the advance, slots deriving,
 #         waiting, the policy tiles the next step needs (a slot of k > 1
 #         children ceil(k / 15): V10's 16-row tiles; k = 1 one), the
-#         blocks the next policy grid launches (kernel_abi.h's rule), the
-#         children;
+#         blocks the next policy grid launches (row 37's rule: the slots
+#         with children listed, times the parts the most children need;
+#         the STEP lines of bench/results/2026-11-30d-h200-tail/callA ran
+#         87d5000's kernels and printed its rule), the children;
 #   CYC   over the deriving slots: mean and max of the advance's, the
 #         init-and-plan's and the items' cycles, memo hits and chunks;
 #   CRIT  the slot whose advance and derive took longest: its parts.
@@ -40,10 +40,7 @@ def patch(src):
     src = sub(src, 'for (int w = 0; w < W; ++w) words[w] = next[w];',
               f'for (int w = 0; w < W; ++w) words[w] = next[w];\n'
               f'    proofc_prof[b * {PER} + 5] += 1;')
-    # after the plan's barrier (and the staged rules', where the derive stages them)
-    planned = ('    sDone = pl.numFacts + pl.numRules == 0;\n  }\n  __syncthreads();\n'
-               if '    sDone = pl.numFacts + pl.numRules == 0;\n  }\n  __syncthreads();\n' in src
-               else '               scratch.sStaged);\n  }\n  __syncthreads();\n')
+    planned = '    sDone = pl.numFacts + pl.numRules == 0;\n  }\n  __syncthreads();\n'
     src = sub(src, planned, planned + f'  if (tid == 0) proofc_prof[b * {PER} + 2] = clock64();\n')
     src = sub(src, '    const int base = sNext;',
               f'    const int base = sNext;\n    if (tid == 0) proofc_prof[b * {PER} + 6] += 1;')
@@ -55,17 +52,17 @@ def patch(src):
     src = sub(src, '  __syncthreads();\n  // A slot that waits',
               f'  if (threadIdx.x == 0) proofc_prof[b * {PER} + 1] = clock64();\n'
               '  __syncthreads();\n  // A slot that waits')
-    src = sub(src, '  if (threadIdx.x != 0) return;\n  if (sActive) {',
+    src = sub(src, '  if (threadIdx.x != 0) return;\n  // The next policy has work',
               '  if (threadIdx.x != 0) return;\n'
               f'  {{ long long *q = proofc_prof + b * {PER};\n'
               '    q[3] = clock64(); q[4] = count[b];\n'
               '    q[7] |= (sWaiting ? 2 : 0) | (sActive ? 4 : 0); }\n'
-              '  if (sActive) {')
+              '  // The next policy has work')
     src = sub(src, '  __threadfence();\n  // Every block has arrived',
               '  __threadfence();\n'
               '  {\n'
               '    const int B = gridDim.x;\n'
-              '    long long held = 0, deriving = 0, waiting = 0, tiles = 0, kids = 0, maxK = 0;\n'
+              '    long long held = 0, deriving = 0, waiting = 0, listed = 0, tiles = 0, kids = 0, maxK = 0;\n'
               '    long long sa = 0, sp = 0, sd = 0, ma = 0, mp = 0, md = 0, sh = 0, mh = 0, sc = 0, mc = 0;\n'
               '    long long best = -1; int bb = -1;\n'
               '    for (int s = 0; s < B; ++s) {\n'
@@ -74,7 +71,7 @@ def patch(src):
               '      if (f & 1) ++held;\n'
               '      if (f & 2) { ++waiting; continue; }\n'
               '      if (!(f & 1) || q[2] == 0) continue;\n'
-              '      ++deriving; kids += k; if (k > maxK) maxK = k;\n'
+              '      ++deriving; kids += k; if (k > maxK) maxK = k; if (k > 0) ++listed;\n'
               '      tiles += k > 1 ? (k + 14) / 15 : (k == 1 ? 1 : 0);\n'
               '      const long long a = q[1] - q[0], p = q[2] - q[1], d = q[3] - q[2];\n'
               '      sa += a; sp += p; sd += d; sh += q[5]; sc += q[6];\n'
@@ -83,7 +80,7 @@ def patch(src):
               '      if (q[3] - q[0] > best) { best = q[3] - q[0]; bb = s; }\n'
               '    }\n'
               '    const long long parts = maxK <= 15 ? 1 : (maxK + 14) / 15;\n'
-              '    const long long grid = (2 * held <= B ? (held > 0 ? held : 1) : B) * parts;\n'
+              '    const long long grid = (listed > 0 ? listed : 1) * parts;\n'
               '    const long long n = proofc_prof_step++;\n'
               '    const long long dd = deriving > 0 ? deriving : 1;\n'
                         '    { long long v[8] = {n, held, deriving, waiting, tiles, grid, kids, maxK};\n'

@@ -221,13 +221,13 @@ extern "C" __global__ void proofc_advance_engine(
   // The next policy has work only for a slot with children: thread 0 wrote
   // count[b] in the derive (0 for a slot that waits, finished with the pool
   // empty, or was empty), so the slots that wait launch no policy blocks.
-  if (nextPolicy && count[b] > 0)
+  // A listed slot also raises the listed slots' most children.
+  const int children = count[b];
+  if (nextPolicy && children > 0) {
     policyList[atomicAdd(policyGrid + proofc_abi::kPolicyListCount, 1)] = b;
-  if (sActive) {
-    atomicAdd(counters, 1);
-    if (nextPolicy)
-      atomicMax(policyGrid + proofc_abi::kPolicyMaxChildren, count[b]);
+    atomicMax(policyGrid + proofc_abi::kPolicyMaxChildren, children);
   }
+  if (sActive) atomicAdd(counters, 1);
   if (addRelease(counters + 1, 1) != static_cast<int>(gridDim.x) - 1) return;
   __threadfence();
   // Every block has arrived: the counts are final and no block writes them
