@@ -8,10 +8,10 @@
 #   STEP  n, slots holding a candidate before the advance, slots deriving,
 #         waiting, the policy tiles the next step needs (a slot of k > 1
 #         children ceil(k / 15): V10's 16-row tiles; k = 1 one), the
-#         blocks the next policy grid launches (row 37's rule: the slots
-#         with children listed, times the parts the most children need;
-#         the STEP lines of bench/results/2026-11-30d-h200-tail/callA ran
-#         87d5000's kernels and printed its rule), the children;
+#         blocks the next policy grid launches (row 38's rule: one a
+#         tile; the STEP lines of bench/results/2026-11-30d-h200-tail/callA
+#         ran 87d5000's kernels and printed its rule, the slots holding a
+#         candidate times the parts the most children need), the children;
 #   CYC   over the deriving slots: mean and max of the advance's, the
 #         init-and-plan's and the items' cycles, memo hits and chunks;
 #   CRIT  the slot whose advance and derive took longest: its parts.
@@ -62,7 +62,7 @@ def patch(src):
               '  __threadfence();\n'
               '  {\n'
               '    const int B = gridDim.x;\n'
-              '    long long held = 0, deriving = 0, waiting = 0, listed = 0, tiles = 0, kids = 0, maxK = 0;\n'
+              '    long long held = 0, deriving = 0, waiting = 0, tiles = 0, kids = 0, maxK = 0;\n'
               '    long long sa = 0, sp = 0, sd = 0, ma = 0, mp = 0, md = 0, sh = 0, mh = 0, sc = 0, mc = 0;\n'
               '    long long best = -1; int bb = -1;\n'
               '    for (int s = 0; s < B; ++s) {\n'
@@ -71,7 +71,7 @@ def patch(src):
               '      if (f & 1) ++held;\n'
               '      if (f & 2) { ++waiting; continue; }\n'
               '      if (!(f & 1) || q[2] == 0) continue;\n'
-              '      ++deriving; kids += k; if (k > maxK) maxK = k; if (k > 0) ++listed;\n'
+              '      ++deriving; kids += k; if (k > maxK) maxK = k;\n'
               '      tiles += k > 1 ? (k + 14) / 15 : (k == 1 ? 1 : 0);\n'
               '      const long long a = q[1] - q[0], p = q[2] - q[1], d = q[3] - q[2];\n'
               '      sa += a; sp += p; sd += d; sh += q[5]; sc += q[6];\n'
@@ -79,8 +79,7 @@ def patch(src):
               '      if (q[5] > mh) mh = q[5]; if (q[6] > mc) mc = q[6];\n'
               '      if (q[3] - q[0] > best) { best = q[3] - q[0]; bb = s; }\n'
               '    }\n'
-              '    const long long parts = maxK <= 15 ? 1 : (maxK + 14) / 15;\n'
-              '    const long long grid = (listed > 0 ? listed : 1) * parts;\n'
+              '    const long long grid = tiles > 0 ? tiles : 1;\n'
               '    const long long n = proofc_prof_step++;\n'
               '    const long long dd = deriving > 0 ? deriving : 1;\n'
                         '    { long long v[8] = {n, held, deriving, waiting, tiles, grid, kids, maxK};\n'

@@ -87,5 +87,5 @@ int64_t mlir::eval::chooseEngineMaxRegisters(int64_t B) {
 int64_t mlir::eval::chooseMemoMaxWaits(int64_t B) { return B < 16384 ? 2 : 0; }
 
 bool mlir::eval::choosePolicyGridResize(int64_t B) {
-  return B >= 4096 && B < 16384;
+  return B >= 1024 && B < 16384;
 }

@@ -1,24 +1,26 @@
-// eval-lower-to-gpu from B = 4096 (GpuHeuristics.h's choosePolicyGridResize):
+// eval-lower-to-gpu from B = 1024 (GpuHeuristics.h's choosePolicyGridResize):
 // the advance-engine sizes the next step's policy grid (kernel_abi.h's
 // PolicyGridWord, docs/gpu-kernels.md "The step policy grid"). Init and the
 // advance-engine end with the policy's parts (1: S = 3) or its children a
-// part (255), the grid's words and list, and "node:" naming the policy
-// launch, whose graph node they resize; the policy kernel takes the words
-// and the list after its arrival counts and maps its blocks by them. The
+// part (255), the grid's words and list (B x parts entries), and "node:"
+// naming the policy launch, whose graph node they resize; the policy kernel
+// takes the words and the list after its arrival counts and maps its
+// blocks by them. The
 // program is eval-lower-to-gpu.mlir's first, at B = 4096.
 // RUN: proofc-opt %s -verify-diagnostics -eval-lower-to-gpu | FileCheck %s
 
-// CHECK:      eval.buffer @policy_grid : i32 ["4"]
-// CHECK-NEXT: eval.buffer @policy_list : i32 ["B"]
+// CHECK:      eval.buffer @policy_grid : i32 ["2"]
+// CHECK-NEXT: eval.buffer @policy_list : i32 ["B", "1", "2"]
 // CHECK:      eval.launch "init" @step::@proofc_init {{.*}} "cond:loop", "cond:loop", "i32:1", "buf:policy_grid", "buf:policy_list", "node:score_select"] {role = "init"}
 // CHECK:      eval.launch "score_select" @policy::@proofc_policy grid ["B", "1"] {{.*}} "buf:score_select_logits", "buf:score_select_arrivals", "buf:policy_grid", "buf:policy_list"] {role = "policy"}
 // CHECK-NEXT: eval.launch "advance_engine" @advance::@proofc_advance_engine {{.*}} "cond:loop", "cond:loop", "i32:255", "buf:policy_grid", "buf:policy_list", "node:score_select"] {role = "advance_engine"}
 // CHECK:      gpu.func @proofc_policy({{.*}}, %[[ARRIVALS:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>, %[[GRID:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>, %[[LIST:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>) workgroup(
-// Block b is part b / B of slot b % B (every slot), or part b / n of slot
-// list[b % n] (the mode n >= 0: n slots listed; none when n = 0). The
-// every-slot mode's candidate and count are loaded with the guard and the
-// mode, in one round of loads; a listed block loads its slot first.
-// CHECK-NEXT:   memref.load
+// Block b is part b / B of slot b % B (every slot), or runs the list's
+// entry b (the mode n >= 0: n entries listed; none when n = 0), which names
+// the every-slot block it stands for and the slot's children. The
+// candidate, the count, the mode and the entry are loaded with the guard,
+// in one round of loads; the mode then picks.
+// CHECK-NEXT:   %[[GUARD:[a-zA-Z0-9_]+]] = memref.load
 // CHECK-NEXT:   %[[BID:[a-zA-Z0-9_]+]] = gpu.block_id x
 // CHECK-NEXT:   arith.constant 4096 : index
 // CHECK-NEXT:   %[[SLOT:[a-zA-Z0-9_]+]] = arith.remui %[[BID]]
@@ -26,22 +28,28 @@
 // CHECK-NEXT:   %[[PART:[a-zA-Z0-9_]+]] = arith.divui %[[BID]]
 // CHECK:        %[[CAND:[a-zA-Z0-9_]+]] = memref.load %{{.*}}[%[[SLOT]]] : memref<4096xi32
 // CHECK:        %[[K:[a-zA-Z0-9_]+]] = memref.load %{{.*}}[%[[SLOT]]] : memref<4096xi32
-// CHECK:        memref.reinterpret_cast %[[GRID]] {{.*}} sizes: [4]
-// CHECK:        %[[MODE:[a-zA-Z0-9_]+]] = memref.load %{{.*}}[%{{.*}}] : memref<4xi32
+// CHECK:        memref.reinterpret_cast %[[GRID]] {{.*}} sizes: [2]
+// CHECK:        %[[MODE:[a-zA-Z0-9_]+]] = memref.load %{{.*}}[%{{.*}}] : memref<2xi32
+// The list: B x parts entries of two words (S = 3: one part).
+// CHECK:        %[[ENTRIES:[a-zA-Z0-9_]+]] = memref.reinterpret_cast %[[LIST]] {{.*}} sizes: [4096, 2]
+// CHECK:        %[[EBLOCK:[a-zA-Z0-9_]+]] = memref.load %[[ENTRIES]][%[[BID]], %{{.*}}] : memref<4096x2xi32
+// CHECK-NEXT:   %[[EBLOCKI:[a-zA-Z0-9_]+]] = arith.index_cast %[[EBLOCK]]
+// CHECK:        %[[ECOUNT:[a-zA-Z0-9_]+]] = memref.load %[[ENTRIES]][%[[BID]], %{{.*}}] : memref<4096x2xi32
 // CHECK:        %[[LISTED:[a-zA-Z0-9_]+]] = arith.cmpi sge, %[[MODE]]
-// CHECK-NEXT:   %[[PICKED:[a-zA-Z0-9_]+]]:4 = scf.if %[[LISTED]] -> (index, index, i32, i32) {
-// CHECK:          arith.maxsi %[[MODE]]
-// CHECK:          memref.reinterpret_cast %[[LIST]]
-// CHECK:          arith.divui %[[BID]]
-// CHECK:          scf.yield
-// CHECK-NEXT:   } else {
-// CHECK-NEXT:     scf.yield %[[SLOT]], %[[PART]], %[[CAND]], %[[K]] : index, index, i32, i32
-// CHECK-NEXT:   }
-// The run condition (its compares in the C++ compiler's argument order):
-// CHECK-DAG:    arith.cmpi sge, %[[PICKED]]#2
-// CHECK-DAG:    arith.cmpi ne, %[[MODE]]
+// CHECK:        %[[ESLOT:[a-zA-Z0-9_]+]] = arith.remui %[[EBLOCKI]]
+// CHECK-NEXT:   %[[RUNSLOT:[a-zA-Z0-9_]+]] = arith.select %[[LISTED]], %[[ESLOT]], %[[SLOT]] : index
+// CHECK:        %[[EPART:[a-zA-Z0-9_]+]] = arith.divui %[[EBLOCKI]]
+// CHECK-NEXT:   arith.select %[[LISTED]], %[[EPART]], %[[PART]] : index
+// CHECK-NEXT:   arith.select %[[LISTED]], %[[ECOUNT]], %[[K]] : i32
+// The run condition: a listed block runs entry b < n, an every-slot block
+// a slot that holds a candidate.
+// CHECK:        %[[BIDI:[a-zA-Z0-9_]+]] = arith.index_cast %[[BID]] : index to i32
+// CHECK-NEXT:   %[[INLIST:[a-zA-Z0-9_]+]] = arith.cmpi slt, %[[BIDI]], %[[MODE]]
+// CHECK:        %[[HOLDS:[a-zA-Z0-9_]+]] = arith.cmpi sge, %[[CAND]]
+// CHECK-NEXT:   %[[RUNS:[a-zA-Z0-9_]+]] = arith.select %[[LISTED]], %[[INLIST]], %[[HOLDS]] : i1
+// CHECK-NEXT:   arith.andi %{{.*}}, %[[RUNS]]
 // The last block of a slot re-zeroes the picked slot's arrival count.
-// CHECK:        memref.store %{{.*}}, %{{.*}}[%[[PICKED]]#0]
+// CHECK:        memref.store %{{.*}}, %{{.*}}[%[[RUNSLOT]]]
 // CHECK:        gpu.return
 eval.program @lowered attributes {A = 2 : i64, B = 4096 : i64, D = 4 : i64, S = 3 : i64} {
   eval.transpose_weight "mlp.0.weight.T" {cols = 8 : i64, rows = 8 : i64, table = "mlp.0.weight"}

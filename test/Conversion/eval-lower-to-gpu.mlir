@@ -28,8 +28,8 @@
 // CHECK-NEXT: eval.buffer @out_actions : i32 ["N", "ACTIONS"] init "out.actions"
 // CHECK-NEXT: eval.buffer @memo_table : i32 ["MEMO", "20"]
 // CHECK-NEXT: eval.buffer @memo_claims : i32 ["B"]
-// CHECK-NEXT: eval.buffer @policy_grid : i32 ["4"]
-// CHECK-NEXT: eval.buffer @policy_list : i32 ["B"]
+// CHECK-NEXT: eval.buffer @policy_grid : i32 ["2"]
+// CHECK-NEXT: eval.buffer @policy_list : i32 ["B", "1", "2"]
 // CHECK-NEXT: eval.cuda_module @step "step.cu" ["-DPROOFC_A=2", "-DPROOFC_S=3", "-DPROOFC_ENGINE_THREADS=64", "-DPROOFC_ENTRIES_LISTED", "-DPROOFC_ENTRY_proofc_init", "-DPROOFC_ENTRY_proofc_engine"]
 // CHECK-NEXT: eval.cuda_module @advance "step.cu" ["-DPROOFC_A=2", "-DPROOFC_S=3", "-DPROOFC_ENGINE_THREADS=64", "-DPROOFC_MEMO_WAITS=2", "-DPROOFC_ENTRIES_LISTED", "-DPROOFC_ENTRY_proofc_advance_engine"]
 // CHECK-NOT:  eval.cuda_module

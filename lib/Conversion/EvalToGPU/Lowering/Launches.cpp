@@ -132,6 +132,8 @@ LogicalResult ProgramLowering::lowerScore(OpBuilder &builder,
                            slotArgs.empty() ? "score_select" : "persistent",
                            kernelRef(gpuModule.getSymName(), entry), grid,
                            kernel->block, kernel->args, kernel->sharedBytes);
+  if (slotArgs.empty())
+    policyListParts = std::max(policyListParts, kernel->parts);
   if (slotArgs.empty() && !policyGridKnown) {
     policyGridKnown = true;
     policyParts = kernel->parts;
@@ -232,20 +234,35 @@ ProgramLowering::policyGridBuffers() {
   if (policyGridNames.first.empty()) {
     Type i32 = IntegerType::get(program.getContext(), 32);
     std::string words = std::to_string(proofc_abi::kPolicyGridWords);
-    policyGridNames = {addScratchBuffer("policy_grid", i32, {words}),
-                       addScratchBuffer("policy_list", i32, {"B"})};
+    // The list's parts a slot are the step policy kernels' most, known
+    // once they are built: finishPolicyGrid sets them.
+    policyGridNames = {
+        addScratchBuffer("policy_grid", i32, {words}),
+        addScratchBuffer(
+            "policy_list", i32,
+            {"B", "1", std::to_string(proofc_abi::kPolicyEntryWords)})};
   }
   return policyGridNames;
 }
 
 void ProgramLowering::finishPolicyGrid() {
-  if (!initLaunch && advanceEngineLaunches.empty())
+  const bool nothingSizes = !initLaunch && advanceEngineLaunches.empty();
+  if (nothingSizes && policyGridNames.first.empty())
     return;
   const std::string &words = policyGridBuffers().first;
   const std::string &list = policyGridBuffers().second;
+  // The list holds a step's every entry: B x parts (kernel_abi.h's
+  // PolicyEntryWord), the plan's grid of the step policy kernel with the
+  // most parts; each kernel's every-slot blocks read an entry each.
+  Builder builder(program.getContext());
+  cast<BufferOp>(SymbolTable::lookupSymbolIn(program, list))
+      .setElementsAttr(builder.getStrArrayAttr(
+          {"B", std::to_string(policyListParts),
+           std::to_string(proofc_abi::kPolicyEntryWords)}));
+  if (nothingSizes)
+    return;
   auto append = [&](LaunchOp launch, int64_t value) {
     SmallVector<Attribute> args(launch.getArgs().getValue());
-    Builder builder(program.getContext());
     for (std::string arg : {"i32:" + std::to_string(value), "buf:" + words,
                             "buf:" + list, "node:" + policyLaunch})
       args.push_back(builder.getStringAttr(arg));

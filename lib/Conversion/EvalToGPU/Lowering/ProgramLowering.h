@@ -163,7 +163,9 @@ private:
   LogicalResult lowerCopy(OpBuilder &builder, CopyOp copy, BufferOp guard);
 
   /// The step policy grid's two scratch buffers (kernel_abi.h's
-  /// PolicyGridWord words, and B listed slots), declared at the first call.
+  /// PolicyGridWord words, and the list's PolicyEntryWord entries, B x parts
+  /// of them once finishPolicyGrid knows the parts), declared at the first
+  /// call.
   const std::pair<std::string, std::string> &policyGridBuffers();
 
   /// Appends kernel_abi.h's policy grid arguments to init and the fused
@@ -240,6 +242,8 @@ private:
   bool policyGridKnown = false;
   std::string policyLaunch;
   int64_t policyParts = 1, policyChildrenPerPart = 1;
+  /// The step policy kernels' most parts: the policy list's (B of them).
+  int64_t policyListParts = 1;
   SmallVector<Operation *> toErase;
 };
 

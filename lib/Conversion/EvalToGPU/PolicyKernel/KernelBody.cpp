@@ -82,38 +82,47 @@ void KernelGenerator::emitBody() {
   Value slotCand = view(candPtr, i32, {fixed(B)});
   Value cand = load(slotCand, {slot});
   // The step form's grid (kernel_abi.h, kPolicyListed), where the kernel
-  // takes it: every slot's parts (listed = -1), or block bid part bid / n
-  // of the listed slot list[bid % n] (listed = n; none when n = 0). The
-  // every-slot mode's candidate and count are loaded with the guard and the
-  // mode, so that its blocks wait for one round of loads, not two.
-  Value runSlot = slot, runPart = part, runCand = cand, runCount, listed;
-  if (gridWords) {
-    Value counts = view(countPtr, i32, {fixed(B)});
-    Value k = load(counts, {slot});
-    listed = load(view(gridPtr, i32, {fixed(proofc_abi::kPolicyGridWords)}),
-                  {cIdx(proofc_abi::kPolicyListed)});
-    Value isListed = cmpI(arith::CmpIPredicate::sge, listed, cI32(0));
-    SmallVector<Value> picked = ifElse(
-        isListed, {index, index, i32, i32},
-        [&] {
-          Value n = toIndex(arith::MaxSIOp::create(b, listed, cI32(1)));
-          Value list = view(listPtr, i32, {fixed(B)});
-          Value s = toIndex(load(list, {arith::RemUIOp::create(b, bid, n)}));
-          return SmallVector<Value>{s, arith::DivUIOp::create(b, bid, n),
-                                    load(slotCand, {s}), load(counts, {s})};
-        },
-        [&] { return SmallVector<Value>{slot, part, cand, k}; });
-    runSlot = picked[0];
-    runPart = picked[1];
-    runCand = picked[2];
-    runCount = picked[3];
-  }
+  // takes it: every slot's parts (listed = -1), or block bid runs the list's
+  // entry bid (listed = n entries; none when n = 0): the every-slot block
+  // it stands for (kPolicyEntryBlock) and its slot's children. Both modes'
+  // words are loaded with the guard and the mode (an entry's position
+  // depends on bid alone, and bid < B x parts, the entries the list holds),
+  // so that every block waits for one round of loads, not two; the mode
+  // then picks.
+  Value runSlot = slot, runPart = part, runCount;
   // One op at a time: the order of the generated compares is the source's,
   // not the C++ compiler's order of evaluating arguments.
   Value run = cmpI(arith::CmpIPredicate::ne, guard, cI32(0));
-  if (gridWords)
-    run = andI(run, cmpI(arith::CmpIPredicate::ne, listed, cI32(0)));
-  run = andI(run, cmpI(arith::CmpIPredicate::sge, runCand, cI32(0)));
+  if (gridWords) {
+    Value counts = view(countPtr, i32, {fixed(B)});
+    Value k = load(counts, {slot});
+    Value listed =
+        load(view(gridPtr, i32, {fixed(proofc_abi::kPolicyGridWords)}),
+             {cIdx(proofc_abi::kPolicyListed)});
+    // The plan's grid (PolicyKernel.cpp): B x parts blocks.
+    const int64_t parts = proofc_abi::policyParts(
+        static_cast<int>(S), static_cast<int>(tl.childrenPerBlock()));
+    Value entries = view(
+        listPtr, i32, {fixed(B * parts), fixed(proofc_abi::kPolicyEntryWords)});
+    Value entryBlock =
+        toIndex(load(entries, {bid, cIdx(proofc_abi::kPolicyEntryBlock)}));
+    Value entryCount =
+        load(entries, {bid, cIdx(proofc_abi::kPolicyEntryCount)});
+    Value isListed = cmpI(arith::CmpIPredicate::sge, listed, cI32(0));
+    runSlot =
+        sel(isListed, arith::RemUIOp::create(b, entryBlock, cIdx(B)), slot);
+    runPart =
+        sel(isListed, arith::DivUIOp::create(b, entryBlock, cIdx(B)), part);
+    runCount = sel(isListed, entryCount, k);
+    // A listed block runs an entry (bid < n: a grid the advance-engine did
+    // not size may be larger), an every-slot block a slot that holds a
+    // candidate.
+    Value listedRuns = cmpI(arith::CmpIPredicate::slt, toI32(bid), listed);
+    Value slotRuns = cmpI(arith::CmpIPredicate::sge, cand, cI32(0));
+    run = andI(run, sel(isListed, listedRuns, slotRuns));
+  } else {
+    run = andI(run, cmpI(arith::CmpIPredicate::sge, cand, cI32(0)));
+  }
   // Block-uniform: every thread of a block sees the same guard and slot.
   ifThen(run, [&] {
     makeViews(statePtr, derivedPtr, countPtr, tablePtrs, actionPtr, logpPtr);

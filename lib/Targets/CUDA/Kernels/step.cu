@@ -140,7 +140,6 @@ proofc_init(PROOFC_ABI_PARAMS(PROOFC_ABI_INIT_ARGS)) {
     // The first step's policy covers every slot (an earlier run, or one
     // cancelled, may have left the node's grid and the words trimmed).
     policyGrid[proofc_abi::kPolicyListCount] = 0;
-    policyGrid[proofc_abi::kPolicyMaxChildren] = 0;
     setPolicyGrid(policyGrid, -1, B * policyParts, nextPolicy,
                   recordedGrid(nextPolicy));
   }
@@ -220,12 +219,21 @@ extern "C" __global__ void proofc_advance_engine(
   if (threadIdx.x != 0) return;
   // The next policy has work only for a slot with children: thread 0 wrote
   // count[b] in the derive (0 for a slot that waits, finished with the pool
-  // empty, or was empty), so the slots that wait launch no policy blocks.
-  // A listed slot also raises the listed slots' most children.
+  // empty, or was empty), so the slots that wait launch no policy blocks,
+  // and a slot lists only the parts its children fill (kernel_abi.h's
+  // PolicyEntryWord), taking their positions with one atomic.
   const int children = count[b];
   if (nextPolicy && children > 0) {
-    policyList[atomicAdd(policyGrid + proofc_abi::kPolicyListCount, 1)] = b;
-    atomicMax(policyGrid + proofc_abi::kPolicyMaxChildren, children);
+    const int parts = proofc_abi::policyParts(children, childrenPerPart);
+    int *entry = policyList +
+                 proofc_abi::kPolicyEntryWords *
+                     atomicAdd(policyGrid + proofc_abi::kPolicyListCount, parts);
+    for (int part = 0; part < parts; ++part) {
+      entry[proofc_abi::kPolicyEntryBlock] =
+          b + part * static_cast<int>(gridDim.x);
+      entry[proofc_abi::kPolicyEntryCount] = children;
+      entry += proofc_abi::kPolicyEntryWords;
+    }
   }
   if (sActive) atomicAdd(counters, 1);
   if (addRelease(counters + 1, 1) != static_cast<int>(gridDim.x) - 1) return;
@@ -242,14 +250,10 @@ extern "C" __global__ void proofc_advance_engine(
   if (nextPolicy) {
     volatile int *grid = policyGrid;
     const int listed = grid[proofc_abi::kPolicyListCount];
-    const int maxChildren = grid[proofc_abi::kPolicyMaxChildren];
     const unsigned current = recordedGrid(nextPolicy);
     grid[proofc_abi::kPolicyListCount] = 0;
-    grid[proofc_abi::kPolicyMaxChildren] = 0;
-    const int parts = proofc_abi::policyParts(maxChildren, childrenPerPart);
-    setPolicyGrid(policyGrid, listed,
-                  proofc_abi::policyListedBlocks(listed, parts), nextPolicy,
-                  current);
+    setPolicyGrid(policyGrid, listed, proofc_abi::policyListedBlocks(listed),
+                  nextPolicy, current);
   }
   setFlags(anyActive, engineFlag, loopFlag, engineHandle, loopHandle);
 }

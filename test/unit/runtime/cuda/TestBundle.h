@@ -11,6 +11,9 @@
 // (kernel_abi.h), so its launch is named by the "node:" arguments only with
 // `policyNode`, which the CPU emulation sets (it checks the grids the
 // kernels ask for and never resizes a launch): a GPU graph would resize it.
+// With it the grid is sized as for the compiled policy's parts of
+// kListedChildrenPerPart children, so that the emulation checks lists of
+// several parts a slot; without, one part of S children, the fixture's.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_TEST_UNIT_CUDA_TESTBUNDLE_H
@@ -27,6 +30,12 @@
 #include <vector>
 
 namespace proofc::test {
+
+/// The children a part of the step policy grid's list with `policyNode`:
+/// fewer than V10's compiled policy's 15 (a 16-row tile, the parent's row
+/// and 15 children's), so that the emulated datasets' slots, which have a
+/// few children a step (countries' up to 4), list several parts.
+constexpr int kListedChildrenPerPart = 2;
 
 inline Bundle makeTestBundle(const ProgramSpec &program,
                              int engineThreads = 128, bool fusedStep = false,
@@ -74,8 +83,14 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
   buffer("engine_flag", I, {"1"});
   buffer("loop_flag", I, {"1"});
   buffer("policy_grid", I, {std::to_string(proofc_abi::kPolicyGridWords)});
-  buffer("policy_list", I, {"B"});
   const std::string policyNodeArg = policyNode ? "node:score" : "node:";
+  const int childrenPerPart =
+      policyNode ? kListedChildrenPerPart : static_cast<int>(s.S);
+  const int policyParts =
+      proofc_abi::policyParts(static_cast<int>(s.S), childrenPerPart);
+  buffer("policy_list", I,
+         {"B", std::to_string(policyParts),
+          std::to_string(proofc_abi::kPolicyEntryWords)});
   if (fusedStep) {
     buffer("step_counters", I, {"2"});
     buffer("memo_table", I,
@@ -138,7 +153,8 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
          {"buf:pool", "sym:N", "sym:B", "buf:state", "buf:slot_cand",
           "buf:depth", "buf:logp", "buf:next_cand", "buf:engine_flag",
           "buf:loop_flag", fusedStep ? "cond:loop" : "cond:engine", "cond:loop",
-          "i32:1", "buf:policy_grid", "buf:policy_list", policyNodeArg});
+          "i32:" + std::to_string(policyParts), "buf:policy_grid",
+          "buf:policy_list", policyNodeArg});
   // The knowledge base's buffers, in the engine kernels' argument order.
   std::vector<std::string> kbArgs;
   for (const BufferTable &t : kKbTables)
@@ -183,9 +199,9 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
           "buf:memo_claims", "sym:MEMO", "buf:step_counters", "buf:engine_flag",
           "buf:loop_flag", "cond:loop", "cond:loop"})
       args.push_back(a);
-    for (const std::string &a :
-         {"i32:" + std::to_string(s.S), std::string("buf:policy_grid"),
-          std::string("buf:policy_list"), policyNodeArg})
+    for (const std::string &a : {"i32:" + std::to_string(childrenPerPart),
+                                 std::string("buf:policy_grid"),
+                                 std::string("buf:policy_list"), policyNodeArg})
       args.push_back(a);
     launch("advance_engine", "step", "proofc_advance_engine", {"B"},
            engineThreads, args);

@@ -121,15 +121,18 @@ int64_t chooseMemoMaxWaits(int64_t B);
 
 /// Whether the step schedule's advance-engine sizes the next step's policy
 /// grid (kernel_abi.h's PolicyGridWord: the launch's "node:" arguments name
-/// the policy launch), from B = 4096 up to 16384 (excluded). Each step then
-/// lists its slots (an atomic add on one word a slot) and, when the grid
-/// changes, resizes the node: the tail's steps lose the idle blocks (V10 at
-/// B=4096: 20.7 -> 12 us a tail step's policy). Issue 29's measurements on
-/// H200s (outcomes byte-identical, each against 0a5292f in the same call):
-/// V10 at B=4096 3.76 -> 3.67 ms (four calls); at B=1024 5.25 -> 5.42 ms
-/// with a resize every step (5.30 with records), so none below 4096; at
-/// B=16384 fb15k-237's first 700 queries 6.61 -> 8.01 s of GPU run (one
-/// round: 16,384 list adds a step on one word), so none from 16384.
+/// the policy launch), from B = 1024 up to 16384 (excluded). Each step then
+/// lists the tiles with work (an atomic add on one word a slot with
+/// children) and, when the grid changes, resizes the node: the idle blocks
+/// of the waiting slots, of the parts past a slot's children and of the
+/// tail's empty slots are not launched. Issue 29's measurements on H200s,
+/// outcomes byte-identical, each against the previous compiler in the same
+/// call (docs/performance.md rows 36-38): with one block a tile (row 38),
+/// V10 at B=4096 3.60 -> 3.44 ms, at B=2048 4.62 -> 4.51 ms and at B=1024
+/// 5.24 -> 5.18 ms resized against not (row 36's list lost at 1024: 5.25
+/// -> 5.42 ms); at B=16384 fb15k-237's first 700 queries took the same
+/// end to end resized or not (four rounds of each, call B of
+/// bench/results/2026-11-30e-h200-tile-list), so none from 16384.
 bool choosePolicyGridResize(int64_t B);
 
 } // namespace mlir::eval

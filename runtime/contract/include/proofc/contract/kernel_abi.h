@@ -104,7 +104,7 @@
   PROOFC_ABI_MEMO_ARGS(X)
 
 // The step policy kernel's grid, sized on the device (kPolicyListed
-// below): its words, the listed slots, and the record of the node of the
+// below): its words, the listed entries, and the record of the node of the
 // next step's policy launch (GraphNodeRecord; 0: the grid stays the plan's
 // and every slot's parts run).
 #define PROOFC_ABI_POLICY_GRID_ARGS(X)                                         \
@@ -209,19 +209,30 @@ enum : int { PROOFC_ABI_INIT_ARGS(PROOFC_ABI_ARG_ENUM) kNumArgs };
 /// Each block the SMs start and retire costs time even when it returns at
 /// once (about 0.74 ns of the GPU's for V10's one-warp blocks on an H200,
 /// 24 us for 32,768), which is most of a step once few slots are left. So
-/// the advance-engine lists the slots with children after their derive,
-/// and its last block writes policyGrid's words and sets the next policy
-/// node's grid to the listed slots' parts (block i part i / n of slot
-/// policyList[i % n], listed = n): the slots that wait, finished or hold
-/// nothing launch no blocks. Init resets the mode to every slot (B x P
-/// blocks, block i part i / B of slot i % B, listed = -1) before a run's
-/// first step. Without a node to resize (nextPolicy 0) the mode stays
-/// every slot.
+/// the advance-engine lists the tiles with work after its derive: a slot
+/// with k > 0 children appends policyParts(k, childrenPerPart) entries
+/// (PolicyEntryWord: the block's index in the every-slot grid, slot + B x
+/// part, and k), and its last block writes policyGrid's words and sets the
+/// next policy node's grid to the entries (block i runs policyList's entry
+/// i, listed = n entries): the slots that wait, finished or hold nothing,
+/// and the parts past a slot's children, launch no blocks. Init resets the
+/// mode to every slot (B x P blocks, listed = -1) before a run's first
+/// step. Without a node to resize (nextPolicy 0) the mode stays every
+/// slot.
 enum PolicyGridWord : int {
-  kPolicyListed = 0, ///< -1: every slot; else n, the slots with children
-  kPolicyListCount = 1,   ///< the advance-engine's list length (re-zeroed)
-  kPolicyMaxChildren = 2, ///< the listed slots' most children (re-zeroed)
-  kPolicyGridWords = 4,
+  kPolicyListed = 0,    ///< -1: every slot; else n, the entries listed
+  kPolicyListCount = 1, ///< the advance-engine's list length (re-zeroed)
+  kPolicyGridWords = 2,
+};
+
+/// An entry of the step policy's list (policyList: B x P entries, the most
+/// a step can list). The policy block that runs it reads both words in the
+/// round of loads that reads the guard: it needs no other load to know its
+/// slot, part and children.
+enum PolicyEntryWord : int {
+  kPolicyEntryBlock = 0, ///< slot + B x part: the every-slot grid's block
+  kPolicyEntryCount = 1, ///< the slot's children this step (k > 0)
+  kPolicyEntryWords = 2,
 };
 
 /// What a "node:" argument points at (ArgKind::Node; 0: no node): the
@@ -245,10 +256,10 @@ PROOFC_ABI_FN int policyParts(int maxChildren, int childrenPerPart) {
              : (maxChildren + childrenPerPart - 1) / childrenPerPart;
 }
 
-/// The blocks of a listed step: `parts` a listed slot (at least one block:
-/// a grid is never empty; with nothing listed it returns at once).
-PROOFC_ABI_FN int policyListedBlocks(int listed, int parts) {
-  return (listed > 0 ? listed : 1) * parts;
+/// The blocks of a listed step: one an entry (at least one block: a grid is
+/// never empty; with nothing listed it returns at once).
+PROOFC_ABI_FN int policyListedBlocks(int listed) {
+  return listed > 0 ? listed : 1;
 }
 
 /// slot.cu's device function, called by the persistent policy kernel.

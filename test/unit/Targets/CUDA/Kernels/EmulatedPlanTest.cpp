@@ -156,6 +156,8 @@ public:
   /// them that listed the slots (at most half the slots held a candidate).
   int64_t policyGridsChecked() const { return policyGridsChecked_; }
   int64_t listedGridsChecked() const { return listedGridsChecked_; }
+  /// The listed grids in which some slot listed several parts.
+  int64_t multiPartListsChecked() const { return multiPartListsChecked_; }
 
   int64_t run() {
     runNodes(bundle_.plan.schedule.setup);
@@ -213,10 +215,11 @@ private:
 
   /// After init or an advance-engine launch: the next step policy's grid
   /// (kernel_abi.h's PolicyGridWord). Init: every slot, B x P blocks. The
-  /// advance-engine with a node: the slots with children listed, each once,
-  /// in any order, and their parts (those the most children need); without
-  /// one, every slot. Its accumulators re-zeroed; no slot activated
-  /// (`before`: slotCand before the launch).
+  /// advance-engine with a node: an entry for each part the children of
+  /// each slot with children fill, each once, in any order, with the
+  /// slot's children, and a block an entry; without one, every slot. Its
+  /// count re-zeroed; no slot activated (`before`: slotCand before the
+  /// launch).
   void checkPolicyGrid(const BoundLaunch &l,
                        const std::vector<int32_t> &before) {
     const bool init = l.launch->entry == "proofc_init";
@@ -225,7 +228,6 @@ private:
     const int32_t *cand = words(l, "slotCand");
     const bool hasNode = !named(l, "nextPolicy").node.empty();
     EXPECT_EQ(grid[proofc_abi::kPolicyListCount], 0);
-    EXPECT_EQ(grid[proofc_abi::kPolicyMaxChildren], 0);
     // The node's grid, when one is named: its record's, which every
     // resize (the stub's) left equal to the node's.
     auto expectGrid = [&](unsigned blocks) {
@@ -243,31 +245,39 @@ private:
     }
     const int B = static_cast<int>(l.grid);
     const int32_t *count = words(l, "count");
-    std::vector<int32_t> withChildren;
-    int maxChildren = 0;
+    const int childrenPerPart = named(l, "childrenPerPart").i32;
+    // (every-slot block, children) of each part with children.
+    std::vector<std::pair<int32_t, int32_t>> expected;
+    int maxParts = 0;
     for (int b = 0; b < B; ++b) {
       if (before.at(static_cast<size_t>(b)) < 0)
         EXPECT_LT(cand[b], 0) << "slot " << b << " became active";
-      if (cand[b] >= 0 && count[b] > 0)
-        withChildren.push_back(b);
-      else
+      if (cand[b] < 0 || count[b] == 0) {
         EXPECT_EQ(count[b], 0) << "slot " << b << " has children, no candidate";
-      if (cand[b] >= 0)
-        maxChildren = std::max(maxChildren, count[b]);
+        continue;
+      }
+      const int parts = proofc_abi::policyParts(count[b], childrenPerPart);
+      maxParts = std::max(maxParts, parts);
+      for (int part = 0; part < parts; ++part)
+        expected.emplace_back(b + part * B, count[b]);
     }
-    const int n = static_cast<int>(withChildren.size());
-    const int parts =
-        hasNode ? proofc_abi::policyParts(maxChildren,
-                                          named(l, "childrenPerPart").i32)
-                : 1;
-    unsigned blocks = static_cast<unsigned>(B * parts);
+    unsigned blocks = static_cast<unsigned>(B);
     if (hasNode) {
+      const int n = static_cast<int>(expected.size());
       EXPECT_EQ(grid[proofc_abi::kPolicyListed], n);
-      std::vector<int32_t> listed(list, list + n);
+      std::vector<std::pair<int32_t, int32_t>> listed;
+      for (int i = 0; i < n; ++i) {
+        const int32_t *entry = list + i * proofc_abi::kPolicyEntryWords;
+        listed.emplace_back(entry[proofc_abi::kPolicyEntryBlock],
+                            entry[proofc_abi::kPolicyEntryCount]);
+      }
       std::sort(listed.begin(), listed.end());
-      EXPECT_EQ(listed, withChildren);
-      blocks = static_cast<unsigned>(proofc_abi::policyListedBlocks(n, parts));
+      std::sort(expected.begin(), expected.end());
+      EXPECT_EQ(listed, expected);
+      blocks = static_cast<unsigned>(proofc_abi::policyListedBlocks(n));
       ++listedGridsChecked_;
+      if (maxParts > 1)
+        ++multiPartListsChecked_;
     } else {
       EXPECT_EQ(grid[proofc_abi::kPolicyListed], -1);
     }
@@ -321,7 +331,8 @@ private:
   const Bundle &bundle_;
   const PlanBinding &binding_;
   std::vector<std::vector<uint32_t>> memory_;
-  int64_t policyGridsChecked_ = 0, listedGridsChecked_ = 0;
+  int64_t policyGridsChecked_ = 0, listedGridsChecked_ = 0,
+          multiPartListsChecked_ = 0;
 };
 
 struct Case {
@@ -385,9 +396,13 @@ PLAN_GTEST(TEST_P, PLAN_TEST(EmulatedPlanVsHost), SameOutcomesAsHostBackend) {
   EXPECT_EQ(gConditionals.count(0), 0u) << "a zero handle was set";
   // Every fused step sized the next step's policy grid (checkPolicyGrid).
   EXPECT_EQ(plan.policyGridsChecked(), c.fusedStep ? steps : 0);
-  // The tail, where at most half the slots hold a candidate, is listed.
+  // Every fused step after the first is listed (the plan names the node).
   if (c.fusedStep)
-    EXPECT_GT(plan.listedGridsChecked(), 0);
+    EXPECT_EQ(plan.listedGridsChecked(), steps);
+  // Some slot listed several parts (TestBundle.h's kListedChildrenPerPart;
+  // nations' slots never have more than 2 children).
+  if (c.fusedStep && std::string(c.dataset) != "nations")
+    EXPECT_GT(plan.multiPartListsChecked(), 0);
   std::vector<Outcome> emulated =
       binding.outcomes(plan.read<int32_t>(binding.outStatus()),
                        plan.read<int32_t>(binding.outDepth()),

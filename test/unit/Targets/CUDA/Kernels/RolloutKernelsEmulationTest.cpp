@@ -403,7 +403,8 @@ EmulatedRollout emulatedRollout(const ProgramSpec &program, const Dataset &ds,
   std::vector<int> state(B * W), slotCand(B), depth(B), derived(B * S * W),
       count(B), action(B), outStatus(E, -1), outDepth(E, -1), outActions(1),
       memo(4), memoClaims(B), counters(2, 0),
-      policyGrid(proofc_abi::kPolicyGridWords, 0), policyList(B);
+      policyGrid(proofc_abi::kPolicyGridWords, 0),
+      policyList(B * proofc_abi::kPolicyEntryWords);
   std::vector<float> logp(B), actionLogp(B), outLogp(E), logits(B * S);
   int nextCand = 0, engineFlag = 0, loopFlag = 0;
   EmulatedTrajectories dev(E, D, 1 << 14);
