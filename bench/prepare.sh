@@ -16,7 +16,7 @@
 # can carry.
 # Usage: bench/prepare.sh
 # Environment: PROOFC_BUILD_DIR (default build/; needs bin/proofc),
-# PROOFC_SHARED_DIR (default ../shared), BENCH_BATCHES (default "256 1024 4096"),
+# PROOFC_SHARED_DIR (default ../shared), BENCH_BATCHES (default "256 1024 4096 8192"),
 # BENCH_LARGE (default fb15k-237).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +24,7 @@ shared=${PROOFC_SHARED_DIR:-$root/../shared}
 build=${PROOFC_BUILD_DIR:-$root/build}
 proofc=$build/bin/proofc
 dest=$root/.gpudata
-batches=(${BENCH_BATCHES:-256 1024 4096})
+batches=(${BENCH_BATCHES:-256 1024 4096 8192})
 large=${BENCH_LARGE:-fb15k-237}
 program=$root/examples/v10.mlir
 limit=$((64 * 1024 * 1024))
