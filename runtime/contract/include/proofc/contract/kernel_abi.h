@@ -247,13 +247,14 @@ struct GraphNodeRecord {
   unsigned pad;
 };
 
-/// The policy parts a step needs when its slots have at most `maxChildren`
-/// children, `childrenPerPart` a part: at least one (a slot with one child
-/// takes its action in part 0 unencoded).
-PROOFC_ABI_FN int policyParts(int maxChildren, int childrenPerPart) {
-  return maxChildren <= childrenPerPart
+/// The policy parts `children` children need, `childrenPerPart` a part: a
+/// slot's (its list entries) or, with a slot's most children (S), a step's
+/// (the plan's grid). At least one: a slot with one child takes its action
+/// in part 0 unencoded.
+PROOFC_ABI_FN int policyParts(int children, int childrenPerPart) {
+  return children <= childrenPerPart
              ? 1
-             : (maxChildren + childrenPerPart - 1) / childrenPerPart;
+             : (children + childrenPerPart - 1) / childrenPerPart;
 }
 
 /// The blocks of a listed step: one an entry (at least one block: a grid is
