@@ -1,17 +1,18 @@
 # Design study (docs/performance.md, "A step by clock counters"):
 #   python3 bench/proto/clock_step.py in.pcb out.pcb
 # in.pcb compiled with the step schedule (a module "advance" defining
-# proofc_advance_engine, as from B = 4096); out.pcb's advance-engine reads
+# proofc_advance_engine: the default above B = 256); out.pcb's advance-engine reads
 # %clock64 in thread 0 of each block (entry, after the advance, after the
 # derive's plan, after the derive) and counts each slot's memo hits and
 # derive chunks; the last block of every launch prints three lines:
 #   STEP  n, slots holding a candidate before the advance, slots deriving,
-#         waiting, the policy tiles the next step needs (a slot of k > 1
-#         children ceil(k / 15): V10's 16-row tiles; k = 1 one), the
-#         blocks the next policy grid launches (row 38's rule: one a
-#         tile; the STEP lines of bench/results/2026-11-30d-h200-tail/callA
-#         ran 87d5000's kernels and printed its rule, the slots holding a
-#         candidate times the parts the most children need), the children;
+#         waiting, the policy tiles the next step needs (a slot of k > 0
+#         children kernel_abi.h's policyParts(k, childrenPerPart): V10's
+#         15 children a 16-row tile), the entries the advance-engine
+#         listed for the next policy (its grid when the bundle resizes it,
+#         row 38: equal to the tiles; -1 without a node), the children
+#         (the STEP lines of bench/results/2026-11-30d-h200-tail/callA ran
+#         87d5000's kernels and printed a grid by its rule instead);
 #   CYC   over the deriving slots: mean and max of the advance's, the
 #         init-and-plan's and the items' cycles, memo hits and chunks;
 #   CRIT  the slot whose advance and derive took longest: its parts.
@@ -72,18 +73,18 @@ def patch(src):
               '      if (f & 2) { ++waiting; continue; }\n'
               '      if (!(f & 1) || q[2] == 0) continue;\n'
               '      ++deriving; kids += k; if (k > maxK) maxK = k;\n'
-              '      tiles += k > 1 ? (k + 14) / 15 : (k == 1 ? 1 : 0);\n'
+              '      if (k > 0) tiles += proofc_abi::policyParts(static_cast<int>(k), childrenPerPart);\n'
               '      const long long a = q[1] - q[0], p = q[2] - q[1], d = q[3] - q[2];\n'
               '      sa += a; sp += p; sd += d; sh += q[5]; sc += q[6];\n'
               '      if (a > ma) ma = a; if (p > mp) mp = p; if (d > md) md = d;\n'
               '      if (q[5] > mh) mh = q[5]; if (q[6] > mc) mc = q[6];\n'
               '      if (q[3] - q[0] > best) { best = q[3] - q[0]; bb = s; }\n'
               '    }\n'
-              '    const long long grid = tiles > 0 ? tiles : 1;\n'
+              '    const long long listed = nextPolicy ? static_cast<long long>(((volatile int *)policyGrid)[proofc_abi::kPolicyListCount]) : -1;\n'
               '    const long long n = proofc_prof_step++;\n'
               '    const long long dd = deriving > 0 ? deriving : 1;\n'
-                        '    { long long v[8] = {n, held, deriving, waiting, tiles, grid, kids, maxK};\n'
-              '      vprintf("STEP %lld held %lld deriving %lld waiting %lld tiles %lld grid %lld children %lld maxk %lld\\n", v); }\n'
+                        '    { long long v[8] = {n, held, deriving, waiting, tiles, listed, kids, maxK};\n'
+              '      vprintf("STEP %lld held %lld deriving %lld waiting %lld tiles %lld listed %lld children %lld maxk %lld\\n", v); }\n'
               '    { long long v[11] = {n, sa / dd, ma, sp / dd, mp, sd / dd, md, 100 * sh / dd, mh, 100 * sc / dd, mc};\n'
               '      vprintf("CYC %lld adv %lld/%lld plan %lld/%lld items %lld/%lld hits100 %lld/%lld chunks100 %lld/%lld\\n", v); }\n'
               '    if (bb >= 0) {\n'
@@ -100,7 +101,7 @@ def main():
     b = json.load(open(sys.argv[1]))
     mods = [m for m in b["modules"] if m["name"] == "advance"]
     if not mods:
-        raise SystemExit("clock_step: no 'advance' module (compile with the step schedule at B >= 4096)")
+        raise SystemExit("clock_step: no 'advance' module (compile with the step schedule: --schedule step, or B > 256)")
     mods[0]["source"] = patch(mods[0]["source"])
     json.dump(b, open(sys.argv[2], "w"))
 

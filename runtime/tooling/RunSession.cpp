@@ -11,6 +11,7 @@
 #include "support/MessageText.h"
 #include "support/OutputFiles.h"
 #include "support/Sha256.h"
+#include "support/Timing.h"
 #include "tooling/Checkpoint.h"
 #include "tooling/Progress.h"
 #include "tooling/ProofParts.h"
@@ -29,15 +30,6 @@
 #include <unistd.h>
 
 namespace proofc {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-} // namespace
 
 RunSession::RunSession(const ProgramSpec &program, Backend &backend,
                        std::string device, RunSessionOptions options)

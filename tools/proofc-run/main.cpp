@@ -25,6 +25,7 @@
 #include "proofc/runtime/Notices.h"
 #include "session/Devices.h"
 #include "support/Fail.h"
+#include "support/Timing.h"
 #include "tooling/RunSession.h"
 #include "tooling/StderrNotices.h"
 
@@ -32,7 +33,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <chrono>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -40,8 +40,6 @@
 using namespace proofc;
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 struct Options {
   std::string bundle;
@@ -58,8 +56,7 @@ int run(const Options &o) {
   tool.open = [&](const RunSessionOptions &so) {
     checkOutputPaths(so, {{o.bundle, "bundle", ""}}); // before anything slow
     bundle = readBundle(o.bundle);
-    tool.programSeconds =
-        std::chrono::duration<double>(Clock::now() - start).count();
+    tool.programSeconds = secondsSince(start);
     // The device first, so that an unavailable one fails before any loading.
     SessionOptions device = so;
     if (!so.devices.empty())

@@ -12,16 +12,15 @@
 #include "ProgramLoader.h"
 
 #include "RunTool.h"
+#include "support/Timing.h"
 #include "tooling/RunSession.h"
 
-#include <chrono>
 #include <memory>
 #include <optional>
 
 using namespace proofc;
 
 int driver::runCommand(const RunOptions &o) {
-  using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
   // What the session runs on, kept alive by the steps below.
   std::optional<ProgramSpec> program;
@@ -33,8 +32,7 @@ int driver::runCommand(const RunOptions &o) {
     program = loadProgramSpec(o.program);
     if (!program)
       return nullptr; // the diagnostics are printed
-    tool.programSeconds =
-        std::chrono::duration<double>(Clock::now() - start).count();
+    tool.programSeconds = secondsSince(start);
     selected = selectBackends(so, program->shape.B, o.program);
     tool.backends = selected.backends;
     return std::make_unique<RunSession>(*program, selected.backends,

@@ -230,8 +230,7 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
     kernel.args.push_back(("buf:" + policyListBuffer).str());
   }
   // B x parts blocks: enough parts of childrenPerBlock() children for S.
-  int64_t parts = proofc_abi::policyParts(
-      static_cast<int>(S), static_cast<int>(tiling.childrenPerBlock()));
+  int64_t parts = tiling.parts(S);
   kernel.grid = {"B", std::to_string(parts)};
   kernel.parts = parts;
   kernel.childrenPerPart = tiling.childrenPerBlock();

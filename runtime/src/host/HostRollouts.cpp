@@ -23,6 +23,7 @@
 #include "proofc/runtime/Rollouts.h"
 #include "support/Cancellation.h"
 #include "support/Fail.h"
+#include "support/Timing.h"
 
 #include <fmt/format.h>
 
@@ -31,7 +32,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <exception>
@@ -54,8 +54,6 @@ struct HostBackend::RolloutStorage {
 };
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 /// One episode as phase 1 records it.
 struct Episode {
@@ -328,8 +326,7 @@ Trajectories HostBackend::rollouts(const RolloutInputs &inputs) {
   traj.episodes = E;
   traj.numStates = U;
   traj.steps = T;
-  traj.runSeconds =
-      std::chrono::duration<double>(Clock::now() - runStart).count();
+  traj.runSeconds = secondsSince(runStart);
   return traj;
 }
 

@@ -100,10 +100,9 @@ void KernelGenerator::emitBody() {
         load(view(gridPtr, i32, {fixed(proofc_abi::kPolicyGridWords)}),
              {cIdx(proofc_abi::kPolicyListed)});
     // The plan's grid (PolicyKernel.cpp): B x parts blocks.
-    const int64_t parts = proofc_abi::policyParts(
-        static_cast<int>(S), static_cast<int>(tl.childrenPerBlock()));
-    Value entries = view(
-        listPtr, i32, {fixed(B * parts), fixed(proofc_abi::kPolicyEntryWords)});
+    Value entries =
+        view(listPtr, i32,
+             {fixed(B * tl.parts(S)), fixed(proofc_abi::kPolicyEntryWords)});
     Value entryBlock =
         toIndex(load(entries, {bid, cIdx(proofc_abi::kPolicyEntryBlock)}));
     Value entryCount =

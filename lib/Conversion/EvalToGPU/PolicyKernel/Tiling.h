@@ -14,6 +14,7 @@
 #include "EncoderShape.h"
 
 #include "proofc/Dialect/Eval/Transforms/GpuHeuristics.h"
+#include "proofc/contract/kernel_abi.h"
 
 namespace mlir::eval::policy_kernel {
 
@@ -48,6 +49,12 @@ struct Tiling {
   int64_t rowsPerPass() const { return warps * R * T; }
   /// Children per block: the first row of every block is the parent.
   int64_t childrenPerBlock() const { return rowsPerPass() - 1; }
+  /// The step form's blocks a slot of S children needs: its grid is B x
+  /// this (kernel_abi.h's policyParts).
+  int64_t parts(int64_t S) const {
+    return proofc_abi::policyParts(static_cast<int>(S),
+                                   static_cast<int>(childrenPerBlock()));
+  }
   int64_t threads() const { return warps * kWarp; }
 };
 

@@ -153,7 +153,7 @@ public:
   }
 
   /// The advance-engine launches checkPolicyGrid has seen, and those of
-  /// them that listed the slots (at most half the slots held a candidate).
+  /// them that listed the next step's tiles (a node named).
   int64_t policyGridsChecked() const { return policyGridsChecked_; }
   int64_t listedGridsChecked() const { return listedGridsChecked_; }
   /// The listed grids in which some slot listed several parts.
@@ -261,7 +261,6 @@ private:
       for (int part = 0; part < parts; ++part)
         expected.emplace_back(b + part * B, count[b]);
     }
-    unsigned blocks = static_cast<unsigned>(B);
     if (hasNode) {
       const int n = static_cast<int>(expected.size());
       EXPECT_EQ(grid[proofc_abi::kPolicyListed], n);
@@ -274,14 +273,13 @@ private:
       std::sort(listed.begin(), listed.end());
       std::sort(expected.begin(), expected.end());
       EXPECT_EQ(listed, expected);
-      blocks = static_cast<unsigned>(proofc_abi::policyListedBlocks(n));
+      expectGrid(static_cast<unsigned>(proofc_abi::policyListedBlocks(n)));
       ++listedGridsChecked_;
       if (maxParts > 1)
         ++multiPartListsChecked_;
     } else {
       EXPECT_EQ(grid[proofc_abi::kPolicyListed], -1);
     }
-    expectGrid(blocks);
     ++policyGridsChecked_;
   }
 
@@ -396,7 +394,8 @@ PLAN_GTEST(TEST_P, PLAN_TEST(EmulatedPlanVsHost), SameOutcomesAsHostBackend) {
   EXPECT_EQ(gConditionals.count(0), 0u) << "a zero handle was set";
   // Every fused step sized the next step's policy grid (checkPolicyGrid).
   EXPECT_EQ(plan.policyGridsChecked(), c.fusedStep ? steps : 0);
-  // Every fused step after the first is listed (the plan names the node).
+  // Every fused step's advance-engine listed the next step's tiles (the
+  // plan names the node).
   if (c.fusedStep)
     EXPECT_EQ(plan.listedGridsChecked(), steps);
   // Some slot listed several parts (TestBundle.h's kListedChildrenPerPart;
