@@ -17,8 +17,11 @@
 #         init-and-plan's and the items' cycles, memo hits and chunks;
 #   CRIT  the slot whose advance and derive took longest: its parts.
 # It patches the embedded step.cu text, so it follows this tree's
-# templates and may need updating when they change. Timing distortion: the
-# last block's loop over B slots adds to each launch (not to the cycles).
+# templates and may need updating when they change (row 39: a block's slot
+# comes from the advance-engine's own list from B = 8192, so the last block
+# clears each slot's flags after reading them: a slot the next launch does
+# not list reads as empty). Timing distortion: the last block's loop over B
+# slots adds to each launch (not to the cycles).
 import json
 import sys
 
@@ -45,30 +48,30 @@ def patch(src):
     src = sub(src, planned, planned + f'  if (tid == 0) proofc_prof[b * {PER} + 2] = clock64();\n')
     src = sub(src, '    const int base = sNext;',
               f'    const int base = sNext;\n    if (tid == 0) proofc_prof[b * {PER} + 6] += 1;')
-    src = sub(src, '  if (*guard == 0) return;\n  const int b = blockIdx.x;',
-              '  if (*guard == 0) return;\n  const int b = blockIdx.x;\n'
-              f'  if (threadIdx.x == 0) {{ long long *q = proofc_prof + b * {PER};\n'
+    took = '  const int b = listed < 0 ? i : i < listed ? engineList[read * B + i] : -1;\n'
+    src = sub(src, took, took +
+              f'  if (threadIdx.x == 0 && b >= 0) {{ long long *q = proofc_prof + b * {PER};\n'
               '    q[0] = clock64(); q[1] = q[2] = q[3] = 0; q[4] = 0; q[5] = 0; q[6] = 0;\n'
-              '    q[7] = slotCand[b] >= 0 ? 1 : 0; }')
+              '    q[7] = slotCand[b] >= 0 ? 1 : 0; }\n')
     src = sub(src, '  __syncthreads();\n  // A slot that waits',
-              f'  if (threadIdx.x == 0) proofc_prof[b * {PER} + 1] = clock64();\n'
+              f'  if (threadIdx.x == 0 && b >= 0) proofc_prof[b * {PER} + 1] = clock64();\n'
               '  __syncthreads();\n  // A slot that waits')
     src = sub(src, '  if (threadIdx.x != 0) return;\n  // The next policy has work',
               '  if (threadIdx.x != 0) return;\n'
-              f'  {{ long long *q = proofc_prof + b * {PER};\n'
+              f'  if (b >= 0) {{ long long *q = proofc_prof + b * {PER};\n'
               '    q[3] = clock64(); q[4] = count[b];\n'
               '    q[7] |= (sWaiting ? 2 : 0) | (sActive ? 4 : 0); }\n'
               '  // The next policy has work')
     src = sub(src, '  __threadfence();\n  // Every block has arrived',
               '  __threadfence();\n'
               '  {\n'
-              '    const int B = gridDim.x;\n'
               '    long long held = 0, deriving = 0, waiting = 0, tiles = 0, kids = 0, maxK = 0;\n'
               '    long long sa = 0, sp = 0, sd = 0, ma = 0, mp = 0, md = 0, sh = 0, mh = 0, sc = 0, mc = 0;\n'
               '    long long best = -1; int bb = -1;\n'
               '    for (int s = 0; s < B; ++s) {\n'
               f'      volatile long long *q = proofc_prof + s * {PER};\n'
               '      const long long f = q[7], k = q[4];\n'
+              '      q[7] = 0; // a slot the next launch does not list reads as empty\n'
               '      if (f & 1) ++held;\n'
               '      if (f & 2) { ++waiting; continue; }\n'
               '      if (!(f & 1) || q[2] == 0) continue;\n'

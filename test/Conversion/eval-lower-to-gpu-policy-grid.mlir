@@ -11,9 +11,9 @@
 
 // CHECK:      eval.buffer @policy_grid : i32 ["2"]
 // CHECK-NEXT: eval.buffer @policy_list : i32 ["B", "1", "2"]
-// CHECK:      eval.launch "init" @step::@proofc_init {{.*}} "cond:loop", "cond:loop", "i32:1", "buf:policy_grid", "buf:policy_list", "node:score_select"] {role = "init"}
+// CHECK:      eval.launch "init" @step::@proofc_init {{.*}} "cond:loop", "cond:loop", "i32:1", "buf:policy_grid", "buf:policy_list", "node:score_select", "buf:engine_grid", "buf:engine_list", "node:"] {role = "init"}
 // CHECK:      eval.launch "score_select" @policy::@proofc_policy grid ["B", "1"] {{.*}} "buf:score_select_logits", "buf:score_select_arrivals", "buf:policy_grid", "buf:policy_list"] {role = "policy"}
-// CHECK-NEXT: eval.launch "advance_engine" @advance::@proofc_advance_engine {{.*}} "cond:loop", "cond:loop", "i32:255", "buf:policy_grid", "buf:policy_list", "node:score_select"] {role = "advance_engine"}
+// CHECK-NEXT: eval.launch "advance_engine" @advance::@proofc_advance_engine {{.*}} "cond:loop", "cond:loop", "i32:255", "buf:policy_grid", "buf:policy_list", "node:score_select", "sym:B", "buf:engine_grid", "buf:engine_list", "node:"] {role = "advance_engine"}
 // CHECK:      gpu.func @proofc_policy({{.*}}, %[[ARRIVALS:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>, %[[GRID:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>, %[[LIST:[a-zA-Z0-9_]+]]: memref<i32, #gpu.address_space<global>>) workgroup(
 // Block b is part b / B of slot b % B (every slot), or runs the list's
 // entry b (the mode n >= 0: n entries listed; none when n = 0), which names

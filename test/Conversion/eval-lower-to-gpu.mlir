@@ -21,7 +21,8 @@
 // The policy kernel's scratch: the logits rows a slot's blocks meet in and
 // their arrival counts (zero-filled); the fused step's two counters and
 // its memo; the step policy grid's words and list (kernel_abi.h), which
-// init and the advance-engine take even where they do not resize it.
+// init and the advance-engine take even where they do not resize it; the
+// advance-engine grid's words and its list's two halves of B.
 // CHECK:      eval.buffer @score_select_logits : f32 ["B", "S"]
 // CHECK-NEXT: eval.buffer @score_select_arrivals : i32 ["B"]
 // CHECK-NEXT: eval.buffer @advance_engine_counters : i32 ["2"]
@@ -30,6 +31,8 @@
 // CHECK-NEXT: eval.buffer @memo_claims : i32 ["B"]
 // CHECK-NEXT: eval.buffer @policy_grid : i32 ["2"]
 // CHECK-NEXT: eval.buffer @policy_list : i32 ["B", "1", "2"]
+// CHECK-NEXT: eval.buffer @engine_grid : i32 ["2"]
+// CHECK-NEXT: eval.buffer @engine_list : i32 ["2", "B"]
 // CHECK-NEXT: eval.cuda_module @step "step.cu" ["-DPROOFC_A=2", "-DPROOFC_S=3", "-DPROOFC_ENGINE_THREADS=64", "-DPROOFC_ENTRIES_LISTED", "-DPROOFC_ENTRY_proofc_init", "-DPROOFC_ENTRY_proofc_engine"]
 // CHECK-NEXT: eval.cuda_module @advance "step.cu" ["-DPROOFC_A=2", "-DPROOFC_S=3", "-DPROOFC_ENGINE_THREADS=64", "-DPROOFC_MEMO_WAITS=2", "-DPROOFC_ENTRIES_LISTED", "-DPROOFC_ENTRY_proofc_advance_engine"]
 // CHECK-NOT:  eval.cuda_module
@@ -37,20 +40,23 @@
 // With the cond gone, the kernels' engine handle is the loop's. Init and
 // the advance-engine get the policy grid's arguments: its parts (1 here:
 // S = 3), its children a part (255: 4 warps x 2 row groups x 32 states,
-// less the parent) and no node: below B = 4096 the grid is not resized
-// (GpuHeuristics.h; compile-bundle.test has one that is).
-// CHECK:      eval.launch "init" @step::@proofc_init grid ["1"] block 256 args ["buf:pool", "sym:N", "sym:B", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:loop_flag", "buf:loop_flag", "cond:loop", "cond:loop", "i32:1", "buf:policy_grid", "buf:policy_list", "node:"] {role = "init"}
+// less the parent) and no node: below B = 1024 the grid is not resized
+// (GpuHeuristics.h; compile-bundle.test has one that is). Then the
+// advance-engine grid's: B (the advance-engine's), its words and list, and
+// no node: below B = 8192 the advance-engine does not resize its own next
+// launch (chooseEngineGridResize; compile-bundle.test has one that does).
+// CHECK:      eval.launch "init" @step::@proofc_init grid ["1"] block 256 args ["buf:pool", "sym:N", "sym:B", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:loop_flag", "buf:loop_flag", "cond:loop", "cond:loop", "i32:1", "buf:policy_grid", "buf:policy_list", "node:", "buf:engine_grid", "buf:engine_list", "node:"] {role = "init"}
 // CHECK-NEXT: eval.launch "engine" @step::@proofc_engine grid ["B"] block 64 args ["buf:loop_flag", "buf:state", "buf:slot_cand", "buf:pool", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "sym:R", "buf:derived", "buf:count"] {role = "engine"}
 // CHECK-NEXT: eval.launch_loop "loop" flag @loop_flag {
 // CHECK-NEXT:   eval.launch "score_select" @policy::@proofc_policy grid ["B", "1"] block 128 args ["buf:loop_flag", "buf:state", "buf:derived", "buf:count", "buf:slot_cand", "buf:w_atom_pred_proj", "buf:w_atom_arg0_const", "buf:w_atom_arg1_const", "buf:w_atom_arg0_var", "buf:w_atom_arg1_var", "buf:w_mlp_0_weight_T", "buf:w_mlp_0_bias", "buf:w_mlp_0_ln_weight", "buf:w_mlp_0_ln_bias", "sym:R", "f32:0.25", "buf:action", "buf:action_logp", "buf:score_select_logits", "buf:score_select_arrivals"] {role = "policy"}
-// CHECK-NEXT:   eval.launch "advance_engine" @advance::@proofc_advance_engine grid ["B"] block 64 args ["buf:loop_flag", "buf:pool", "sym:N", "i32:4", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:out_actions", "sym:ACTIONS", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count", "buf:memo_table", "buf:memo_claims", "sym:MEMO", "buf:advance_engine_counters", "buf:loop_flag", "buf:loop_flag", "cond:loop", "cond:loop", "i32:255", "buf:policy_grid", "buf:policy_list", "node:"] {role = "advance_engine"}
+// CHECK-NEXT:   eval.launch "advance_engine" @advance::@proofc_advance_engine grid ["B"] block 64 args ["buf:loop_flag", "buf:pool", "sym:N", "i32:4", "sym:R", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:out_actions", "sym:ACTIONS", "buf:kb_facts", "buf:kb_ps_offsets", "buf:kb_po_facts", "buf:kb_po_offsets", "buf:kb_pred_offsets", "buf:kb_rule_heads", "buf:kb_rule_body_offsets", "buf:kb_rule_body", "buf:kb_rule_num_vars", "buf:kb_rule_pred_offsets", "buf:kb_rule_ids_by_pred", "sym:E", "buf:derived", "buf:count", "buf:memo_table", "buf:memo_claims", "sym:MEMO", "buf:advance_engine_counters", "buf:loop_flag", "buf:loop_flag", "cond:loop", "cond:loop", "i32:255", "buf:policy_grid", "buf:policy_list", "node:", "sym:B", "buf:engine_grid", "buf:engine_list", "node:"] {role = "advance_engine"}
 // CHECK-NEXT: }
 // UNFUSED-LABEL: eval.program @lowered
 // UNFUSED-NOT:   @advance_engine_counters
 // UNFUSED-NOT:   @memo_table
 // UNFUSED:       eval.cuda_module @step "step.cu" ["-DPROOFC_A=2", "-DPROOFC_S=3", "-DPROOFC_ENGINE_THREADS=64", "-DPROOFC_ENTRIES_LISTED", "-DPROOFC_ENTRY_proofc_init", "-DPROOFC_ENTRY_proofc_engine", "-DPROOFC_ENTRY_proofc_advance"]
 // UNFUSED-NOT:   eval.cuda_module
-// UNFUSED:       eval.launch "init" @step::@proofc_init {{.*}} "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop", "i32:1", "buf:policy_grid", "buf:policy_list", "node:"] {role = "init"}
+// UNFUSED:       eval.launch "init" @step::@proofc_init {{.*}} "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop", "i32:1", "buf:policy_grid", "buf:policy_list", "node:", "buf:engine_grid", "buf:engine_list", "node:"] {role = "init"}
 // UNFUSED:       eval.launch_loop "loop" flag @loop_flag {
 // UNFUSED-NEXT:    eval.launch "score_select" @policy::@proofc_policy
 // UNFUSED-NEXT:    eval.launch "advance" @step::@proofc_advance grid ["1"] block 256 args ["buf:loop_flag", "buf:pool", "sym:N", "sym:B", "i32:4", "sym:R", "buf:derived", "buf:count", "buf:action", "buf:action_logp", "buf:state", "buf:slot_cand", "buf:depth", "buf:logp", "buf:next_cand", "buf:out_status", "buf:out_depth", "buf:out_logp", "buf:out_actions", "sym:ACTIONS", "buf:loop_flag", "buf:loop_flag", "cond:engine", "cond:loop"] {role = "advance"}

@@ -9,7 +9,8 @@
 // the first copy's conds as IF nodes, the launches named by "node:"
 // arguments device-updatable and each such argument the address of the
 // record (handle, grid) of the next node of its launch (the step policy's
-// grid, kernel_abi.h); emulated, K copies of the step.
+// and the advance-engine's grids, kernel_abi.h); emulated, K copies of the
+// step.
 //
 //===----------------------------------------------------------------------===//
 #if PROOFC_HAVE_CUDA
@@ -218,8 +219,11 @@ void CudaRunner::bindNodeArgs() {
         next = std::find_if(
             graphNodes_.begin(), graphNodes_.end(),
             [&](const GraphKernelNode &n) { return n.inLoop && named(n); });
+      // A launch that names its own next node has none to resize when the
+      // body holds it once (--unroll 1): that node is the one running.
+      const bool self = next == graphNodes_.begin() + static_cast<long>(i);
       storage[nodeArg.first] =
-          next == graphNodes_.end() || !next->devNode
+          next == graphNodes_.end() || !next->devNode || self
               ? 0
               : base + sizeof(records[0]) * recordOf[static_cast<size_t>(
                                                 next - graphNodes_.begin())];

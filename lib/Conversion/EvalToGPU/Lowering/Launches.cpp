@@ -274,6 +274,40 @@ void ProgramLowering::finishPolicyGrid() {
     append(launch, policyChildrenPerPart);
 }
 
+bool ProgramLowering::resizesEngineGrid() {
+  return hasFusedAdvanceModule() &&
+         chooseEngineGridResize(program.getBAttr().getInt());
+}
+
+void ProgramLowering::finishEngineGrid() {
+  if (!initLaunch && advanceEngineLaunches.empty())
+    return;
+  Type i32 = IntegerType::get(program.getContext(), 32);
+  // Init resets the words whichever the schedule; the list holds a step's
+  // active slots in each of its two halves (kernel_abi.h's EngineGridWord).
+  std::string words = addScratchBuffer(
+      "engine_grid", i32, {std::to_string(proofc_abi::kEngineGridWords)});
+  std::string list = addScratchBuffer("engine_list", i32, {"2", "B"});
+  const bool resize = !advanceEngineLaunches.empty() && resizesEngineGrid();
+  // Every advance-engine launch resizes the next of its own launches (the
+  // runtime finds it, across the WHILE body's end); init the first.
+  std::string first =
+      resize ? advanceEngineLaunches.front().getName().str() : "";
+  Builder builder(program.getContext());
+  auto append = [&](LaunchOp launch, ArrayRef<std::string> more) {
+    SmallVector<Attribute> args(launch.getArgs().getValue());
+    for (const std::string &arg : more)
+      args.push_back(builder.getStringAttr(arg));
+    launch.setArgsAttr(builder.getArrayAttr(args));
+  };
+  if (initLaunch)
+    append(initLaunch, {"buf:" + words, "buf:" + list, "node:" + first});
+  for (LaunchOp launch : advanceEngineLaunches)
+    append(launch,
+           {"sym:B", "buf:" + words, "buf:" + list,
+            "node:" + (resize ? launch.getName().str() : std::string())});
+}
+
 LogicalResult ProgramLowering::lowerCopy(OpBuilder &builder, CopyOp copy,
                                          BufferOp guard) {
   auto from = buffers(copy.getInput(), copy);

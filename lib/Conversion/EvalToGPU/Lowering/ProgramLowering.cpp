@@ -58,6 +58,7 @@ LogicalResult ProgramLowering::run() {
     op->erase();
   }
   finishPolicyGrid();
+  finishEngineGrid();
   listModuleEntries();
   return checkKernelAbi();
 }
@@ -180,6 +181,8 @@ void ProgramLowering::declareModules() {
     if (options.memoMaxWaits > 0)
       advanceOptions.push_back(proofc_abi::kMemoWaitsOptionPrefix +
                                std::to_string(options.memoMaxWaits));
+    if (resizesEngineGrid())
+      advanceOptions.push_back(proofc_abi::kEngineListOption);
     SmallVector<StringRef> refs(advanceOptions.begin(), advanceOptions.end());
     CudaModuleOp::create(builder, loc, kAdvanceModule, "step.cu",
                          builder.getStrArrayAttr(refs), FlatSymbolRefAttr());

@@ -175,6 +175,18 @@ private:
   /// node without a step policy.
   void finishPolicyGrid();
 
+  /// Whether the fused advance-engine sizes its own next launch
+  /// (chooseEngineGridResize): its module compiles the list
+  /// (kEngineListOption) and its launches name their own node.
+  bool resizesEngineGrid();
+
+  /// Appends kernel_abi.h's advance-engine grid arguments to init and the
+  /// fused advance-engine, after the policy's: the grid's words and list
+  /// (declared here) and, where the advance-engine resizes its own next
+  /// launch (chooseEngineGridResize), "node:" and its name; the
+  /// advance-engine's B before them.
+  void finishEngineGrid();
+
   //===------------------------------------------------------------------===//
   // Argument lists (LaunchArguments.cpp)
   //===------------------------------------------------------------------===//

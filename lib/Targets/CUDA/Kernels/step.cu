@@ -15,8 +15,9 @@
 //    reduces the flags (two counters: each block's arrival a release add,
 //    the last block's fence the acquire) and, where the plan names the
 //    next policy launch's node, sizes that launch's grid (kernel_abi.h's
-//    PolicyGridWord). Its advance takes the steps the step memo knows
-//    (memo.cu) at once.
+//    PolicyGridWord), and, where it names the next advance-engine's, that
+//    one's (EngineGridWord: a block per slot still active). Its advance
+//    takes the steps the step memo knows (memo.cu) at once.
 // proofc_finish ends the proof loop of the persistent schedule, whose one
 // policy kernel has run every slot to the end (slot.cu). A module defines
 // only the entries its options list (kernel_abi.h's PROOFC_HAS_ENTRY; the
@@ -34,6 +35,14 @@
 #endif
 #ifndef PROOFC_S
 #error "step.cu: compile with -DPROOFC_S=<max derived states>"
+#endif
+
+/// Whether the fused advance-engine lists its slots for its own next
+/// launch (kernel_abi.h's EngineGridWord and kEngineListOption); with 0
+/// block b runs slot b and the list's code folds away: the machine code is
+/// the one before the list existed.
+#ifndef PROOFC_ENGINE_LIST
+#define PROOFC_ENGINE_LIST 0
 #endif
 
 #include "engine.cu"
@@ -94,19 +103,25 @@ __device__ __forceinline__ void setFlags(int anyActive, int *engineFlag,
   if (loopHandle) cudaGraphSetConditional(loopHandle, anyActive);
 }
 
-/// The next step's policy grid (kernel_abi.h, "The step policy kernel's
-/// grid"): its mode word and, when the graph has the node (`node`, its
-/// record, with `current` the record's grid, read by the caller with its
-/// other loads) and the grid changes, its blocks.
-__device__ __forceinline__ void
-setPolicyGrid(int *policyGrid, int listed, int blocks,
-              unsigned long long node, unsigned current) {
-  policyGrid[proofc_abi::kPolicyListed] = listed;
+/// Resizes graph node `node` (its record; 0: none) to `blocks` when that
+/// changes its grid (`current`, the record's grid, read by the caller with
+/// its other loads).
+__device__ __forceinline__ void resizeNode(unsigned long long node,
+                                           unsigned current, int blocks) {
   auto *record = reinterpret_cast<proofc_abi::GraphNodeRecord *>(node);
   if (record && current != static_cast<unsigned>(blocks)) {
     record->grid = static_cast<unsigned>(blocks);
     setNodeGrid(record->node, static_cast<unsigned>(blocks));
   }
+}
+
+/// The next step's policy grid (kernel_abi.h, "The step policy kernel's
+/// grid"): its mode word and, when the graph has the node, its blocks.
+__device__ __forceinline__ void
+setPolicyGrid(int *policyGrid, int listed, int blocks,
+              unsigned long long node, unsigned current) {
+  policyGrid[proofc_abi::kPolicyListed] = listed;
+  resizeNode(node, current, blocks);
 }
 
 /// The grid a node's record holds (0 without a node).
@@ -142,6 +157,10 @@ proofc_init(PROOFC_ABI_PARAMS(PROOFC_ABI_INIT_ARGS)) {
     policyGrid[proofc_abi::kPolicyListCount] = 0;
     setPolicyGrid(policyGrid, -1, B * policyParts, nextPolicy,
                   recordedGrid(nextPolicy));
+    // And the first advance-engine's: every slot, from either half.
+    engineGrid[proofc_abi::kEngineListed] = -1;
+    engineGrid[proofc_abi::kEngineRead] = 0;
+    resizeNode(nextEngine, recordedGrid(nextEngine), B);
   }
 }
 #endif
@@ -175,36 +194,49 @@ extern "C" __global__ void proofc_advance_engine(
     PROOFC_ABI_PARAMS(PROOFC_ABI_ADVANCE_ENGINE_ARGS)) {
   using namespace proofc_step;
   // Every thread reads the guard before its block arrives below, and only
-  // the last block to arrive writes the flag, so the grid agrees.
-  if (*guard == 0) return;
-  const int b = blockIdx.x;
+  // the last block to arrive writes the flag, so the grid agrees. The grid's
+  // words in the same round of loads: block b runs slot b, or, listed, the
+  // slot the last step listed at its index (kernel_abi.h's EngineGridWord;
+  // a block past them has none and only arrives).
+  constexpr bool kList = PROOFC_ENGINE_LIST != 0;
+  const int run = *guard;
+  const int listed = kList ? engineGrid[proofc_abi::kEngineListed] : -1;
+  const int read = kList ? engineGrid[proofc_abi::kEngineRead] : 0;
+  if (run == 0) return;
+  const int i = static_cast<int>(blockIdx.x);
+  const int b = listed < 0 ? i : i < listed ? engineList[read * B + i] : -1;
+  // Whether the block has a slot (without the list, always: no check).
+  const bool hasSlot = !kList || b >= 0;
 #ifdef PROOFC_ROLLOUT
   // The rollouts' module: the draw and the recording (rollout.cu), the
   // logits from the policy's rows (the call's parameters name them).
-  proofc_rollout::rolloutStep(
-      b, slotCand, depth, count,
-      reinterpret_cast<const float *>(proofc_rollout_params.logits) +
-          static_cast<long long>(b) * S,
-      state + b * W, derived + static_cast<long long>(b) * S * W,
-      const_cast<int *>(action), const_cast<float *>(actionLogp));
+  if (hasSlot)
+    proofc_rollout::rolloutStep(
+        b, slotCand, depth, count,
+        reinterpret_cast<const float *>(proofc_rollout_params.logits) +
+            static_cast<long long>(b) * S,
+        state + b * W, derived + static_cast<long long>(b) * S * W,
+        const_cast<int *>(action), const_cast<float *>(actionLogp));
 #endif
   __shared__ int sActive, sWaiting;
   if (threadIdx.x == 0) {
-    sActive = advanceSlot(b, pool, N, D, R, derived, count, action,
-                          actionLogp, state, slotCand, depth, logp, nextCand,
-                          outStatus, outDepth, outLogp, outActions, actionsD,
-                          memo, memoClaims, memoEntries);
+    sActive = !hasSlot ? 0
+                       : advanceSlot(b, pool, N, D, R, derived, count, action,
+                                  actionLogp, state, slotCand, depth, logp,
+                                  nextCand, outStatus, outDepth, outLogp,
+                                  outActions, actionsD, memo, memoClaims,
+                                  memoEntries);
     if (PROOFC_MEMO_WAITS > 0)
-      sWaiting = memoEntries > 0 && memoClaims[b] < 0;
+      sWaiting = hasSlot && memoEntries > 0 && memoClaims[b] < 0;
   }
   // The barrier also makes thread 0's stores to state[b] and slotCand[b]
   // visible to the block, which derives from them.
   __syncthreads();
   // A slot that waits for another's step (advanceSlot, PROOFC_MEMO_WAITS)
   // has no children this step: the policy encodes nothing for it.
-  if (PROOFC_MEMO_WAITS > 0 && sWaiting) {
+  if (hasSlot && PROOFC_MEMO_WAITS > 0 && sWaiting) {
     if (threadIdx.x == 0) count[b] = 0;
-  } else {
+  } else if (hasSlot) {
     proofc_engine_impl::deriveSlot(b, state, slotCand, pool, facts, psOffsets,
                                    poFacts, poOffsets, predOffsets, ruleHeads,
                                    ruleBodyOffsets, ruleBody, ruleNumVars,
@@ -222,29 +254,46 @@ extern "C" __global__ void proofc_advance_engine(
   // empty, or was empty), so the slots that wait launch no policy blocks,
   // and a slot lists only the parts its children fill (kernel_abi.h's
   // PolicyEntryWord), taking their positions with one atomic.
-  const int children = count[b];
+  const int children = hasSlot ? count[b] : 0;
   if (nextPolicy && children > 0) {
     const int parts = proofc_abi::policyParts(children, childrenPerPart);
     int *entry = policyList +
                  proofc_abi::kPolicyEntryWords *
                      atomicAdd(policyGrid + proofc_abi::kPolicyListCount, parts);
     for (int part = 0; part < parts; ++part) {
+      // Of the every-slot grid (B blocks; a listed grid is smaller).
       entry[proofc_abi::kPolicyEntryBlock] =
-          b + part * static_cast<int>(gridDim.x);
+          b + part * (kList ? B : static_cast<int>(gridDim.x));
       entry[proofc_abi::kPolicyEntryCount] = children;
       entry += proofc_abi::kPolicyEntryWords;
     }
   }
-  if (sActive) atomicAdd(counters, 1);
+  // An active slot's position among them lists it for the next step (the
+  // other half of engineList: this step's listed blocks read the first).
+  if (sActive) {
+    const int at = atomicAdd(counters, 1);
+    if (kList && nextEngine) engineList[(1 - read) * B + at] = b;
+  }
   if (addRelease(counters + 1, 1) != static_cast<int>(gridDim.x) - 1) return;
   __threadfence();
   // Every block has arrived: the counts are final and no block writes them
   // again in this launch. One round of loads (past L1) reads them, plain
   // stores re-zero them for the next launch.
   volatile int *counts = counters;
-  const int anyActive = counts[0] > 0;
+  const int active = counts[0];
+  const int anyActive = active > 0;
   counts[0] = 0;
   counts[1] = 0;
+  // The next advance-engine lists its slots once some have finished for
+  // good (with every slot active, block b runs slot b: no list to read).
+  if (kList && nextEngine) {
+    const unsigned current = recordedGrid(nextEngine);
+    const bool list = active < B;
+    volatile int *grid = engineGrid;
+    grid[proofc_abi::kEngineListed] = list ? active : -1;
+    grid[proofc_abi::kEngineRead] = 1 - read;
+    resizeNode(nextEngine, current, list ? proofc_abi::listedBlocks(active) : B);
+  }
   // Without a node the grid stays the plan's and the mode init's (every
   // slot): nothing was listed, nothing to read or re-zero.
   if (nextPolicy) {
@@ -252,7 +301,7 @@ extern "C" __global__ void proofc_advance_engine(
     const int listed = grid[proofc_abi::kPolicyListCount];
     const unsigned current = recordedGrid(nextPolicy);
     grid[proofc_abi::kPolicyListCount] = 0;
-    setPolicyGrid(policyGrid, listed, proofc_abi::policyListedBlocks(listed),
+    setPolicyGrid(policyGrid, listed, proofc_abi::listedBlocks(listed),
                   nextPolicy, current);
   }
   setFlags(anyActive, engineFlag, loopFlag, engineHandle, loopHandle);

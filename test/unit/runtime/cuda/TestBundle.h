@@ -14,6 +14,10 @@
 // With it the grid is sized as for the compiled policy's parts of
 // kListedChildrenPerPart children, so that the emulation checks lists of
 // several parts a slot; without, one part of S children, the fixture's.
+// The fused step's advance-engine (step.cu itself, compiled with
+// kernel_abi.h's kEngineListOption) always names its own launch: it lists
+// the slots still active for its next launch (EngineGridWord), which a GPU
+// graph resizes and the CPU emulation runs at the grid asked for.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_TEST_UNIT_CUDA_TESTBUNDLE_H
@@ -51,7 +55,10 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
   bundle.program = program;
   bundle.modules = {
       {"engine", "cuda", kernelTemplate("engine.cu"), {A, S, threads}},
-      {"step", "cuda", kernelTemplate("step.cu"), {A, S, threads}},
+      {"step", "cuda", kernelTemplate("step.cu"),
+       fusedStep ? std::vector<std::string>{A, S, threads,
+                                            proofc_abi::kEngineListOption}
+                 : std::vector<std::string>{A, S, threads}},
       {"policy",
        "cuda",
        readFile(sourceDir() + "/test/unit/runtime/cuda/fixtures/policy.cu"),
@@ -91,6 +98,11 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
   buffer("policy_list", I,
          {"B", std::to_string(policyParts),
           std::to_string(proofc_abi::kPolicyEntryWords)});
+  // The advance-engine's grid: it resizes its own next launch (the real
+  // step.cu, on the GPU as in the emulation).
+  buffer("engine_grid", I, {std::to_string(proofc_abi::kEngineGridWords)});
+  buffer("engine_list", I, {"2", "B"});
+  const std::string engineNodeArg = fusedStep ? "node:advance_engine" : "node:";
   if (fusedStep) {
     buffer("step_counters", I, {"2"});
     buffer("memo_table", I,
@@ -154,7 +166,8 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
           "buf:depth", "buf:logp", "buf:next_cand", "buf:engine_flag",
           "buf:loop_flag", fusedStep ? "cond:loop" : "cond:engine", "cond:loop",
           "i32:" + std::to_string(policyParts), "buf:policy_grid",
-          "buf:policy_list", policyNodeArg});
+          "buf:policy_list", policyNodeArg, "buf:engine_grid",
+          "buf:engine_list", engineNodeArg});
   // The knowledge base's buffers, in the engine kernels' argument order.
   std::vector<std::string> kbArgs;
   for (const BufferTable &t : kKbTables)
@@ -199,9 +212,11 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
           "buf:memo_claims", "sym:MEMO", "buf:step_counters", "buf:engine_flag",
           "buf:loop_flag", "cond:loop", "cond:loop"})
       args.push_back(a);
-    for (const std::string &a : {"i32:" + std::to_string(childrenPerPart),
-                                 std::string("buf:policy_grid"),
-                                 std::string("buf:policy_list"), policyNodeArg})
+    for (const std::string &a :
+         {"i32:" + std::to_string(childrenPerPart),
+          std::string("buf:policy_grid"), std::string("buf:policy_list"),
+          policyNodeArg, std::string("sym:B"), std::string("buf:engine_grid"),
+          std::string("buf:engine_list"), engineNodeArg})
       args.push_back(a);
     launch("advance_engine", "step", "proofc_advance_engine", {"B"},
            engineThreads, args);

@@ -135,6 +135,22 @@ int64_t chooseMemoMaxWaits(int64_t B);
 /// bench/results/2026-11-30e-h200-tile-list), so none from 16384.
 bool choosePolicyGridResize(int64_t B);
 
+/// Whether the step schedule's advance-engine sizes its own next launch
+/// (kernel_abi.h's EngineGridWord: its "node:" argument names its own
+/// launch), from B = 8192: once the pool is empty and slots finish for
+/// good, a step launches a block per slot still active instead of B, most
+/// of them without a candidate in the last steps. An idle block costs
+/// about a nanosecond of the step, a listed step a resize (about a
+/// microsecond) and a second round of loads, so it pays only where B is
+/// large. Measured on an H200 against 4c850d3 in one call, outcomes
+/// byte-identical (call D of bench/results/2026-11-30f-h200-engine-list,
+/// docs/performance.md row 39): V10 at B = 8192 3.349-3.363 -> 3.272-3.284
+/// ms and at 16384 5.836-5.839 -> 5.698-5.709 ms, fb15k-237's first 700
+/// queries at 16384 5.44-5.93 -> 5.38 s of GPU run; at B = 4096 the same
+/// (3.424-3.429 against 3.427-3.438 ms) and at 1024 slower (5.155-5.158
+/// against 5.213-5.218 ms), so none below 8192.
+bool chooseEngineGridResize(int64_t B);
+
 } // namespace mlir::eval
 
 #endif // PROOFC_DIALECT_EVAL_TRANSFORMS_GPUHEURISTICS_H

@@ -112,8 +112,19 @@
   X(PolicyList, int *, policyList, Buf)                                        \
   X(NextPolicy, unsigned long long, nextPolicy, Node)
 
+// The fused advance-engine's own grid, sized on the device the same way
+// (kEngineListed below): its words, the slots listed (two halves of B: a
+// step reads one and writes the next step's into the other) and the record
+// of the node of the next step's advance-engine launch (0: the grid stays B
+// blocks, block b slot b).
+#define PROOFC_ABI_ENGINE_GRID_ARGS(X)                                         \
+  X(EngineGrid, int *, engineGrid, Buf)                                        \
+  X(EngineList, int *, engineList, Buf)                                        \
+  X(NextEngine, unsigned long long, nextEngine, Node)
+
 // The kernels of step.cu and engine.cu, in launch order. Init resets the
-// policy grid to every slot's parts (policyParts of them a slot).
+// policy grid to every slot's parts (policyParts of them a slot) and the
+// advance-engine's to every slot.
 #define PROOFC_ABI_INIT_ARGS(X)                                                \
   X(Pool, const int *, pool, Buf)                                              \
   X(N, int, N, Int)                                                            \
@@ -122,7 +133,8 @@
   X(NextCand, int *, nextCand, Buf)                                            \
   PROOFC_ABI_FLAG_ARGS(X)                                                      \
   X(PolicyParts, int, policyParts, Int)                                        \
-  PROOFC_ABI_POLICY_GRID_ARGS(X)
+  PROOFC_ABI_POLICY_GRID_ARGS(X)                                               \
+  PROOFC_ABI_ENGINE_GRID_ARGS(X)
 
 #define PROOFC_ABI_ENGINE_ARGS(X)                                              \
   X(Guard, const int *, guard, Buf)                                            \
@@ -156,7 +168,9 @@
   X(Counters, int *, counters, Buf)                                            \
   PROOFC_ABI_FLAG_ARGS(X)                                                      \
   X(ChildrenPerPart, int, childrenPerPart, Int)                                \
-  PROOFC_ABI_POLICY_GRID_ARGS(X)
+  PROOFC_ABI_POLICY_GRID_ARGS(X)                                               \
+  X(B, int, B, Int)                                                            \
+  PROOFC_ABI_ENGINE_GRID_ARGS(X)
 
 #define PROOFC_ABI_FINISH_ARGS(X)                                              \
   X(LoopFlag, int *, loopFlag, Buf)                                            \
@@ -225,6 +239,29 @@ enum PolicyGridWord : int {
   kPolicyGridWords = 2,
 };
 
+/// The fused advance-engine's grid. Its launch is B blocks, block b slot
+/// b, but once the pool is empty a slot that finishes stays empty, and in
+/// the last steps most blocks find no candidate: each still starts, reads
+/// its slot, enters the derive and arrives on the counters (V10 on an
+/// H200: a tail step's advance-engine 19 us at B = 4096, 23 us at 8192,
+/// for the same slowest slot). So each block whose slot holds a
+/// candidate after its advance writes the slot at its position among them
+/// (the active count's atomic) into engineList's half that the next step
+/// reads, and the last block, when fewer than B slots are active, sets the
+/// next advance-engine node's grid to them (block i runs engineList's
+/// entry i of half kEngineRead, listed = n); with every slot active the
+/// mode stays every slot, whose blocks read nothing more. Init resets the
+/// mode before a run's first step. Compiled without kEngineListOption
+/// (below B = 8192, GpuHeuristics.h's chooseEngineGridResize) the kernel
+/// neither lists nor reads a list; without a node to resize (nextEngine 0)
+/// the mode stays every slot; a grid larger than the listed slots is
+/// correct: its blocks past them only arrive.
+enum EngineGridWord : int {
+  kEngineListed = 0, ///< -1: every slot; else n, the slots listed
+  kEngineRead = 1,   ///< the half (0 or 1) of engineList listed blocks read
+  kEngineGridWords = 2,
+};
+
 /// An entry of the step policy's list (policyList: B x P entries, the most
 /// a step can list). The policy block that runs it reads both words in the
 /// round of loads that reads the guard: it needs no other load to know its
@@ -257,9 +294,10 @@ PROOFC_ABI_FN int policyParts(int children, int childrenPerPart) {
              : (children + childrenPerPart - 1) / childrenPerPart;
 }
 
-/// The blocks of a listed step: one an entry (at least one block: a grid is
-/// never empty; with nothing listed it returns at once).
-PROOFC_ABI_FN int policyListedBlocks(int listed) {
+/// The blocks of a listed step, the policy's or the advance-engine's: one
+/// an entry (at least one block: a grid is never empty; with nothing
+/// listed it returns at once).
+PROOFC_ABI_FN int listedBlocks(int listed) {
   return listed > 0 ? listed : 1;
 }
 
@@ -427,6 +465,11 @@ constexpr const char *kEntryOptionPrefix = "-DPROOFC_ENTRY_";
 /// steps for a step another slot computes (memo.cu, advance.cu): the
 /// prefix + n; without it, none.
 constexpr const char *kMemoWaitsOptionPrefix = "-DPROOFC_MEMO_WAITS=";
+/// The fused advance-engine module's option that compiles its own grid's
+/// list (EngineGridWord above, step.cu): with it the kernel reads the mode
+/// and writes the list; without it block b runs slot b, the list's code
+/// folds away and nextEngine is ignored.
+constexpr const char *kEngineListOption = "-DPROOFC_ENGINE_LIST=1";
 /// slot.cu's words, the tail of the persistent policy kernel's arguments.
 constexpr KernelSignature kSlotStep =
     PROOFC_ABI_SIGNATURE(PROOFC_ABI_SLOT_FUNCTION, SlotStep);

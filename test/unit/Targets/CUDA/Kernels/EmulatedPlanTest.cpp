@@ -16,6 +16,10 @@
 #define PROOFC_S 120
 #define PROOFC_DIM 64
 #define PROOFC_ENGINE_THREADS 32
+// The advance-engine lists its slots for its own next launch
+// (kernel_abi.h's kEngineListOption), as proofc compile builds it from
+// B = 8192: TestBundle.h's fused step names the node.
+#define PROOFC_ENGINE_LIST 1
 // The fused step's advance as auto compiles it below B = 16384: a slot may
 // wait two steps for a step another slot computes (memo-max-waits).
 // EmulatedPlanNoWaitsTest.cpp compiles this file again with
@@ -80,11 +84,10 @@ namespace {
 std::map<unsigned long long, unsigned> gConditionals;
 /// The grid each emulated graph node was last given from the device.
 std::map<unsigned long long, unsigned> gGridDims;
-/// The node a "node:<launch>" argument's record names here, as the native
-/// graph's device-updatable node of that launch, and its record (kept in
-/// step with gGridDims by the kernels).
+/// The first node handle a "node:<launch>" argument's record names here
+/// (EmulatedPlan::record: one a launch, as the native graph's
+/// device-updatable node of that launch).
 constexpr unsigned long long kEmulatedNode = 0x90de;
-proofc_abi::GraphNodeRecord gEmulatedRecord{kEmulatedNode, 0, 0};
 } // namespace
 
 extern "C" void cudaGraphSetConditional(unsigned long long handle,
@@ -109,6 +112,8 @@ class EmulatedPlan {
 public:
   EmulatedPlan(const Bundle &bundle, const PlanBinding &binding)
       : bundle_(bundle), binding_(binding) {
+    // The nodes' grids are this plan's records' (the handles repeat).
+    gGridDims.clear();
     for (const BoundBuffer &b : binding.buffers()) {
       memory_.emplace_back(b.bytes / 4, 0u);
       std::copy(b.data.begin(), b.data.end(), memory_.back().begin());
@@ -155,6 +160,12 @@ public:
   /// The advance-engine launches checkPolicyGrid has seen, and those of
   /// them that listed the next step's tiles (a node named).
   int64_t policyGridsChecked() const { return policyGridsChecked_; }
+  /// The advance-engine launches checkEngineGrid has seen, and those of
+  /// them that listed the next step's slots (fewer than B active) and that
+  /// ran at a listed grid.
+  int64_t engineGridsChecked() const { return engineGridsChecked_; }
+  int64_t engineListsChecked() const { return engineListsChecked_; }
+  int64_t listedEngineLaunches() const { return listedEngineLaunches_; }
   int64_t listedGridsChecked() const { return listedGridsChecked_; }
   /// The listed grids in which some slot listed several parts.
   int64_t multiPartListsChecked() const { return multiPartListsChecked_; }
@@ -174,8 +185,8 @@ private:
   /// the kernel declares (kernel_abi.h's lists make step.cu's): a pointer
   /// takes a buffer, int an int32, float an f32, unsigned long long a
   /// conditional handle (0: no native conditional nodes here) or a node
-  /// record's address (gEmulatedRecord for a named launch, whose grid the
-  /// stub above records).
+  /// record's address (record(): the named launch's, whose grid the stub
+  /// above records).
   template <typename T> T arg(const BoundLaunch &l, size_t i) {
     const BoundArg &a = l.args.at(i);
     if constexpr (std::is_pointer_v<T>) {
@@ -193,9 +204,24 @@ private:
                   a.kind == BoundArg::Kind::Node)
           << "arg " << i;
       return a.kind == BoundArg::Kind::Node && !a.node.empty()
-                 ? reinterpret_cast<unsigned long long>(&gEmulatedRecord)
+                 ? reinterpret_cast<unsigned long long>(&record(a.node))
                  : 0ull;
     }
+  }
+
+  /// The record of launch `name`'s node (made at the first use, with the
+  /// plan's grid, as the runtime's bindNodeArgs does): in the emulation a
+  /// launch's next node is itself, run again at the next step.
+  proofc_abi::GraphNodeRecord &record(const std::string &name) {
+    auto it = records_.find(name);
+    if (it == records_.end())
+      it = records_
+               .emplace(
+                   name,
+                   proofc_abi::GraphNodeRecord{kEmulatedNode + records_.size(),
+                                               binding_.launch(name).grid, 0})
+               .first;
+    return it->second;
   }
 
   /// Launch l's argument `name` (kernel_abi.h's list of its entry).
@@ -233,9 +259,11 @@ private:
     auto expectGrid = [&](unsigned blocks) {
       if (!hasNode)
         return;
-      EXPECT_EQ(gEmulatedRecord.grid, blocks);
-      if (gGridDims.count(kEmulatedNode))
-        EXPECT_EQ(gGridDims[kEmulatedNode], blocks);
+      const proofc_abi::GraphNodeRecord &r =
+          record(named(l, "nextPolicy").node);
+      EXPECT_EQ(r.grid, blocks);
+      if (gGridDims.count(r.node))
+        EXPECT_EQ(gGridDims[r.node], blocks);
     };
     if (init) {
       const int B = named(l, "B").i32, P = named(l, "policyParts").i32;
@@ -243,7 +271,7 @@ private:
       expectGrid(static_cast<unsigned>(B * P));
       return;
     }
-    const int B = static_cast<int>(l.grid);
+    const int B = named(l, "B").i32;
     const int32_t *count = words(l, "count");
     const int childrenPerPart = named(l, "childrenPerPart").i32;
     // (every-slot block, children) of each part with children.
@@ -273,7 +301,7 @@ private:
       std::sort(listed.begin(), listed.end());
       std::sort(expected.begin(), expected.end());
       EXPECT_EQ(listed, expected);
-      expectGrid(static_cast<unsigned>(proofc_abi::policyListedBlocks(n)));
+      expectGrid(static_cast<unsigned>(proofc_abi::listedBlocks(n)));
       ++listedGridsChecked_;
       if (maxParts > 1)
         ++multiPartListsChecked_;
@@ -281,6 +309,56 @@ private:
       EXPECT_EQ(grid[proofc_abi::kPolicyListed], -1);
     }
     ++policyGridsChecked_;
+  }
+
+  /// After init or an advance-engine launch: the next advance-engine's
+  /// grid (kernel_abi.h's EngineGridWord). Init: every slot, B blocks. The
+  /// advance-engine with a node: with fewer than B slots active, each
+  /// active slot listed once in the half the next step reads, and a block
+  /// each; with every slot active (or without a node), every slot.
+  void checkEngineGrid(const BoundLaunch &l, int32_t readBefore) {
+    const int32_t *grid = words(l, "engineGrid");
+    const int32_t *list = words(l, "engineList");
+    const int32_t *cand = words(l, "slotCand");
+    const int B = named(l, "B").i32;
+    const std::string &node = named(l, "nextEngine").node;
+    auto expectGrid = [&](unsigned blocks) {
+      if (node.empty())
+        return;
+      const proofc_abi::GraphNodeRecord &r = record(node);
+      EXPECT_EQ(r.grid, blocks);
+      if (gGridDims.count(r.node))
+        EXPECT_EQ(gGridDims[r.node], blocks);
+    };
+    if (l.launch->entry == "proofc_init") {
+      EXPECT_EQ(grid[proofc_abi::kEngineListed], -1);
+      EXPECT_EQ(grid[proofc_abi::kEngineRead], 0);
+      expectGrid(static_cast<unsigned>(B));
+      return;
+    }
+    ++engineGridsChecked_;
+    if (node.empty()) {
+      EXPECT_EQ(grid[proofc_abi::kEngineListed], -1);
+      return;
+    }
+    std::vector<int32_t> active;
+    for (int b = 0; b < B; ++b)
+      if (cand[b] >= 0)
+        active.push_back(b);
+    const int n = static_cast<int>(active.size());
+    EXPECT_EQ(grid[proofc_abi::kEngineRead], 1 - readBefore);
+    if (n == B) {
+      EXPECT_EQ(grid[proofc_abi::kEngineListed], -1);
+      expectGrid(static_cast<unsigned>(B));
+      return;
+    }
+    EXPECT_EQ(grid[proofc_abi::kEngineListed], n);
+    const int32_t *half = list + grid[proofc_abi::kEngineRead] * B;
+    std::vector<int32_t> listed(half, half + n);
+    std::sort(listed.begin(), listed.end());
+    EXPECT_EQ(listed, active);
+    expectGrid(static_cast<unsigned>(proofc_abi::listedBlocks(n)));
+    ++engineListsChecked_;
   }
 
   /// The body that calls `kernel` with launch l's arguments, converted to
@@ -317,20 +395,36 @@ private:
     const bool sizesGrid =
         entry == "proofc_init" || entry == "proofc_advance_engine";
     std::vector<int32_t> before;
+    int32_t readBefore = 0;
+    unsigned grid = l.grid;
     if (sizesGrid) {
       const int32_t *cand = words(l, "slotCand");
-      before.assign(cand, cand + l.grid);
+      before.assign(cand, cand + named(l, "B").i32);
+      readBefore = words(l, "engineGrid")[proofc_abi::kEngineRead];
     }
-    emu::launch(l.grid, static_cast<unsigned>(l.launch->block), body);
-    if (sizesGrid)
+    // The advance-engine runs at the grid its previous launch (or init)
+    // asked its node for, as a native graph would; the policy fixture
+    // ignores the policy grid (TestBundle.h), so it runs the plan's.
+    if (entry == "proofc_advance_engine" && records_.count(l.launch->name)) {
+      grid = record(l.launch->name).grid;
+      if (grid != l.grid)
+        ++listedEngineLaunches_;
+    }
+    emu::launch(grid, static_cast<unsigned>(l.launch->block), body);
+    if (sizesGrid) {
       checkPolicyGrid(l, before);
+      checkEngineGrid(l, readBefore);
+    }
   }
 
   const Bundle &bundle_;
   const PlanBinding &binding_;
   std::vector<std::vector<uint32_t>> memory_;
   int64_t policyGridsChecked_ = 0, listedGridsChecked_ = 0,
-          multiPartListsChecked_ = 0;
+          multiPartListsChecked_ = 0, engineGridsChecked_ = 0,
+          engineListsChecked_ = 0, listedEngineLaunches_ = 0;
+  /// The node records of the launches named by "node:" arguments.
+  std::map<std::string, proofc_abi::GraphNodeRecord> records_;
 };
 
 struct Case {
@@ -398,6 +492,14 @@ PLAN_GTEST(TEST_P, PLAN_TEST(EmulatedPlanVsHost), SameOutcomesAsHostBackend) {
   // plan names the node).
   if (c.fusedStep)
     EXPECT_EQ(plan.listedGridsChecked(), steps);
+  // Every fused step's advance-engine sized the next one's grid; the
+  // steps after the pool emptied listed their active slots, and ran at
+  // the listed grid.
+  EXPECT_EQ(plan.engineGridsChecked(), c.fusedStep ? steps : 0);
+  if (c.fusedStep) {
+    EXPECT_GT(plan.engineListsChecked(), 0);
+    EXPECT_GT(plan.listedEngineLaunches(), 0);
+  }
   // Some slot listed several parts (TestBundle.h's kListedChildrenPerPart;
   // nations' slots never have more than 2 children).
   if (c.fusedStep && std::string(c.dataset) != "nations")

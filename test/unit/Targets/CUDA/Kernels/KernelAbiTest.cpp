@@ -79,13 +79,13 @@ TEST(KernelAbi, DocsShowEveryKernelsArgumentList) {
 
 TEST(KernelAbi, SlotStepIsTheFusedKernelsMiddle) {
   // slot.cu's words are proofc_advance_engine's without the guard before
-  // and the counters, the flags and the policy grid's after
-  // (docs/gpu-kernels.md).
+  // and the counters, the flags, the policy grid's, B and its own grid's
+  // after (docs/gpu-kernels.md).
   const proofc_abi::KernelSignature *fused =
       proofc_abi::findKernel("proofc_advance_engine");
   ASSERT_NE(fused, nullptr);
   const proofc_abi::KernelSignature &slot = proofc_abi::kSlotStep;
-  ASSERT_EQ(fused->numArgs, 1 + slot.numArgs + 9);
+  ASSERT_EQ(fused->numArgs, 1 + slot.numArgs + 13);
   for (int i = 0; i < slot.numArgs; ++i)
     EXPECT_STREQ(fused->names[1 + i], slot.names[i]);
 }
@@ -129,8 +129,8 @@ TEST(KernelAbi, BindingRefusesLaunchesOfOtherKernels) {
                    [](std::vector<std::string> &a) { a.pop_back(); });
   expectError(
       [&] { PlanBinding(fewer, inputs, kb, "test.pcb"); },
-      "test.pcb: launch 'advance_engine': proofc_advance_engine takes 43 "
-      "arguments, the launch passes 42 (a bundle of other kernels: recompile "
+      "test.pcb: launch 'advance_engine': proofc_advance_engine takes 47 "
+      "arguments, the launch passes 46 (a bundle of other kernels: recompile "
       "it)");
 
   Bundle kind = editedBundle("proofc_init", [](std::vector<std::string> &a) {

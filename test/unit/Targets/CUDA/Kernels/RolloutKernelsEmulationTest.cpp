@@ -404,7 +404,8 @@ EmulatedRollout emulatedRollout(const ProgramSpec &program, const Dataset &ds,
       count(B), action(B), outStatus(E, -1), outDepth(E, -1), outActions(1),
       memo(4), memoClaims(B), counters(2, 0),
       policyGrid(proofc_abi::kPolicyGridWords, 0),
-      policyList(B * proofc_abi::kPolicyEntryWords);
+      policyList(B * proofc_abi::kPolicyEntryWords),
+      engineGrid(proofc_abi::kEngineGridWords, 0), engineList(2 * B);
   std::vector<float> logp(B), actionLogp(B), outLogp(E), logits(B * S);
   int nextCand = 0, engineFlag = 0, loopFlag = 0;
   EmulatedTrajectories dev(E, D, 1 << 14);
@@ -430,7 +431,8 @@ EmulatedRollout emulatedRollout(const ProgramSpec &program, const Dataset &ds,
     proofc_init_rollouts(pool.data(), E, B, state.data(), slotCand.data(),
                          depth.data(), logp.data(), &nextCand, &engineFlag,
                          &loopFlag, 0, 0, 1, policyGrid.data(),
-                         policyList.data(), 0);
+                         policyList.data(), 0, engineGrid.data(),
+                         engineList.data(), 0);
   });
   emu::launch(B, PROOFC_ENGINE_THREADS, [&] {
     proofc_engine_rollouts(
@@ -475,7 +477,7 @@ EmulatedRollout emulatedRollout(const ProgramSpec &program, const Dataset &ds,
           kb.rulePredOffsets.data(), kb.ruleIdsByPred.data(), E32,
           derived.data(), count.data(), memo.data(), memoClaims.data(), 0,
           counters.data(), &engineFlag, &loopFlag, 0, 0, S, policyGrid.data(),
-          policyList.data(), 0);
+          policyList.data(), 0, B, engineGrid.data(), engineList.data(), 0);
     });
   }
   EXPECT_EQ(dev.overflow[0], 0);
