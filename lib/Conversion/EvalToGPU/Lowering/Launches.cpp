@@ -262,11 +262,8 @@ void ProgramLowering::finishPolicyGrid() {
   if (nothingSizes)
     return;
   auto append = [&](LaunchOp launch, int64_t value) {
-    SmallVector<Attribute> args(launch.getArgs().getValue());
-    for (std::string arg : {"i32:" + std::to_string(value), "buf:" + words,
-                            "buf:" + list, "node:" + policyLaunch})
-      args.push_back(builder.getStringAttr(arg));
-    launch.setArgsAttr(builder.getArrayAttr(args));
+    appendArgs(launch, {"i32:" + std::to_string(value), "buf:" + words,
+                        "buf:" + list, "node:" + policyLaunch});
   };
   if (initLaunch)
     append(initLaunch, policyParts);
@@ -293,19 +290,20 @@ void ProgramLowering::finishEngineGrid() {
   // runtime finds it, across the WHILE body's end); init the first.
   std::string first =
       resize ? advanceEngineLaunches.front().getName().str() : "";
-  Builder builder(program.getContext());
-  auto append = [&](LaunchOp launch, ArrayRef<std::string> more) {
-    SmallVector<Attribute> args(launch.getArgs().getValue());
-    for (const std::string &arg : more)
-      args.push_back(builder.getStringAttr(arg));
-    launch.setArgsAttr(builder.getArrayAttr(args));
-  };
   if (initLaunch)
-    append(initLaunch, {"buf:" + words, "buf:" + list, "node:" + first});
+    appendArgs(initLaunch, {"buf:" + words, "buf:" + list, "node:" + first});
   for (LaunchOp launch : advanceEngineLaunches)
-    append(launch,
-           {"sym:B", "buf:" + words, "buf:" + list,
-            "node:" + (resize ? launch.getName().str() : std::string())});
+    appendArgs(launch,
+               {"sym:B", "buf:" + words, "buf:" + list,
+                "node:" + (resize ? launch.getName().str() : std::string())});
+}
+
+void ProgramLowering::appendArgs(LaunchOp launch, ArrayRef<std::string> more) {
+  Builder builder(program.getContext());
+  SmallVector<Attribute> args(launch.getArgs().getValue());
+  for (const std::string &arg : more)
+    args.push_back(builder.getStringAttr(arg));
+  launch.setArgsAttr(builder.getArrayAttr(args));
 }
 
 LogicalResult ProgramLowering::lowerCopy(OpBuilder &builder, CopyOp copy,

@@ -187,6 +187,10 @@ private:
   /// advance-engine's B before them.
   void finishEngineGrid();
 
+  /// Appends `more` to a launch built earlier (the grids' arguments, known
+  /// once every launch exists).
+  void appendArgs(LaunchOp launch, ArrayRef<std::string> more);
+
   //===------------------------------------------------------------------===//
   // Argument lists (LaunchArguments.cpp)
   //===------------------------------------------------------------------===//

@@ -261,7 +261,9 @@ extern "C" __global__ void proofc_advance_engine(
                  proofc_abi::kPolicyEntryWords *
                      atomicAdd(policyGrid + proofc_abi::kPolicyListCount, parts);
     for (int part = 0; part < parts; ++part) {
-      // Of the every-slot grid (B blocks; a listed grid is smaller).
+      // Of the every-slot grid: B blocks (a listed grid is smaller);
+      // without the list the grid is B, read as before the list existed
+      // so that the machine code is that one.
       entry[proofc_abi::kPolicyEntryBlock] =
           b + part * (kList ? B : static_cast<int>(gridDim.x));
       entry[proofc_abi::kPolicyEntryCount] = children;
