@@ -7,6 +7,10 @@
 // concurrent-kernel records, which do not serialize) writes one line per
 // kernel and memset/memcpy to $PROOFC_TIMELINE_OUT:
 //   kind,start_ns,end_ns,graph_node_id,name
+// With PROOFC_TIMELINE_API=1 also one line per driver API call ("api", the
+// node id 0, the call's name), so that a setup's host time can be split by
+// call (bench/proto/api_time.py sums them); off by default, since the
+// records cost host time of their own.
 // Build (on the GPU machine):
 //   g++ -O2 -shared -fPIC bench/proto/kernel_timeline.cpp -o kt.so \
 //     -I$CUPTI/include -I/usr/local/cuda/include -L$CUPTI/lib64 -lcupti \
@@ -15,6 +19,7 @@
 // Use: CUDA_INJECTION64_PATH=$PWD/kt.so PROOFC_TIMELINE_OUT=t.csv <program>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cupti.h>
 
 #if !defined(KERNEL_RECORD) || !defined(MEMSET_RECORD) ||                      \
@@ -48,6 +53,14 @@ static void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *buffer,
       auto *m = reinterpret_cast<MEMCPY_RECORD *>(r);
       fprintf(out, "memcpy,%llu,%llu,0,%llu\n", (unsigned long long)m->start,
               (unsigned long long)m->end, (unsigned long long)m->bytes);
+    } else if (r->kind == CUPTI_ACTIVITY_KIND_DRIVER) {
+      auto *a = reinterpret_cast<CUpti_ActivityAPI *>(r);
+      const char *name = nullptr;
+      if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, a->cbid, &name) !=
+          CUPTI_SUCCESS)
+        name = "?";
+      fprintf(out, "api,%llu,%llu,0,%s\n", (unsigned long long)a->start,
+              (unsigned long long)a->end, name);
     }
   }
   free(buffer);
@@ -68,6 +81,9 @@ extern "C" int InitializeInjection(void) {
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
+  const char *api = getenv("PROOFC_TIMELINE_API");
+  if (api && !strcmp(api, "1"))
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
   atexit(flushAtExit);
   return 1;
 }

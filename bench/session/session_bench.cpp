@@ -51,6 +51,7 @@ struct Options {
   int calls = 20;
   int workersPerDevice = 0;
   int unroll = 8;
+  int64_t memoEntries = -1;
   bool shareLists = true;
 };
 
@@ -111,6 +112,7 @@ int run(const Options &o) {
   so.device = o.device;
   so.workersPerDevice = o.workersPerDevice;
   so.unroll = o.unroll;
+  so.memoEntries = o.memoEntries;
   so.shareLists = o.shareLists;
   const auto openStart = std::chrono::steady_clock::now();
   Session session(o.bundle, so);
@@ -218,6 +220,11 @@ int main(int argc, char **argv) {
   app.add_option("--unroll", o.unroll,
                  "Steps per WHILE iteration (proofc-run's flag)")
       ->check(CLI::Range(1, static_cast<int>(kMaxUnroll)))
+      ->capture_default_str();
+  app.add_option("--memo-entries", o.memoEntries,
+                 "CUDA step memo entries (proofc-run's flag: -1 sized from "
+                 "the pool, 0 off, else a power of two)")
+      ->check(CLI::Range(int64_t{-1}, kMaxMemoEntries))
       ->capture_default_str();
   app.add_flag("!--no-shared-lists", o.shareLists,
                "Run every list's own corruptions (proofc-run's flag)");
