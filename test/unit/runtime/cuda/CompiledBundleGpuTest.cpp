@@ -49,6 +49,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 
 namespace proofc::test {
@@ -324,18 +325,31 @@ bool hasStepMemo(const Bundle &bundle) {
   return false;
 }
 
+/// Runs `test` on each of `paths`' bundles that has the step memo (the path
+/// in the failure trace); skips the test when none has it.
+void forEachStepMemoBundle(
+    const std::vector<std::string> &paths,
+    const std::function<void(const std::string &, const Bundle &)> &test) {
+  int tested = 0;
+  for (const std::string &path : paths) {
+    const Bundle bundle = readBundle(path);
+    if (!hasStepMemo(bundle))
+      continue;
+    SCOPED_TRACE(path);
+    ++tested;
+    test(path, bundle);
+  }
+  if (tested == 0)
+    GTEST_SKIP() << "no bundle with the step memo among " << paths.size();
+}
+
 TEST(CompiledBundle, StepMemoChangesNoOutcome) {
   PROOFC_REQUIRE_GPU();
   PROOFC_REQUIRE_COMPILED_BUNDLES(paths);
   PROOFC_REQUIRE_KINSHIP();
   const KinshipWorkload w = loadKinship(20);
-  int tested = 0;
-  for (const std::string &path : paths) {
-    Bundle bundle = readBundle(path);
-    if (!hasStepMemo(bundle))
-      continue;
-    SCOPED_TRACE(path);
-    ++tested;
+  forEachStepMemoBundle(paths, [&](const std::string &path,
+                                   const Bundle &bundle) {
     EvalInputs inputs{bundle.program, w.ds, w.weights, w.set, false};
     auto runWith = [&](int64_t memoEntries) {
       CudaBackendOptions options;
@@ -359,9 +373,35 @@ TEST(CompiledBundle, StepMemoChangesNoOutcome) {
                   std::memcmp(&on[i].logp, &off[i].logp, sizeof(float)) != 0;
       EXPECT_EQ(differ, 0) << "of " << off.size() << " candidates";
     }
-  }
-  if (tested == 0)
-    GTEST_SKIP() << "no bundle with the step memo among " << paths.size();
+  });
+}
+
+/// The step memo keys a relevant step by its candidate, on the device:
+/// relevantStepsDataset (TestUtil.h) says how a step shared among its
+/// candidates would show. Each compiled bundle with the memo, the memo at
+/// its auto size and off, equals the host bit for bit.
+TEST(CompiledBundle, RelevantStepsAreTheCandidatesOwn) {
+  PROOFC_REQUIRE_GPU();
+  PROOFC_REQUIRE_COMPILED_BUNDLES(paths);
+  TempDir dir;
+  const Dataset ds = relevantStepsDataset(dir);
+  CandidateOptions opts;
+  opts.split = "train";
+  const CandidateSet set = buildCandidates(ds, opts);
+  forEachStepMemoBundle(
+      paths, [&](const std::string &path, const Bundle &bundle) {
+        const TensorMap weights = initWeights(bundle.program, ds, 1);
+        EvalInputs inputs{bundle.program, ds, weights, set, false};
+        BackendTimings t;
+        const std::vector<Outcome> host = HostBackend().run(inputs, t);
+        for (int64_t entries : {int64_t{-1}, int64_t{0}}) {
+          SCOPED_TRACE(entries);
+          CudaBackendOptions options;
+          options.memoEntries = entries;
+          expectSameOutcomes(CudaBackend(bundle, path, options).run(inputs, t),
+                             host);
+        }
+      });
 }
 
 /// The proofs file a run of `backend` writes (RunSession::writeOutputs, as

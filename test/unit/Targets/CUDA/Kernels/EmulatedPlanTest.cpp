@@ -156,6 +156,13 @@ public:
     std::memcpy(out.data(), memory_[buffer].data(), out.size() * 4);
     return out;
   }
+  /// Every candidate's outcome as the run wrote it (the binding's pool
+  /// order undone), as the runtime's readback gives it.
+  std::vector<Outcome> outcomes() const {
+    return binding_.outcomes(read<int32_t>(binding_.outStatus()),
+                             read<int32_t>(binding_.outDepth()),
+                             read<float>(binding_.outLogp()));
+  }
 
   /// The advance-engine launches checkPolicyGrid has seen, and those of
   /// them that listed the next step's tiles (a node named).
@@ -504,10 +511,7 @@ PLAN_GTEST(TEST_P, PLAN_TEST(EmulatedPlanVsHost), SameOutcomesAsHostBackend) {
   // nations' slots never have more than 2 children).
   if (c.fusedStep && std::string(c.dataset) != "nations")
     EXPECT_GT(plan.multiPartListsChecked(), 0);
-  std::vector<Outcome> emulated =
-      binding.outcomes(plan.read<int32_t>(binding.outStatus()),
-                       plan.read<int32_t>(binding.outDepth()),
-                       plan.read<float>(binding.outLogp()));
+  std::vector<Outcome> emulated = plan.outcomes();
   // Read in place (the CUDA readback's pinned staging): the same outcomes.
   {
     const std::vector<int32_t> status = plan.read<int32_t>(binding.outStatus());
@@ -621,10 +625,7 @@ PLAN_GTEST(TEST, PLAN_TEST(EmulatedPlanNonFinite), SameNaNCandidatesAsHost) {
     PlanBinding binding(bundle, inputs, kb, "test.pcb");
     EmulatedPlan plan(bundle, binding);
     plan.run();
-    const std::vector<Outcome> emulated =
-        binding.outcomes(plan.read<int32_t>(binding.outStatus()),
-                         plan.read<int32_t>(binding.outDepth()),
-                         plan.read<float>(binding.outLogp()));
+    const std::vector<Outcome> emulated = plan.outcomes();
     ASSERT_EQ(emulated.size(), host.size());
     int64_t nan = 0;
     for (size_t i = 0; i < host.size(); ++i) {
@@ -672,10 +673,7 @@ PLAN_GTEST(TEST_P, PLAN_TEST(EmulatedPlanVsHost), RecordsTheHostsActions) {
   ASSERT_TRUE(binding.recordsActions());
   EmulatedPlan plan(bundle, binding);
   plan.run();
-  const std::vector<Outcome> emulated =
-      binding.outcomes(plan.read<int32_t>(binding.outStatus()),
-                       plan.read<int32_t>(binding.outDepth()),
-                       plan.read<float>(binding.outLogp()));
+  const std::vector<Outcome> emulated = plan.outcomes();
   const ActionTrace trace =
       binding.actions(plan.readAll<int32_t>(binding.outActions()), emulated);
 
@@ -778,16 +776,57 @@ PLAN_GTEST(TEST, PLAN_TEST(EmulatedPlanMemo),
       EXPECT_EQ(waits, 0) << "a slot waited, compiled without waits";
     else if (entries == -1)
       EXPECT_GT(waits, 0) << "no slot waited: the test shows nothing";
-    const std::vector<Outcome> emulated =
-        binding.outcomes(plan.read<int32_t>(binding.outStatus()),
-                         plan.read<int32_t>(binding.outDepth()),
-                         plan.read<float>(binding.outLogp()));
+    const std::vector<Outcome> emulated = plan.outcomes();
     ASSERT_EQ(emulated.size(), host.size());
     for (size_t i = 0; i < host.size(); ++i) {
       EXPECT_EQ(emulated[i].status, host[i].status) << "candidate " << i;
       EXPECT_EQ(emulated[i].depth, host[i].depth) << "candidate " << i;
     }
   }
+}
+
+/// The step memo keys a relevant step by its candidate:
+/// relevantStepsDataset (TestUtil.h) says how its candidates would tell a
+/// memo that shared a relevant step. Checked on the host first, then the
+/// emulated fused step (memo on, with and without waits) against it.
+PLAN_GTEST(TEST, PLAN_TEST(EmulatedPlanMemo),
+           RelevantStepsAreTheCandidatesOwn) {
+  TempDir dir;
+  const Dataset ds = relevantStepsDataset(dir);
+  ProgramSpec program = v10Program();
+  program.shape.B = 16; // every candidate in the first wave
+  const TensorMap weights = initWeights(program, ds, 1);
+  CandidateOptions opts;
+  opts.split = "train";
+  const CandidateSet set = buildCandidates(ds, opts);
+  EvalInputs inputs{program, ds, weights, set, false};
+  BackendTimings t;
+  const std::vector<Outcome> host =
+      HostBackend(HostBackendOptions{1}).run(inputs, t);
+  // The scenario relevantStepsDataset describes, on the host.
+  auto outcomeOf = [&](const char *h, const char *tail) {
+    const Triple want{ds.entities.find(h), ds.relations.find("r"),
+                      ds.entities.find(tail)};
+    for (size_t i = 0; i < set.candidates.size(); ++i)
+      if (set.candidates[i].triple == want)
+        return host[i];
+    ADD_FAILURE() << "no candidate r(" << h << ", " << tail << ")";
+    return Outcome{};
+  };
+  const int32_t D = program.shape.D;
+  EXPECT_EQ(outcomeOf("a", "b").status, ProofStatus::Truncated);
+  EXPECT_EQ(outcomeOf("a", "b").depth, D);
+  EXPECT_EQ(outcomeOf("x", "b").status, ProofStatus::Proved);
+  EXPECT_EQ(outcomeOf("x", "b").depth, 3);
+  EXPECT_EQ(outcomeOf("y", "b").status, ProofStatus::Proved);
+  EXPECT_EQ(outcomeOf("y", "b").depth, 5);
+  KnowledgeBase kb = buildKnowledgeBase(ds, false);
+  Bundle bundle = makeTestBundle(program, PROOFC_ENGINE_THREADS, true);
+  PlanBinding binding(bundle, inputs, kb, "test.pcb");
+  EmulatedPlan plan(bundle, binding);
+  plan.run();
+  const std::vector<Outcome> emulated = plan.outcomes();
+  expectSameOutcomes(emulated, host);
 }
 
 PLAN_GTEST(INSTANTIATE_TEST_SUITE_P, Datasets, PLAN_TEST(EmulatedPlanVsHost),
