@@ -10,6 +10,7 @@
 #define PROOFC_TEST_UNIT_TESTUTIL_H
 
 #include "proofc/contract/Program.h"
+#include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/RunControl.h"
 #include "tooling/RunSession.h"
@@ -234,23 +235,33 @@ private:
 
 /// A training set where the step memo must key a step by its candidate
 /// (memo.cu's makeKey; spec §3: a candidate never uses its own triple as a
-/// fact), written to `dir` and loaded. Facts r(a, b), s(x, a), s(a, a),
-/// s(y, x) and the rule r(X, Y) :- s(X, Z), r(Z, Y): every step has one
-/// child, and three of the training split's candidates reach the state
-/// [r(a, b)] past their start, where only the fact r(a, b) proves it.
-/// r(a, b), the fact itself, may not use it and loops through
-/// [s(a, V1), r(V1, b)] to the depth bound (truncated at D); r(x, b)
-/// reaches it at depth 2 and r(y, b) at depth 4, and both are proved from
-/// it (depths 3 and 5). A memo that shared that state's step among them
-/// would hand one the other's. The real datasets' workloads never show
-/// the difference: a relevant step's children rarely hold the candidate's
-/// own fact.
-inline Dataset relevantStepsDataset(const TempDir &dir) {
+/// fact), and its candidates: the training split's, every corruption.
+/// Facts r(a, b), s(x, a), s(a, a), s(y, x) and the rule
+/// r(X, Y) :- s(X, Z), r(Z, Y): every step has one child, and three of the
+/// candidates reach the state [r(a, b)] past their start, where only the
+/// fact r(a, b) proves it. r(a, b), the fact itself, may not use it and
+/// loops through [s(a, V1), r(V1, b)] to the depth bound (truncated at D);
+/// r(x, b) reaches it at depth 2 and r(y, b) at depth 4, and both are
+/// proved from it (depths 3 and 5). A memo that shared that state's step
+/// among them would hand one the other's. The real datasets' workloads
+/// never show the difference: a relevant step's children rarely hold the
+/// candidate's own fact.
+struct RelevantSteps {
+  Dataset ds;
+  CandidateSet set;
+};
+
+/// RelevantSteps' dataset written to `dir` and loaded, with its candidates.
+inline RelevantSteps relevantSteps(const TempDir &dir) {
   dir.write("train.tsv", "a\tr\tb\nx\ts\ta\na\ts\ta\ny\ts\tx\n");
   dir.write("valid.tsv", "");
   dir.write("test.tsv", "");
   dir.write("rules.txt", "r(X,Y) :- s(X,Z), r(Z,Y).\n");
-  return loadDataset(dir.path());
+  RelevantSteps out{loadDataset(dir.path()), {}};
+  CandidateOptions opts;
+  opts.split = "train";
+  out.set = buildCandidates(out.ds, opts);
+  return out;
 }
 
 } // namespace proofc::test

@@ -377,17 +377,16 @@ TEST(CompiledBundle, StepMemoChangesNoOutcome) {
 }
 
 /// The step memo keys a relevant step by its candidate, on the device:
-/// relevantStepsDataset (TestUtil.h) says how a step shared among its
-/// candidates would show. Each compiled bundle with the memo, the memo at
-/// its auto size and off, equals the host bit for bit.
+/// RelevantSteps (TestUtil.h) says how a step shared among its candidates
+/// would show. Each compiled bundle with the memo, the memo at its auto
+/// size and off, equals the host bit for bit.
 TEST(CompiledBundle, RelevantStepsAreTheCandidatesOwn) {
   PROOFC_REQUIRE_GPU();
   PROOFC_REQUIRE_COMPILED_BUNDLES(paths);
   TempDir dir;
-  const Dataset ds = relevantStepsDataset(dir);
-  CandidateOptions opts;
-  opts.split = "train";
-  const CandidateSet set = buildCandidates(ds, opts);
+  const RelevantSteps w = relevantSteps(dir);
+  const Dataset &ds = w.ds;
+  const CandidateSet &set = w.set;
   forEachStepMemoBundle(
       paths, [&](const std::string &path, const Bundle &bundle) {
         const TensorMap weights = initWeights(bundle.program, ds, 1);

@@ -231,6 +231,17 @@ private:
     return it->second;
   }
 
+  /// That the node of launch `name` (none: nothing to check) now launches
+  /// `blocks`: its record, and the grid the device last gave it.
+  void expectNodeGrid(const std::string &name, unsigned blocks) {
+    if (name.empty())
+      return;
+    const proofc_abi::GraphNodeRecord &r = record(name);
+    EXPECT_EQ(r.grid, blocks);
+    if (gGridDims.count(r.node))
+      EXPECT_EQ(gGridDims[r.node], blocks);
+  }
+
   /// Launch l's argument `name` (kernel_abi.h's list of its entry).
   const BoundArg &named(const BoundLaunch &l, const char *name) const {
     const proofc_abi::KernelSignature *sig =
@@ -264,13 +275,7 @@ private:
     // The node's grid, when one is named: its record's, which every
     // resize (the stub's) left equal to the node's.
     auto expectGrid = [&](unsigned blocks) {
-      if (!hasNode)
-        return;
-      const proofc_abi::GraphNodeRecord &r =
-          record(named(l, "nextPolicy").node);
-      EXPECT_EQ(r.grid, blocks);
-      if (gGridDims.count(r.node))
-        EXPECT_EQ(gGridDims[r.node], blocks);
+      expectNodeGrid(named(l, "nextPolicy").node, blocks);
     };
     if (init) {
       const int B = named(l, "B").i32, P = named(l, "policyParts").i32;
@@ -329,14 +334,7 @@ private:
     const int32_t *cand = words(l, "slotCand");
     const int B = named(l, "B").i32;
     const std::string &node = named(l, "nextEngine").node;
-    auto expectGrid = [&](unsigned blocks) {
-      if (node.empty())
-        return;
-      const proofc_abi::GraphNodeRecord &r = record(node);
-      EXPECT_EQ(r.grid, blocks);
-      if (gGridDims.count(r.node))
-        EXPECT_EQ(gGridDims[r.node], blocks);
-    };
+    auto expectGrid = [&](unsigned blocks) { expectNodeGrid(node, blocks); };
     if (l.launch->entry == "proofc_init") {
       EXPECT_EQ(grid[proofc_abi::kEngineListed], -1);
       EXPECT_EQ(grid[proofc_abi::kEngineRead], 0);
@@ -785,25 +783,24 @@ PLAN_GTEST(TEST, PLAN_TEST(EmulatedPlanMemo),
   }
 }
 
-/// The step memo keys a relevant step by its candidate:
-/// relevantStepsDataset (TestUtil.h) says how its candidates would tell a
-/// memo that shared a relevant step. Checked on the host first, then the
-/// emulated fused step (memo on, with and without waits) against it.
+/// The step memo keys a relevant step by its candidate: RelevantSteps
+/// (TestUtil.h) says how its candidates would tell a memo that shared a
+/// relevant step. Checked on the host first, then the emulated fused step
+/// (memo on, with and without waits) against it.
 PLAN_GTEST(TEST, PLAN_TEST(EmulatedPlanMemo),
            RelevantStepsAreTheCandidatesOwn) {
   TempDir dir;
-  const Dataset ds = relevantStepsDataset(dir);
+  const RelevantSteps w = relevantSteps(dir);
+  const Dataset &ds = w.ds;
+  const CandidateSet &set = w.set;
   ProgramSpec program = v10Program();
   program.shape.B = 16; // every candidate in the first wave
   const TensorMap weights = initWeights(program, ds, 1);
-  CandidateOptions opts;
-  opts.split = "train";
-  const CandidateSet set = buildCandidates(ds, opts);
   EvalInputs inputs{program, ds, weights, set, false};
   BackendTimings t;
   const std::vector<Outcome> host =
       HostBackend(HostBackendOptions{1}).run(inputs, t);
-  // The scenario relevantStepsDataset describes, on the host.
+  // The scenario RelevantSteps describes, on the host.
   auto outcomeOf = [&](const char *h, const char *tail) {
     const Triple want{ds.entities.find(h), ds.relations.find("r"),
                       ds.entities.find(tail)};
