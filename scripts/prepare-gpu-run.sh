@@ -7,7 +7,8 @@
 #              ../shared), and bundles/<program>.pcb compiled by `proofc compile`
 #              (and <program>-step.pcb, <program>-persistent.pcb: each schedule;
 #              v10-step-b4096.pcb: the step schedule with its policy grid
-#              sized on the device),
+#              sized on the device; v10-step-b8192.pcb: with its
+#              advance-engine's grid sized on the device too),
 #              with compiler-sources.sha256: the compiler sources they were
 #              compiled from (scripts/check-gpudata-current.sh)
 # Usage: scripts/prepare-gpu-run.sh [DATASET...]   (default: what the GPU tests read)
@@ -45,10 +46,14 @@ for program in "$root"/examples/*.mlir; do
   done
 done
 # The step schedule at B = 4096, where the step sizes its policy grid on the
-# device (choosePolicyGridResize, docs/gpu-kernels.md): the GPU tests run it
-# beside the default B's bundles (scripts/gpu-check.sh).
-"$build/bin/proofc" compile "$root/examples/v10.mlir" --schedule step \
-  --slots 4096 -o "$dest/bundles/v10-step-b4096.pcb"
+# device (choosePolicyGridResize, docs/gpu-kernels.md), and at B = 8192,
+# where the advance-engine also lists its active slots and resizes its own
+# next launch (chooseEngineGridResize): the GPU tests run them beside the
+# default B's bundles (scripts/gpu-check.sh).
+for slots in 4096 8192; do
+  "$build/bin/proofc" compile "$root/examples/v10.mlir" --schedule step \
+    --slots $slots -o "$dest/bundles/v10-step-b$slots.pcb"
+done
 # What the GPU machine's scripts check the bundles against
 # (scripts/check-gpudata-current.sh).
 "$root/scripts/compiler-sources-hash.sh" > "$dest/compiler-sources.sha256"

@@ -28,16 +28,44 @@
 #define PROOFC_ENGINE_THREADS 32
 // step.cu's rollouts module (rollout.cu).
 #define PROOFC_ROLLOUT 1
+// RolloutKernelsListedEmulationTest.cpp compiles this file again with
+// PROOFC_ROLLOUT_LISTED: step.cu as proofc compile builds the advance
+// module from B = 8192 (kernel_abi.h's kEngineListOption), whose
+// advance-engine lists the active slots for its own next launch and
+// resizes that launch's node. The CUDA path's tests run once more on it
+// (suites named with Listed); the kernels, the device variable and the
+// node hook are renamed apart from this copy (ROLLOUT_ENTRY).
+#ifdef PROOFC_ROLLOUT_LISTED
+#define PROOFC_ENGINE_LIST 1
+#define ROLLOUT_ENTRY(name) name##_listed
+#define ROLLOUT_TEST(name) name##Listed
+#define cudaGraphKernelNodeSetGridDim                                          \
+  ROLLOUT_ENTRY(cudaGraphKernelNodeSetGridDim)
+#define proofc_rollout_params ROLLOUT_ENTRY(proofc_rollout_params)
+#define proofc_traj_mark ROLLOUT_ENTRY(proofc_traj_mark)
+#define proofc_traj_scan_blocks ROLLOUT_ENTRY(proofc_traj_scan_blocks)
+#define proofc_traj_scan_sums ROLLOUT_ENTRY(proofc_traj_scan_sums)
+#define proofc_traj_scan_add ROLLOUT_ENTRY(proofc_traj_scan_add)
+#define proofc_traj_states ROLLOUT_ENTRY(proofc_traj_states)
+#define proofc_traj_steps ROLLOUT_ENTRY(proofc_traj_steps)
+#define proofc_traj_episodes ROLLOUT_ENTRY(proofc_traj_episodes)
+#else
+#define ROLLOUT_ENTRY(name) name
+#define ROLLOUT_TEST(name) name
+#endif
+// GoogleTest's macros stringify and paste their arguments as given: this
+// one expands ROLLOUT_TEST first.
+#define ROLLOUT_GTEST(macro, ...) macro(__VA_ARGS__)
 // step.cu (with engine.cu, memo.cu, advance.cu) renamed apart from the
-// other emulation tests' copies.
-#define proofc_engine proofc_engine_rollouts
-#define proofc_engine_impl proofc_engine_impl_rollouts
-#define proofc_init proofc_init_rollouts
-#define proofc_advance proofc_advance_rollouts
-#define proofc_advance_engine proofc_advance_engine_rollouts
-#define proofc_finish proofc_finish_rollouts
-#define proofc_step proofc_step_rollouts
-#define proofc_memo proofc_memo_rollouts
+// other emulation tests' copies; the test calls them by these names.
+#define proofc_engine ROLLOUT_ENTRY(proofc_engine_rollouts)
+#define proofc_engine_impl ROLLOUT_ENTRY(proofc_engine_impl_rollouts)
+#define proofc_init ROLLOUT_ENTRY(proofc_init_rollouts)
+#define proofc_advance ROLLOUT_ENTRY(proofc_advance_rollouts)
+#define proofc_advance_engine ROLLOUT_ENTRY(proofc_advance_engine_rollouts)
+#define proofc_finish ROLLOUT_ENTRY(proofc_finish_rollouts)
+#define proofc_step ROLLOUT_ENTRY(proofc_step_rollouts)
+#define proofc_memo ROLLOUT_ENTRY(proofc_memo_rollouts)
 #include "Kernels/sample.cu"
 #include "Kernels/step.cu"
 #include "Kernels/trajectory.cu"
@@ -64,9 +92,23 @@
 #include <map>
 #include <random>
 
+#ifdef PROOFC_ROLLOUT_LISTED
+namespace {
+/// The grid each emulated node was last given from the device.
+std::map<unsigned long long, unsigned> gNodeGrids;
+} // namespace
+extern "C" int cudaGraphKernelNodeSetGridDim(unsigned long long node,
+                                             ProofcGridDim grid) {
+  gNodeGrids[node] = grid.x;
+  return 0;
+}
+#endif
+
 namespace proofc::test {
 namespace {
 
+#ifndef PROOFC_ROLLOUT_LISTED
+// The draw and the recording alone: compiled in one copy only.
 struct Selected {
   int action = -1;
   float logp = 0.f;
@@ -147,6 +189,8 @@ TEST(RolloutKernelsEmulation, SampledSelectPoisonsNonFiniteLogits) {
   EXPECT_GE(s.action, 0);
   EXPECT_LT(s.action, 20);
 }
+
+#endif // PROOFC_ROLLOUT_LISTED
 
 /// The device buffers of one rollout's recording and finishing.
 struct EmulatedTrajectories {
@@ -252,6 +296,7 @@ struct EmulatedTrajectories {
   }
 };
 
+#ifndef PROOFC_ROLLOUT_LISTED
 TEST(RolloutKernelsEmulation, TrajectoriesAreTheHostLayoutInAnyOrder) {
   Dataset ds = loadDataset(dataDir("countries_s1"));
   KnowledgeBase kb = buildKnowledgeBase(ds, false);
@@ -359,6 +404,8 @@ TEST(RolloutKernelsEmulation, ALongWalkSaysTheTableIsFullAndLaterInsertsStop) {
   EXPECT_EQ(dev.table, before);
 }
 
+#endif // PROOFC_ROLLOUT_LISTED
+
 /// The knowledge base's Atom arrays as the kernels' int32 words.
 template <typename V> const int *ints(const V &v) {
   return reinterpret_cast<const int *>(v.data());
@@ -371,10 +418,14 @@ template <typename V> const int *ints(const V &v) {
 /// policy's logits (HostPolicy) and greedy choice (spec §4, as the
 /// generated kernel's) go to the logits rows and action[], and
 /// proofc_advance_engine draws (sampled), records, advances and derives.
-/// Then the finishing pass.
+/// Then the finishing pass. Compiled with the list (PROOFC_ENGINE_LIST),
+/// the advance-engine has a node record, as the runtime binds "node:" for
+/// a bundle from B = 8192, and each step launches the grid its last launch
+/// gave the node: the active slots, listed, once some have finished.
 struct EmulatedRollout {
   EmulatedTrajectories::Result r;
   std::vector<int> status, depth;
+  int listedSteps = 0; ///< advance-engine launches of fewer than B blocks
 
   /// The call's tensors, as the host backend's are compared.
   RolloutTensors tensors() const {
@@ -408,6 +459,13 @@ EmulatedRollout emulatedRollout(const ProgramSpec &program, const Dataset &ds,
       engineGrid(proofc_abi::kEngineGridWords, 0), engineList(2 * B);
   std::vector<float> logp(B), actionLogp(B), outLogp(E), logits(B * S);
   int nextCand = 0, engineFlag = 0, loopFlag = 0;
+  // The advance-engine's node (none without the list: every launch B).
+  proofc_abi::GraphNodeRecord node{0x90de, static_cast<unsigned>(B), 0};
+  const unsigned long long nextEngine =
+      PROOFC_ENGINE_LIST ? reinterpret_cast<uintptr_t>(&node) : 0;
+#ifdef PROOFC_ROLLOUT_LISTED
+  gNodeGrids.clear(); // the handle repeats from run to run
+#endif
   EmulatedTrajectories dev(E, D, 1 << 14);
   proofc_abi::RolloutParams &p = proofc_rollout_params;
   p.seed = rq.seed;
@@ -426,16 +484,17 @@ EmulatedRollout emulatedRollout(const ProgramSpec &program, const Dataset &ds,
   p.entries = rec.entries;
   p.D = D;
 
+  EmulatedRollout out;
   const int E32 = kb.numEntities, R = kb.numRelations;
   emu::launch(1, 32, [&] {
-    proofc_init_rollouts(pool.data(), E, B, state.data(), slotCand.data(),
-                         depth.data(), logp.data(), &nextCand, &engineFlag,
-                         &loopFlag, 0, 0, 1, policyGrid.data(),
-                         policyList.data(), 0, engineGrid.data(),
-                         engineList.data(), 0);
+    ROLLOUT_ENTRY(proofc_init_rollouts)(
+        pool.data(), E, B, state.data(), slotCand.data(), depth.data(),
+        logp.data(), &nextCand, &engineFlag, &loopFlag, 0, 0, 1,
+        policyGrid.data(), policyList.data(), 0, engineGrid.data(),
+        engineList.data(), nextEngine);
   });
   emu::launch(B, PROOFC_ENGINE_THREADS, [&] {
-    proofc_engine_rollouts(
+    ROLLOUT_ENTRY(proofc_engine_rollouts)(
         &loopFlag, state.data(), slotCand.data(), pool.data(), ints(kb.facts),
         kb.psOffsets.data(), kb.poFacts.data(), kb.poOffsets.data(),
         kb.predOffsets.data(), ints(kb.ruleHeads), kb.ruleBodyOffsets.data(),
@@ -466,8 +525,10 @@ EmulatedRollout emulatedRollout(const ProgramSpec &program, const Dataset &ds,
       action[b] = a.index;
       actionLogp[b] = static_cast<float>(a.logp);
     }
-    emu::launch(B, PROOFC_ENGINE_THREADS, [&] {
-      proofc_advance_engine_rollouts(
+    const unsigned grid = node.grid;
+    out.listedSteps += grid < static_cast<unsigned>(B);
+    emu::launch(grid, PROOFC_ENGINE_THREADS, [&] {
+      ROLLOUT_ENTRY(proofc_advance_engine_rollouts)(
           &loopFlag, pool.data(), E, D, R, action.data(), actionLogp.data(),
           state.data(), slotCand.data(), depth.data(), logp.data(), &nextCand,
           outStatus.data(), outDepth.data(), outLogp.data(), outActions.data(),
@@ -477,20 +538,25 @@ EmulatedRollout emulatedRollout(const ProgramSpec &program, const Dataset &ds,
           kb.rulePredOffsets.data(), kb.ruleIdsByPred.data(), E32,
           derived.data(), count.data(), memo.data(), memoClaims.data(), 0,
           counters.data(), &engineFlag, &loopFlag, 0, 0, S, policyGrid.data(),
-          policyList.data(), 0, B, engineGrid.data(), engineList.data(), 0);
+          policyList.data(), 0, B, engineGrid.data(), engineList.data(),
+          nextEngine);
     });
+#ifdef PROOFC_ROLLOUT_LISTED
+    // The device's resize reached the node (only when its grid changed).
+    if (gNodeGrids.count(node.node))
+      EXPECT_EQ(gNodeGrids[node.node], node.grid) << "step " << steps;
+#endif
   }
   EXPECT_EQ(dev.overflow[0], 0);
-  EmulatedRollout out;
   out.r = dev.finish(outDepth, K, rq.positive);
   out.status = outStatus;
   out.depth = outDepth;
   return out;
 }
 
-class CudaPathRollouts : public ::testing::TestWithParam<bool> {};
+class ROLLOUT_TEST(CudaPathRollouts) : public ::testing::TestWithParam<bool> {};
 
-TEST_P(CudaPathRollouts, EqualTheHostBackends) {
+ROLLOUT_GTEST(TEST_P, ROLLOUT_TEST(CudaPathRollouts), EqualTheHostBackends) {
   const bool sampled = GetParam();
   Dataset ds = loadDataset(dataDir("nations"));
   const TensorMap weights = readSafetensors(weightsFile("nations"));
@@ -518,6 +584,12 @@ TEST_P(CudaPathRollouts, EqualTheHostBackends) {
   const EmulatedRollout d = emulatedRollout(program, ds, weights, rq);
 
   const RolloutTensors got = d.tensors();
+  // With the list, its path ran: steps after the pool emptied launched
+  // only the slots still active.
+  if (PROOFC_ENGINE_LIST)
+    EXPECT_GT(d.listedSteps, 5);
+  else
+    EXPECT_EQ(d.listedSteps, 0);
   EXPECT_EQ(d.r.U, h.numStates);
   EXPECT_EQ(d.r.T, h.steps);
   expectSameRollouts(rolloutTensors(h), got, 1e-5, 1e-4);
@@ -536,10 +608,11 @@ TEST_P(CudaPathRollouts, EqualTheHostBackends) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, CudaPathRollouts, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool> &info) {
-                           return info.param ? "Sampled" : "Greedy";
-                         });
+ROLLOUT_GTEST(INSTANTIATE_TEST_SUITE_P, Modes, ROLLOUT_TEST(CudaPathRollouts),
+              ::testing::Bool(),
+              [](const ::testing::TestParamInfo<bool> &info) {
+                return info.param ? "Sampled" : "Greedy";
+              });
 
 } // namespace
 } // namespace proofc::test
