@@ -34,14 +34,20 @@
 // advance-engine lists the active slots for its own next launch and
 // resizes that launch's node. The CUDA path's tests run once more on it
 // (suites named with Listed); the kernels, the device variable and the
-// node hook are renamed apart from this copy (ROLLOUT_ENTRY).
+// node hook are renamed apart from this copy (ROLLOUT_ENTRY), and so is
+// every inline function whose body differs between the copies (those
+// that use the variable or the hook): the link keeps one copy of an
+// inline function, and the sanitizer build, which does not inline them,
+// ran the listed kernel with the other copy's rolloutStep.
 #ifdef PROOFC_ROLLOUT_LISTED
 #define PROOFC_ENGINE_LIST 1
 #define ROLLOUT_ENTRY(name) name##_listed
 #define ROLLOUT_TEST(name) name##Listed
 #define cudaGraphKernelNodeSetGridDim                                          \
   ROLLOUT_ENTRY(cudaGraphKernelNodeSetGridDim)
+#define setNodeGrid ROLLOUT_ENTRY(setNodeGrid)
 #define proofc_rollout_params ROLLOUT_ENTRY(proofc_rollout_params)
+#define proofc_rollout ROLLOUT_ENTRY(proofc_rollout)
 #define proofc_traj_mark ROLLOUT_ENTRY(proofc_traj_mark)
 #define proofc_traj_scan_blocks ROLLOUT_ENTRY(proofc_traj_scan_blocks)
 #define proofc_traj_scan_sums ROLLOUT_ENTRY(proofc_traj_scan_sums)
