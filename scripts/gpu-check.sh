@@ -13,17 +13,17 @@ build=${PROOFC_GPU_BUILD_DIR:-$root/build-gpu-device}
 filter=${1:-'*Gpu*:ProofcRun*:Bundle*:KernelCache*:*Compiled*'}
 mkdir -p "$out"
 export PROOFC_SHARED_DIR=${PROOFC_SHARED_DIR:-$root/.gpudata}
-# The compiler's bundles, one per schedule and the step schedule at B = 4096
-# and 8192 (its policy grid, then the advance-engine's too, sized on the
-# device; prepare-gpu-run.sh compiles them here): the generated step policy
-# kernels against HostPolicy and each whole bundle against the host.
-if [ -z "${PROOFC_TEST_BUNDLE:-}" ] && [ -f "$PROOFC_SHARED_DIR/bundles/v10-step.pcb" ]; then
-  PROOFC_TEST_BUNDLE="$PROOFC_SHARED_DIR/bundles/v10-step.pcb $PROOFC_SHARED_DIR/bundles/v10-persistent.pcb"
-  for slots in 4096 8192; do
-    [ -f "$PROOFC_SHARED_DIR/bundles/v10-step-b$slots.pcb" ] &&
-      PROOFC_TEST_BUNDLE="$PROOFC_TEST_BUNDLE $PROOFC_SHARED_DIR/bundles/v10-step-b$slots.pcb"
-  done
-  export PROOFC_TEST_BUNDLE
+# The compiler's bundles that test/compiled-bundles.txt lists
+# (prepare-gpu-run.sh compiles them here): the generated step policy kernels
+# against HostPolicy and each whole bundle against the host.
+if [ -z "${PROOFC_TEST_BUNDLE:-}" ] && [ -d "$PROOFC_SHARED_DIR/bundles" ]; then
+  bundles=$(grep -v '^#' "$root/test/compiled-bundles.txt" |
+    while read -r name flags; do
+      if [ -f "$PROOFC_SHARED_DIR/bundles/$name" ]; then
+        printf '%s ' "$PROOFC_SHARED_DIR/bundles/$name"
+      fi
+    done)
+  [ -n "$bundles" ] && export PROOFC_TEST_BUNDLE="$bundles"
 fi
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PROOFC_CACHE_DIR=${PROOFC_CACHE_DIR:-/tmp/proofc-kernel-cache}

@@ -6,9 +6,7 @@
 #              ../shared for the named datasets (the GPU machine does not see
 #              ../shared), and bundles/<program>.pcb compiled by `proofc compile`
 #              (and <program>-step.pcb, <program>-persistent.pcb: each schedule;
-#              v10-step-b4096.pcb: the step schedule with its policy grid
-#              sized on the device; v10-step-b8192.pcb: with its
-#              advance-engine's grid sized on the device too),
+#              and the GPU tests' bundles, test/compiled-bundles.txt),
 #              with compiler-sources.sha256: the compiler sources they were
 #              compiled from (scripts/check-gpudata-current.sh)
 # Usage: scripts/prepare-gpu-run.sh [DATASET...]   (default: what the GPU tests read)
@@ -45,14 +43,13 @@ for program in "$root"/examples/*.mlir; do
       -o "$dest/bundles/$name-$schedule.pcb"
   done
 done
-# The step schedule at B = 4096, where the step sizes its policy grid on the
-# device (choosePolicyGridResize, docs/gpu-kernels.md), and at B = 8192,
-# where the advance-engine also lists its active slots and resizes its own
-# next launch (chooseEngineGridResize): the GPU tests run them beside the
-# default B's bundles (scripts/gpu-check.sh).
-for slots in 4096 8192; do
-  "$build/bin/proofc" compile "$root/examples/v10.mlir" --schedule step \
-    --slots $slots -o "$dest/bundles/v10-step-b$slots.pcb"
+# The GPU tests' bundles (test/compiled-bundles.txt: a name and the flags a
+# line) that the loop above did not already make (scripts/gpu-check.sh runs
+# them).
+grep -v '^#' "$root/test/compiled-bundles.txt" | while read -r name flags; do
+  [ -f "$dest/bundles/$name" ] ||
+    "$build/bin/proofc" compile "$root/examples/v10.mlir" $flags \
+      -o "$dest/bundles/$name"
 done
 # What the GPU machine's scripts check the bundles against
 # (scripts/check-gpudata-current.sh).

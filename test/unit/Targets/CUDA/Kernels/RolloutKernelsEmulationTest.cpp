@@ -594,8 +594,6 @@ ROLLOUT_GTEST(TEST_P, ROLLOUT_TEST(CudaPathRollouts), EqualTheHostBackends) {
   // only the slots still active.
   if (PROOFC_ENGINE_LIST)
     EXPECT_GT(d.listedSteps, 5);
-  else
-    EXPECT_EQ(d.listedSteps, 0);
   EXPECT_EQ(d.r.U, h.numStates);
   EXPECT_EQ(d.r.T, h.steps);
   expectSameRollouts(rolloutTensors(h), got, 1e-5, 1e-4);
