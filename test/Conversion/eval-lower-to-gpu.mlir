@@ -113,12 +113,18 @@
 // CHECK:          llvm.store %[[LOGIT]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
 // Arrival: a barrier, then thread 0's count by a release add (no fence in
 // every block); the last block of the slot fences (the acquire) and selects.
+// Without the tensor cores the rows have no padding: the "last" flag is
+// its own workgroup word.
 // CHECK:          gpu.barrier
 // CHECK-NOT:      nvvm.memory.barrier
+// CHECK:          %[[LASTI:[a-zA-Z0-9_]+]] = memref.extract_aligned_pointer_as_index %[[LAST]]
+// CHECK:          %[[LASTA:[a-zA-Z0-9_]+]] = arith.index_cast %[[LASTI]] : index to i64
+// CHECK:          %[[FLAG:[a-zA-Z0-9_]+]] = llvm.inttoptr %[[LASTA]] : i64 to !llvm.ptr<3>
 // CHECK:          memref.extract_aligned_pointer_as_index %[[ARR:[a-zA-Z0-9_]+]] : memref<5xi32
 // CHECK:          llvm.inline_asm has_side_effects "atom.release.gpu.global.add.u32 $0, [$1], $2;", "=r,l,r"
-// CHECK:          memref.store %{{.*}}, %[[LAST]]
+// CHECK:          llvm.store %{{.*}}, %[[FLAG]] {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // CHECK:          gpu.barrier
+// CHECK:          llvm.load %[[FLAG]] {alignment = 4 : i64} : !llvm.ptr<3> -> i32
 // Spec §4 in warp 0 over volatile (L1-bypassing) loads: max, threshold in
 // f64, first index, log-softmax; then the slot's count is re-zeroed.
 // CHECK:            nvvm.memory.barrier <gpu>

@@ -21,15 +21,27 @@
 // block's rows (a block barrier hands them to the tiles' warps); the linear
 // splits each A value into two TF32 parts and
 // loads the weight fragments 16 bytes per lane; the LayerNorm's sums are
-// over a quad (butterflies of 2 and 1).
+// over a quad (butterflies of 2 and 1). The block's "this block is the
+// last" flag is row 0's first padding word (byte 4 x 8), not a third
+// workgroup buffer.
 // GPU-LABEL:   gpu.func @proofc_policy
-// GPU-SAME:    workgroup(%{{.*}} : memref<64x12xf32, #gpu.address_space<workgroup>>
+// GPU-SAME:    workgroup(%[[ROWS:[a-zA-Z0-9_]+]] : memref<64x12xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{[a-zA-Z0-9_]+}} : memref<8xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
+// GPU:         %[[ROWSI:[a-zA-Z0-9_]+]] = memref.extract_aligned_pointer_as_index %[[ROWS]]
+// GPU:         %[[ROWSA:[a-zA-Z0-9_]+]] = arith.index_cast %[[ROWSI]] : index to i64
 // GPU:         scf.for
 // GPU:         gpu.barrier
 // GPU:         llvm.call_intrinsic "llvm.nvvm.f2tf32.rna"
 // GPU:         llvm.load %{{.*}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
 // GPU-COUNT-3: nvvm.mma.sync
 // GPU:         gpu.shuffle xor %{{.*}}, %{{.*}}, %{{.*}} : f32
+// GPU:         %[[PAD:[a-zA-Z0-9_]+]] = arith.constant 32 : i64
+// GPU-NEXT:    %[[FLAGA:[a-zA-Z0-9_]+]] = arith.addi %[[ROWSA]], %[[PAD]] : i64
+// GPU-NEXT:    %[[FLAG:[a-zA-Z0-9_]+]] = llvm.inttoptr %[[FLAGA]] : i64 to !llvm.ptr<3>
+// GPU:         "atom.release.gpu.global.add.u32 $0, [$1], $2;"
+// GPU:         llvm.store %{{.*}}, %[[FLAG]] {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// GPU:         gpu.barrier
+// GPU-NEXT:    arith.constant 0 : i32
+// GPU-NEXT:    llvm.load %[[FLAG]] {alignment = 4 : i64} : !llvm.ptr<3> -> i32
 eval.program @planned attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
   eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {
     %e = eval.folded_atom_embed %s {arg0_const = "atom.arg0_const", arg0_var = "atom.arg0_var", arg1_const = "atom.arg1_const", arg1_var = "atom.arg1_var", pred_proj = "atom.pred_proj"} : !eval.state<2> -> tensor<2x8xf32>

@@ -24,12 +24,20 @@ gpu::GPUFuncOp KernelGenerator::emit(StringRef name, ArrayRef<Type> argTypes) {
   // The persistent kernel's rows are in dynamic shared memory: the slot
   // function's static shared memory (the engine's) takes most of the 48 KiB
   // a kernel may declare statically.
+  // The step form's "this block is the last" flag (emitArrival) has its own
+  // word only where the rows have no padding (the FMA tiles): the tensor-
+  // core rows' padding holds it (lastFlagPtr), so that a one-warp block
+  // takes 4,608 bytes, not 4,612, and the 24 blocks an SM that 80
+  // registers allow fit the 132 KiB shared-memory carveout with the 1 KiB
+  // the driver reserves a block (the SM's L1 124 KiB instead of 92).
   SmallVector<Type> shared;
-  if (!slotStep)
+  if (!slotStep) {
     shared = {wgType({tl.rowsPerPass(), tl.actStride()}), // a warp's rows
-              wgType({tl.width()}),                       // enc(parent)
-              MemRefType::get({1}, i32, MemRefLayoutAttrInterface(),
-                              workgroup)}; // "this block is the last"
+              wgType({tl.width()})};                      // enc(parent)
+    if (!lastFlagInPadding())
+      shared.push_back(
+          MemRefType::get({1}, i32, MemRefLayoutAttrInterface(), workgroup));
+  }
   func = gpu::GPUFuncOp::create(b, name, fnType, shared);
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   // Rows are read and written 16 bytes at a time.

@@ -238,6 +238,15 @@ private:
   /// block of the slot selects.
   void emitArrival(Value slot, Value k, Value parts, Value tid);
 
+  /// Whether the step form's "this block is the last" flag is in the rows'
+  /// padding (the tensor-core rows, `width + 4` floats each) rather than
+  /// its own workgroup word (emit()).
+  bool lastFlagInPadding() const;
+
+  /// The flag's address (a workgroup pointer): row 0's first padding word,
+  /// or the third workgroup attribution.
+  Value lastFlagPtr();
+
   /// atom.release.gpu.global.add.u32 at `address` (i64, global): the old
   /// value (i32). Inline PTX: LLVM 22's NVPTX back end emits an
   /// atomicrmw's release ordering as a relaxed atom.

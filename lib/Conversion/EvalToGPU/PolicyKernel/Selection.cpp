@@ -35,17 +35,19 @@ void KernelGenerator::emitArrival(Value slot, Value k, Value parts, Value tid) {
   // other blocks' cached weights and table rows). The last block's fence
   // below is the acquire.
   barrier();
-  Value lastFlag = func.getWorkgroupAttributions()[2];
+  Value flagPtr = lastFlagPtr();
   ifThen(cmpI(arith::CmpIPredicate::eq, tid, cIdx(0)), [&] {
     Value before = addRelease(
         addI(baseAddress(arrivals), mulI(toI64(slot), cI64(4))), cI32(1));
     Value isLast = cmpI(arith::CmpIPredicate::eq, toIndex(before),
                         arith::SubIOp::create(b, parts, cIdx(1)));
-    store(arith::ExtUIOp::create(b, i32, isLast), lastFlag, {cIdx(0)});
+    LLVM::StoreOp::create(b, arith::ExtUIOp::create(b, i32, isLast), flagPtr,
+                          /*alignment=*/4);
   });
   barrier();
   Value last =
-      cmpI(arith::CmpIPredicate::ne, load(lastFlag, {cIdx(0)}), cI32(0));
+      cmpI(arith::CmpIPredicate::ne,
+           LLVM::LoadOp::create(b, i32, flagPtr, /*alignment=*/4), cI32(0));
   Value selector =
       andI(last, cmpI(arith::CmpIPredicate::ult, tid, cIdx(kWarp)));
   ifThen(selector, [&] {
@@ -55,6 +57,18 @@ void KernelGenerator::emitArrival(Value slot, Value k, Value parts, Value tid) {
     ifThen(cmpI(arith::CmpIPredicate::eq, lane, cIdx(0)),
            [&] { store(cI32(0), arrivals, {slot}); });
   });
+}
+
+bool KernelGenerator::lastFlagInPadding() const {
+  return tl.actStride() > tl.width();
+}
+
+Value KernelGenerator::lastFlagPtr() {
+  // Row 0's first padding word: no row is read or written past its width.
+  Value address = lastFlagInPadding()
+                      ? addI(actBase, cI64(4 * tl.width()))
+                      : baseAddress(func.getWorkgroupAttributions()[2]);
+  return LLVM::IntToPtrOp::create(b, sharedPtr, address);
 }
 
 Value KernelGenerator::addRelease(Value address, Value value) {
