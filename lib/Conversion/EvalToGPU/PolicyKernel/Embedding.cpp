@@ -11,7 +11,8 @@
 // table row per atom, the first linear before its bias: the table holds
 // W · atom for every atom, and W · Σ atom = Σ W · atom. A row's Q threads
 // then share its atoms: each loads one atom's state words and finds its
-// table row, which the others take by shuffle (embedFoldedAtomPerThread).
+// table row, which the others take by shuffle, two rows' table reads in
+// flight at once (embedFoldedAtomsPerThread).
 //
 //===----------------------------------------------------------------------===//
 #include "KernelGenerator.h"
@@ -181,21 +182,39 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
     Value atom = arith::MinUIOp::create(b, featureThread, cIdx(A - 1));
     return loadWords(addI(stateRow(item), mulI(toI64(atom), cI64(12))), 3);
   };
-  auto embedFoldedAtomPerThread = [&](ArrayRef<Value> atomWords) {
+  // embedFolded for kFoldedRowsInFlight rows at once, each row's work
+  // shared by its Q threads (A <= Q): thread j of a row holds atom
+  // min(j, A - 1)'s three state words (`atomWords`, loaded by atomWordsOf,
+  // 3 a row) and computes its table row, and every thread takes atom a's
+  // row from thread a by a shuffle. Every table read of the rows is issued
+  // before the first add, so their L2 round trips overlap. Each row sums
+  // the same rows in the same order, so its sum is embedFolded's to the
+  // bit; a row costs 3 state-word loads a thread instead of 3A, and one row
+  // index instead of A.
+  auto embedFoldedAtomsPerThread = [&](ArrayRef<Value> atomWords) {
     Value base = threadBase(atomLayerTable);
-    Value mine = foldedRow(atomWords[0], atomWords[1], atomWords[2]);
     Value groupFirstLane = arith::SubIOp::create(b, lane, featureThread);
-    SmallVector<Value> acc(tl.F, zero);
-    for (int64_t a = 0; a < A; ++a) {
-      Value row =
-          gpu::ShuffleOp::create(b, mine, toI32(addI(groupFirstLane, cIdx(a))),
-                                 cI32(kWarp), gpu::ShuffleMode::IDX)
-              .getShuffleResult();
-      SmallVector<Value> v = readRow(base, row);
-      for (int64_t c = 0; c < tl.F; ++c)
-        acc[c] = arith::AddFOp::create(b, acc[c], v[c]);
+    SmallVector<SmallVector<SmallVector<Value>>> loaded(kFoldedRowsInFlight);
+    for (int64_t r = 0; r < kFoldedRowsInFlight; ++r) {
+      Value mine = foldedRow(atomWords[3 * r], atomWords[3 * r + 1],
+                             atomWords[3 * r + 2]);
+      for (int64_t a = 0; a < A; ++a) {
+        Value row = gpu::ShuffleOp::create(b, mine,
+                                           toI32(addI(groupFirstLane, cIdx(a))),
+                                           cI32(kWarp), gpu::ShuffleMode::IDX)
+                        .getShuffleResult();
+        loaded[r].push_back(readRow(base, row));
+      }
     }
-    return acc;
+    SmallVector<SmallVector<Value>> sums;
+    for (const SmallVector<SmallVector<Value>> &rows : loaded) {
+      SmallVector<Value> acc(tl.F, zero);
+      for (const SmallVector<Value> &v : rows)
+        for (int64_t c = 0; c < tl.F; ++c)
+          acc[c] = arith::AddFOp::create(b, acc[c], v[c]);
+      sums.push_back(acc);
+    }
+    return sums;
   };
 
   if (tl.tf32) {
@@ -225,12 +244,45 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
     // `folded`: each row's first linear before its bias (embedFolded);
     // else its atoms and the layers before the first linear.
     auto embedRows = [&](bool folded) {
-      // Folded rows of at most Q atoms: each thread prefetches one atom's
-      // words (embedFoldedAtomPerThread), else all 3A.
-      bool atomPerThread = folded && prefetch && A <= tl.Q;
+      // Folded rows of at most Q atoms: kFoldedRowsInFlight rows an
+      // iteration, each thread prefetching one atom's words of each of the
+      // next ones (embedFoldedAtomsPerThread). A row past the warp's rows in
+      // use (trips odd) is embedded from clamped, in-bounds words and not
+      // stored. Measured: docs/performance.md, row 41.
+      if (folded && prefetch && A <= tl.Q) {
+        auto wordsOf = [&](Value t) {
+          SmallVector<Value> w;
+          for (int64_t r = 0; r < kFoldedRowsInFlight; ++r)
+            llvm::append_range(
+                w, atomWordsOf(itemOfRow(rowOf(addI(t, cIdx(r))), childBase)));
+          return w;
+        };
+        Value iterations = arith::DivUIOp::create(
+            b, addI(trips, cIdx(kFoldedRowsInFlight - 1)),
+            cIdx(kFoldedRowsInFlight));
+        forLoop(cIdx(0), iterations, cIdx(1), wordsOf(cIdx(0)),
+                [&](Value i, ValueRange cur) {
+                  Value t = mulI(i, cIdx(kFoldedRowsInFlight));
+                  SmallVector<Value> next =
+                      wordsOf(addI(t, cIdx(kFoldedRowsInFlight)));
+                  SmallVector<SmallVector<Value>> sums =
+                      embedFoldedAtomsPerThread(llvm::to_vector(cur));
+                  for (int64_t r = 0; r < kFoldedRowsInFlight; ++r) {
+                    Value tr = addI(t, cIdx(r));
+                    auto store = [&] {
+                      storeRow(actAddress(rowOf(tr), cIdx(0)), sums[r]);
+                    };
+                    if (r == 0)
+                      store();
+                    else
+                      ifThen(cmpI(arith::CmpIPredicate::ult, tr, trips), store);
+                  }
+                  return next;
+                });
+        return;
+      }
       auto wordsOf = [&](Value item) {
-        return atomPerThread ? atomWordsOf(item)
-                             : loadWords(stateRow(item), words);
+        return loadWords(stateRow(item), words);
       };
       SmallVector<Value> first;
       if (prefetch)
@@ -242,9 +294,7 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
           next = wordsOf(itemOfRow(rowOf(addI(t, cIdx(1))), childBase));
         Value item = itemOfRow(row, childBase);
         SmallVector<Value> cur;
-        if (atomPerThread) {
-          cur = embedFoldedAtomPerThread(llvm::to_vector(cur0));
-        } else if (folded) {
+        if (folded) {
           cur = embedFolded(item, llvm::to_vector(cur0));
         } else {
           SmallVector<SmallVector<Value>> rows = {
