@@ -40,7 +40,6 @@
 // GPU:         "atom.release.gpu.global.add.u32 $0, [$1], $2;"
 // GPU:         llvm.store %{{.*}}, %[[FLAG]] {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // GPU:         gpu.barrier
-// GPU-NEXT:    arith.constant 0 : i32
 // GPU-NEXT:    llvm.load %[[FLAG]] {alignment = 4 : i64} : !llvm.ptr<3> -> i32
 eval.program @planned attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5 : i64} {
   eval.encoder @enc(%s: !eval.state<2>) -> tensor<8xf32> {

@@ -257,9 +257,9 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
                 w, atomWordsOf(itemOfRow(rowOf(addI(t, cIdx(r))), childBase)));
           return w;
         };
-        Value iterations = arith::DivUIOp::create(
-            b, addI(trips, cIdx(kFoldedRowsInFlight - 1)),
-            cIdx(kFoldedRowsInFlight));
+        Value roundedUp = addI(trips, cIdx(kFoldedRowsInFlight - 1));
+        Value iterations =
+            arith::DivUIOp::create(b, roundedUp, cIdx(kFoldedRowsInFlight));
         forLoop(cIdx(0), iterations, cIdx(1), wordsOf(cIdx(0)),
                 [&](Value i, ValueRange cur) {
                   Value t = mulI(i, cIdx(kFoldedRowsInFlight));

@@ -45,9 +45,10 @@ void KernelGenerator::emitArrival(Value slot, Value k, Value parts, Value tid) {
                           /*alignment=*/4);
   });
   barrier();
-  Value last =
-      cmpI(arith::CmpIPredicate::ne,
-           LLVM::LoadOp::create(b, i32, flagPtr, /*alignment=*/4), cI32(0));
+  // One op at a time (the load before the compare's constant), whatever
+  // order the C++ compiler evaluates arguments in.
+  Value flag = LLVM::LoadOp::create(b, i32, flagPtr, /*alignment=*/4);
+  Value last = cmpI(arith::CmpIPredicate::ne, flag, cI32(0));
   Value selector =
       andI(last, cmpI(arith::CmpIPredicate::ult, tid, cIdx(kWarp)));
   ifThen(selector, [&] {
