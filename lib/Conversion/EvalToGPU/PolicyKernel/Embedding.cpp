@@ -182,7 +182,11 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
     Value atom = arith::MinUIOp::create(b, featureThread, cIdx(A - 1));
     return loadWords(addI(stateRow(item), mulI(toI64(atom), cI64(12))), 3);
   };
-  // embedFolded for kFoldedRowsInFlight rows at once, each row's work
+  // Folded rows embedded at once: kFoldedRowsInFlight in the step form; one
+  // in the persistent kernel, whose block of 128-register warps measured
+  // 0.5 % slower with two (docs/performance.md, row 41).
+  int64_t inFlight = slotStep ? 1 : kFoldedRowsInFlight;
+  // embedFolded for `inFlight` rows at once, each row's work
   // shared by its Q threads (A <= Q): thread j of a row holds atom
   // min(j, A - 1)'s three state words (`atomWords`, loaded by atomWordsOf,
   // 3 a row) and computes its table row, and every thread takes atom a's
@@ -191,11 +195,28 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
   // the same rows in the same order, so its sum is embedFolded's to the
   // bit; a row costs 3 state-word loads a thread instead of 3A, and one row
   // index instead of A.
-  auto embedFoldedAtomsPerThread = [&](ArrayRef<Value> atomWords) {
+  auto embedFoldedAtomsPerThread =
+      [&](ArrayRef<Value> atomWords) -> SmallVector<SmallVector<Value>> {
     Value base = threadBase(atomLayerTable);
+    if (inFlight == 1) {
+      // One row: each table row added as it is read (row 40's code).
+      Value mine = foldedRow(atomWords[0], atomWords[1], atomWords[2]);
+      Value groupFirstLane = arith::SubIOp::create(b, lane, featureThread);
+      SmallVector<Value> acc(tl.F, zero);
+      for (int64_t a = 0; a < A; ++a) {
+        Value row = gpu::ShuffleOp::create(b, mine,
+                                           toI32(addI(groupFirstLane, cIdx(a))),
+                                           cI32(kWarp), gpu::ShuffleMode::IDX)
+                        .getShuffleResult();
+        SmallVector<Value> v = readRow(base, row);
+        for (int64_t c = 0; c < tl.F; ++c)
+          acc[c] = arith::AddFOp::create(b, acc[c], v[c]);
+      }
+      return {acc};
+    }
     Value groupFirstLane = arith::SubIOp::create(b, lane, featureThread);
-    SmallVector<SmallVector<SmallVector<Value>>> loaded(kFoldedRowsInFlight);
-    for (int64_t r = 0; r < kFoldedRowsInFlight; ++r) {
+    SmallVector<SmallVector<SmallVector<Value>>> loaded(inFlight);
+    for (int64_t r = 0; r < inFlight; ++r) {
       Value mine = foldedRow(atomWords[3 * r], atomWords[3 * r + 1],
                              atomWords[3 * r + 2]);
       for (int64_t a = 0; a < A; ++a) {
@@ -244,31 +265,33 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
     // `folded`: each row's first linear before its bias (embedFolded);
     // else its atoms and the layers before the first linear.
     auto embedRows = [&](bool folded) {
-      // Folded rows of at most Q atoms: kFoldedRowsInFlight rows an
-      // iteration, each thread prefetching one atom's words of each of the
-      // next ones (embedFoldedAtomsPerThread). A row past the warp's rows in
-      // use (trips odd) is embedded from clamped, in-bounds words and not
-      // stored. Measured: docs/performance.md, row 41.
+      // Folded rows of at most Q atoms: `inFlight` rows an iteration, each
+      // thread prefetching one atom's words of each of the next ones
+      // (embedFoldedAtomsPerThread). A row past the warp's rows in use
+      // (trips not a multiple) is embedded from clamped, in-bounds words and
+      // not stored. Measured: docs/performance.md, row 41.
       if (folded && prefetch && A <= tl.Q) {
         auto wordsOf = [&](Value t) {
           SmallVector<Value> w;
-          for (int64_t r = 0; r < kFoldedRowsInFlight; ++r)
-            llvm::append_range(
-                w, atomWordsOf(itemOfRow(rowOf(addI(t, cIdx(r))), childBase)));
+          for (int64_t r = 0; r < inFlight; ++r) {
+            Value tr = r == 0 ? t : addI(t, cIdx(r));
+            llvm::append_range(w, atomWordsOf(itemOfRow(rowOf(tr), childBase)));
+          }
           return w;
         };
-        Value roundedUp = addI(trips, cIdx(kFoldedRowsInFlight - 1));
-        Value iterations =
-            arith::DivUIOp::create(b, roundedUp, cIdx(kFoldedRowsInFlight));
+        Value iterations = trips;
+        if (inFlight > 1) {
+          Value roundedUp = addI(trips, cIdx(inFlight - 1));
+          iterations = arith::DivUIOp::create(b, roundedUp, cIdx(inFlight));
+        }
         forLoop(cIdx(0), iterations, cIdx(1), wordsOf(cIdx(0)),
                 [&](Value i, ValueRange cur) {
-                  Value t = mulI(i, cIdx(kFoldedRowsInFlight));
-                  SmallVector<Value> next =
-                      wordsOf(addI(t, cIdx(kFoldedRowsInFlight)));
+                  Value t = inFlight > 1 ? mulI(i, cIdx(inFlight)) : i;
+                  SmallVector<Value> next = wordsOf(addI(t, cIdx(inFlight)));
                   SmallVector<SmallVector<Value>> sums =
                       embedFoldedAtomsPerThread(llvm::to_vector(cur));
-                  for (int64_t r = 0; r < kFoldedRowsInFlight; ++r) {
-                    Value tr = addI(t, cIdx(r));
+                  for (int64_t r = 0; r < inFlight; ++r) {
+                    Value tr = r == 0 ? t : addI(t, cIdx(r));
                     auto store = [&] {
                       storeRow(actAddress(rowOf(tr), cIdx(0)), sums[r]);
                     };

@@ -25,8 +25,9 @@ constexpr StringLiteral kPolicyRowsSymbol = "proofc_policy_rows";
 constexpr int64_t kWarp = 32;
 /// States of at most this many atoms are encoded with the atom loop unrolled.
 constexpr int64_t kUnrolledAtoms = 16;
-/// Folded rows a warp's row group embeds per loop iteration, every table
-/// read of them in flight together (Embedding.cpp): the embedding needs
+/// Folded rows a warp's row group of the step form's policy kernel embeds
+/// per loop iteration (the persistent kernel: one), every table read of
+/// them in flight together (Embedding.cpp): the embedding needs
 /// fewer registers than the second linear's k-step loop, so the second
 /// row's 6 x F table words cost no warps (docs/performance.md, row 41).
 constexpr int64_t kFoldedRowsInFlight = 2;
