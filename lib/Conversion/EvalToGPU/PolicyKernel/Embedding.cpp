@@ -195,6 +195,20 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
   // the same rows in the same order, so its sum is embedFolded's to the
   // bit; a row costs 3 state-word loads a thread instead of 3A, and one row
   // index instead of A.
+  // Atom a's table row for the row whose own atom's table row index this
+  // thread holds (`mine`): thread a's index, taken by a shuffle.
+  auto atomTableRow = [&](Value base, Value groupFirstLane, Value mine,
+                          int64_t a) {
+    Value row =
+        gpu::ShuffleOp::create(b, mine, toI32(addI(groupFirstLane, cIdx(a))),
+                               cI32(kWarp), gpu::ShuffleMode::IDX)
+            .getShuffleResult();
+    return readRow(base, row);
+  };
+  auto addRow = [&](SmallVector<Value> &acc, ArrayRef<Value> v) {
+    for (int64_t c = 0; c < tl.F; ++c)
+      acc[c] = arith::AddFOp::create(b, acc[c], v[c]);
+  };
   auto embedFoldedAtomsPerThread =
       [&](ArrayRef<Value> atomWords) -> SmallVector<SmallVector<Value>> {
     Value base = threadBase(atomLayerTable);
@@ -203,15 +217,8 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
       Value mine = foldedRow(atomWords[0], atomWords[1], atomWords[2]);
       Value groupFirstLane = arith::SubIOp::create(b, lane, featureThread);
       SmallVector<Value> acc(tl.F, zero);
-      for (int64_t a = 0; a < A; ++a) {
-        Value row = gpu::ShuffleOp::create(b, mine,
-                                           toI32(addI(groupFirstLane, cIdx(a))),
-                                           cI32(kWarp), gpu::ShuffleMode::IDX)
-                        .getShuffleResult();
-        SmallVector<Value> v = readRow(base, row);
-        for (int64_t c = 0; c < tl.F; ++c)
-          acc[c] = arith::AddFOp::create(b, acc[c], v[c]);
-      }
+      for (int64_t a = 0; a < A; ++a)
+        addRow(acc, atomTableRow(base, groupFirstLane, mine, a));
       return {acc};
     }
     Value groupFirstLane = arith::SubIOp::create(b, lane, featureThread);
@@ -219,20 +226,14 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
     for (int64_t r = 0; r < inFlight; ++r) {
       Value mine = foldedRow(atomWords[3 * r], atomWords[3 * r + 1],
                              atomWords[3 * r + 2]);
-      for (int64_t a = 0; a < A; ++a) {
-        Value row = gpu::ShuffleOp::create(b, mine,
-                                           toI32(addI(groupFirstLane, cIdx(a))),
-                                           cI32(kWarp), gpu::ShuffleMode::IDX)
-                        .getShuffleResult();
-        loaded[r].push_back(readRow(base, row));
-      }
+      for (int64_t a = 0; a < A; ++a)
+        loaded[r].push_back(atomTableRow(base, groupFirstLane, mine, a));
     }
     SmallVector<SmallVector<Value>> sums;
     for (const SmallVector<SmallVector<Value>> &rows : loaded) {
       SmallVector<Value> acc(tl.F, zero);
       for (const SmallVector<Value> &v : rows)
-        for (int64_t c = 0; c < tl.F; ++c)
-          acc[c] = arith::AddFOp::create(b, acc[c], v[c]);
+        addRow(acc, v);
       sums.push_back(acc);
     }
     return sums;
@@ -271,12 +272,15 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
       // (trips not a multiple) is embedded from clamped, in-bounds words and
       // not stored. Measured: docs/performance.md, row 41.
       if (folded && prefetch && A <= tl.Q) {
+        // Trip t + r (t itself for r = 0: no add of zero in the IR).
+        auto tripAfter = [&](Value t, int64_t r) {
+          return r == 0 ? t : addI(t, cIdx(r));
+        };
         auto wordsOf = [&](Value t) {
           SmallVector<Value> w;
-          for (int64_t r = 0; r < inFlight; ++r) {
-            Value tr = r == 0 ? t : addI(t, cIdx(r));
-            llvm::append_range(w, atomWordsOf(itemOfRow(rowOf(tr), childBase)));
-          }
+          for (int64_t r = 0; r < inFlight; ++r)
+            llvm::append_range(
+                w, atomWordsOf(itemOfRow(rowOf(tripAfter(t, r)), childBase)));
           return w;
         };
         Value iterations = trips;
@@ -291,7 +295,7 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
                   SmallVector<SmallVector<Value>> sums =
                       embedFoldedAtomsPerThread(llvm::to_vector(cur));
                   for (int64_t r = 0; r < inFlight; ++r) {
-                    Value tr = r == 0 ? t : addI(t, cIdx(r));
+                    Value tr = tripAfter(t, r);
                     auto store = [&] {
                       storeRow(actAddress(rowOf(tr), cIdx(0)), sums[r]);
                     };
