@@ -199,9 +199,12 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
   // thread holds (`mine`): thread a's index, taken by a shuffle.
   auto atomTableRow = [&](Value base, Value groupFirstLane, Value mine,
                           int64_t a) {
+    // One op at a time, whatever order the C++ compiler evaluates
+    // arguments in.
+    Value width = cI32(kWarp);
+    Value srcLane = toI32(addI(groupFirstLane, cIdx(a)));
     Value row =
-        gpu::ShuffleOp::create(b, mine, toI32(addI(groupFirstLane, cIdx(a))),
-                               cI32(kWarp), gpu::ShuffleMode::IDX)
+        gpu::ShuffleOp::create(b, mine, srcLane, width, gpu::ShuffleMode::IDX)
             .getShuffleResult();
     return readRow(base, row);
   };
