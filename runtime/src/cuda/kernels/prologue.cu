@@ -32,6 +32,11 @@ proofc_prologue_fold_columns(float *dst, const float *table,
                                                   colBegin, cols, e);
 }
 
+/// Two adjacent features of a row in fold_atom_layer's shared memory.
+struct alignas(16) DoublePair {
+  double even, odd;
+};
+
 /// dst [rows, out] = fold_atom_layer(pred_proj [predRows, width], the
 /// argument tables arg0/arg1 const [consts, width] and var [vars, width],
 /// weight [out, width]); rows is (predRows + 1) * argRows^2, or 0 (nothing
@@ -41,39 +46,52 @@ proofc_prologue_fold_columns(float *dst, const float *table,
 /// 24.5 M elements of 64 products each, which that loop took 7 ms for on
 /// an H200, every time a Session's weights change): a block of
 /// kAtomLayerThreads threads takes kAtomLayerRowsPerPass rows at a time;
-/// thread t owns the output j0 + t % kAtomLayerTile of the
-/// kAtomLayerRowsPerThread consecutive rows from (t / kAtomLayerTile) *
-/// kAtomLayerRowsPerThread. The rows' atom inputs (atomLayerInput) and a
+/// thread t owns the outputs j0 + t % kAtomLayerLanes + k * kAtomLayerLanes
+/// (k < kAtomLayerOutputsPerThread) of the kAtomLayerRowsPerThread
+/// consecutive rows from (t / kAtomLayerLanes) * kAtomLayerRowsPerThread.
+/// The rows' atom inputs (atomLayerInput), widened to double once, and a
 /// kAtomLayerTile x kAtomLayerTile tile of W^T go through shared memory once
 /// per pass and tile; a thread's sums are independent, so its double FMAs
 /// overlap instead of each waiting for the last, and a row's input rows
-/// are found once a pass (one sum a thread, its inputs found once an
-/// element, took 1.32 ms for kinship's table at 1.36 GHz, Nsight Compute;
-/// this kernel 0.72 ms). Each output is the sum docs/bundle.md defines,
+/// are found once a pass. Each output is the sum docs/bundle.md defines,
 /// weight[j][f] times atomLayerInput of the row's atomLayerRowInputs, in
 /// double from 0 in ascending f and rounded once (mulAddExactProduct gives
 /// mulAdd's bits), so the result does not depend on the grid or block.
-/// The block must be kAtomLayerThreads threads (prologue_ops.h; the
-/// schedule launches it so); any grid.
+///
+/// The inputs are widened to double once, when they are stored, not at
+/// each of their products (sm_90 converts to double at a quarter of its
+/// FMA rate: converting both operands of every product took 0.55 ms for
+/// kinship's table on an H200, this kernel 0.36 ms; docs/performance.md,
+/// row 42); a thread's 4 outputs x 4 rows make each weight read serve 4
+/// products and each input read 4; a whole tile's loop is unrolled, so the
+/// next pair of features is read while this pair's products run. The
+/// block must be kAtomLayerThreads threads (prologue_ops.h; the schedule
+/// launches it so); any grid.
 extern "C" __global__ void proofc_prologue_fold_atom_layer(
     float *dst, const float *predProj, const float *arg0Const,
     const float *arg1Const, const float *arg0Var, const float *arg1Var,
     const float *weight, long long rows, long long predRows, long long consts,
     long long vars, long long argRows, long long width, long long out,
     int relu) {
+  using proofc::prologue::kAtomLayerLanes;
+  using proofc::prologue::kAtomLayerOutputsPerThread;
   using proofc::prologue::kAtomLayerRowsPerPass;
   using proofc::prologue::kAtomLayerRowsPerThread;
   using proofc::prologue::kAtomLayerThreads;
   using proofc::prologue::kAtomLayerTile;
   using proofc::prologue::AtomLayerRowInputs;
-  __shared__ float wT[kAtomLayerTile * kAtomLayerTile];       // [f][j]
-  __shared__ float v[kAtomLayerRowsPerPass * kAtomLayerTile]; // [row][f]
+  constexpr long long kRows = kAtomLayerRowsPerThread;
+  constexpr long long kOuts = kAtomLayerOutputsPerThread;
+  constexpr long long kPairs = kAtomLayerTile / 2; // a row's features in v
+  __shared__ float wT[kAtomLayerTile * kAtomLayerTile]; // [f][j]
+  // The inputs [row][f / 2], features f and f + 1 read at once (16 bytes).
+  __shared__ DoublePair v[kAtomLayerRowsPerPass * kPairs];
   // The pass's rows' input rows (atomLayerRowInputs: 64-bit divisions,
   // once a row rather than once an element).
   __shared__ AtomLayerRowInputs rowInputs[kAtomLayerRowsPerPass];
   const long long t = threadIdx.x;
-  const long long lane = t % kAtomLayerTile;
-  const long long firstRow = t / kAtomLayerTile * kAtomLayerRowsPerThread;
+  const long long lane = t % kAtomLayerLanes;
+  const long long firstRow = t / kAtomLayerLanes * kRows;
   // One tile of W^T: columns f0.. and rows j0.. of weight [out, width].
   auto loadW = [&](long long f0, long long j0) {
     for (long long i = t; i < kAtomLayerTile * kAtomLayerTile;
@@ -99,9 +117,10 @@ extern "C" __global__ void proofc_prologue_fold_atom_layer(
           predProj, arg0Const, arg1Const, arg0Var, arg1Var, predRows, consts,
           vars, argRows, width, row0 + t);
     for (long long j0 = 0; j0 < out; j0 += kAtomLayerTile) {
-      double acc[kAtomLayerRowsPerThread];
-      for (long long r = 0; r < kAtomLayerRowsPerThread; ++r)
-        acc[r] = 0.0;
+      double acc[kOuts][kRows];
+      for (long long k = 0; k < kOuts; ++k)
+        for (long long r = 0; r < kRows; ++r)
+          acc[k][r] = 0.0;
       for (long long f0 = 0; f0 < width; f0 += kAtomLayerTile) {
         __syncthreads(); // the last tile's reads are done, rowInputs set
         if (!oneTile)
@@ -116,23 +135,52 @@ extern "C" __global__ void proofc_prologue_fold_atom_layer(
             x = proofc::prologue::atomLayerInput(in.pred, in.arg0, in.arg1, f,
                                                  relu != 0);
           }
-          v[i] = x;
+          DoublePair &pair = v[i / 2];
+          (i % 2 == 0 ? pair.even : pair.odd) = static_cast<double>(x);
         }
         __syncthreads();
         const long long fs =
             width - f0 < kAtomLayerTile ? width - f0 : kAtomLayerTile;
-        const float *vr = v + firstRow * kAtomLayerTile;
-        for (long long i = 0; i < fs; ++i) {
-          const float w = wT[i * kAtomLayerTile + lane];
-          for (long long r = 0; r < kAtomLayerRowsPerThread; ++r)
-            acc[r] = proofc::prologue::mulAddExactProduct(
-                acc[r], w, vr[r * kAtomLayerTile + i]);
+        const DoublePair *vr = v + firstRow * kPairs;
+        // Features two at a time, in ascending order; an odd last one alone
+        // (its pair's odd half is 0 and never read). A whole tile's loop is
+        // unrolled, so that the next pair's reads are issued before this
+        // pair's products (int indices: shared memory offsets).
+        auto pairOfFeatures = [&](int i, bool two) {
+          double w[2][kOuts];
+          for (int k = 0; k < kOuts; ++k) {
+            const float *col =
+                wT + i * kAtomLayerTile + lane + k * kAtomLayerLanes;
+            w[0][k] = static_cast<double>(col[0]);
+            w[1][k] = two ? static_cast<double>(col[kAtomLayerTile]) : 0.0;
+          }
+          for (int r = 0; r < kRows; ++r) {
+            const DoublePair x = vr[r * kPairs + i / 2];
+            for (int k = 0; k < kOuts; ++k) {
+              acc[k][r] = proofc::prologue::mulAddExactProduct(acc[k][r],
+                                                               w[0][k], x.even);
+              if (two)
+                acc[k][r] = proofc::prologue::mulAddExactProduct(
+                    acc[k][r], w[1][k], x.odd);
+            }
+          }
+        };
+        if (fs == kAtomLayerTile) {
+#pragma unroll 4
+          for (int i = 0; i < kAtomLayerTile; i += 2)
+            pairOfFeatures(i, true);
+        } else {
+          for (int i = 0; i < fs; i += 2)
+            pairOfFeatures(i, i + 1 < fs);
         }
       }
-      for (long long r = 0; r < kAtomLayerRowsPerThread; ++r) {
+      for (long long r = 0; r < kRows; ++r) {
         const long long row = row0 + firstRow + r;
-        if (row < rows && j0 + lane < out)
-          dst[row * out + j0 + lane] = proofc::prologue::toFloat(acc[r]);
+        for (long long k = 0; k < kOuts; ++k) {
+          const long long j = j0 + lane + k * kAtomLayerLanes;
+          if (row < rows && j < out)
+            dst[row * out + j] = proofc::prologue::toFloat(acc[k][r]);
+        }
       }
     }
   }

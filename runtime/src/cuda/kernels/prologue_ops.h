@@ -133,25 +133,36 @@ PROOFC_PROLOGUE_FN AtomLayerRowInputs atomLayerRowInputs(
 /// The tiled fold_atom_layer kernel's shape (prologue.cu), which its
 /// launch (PrologueSchedule.cpp) follows: a block of kAtomLayerThreads
 /// threads takes kAtomLayerRowsPerPass rows a pass, outputs and features in
-/// tiles of kAtomLayerTile, each thread one output of
-/// kAtomLayerRowsPerThread rows (independent sums, so that a thread's
-/// double FMAs do not wait on each other).
+/// tiles of kAtomLayerTile; a thread owns kAtomLayerOutputsPerThread outputs
+/// of a tile (lane, lane + kAtomLayerLanes, ...) for kAtomLayerRowsPerThread
+/// rows: independent sums, so that its double FMAs do not wait on each
+/// other, and each weight read from shared memory serves its rows, each
+/// input read (one address for the whole warp) its outputs.
 constexpr long long kAtomLayerTile = 64;
-constexpr long long kAtomLayerThreads = 256;
-constexpr long long kAtomLayerRowsPerThread = 8;
+constexpr long long kAtomLayerThreads = 128;
+constexpr long long kAtomLayerOutputsPerThread = 4;
+constexpr long long kAtomLayerRowsPerThread = 4;
+constexpr long long kAtomLayerLanes =
+    kAtomLayerTile / kAtomLayerOutputsPerThread;
 constexpr long long kAtomLayerRowsPerPass =
-    kAtomLayerThreads / kAtomLayerTile * kAtomLayerRowsPerThread;
+    kAtomLayerThreads / kAtomLayerLanes * kAtomLayerRowsPerThread;
+static_assert(kAtomLayerTile % (2 * kAtomLayerOutputsPerThread) == 0 &&
+                  kAtomLayerThreads % kAtomLayerLanes == 0 &&
+                  kAtomLayerRowsPerPass <= kAtomLayerThreads,
+              "prologue_ops.h: the fold_atom_layer tiling does not divide");
 
-/// mulAdd(acc, w, x) as one fused multiply-add on the device: the product
-/// of two floats has at most 48 significant bits, so it is exact in double,
-/// and rounding acc + w·x once (fma) or the exact product then the sum
-/// (mulAdd) gives the same double. The tiled fold_atom_layer kernel
-/// (prologue.cu) uses it: half the double instructions, the same bits.
-PROOFC_PROLOGUE_FN double mulAddExactProduct(double acc, float w, float x) {
+/// mulAdd(acc, w, x) as one fused multiply-add on the device, for w and x
+/// floats widened to double (exactly): the product of two floats has at
+/// most 48 significant bits, so it is exact in double, and rounding
+/// acc + w·x once (fma) or the exact product then the sum (mulAdd) gives
+/// the same double. The tiled fold_atom_layer kernel (prologue.cu) uses it
+/// on operands it widened once into shared memory: half the double
+/// instructions of mulAdd and no conversion a product, the same bits.
+PROOFC_PROLOGUE_FN double mulAddExactProduct(double acc, double w, double x) {
 #ifdef __CUDA_ARCH__
-  return __fma_rn(static_cast<double>(w), static_cast<double>(x), acc);
+  return __fma_rn(w, x, acc);
 #else
-  return acc + static_cast<double>(w) * static_cast<double>(x);
+  return acc + w * x;
 #endif
 }
 
