@@ -16,7 +16,9 @@
 #include "proofc/Dialect/Eval/Transforms/GpuHeuristics.h"
 
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <tuple>
 
 using namespace mlir;
@@ -56,9 +58,15 @@ LogicalResult ProgramLowering::lowerInit(OpBuilder &builder, InitSlotsOp init) {
     args.push_back(bufArg(b));
   args.push_back(bufArg((*pool)[1])); // next_cand
   llvm::append_range(args, flagArgs((*flag)[0]));
-  initLaunch =
-      launch(builder, init.getLoc(), proofc::LaunchRole::Init, "init",
-             kernelRef("step", "proofc_init"), {"1"}, kStepThreads, args);
+  // A thread a slot (step.cu's proofc_init takes any grid): one block of
+  // 256 threads took 122 us for B = 8192's slots on an H200, each thread
+  // writing 32 slots' states in turn (docs/performance.md, row 43).
+  const int64_t B = program.getBAttr().getInt();
+  const int64_t initBlocks =
+      std::max<int64_t>(1, llvm::divideCeil(B, kStepThreads));
+  initLaunch = launch(builder, init.getLoc(), proofc::LaunchRole::Init, "init",
+                      kernelRef("step", "proofc_init"),
+                      {std::to_string(initBlocks)}, kStepThreads, args);
   toErase.push_back(init);
   return success();
 }

@@ -137,7 +137,10 @@ __device__ __forceinline__ unsigned recordedGrid(unsigned long long node) {
 extern "C" __global__ void
 proofc_init(PROOFC_ABI_PARAMS(PROOFC_ABI_INIT_ARGS)) {
   using namespace proofc_step;
-  for (int b = threadIdx.x; b < B; b += blockDim.x) {
+  // Any grid: the threads share the slots (the compiler launches a thread
+  // a slot), and block 0's thread 0 alone sets the flags and the grids.
+  for (int b = blockIdx.x * blockDim.x + threadIdx.x; b < B;
+       b += gridDim.x * blockDim.x) {
     const int c = b < N ? b : -1;
     slotCand[b] = c;
     depth[b] = 0;
@@ -149,7 +152,7 @@ proofc_init(PROOFC_ABI_PARAMS(PROOFC_ABI_INIT_ARGS)) {
       for (int w = 0; w < W; ++w) st[w] = w % 3 == 0 ? kPadPred : 0;
     }
   }
-  if (threadIdx.x == 0) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
     *nextCand = B < N ? B : N;
     setFlags(N > 0, engineFlag, loopFlag, engineHandle, loopHandle);
     // The first step's policy covers every slot (an earlier run, or one

@@ -161,7 +161,11 @@ inline Bundle makeTestBundle(const ProgramSpec &program,
     plan.launches.push_back(
         {name, module, entry, Extent{std::move(grid)}, block, 0, args, role});
   };
-  launch("init", "step", "proofc_init", {"1"}, 256,
+  // Three blocks of four threads: several blocks, and fewer threads than
+  // slots from B = 13 on (nations' 16), so that every slot is reached only
+  // through step.cu's grid-stride loop (the compiler launches a thread a
+  // slot, in blocks of 256).
+  launch("init", "step", "proofc_init", {"3"}, 4,
          {"buf:pool", "sym:N", "sym:B", "buf:state", "buf:slot_cand",
           "buf:depth", "buf:logp", "buf:next_cand", "buf:engine_flag",
           "buf:loop_flag", fusedStep ? "cond:loop" : "cond:engine", "cond:loop",
