@@ -10,8 +10,6 @@
 // bit for bit in one call:
 //   nvcc -O3 -arch=sm_90 -I runtime/src/cuda/kernels \
 //     bench/proto/fold_atom_layer.cu -o /tmp/fal && /tmp/fal
-#include <cstring> // prologue_ops.h's host half, under nvcc
-
 #include "prologue.cu"
 
 #include <algorithm>

@@ -139,8 +139,12 @@ proofc_init(PROOFC_ABI_PARAMS(PROOFC_ABI_INIT_ARGS)) {
   using namespace proofc_step;
   // Any grid: the threads share the slots (the compiler launches a thread
   // a slot), and block 0's thread 0 alone sets the flags and the grids.
-  for (int b = blockIdx.x * blockDim.x + threadIdx.x; b < B;
-       b += gridDim.x * blockDim.x) {
+  // (64-bit: a stride past the last slot must not wrap.)
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long slot =
+           static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       slot < B; slot += stride) {
+    const int b = static_cast<int>(slot);
     const int c = b < N ? b : -1;
     slotCand[b] = c;
     depth[b] = 0;

@@ -26,8 +26,10 @@
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define PROOFC_PROLOGUE_FN __host__ __device__ __forceinline__
 #else
-#include <cstring>
 #define PROOFC_PROLOGUE_FN inline
+#endif
+#ifndef __CUDACC_RTC__
+#include <cstring> // the host halves' std::memcpy (also under nvcc)
 #endif
 
 namespace proofc {
@@ -146,7 +148,10 @@ constexpr long long kAtomLayerLanes =
     kAtomLayerTile / kAtomLayerOutputsPerThread;
 constexpr long long kAtomLayerRowsPerPass =
     kAtomLayerThreads / kAtomLayerLanes * kAtomLayerRowsPerThread;
-static_assert(kAtomLayerTile % (2 * kAtomLayerOutputsPerThread) == 0 &&
+// Whole lanes, features in pairs, whole row groups, and a thread for each
+// of a pass's rows' inputs (prologue.cu's rowInputs).
+static_assert(kAtomLayerTile % kAtomLayerOutputsPerThread == 0 &&
+                  kAtomLayerTile % 2 == 0 &&
                   kAtomLayerThreads % kAtomLayerLanes == 0 &&
                   kAtomLayerRowsPerPass <= kAtomLayerThreads,
               "prologue_ops.h: the fold_atom_layer tiling does not divide");
