@@ -1,13 +1,14 @@
 // fold_atom_layer.cu - times prologue.cu's fold_atom_layer kernel alone.
 //
 // The device fold of the atom layer runs on every Session call whose
-// weights changed (docs/performance.md, "The device fold"). This harness
+// weights changed (docs/performance.md, rows 33 and 42). This harness
 // compiles one prologue.cu (the directory given with -I: the tree's, or
 // an older copy) and times its proofc_prologue_fold_atom_layer on
 // kinship-sized random tables with the grid and block PrologueSchedule.cpp
-// gives it, then prints the median of 20 launches and an FNV-1a hash of
-// the table, so that variants compiled from other copies can be compared
-// bit for bit in one call:
+// gives it (prologue_ops.h's atomLayerGrid and kAtomLayerThreads), then
+// prints the median of 20 launches and an FNV-1a hash of the table, so
+// that variants compiled from other copies can be compared bit for bit in
+// one call:
 //   nvcc -O3 -arch=sm_90 -I runtime/src/cuda/kernels \
 //     bench/proto/fold_atom_layer.cu -o /tmp/fal && /tmp/fal
 #include "prologue.cu"
@@ -53,10 +54,9 @@ int main() {
   }
   float *dst = nullptr;
   CHECK(cudaMalloc(&dst, rows * out * 4));
-  using proofc::prologue::kAtomLayerRowsPerPass;
   using proofc::prologue::kAtomLayerThreads;
-  const unsigned grid = static_cast<unsigned>(std::clamp<long long>(
-      (rows + kAtomLayerRowsPerPass - 1) / kAtomLayerRowsPerPass, 1, 8192));
+  const unsigned grid =
+      static_cast<unsigned>(proofc::prologue::atomLayerGrid(rows));
   cudaEvent_t a, b;
   CHECK(cudaEventCreate(&a));
   CHECK(cudaEventCreate(&b));

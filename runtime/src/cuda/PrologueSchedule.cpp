@@ -123,11 +123,10 @@ void resolveFoldAtomLayer(const PrologueOp &op, const ShapeMap &shapes,
 }
 
 constexpr uint32_t kBlock = 256;
-constexpr int64_t kMaxGrid = 8192; // grid-stride loops cover the rest
 
 uint32_t gridFor(int64_t threads) {
-  return static_cast<uint32_t>(
-      std::min<int64_t>((threads + kBlock - 1) / kBlock, kMaxGrid));
+  return static_cast<uint32_t>(std::min<int64_t>(
+      (threads + kBlock - 1) / kBlock, prologue::kPrologueMaxGrid));
 }
 
 } // namespace
@@ -301,10 +300,7 @@ schedulePrologue(const GpuPlan &plan,
       // The tiled kernel: a pass of kAtomLayerRowsPerPass rows a block of
       // kAtomLayerThreads threads (prologue_ops.h).
       step.block = static_cast<uint32_t>(prologue::kAtomLayerThreads);
-      step.grid = static_cast<uint32_t>(std::clamp<int64_t>(
-          (r.dstShape[0] + prologue::kAtomLayerRowsPerPass - 1) /
-              prologue::kAtomLayerRowsPerPass,
-          1, kMaxGrid));
+      step.grid = static_cast<uint32_t>(prologue::atomLayerGrid(r.dstShape[0]));
       break;
     }
     schedule.steps.push_back(std::move(step));

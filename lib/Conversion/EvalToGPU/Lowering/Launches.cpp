@@ -18,7 +18,6 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/MathExtras.h"
 
-#include <algorithm>
 #include <tuple>
 
 using namespace mlir;
@@ -61,9 +60,9 @@ LogicalResult ProgramLowering::lowerInit(OpBuilder &builder, InitSlotsOp init) {
   // A thread a slot (step.cu's proofc_init takes any grid): one block of
   // 256 threads took 122 us for B = 8192's slots on an H200, each thread
   // writing 32 slots' states in turn (docs/performance.md, row 43).
-  const int64_t B = program.getBAttr().getInt();
+  // B >= 1 (ProgramOp's verifier), so at least one block.
   const int64_t initBlocks =
-      std::max<int64_t>(1, llvm::divideCeil(B, kStepThreads));
+      llvm::divideCeil(program.getBAttr().getInt(), kStepThreads);
   initLaunch = launch(builder, init.getLoc(), proofc::LaunchRole::Init, "init",
                       kernelRef("step", "proofc_init"),
                       {std::to_string(initBlocks)}, kStepThreads, args);

@@ -156,6 +156,19 @@ static_assert(kAtomLayerTile % kAtomLayerOutputsPerThread == 0 &&
                   kAtomLayerRowsPerPass <= kAtomLayerThreads,
               "prologue_ops.h: the fold_atom_layer tiling does not divide");
 
+/// The most blocks a prologue launch takes (PrologueSchedule.cpp): the
+/// kernels' grid-stride loops cover the rest.
+constexpr long long kPrologueMaxGrid = 8192;
+
+/// fold_atom_layer's grid for `rows` rows: a block a pass of
+/// kAtomLayerRowsPerPass rows, at least one, at most kPrologueMaxGrid.
+PROOFC_PROLOGUE_FN long long atomLayerGrid(long long rows) {
+  const long long passes =
+      (rows + kAtomLayerRowsPerPass - 1) / kAtomLayerRowsPerPass;
+  return passes < 1 ? 1 : passes > kPrologueMaxGrid ? kPrologueMaxGrid
+                                                     : passes;
+}
+
 /// mulAdd(acc, w, x) as one fused multiply-add on the device, for w and x
 /// floats widened to double (exactly): the product of two floats has at
 /// most 48 significant bits, so it is exact in double, and rounding

@@ -370,11 +370,36 @@ TEST(PrologueEmulation, AtomLayerIsBitIdenticalToTheHostAndTheConvention) {
     for (const PrologueStep &step : device.schedule().steps) {
       EXPECT_NE(step.tensor, "al.empty") << what;
       launches += step.kind == PrologueStep::Kind::FoldAtomLayer;
+      // The tiled kernel's launch: its block, and a block a pass of rows.
+      if (step.kind == PrologueStep::Kind::FoldAtomLayer) {
+        EXPECT_EQ(step.block, prologue::kAtomLayerThreads) << what;
+        const int64_t rows = host.at(step.tensor).shape[0];
+        EXPECT_EQ(step.grid, (rows + prologue::kAtomLayerRowsPerPass - 1) /
+                                 prologue::kAtomLayerRowsPerPass)
+            << what << ": " << step.tensor;
+      }
       if (step.tensor == "pp")
         EXPECT_TRUE(step.dst.scratch) << what;
     }
     EXPECT_EQ(launches, 2) << what;
   }
+}
+
+/// fold_atom_layer's grid: a block a pass, one at least (an empty table is
+/// never launched, but the function stays total), kPrologueMaxGrid at most
+/// (the grid-stride loop takes the rest).
+TEST(PrologueEmulation, AtomLayerGridIsABlockAPassCapped) {
+  const long long pass = prologue::kAtomLayerRowsPerPass;
+  EXPECT_EQ(prologue::atomLayerGrid(0), 1);
+  EXPECT_EQ(prologue::atomLayerGrid(1), 1);
+  EXPECT_EQ(prologue::atomLayerGrid(pass), 1);
+  EXPECT_EQ(prologue::atomLayerGrid(pass + 1), 2);
+  EXPECT_EQ(prologue::atomLayerGrid(pass * prologue::kPrologueMaxGrid),
+            prologue::kPrologueMaxGrid);
+  EXPECT_EQ(prologue::atomLayerGrid(pass * prologue::kPrologueMaxGrid + 1),
+            prologue::kPrologueMaxGrid);
+  // kinship's table (V10, row 42's 381,951 rows of bench/proto's shape).
+  EXPECT_EQ(prologue::atomLayerGrid(381951), prologue::kPrologueMaxGrid);
 }
 
 TEST(PrologueEmulation, AtomLayerErrorsAreTheHostPrologues) {
