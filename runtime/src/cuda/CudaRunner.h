@@ -52,6 +52,9 @@ struct DriverObjects {
   std::vector<CUmodule> modules;
   CUgraph graph = nullptr;
   CUgraphExec exec = nullptr;
+  /// The zero fills before a run (buildResetGraph): one launch.
+  CUgraph resetGraph = nullptr;
+  CUgraphExec resetExec = nullptr;
   CUevent events[2] = {nullptr, nullptr};
   std::vector<CUevent> timing;       ///< profiling events (timing enabled)
   int32_t *pinned = nullptr;         ///< host-visible flag slots
@@ -71,6 +74,10 @@ struct DriverObjects {
       drv.cuGraphExecDestroy(exec);
     if (graph)
       drv.cuGraphDestroy(graph);
+    if (resetExec)
+      drv.cuGraphExecDestroy(resetExec);
+    if (resetGraph)
+      drv.cuGraphDestroy(resetGraph);
     for (CUevent e : events)
       if (e)
         drv.cuEventDestroy(e);
@@ -276,6 +283,14 @@ private:
 
   void
   buildGraph(const std::map<std::string, CUgraphConditionalHandle> &handles);
+
+  /// The reset graph: one memset node for each of zeroBuffers_, which
+  /// execute() launches before every run but the first. One graph launch
+  /// instead of one cuMemsetD8Async per buffer (about 25 for a step
+  /// schedule), each of which cost a few microseconds of host time on every
+  /// Session call (docs/performance.md, "The Session call after rows
+  /// 42-43"). None when there is no buffer to reset.
+  void buildResetGraph();
 
   //===------------------------------------------------------------------===//
   // Execution (Executors.cpp)

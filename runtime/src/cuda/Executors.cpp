@@ -151,10 +151,8 @@ std::vector<Outcome> CudaRunner::execute(const EvalInputs &inputs,
   info_.graphLaunches = 0;
   info_.hostFlagReads = 0;
   info_.launchSeconds.clear();
-  if (!stateFresh_)
-    for (size_t i : zeroBuffers_)
-      PROOFC_CU(dev_.drv, cuMemsetD8Async, dev_.buffers[i], 0,
-                binding_->buffers()[i].bytes, dev_.stream);
+  if (!stateFresh_ && dev_.resetExec)
+    PROOFC_CU(dev_.drv, cuGraphLaunch, dev_.resetExec, dev_.stream);
   stateFresh_ = false;
   // The blocks of one call share their weights (EvalInputs::weightsId):
   // the prologue's tables on the device are already theirs.

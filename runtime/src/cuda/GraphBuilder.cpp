@@ -4,13 +4,13 @@
 // How the schedule will run: the cond mode (native falls back to emulated,
 // with a notice, when the probe finds no conditional graph nodes; profiled
 // runs are host-driven), each launch prepared (function, limits, its
-// kernel-parameter block, its role for the profile's phases), and ONE CUDA
-// graph: native, the setup launches then WHILE(loop) { step x K } with
+// kernel-parameter block, its role for the profile's phases), and the run's
+// one CUDA graph: native, the setup launches then WHILE(loop) { step x K } with
 // the first copy's conds as IF nodes, the launches named by "node:"
 // arguments device-updatable and each such argument the address of the
 // record (handle, grid) of the next node of its launch (the step policy's
 // and the advance-engine's grids, kernel_abi.h); emulated, K copies of the
-// step.
+// step. And the reset graph, the zero fills before a run as memset nodes.
 //
 //===----------------------------------------------------------------------===//
 #if PROOFC_HAVE_CUDA
@@ -313,6 +313,34 @@ void CudaRunner::buildGraph(
     PROOFC_CU(dev_.drv, cuGraphUpload, dev_.exec, dev_.stream);
   graphNodes_.clear();
   bindingNodes_ = false;
+}
+
+void CudaRunner::buildResetGraph() {
+  if (zeroBuffers_.empty())
+    return;
+  CudaDriver &drv = dev_.drv;
+  PROOFC_CU(drv, cuGraphCreate, &dev_.resetGraph, 0);
+  // Independent nodes: the driver may run them side by side. Words where
+  // the size allows (every buffer starts at cuMemAlloc's alignment).
+  for (size_t i : zeroBuffers_) {
+    const size_t bytes = binding_->buffers()[i].bytes;
+    if (bytes == 0)
+      continue;
+    CUgraphNodeParams p{};
+    p.type = CU_GRAPH_NODE_TYPE_MEMSET;
+    p.memset.dst = dev_.buffers[i];
+    p.memset.value = 0;
+    p.memset.elementSize = bytes % 4 == 0 ? 4 : 1;
+    p.memset.width = bytes / p.memset.elementSize;
+    p.memset.height = 1;
+    p.memset.pitch = 0;
+    p.memset.ctx = dev_.ctx;
+    CUgraphNode node = nullptr;
+    PROOFC_CU(drv, cuGraphAddNode, &node, dev_.resetGraph, nullptr, nullptr, 0,
+              &p);
+  }
+  PROOFC_CU(drv, cuGraphInstantiateWithFlags, &dev_.resetExec, dev_.resetGraph,
+            0);
 }
 
 } // namespace proofc

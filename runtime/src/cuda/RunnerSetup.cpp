@@ -42,6 +42,7 @@ void CudaRunner::setup(const EvalInputs &inputs, BackendTimings &timings) {
                   static_cast<int32_t>(i)) == binding.weightBuffers().end())
       zeroBuffers_.push_back(i);
   allocate(binding);
+  buildResetGraph();
   loadModules();
   resolveCondMode();
   std::map<std::string, CUgraphConditionalHandle> handles;
