@@ -1,7 +1,7 @@
 // fold_atom_layer.cu - times prologue.cu's fold_atom_layer kernel alone.
 //
 // The device fold of the atom layer runs on every Session call whose
-// weights changed (docs/performance.md, rows 33 and 42). This harness
+// weights changed (docs/performance.md, rows 33, 42 and 45). This harness
 // compiles one prologue.cu (the directory given with -I: the tree's, or
 // an older copy) and times its proofc_prologue_fold_atom_layer on
 // kinship-sized random tables with the grid and block PrologueSchedule.cpp

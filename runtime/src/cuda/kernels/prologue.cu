@@ -4,9 +4,10 @@
 // GpuPlan prologue op that computes, each a grid-stride loop over its output
 // elements calling the op's element function of prologue_ops.h, the same
 // function the host prologue calls -- so the device tables are bit for bit
-// the host's (fold_atom_layer's, the one large table, is tiled through
-// shared memory with the same sums: its banner says why). A plain copy is not a kernel (DevicePrologue aliases or uses
-// cuMemcpyDtoDAsync). Any grid and block size gives the same result.
+// the host's (fold_atom_layer's, the one large table, is a GEMM on the FP64
+// tensor core with the same sums: its banner says why). A plain copy is not
+// a kernel (DevicePrologue aliases or uses cuMemcpyDtoDAsync). Any grid
+// gives the same result.
 //
 // Embedded into the runtime at build time (runtime/cmake/EmbedSource.cmake
 // pastes prologue_ops.h in place of its #include) and compiled with NVRTC for
@@ -32,81 +33,99 @@ proofc_prologue_fold_columns(float *dst, const float *table,
                                                   colBegin, cols, e);
 }
 
-/// Two adjacent features of a row in fold_atom_layer's shared memory.
-struct alignas(16) DoublePair {
-  double even, odd;
-};
+// The FP64 tensor core's step where the device has one (sm_80 on); the
+// same sums one at a time elsewhere (older devices, the emulation tests).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define PROOFC_ATOM_LAYER_MMA 1
+#else
+#define PROOFC_ATOM_LAYER_MMA 0
+#endif
+
+#if PROOFC_ATOM_LAYER_MMA
+/// One mma.sync.m8n8k4 f64 step, C += A B on an 8 x 8 tile of C: the lane
+/// holds a = A[lane / 4][lane % 4], b = B[lane % 4][lane / 4] and
+/// c0, c1 = C[lane / 4][2 (lane % 4) + {0, 1}]. Each output becomes the
+/// FMA chain c = fma(A[r][k], B[k][n], c) over k = 0..3 in ascending order
+/// (measured bit for bit on sm_90: bench/proto/dmma_order.cu; checked on
+/// every GPU the tests run on: GpuDevicePrologue's
+/// Fp64MmaIsAnAscendingFmaChain).
+__device__ __forceinline__ void mmaF64m8n8k4(double &c0, double &c1, double a,
+                                             double b) {
+  asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, "
+      "{%0, %1};"
+      : "+d"(c0), "+d"(c1)
+      : "d"(a), "d"(b));
+}
+#endif
 
 /// dst [rows, out] = fold_atom_layer(pred_proj [predRows, width], the
 /// argument tables arg0/arg1 const [consts, width] and var [vars, width],
 /// weight [out, width]); rows is (predRows + 1) * argRows^2, or 0 (nothing
 /// to write: the table is past kernel_abi.h's budget).
 ///
-/// Tiled, unlike the other ops' loops over elements (kinship's table is
-/// 24.5 M elements of 64 products each, which that loop took 7 ms for on
-/// an H200, every time a Session's weights change): a block of
-/// kAtomLayerThreads threads takes kAtomLayerRowsPerPass rows at a time;
-/// thread t owns the outputs j0 + t % kAtomLayerLanes + k * kAtomLayerLanes
-/// (k < kAtomLayerOutputsPerThread) of the kAtomLayerRowsPerThread
-/// consecutive rows from (t / kAtomLayerLanes) * kAtomLayerRowsPerThread.
-/// The rows' atom inputs (atomLayerInput), widened to double once, and a
-/// kAtomLayerTile x kAtomLayerTile tile of W^T go through shared memory once
-/// per pass and tile; a thread's sums are independent, so its double FMAs
-/// overlap instead of each waiting for the last, and a row's input rows
-/// are found once a pass. Each output is the sum docs/bundle.md defines,
+/// A GEMM whose A rows are made on the fly: kinship's table is 24.5 M
+/// outputs of 64 products each (1.57 G), made on every Session call whose
+/// weights changed. Each output is the sum docs/bundle.md defines,
 /// weight[j][f] times atomLayerInput of the row's atomLayerRowInputs, in
-/// double from 0 in ascending f and rounded once (mulAddExactProduct gives
-/// mulAdd's bits), so the result does not depend on the grid or block.
+/// double from 0 in ascending f and rounded once; the products of floats
+/// are exact in double, so that sum is a chain of FMAs
+/// (mulAddExactProduct), and the FP64 tensor core's m8n8k4 step is that
+/// chain over 4 features (mmaF64m8n8k4): the table is the host's bit for
+/// bit, for any grid. The tensor core does a step's 256 FMAs in one
+/// instruction at twice the rate of the double FMA pipe, which the tiled
+/// FMA kernel before it (0.36 ms on an H200, docs/performance.md row 42)
+/// kept a quarter busy.
 ///
-/// The inputs are widened to double once, when they are stored, not at
-/// each of their products (sm_90 converts to double at a quarter of its
-/// FMA rate: converting both operands of every product took 0.55 ms for
-/// kinship's table on an H200, this kernel 0.36 ms; docs/performance.md,
-/// row 42); a thread's 4 outputs x 4 rows make each weight read serve 4
-/// products and each input read 4; a whole tile's loop is unrolled, so the
-/// next pair of features is read while this pair's products run. The
-/// block must be kAtomLayerThreads threads (prologue_ops.h; the schedule
-/// launches it so); any grid.
+/// A block of kAtomLayerThreads threads takes kAtomLayerRowsPerPass rows a
+/// pass: their input rows found once (rowInputs: 64-bit divisions), their
+/// atom inputs (floats, 0 past the width; a thread a feature, its rows'
+/// loads in flight together) and a kAtomLayerTile square tile of W stored
+/// in shared memory, then each warp
+/// sums its kAtomLayerWarpRows rows times the output tile: 2 x 8 tiles of
+/// 8 x 8, a k-step of 4 features at a time. Features past the width and
+/// outputs past `out` are zeros in both operands, which leave a sum as it
+/// is (fma(0, 0, c) = c: c is never -0, a chain from +0 never gives one),
+/// and are not stored. The block must be kAtomLayerThreads threads
+/// (prologue_ops.h; the schedule launches it so); any grid.
 extern "C" __global__ void proofc_prologue_fold_atom_layer(
     float *dst, const float *predProj, const float *arg0Const,
     const float *arg1Const, const float *arg0Var, const float *arg1Var,
     const float *weight, long long rows, long long predRows, long long consts,
     long long vars, long long argRows, long long width, long long out,
     int relu) {
-  using proofc::prologue::kAtomLayerLanes;
-  using proofc::prologue::kAtomLayerOutputsPerThread;
+  using proofc::prologue::kAtomLayerPad;
   using proofc::prologue::kAtomLayerRowsPerPass;
-  using proofc::prologue::kAtomLayerRowsPerThread;
   using proofc::prologue::kAtomLayerThreads;
   using proofc::prologue::kAtomLayerTile;
+  using proofc::prologue::kAtomLayerWarpRows;
   using proofc::prologue::AtomLayerRowInputs;
-  constexpr long long kRows = kAtomLayerRowsPerThread;
-  constexpr long long kOuts = kAtomLayerOutputsPerThread;
-  constexpr long long kPairs = kAtomLayerTile / 2; // a row's features in v
-  __shared__ float wT[kAtomLayerTile * kAtomLayerTile]; // [f][j]
-  // The inputs [row][f / 2], features f and f + 1 read at once (16 bytes).
-  __shared__ DoublePair v[kAtomLayerRowsPerPass * kPairs];
+  constexpr int kStride = static_cast<int>(kAtomLayerTile + kAtomLayerPad);
+  constexpr int kRowTiles = static_cast<int>(kAtomLayerWarpRows / 8);
+  constexpr int kColTiles = static_cast<int>(kAtomLayerTile / 8);
+  // W's tile [j][f], widened to double at each fragment read: as floats
+  // it is half the shared memory, so twice the blocks fit an SM.
+  __shared__ float w[kAtomLayerTile * kStride];
+  // The pass's atom inputs [row][f].
+  __shared__ float v[kAtomLayerRowsPerPass * kStride];
   // The pass's rows' input rows (atomLayerRowInputs: 64-bit divisions,
   // once a row rather than once an element).
   __shared__ AtomLayerRowInputs rowInputs[kAtomLayerRowsPerPass];
   const long long t = threadIdx.x;
-  const long long lane = t % kAtomLayerLanes;
-  const long long firstRow = t / kAtomLayerLanes * kRows;
-  // One tile of W^T: columns f0.. and rows j0.. of weight [out, width].
+  const int lane = static_cast<int>(t % 32);
+  const int warpRow0 = static_cast<int>(t / 32 * kAtomLayerWarpRows);
   auto loadW = [&](long long f0, long long j0) {
     for (long long i = t; i < kAtomLayerTile * kAtomLayerTile;
          i += kAtomLayerThreads) {
-      const long long f = i / kAtomLayerTile, j = i % kAtomLayerTile;
-      wT[i] = f0 + f < width && j0 + j < out
-                  ? weight[(j0 + j) * width + f0 + f]
-                  : 0.0f;
+      const long long j = i / kAtomLayerTile, f = i % kAtomLayerTile;
+      w[j * kStride + f] =
+          f0 + f < width && j0 + j < out
+              ? weight[(j0 + j) * width + f0 + f]
+              : 0.0f;
     }
   };
   const bool oneTile = width <= kAtomLayerTile && out <= kAtomLayerTile;
-  if (oneTile) {
-    loadW(0, 0);
-    __syncthreads();
-  }
+  if (oneTile)
+    loadW(0, 0); // the first pass's barrier orders it before the reads
   const long long passes =
       (rows + kAtomLayerRowsPerPass - 1) / kAtomLayerRowsPerPass;
   for (long long pass = blockIdx.x; pass < passes; pass += gridDim.x) {
@@ -117,70 +136,81 @@ extern "C" __global__ void proofc_prologue_fold_atom_layer(
           predProj, arg0Const, arg1Const, arg0Var, arg1Var, predRows, consts,
           vars, argRows, width, row0 + t);
     for (long long j0 = 0; j0 < out; j0 += kAtomLayerTile) {
-      double acc[kOuts][kRows];
-      for (long long k = 0; k < kOuts; ++k)
-        for (long long r = 0; r < kRows; ++r)
-          acc[k][r] = 0.0;
+      double acc[kRowTiles][kColTiles][2];
+      for (int m = 0; m < kRowTiles; ++m)
+        for (int n = 0; n < kColTiles; ++n)
+          acc[m][n][0] = acc[m][n][1] = 0.0;
       for (long long f0 = 0; f0 < width; f0 += kAtomLayerTile) {
         __syncthreads(); // the last tile's reads are done, rowInputs set
         if (!oneTile)
           loadW(f0, j0);
-        // The pass's inputs for features f0..: [row][f], 0 past the end.
-        for (long long i = t; i < kAtomLayerRowsPerPass * kAtomLayerTile;
-             i += kAtomLayerThreads) {
-          const long long r = i / kAtomLayerTile, f = f0 + i % kAtomLayerTile;
-          float x = 0.0f;
-          if (row0 + r < rows && f < width) {
-            const AtomLayerRowInputs &in = rowInputs[r];
-            x = proofc::prologue::atomLayerInput(in.pred, in.arg0, in.arg1, f,
-                                                 relu != 0);
+        // The pass's inputs for features f0..: 0 past the rows or width. A
+        // thread keeps one feature and takes every (threads / tile)-th row,
+        // so that its loads of several rows are in flight at once.
+        {
+          constexpr long long kRowStep = kAtomLayerThreads / kAtomLayerTile;
+          const long long fl = t % kAtomLayerTile, f = f0 + fl;
+#pragma unroll 8
+          for (long long r = t / kAtomLayerTile; r < kAtomLayerRowsPerPass;
+               r += kRowStep) {
+            float x = 0.0f;
+            if (row0 + r < rows && f < width) {
+              const AtomLayerRowInputs &in = rowInputs[r];
+              x = proofc::prologue::atomLayerInput(in.pred, in.arg0, in.arg1,
+                                                   f, relu != 0);
+            }
+            v[r * kStride + fl] = x;
           }
-          DoublePair &pair = v[i / 2];
-          (i % 2 == 0 ? pair.even : pair.odd) = static_cast<double>(x);
         }
         __syncthreads();
         const long long fs =
             width - f0 < kAtomLayerTile ? width - f0 : kAtomLayerTile;
-        const DoublePair *vr = v + firstRow * kPairs;
-        // Features two at a time, in ascending order; an odd last one alone
-        // (its pair's odd half is 0 and never read). A whole tile's loop is
-        // unrolled, so that the next pair's reads are issued before this
-        // pair's products (int indices: shared memory offsets).
-        auto pairOfFeatures = [&](int i, bool two) {
-          double w[2][kOuts];
-          for (int k = 0; k < kOuts; ++k) {
-            const float *col =
-                wT + i * kAtomLayerTile + lane + k * kAtomLayerLanes;
-            w[0][k] = static_cast<double>(col[0]);
-            w[1][k] = two ? static_cast<double>(col[kAtomLayerTile]) : 0.0;
+        const float *vw = v + warpRow0 * kStride;
+        auto step = [&](int k0) {
+#if PROOFC_ATOM_LAYER_MMA
+          double a[kRowTiles], b[kColTiles];
+          for (int m = 0; m < kRowTiles; ++m)
+            a[m] = static_cast<double>(
+                vw[(m * 8 + lane / 4) * kStride + k0 + lane % 4]);
+          for (int n = 0; n < kColTiles; ++n)
+            b[n] = static_cast<double>(
+                w[(n * 8 + lane / 4) * kStride + k0 + lane % 4]);
+          for (int m = 0; m < kRowTiles; ++m)
+            for (int n = 0; n < kColTiles; ++n)
+              mmaF64m8n8k4(acc[m][n][0], acc[m][n][1], a[m], b[n]);
+#else
+          for (int m = 0; m < kRowTiles; ++m) {
+            const float *x = vw + (m * 8 + lane / 4) * kStride + k0;
+            for (int n = 0; n < kColTiles; ++n)
+              for (int c = 0; c < 2; ++c) {
+                const float *wj =
+                    w + (n * 8 + 2 * (lane % 4) + c) * kStride + k0;
+                for (int k = 0; k < 4; ++k)
+                  acc[m][n][c] = proofc::prologue::mulAddExactProduct(
+                      acc[m][n][c], static_cast<double>(wj[k]),
+                      static_cast<double>(x[k]));
+              }
           }
-          for (int r = 0; r < kRows; ++r) {
-            const DoublePair x = vr[r * kPairs + i / 2];
-            for (int k = 0; k < kOuts; ++k) {
-              acc[k][r] = proofc::prologue::mulAddExactProduct(acc[k][r],
-                                                               w[0][k], x.even);
-              if (two)
-                acc[k][r] = proofc::prologue::mulAddExactProduct(
-                    acc[k][r], w[1][k], x.odd);
-            }
-          }
+#endif
         };
+        // Whole k-steps: past the width both operands are zeros.
         if (fs == kAtomLayerTile) {
-#pragma unroll 4
-          for (int i = 0; i < kAtomLayerTile; i += 2)
-            pairOfFeatures(i, true);
+#pragma unroll
+          for (int k0 = 0; k0 < kAtomLayerTile; k0 += 4)
+            step(k0);
         } else {
-          for (int i = 0; i < fs; i += 2)
-            pairOfFeatures(i, i + 1 < fs);
+          for (int k0 = 0; k0 < fs; k0 += 4)
+            step(k0);
         }
       }
-      for (long long r = 0; r < kRows; ++r) {
-        const long long row = row0 + firstRow + r;
-        for (long long k = 0; k < kOuts; ++k) {
-          const long long j = j0 + lane + k * kAtomLayerLanes;
-          if (row < rows && j < out)
-            dst[row * out + j] = proofc::prologue::toFloat(acc[k][r]);
-        }
+      for (int m = 0; m < kRowTiles; ++m) {
+        const long long row = row0 + warpRow0 + m * 8 + lane / 4;
+        for (int n = 0; n < kColTiles; ++n)
+          for (int c = 0; c < 2; ++c) {
+            const long long j = j0 + n * 8 + 2 * (lane % 4) + c;
+            if (row < rows && j < out)
+              dst[row * out + j] = proofc::prologue::toFloat(acc[m][n][c]);
+          }
       }
     }
   }

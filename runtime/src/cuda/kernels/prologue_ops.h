@@ -133,49 +133,58 @@ PROOFC_PROLOGUE_FN AtomLayerRowInputs atomLayerRowInputs(
 }
 
 /// The tiled fold_atom_layer kernel's shape (prologue.cu), which its
-/// launch (PrologueSchedule.cpp) follows: a block of kAtomLayerThreads
-/// threads takes kAtomLayerRowsPerPass rows a pass, outputs and features in
-/// tiles of kAtomLayerTile; a thread owns kAtomLayerOutputsPerThread outputs
-/// of a tile (lane, lane + kAtomLayerLanes, ...) for kAtomLayerRowsPerThread
-/// rows: independent sums, so that its double FMAs do not wait on each
-/// other, and each weight read from shared memory serves its rows, each
-/// input read (one address for the whole warp) its outputs.
+/// launch (PrologueSchedule.cpp) follows: a block of kAtomLayerWarps warps
+/// takes kAtomLayerRowsPerPass rows a pass, outputs and features in tiles of
+/// kAtomLayerTile; a warp owns kAtomLayerWarpRows rows of the pass (two
+/// 8-row tiles of mma.sync.m8n8k4's A) times the whole output tile (eight
+/// 8-column tiles of its C), summed 4 features (a k-step) at a time. The
+/// rows in shared memory are kAtomLayerTile + kAtomLayerPad elements apart, so
+/// that a warp's fragment reads (8 rows x 4 features) hit distinct banks.
 constexpr long long kAtomLayerTile = 64;
-constexpr long long kAtomLayerThreads = 128;
-constexpr long long kAtomLayerOutputsPerThread = 4;
-constexpr long long kAtomLayerRowsPerThread = 4;
-constexpr long long kAtomLayerLanes =
-    kAtomLayerTile / kAtomLayerOutputsPerThread;
+constexpr long long kAtomLayerWarps = 2;
+constexpr long long kAtomLayerThreads = 32 * kAtomLayerWarps;
+constexpr long long kAtomLayerWarpRows = 16;
 constexpr long long kAtomLayerRowsPerPass =
-    kAtomLayerThreads / kAtomLayerLanes * kAtomLayerRowsPerThread;
-// Whole lanes, features in pairs, whole row groups, and a thread for each
-// of a pass's rows' inputs (prologue.cu's rowInputs).
-static_assert(kAtomLayerTile % kAtomLayerOutputsPerThread == 0 &&
-                  kAtomLayerTile % 2 == 0 &&
-                  kAtomLayerThreads % kAtomLayerLanes == 0 &&
-                  kAtomLayerRowsPerPass <= kAtomLayerThreads,
+    kAtomLayerWarps * kAtomLayerWarpRows;
+constexpr long long kAtomLayerPad = 4;
+// Whole 8 x 8 x 4 tiles, a thread for each of a pass's rows' inputs
+// (prologue.cu's rowInputs) and whole rows of threads a feature each (its
+// fill).
+static_assert(kAtomLayerTile % 8 == 0 && kAtomLayerWarpRows % 8 == 0 &&
+                  kAtomLayerRowsPerPass <= kAtomLayerThreads &&
+                  kAtomLayerThreads % kAtomLayerTile == 0,
               "prologue_ops.h: the fold_atom_layer tiling does not divide");
 
 /// The most blocks a prologue launch takes (PrologueSchedule.cpp): the
 /// kernels' grid-stride loops cover the rest.
 constexpr long long kPrologueMaxGrid = 8192;
 
+/// The most blocks fold_atom_layer takes, below kPrologueMaxGrid: each
+/// block loads W's tile into shared memory once, so a block does several
+/// passes (kinship's 11,936 passes: about 6 a block; 8,192 blocks took
+/// 182 us on an H200, 1,056 or 2,112 blocks 169-171 us:
+/// docs/performance.md, row 44). About two of an H100's or H200's waves
+/// (132 SMs, 8 blocks each), not tied to them.
+constexpr long long kAtomLayerMaxGrid = 2048;
+
 /// fold_atom_layer's grid for `rows` rows: a block a pass of
-/// kAtomLayerRowsPerPass rows, at least one, at most kPrologueMaxGrid.
+/// kAtomLayerRowsPerPass rows, at least one, at most kAtomLayerMaxGrid.
 PROOFC_PROLOGUE_FN long long atomLayerGrid(long long rows) {
   const long long passes =
       (rows + kAtomLayerRowsPerPass - 1) / kAtomLayerRowsPerPass;
-  return passes < 1 ? 1 : passes > kPrologueMaxGrid ? kPrologueMaxGrid
-                                                     : passes;
+  return passes < 1 ? 1 : passes > kAtomLayerMaxGrid ? kAtomLayerMaxGrid
+                                                      : passes;
 }
 
 /// mulAdd(acc, w, x) as one fused multiply-add on the device, for w and x
 /// floats widened to double (exactly): the product of two floats has at
 /// most 48 significant bits, so it is exact in double, and rounding
 /// acc + w·x once (fma) or the exact product then the sum (mulAdd) gives
-/// the same double. The tiled fold_atom_layer kernel (prologue.cu) uses it
-/// on operands it widened once into shared memory: half the double
-/// instructions of mulAdd and no conversion a product, the same bits.
+/// the same double. The tiled fold_atom_layer kernel (prologue.cu) sums
+/// this way: on the FP64 tensor core, whose m8n8k4 step is this chain over
+/// its 4 features in ascending order (bench/proto/dmma_order.cu; the GPU
+/// test GpuDevicePrologue.Fp64MmaIsAnAscendingFmaChain), or with it
+/// directly where there is none (sm < 80, the emulation tests).
 PROOFC_PROLOGUE_FN double mulAddExactProduct(double acc, double w, double x) {
 #ifdef __CUDA_ARCH__
   return __fma_rn(w, x, acc);

@@ -9,6 +9,8 @@
 // (scratch reused, then grown), with the kernel cache hit by a second
 // object; a bad weight is the host prologue's error, before any work, and
 // an output buffer too small for its tensor is an error, not an overrun.
+// And the fold's premise on this GPU: the FP64 tensor core's m8n8k4 step is
+// an FMA chain in ascending order, bit for bit.
 // Skipped without a CUDA device.
 //
 //===----------------------------------------------------------------------===//
@@ -18,11 +20,14 @@
 
 #include "TestUtil.h"
 #include "cuda/DevicePrologue.h"
+#include "cuda/Nvrtc.h"
 #include "cuda/PlanBinding.h"
 #include "runtime/cuda/GpuTestUtil.h"
 #include "runtime/cuda/PrologueTestUtil.h"
 #include "runtime/cuda/TestBundle.h"
 
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 
 namespace proofc::test {
@@ -99,11 +104,94 @@ TEST_F(GpuDevicePrologue, EveryOpAtOddSizesIsBitIdenticalToTheHost) {
 
 TEST_F(GpuDevicePrologue, AtomLayerIsBitIdenticalToTheHost) {
   std::unique_ptr<DevicePrologue> prologue = makePrologue();
-  for (uint64_t seed = 1; seed <= 6; ++seed) {
+  // Seeds 7 and 8: widths and outputs past one 64-wide tile.
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
     const PrologueCase c = atomLayerPrologueCase(seed);
     expectMatchesHost(*prologue, c.plan, c.weights, c.outputs, streams_[0],
                       "seed " + std::to_string(seed));
   }
+}
+
+/// A double of random sign and significand, the exponent in [-e, e];
+/// `floatBits`: only a float's 24 significant bits, so that products are
+/// exact in double, as the fold's are.
+double randomDouble(SplitMix64 &rng, int e, bool floatBits) {
+  uint64_t mantissa = rng.next() & ((uint64_t{1} << 52) - 1);
+  if (floatBits)
+    mantissa &= ~((uint64_t{1} << 29) - 1);
+  const uint64_t r = rng.next();
+  const int exponent = static_cast<int>(r % (2 * e + 1)) - e;
+  const uint64_t bits =
+      (r >> 63) << 63 | static_cast<uint64_t>(1023 + exponent) << 52 | mantissa;
+  double x;
+  std::memcpy(&x, &bits, 8);
+  return x;
+}
+
+/// The premise of the fold on the FP64 tensor core (prologue.cu's
+/// mmaF64m8n8k4): on this GPU an m8n8k4 step gives every output the bits
+/// of the FMA chain c = fma(A[r][k], B[k][n], c) over k = 0..3 in
+/// ascending order, which is the host's sum. A table compared bit for bit
+/// would not show another order: double sums that differ in their last
+/// bits almost never round to different floats. So the step is compared
+/// in double, on random tiles of float-precision operands (the fold's) and
+/// of double ones, with exponents near and far apart.
+TEST_F(GpuDevicePrologue, Fp64MmaIsAnAscendingFmaChain) {
+  if (gpu_->major < 8)
+    GTEST_SKIP() << "no FP64 tensor core below sm_80: the fold sums with "
+                    "FMAs there";
+  const std::string source = DevicePrologue::source() + R"(
+extern "C" __global__ void proofc_test_mma(const double *a, const double *b,
+                                           double *c, int tiles) {
+  const int lane = threadIdx.x % 32;
+  const int tile = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  if (tile >= tiles)
+    return; // whole warps: the block is a multiple of 32
+  double c0 = c[tile * 64 + lane * 2], c1 = c[tile * 64 + lane * 2 + 1];
+  mmaF64m8n8k4(c0, c1, a[tile * 32 + lane], b[tile * 32 + lane]);
+  c[tile * 64 + lane * 2] = c0;
+  c[tile * 64 + lane * 2 + 1] = c1;
+}
+)";
+  const CUmodule module = gpu_->load(Nvrtc::get().compileToCubin(
+      source, "prologue_mma_test.cu", {}, gpu_->major, gpu_->minor));
+  const CUfunction fn = gpu_->function(module, "proofc_test_mma");
+  constexpr int kTiles = 1 << 14;
+  SplitMix64 rng(29);
+  for (const bool floatBits : {true, false})
+    for (const int e : {2, 30}) {
+      // The lanes' fragments: a = A[l / 4][l % 4], b = B[l % 4][l / 4],
+      // c = C[l / 4][2 (l % 4) + i].
+      std::vector<double> a(kTiles * 32), b(kTiles * 32), c(kTiles * 64);
+      for (double &x : a)
+        x = randomDouble(rng, e, floatBits);
+      for (double &x : b)
+        x = randomDouble(rng, e, floatBits);
+      for (double &x : c)
+        x = randomDouble(rng, e + 8, false);
+      CUdeviceptr da = gpu_->upload(a), db = gpu_->upload(b),
+                  dc = gpu_->upload(c);
+      int tiles = kTiles;
+      void *args[] = {&da, &db, &dc, &tiles};
+      PROOFC_CU(gpu_->drv, cuLaunchKernel, fn, kTiles / 4, 1, 1, 128, 1, 1, 0,
+                nullptr, args, nullptr);
+      PROOFC_CU(gpu_->drv, cuCtxSynchronize);
+      const std::vector<double> d = gpu_->download<double>(dc, c.size());
+      int64_t differ = 0;
+      for (int t = 0; t < kTiles; ++t)
+        for (int r = 0; r < 8; ++r)
+          for (int n = 0; n < 8; ++n) {
+            const int lane = r * 4 + n / 2, i = n % 2;
+            double chain = c[t * 64 + lane * 2 + i];
+            for (int k = 0; k < 4; ++k)
+              chain = std::fma(a[t * 32 + r * 4 + k], b[t * 32 + (n * 4 + k)],
+                               chain);
+            differ += std::memcmp(&chain, &d[t * 64 + lane * 2 + i], 8) != 0;
+          }
+      EXPECT_EQ(differ, 0) << (floatBits ? "float" : "double")
+                           << "-precision operands, exponents within +-" << e
+                           << ": of " << kTiles * 64 << " outputs";
+    }
 }
 
 TEST_F(GpuDevicePrologue, BundleProloguesOnRealWeightsAreBitIdentical) {

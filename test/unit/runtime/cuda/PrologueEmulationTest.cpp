@@ -78,7 +78,9 @@ public:
     return shapes;
   }
 
-  void run() {
+  /// `atomLayerGrid` > 0: fold_atom_layer launched with that grid instead
+  /// of the schedule's (its blocks then take several passes each).
+  void run(unsigned atomLayerGrid = 0) {
     for (const PrologueStep &s : schedule_.steps) {
       float *dst = at(s.dst);
       const float *src = at(s.src);
@@ -110,7 +112,7 @@ public:
         const float *args[4];
         for (int a = 0; a < 4; ++a)
           args[a] = at(s.args[a]);
-        emu::launch(s.grid, s.block, [&] {
+        emu::launch(atomLayerGrid > 0 ? atomLayerGrid : s.grid, s.block, [&] {
           proofc_prologue_fold_atom_layer(dst, src, args[0], args[1], args[2],
                                           args[3], weight, s.elements / s.out,
                                           s.rows, s.consts, s.vars, s.argRows,
@@ -144,13 +146,15 @@ private:
   PrologueSchedule schedule_;
 };
 
-/// Runs `plan` both ways and compares every output bit for bit.
+/// Runs `plan` both ways and compares every output bit for bit
+/// (`atomLayerGrid`: EmulatedPrologue::run's).
 void expectEmulationMatchesHost(const GpuPlan &plan, const TensorMap &weights,
                                 const std::vector<std::string> &outputs,
-                                const std::string &what) {
+                                const std::string &what,
+                                unsigned atomLayerGrid = 0) {
   const TensorMap host = runPlanPrologue(plan, weights, "x.pcb");
   EmulatedPrologue device(plan, weights, outputs);
-  device.run();
+  device.run(atomLayerGrid);
   ASSERT_FALSE(outputs.empty()) << what;
   for (const std::string &name : outputs) {
     const Tensor &ref = host.at(name);
@@ -370,7 +374,8 @@ TEST(PrologueEmulation, AtomLayerIsBitIdenticalToTheHostAndTheConvention) {
     for (const PrologueStep &step : device.schedule().steps) {
       EXPECT_NE(step.tensor, "al.empty") << what;
       launches += step.kind == PrologueStep::Kind::FoldAtomLayer;
-      // The tiled kernel's launch: its block, and a block a pass of rows.
+      // The tiled kernel's launch: its block, and a block a pass of rows
+      // (these tables are under the cap).
       if (step.kind == PrologueStep::Kind::FoldAtomLayer) {
         EXPECT_EQ(step.block, prologue::kAtomLayerThreads) << what;
         const int64_t rows = host.at(step.tensor).shape[0];
@@ -385,21 +390,36 @@ TEST(PrologueEmulation, AtomLayerIsBitIdenticalToTheHostAndTheConvention) {
   }
 }
 
+/// Blocks that take several passes each (the grid-stride loop, which
+/// kinship's table reaches past kAtomLayerMaxGrid blocks): a pass must
+/// start from its own rows' inputs and zeroed sums, whatever the last
+/// pass of the block left in shared memory and registers.
+TEST(PrologueEmulation, AtomLayerBlocksOfSeveralPassesAreBitIdentical) {
+  for (uint64_t seed : {2u, 5u, 7u, 8u})
+    for (unsigned grid : {1u, 3u})
+      expectEmulationMatchesHost(
+          atomLayerPrologueCase(seed).plan, atomLayerPrologueCase(seed).weights,
+          atomLayerPrologueCase(seed).outputs,
+          "seed " + std::to_string(seed) + ", grid " + std::to_string(grid),
+          grid);
+}
+
 /// fold_atom_layer's grid: a block a pass, one at least (an empty table is
-/// never launched, but the function stays total), kPrologueMaxGrid at most
-/// (the grid-stride loop takes the rest).
+/// never launched, but the function stays total), kAtomLayerMaxGrid at most
+/// (the grid-stride loop takes the rest), within every prologue launch's
+/// cap.
 TEST(PrologueEmulation, AtomLayerGridIsABlockAPassCapped) {
-  const long long pass = prologue::kAtomLayerRowsPerPass;
+  const long long pass = prologue::kAtomLayerRowsPerPass,
+                  most = prologue::kAtomLayerMaxGrid;
+  EXPECT_LE(most, prologue::kPrologueMaxGrid);
   EXPECT_EQ(prologue::atomLayerGrid(0), 1);
   EXPECT_EQ(prologue::atomLayerGrid(1), 1);
   EXPECT_EQ(prologue::atomLayerGrid(pass), 1);
   EXPECT_EQ(prologue::atomLayerGrid(pass + 1), 2);
-  EXPECT_EQ(prologue::atomLayerGrid(pass * prologue::kPrologueMaxGrid),
-            prologue::kPrologueMaxGrid);
-  EXPECT_EQ(prologue::atomLayerGrid(pass * prologue::kPrologueMaxGrid + 1),
-            prologue::kPrologueMaxGrid);
+  EXPECT_EQ(prologue::atomLayerGrid(pass * most), most);
+  EXPECT_EQ(prologue::atomLayerGrid(pass * most + 1), most);
   // kinship's table (V10, row 42's 381,951 rows of bench/proto's shape).
-  EXPECT_EQ(prologue::atomLayerGrid(381951), prologue::kPrologueMaxGrid);
+  EXPECT_EQ(prologue::atomLayerGrid(381951), most);
 }
 
 TEST(PrologueEmulation, AtomLayerErrorsAreTheHostPrologues) {
