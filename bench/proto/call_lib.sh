@@ -1,0 +1,74 @@
+# call_lib.sh - the helpers every GPU call script repeated (sourced, not run).
+#
+# A call script under bench/results/<date>/callX/call.sh runs on the GPU
+# machine from the repository root, with .gpudata and .deps carried and $OUT
+# its output folder. Until 2026-12-01 each script copied the CUPTI
+# library's build line, the session bench's median helper and the runtime
+# build line (duplicates found 47 such pairs); they are defined here once:
+#
+#   source bench/proto/call_lib.sh
+#   call_env                          # PATH, LD_LIBRARY_PATH, the kernel cache
+#   call_build build-gpu-device proofc-run proofc-session-bench
+#   call_timeline_lib /tmp/kt.so      # bench/proto/kernel_timeline.cpp
+#   call_session_median BUNDLE LABEL [session-bench flags...]
+#
+# Each function prints what failed and returns non-zero; the scripts go on
+# to their next measurement (set -u, not -e), as they always did.
+
+# The CUDA toolkit's binaries and libraries; one kernel cache for the call.
+call_env() {
+  export PATH=/usr/local/cuda/bin:$PATH
+  export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export PROOFC_CACHE_DIR=${PROOFC_CACHE_DIR:-/tmp/pc}
+}
+
+# call_build DIR TARGET...: scripts/gpu-build.sh into DIR, relative to the
+# repository root (its log in
+# $OUT/build-<dir>.log), 16 jobs.
+call_build() {
+  local dir=$1
+  shift
+  local log=$OUT/build-$(basename "$dir").log
+  if ! PROOFC_GPU_BUILD_DIR=$PWD/$dir JOBS=${JOBS:-16} scripts/gpu-build.sh "$log" "$@" \
+    > /dev/null 2>&1; then
+    echo "build of $dir failed:"
+    tail -30 "$log"
+    return 1
+  fi
+}
+
+# call_timeline_lib SO: the CUPTI injection library (kernel_timeline.cpp)
+# built against the toolkit's newest activity records.
+call_timeline_lib() {
+  local so=$1 cu h lib
+  cu=$(dirname "$(find /usr/local/cuda/ -name cupti.h | head -1)")/..
+  h=$(find /usr/local/cuda/ -name cupti_activity.h | head -1)
+  lib=$(dirname "$(find /usr/local/cuda/ -name 'libcupti.so*' | head -1)")
+  newest() { grep -o "} $1[0-9]*;" "$h" | tr -d '};' | sort -V | tail -1 | tr -d ' '; }
+  g++ -O2 -shared -fPIC bench/proto/kernel_timeline.cpp -o "$so" \
+    -I"$cu/include" -I/usr/local/cuda/include -L"$lib" -lcupti \
+    -Wl,-rpath,"$lib" -DKERNEL_RECORD="$(newest CUpti_ActivityKernel)" \
+    -DMEMSET_RECORD="$(newest CUpti_ActivityMemset)" \
+    -DMEMCPY_RECORD="$(newest CUpti_ActivityMemcpy)" ||
+    { echo "no timeline library"; return 1; }
+}
+
+# call_session_median BENCH BUNDLE LABEL [flags...]: one session bench of
+# --calls 15 (unless the flags give --calls) with kinship's data and
+# weights from .gpudata, printing "LABEL run X call Y ms" (the medians),
+# its JSON kept as $OUT/sb-<LABEL, each character but [A-Za-z0-9._-] a
+# dash>.json.
+call_session_median() {
+  local bench=$1 bundle=$2 label=$3
+  shift 3
+  local json=$OUT/sb-${label//[^A-Za-z0-9._-]/-}.json
+  if timeout 120 "$bench" "$bundle" --data .gpudata/data/kinship \
+    --weights .gpudata/weights/kinship.safetensors --calls 15 "$@" \
+    > "$json" 2> /tmp/sb.err; then
+    python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(sys.argv[2], 'run %.3f call %.3f ms' % (j['median_run_ms'], j['median_call_ms']))" "$json" "$label"
+  else
+    echo "$label: session bench failed"
+    tail -2 /tmp/sb.err
+    return 1
+  fi
+}
