@@ -286,10 +286,10 @@ private:
 
   /// The reset graph: one memset node for each of zeroBuffers_, which
   /// execute() launches before every run but the first. One graph launch
-  /// instead of one cuMemsetD8Async per buffer (about 25 for a step
+  /// instead of one cuMemsetD8Async per buffer (23 for V10's step
   /// schedule), each of which cost a few microseconds of host time on every
-  /// Session call (docs/performance.md, "The Session call after rows
-  /// 42-43"). None when there is no buffer to reset.
+  /// Session call (docs/performance.md, row 44 and "The Session call after
+  /// rows 42-43"). None when there is no buffer to reset.
   void buildResetGraph();
 
   //===------------------------------------------------------------------===//

@@ -80,9 +80,9 @@ __device__ __forceinline__ void mmaF64m8n8k4(double &c0, double &c1, double a,
 /// pass: their input rows found once (rowInputs: 64-bit divisions), their
 /// atom inputs (floats, 0 past the width; a thread a feature, its rows'
 /// loads in flight together) and a kAtomLayerTile square tile of W stored
-/// in shared memory, then each warp
-/// sums its kAtomLayerWarpRows rows times the output tile: 2 x 8 tiles of
-/// 8 x 8, a k-step of 4 features at a time. Features past the width and
+/// in shared memory, then each warp sums its kAtomLayerWarpRows rows times
+/// the output tile: 2 x 8 tiles of 8 x 8, a k-step of 4 features at a
+/// time. Features past the width and
 /// outputs past `out` are zeros in both operands, which leave a sum as it
 /// is (fma(0, 0, c) = c: c is never -0, a chain from +0 never gives one),
 /// and are not stored. The block must be kAtomLayerThreads threads

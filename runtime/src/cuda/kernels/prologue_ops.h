@@ -163,7 +163,7 @@ constexpr long long kPrologueMaxGrid = 8192;
 /// block loads W's tile into shared memory once, so a block does several
 /// passes (kinship's 11,936 passes: about 6 a block; 8,192 blocks took
 /// 182 us on an H200, 1,056 or 2,112 blocks 169-171 us:
-/// docs/performance.md, row 44). About two of an H100's or H200's waves
+/// docs/performance.md, row 45). About two of an H100's or H200's waves
 /// (132 SMs, 8 blocks each), not tied to them.
 constexpr long long kAtomLayerMaxGrid = 2048;
 

@@ -395,13 +395,14 @@ TEST(PrologueEmulation, AtomLayerIsBitIdenticalToTheHostAndTheConvention) {
 /// start from its own rows' inputs and zeroed sums, whatever the last
 /// pass of the block left in shared memory and registers.
 TEST(PrologueEmulation, AtomLayerBlocksOfSeveralPassesAreBitIdentical) {
-  for (uint64_t seed : {2u, 5u, 7u, 8u})
+  for (uint64_t seed : {2u, 5u, 7u, 8u}) {
+    const PrologueCase c = atomLayerPrologueCase(seed);
     for (unsigned grid : {1u, 3u})
-      expectEmulationMatchesHost(
-          atomLayerPrologueCase(seed).plan, atomLayerPrologueCase(seed).weights,
-          atomLayerPrologueCase(seed).outputs,
-          "seed " + std::to_string(seed) + ", grid " + std::to_string(grid),
-          grid);
+      expectEmulationMatchesHost(c.plan, c.weights, c.outputs,
+                                 "seed " + std::to_string(seed) + ", grid " +
+                                     std::to_string(grid),
+                                 grid);
+  }
 }
 
 /// fold_atom_layer's grid: a block a pass, one at least (an empty table is
