@@ -9,8 +9,10 @@
 #   source bench/proto/call_lib.sh
 #   call_env                          # PATH, LD_LIBRARY_PATH, the kernel cache
 #   call_build build-gpu-device proofc-run proofc-session-bench
+#   call_build_pair build-gpu-device proofc-session-bench  # and oldtree's
 #   call_timeline_lib /tmp/kt.so      # bench/proto/kernel_timeline.cpp
-#   call_session_median BUNDLE LABEL [session-bench flags...]
+#   call_session_median BENCH BUNDLE LABEL [session-bench flags...]
+#   python3 bench/proto/session_compare.py $OUT TAG...  # "new TAG" vs "old TAG"
 #
 # Each function prints what failed and returns non-zero; the scripts go on
 # to their next measurement (set -u, not -e), as they always did.
@@ -37,6 +39,23 @@ call_build() {
   fi
 }
 
+# call_build_pair DIR TARGET...: call_build in this tree and in
+# .gpudata/oldtree (`git archive` of the revision compared against, .deps
+# linked into it; its log in $OUT/old/), side by side with 8 jobs each.
+call_build_pair() {
+  local dir=$1 rc=0
+  ln -sfn "$PWD/.deps" .gpudata/oldtree/.deps
+  mkdir -p "$OUT/old"
+  JOBS=8 call_build "$@" &
+  local new=$!
+  (cd .gpudata/oldtree && JOBS=8 OUT=$OUT/old call_build "$@") &
+  local old=$!
+  wait $new || rc=1
+  wait $old || rc=1
+  [ -d "$dir" ] && [ -d ".gpudata/oldtree/$dir" ] || rc=1
+  return $rc
+}
+
 # call_timeline_lib SO: the CUPTI injection library (kernel_timeline.cpp)
 # built against the toolkit's newest activity records.
 call_timeline_lib() {
@@ -57,7 +76,7 @@ call_timeline_lib() {
 # --calls 15 (unless the flags give --calls) with kinship's data and
 # weights from .gpudata, printing "LABEL run X call Y ms" (the medians),
 # its JSON kept as $OUT/sb-<LABEL, each character but [A-Za-z0-9._-] a
-# dash>.json.
+# dash>.json; bench/proto/session_compare.py compares "new T" with "old T".
 call_session_median() {
   local bench=$1 bundle=$2 label=$3
   shift 3
