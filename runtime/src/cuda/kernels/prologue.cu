@@ -33,28 +33,47 @@ proofc_prologue_fold_columns(float *dst, const float *table,
                                                   colBegin, cols, e);
 }
 
-// The FP64 tensor core's step where the device has one (sm_80 on); the
-// same sums one at a time elsewhere (older devices, the emulation tests).
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define PROOFC_ATOM_LAYER_MMA 1
+// The FP64 tensor core's steps where the device has them: m16n8k16 from
+// sm_90, m8n8k4 on sm_80-89; the same sums one product at a time elsewhere
+// (older devices, the emulation tests).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define PROOFC_ATOM_LAYER_MMA 16
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define PROOFC_ATOM_LAYER_MMA 4
 #else
 #define PROOFC_ATOM_LAYER_MMA 0
 #endif
 
+// Each output of an f64 mma.sync step becomes the FMA chain
+// c = fma(A[r][k], B[k][n], c) over its k in ascending order: measured bit
+// for bit on sm_90 for every f64 shape (bench/proto/dmma_order.cu) and
+// checked on every GPU the tests run on (GpuDevicePrologue's
+// Fp64MmaIsAnAscendingFmaChain). Fragments as the PTX ISA lays them out,
+// g = lane / 4, t = lane % 4.
 #if PROOFC_ATOM_LAYER_MMA
-/// One mma.sync.m8n8k4 f64 step, C += A B on an 8 x 8 tile of C: the lane
-/// holds a = A[lane / 4][lane % 4], b = B[lane % 4][lane / 4] and
-/// c0, c1 = C[lane / 4][2 (lane % 4) + {0, 1}]. Each output becomes the
-/// FMA chain c = fma(A[r][k], B[k][n], c) over k = 0..3 in ascending order
-/// (measured bit for bit on sm_90: bench/proto/dmma_order.cu; checked on
-/// every GPU the tests run on: GpuDevicePrologue's
-/// Fp64MmaIsAnAscendingFmaChain).
+/// mma.sync.m8n8k4 f64 (sm_80), C += A B on an 8 x 8 tile: the lane holds
+/// a = A[g][t], b = B[t][g] and c0, c1 = C[g][2 t], C[g][2 t + 1].
 __device__ __forceinline__ void mmaF64m8n8k4(double &c0, double &c1, double a,
                                              double b) {
   asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, "
       "{%0, %1};"
       : "+d"(c0), "+d"(c1)
       : "d"(a), "d"(b));
+}
+#endif
+#if PROOFC_ATOM_LAYER_MMA == 16
+/// mma.sync.m16n8k16 f64 (sm_90), C += A B on a 16 x 8 tile: the lane holds
+/// a[i] = A[g + 8 (i % 2)][t + 4 (i / 2)], b[i] = B[t + 4 i][g] and
+/// c[i] = C[g + 8 (i / 2)][2 t + i % 2].
+__device__ __forceinline__ void mmaF64m16n8k16(double (&c)[4],
+                                               const double (&a)[8],
+                                               const double (&b)[4]) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
+      "{%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, "
+      "{%0, %1, %2, %3};"
+      : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+      : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]),
+        "d"(a[6]), "d"(a[7]), "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
 }
 #endif
 
@@ -69,9 +88,9 @@ __device__ __forceinline__ void mmaF64m8n8k4(double &c0, double &c1, double a,
 /// weight[j][f] times atomLayerInput of the row's atomLayerRowInputs, in
 /// double from 0 in ascending f and rounded once; the products of floats
 /// are exact in double, so that sum is a chain of FMAs
-/// (mulAddExactProduct), and the FP64 tensor core's m8n8k4 step is that
-/// chain over 4 features (mmaF64m8n8k4): the table is the host's bit for
-/// bit, for any grid. The tensor core does a step's 256 FMAs in one
+/// (mulAddExactProduct), and the FP64 tensor core's m16n8k16 step is that
+/// chain over 16 features (mmaF64m16n8k16; four m8n8k4 steps on sm_80-89):
+/// the table is the host's bit for bit, for any grid. The tensor core does a step's 2,048 FMAs in one
 /// instruction at twice the rate of the double FMA pipe, which the tiled
 /// FMA kernel before it (0.36 ms on an H200, docs/performance.md row 42)
 /// kept a quarter busy.
@@ -81,8 +100,7 @@ __device__ __forceinline__ void mmaF64m8n8k4(double &c0, double &c1, double a,
 /// atom inputs (floats, 0 past the width; a thread a feature, its rows'
 /// loads in flight together) and a kAtomLayerTile square tile of W stored
 /// in shared memory, then each warp sums its kAtomLayerWarpRows rows times
-/// the output tile: 2 x 8 tiles of 8 x 8, a k-step of 4 features at a
-/// time. Features past the width and
+/// the output tile: 8 tiles of 16 x 8, kAtomLayerStep features at a time. Features past the width and
 /// outputs past `out` are zeros in both operands, which leave a sum as it
 /// is (fma(0, 0, c) = c: c is never -0, a chain from +0 never gives one),
 /// and are not stored. The block must be kAtomLayerThreads threads
@@ -100,8 +118,8 @@ extern "C" __global__ void proofc_prologue_fold_atom_layer(
   using proofc::prologue::kAtomLayerWarpRows;
   using proofc::prologue::AtomLayerRowInputs;
   constexpr int kStride = static_cast<int>(kAtomLayerTile + kAtomLayerPad);
-  constexpr int kRowTiles = static_cast<int>(kAtomLayerWarpRows / 8);
   constexpr int kColTiles = static_cast<int>(kAtomLayerTile / 8);
+  constexpr int kStep = static_cast<int>(proofc::prologue::kAtomLayerStep);
   // W's tile [j][f], widened to double at each fragment read: as floats
   // it is half the shared memory, so twice the blocks fit an SM.
   __shared__ float w[kAtomLayerTile * kStride];
@@ -136,10 +154,13 @@ extern "C" __global__ void proofc_prologue_fold_atom_layer(
           predProj, arg0Const, arg1Const, arg0Var, arg1Var, predRows, consts,
           vars, argRows, width, row0 + t);
     for (long long j0 = 0; j0 < out; j0 += kAtomLayerTile) {
-      double acc[kRowTiles][kColTiles][2];
-      for (int m = 0; m < kRowTiles; ++m)
-        for (int n = 0; n < kColTiles; ++n)
-          acc[m][n][0] = acc[m][n][1] = 0.0;
+      // The warp's 16 rows x the output tile, C of mmaF64m16n8k16 for each
+      // 8 columns: the lane's C[lane / 4 + 8 (i / 2)][2 (lane % 4) + i % 2]
+      // in acc[n][i].
+      double acc[kColTiles][4];
+      for (int n = 0; n < kColTiles; ++n)
+        for (int i = 0; i < 4; ++i)
+          acc[n][i] = 0.0;
       for (long long f0 = 0; f0 < width; f0 += kAtomLayerTile) {
         __syncthreads(); // the last tile's reads are done, rowInputs set
         if (!oneTile)
@@ -168,50 +189,56 @@ extern "C" __global__ void proofc_prologue_fold_atom_layer(
         const float *vw = v + warpRow0 * kStride;
         auto step = [&](int k0) {
 #if PROOFC_ATOM_LAYER_MMA
-          double a[kRowTiles], b[kColTiles];
-          for (int m = 0; m < kRowTiles; ++m)
-            a[m] = static_cast<double>(
-                vw[(m * 8 + lane / 4) * kStride + k0 + lane % 4]);
+          double a[8], b[kColTiles][4];
+          for (int i = 0; i < 8; ++i)
+            a[i] = static_cast<double>(vw[(lane / 4 + 8 * (i % 2)) * kStride +
+                                          k0 + lane % 4 + 4 * (i / 2)]);
           for (int n = 0; n < kColTiles; ++n)
-            b[n] = static_cast<double>(
-                w[(n * 8 + lane / 4) * kStride + k0 + lane % 4]);
-          for (int m = 0; m < kRowTiles; ++m)
-            for (int n = 0; n < kColTiles; ++n)
-              mmaF64m8n8k4(acc[m][n][0], acc[m][n][1], a[m], b[n]);
+            for (int i = 0; i < 4; ++i)
+              b[n][i] = static_cast<double>(
+                  w[(n * 8 + lane / 4) * kStride + k0 + lane % 4 + 4 * i]);
+#if PROOFC_ATOM_LAYER_MMA == 16
+          for (int n = 0; n < kColTiles; ++n)
+            mmaF64m16n8k16(acc[n], a, b[n]);
 #else
-          for (int m = 0; m < kRowTiles; ++m) {
-            const float *x = vw + (m * 8 + lane / 4) * kStride + k0;
-            for (int n = 0; n < kColTiles; ++n)
-              for (int c = 0; c < 2; ++c) {
-                const float *wj =
-                    w + (n * 8 + 2 * (lane % 4) + c) * kStride + k0;
-                for (int k = 0; k < 4; ++k)
-                  acc[m][n][c] = proofc::prologue::mulAddExactProduct(
-                      acc[m][n][c], static_cast<double>(wj[k]),
-                      static_cast<double>(x[k]));
-              }
+          // The same fragments as four m8n8k4 steps of two 8-row tiles.
+          for (int q = 0; q < 4; ++q)
+            for (int n = 0; n < kColTiles; ++n) {
+              mmaF64m8n8k4(acc[n][0], acc[n][1], a[2 * q], b[n][q]);
+              mmaF64m8n8k4(acc[n][2], acc[n][3], a[2 * q + 1], b[n][q]);
+            }
+#endif
+#else
+          for (int i = 0; i < 4; ++i) {
+            const float *x = vw + (lane / 4 + 8 * (i / 2)) * kStride + k0;
+            for (int n = 0; n < kColTiles; ++n) {
+              const float *wj =
+                  w + (n * 8 + 2 * (lane % 4) + i % 2) * kStride + k0;
+              for (int k = 0; k < kStep; ++k)
+                acc[n][i] = proofc::prologue::mulAddExactProduct(
+                    acc[n][i], static_cast<double>(wj[k]),
+                    static_cast<double>(x[k]));
+            }
           }
 #endif
         };
-        // Whole k-steps: past the width both operands are zeros.
+        // Whole steps: past the width both operands are zeros.
         if (fs == kAtomLayerTile) {
 #pragma unroll
-          for (int k0 = 0; k0 < kAtomLayerTile; k0 += 4)
+          for (int k0 = 0; k0 < kAtomLayerTile; k0 += kStep)
             step(k0);
         } else {
-          for (int k0 = 0; k0 < fs; k0 += 4)
+          for (int k0 = 0; k0 < fs; k0 += kStep)
             step(k0);
         }
       }
-      for (int m = 0; m < kRowTiles; ++m) {
-        const long long row = row0 + warpRow0 + m * 8 + lane / 4;
-        for (int n = 0; n < kColTiles; ++n)
-          for (int c = 0; c < 2; ++c) {
-            const long long j = j0 + n * 8 + 2 * (lane % 4) + c;
-            if (row < rows && j < out)
-              dst[row * out + j] = proofc::prologue::toFloat(acc[m][n][c]);
-          }
-      }
+      for (int n = 0; n < kColTiles; ++n)
+        for (int i = 0; i < 4; ++i) {
+          const long long row = row0 + warpRow0 + lane / 4 + 8 * (i / 2);
+          const long long j = j0 + n * 8 + 2 * (lane % 4) + i % 2;
+          if (row < rows && j < out)
+            dst[row * out + j] = proofc::prologue::toFloat(acc[n][i]);
+        }
     }
   }
 }

@@ -135,22 +135,26 @@ PROOFC_PROLOGUE_FN AtomLayerRowInputs atomLayerRowInputs(
 /// The tiled fold_atom_layer kernel's shape (prologue.cu), which its
 /// launch (PrologueSchedule.cpp) follows: a block of kAtomLayerWarps warps
 /// takes kAtomLayerRowsPerPass rows a pass, outputs and features in tiles of
-/// kAtomLayerTile; a warp owns kAtomLayerWarpRows rows of the pass (two
-/// 8-row tiles of mma.sync.m8n8k4's A) times the whole output tile (eight
-/// 8-column tiles of its C), summed 4 features (a k-step) at a time. The
-/// rows in shared memory are kAtomLayerTile + kAtomLayerPad elements apart, so
-/// that a warp's fragment reads (8 rows x 4 features) hit distinct banks.
+/// kAtomLayerTile; a warp owns kAtomLayerWarpRows rows of the pass (one
+/// 16-row A tile of mma.sync.m16n8k16) times the whole output tile (eight
+/// 8-column tiles of its C), summed kAtomLayerStep features a step. The
+/// rows in shared memory are kAtomLayerTile + kAtomLayerPad elements apart,
+/// so that a warp's fragment reads (8 rows x 4 features) hit distinct
+/// banks.
 constexpr long long kAtomLayerTile = 64;
 constexpr long long kAtomLayerWarps = 2;
 constexpr long long kAtomLayerThreads = 32 * kAtomLayerWarps;
 constexpr long long kAtomLayerWarpRows = 16;
+constexpr long long kAtomLayerStep = 16;
 constexpr long long kAtomLayerRowsPerPass =
     kAtomLayerWarps * kAtomLayerWarpRows;
 constexpr long long kAtomLayerPad = 4;
-// Whole 8 x 8 x 4 tiles, a thread for each of a pass's rows' inputs
+// Whole 16 x 8 x 16 tiles, a thread for each of a pass's rows' inputs
 // (prologue.cu's rowInputs) and whole rows of threads a feature each (its
 // fill).
-static_assert(kAtomLayerTile % 8 == 0 && kAtomLayerWarpRows % 8 == 0 &&
+static_assert(kAtomLayerTile % 8 == 0 &&
+                  kAtomLayerTile % kAtomLayerStep == 0 &&
+                  kAtomLayerWarpRows == 16 && kAtomLayerStep == 16 &&
                   kAtomLayerRowsPerPass <= kAtomLayerThreads &&
                   kAtomLayerThreads % kAtomLayerTile == 0,
               "prologue_ops.h: the fold_atom_layer tiling does not divide");
@@ -181,10 +185,11 @@ PROOFC_PROLOGUE_FN long long atomLayerGrid(long long rows) {
 /// most 48 significant bits, so it is exact in double, and rounding
 /// acc + w·x once (fma) or the exact product then the sum (mulAdd) gives
 /// the same double. The tiled fold_atom_layer kernel (prologue.cu) sums
-/// this way: on the FP64 tensor core, whose m8n8k4 step is this chain over
-/// its 4 features in ascending order (bench/proto/dmma_order.cu; the GPU
-/// test GpuDevicePrologue.Fp64MmaIsAnAscendingFmaChain), or with it
-/// directly where there is none (sm < 80, the emulation tests).
+/// this way: on the FP64 tensor core, whose m16n8k16 and m8n8k4 steps are
+/// this chain over their features in ascending order
+/// (bench/proto/dmma_order.cu; the GPU test
+/// GpuDevicePrologue.Fp64MmaIsAnAscendingFmaChain), or with it directly
+/// where there is none (sm < 80, the emulation tests).
 PROOFC_PROLOGUE_FN double mulAddExactProduct(double acc, double w, double x) {
 #ifdef __CUDA_ARCH__
   return __fma_rn(w, x, acc);

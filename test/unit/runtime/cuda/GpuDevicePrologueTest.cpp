@@ -9,8 +9,8 @@
 // (scratch reused, then grown), with the kernel cache hit by a second
 // object; a bad weight is the host prologue's error, before any work, and
 // an output buffer too small for its tensor is an error, not an overrun.
-// And the fold's premise on this GPU: the FP64 tensor core's m8n8k4 step is
-// an FMA chain in ascending order, bit for bit.
+// And the fold's premise on this GPU: the FP64 tensor core's steps
+// (m16n8k16, m8n8k4) are FMA chains in ascending order, bit for bit.
 // Skipped without a CUDA device.
 //
 //===----------------------------------------------------------------------===//
@@ -129,69 +129,106 @@ double randomDouble(SplitMix64 &rng, int e, bool floatBits) {
 }
 
 /// The premise of the fold on the FP64 tensor core (prologue.cu's
-/// mmaF64m8n8k4): on this GPU an m8n8k4 step gives every output the bits
-/// of the FMA chain c = fma(A[r][k], B[k][n], c) over k = 0..3 in
-/// ascending order, which is the host's sum. A table compared bit for bit
-/// would not show another order: double sums that differ in their last
-/// bits almost never round to different floats. So the step is compared
-/// in double, on random tiles of float-precision operands (the fold's) and
-/// of double ones, with exponents near and far apart.
+/// mmaF64m16n8k16 from sm_90, mmaF64m8n8k4 from sm_80): on this GPU a step
+/// gives every output the bits of the FMA chain c = fma(A[r][k], B[k][n], c)
+/// over its k in ascending order, which is the host's sum. A table
+/// compared bit for bit would not show another order: double sums that
+/// differ in their last bits almost never round to different floats. So
+/// each step this GPU has is compared in double, on random tiles of
+/// float-precision operands (the fold's) and of double ones, with
+/// exponents near and far apart; the fragments are read back into
+/// matrices with the layout prologue.cu's comments give, so a misread
+/// layout fails too.
 TEST_F(GpuDevicePrologue, Fp64MmaIsAnAscendingFmaChain) {
   if (gpu_->major < 8)
     GTEST_SKIP() << "no FP64 tensor core below sm_80: the fold sums with "
                     "FMAs there";
   const std::string source = DevicePrologue::source() + R"(
 extern "C" __global__ void proofc_test_mma(const double *a, const double *b,
-                                           double *c, int tiles) {
+                                           double *c, int tiles, int k) {
   const int lane = threadIdx.x % 32;
   const int tile = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
   if (tile >= tiles)
     return; // whole warps: the block is a multiple of 32
-  double c0 = c[tile * 64 + lane * 2], c1 = c[tile * 64 + lane * 2 + 1];
-  mmaF64m8n8k4(c0, c1, a[tile * 32 + lane], b[tile * 32 + lane]);
-  c[tile * 64 + lane * 2] = c0;
-  c[tile * 64 + lane * 2 + 1] = c1;
+  const int f = tile * 32 + lane;
+  double cf[4], af[8], bf[4];
+  for (int i = 0; i < 4; ++i) {
+    cf[i] = c[f * 4 + i];
+    bf[i] = b[f * 4 + i];
+  }
+  for (int i = 0; i < 8; ++i)
+    af[i] = a[f * 8 + i];
+#if PROOFC_ATOM_LAYER_MMA == 16
+  if (k == 16)
+    mmaF64m16n8k16(cf, af, bf);
+#endif
+  if (k == 4)
+    mmaF64m8n8k4(cf[0], cf[1], af[0], bf[0]);
+  for (int i = 0; i < 4; ++i)
+    c[f * 4 + i] = cf[i];
 }
 )";
   const CUmodule module = gpu_->load(Nvrtc::get().compileToCubin(
       source, "prologue_mma_test.cu", {}, gpu_->major, gpu_->minor));
   const CUfunction fn = gpu_->function(module, "proofc_test_mma");
-  constexpr int kTiles = 1 << 14;
+  constexpr int kTiles = 1 << 13;
   SplitMix64 rng(29);
-  for (const bool floatBits : {true, false})
-    for (const int e : {2, 30}) {
-      // The lanes' fragments: a = A[l / 4][l % 4], b = B[l % 4][l / 4],
-      // c = C[l / 4][2 (l % 4) + i].
-      std::vector<double> a(kTiles * 32), b(kTiles * 32), c(kTiles * 64);
-      for (double &x : a)
-        x = randomDouble(rng, e, floatBits);
-      for (double &x : b)
-        x = randomDouble(rng, e, floatBits);
-      for (double &x : c)
-        x = randomDouble(rng, e + 8, false);
-      CUdeviceptr da = gpu_->upload(a), db = gpu_->upload(b),
-                  dc = gpu_->upload(c);
-      int tiles = kTiles;
-      void *args[] = {&da, &db, &dc, &tiles};
-      PROOFC_CU(gpu_->drv, cuLaunchKernel, fn, kTiles / 4, 1, 1, 128, 1, 1, 0,
-                nullptr, args, nullptr);
-      PROOFC_CU(gpu_->drv, cuCtxSynchronize);
-      const std::vector<double> d = gpu_->download<double>(dc, c.size());
-      int64_t differ = 0;
-      for (int t = 0; t < kTiles; ++t)
-        for (int r = 0; r < 8; ++r)
-          for (int n = 0; n < 8; ++n) {
-            const int lane = r * 4 + n / 2, i = n % 2;
-            double chain = c[t * 64 + lane * 2 + i];
-            for (int k = 0; k < 4; ++k)
-              chain = std::fma(a[t * 32 + r * 4 + k], b[t * 32 + (n * 4 + k)],
-                               chain);
-            differ += std::memcmp(&chain, &d[t * 64 + lane * 2 + i], 8) != 0;
+  std::vector<int> shapes = {4};
+  if (gpu_->major >= 9)
+    shapes.push_back(16);
+  for (const int K : shapes)
+    for (const bool floatBits : {true, false})
+      for (const int e : {2, 30}) {
+        // A lane's fragments (g = l / 4, t = l % 4): for K = 16, a[i] =
+        // A[g + 8 (i % 2)][t + 4 (i / 2)], b[i] = B[t + 4 i][g], c[i] =
+        // C[g + 8 (i / 2)][2 t + i % 2]; for K = 4, a[0] = A[g][t],
+        // b[0] = B[t][g], c[i < 2] = C[g][2 t + i] (the rest untouched).
+        std::vector<double> a(kTiles * 32 * 8), b(kTiles * 32 * 4),
+            c(kTiles * 32 * 4);
+        for (double &x : a)
+          x = randomDouble(rng, e, floatBits);
+        for (double &x : b)
+          x = randomDouble(rng, e, floatBits);
+        for (double &x : c)
+          x = randomDouble(rng, e + 8, false);
+        CUdeviceptr da = gpu_->upload(a), db = gpu_->upload(b),
+                    dc = gpu_->upload(c);
+        int tiles = kTiles, k = K;
+        void *args[] = {&da, &db, &dc, &tiles, &k};
+        PROOFC_CU(gpu_->drv, cuLaunchKernel, fn, kTiles / 4, 1, 1, 128, 1, 1, 0,
+                  nullptr, args, nullptr);
+        PROOFC_CU(gpu_->drv, cuCtxSynchronize);
+        const std::vector<double> d = gpu_->download<double>(dc, c.size());
+        int64_t differ = 0, outputs = 0;
+        for (int tile = 0; tile < kTiles; ++tile) {
+          double A[16][16], B[16][8];
+          for (int l = 0; l < 32; ++l) {
+            const int g = l / 4, t = l % 4, f = tile * 32 + l;
+            for (int i = 0; i < (K == 16 ? 8 : 1); ++i)
+              A[g + 8 * (i % 2)][t + 4 * (i / 2)] = a[f * 8 + i];
+            for (int i = 0; i < (K == 16 ? 4 : 1); ++i)
+              B[t + 4 * i][g] = b[f * 4 + i];
           }
-      EXPECT_EQ(differ, 0) << (floatBits ? "float" : "double")
-                           << "-precision operands, exponents within +-" << e
-                           << ": of " << kTiles * 64 << " outputs";
-    }
+          for (int l = 0; l < 32; ++l) {
+            const int g = l / 4, t = l % 4, f = tile * 32 + l;
+            for (int i = 0; i < 4; ++i) {
+              double want = c[f * 4 + i];
+              if (K == 16 || i < 2) {
+                const int r = K == 16 ? g + 8 * (i / 2) : g,
+                          n = K == 16 ? 2 * t + i % 2 : 2 * t + i;
+                for (int kk = 0; kk < K; ++kk)
+                  want = std::fma(A[r][kk], B[kk][n], want);
+                ++outputs;
+              }
+              differ += std::memcmp(&want, &d[f * 4 + i], 8) != 0;
+            }
+          }
+        }
+        EXPECT_EQ(differ, 0) << "m" << (K == 16 ? 16 : 8) << "n8k" << K << ", "
+                             << (floatBits ? "float" : "double")
+                             << "-precision operands, exponents within +-" << e
+                             << ": of " << outputs << " outputs";
+      }
 }
 
 TEST_F(GpuDevicePrologue, BundleProloguesOnRealWeightsAreBitIdentical) {
