@@ -1,9 +1,9 @@
 // fold_atom_layer.cu - times prologue.cu's fold_atom_layer kernel alone.
 //
 // The device fold of the atom layer runs on every Session call whose
-// weights changed (docs/performance.md, rows 33, 42 and 45). This harness
-// compiles one prologue.cu (the directory given with -I: the tree's, or
-// an older copy) and times its proofc_prologue_fold_atom_layer on
+// weights changed (docs/performance.md, rows 33, 42, 45 and 46). This
+// harness compiles one prologue.cu (the directory given with -I: the
+// tree's, or an older copy) and times its proofc_prologue_fold_atom_layer on
 // kinship-sized random tables with the grid and block PrologueSchedule.cpp
 // gives it (prologue_ops.h's atomLayerGrid and kAtomLayerThreads), then
 // prints the median of 20 launches and an FNV-1a hash of the table, so
