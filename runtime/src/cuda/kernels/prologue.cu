@@ -90,21 +90,22 @@ __device__ __forceinline__ void mmaF64m16n8k16(double (&c)[4],
 /// are exact in double, so that sum is a chain of FMAs
 /// (mulAddExactProduct), and the FP64 tensor core's m16n8k16 step is that
 /// chain over 16 features (mmaF64m16n8k16; four m8n8k4 steps on sm_80-89):
-/// the table is the host's bit for bit, for any grid. The tensor core does a step's 2,048 FMAs in one
-/// instruction at twice the rate of the double FMA pipe, which the tiled
-/// FMA kernel before it (0.36 ms on an H200, docs/performance.md row 42)
-/// kept a quarter busy.
+/// the table is the host's bit for bit, for any grid. The tensor core does
+/// a step's 2,048 FMAs in one instruction at twice the rate of the double
+/// FMA pipe, which the tiled FMA kernel before it (0.36 ms on an H200,
+/// docs/performance.md row 42) kept a quarter busy.
 ///
 /// A block of kAtomLayerThreads threads takes kAtomLayerRowsPerPass rows a
 /// pass: their input rows found once (rowInputs: 64-bit divisions), their
 /// atom inputs (floats, 0 past the width; a thread a feature, its rows'
 /// loads in flight together) and a kAtomLayerTile square tile of W stored
 /// in shared memory, then each warp sums its kAtomLayerWarpRows rows times
-/// the output tile: 8 tiles of 16 x 8, kAtomLayerStep features at a time. Features past the width and
-/// outputs past `out` are zeros in both operands, which leave a sum as it
-/// is (fma(0, 0, c) = c: c is never -0, a chain from +0 never gives one),
-/// and are not stored. The block must be kAtomLayerThreads threads
-/// (prologue_ops.h; the schedule launches it so); any grid.
+/// the output tile: 8 tiles of 16 x 8, kAtomLayerStep features at a time.
+/// Features past the width and outputs past `out` are zeros in both
+/// operands, which leave a sum as it is (fma(0, 0, c) = c: c is never -0,
+/// a chain from +0 never gives one), and are not stored. The block must be
+/// kAtomLayerThreads threads (prologue_ops.h; the schedule launches it so);
+/// any grid.
 extern "C" __global__ void proofc_prologue_fold_atom_layer(
     float *dst, const float *predProj, const float *arg0Const,
     const float *arg1Const, const float *arg0Var, const float *arg1Var,
