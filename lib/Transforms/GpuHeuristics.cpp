@@ -91,3 +91,7 @@ bool mlir::eval::choosePolicyGridResize(int64_t B) {
 }
 
 bool mlir::eval::chooseEngineGridResize(int64_t B) { return B >= 8192; }
+
+int64_t mlir::eval::chooseTailHandoff(int64_t B) {
+  return chooseEngineGridResize(B) && B < 16384 ? 264 : 0;
+}

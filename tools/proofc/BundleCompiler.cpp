@@ -75,11 +75,15 @@ driver::compileProgramToBundle(const std::string &path,
     return std::nullopt;
 
   CompiledProgram out;
-  mlir::FailureOr<std::string> ptx = mlir::eval::exportPtx(*module);
+  if (options.keepPtx) {
+    mlir::FailureOr<std::string> ptx = mlir::eval::exportPtx(*module);
+    if (mlir::failed(ptx))
+      return std::nullopt;
+    out.ptx = std::move(*ptx);
+  }
   mlir::FailureOr<Bundle> bundle = mlir::eval::exportBundle(*module, *spec);
-  if (mlir::failed(ptx) || mlir::failed(bundle))
+  if (mlir::failed(bundle))
     return std::nullopt;
-  out.ptx = std::move(*ptx);
   out.bundle = std::move(*bundle);
   out.bundle.proofcVersion = proofcVersion();
   out.bundle.source = llvm::sys::path::filename(path).str();

@@ -26,11 +26,14 @@ struct BundleCompilerOptions {
   /// GpuHeuristics.h). An empty lower.libdevice is the configured toolkit's.
   mlir::eval::EvalGpuPipelineOptions pipeline;
   bool keepMlir = false; ///< fill CompiledProgram::loweredMlir
+  /// Fill CompiledProgram::ptx: the program must have one PTX module (not
+  /// a tail hand-off's second).
+  bool keepPtx = false;
 };
 
 struct CompiledProgram {
   Bundle bundle;           ///< verified (serialized and parsed back)
-  std::string ptx;         ///< the policy module's PTX
+  std::string ptx;         ///< the policy module's PTX (keepPtx)
   std::string loweredMlir; ///< the module after the pipeline (keepMlir)
 };
 

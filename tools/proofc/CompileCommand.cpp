@@ -89,6 +89,12 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
                         "it too (0: never; default: chosen from B)",
                         0, mlir::eval::kMaxMemoWaits)
       ->default_str("auto");
+  cli::addIntegerOption(*compile, "--tail-handoff", c.lower.tailHandoff,
+                        "Slots active from which the step schedule hands its "
+                        "last steps to the persistent kernel (0: never; "
+                        "default: chosen from B)",
+                        0, std::numeric_limits<int32_t>::max())
+      ->default_str("auto");
   cli::addIntegerOption(*compile, "--min-blocks-per-sm", c.lower.minBlocksPerSm,
                         "Policy kernel blocks that must fit on one SM (caps "
                         "its registers; 0: no cap; default: chosen from B and "
@@ -129,6 +135,7 @@ int driver::compileCommand(const CompileOptions &o) {
   checkOutputsApart({{o.output, "output", "-o"}}, {{o.program, "program", ""}});
   BundleCompilerOptions options = o.compiler;
   options.keepMlir = o.emit == "mlir";
+  options.keepPtx = o.emit == "ptx";
   std::optional<CompiledProgram> compiled =
       compileProgramToBundle(o.program, options);
   if (!compiled)

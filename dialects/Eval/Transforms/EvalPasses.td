@@ -171,6 +171,11 @@ def EvalLowerToGpuPass : Pass<"eval-lower-to-gpu", "::mlir::ModuleOp"> {
            "may wait for a step another slot is computing (the step memo's "
            "claimed entry) instead of computing it too (0: never; -1: "
            "chosen from B)">,
+    Option<"tailHandoff", "tail-handoff", "int64_t", /*default=*/"-1",
+           "Once a step of the step schedule starts with at most this many "
+           "slots active (and the pool empty), the loop ends and the "
+           "persistent kernel runs them to the end (0: never; -1: chosen "
+           "from B; needs the advance-engine's list, B >= 8192)">,
     Option<"fuseAdvanceEngine", "fuse-advance-engine", "bool",
            /*default=*/"true",
            "Advance each slot and derive its next states in one kernel "

@@ -98,7 +98,8 @@ struct EvalLowerToGpuPass
       for (auto [name, value] :
            {std::pair<StringRef, int64_t>{"engine-max-registers",
                                           engineMaxRegisters},
-            {"memo-max-waits", memoMaxWaits}})
+            {"memo-max-waits", memoMaxWaits},
+            {"tail-handoff", tailHandoff}})
         if (value > 0 && !lowering.hasFusedAdvanceModule()) {
           program.emitError()
               << "eval-lower-to-gpu: " << name
@@ -147,6 +148,9 @@ struct EvalLowerToGpuPass
     o.memoMaxWaits = memoMaxWaits != kAutoOption
                          ? static_cast<int64_t>(memoMaxWaits)
                          : (fusedStepKernel ? chooseMemoMaxWaits(B) : 0);
+    o.tailHandoff = tailHandoff != kAutoOption
+                        ? static_cast<int64_t>(tailHandoff)
+                        : (fusedStepKernel ? chooseTailHandoff(B) : 0);
     o.minBlocksPerSm =
         minBlocksPerSm == kAutoOption
             ? chooseMinBlocksPerSm(tensorCores, B, o.schedule, foldedAtomLayer)
@@ -171,6 +175,11 @@ struct EvalLowerToGpuPass
              << "eval-lower-to-gpu: memo-max-waits must be in [0, "
              << kMaxMemoWaits << "] (0: never; -1: auto), got "
              << static_cast<int64_t>(memoMaxWaits);
+    if (o.tailHandoff < 0)
+      return program.emitError()
+             << "eval-lower-to-gpu: tail-handoff must be 0 or more (0: "
+                "never; -1: auto), got "
+             << static_cast<int64_t>(tailHandoff);
     if (o.minBlocksPerSm < 0)
       return program.emitError()
              << "eval-lower-to-gpu: min-blocks-per-sm must be 0 or more (-1: "

@@ -221,11 +221,12 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
   // The step form follows the step policy grid only where the
   // advance-engine resizes it (a grid buffer given).
   const bool gridWords = !persistent && !policyGridBuffer.empty();
+  const bool slotList = persistent && !policyGridBuffer.empty();
   if (!persistent) {
     kernel.args.push_back(("buf:" + logitsBuffer).str());
     kernel.args.push_back(("buf:" + arrivalsBuffer).str());
   }
-  if (gridWords) {
+  if (gridWords || slotList) {
     kernel.args.push_back(("buf:" + policyGridBuffer).str());
     kernel.args.push_back(("buf:" + policyListBuffer).str());
   }
@@ -262,7 +263,7 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
   argTypes.append({i32, f32, ptr(i32), ptr(f32)});
   if (!persistent)
     argTypes.append({ptr(f32), ptr(i32)}); // logits rows, arrival counts
-  if (gridWords)
+  if (gridWords || slotList)
     argTypes.append({ptr(i32), ptr(i32)}); // the grid's words and list
 
   // The persistent form also takes slot.cu's arguments and hands them to
@@ -300,7 +301,7 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
   }
 
   KernelGenerator generator(op, *shape, A, S, B, tiling, module, slotStep,
-                            atomLayer, gridWords);
+                            atomLayer, gridWords, slotList);
   kernel.func = generator.emit(name, argTypes);
   // ptxas caps the registers so that this many blocks fit on an SM.
   if (minBlocksPerSm > 0)

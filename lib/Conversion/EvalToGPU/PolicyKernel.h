@@ -59,7 +59,12 @@ inline int64_t deriveScratchBytes(int64_t A, int64_t S, int64_t threads) {
 /// kSlotStepFunction(slot, args) until the function returns 0 (it takes no
 /// logits or arrivals buffers: a block is its slot's only one), `args`
 /// pointing at slotStepArgs' values, 8 bytes each, in the kernel's shared
-/// memory; its rows are `sharedBytes` of dynamic shared memory, at most
+/// memory; with `policyGridBuffer` and `policyListBuffer` there (the
+/// advance-engine's grid words and list, kernel_abi.h's EngineGridWord)
+/// block i runs the list's i-th slot, and the blocks past the list's count
+/// return: the tail hand-off's kernel (docs/gpu-kernels.md), whose guard
+/// is the words' buffer (its first word, the count); its rows are
+/// `sharedBytes` of dynamic shared memory, at most
 /// `maxSharedPerBlock` (the chip's, proofc/Target/ChipLimits.h) with the
 /// slot function's static shared memory. Fails with a diagnostic on `op`
 /// for an encoder the generator does not implement or a shape past the

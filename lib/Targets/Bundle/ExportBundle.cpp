@@ -58,18 +58,18 @@ FailureOr<proofc::KernelModule> exportPtxModule(gpu::BinaryOp binary) {
   return module;
 }
 
-/// Schedule nodes of `block` (launches and conds, in order).
+/// Schedule nodes of `block` (launches and conds, in order); at the top
+/// level, the launches after the loop go to `tail`.
 LogicalResult exportNodes(Block &block, std::vector<proofc::ScheduleNode> &out,
-                          bool topLevel, LaunchLoopOp *loop) {
+                          bool topLevel, LaunchLoopOp *loop,
+                          std::vector<proofc::ScheduleNode> *tail = nullptr) {
   for (Operation &op : block) {
     if (auto launch = dyn_cast<LaunchOp>(op)) {
-      if (loop && *loop)
-        return exportError(launch)
-               << "launches after the proof loop are not supported (the "
-                  "outcomes are read after it)";
+      // After the loop: the tail (the tail hand-off's kernel), run once
+      // before the outcomes are read.
       proofc::ScheduleNode node;
       node.launch = launch.getName().str();
-      out.push_back(std::move(node));
+      (loop && *loop ? *tail : out).push_back(std::move(node));
     } else if (auto cond = dyn_cast<LaunchCondOp>(op)) {
       if (loop && *loop)
         return exportError(cond) << "conds after the proof loop are not "
@@ -101,10 +101,18 @@ std::optional<StringRef> mlir::eval::getEmbeddedKernelSource(StringRef file) {
 
 FailureOr<std::string> mlir::eval::exportPtx(ModuleOp module) {
   auto binaries = llvm::to_vector(module.getOps<gpu::BinaryOp>());
-  if (binaries.size() != 1)
-    return exportError(module)
-           << "expected one gpu.binary (the policy kernel's PTX), found "
-           << binaries.size();
+  if (binaries.size() != 1) {
+    InFlightDiagnostic diag =
+        module.emitError()
+        << "cannot write the policy kernel's PTX: expected one gpu.binary, "
+           "found "
+        << binaries.size();
+    for (gpu::BinaryOp binary : binaries)
+      diag << " @" << binary.getSymName();
+    return diag << " (a tail hand-off's persistent kernel is a module of "
+                   "its own: write the bundle, or compile with "
+                   "--tail-handoff 0)";
+  }
   FailureOr<proofc::KernelModule> ptx = exportPtxModule(binaries.front());
   if (failed(ptx))
     return failure();
@@ -231,7 +239,8 @@ mlir::eval::exportBundle(ModuleOp module, const proofc::ProgramSpec &program) {
   });
 
   LaunchLoopOp loop;
-  if (failed(exportNodes(body, plan.schedule.setup, true, &loop)))
+  if (failed(exportNodes(body, plan.schedule.setup, true, &loop,
+                         &plan.schedule.tail)))
     return failure();
   if (!loop)
     return exportError(programOp) << "the program has no eval.launch_loop";

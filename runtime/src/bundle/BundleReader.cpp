@@ -310,7 +310,14 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
     bundle.plan.launches.push_back(std::move(launch));
   }
   Node schedule = plan["schedule"];
-  schedule.expectObject({"setup", "step", "loop_flag", "loop_cond"});
+  if (schedule.has("tail")) {
+    schedule.expectObject({"setup", "step", "tail", "loop_flag", "loop_cond"});
+    bundle.plan.schedule.tail = parseNodes(schedule["tail"]);
+    if (bundle.plan.schedule.tail.empty())
+      schedule["tail"].error("the tail is empty (leave the key out instead)");
+  } else {
+    schedule.expectObject({"setup", "step", "loop_flag", "loop_cond"});
+  }
   bundle.plan.schedule.setup = parseNodes(schedule["setup"]);
   bundle.plan.schedule.step = parseNodes(schedule["step"]);
   bundle.plan.schedule.loopFlag = schedule["loop_flag"].nonEmptyStr();

@@ -180,6 +180,8 @@ public:
     checkFlag(plan.schedule.loopFlag, schedule["loop_flag"]);
     collectConds(plan.schedule.setup, schedule["setup"]);
     collectConds(plan.schedule.step, schedule["step"]);
+    if (!plan.schedule.tail.empty())
+      collectConds(plan.schedule.tail, schedule["tail"]);
 
     // Every launch's name first: a "node:" argument may name a later one.
     std::vector<Node> launchNodes = planNode["launches"].array();
@@ -203,6 +205,8 @@ public:
     }
     checkLaunchRefs(plan.schedule.setup, schedule["setup"]);
     checkLaunchRefs(plan.schedule.step, schedule["step"]);
+    if (!plan.schedule.tail.empty())
+      checkLaunchRefs(plan.schedule.tail, schedule["tail"]);
   }
 
 private:

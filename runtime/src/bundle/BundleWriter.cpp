@@ -92,14 +92,16 @@ json planJson(const GpuPlan &plan) {
                         {"block", l.block},
                         {"shared_bytes", l.sharedBytes},
                         {"args", l.args}});
+  json schedule = {{"setup", nodesJson(plan.schedule.setup)},
+                   {"step", nodesJson(plan.schedule.step)},
+                   {"loop_flag", plan.schedule.loopFlag},
+                   {"loop_cond", plan.schedule.loopCond}};
+  if (!plan.schedule.tail.empty())
+    schedule["tail"] = nodesJson(plan.schedule.tail);
   return {{"buffers", buffers},
           {"prologue", prologue},
           {"launches", launches},
-          {"schedule",
-           {{"setup", nodesJson(plan.schedule.setup)},
-            {"step", nodesJson(plan.schedule.step)},
-            {"loop_flag", plan.schedule.loopFlag},
-            {"loop_cond", plan.schedule.loopCond}}}};
+          {"schedule", schedule}};
 }
 
 } // namespace

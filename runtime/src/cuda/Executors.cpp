@@ -273,6 +273,10 @@ int64_t CudaRunner::runEmulated() {
       break; // the other launch in flight drains below
     issue(); // reuses the slot just read
   }
+  // The tail after the loop, behind the launch still in flight (one
+  // stream); a cancelled run has no tail to finish.
+  if (!stoppedEarly_)
+    runNodesDirect(bundle_.plan.schedule.tail);
   info_.graphLaunches = issued;
   return checked * unroll;
 }
@@ -286,6 +290,8 @@ int64_t CudaRunner::runHost() {
     runNodesDirect(bundle_.plan.schedule.step);
     ++steps;
   }
+  if (!stoppedEarly_)
+    runNodesDirect(bundle_.plan.schedule.tail);
   return steps;
 }
 

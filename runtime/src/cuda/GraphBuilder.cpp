@@ -58,6 +58,7 @@ std::vector<std::string> CudaRunner::condNames() const {
       };
   walk(bundle_.plan.schedule.setup);
   walk(bundle_.plan.schedule.step);
+  walk(bundle_.plan.schedule.tail);
   return names;
 }
 
@@ -288,15 +289,18 @@ void CudaRunner::buildGraph(
     // A conditional handle drives one node, so only the first copy's
     // conds are IF nodes; the later copies' are inlined.
     CUgraphNode dep = addNodes(dev_.graph, nullptr, schedule.setup, handles);
-    addConditional(dev_.graph, dep, CU_GRAPH_COND_TYPE_WHILE,
-                   handles.at(schedule.loopCond), [&](CUgraph body) {
-                     CUgraphNode last = nullptr;
-                     fillingLoop_ = true;
-                     for (int k = 0; k < std::max(1, options_.unroll); ++k)
-                       last = addNodes(body, last, schedule.step, handles,
-                                       /*inlineConds=*/k > 0);
-                     fillingLoop_ = false;
-                   });
+    CUgraphNode loop =
+        addConditional(dev_.graph, dep, CU_GRAPH_COND_TYPE_WHILE,
+                       handles.at(schedule.loopCond), [&](CUgraph body) {
+                         CUgraphNode last = nullptr;
+                         fillingLoop_ = true;
+                         for (int k = 0; k < std::max(1, options_.unroll); ++k)
+                           last = addNodes(body, last, schedule.step, handles,
+                                           /*inlineConds=*/k > 0);
+                         fillingLoop_ = false;
+                       });
+    // The tail: once, after the loop (its conds are the graph's own).
+    addNodes(dev_.graph, loop, schedule.tail, handles);
     if (bindingNodes_)
       bindNodeArgs();
   } else {

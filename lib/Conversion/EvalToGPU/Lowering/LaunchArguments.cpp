@@ -28,7 +28,8 @@ LogicalResult ProgramLowering::checkKernelAbi() {
     const proofc_abi::KernelSignature *sig =
         proofc_abi::findKernel(entry.c_str());
     int first = 0; // the persistent kernel's slot.cu words come last
-    if (!sig && launch.getName().starts_with("persistent")) {
+    if (!sig && std::string_view(launch.getRole()) ==
+                    proofc::launchRoleName(proofc::LaunchRole::Persistent)) {
       sig = &proofc_abi::kSlotStep;
       first = std::max(n - sig->numArgs, 0);
     }
@@ -67,10 +68,17 @@ FailureOr<SmallVector<std::string>> ProgramLowering::slotStepArgs() {
 }
 
 SmallVector<std::string> ProgramLowering::memoArgs() {
-  Type i32 = IntegerType::get(program.getContext(), 32);
-  std::string words = std::to_string(memoEntryWords());
-  return {"buf:" + addScratchBuffer("memo_table", i32, {"MEMO", words}),
-          "buf:" + addScratchBuffer("memo_claims", i32, {"B"}), "sym:MEMO"};
+  // One step memo a program, declared at the first call: every kernel that
+  // advances the slots (the advance-engine and the tail hand-off's
+  // persistent kernel after it) reads and fills the same entries, and a
+  // slot's claim made in one is published by the other.
+  if (memoBuffers.first.empty()) {
+    Type i32 = IntegerType::get(program.getContext(), 32);
+    std::string words = std::to_string(memoEntryWords());
+    memoBuffers = {addScratchBuffer("memo_table", i32, {"MEMO", words}),
+                   addScratchBuffer("memo_claims", i32, {"B"})};
+  }
+  return {"buf:" + memoBuffers.first, "buf:" + memoBuffers.second, "sym:MEMO"};
 }
 
 int64_t ProgramLowering::memoEntryWords() {

@@ -151,18 +151,51 @@ LogicalResult ProgramLowering::lowerScore(OpBuilder &builder,
   if (!slotArgs.empty()) {
     if (failed(checkSlotBlock(score, kernel->block)))
       return failure();
-    SmallVector<Attribute> opts(slotModule.getOptions().getValue());
-    opts.push_back(builder.getStringAttr("-DPROOFC_ENGINE_THREADS=" +
-                                         std::to_string(kernel->block)));
-    // The linker refuses a callee that may use more registers than the
-    // kernel's cap (the SM's registers over its blocks' threads, in 8s).
-    if (options.minBlocksPerSm > 0)
-      opts.push_back(builder.getStringAttr(
-          registerCapOption(chipLimits().registersPerThread(
-              options.minBlocksPerSm, kernel->block))));
-    slotModule.setOptionsAttr(builder.getArrayAttr(opts));
+    setSlotModuleOptions(kernel->block, options.minBlocksPerSm);
   }
+  if (score == tailScore && failed(buildTailKernel(score)))
+    return failure();
   toErase.push_back(score);
+  return success();
+}
+
+void ProgramLowering::setSlotModuleOptions(int64_t threads,
+                                           int64_t minBlocksPerSm) {
+  Builder builder(program.getContext());
+  SmallVector<Attribute> opts(slotModule.getOptions().getValue());
+  opts.push_back(builder.getStringAttr("-DPROOFC_ENGINE_THREADS=" +
+                                       std::to_string(threads)));
+  // The linker refuses a callee that may use more registers than the
+  // kernel's cap (the SM's registers over its blocks' threads, in 8s).
+  if (minBlocksPerSm > 0)
+    opts.push_back(builder.getStringAttr(registerCapOption(
+        chipLimits().registersPerThread(minBlocksPerSm, threads))));
+  slotModule.setOptionsAttr(builder.getArrayAttr(opts));
+}
+
+LogicalResult ProgramLowering::buildTailKernel(ScoreSelectOp score) {
+  FailureOr<SmallVector<std::string>> slotArgs = slotStepArgs();
+  if (failed(slotArgs))
+    return failure();
+  // The persistent schedule's own choices (GpuHeuristics.h), whatever the
+  // step policy's options: its block holds a slot's S children.
+  bool tensorCores = false;
+  program.walk([&](SplitTf32WeightOp) { tensorCores = true; });
+  const int64_t B = program.getBAttr().getInt();
+  const int64_t minBlocksPerSm = chooseMinBlocksPerSm(
+      tensorCores, B, "persistent", plansAtomLayerTable(program));
+  const auto &[words, list] = engineGridBuffers();
+  // The guard is the list's count (EngineGridWord's first): a tail with no
+  // slot listed runs no block.
+  FailureOr<PolicyKernel> kernel =
+      buildPolicyKernel(score, tailModule, "proofc_policy_tail", words,
+                        chooseGroups(tensorCores, B, "persistent"),
+                        options.statesPerThread, minBlocksPerSm, "", "", words,
+                        list, chipLimits().maxSharedPerBlock, *slotArgs);
+  if (failed(kernel) || failed(checkSlotBlock(score, kernel->block)))
+    return failure();
+  setSlotModuleOptions(kernel->block, minBlocksPerSm);
+  tailKernel = std::move(*kernel);
   return success();
 }
 
@@ -286,12 +319,8 @@ bool ProgramLowering::resizesEngineGrid() {
 void ProgramLowering::finishEngineGrid() {
   if (!initLaunch && advanceEngineLaunches.empty())
     return;
-  Type i32 = IntegerType::get(program.getContext(), 32);
-  // Init resets the words whichever the schedule; the list holds a step's
-  // active slots in each of its two halves (kernel_abi.h's EngineGridWord).
-  std::string words = addScratchBuffer(
-      "engine_grid", i32, {std::to_string(proofc_abi::kEngineGridWords)});
-  std::string list = addScratchBuffer("engine_list", i32, {"2", "B"});
+  // Init resets the words whichever the schedule.
+  const auto &[words, list] = engineGridBuffers();
   const bool resize = !advanceEngineLaunches.empty() && resizesEngineGrid();
   // Every advance-engine launch resizes the next of its own launches (the
   // runtime finds it, across the WHILE body's end); init the first.
@@ -303,6 +332,20 @@ void ProgramLowering::finishEngineGrid() {
     appendArgs(launch,
                {"sym:B", "buf:" + words, "buf:" + list,
                 "node:" + (resize ? launch.getName().str() : std::string())});
+}
+
+const std::pair<std::string, std::string> &
+ProgramLowering::engineGridBuffers() {
+  if (engineGridNames.first.empty()) {
+    Type i32 = IntegerType::get(program.getContext(), 32);
+    // The list holds a step's active slots in each of its two halves
+    // (kernel_abi.h's EngineGridWord).
+    engineGridNames = {
+        addScratchBuffer("engine_grid", i32,
+                         {std::to_string(proofc_abi::kEngineGridWords)}),
+        addScratchBuffer("engine_list", i32, {"2", "B"})};
+  }
+  return engineGridNames;
 }
 
 void ProgramLowering::appendArgs(LaunchOp launch, ArrayRef<std::string> more) {

@@ -44,8 +44,24 @@ LogicalResult ProgramLowering::run() {
     return program.emitOpError()
            << "eval-lower-to-gpu: unknown schedule '" << options.schedule
            << "' (step, persistent or auto)";
-  if (persistent() && failed(checkPersistent(loop)))
-    return failure();
+  if (persistent()) {
+    FailureOr<ScoreSelectOp> score =
+        checkPersistent(loop, "schedule=persistent");
+    if (failed(score))
+      return failure();
+    persistentScore = *score;
+  }
+  if (handsOffTail()) {
+    if (!resizesEngineGrid())
+      return loop.emitOpError()
+             << "eval-lower-to-gpu: tail-handoff=" << options.tailHandoff
+             << " needs the advance-engine's list of the slots still active "
+                "(B >= 8192; 0: no hand-off)";
+    FailureOr<ScoreSelectOp> score = checkPersistent(loop, "tail-handoff");
+    if (failed(score))
+      return failure();
+    tailScore = *score;
+  }
 
   declareModules();
   for (LaunchOp launch : program.getBody().front().getOps<LaunchOp>())
@@ -127,10 +143,10 @@ void ProgramLowering::findFusableCond(DeviceLoopOp loop) {
   }
 }
 
-LogicalResult ProgramLowering::checkPersistent(DeviceLoopOp loop) {
+FailureOr<ScoreSelectOp> ProgramLowering::checkPersistent(DeviceLoopOp loop,
+                                                          StringRef what) {
   auto fail = [&](Operation *at, const Twine &why) {
-    return at->emitOpError()
-           << "eval-lower-to-gpu: schedule=persistent " << why;
+    return at->emitOpError() << "eval-lower-to-gpu: " << what << " " << why;
   };
   if (!fusedAdvance)
     return fail(loop, "needs the fused step (an eval.advance followed by "
@@ -152,8 +168,7 @@ LogicalResult ProgramLowering::checkPersistent(DeviceLoopOp loop) {
       !same(score.getSlots(), fusedAdvance.getSlots()))
     return fail(score, "needs the policy and the advance on the same "
                        "buffers (run eval-plan-buffers)");
-  persistentScore = score;
-  return success();
+  return score;
 }
 
 void ProgramLowering::declareModules() {
@@ -183,17 +198,34 @@ void ProgramLowering::declareModules() {
                                std::to_string(options.memoMaxWaits));
     if (resizesEngineGrid())
       advanceOptions.push_back(proofc_abi::kEngineListOption);
+    if (handsOffTail())
+      advanceOptions.push_back(proofc_abi::kTailHandoffOptionPrefix +
+                               std::to_string(options.tailHandoff));
     SmallVector<StringRef> refs(advanceOptions.begin(), advanceOptions.end());
     CudaModuleOp::create(builder, loc, kAdvanceModule, "step.cu",
                          builder.getStrArrayAttr(refs), FlatSymbolRefAttr());
   }
-  // The persistent kernel's advance-and-derive: relocatable code linked
-  // into the gpu.module; deriveSlot's items are one per policy thread,
-  // so its threads are set once the policy kernel's block is known.
-  if (persistent())
+  // The persistent kernel's advance-and-derive (the persistent schedule's
+  // or the tail hand-off's): relocatable code linked into the gpu.module;
+  // deriveSlot's items are one per policy thread, so its threads are set
+  // once the policy kernel's block is known.
+  if (handsOffTail()) {
+    // The tail's module: the policy module's target, a name of its own.
+    OpBuilder after(gpuModule);
+    after.setInsertionPointAfter(gpuModule);
+    std::string name = gpuModule.getSymName().str() + "_tail";
+    auto parent = gpuModule->getParentOfType<ModuleOp>();
+    for (int n = 1; SymbolTable::lookupSymbolIn(parent, name); ++n)
+      name = gpuModule.getSymName().str() + "_tail_" + std::to_string(n);
+    tailModule =
+        gpu::GPUModuleOp::create(after, loc, name, gpuModule.getTargetsAttr());
+  }
+  if (persistent() || handsOffTail())
     slotModule = CudaModuleOp::create(
         builder, loc, "slot", "slot.cu", builder.getStrArrayAttr({A, S}),
-        FlatSymbolRefAttr::get(builder.getContext(), gpuModule.getSymName()));
+        FlatSymbolRefAttr::get(
+            builder.getContext(),
+            (tailModule ? tailModule : gpuModule).getSymName()));
 }
 
 std::string ProgramLowering::uniqueName(StringRef base) {
@@ -276,7 +308,16 @@ LogicalResult ProgramLowering::lowerLoop(OpBuilder &builder,
   body->getOperations().splice(body->end(),
                                loop.getBody().front().getOperations());
   toErase.push_back(loop);
-  return lowerBlock(*body, (*flag)[0]);
+  if (failed(lowerBlock(*body, (*flag)[0])))
+    return failure();
+  // The tail hand-off: once, after the loop (the builder is past the
+  // lowered loop), on the slots the hand-off step listed.
+  if (tailKernel)
+    launch(builder, loop.getLoc(), proofc::LaunchRole::Persistent, "tail",
+           kernelRef(tailModule.getSymName(), tailKernel->func.getName()),
+           tailKernel->grid, tailKernel->block, tailKernel->args,
+           tailKernel->sharedBytes);
+  return success();
 }
 
 LogicalResult ProgramLowering::lowerCond(OpBuilder &builder, CondOp cond) {

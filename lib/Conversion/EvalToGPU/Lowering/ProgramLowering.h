@@ -3,7 +3,8 @@
 // ProgramLowering turns one planned eval.program into its GPU plan as IR
 // (LowerToGpu.cpp's banner lists the op-for-op mapping). Its state is the
 // names it hands out and what it found in the program (the loop's flag,
-// the engine cond, the fused step, the persistent policy); its methods,
+// the engine cond, the fused step, the persistent policy, the tail
+// hand-off's); its methods,
 // one group a file:
 //   ProgramLowering.cpp  the walk: checks, the CUDA C++ modules, the ops of
 //                        a block in order, loops and conds, scratch buffers
@@ -18,6 +19,8 @@
 #ifndef PROOFC_LIB_CONVERSION_EVALTOGPU_LOWERING_PROGRAMLOWERING_H
 #define PROOFC_LIB_CONVERSION_EVALTOGPU_LOWERING_PROGRAMLOWERING_H
 
+#include "../PolicyKernel.h"
+
 #include "proofc/Dialect/Eval/EvalOps.h"
 #include "proofc/Dialect/Eval/Transforms/Passes.h"
 #include "proofc/Dialect/Eval/Transforms/ValueBuffers.h"
@@ -27,6 +30,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::eval::lowering {
@@ -78,6 +82,14 @@ private:
 
   bool persistent() const { return options.schedule == "persistent"; }
 
+  /// Whether the step schedule ends at the tail hand-off (tail-handoff > 0
+  /// with the fused advance-engine; the pass reports the option where there
+  /// is none): the loop's policy also gets its persistent form, launched
+  /// once after the loop (docs/gpu-kernels.md, "The tail hand-off").
+  bool handsOffTail() const {
+    return options.tailHandoff > 0 && hasFusedAdvanceModule();
+  }
+
   /// The buffers of `value` used by `user`, or failure.
   FailureOr<SmallVector<BufferOp>> buffers(Value value, Operation *user) {
     return getValueBuffers(value, user);
@@ -99,8 +111,9 @@ private:
   /// The persistent kernel replaces exactly the fused step: the loop holds
   /// one eval.score_select, then the fused advance and engine cond, on the
   /// same buffers (it reads its own slot's derived states, writes its own
-  /// action, then advances and derives that slot).
-  LogicalResult checkPersistent(DeviceLoopOp loop);
+  /// action, then advances and derives that slot). `what` names the option
+  /// that asks for it in the diagnostic.
+  FailureOr<ScoreSelectOp> checkPersistent(DeviceLoopOp loop, StringRef what);
 
   void declareModules();
   /// Adds to each loaded CUDA C++ module the options that define only the
@@ -151,6 +164,15 @@ private:
   /// derive's shared memory is the kernel's, sized by buildPolicyKernel.)
   LogicalResult checkSlotBlock(ScoreSelectOp score, int64_t threads);
 
+  /// slot.cu's options once its caller's block (`threads`) and register cap
+  /// (`minBlocksPerSm` > 0) are known.
+  void setSlotModuleOptions(int64_t threads, int64_t minBlocksPerSm);
+
+  /// The tail hand-off's kernel: the persistent form of the loop's policy
+  /// `score`, with the persistent schedule's groups and blocks an SM, its
+  /// blocks mapped by the advance-engine's list (engineGridBuffers).
+  LogicalResult buildTailKernel(ScoreSelectOp score);
+
   LogicalResult lowerAdvance(OpBuilder &builder, AdvanceOp advance,
                              BufferOp guard);
 
@@ -187,6 +209,11 @@ private:
   /// advance-engine's B before them.
   void finishEngineGrid();
 
+  /// The advance-engine grid's two scratch buffers (kernel_abi.h's
+  /// EngineGridWord words, and the list: two halves of B slots), declared at
+  /// the first call.
+  const std::pair<std::string, std::string> &engineGridBuffers();
+
   /// Appends `more` to a launch built earlier (the grids' arguments, known
   /// once every launch exists).
   void appendArgs(LaunchOp launch, ArrayRef<std::string> more);
@@ -210,7 +237,7 @@ private:
 
   /// The step memo's arguments (memo.cu, after advance.cu's count): MEMO
   /// entries of memoEntryWords() words and each slot's claimed entry, both
-  /// zero-filled before the run, then MEMO.
+  /// zero-filled before the run (declared once: memoBuffers), then MEMO.
   SmallVector<std::string> memoArgs();
 
   /// memo.cu's kEntryWords (kernel_abi.h).
@@ -244,15 +271,25 @@ private:
   BufferOp loopFlagBuffer;
   std::string engineCond;
   std::string outActionsBuffer; ///< outActionsArgs(), once declared
+  std::pair<std::string, std::string>
+      memoBuffers;        ///< memoArgs(): table, claims
   AdvanceOp fusedAdvance; ///< with fusedCond: one launch (fuse-advance-engine)
   CondOp fusedCond;
   ScoreSelectOp persistentScore; ///< schedule=persistent: its kernel loops
-  CudaModuleOp slotModule;       ///< schedule=persistent: slot.cu
+  ScoreSelectOp tailScore;       ///< the tail hand-off's: the loop's policy
+  /// The tail hand-off's kernel (buildTailKernel), launched after the loop,
+  /// in a gpu.module of its own (slot.cu linked into it; the step policy's
+  /// module links nothing and stays as it is without the hand-off).
+  std::optional<PolicyKernel> tailKernel;
+  gpu::GPUModuleOp tailModule;
+  /// slot.cu, linked into gpuModule (schedule=persistent) or tailModule.
+  CudaModuleOp slotModule;
   llvm::StringSet<> launchNames;
   /// finishPolicyGrid's launches and what it appends to them.
   LaunchOp initLaunch;
   SmallVector<LaunchOp> advanceEngineLaunches;
   std::pair<std::string, std::string> policyGridNames; ///< words, list
+  std::pair<std::string, std::string> engineGridNames; ///< words, list
   /// The first step policy launch's parts and children a part, and its
   /// name when the advance-engine resizes its grid (choosePolicyGridResize).
   bool policyGridKnown = false;

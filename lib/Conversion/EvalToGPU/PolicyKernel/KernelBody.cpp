@@ -75,7 +75,7 @@ void KernelGenerator::emitBody() {
     logitsPtr = entry.getArgument(arg++);
     arrivalsPtr = entry.getArgument(arg++);
   }
-  if (gridWords) {
+  if (gridWords || slotList) {
     gridPtr = entry.getArgument(arg++);
     listPtr = entry.getArgument(arg++);
   }
@@ -127,6 +127,20 @@ void KernelGenerator::emitBody() {
     Value listedRuns = cmpI(arith::CmpIPredicate::slt, toI32(bid), listed);
     Value slotRuns = cmpI(arith::CmpIPredicate::sge, cand, cI32(0));
     run = andI(run, sel(isListed, listedRuns, slotRuns));
+  } else if (slotList) {
+    // The tail hand-off: block bid runs the bid-th slot of the list the
+    // last step's advance-engine wrote (its count and half in the words);
+    // a block past the count reads entry 0 and does not run.
+    Value words = view(gridPtr, i32, {fixed(proofc_abi::kEngineGridWords)});
+    Value listed = load(words, {cIdx(proofc_abi::kEngineListed)});
+    Value half = toIndex(load(words, {cIdx(proofc_abi::kEngineRead)}));
+    Value inList = cmpI(arith::CmpIPredicate::slt, toI32(bid), listed);
+    Value at = sel(inList, bid, cIdx(0));
+    Value list = view(listPtr, i32, {fixed(2), fixed(B)});
+    runSlot = toIndex(load(list, {half, at}));
+    Value runCand = load(slotCand, {runSlot});
+    run = andI(run,
+               andI(inList, cmpI(arith::CmpIPredicate::sge, runCand, cI32(0))));
   } else {
     run = andI(run, cmpI(arith::CmpIPredicate::sge, cand, cI32(0)));
   }

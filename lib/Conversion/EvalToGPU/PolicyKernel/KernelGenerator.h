@@ -27,10 +27,10 @@ public:
   KernelGenerator(ScoreSelectOp op, const EncoderShape &shape, int64_t A,
                   int64_t S, int64_t B, const Tiling &tiling,
                   gpu::GPUModuleOp module, LLVM::LLVMFuncOp slotStep,
-                  bool atomLayer, bool gridWords)
+                  bool atomLayer, bool gridWords, bool slotList)
       : KernelBuilder(op.getLoc(), OpBuilder::atBlockEnd(module.getBody())),
         op(op), shape(shape), A(A), S(S), B(B), tl(tiling), slotStep(slotStep),
-        atomLayer(atomLayer), gridWords(gridWords) {}
+        atomLayer(atomLayer), gridWords(gridWords), slotList(slotList) {}
 
   /// Emits the kernel with arguments `argTypes` (docs/gpu-kernels.md).
   gpu::GPUFuncOp emit(StringRef name, ArrayRef<Type> argTypes);
@@ -278,6 +278,10 @@ private:
   /// its blocks by them (kernel_abi.h's PolicyGridWord); without, block b
   /// is part b / B of slot b % B.
   bool gridWords;
+  /// The persistent form takes the advance-engine's grid words and list
+  /// (kernel_abi.h's EngineGridWord) and block i runs the list's i-th slot:
+  /// the tail hand-off's kernel. Without, block b runs slot b.
+  bool slotList;
   gpu::GPUFuncOp func;
 
   // Views, table addresses and per-thread values of the body.

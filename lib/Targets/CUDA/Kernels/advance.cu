@@ -98,14 +98,16 @@ __device__ __forceinline__ int finishCandidate(int c, int status, int d,
 /// advance module with and without -maxrregcount, slot.cu, step.cu), and
 /// with n = 2 what docs/performance.md row 30 measured. slot.cu is compiled
 /// without waits: a persistent slot goes at its block's own pace, and
-/// waiting would hold the block.
+/// waiting would hold the block. With `mayWait` false a slot does not wait
+/// this step (the step before the tail hand-off, step.cu): a slot that
+/// waited resumes at its state's lookup and computes the step itself.
 __device__ __forceinline__ int advanceSlot(
     int b, const int *pool, int N, int D, int R, const int *derived,
     const int *count, const int *action, const float *actionLogp, int *state,
     int *slotCand, int *depth, float *logp, int *nextCand, int *outStatus,
     int *outDepth, float *outLogp, int *outActions, int actionsD, int *memo,
     int *memoClaims, int memoEntries, const int *kept = nullptr,
-    int *stateCopy = nullptr) {
+    int *stateCopy = nullptr, bool mayWait = true) {
   constexpr int kMaxWaits = PROOFC_MEMO_WAITS;
   int c = slotCand[b];
   if (c < 0) return 0;
@@ -189,7 +191,7 @@ __device__ __forceinline__ int advanceSlot(
     bool pending = false;
     if (!proofc_memo::lookup(memo, mask, words, key, next, step, stepAction,
                              record, claim, pending)) {
-      if (pending && waits < kMaxWaits) waited = waits + 1;
+      if (pending && waits < kMaxWaits && mayWait) waited = waits + 1;
       break;
     }
     for (int w = 0; w < W; ++w) words[w] = next[w];

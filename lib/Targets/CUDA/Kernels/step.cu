@@ -45,6 +45,18 @@
 #define PROOFC_ENGINE_LIST 0
 #endif
 
+/// The tail hand-off (kernel_abi.h's kTailHandoffOptionPrefix; 0: none):
+/// once a step starts with at most this many slots listed active, its
+/// slots do not wait for other slots' steps, and its last block ends the
+/// loop; the plan's tail then runs the listed slots to the end in the
+/// persistent kernel (docs/gpu-kernels.md, "The tail hand-off"). It reads
+/// the list, so it needs PROOFC_ENGINE_LIST.
+#ifndef PROOFC_TAIL_HANDOFF
+#define PROOFC_TAIL_HANDOFF 0
+#endif
+static_assert(PROOFC_TAIL_HANDOFF == 0 || PROOFC_ENGINE_LIST != 0,
+              "the tail hand-off reads the engine's list");
+
 #include "engine.cu"
 #include "memo.cu"
 #include "advance.cu"
@@ -210,6 +222,9 @@ extern "C" __global__ void proofc_advance_engine(
   const int listed = kList ? engineGrid[proofc_abi::kEngineListed] : -1;
   const int read = kList ? engineGrid[proofc_abi::kEngineRead] : 0;
   if (run == 0) return;
+  // The step before the hand-off: every block reads the same list count.
+  const bool handoff = PROOFC_TAIL_HANDOFF > 0 && listed >= 0 &&
+                       listed <= PROOFC_TAIL_HANDOFF;
   const int i = static_cast<int>(blockIdx.x);
   const int b = listed < 0 ? i : i < listed ? engineList[read * B + i] : -1;
   // Whether the block has a slot (without the list, always: no check).
@@ -232,7 +247,7 @@ extern "C" __global__ void proofc_advance_engine(
                                   actionLogp, state, slotCand, depth, logp,
                                   nextCand, outStatus, outDepth, outLogp,
                                   outActions, actionsD, memo, memoClaims,
-                                  memoEntries);
+                                  memoEntries, nullptr, nullptr, !handoff);
     if (PROOFC_MEMO_WAITS > 0)
       sWaiting = hasSlot && memoEntries > 0 && memoClaims[b] < 0;
   }
@@ -301,7 +316,10 @@ extern "C" __global__ void proofc_advance_engine(
     volatile int *grid = engineGrid;
     grid[proofc_abi::kEngineListed] = list ? active : -1;
     grid[proofc_abi::kEngineRead] = 1 - read;
-    resizeNode(nextEngine, current, list ? proofc_abi::listedBlocks(active) : B);
+    // At the hand-off the list stays for the tail, and the loop's last
+    // (no-op) steps launch one block each.
+    resizeNode(nextEngine, current,
+               handoff ? 1 : list ? proofc_abi::listedBlocks(active) : B);
   }
   // Without a node the grid stays the plan's and the mode init's (every
   // slot): nothing was listed, nothing to read or re-zero.
@@ -310,10 +328,13 @@ extern "C" __global__ void proofc_advance_engine(
     const int listed = grid[proofc_abi::kPolicyListCount];
     const unsigned current = recordedGrid(nextPolicy);
     grid[proofc_abi::kPolicyListCount] = 0;
-    setPolicyGrid(policyGrid, listed, proofc_abi::listedBlocks(listed),
-                  nextPolicy, current);
+    setPolicyGrid(policyGrid, handoff ? 0 : listed,
+                  handoff ? 1 : proofc_abi::listedBlocks(listed), nextPolicy,
+                  current);
   }
-  setFlags(anyActive, engineFlag, loopFlag, engineHandle, loopHandle);
+  // At the hand-off the slots still active go on in the tail's kernel.
+  setFlags(anyActive && !handoff, engineFlag, loopFlag, engineHandle,
+           loopHandle);
 }
 #endif
 

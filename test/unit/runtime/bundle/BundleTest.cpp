@@ -54,6 +54,22 @@ TEST(Bundle, RoundTripsEveryField) {
   EXPECT_EQ(b.plan.launches.at(0).role, LaunchRole::Init);
 }
 
+TEST(Bundle, RoundTripsTheTail) {
+  // The tail hand-off's launch after the loop (schedule.tail): written only
+  // when there is one, read back in order; a bundle without it has no key.
+  Bundle a = referenceBundle();
+  const std::string without = serializeBundle(a);
+  EXPECT_EQ(without.find("\"tail\""), std::string::npos);
+  EXPECT_TRUE(parseBundle(without, "x.pcb").plan.schedule.tail.empty());
+  a.plan.schedule.tail = {
+      ScheduleNode{a.plan.launches.back().name, "", "", {}}};
+  const std::string text = serializeBundle(a);
+  const Bundle b = parseBundle(text, "x.pcb");
+  EXPECT_EQ(serializeBundle(b), text);
+  ASSERT_EQ(b.plan.schedule.tail.size(), 1u);
+  EXPECT_EQ(b.plan.schedule.tail[0].launch, a.plan.launches.back().name);
+}
+
 /// A fold_atom_layer op over the reference bundle's folded tables.
 PrologueOp atomLayerOp(bool relu) {
   PrologueOp op;
@@ -374,6 +390,19 @@ TEST(Bundle, ErrorsNameThePathAndTheField) {
        "x.pcb: plan.schedule.loop_flag: unknown buffer 'nope'"},
       {[](json &j) { j["plan"]["schedule"]["step"] = json::array(); },
        "x.pcb: plan.schedule.step: the proof-loop step is empty"},
+      {[](json &j) { j["plan"]["schedule"]["tail"] = json::array(); },
+       "x.pcb: plan.schedule.tail: the tail is empty (leave the key out "
+       "instead)"},
+      {[](json &j) { j["plan"]["schedule"]["tail"] = {{{"launch", "gone"}}}; },
+       "x.pcb: plan.schedule.tail[0].launch: unknown launch 'gone'"},
+      {[](json &j) {
+         j["plan"]["schedule"]["tail"] = {{{"cond", "loop"},
+                                           {"flag", "loop_flag"},
+                                           {"body", json::array()}}};
+       },
+       "x.pcb: plan.schedule.tail[0].cond: duplicate cond 'loop'"},
+      {[](json &j) { j["plan"]["schedule"]["tails"] = json::array(); },
+       "x.pcb: plan.schedule.tails: unknown field"},
       {[](json &j) { j["plan"]["prologue"][0]["op"] = "matmul"; },
        "x.pcb: plan.prologue[0].op: unknown prologue op 'matmul'"},
       {[](json &j) { j["plan"]["prologue"][1]["dst"] = "pred_proj"; },

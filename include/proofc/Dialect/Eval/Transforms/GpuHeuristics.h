@@ -151,6 +151,23 @@ bool choosePolicyGridResize(int64_t B);
 /// against 5.213-5.218 ms), so none below 8192.
 bool chooseEngineGridResize(int64_t B);
 
+/// tail-handoff=-1: from how few slots listed active the step schedule
+/// hands its slots to the persistent kernel (docs/gpu-kernels.md, "The
+/// tail hand-off"): 264 (the persistent kernel's two blocks an SM on a
+/// 132-SM H100 or H200) from B = 8192 up to 16384 (excluded), where the
+/// advance-engine lists its slots (chooseEngineGridResize), else 0 (none).
+/// Once the pool is empty a step of the step schedule lasts its slowest
+/// slot's policy tile and derive plus two launches (~30 us), while the
+/// persistent kernel's block runs a slot's step in ~14 us (V10 with 64 to
+/// 256 slots: the persistent kernel 1.8-1.9x faster than the step
+/// schedule). Issue 29's prototype on an H200 (outcomes byte-identical in
+/// every variant): V10 at B = 8192 3.065-3.072 -> 2.990-2.998 ms at 264,
+/// 2.986-2.990 ms at 400, 3.042-3.047 at 128, 3.055-3.080 at 1024 (more
+/// slots than the kernel holds at once); with three blocks an SM (its
+/// registers capped) 3.027-3.035 ms. Not measured from 16384 (fb15k-237's
+/// B, which has no memo waits and no folded table), hence none there.
+int64_t chooseTailHandoff(int64_t B);
+
 } // namespace mlir::eval
 
 #endif // PROOFC_DIALECT_EVAL_TRANSFORMS_GPUHEURISTICS_H

@@ -124,6 +124,11 @@ struct Schedule {
   /// "schedule.setup" since format 3; not the weight prologue).
   std::vector<ScheduleNode> setup;
   std::vector<ScheduleNode> step; ///< the proof-loop body
+  /// Once, after the loop ends (bundle key "schedule.tail", present only
+  /// when non-empty): the launches that finish the slots still active when
+  /// the step schedule hands them to the persistent kernel
+  /// (docs/gpu-kernels.md, "The tail hand-off").
+  std::vector<ScheduleNode> tail;
   std::string loopFlag; ///< int32 [1]: non-zero while any slot is active
   std::string loopCond; ///< cond name for the WHILE node's handle
 };

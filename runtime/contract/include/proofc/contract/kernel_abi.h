@@ -470,6 +470,11 @@ constexpr const char *kMemoWaitsOptionPrefix = "-DPROOFC_MEMO_WAITS=";
 /// and writes the list; without it block b runs slot b, the list's code
 /// folds away and nextEngine is ignored.
 constexpr const char *kEngineListOption = "-DPROOFC_ENGINE_LIST=1";
+/// The fused advance-engine module's option that ends the loop at the tail
+/// hand-off (step.cu's PROOFC_TAIL_HANDOFF): the prefix + n, the most slots
+/// a step may start with listed active to be the last; without it, never.
+/// It needs kEngineListOption.
+constexpr const char *kTailHandoffOptionPrefix = "-DPROOFC_TAIL_HANDOFF=";
 /// slot.cu's words, the tail of the persistent policy kernel's arguments.
 constexpr KernelSignature kSlotStep =
     PROOFC_ABI_SIGNATURE(PROOFC_ABI_SLOT_FUNCTION, SlotStep);
