@@ -92,6 +92,6 @@ bool mlir::eval::choosePolicyGridResize(int64_t B) {
 
 bool mlir::eval::chooseEngineGridResize(int64_t B) { return B >= 8192; }
 
-int64_t mlir::eval::chooseTailHandoff(int64_t B) {
-  return chooseEngineGridResize(B) && B < 16384 ? 264 : 0;
+int64_t mlir::eval::chooseTailHandoff(bool tensorCores, int64_t B) {
+  return tensorCores && chooseEngineGridResize(B) && B < 16384 ? 264 : 0;
 }

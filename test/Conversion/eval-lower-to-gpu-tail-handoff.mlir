@@ -46,13 +46,15 @@
 // CHECK-NEXT:   %[[RUNS:.*]] = arith.andi %[[INLIST]], %[[HOLDS]] : i1
 // CHECK-NEXT:   arith.andi %{{.*}}, %[[RUNS]] : i1
 
-// Off (0), and none by auto below 8192 or from 16384: no tail, no second
-// module, no option.
+// Off (0), and none by auto below 8192, from 16384 or with the FMA layers:
+// no tail, no second module, no option.
 // RUN: proofc-opt %examples/v10.mlir --pass-pipeline='builtin.module(eval-gpu-pipeline{slots=8192 tail-handoff=0 stop-before-nvvm=true})' \
 // RUN: | FileCheck %s --check-prefix=OFF
 // RUN: proofc-opt %examples/v10.mlir --pass-pipeline='builtin.module(eval-gpu-pipeline{slots=16384 stop-before-nvvm=true})' \
 // RUN: | FileCheck %s --check-prefix=OFF
 // RUN: proofc-opt %examples/v10.mlir --pass-pipeline='builtin.module(eval-gpu-pipeline{slots=4096 stop-before-nvvm=true})' \
+// RUN: | FileCheck %s --check-prefix=OFF
+// RUN: proofc-opt %examples/v10.mlir --pass-pipeline='builtin.module(eval-gpu-pipeline{slots=8192 matmul=fma stop-before-nvvm=true})' \
 // RUN: | FileCheck %s --check-prefix=OFF
 // OFF-NOT: PROOFC_TAIL_HANDOFF
 // OFF-NOT: eval.launch "tail"

@@ -148,9 +148,10 @@ struct EvalLowerToGpuPass
     o.memoMaxWaits = memoMaxWaits != kAutoOption
                          ? static_cast<int64_t>(memoMaxWaits)
                          : (fusedStepKernel ? chooseMemoMaxWaits(B) : 0);
-    o.tailHandoff = tailHandoff != kAutoOption
-                        ? static_cast<int64_t>(tailHandoff)
-                        : (fusedStepKernel ? chooseTailHandoff(B) : 0);
+    o.tailHandoff =
+        tailHandoff != kAutoOption
+            ? static_cast<int64_t>(tailHandoff)
+            : (fusedStepKernel ? chooseTailHandoff(tensorCores, B) : 0);
     o.minBlocksPerSm =
         minBlocksPerSm == kAutoOption
             ? chooseMinBlocksPerSm(tensorCores, B, o.schedule, foldedAtomLayer)

@@ -155,7 +155,9 @@ bool chooseEngineGridResize(int64_t B);
 /// hands its slots to the persistent kernel (docs/gpu-kernels.md, "The
 /// tail hand-off"): 264 (the persistent kernel's two blocks an SM on a
 /// 132-SM H100 or H200) from B = 8192 up to 16384 (excluded), where the
-/// advance-engine lists its slots (chooseEngineGridResize), else 0 (none).
+/// advance-engine lists its slots (chooseEngineGridResize), with the
+/// tensor-core policy (the FMA layers' persistent block is 512 threads, one
+/// an SM, and was not measured in this role); else 0 (none).
 /// Once the pool is empty a step of the step schedule lasts its slowest
 /// slot's policy tile and derive plus two launches (~30 us), while the
 /// persistent kernel's block runs a slot's step in ~14 us (V10 with 64 to
@@ -166,7 +168,7 @@ bool chooseEngineGridResize(int64_t B);
 /// slots than the kernel holds at once); with three blocks an SM (its
 /// registers capped) 3.027-3.035 ms. Not measured from 16384 (fb15k-237's
 /// B, which has no memo waits and no folded table), hence none there.
-int64_t chooseTailHandoff(int64_t B);
+int64_t chooseTailHandoff(bool tensorCores, int64_t B);
 
 } // namespace mlir::eval
 
