@@ -70,6 +70,12 @@ bool mlir::eval::plansAtomLayerTable(ProgramOp program) {
   return !program.getBody().front().getOps<FoldAtomLayerOp>().empty();
 }
 
+bool mlir::eval::plansTensorCores(ProgramOp program) {
+  bool tensorCores = false;
+  program.walk([&](SplitTf32WeightOp) { tensorCores = true; });
+  return tensorCores;
+}
+
 int64_t mlir::eval::chooseStepsInFlight(int64_t B, StringRef schedule,
                                         bool foldedAtomLayer) {
   return foldedOneWarpSteps(B, schedule, foldedAtomLayer) ? 1

@@ -120,8 +120,7 @@ struct EvalLowerToGpuPass
   /// put the policy on the tensor cores (its TF32 fragment tables), then
   /// the warps per block and the blocks per SM; the engine's block from B.
   FailureOr<EvalLowerToGpuPassOptions> resolveOptions(ProgramOp program) {
-    bool tensorCores = false;
-    program.walk([&](SplitTf32WeightOp) { tensorCores = true; });
+    const bool tensorCores = plansTensorCores(program);
     const bool foldedAtomLayer = plansAtomLayerTable(program);
     int64_t B = program.getBAttr().getInt();
     EvalLowerToGpuPassOptions o;

@@ -179,8 +179,7 @@ LogicalResult ProgramLowering::buildTailKernel(ScoreSelectOp score) {
     return failure();
   // The persistent schedule's own choices (GpuHeuristics.h), whatever the
   // step policy's options: its block holds a slot's S children.
-  bool tensorCores = false;
-  program.walk([&](SplitTf32WeightOp) { tensorCores = true; });
+  const bool tensorCores = plansTensorCores(program);
   const int64_t B = program.getBAttr().getInt();
   const int64_t minBlocksPerSm = chooseMinBlocksPerSm(
       tensorCores, B, "persistent", plansAtomLayerTable(program));

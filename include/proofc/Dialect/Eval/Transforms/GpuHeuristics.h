@@ -68,6 +68,12 @@ int64_t chooseMinBlocksPerSm(bool tensorCores, int64_t B, StringRef schedule,
 /// from the program alike by the option resolution and the policy kernel.
 bool plansAtomLayerTable(ProgramOp program);
 
+/// Whether eval-plan-buffers put the policy's linears on the tensor cores
+/// (`program` has an eval.split_tf32_weight: their TF32 fragment tables):
+/// the `tensorCores` of the choices above, read from the program alike by
+/// the option resolution and the tail hand-off's kernel.
+bool plansTensorCores(ProgramOp program);
+
 /// The most tensor-core k-steps whose weight fragments a policy-kernel warp
 /// loads together (chooseStepsInFlight's choice elsewhere than at 21 blocks).
 inline constexpr int64_t kMaxStepsInFlight = 2;

@@ -284,6 +284,11 @@ private:
     ADD_FAILURE() << l.launch->entry << " has no argument " << name;
     return l.args.at(0);
   }
+  /// Launch l's buffer argument `name`, to write (the emulated tail's).
+  template <typename T = int>
+  T *buffer(const BoundLaunch &l, const char *name) {
+    return reinterpret_cast<T *>(memory_[named(l, name).buffer].data());
+  }
   const int32_t *words(const BoundLaunch &l, const char *name) const {
     return reinterpret_cast<const int32_t *>(
         memory_[named(l, name).buffer].data());
@@ -529,11 +534,9 @@ private:
     };
     while (anyActive()) {
       runLaunch(*policy);
-      for (int32_t b : slots) {
-        int active = 0;
+      for (int32_t b : slots)
         emu::launch(1, static_cast<unsigned>(l.launch->block),
-                    [&] { tailSlot(l, b, active); });
-      }
+                    [&] { tailSlot(l, b); });
       ++tailRounds_;
       ASSERT_LT(tailRounds_, 10000) << "the tail does not end";
     }
@@ -545,9 +548,7 @@ private:
   /// (memo.cu's lookup on an empty entry, as the slot that computes it).
   void claimPendingStep(const BoundLaunch &l) {
     constexpr int W = 3 * PROOFC_A;
-    auto buf = [&](const char *name) {
-      return reinterpret_cast<int *>(memory_[named(l, name).buffer].data());
-    };
+    auto buf = [&](const char *name) { return buffer(l, name); };
     const int B = named(l, "B").i32, R = named(l, "R").i32,
               D = named(l, "D").i32;
     const unsigned mask =
@@ -580,16 +581,14 @@ private:
 
   /// One slot's advance and derive in the tail: slot.cu's
   /// proofc_slot_advance_engine on the global buffers.
-  void tailSlot(const BoundLaunch &l, int b, int &active) {
-    auto buf = [&](const char *name) {
-      return reinterpret_cast<int *>(memory_[named(l, name).buffer].data());
-    };
-    auto fbuf = [&](const char *name) {
-      return reinterpret_cast<float *>(buf(name));
-    };
+  void tailSlot(const BoundLaunch &l, int b) {
+    auto buf = [&](const char *name) { return buffer(l, name); };
+    auto fbuf = [&](const char *name) { return buffer<float>(l, name); };
     auto i32 = [&](const char *name) { return named(l, name).i32; };
+    // Whether the slot still holds a candidate is its slotCand (runTail
+    // reads it); the derive makes no children for a slot without one.
     if (threadIdx.x == 0)
-      active = PLAN_ENTRY(proofc_step)::advanceSlot(
+      PLAN_ENTRY(proofc_step)::advanceSlot(
           b, buf("pool"), i32("N"), i32("D"), i32("R"), buf("derived"),
           buf("count"), buf("action"), fbuf("actionLogp"), buf("state"),
           buf("slotCand"), buf("depth"), fbuf("logp"), buf("nextCand"),
@@ -646,6 +645,20 @@ Workload loadWorkload(const Case &c) {
   opts.queries = c.queries;
   w.set = buildCandidates(w.ds, opts);
   return w;
+}
+
+/// The emulated plan's outcomes against the host backend's: as many, each
+/// with the same status and depth and its log-probability within 1e-4 (the
+/// policy fixture sums in its own order). Fatal on a count mismatch: call
+/// it under ASSERT_NO_FATAL_FAILURE.
+void expectHostsOutcomes(const std::vector<Outcome> &emulated,
+                         const std::vector<Outcome> &host) {
+  ASSERT_EQ(emulated.size(), host.size());
+  for (size_t i = 0; i < host.size(); ++i) {
+    EXPECT_EQ(emulated[i].status, host[i].status) << "candidate " << i;
+    EXPECT_EQ(emulated[i].depth, host[i].depth) << "candidate " << i;
+    EXPECT_NEAR(emulated[i].logp, host[i].logp, 1e-4) << "candidate " << i;
+  }
 }
 
 /// nations (all corruptions of its first `queries` test queries), 16 slots.
@@ -729,14 +742,10 @@ PLAN_GTEST(TEST_P, PLAN_TEST(EmulatedPlanVsHost), SameOutcomesAsHostBackend) {
     EXPECT_EQ(gathered, setup);
   }
 
-  ASSERT_EQ(emulated.size(), host.size());
+  ASSERT_NO_FATAL_FAILURE(expectHostsOutcomes(emulated, host));
   int proved = 0;
-  for (size_t i = 0; i < host.size(); ++i) {
-    EXPECT_EQ(emulated[i].status, host[i].status) << "candidate " << i;
-    EXPECT_EQ(emulated[i].depth, host[i].depth) << "candidate " << i;
-    EXPECT_NEAR(emulated[i].logp, host[i].logp, 1e-4) << "candidate " << i;
-    proved += host[i].status == ProofStatus::Proved;
-  }
+  for (const Outcome &o : host)
+    proved += o.status == ProofStatus::Proved;
   RecordProperty("candidates", static_cast<int>(host.size()));
   RecordProperty("proved", proved);
   Metrics a = computeMetrics(set, host), b = computeMetrics(set, emulated);
@@ -876,12 +885,7 @@ PLAN_GTEST(TEST_P, PLAN_TEST(EmulatedPlanVsHost), RecordsTheHostsActions) {
   const ActionTrace trace =
       binding.actions(plan.readAll<int32_t>(binding.outActions()), emulated);
 
-  ASSERT_EQ(emulated.size(), host.size());
-  for (size_t i = 0; i < host.size(); ++i) {
-    EXPECT_EQ(emulated[i].status, host[i].status) << "candidate " << i;
-    EXPECT_EQ(emulated[i].depth, host[i].depth) << "candidate " << i;
-    EXPECT_NEAR(emulated[i].logp, host[i].logp, 1e-4) << "candidate " << i;
-  }
+  ASSERT_NO_FATAL_FAILURE(expectHostsOutcomes(emulated, host));
   ASSERT_EQ(trace.D, hostTrace.D);
   ASSERT_EQ(trace.actions.size(), hostTrace.actions.size());
   int64_t steps = 0;
@@ -1052,13 +1056,7 @@ PLAN_GTEST(TEST, PLAN_TEST(EmulatedPlanTail),
   EXPECT_EQ(plan.handoffs(), 1);
   EXPECT_GE(plan.claimedSlot(), 0)
       << "no step to claim: the test shows nothing";
-  const std::vector<Outcome> emulated = plan.outcomes();
-  ASSERT_EQ(emulated.size(), host.size());
-  for (size_t i = 0; i < host.size(); ++i) {
-    EXPECT_EQ(emulated[i].status, host[i].status) << "candidate " << i;
-    EXPECT_EQ(emulated[i].depth, host[i].depth) << "candidate " << i;
-    EXPECT_NEAR(emulated[i].logp, host[i].logp, 1e-4) << "candidate " << i;
-  }
+  expectHostsOutcomes(plan.outcomes(), host);
 }
 #endif
 
