@@ -134,9 +134,11 @@ private:
 struct EvalPlanBuffersPass
     : public eval::impl::EvalPlanBuffersPassBase<EvalPlanBuffersPass> {
   using EvalPlanBuffersPassBase::EvalPlanBuffersPassBase;
-  /// matmul, resolved (auto: chooseMatmul): the linear layers get TF32
-  /// fragment tables for the tensor cores.
-  bool tensorCores = false;
+  /// matmul, resolved (auto: chooseMatmul): "tf32x3" or "f16x3", the
+  /// linear layers get fragment tables for the tensor cores; "fma", their
+  /// transposes.
+  std::string resolvedMatmul;
+  bool tensorCores() const { return resolvedMatmul != "fma"; }
 
   void runOnOperation() override {
     ProgramOp program = getOperation();
@@ -145,13 +147,14 @@ struct EvalPlanBuffersPass
                           "eval-fuse-step first)");
       return signalPassFailure();
     }
-    if (matmul != "fma" && matmul != "tf32x3" && matmul != kAutoWord) {
+    if (matmul != "fma" && matmul != "tf32x3" && matmul != "f16x3" &&
+        matmul != kAutoWord) {
       program.emitOpError() << "eval-plan-buffers: unknown matmul '" << matmul
-                            << "' (fma, tf32x3, auto)";
+                            << "' (fma, tf32x3, f16x3, auto)";
       return signalPassFailure();
     }
-    tensorCores = (matmul == kAutoWord ? chooseMatmul(program)
-                                       : StringRef(matmul)) == "tf32x3";
+    resolvedMatmul =
+        (matmul == kAutoWord ? chooseMatmul(program) : StringRef(matmul)).str();
     if (!program.getBody().front().getOps<BufferOp>().empty())
       return; // already planned
     insertCopies(program);
@@ -298,14 +301,27 @@ struct EvalPlanBuffersPass
         } else if (auto linear = dyn_cast<LinearOp>(op)) {
           int64_t in = linear.getInput().getType().getDimSize(0);
           int64_t out = linear.getType().getDimSize(0);
-          if (tensorCores) {
-            if (in % 8 != 0 || out % 8 != 0)
+          if (tensorCores()) {
+            // The mma tile's k: 8 (m16n8k8, TF32) or 16 (m16n8k16, f16).
+            bool f16 = resolvedMatmul == "f16x3";
+            int64_t kStep = f16 ? 16 : 8;
+            if (in % kStep != 0 || out % 8 != 0)
               return linear.emitOpError()
-                     << "matmul=tf32x3 needs linear layers whose widths are "
-                        "multiples of 8 (the mma tile), got "
-                     << in << " -> " << out << " (use matmul=fma)";
-            bind(linear.getWeight(), f32, splitWeight(program, linear, in, out),
-                 {std::to_string(2 * in * out)});
+                     << "matmul=" << resolvedMatmul
+                     << (f16 ? " needs linear layers whose input width is a "
+                               "multiple of 16 and output width a multiple "
+                               "of 8 (the mma tile), got "
+                             : " needs linear layers whose widths are "
+                               "multiples of 8 (the mma tile), got ")
+                     << in << " -> " << out
+                     << (f16 ? " (use matmul=tf32x3 or fma)"
+                             : " (use matmul=fma)");
+            bind(linear.getWeight(), f32,
+                 f16 ? weightForm<SplitF16WeightOp>(program, linear, ".f16", in,
+                                                    out)
+                     : weightForm<SplitTf32WeightOp>(program, linear, ".tf32",
+                                                     in, out),
+                 {std::to_string((f16 ? 1 : 2) * in * out)});
           } else {
             bind(linear.getWeight(), f32,
                  transposeWeight(program, linear, in, out),
@@ -325,7 +341,7 @@ struct EvalPlanBuffersPass
                                 "policy kernel implements");
         }
       }
-      if (tensorCores && atomLayer)
+      if (tensorCores() && atomLayer)
         if (auto table = foldAtomLayer(program, encoder))
           bind(table->first, f32, table->first,
                {"AL", std::to_string(table->second)});
@@ -355,7 +371,7 @@ struct EvalPlanBuffersPass
     OpBuilder builder = OpBuilder::atBlockBegin(&block);
     while (builder.getInsertionPoint() != block.end() &&
            isa<FoldColumnsOp, TransposeWeightOp, SplitTf32WeightOp,
-               FoldAtomLayerOp>(*builder.getInsertionPoint()))
+               SplitF16WeightOp, FoldAtomLayerOp>(*builder.getInsertionPoint()))
       builder.setInsertionPointAfter(&*builder.getInsertionPoint());
     return builder;
   }
@@ -403,13 +419,6 @@ struct EvalPlanBuffersPass
   std::string transposeWeight(ProgramOp program, LinearOp linear, int64_t in,
                               int64_t out) {
     return weightForm<TransposeWeightOp>(program, linear, ".T", in, out);
-  }
-
-  /// Makes (once) `linear`'s weight split into TF32 fragments; returns its
-  /// name.
-  std::string splitWeight(ProgramOp program, LinearOp linear, int64_t in,
-                          int64_t out) {
-    return weightForm<SplitTf32WeightOp>(program, linear, ".tf32", in, out);
   }
 
   /// The prologue op OpTy (dst, table, rows = out, cols = in) that makes

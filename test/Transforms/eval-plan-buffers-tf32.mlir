@@ -8,6 +8,13 @@
 // RUN: proofc-opt %s -split-input-file -verify-diagnostics \
 // RUN:   -pass-pipeline='builtin.module(eval.program(eval-plan-buffers{matmul=tf32x3}),eval-lower-to-gpu{schedule=step groups=4 min-blocks-per-sm=6})' \
 // RUN: | FileCheck %s --check-prefix=GPU
+// matmul=auto picks tf32x3 for a linear whose input is 8 wide (f16x3's
+// m16n8k16 needs 16: eval-plan-buffers-f16.mlir).
+// (auto plans the unaligned program below on the CUDA cores: no error.)
+// RUN: proofc-opt %s -split-input-file \
+// RUN:   -pass-pipeline='builtin.module(eval.program(eval-plan-buffers))' \
+// RUN: | FileCheck %s --check-prefix=AUTO
+// AUTO:        eval.split_tf32_weight "mlp.0.weight.tf32"
 
 // CHECK-LABEL: eval.program @planned
 // CHECK:       eval.split_tf32_weight "mlp.0.weight.tf32" {cols = 8 : i64, rows = 8 : i64, table = "mlp.0.weight"}
@@ -99,4 +106,4 @@ eval.program @unaligned attributes {A = 2 : i64, S = 3 : i64, D = 4 : i64, B = 5
 // RUN: not proofc-opt %s -split-input-file \
 // RUN:   -pass-pipeline='builtin.module(eval.program(eval-plan-buffers{matmul=bf16}))' 2>&1 \
 // RUN: | FileCheck %s --check-prefix=BAD
-// BAD: error: 'eval.program' op eval-plan-buffers: unknown matmul 'bf16' (fma, tf32x3, auto)
+// BAD: error: 'eval.program' op eval-plan-buffers: unknown matmul 'bf16' (fma, tf32x3, f16x3, auto)

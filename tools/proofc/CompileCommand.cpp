@@ -105,9 +105,13 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
       ->add_option("--policy-matmul", c.plan.matmul,
                    "The policy's linear layers: tf32x3 (mma.sync on the "
                    "tensor cores, each operand split into two TF32 parts: "
-                   "FP32 accuracy), fma (FP32 on the CUDA cores), or auto "
-                   "(tf32x3 when every linear is 8-aligned)")
-      ->check(CLI::IsMember({"auto", "fma", "tf32x3"}))
+                   "FP32 accuracy), f16x3 (the same with two f16 parts over "
+                   "half the k-steps: FP32's bits with half's exponent "
+                   "range; inputs 16-aligned), fma (FP32 on the CUDA "
+                   "cores), or auto (f16x3 when every linear's input is "
+                   "16-aligned and its output 8-aligned, tf32x3 when both "
+                   "are 8-aligned)")
+      ->check(CLI::IsMember({"auto", "fma", "tf32x3", "f16x3"}))
       ->capture_default_str();
   compile->add_flag_callback(
       "--no-atom-layer-table", [&c] { c.plan.atomLayer = false; },

@@ -93,6 +93,34 @@ def Eval_SplitTf32WeightOp : Eval_Op<"split_tf32_weight", [
   let hasVerifier = 1;
 }
 
+def Eval_SplitF16WeightOp : Eval_Op<"split_f16_weight", [
+    HasParent<"ProgramOp">]> {
+  let summary = "A linear weight split for 3xF16 mma.sync, made once at load";
+  let description = [{
+    The bundle's prologue op `f16_fragments` (`matmul=f16x3`): `table` is an
+    `nn.Linear` weight `[rows = out, cols = in]` (`rows` a multiple of 8,
+    `cols` of 16). Each element `w` becomes `hi = f16(w)` and
+    `lo = f16(w - hi)` (IEEE half, round to nearest even, as
+    `cvt.rn.f16.f32`; `w - hi` is exact in f32), packed two halves a word
+    (the lower k in the low 16 bits, as the `.f16x2` operands of mma.sync
+    hold them) in the order in which lane `l` of a warp loads the B operand
+    of `mma.sync.m16n8k16.row.col` for k-step `ks` and n-tile `nt`: 4
+    words `{hi(W[n][k..k+1]), hi(W[n][k+8..k+9]), lo(W[n][k..k+1]),
+    lo(W[n][k+8..k+9])}` at `((ks * rows/8 + nt) * 32 + l) * 4`,
+    `k = 16ks + 2(l % 4)`, `n = 8nt + l / 4`. `dst` has `rows * cols` words,
+    half of `eval.split_tf32_weight`'s. The GPU policy kernel multiplies
+    with three MMAs per tile (`a_lo*b_hi + a_hi*b_lo + a_hi*b_hi`, FP32
+    accumulate) over half the k-steps of 3xTF32: the same 11 + 11
+    significant bits a factor, with half's narrower exponent (a part below
+    2^-14 loses bits as a subnormal; an activation or weight of magnitude
+    65520 or more becomes infinite, and the logits non-finite).
+  }];
+  let arguments = (ins StrAttr:$dst, StrAttr:$table, I64Attr:$rows,
+                       I64Attr:$cols);
+  let assemblyFormat = "$dst attr-dict";
+  let hasVerifier = 1;
+}
+
 def Eval_FoldAtomLayerOp : Eval_Op<"fold_atom_layer", [
     HasParent<"ProgramOp">]> {
   let summary = "The first linear folded into a table of every atom, at load";

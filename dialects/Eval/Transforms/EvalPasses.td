@@ -87,8 +87,12 @@ def EvalPlanBuffersPass : Pass<"eval-plan-buffers", "::mlir::eval::ProgramOp"> {
     linear weights transposed, so they get `eval.transpose_weight` tables;
     with `matmul=tf32x3` (every linear 8-aligned) they get
     `eval.split_tf32_weight` tables instead, and the kernel multiplies on
-    the tensor cores. `matmul=auto` (the default) chooses tf32x3 when the
-    policy's encoder has linear layers and all are 8-aligned (GpuHeuristics.h).
+    the tensor cores; with `matmul=f16x3` (inputs 16-aligned, outputs
+    8-aligned) `eval.split_f16_weight` tables, and the kernel multiplies
+    with f16 parts over half the k-steps. `matmul=auto` (the default)
+    chooses f16x3 when the policy's encoder has linear layers and all are
+    16-aligned in and 8-aligned out, tf32x3 when all are 8-aligned
+    (GpuHeuristics.h).
     With the tensor cores, an encoder whose first vector layer is a square
     linear right after `eval.sum_atoms` also gets an `eval.fold_atom_layer`
     table (`atom-layer=false` leaves it out): the kernel reads one row of it
@@ -98,12 +102,15 @@ def EvalPlanBuffersPass : Pass<"eval-plan-buffers", "::mlir::eval::ProgramOp"> {
   let options = [
     Option<"matmul", "matmul", "std::string", /*default=*/"\"auto\"",
            "How the GPU policy kernel multiplies its linear layers: fma "
-           "(FP32 on the CUDA cores), tf32x3 (mma.sync with 3xTF32) or auto "
-           "(tf32x3 when the policy's encoder has linear layers and every "
-           "one is 8-aligned, else fma)">,
+           "(FP32 on the CUDA cores), tf32x3 (mma.sync with 3xTF32), f16x3 "
+           "(mma.sync m16n8k16 with 3xF16) or auto "
+           "(f16x3 when the policy's encoder has linear layers, every input "
+           "16-aligned and every output 8-aligned; tf32x3 when all are "
+           "8-aligned; else fma)">,
     Option<"atomLayer", "atom-layer", "bool", /*default=*/"true",
-           "With tf32x3, fold the encoder's first linear into a table of "
-           "every atom (eval.fold_atom_layer) when it follows the atoms' sum">,
+           "On the tensor cores, fold the encoder's first linear into a "
+           "table of every atom (eval.fold_atom_layer) when it follows the "
+           "atoms' sum">,
   ];
 }
 

@@ -21,10 +21,11 @@
 //             y = bias + sum_i x[i] * Wt[i][:] by fma: per V = 4 inputs, one
 //             vector load per row and V weight-row loads feed T*V*F fmas
 //             (Wt = [in, out] from eval.transpose_weight). Or, when the plan
-//             gives TF32 fragments (eval.split_tf32_weight), on the tensor
-//             cores: the warp's 16 rows are one m16 tile, three mma.sync per
-//             tile (3xTF32, FP32 accurate), and the values stay in the
-//             accumulator layout for the layers after it (linearTf32)
+//             gives TF32 or f16 fragments (eval.split_tf32_weight,
+//             eval.split_f16_weight), on the tensor cores: the warp's 16 rows
+//             are one m16 tile, three mma.sync per tile and k-step (3xTF32 or
+//             3xF16: each operand in two parts), and the values stay in the
+//             accumulator layout for the layers after it (linearTensorCores)
 //   LayerNorm sums over the row's Q threads by butterfly shuffles; 1/sqrt is
 //             sqrt.rn + div.rn, correctly rounded like the host's 1.f / sqrt
 //   dot       with enc(parent) (through workgroup memory, one barrier), a
@@ -82,38 +83,48 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
     return op.emitOpError() << "the GPU policy kernel takes 1 to 32 warps per "
                                "block (--groups), got "
                             << groups;
-  // The kernel reads each linear weight as Wt [in, out] (fma) or as TF32
-  // fragments (tensor cores), as eval-plan-buffers planned it; one form for
-  // all layers.
-  int64_t linears = 0, split = 0;
+  // The kernel reads each linear weight as Wt [in, out] (fma) or as TF32 or
+  // f16 fragments (tensor cores), as eval-plan-buffers planned it; one form
+  // for all layers.
+  using Matmul = Tiling::Matmul;
+  SmallVector<Matmul> forms;
   for (const VectorLayer &layer : shape->layers) {
     if (layer.kind != VectorLayer::Linear)
       continue;
-    ++linears;
     FailureOr<BufferOp> weight = getWeightBuffer(op, layer.weight);
     if (failed(weight))
       return failure();
     StringRef init = weight->getInit();
-    bool transposed = false, fragments = false;
+    std::optional<Matmul> form;
+    auto made = [&](auto t) {
+      return t.getDst() == init && t.getTable() == layer.weight;
+    };
     if (init.consume_front("weights:")) {
       for (auto t : program.getBody().front().getOps<TransposeWeightOp>())
-        transposed |= t.getDst() == init && t.getTable() == layer.weight;
+        if (made(t))
+          form = Matmul::Fma;
       for (auto t : program.getBody().front().getOps<SplitTf32WeightOp>())
-        fragments |= t.getDst() == init && t.getTable() == layer.weight;
+        if (made(t))
+          form = Matmul::Tf32x3;
+      for (auto t : program.getBody().front().getOps<SplitF16WeightOp>())
+        if (made(t))
+          form = Matmul::F16x3;
     }
-    if (!transposed && !fragments)
+    if (!form)
       return op.emitOpError() << "linear weight '" << layer.weight
                               << "' must be planned as its transpose or as "
-                                 "TF32 fragments (run eval-plan-buffers)";
-    split += fragments;
+                                 "TF32 or f16 fragments (run "
+                                 "eval-plan-buffers)";
+    forms.push_back(*form);
   }
-  if (split != 0 && split != linears)
-    return op.emitOpError() << "the linear weights must all be TF32 fragments "
-                               "or all transposed, got "
-                            << split << " of " << linears;
+  if (llvm::any_of(forms, [&](Matmul m) { return m != forms.front(); }))
+    return op.emitOpError() << "the linear weights must all be in one form "
+                               "(all transposed, all TF32 fragments or all "
+                               "f16 fragments)";
+  Matmul matmul = forms.empty() ? Matmul::Fma : forms.front();
   Tiling tiling =
       chooseTiling(*shape, std::max<int64_t>(groups, 1), statesPerThread);
-  if (split > 0) {
+  if (matmul != Matmul::Fma) {
     // With the tensor cores a warp's rows are one m16 tile: T follows.
     if (kWarp % tiling.Q != 0 || 16 % tiling.R != 0 ||
         tiling.width() != shape->maxWidth)
@@ -122,7 +133,7 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
                 "warp's 16 rows, got width "
              << shape->maxWidth << " (plan with matmul=fma)";
     tiling.T = 16 / tiling.R; // a warp's R row groups x T rows = 16
-    tiling.tf32 = true;
+    tiling.matmul = matmul;
   }
   // groups = 0: the fewest warps whose rows hold the parent and S children,
   // a power of two (the persistent kernel's block also derives: engine.cu's
@@ -182,7 +193,7 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
   // the plan made one (tensor cores only): the table, then N ("sym:AN", 0
   // when the run's table exceeds its budget and the kernel does not fold).
   bool atomLayer = false;
-  if (split > 0 && !shape->layers.empty() &&
+  if (matmul != Matmul::Fma && !shape->layers.empty() &&
       shape->layers.front().kind == VectorLayer::Linear) {
     const VectorLayer &first = shape->layers.front();
     FoldedAtomEmbedOp embed = shape->embed;
@@ -201,7 +212,7 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
         break;
       }
   }
-  if (tiling.tf32)
+  if (tiling.tensorCores())
     tiling.stepsInFlight = chooseStepsInFlight(
         B, persistent ? "persistent" : "step", plansAtomLayerTable(program));
   for (const std::string &table : tables) {

@@ -208,6 +208,12 @@ mlir::eval::exportBundle(ModuleOp module, const proofc::ProgramSpec &program) {
       p.dst = split.getDst().str();
       p.table = split.getTable().str();
       plan.prologue.push_back(std::move(p));
+    } else if (auto split = dyn_cast<SplitF16WeightOp>(op)) {
+      proofc::PrologueOp p;
+      p.op = "f16_fragments";
+      p.dst = split.getDst().str();
+      p.table = split.getTable().str();
+      plan.prologue.push_back(std::move(p));
     } else if (auto layer = dyn_cast<FoldAtomLayerOp>(op)) {
       proofc::PrologueOp p;
       p.op = "fold_atom_layer";

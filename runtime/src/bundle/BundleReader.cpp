@@ -259,11 +259,11 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
     } else if (op.op == "copy") {
       if (!op.weight.empty() || !op.bias.empty())
         p["weight"].error("copy takes only a table");
-    } else if (op.op == "tf32_fragments") {
+    } else if (op.op == "tf32_fragments" || op.op == "f16_fragments") {
       if (!op.weight.empty() || !op.bias.empty())
-        p["weight"].error("tf32_fragments takes only a table");
+        p["weight"].error(op.op + " takes only a table");
       if (op.transpose)
-        p["transpose"].error("tf32_fragments does not transpose");
+        p["transpose"].error(op.op + " does not transpose");
     } else if (op.op == "fold_atom_layer") {
       if (op.weight.empty())
         p["weight"].error("fold_atom_layer needs a weight");
@@ -280,7 +280,8 @@ Bundle parseBundle(const std::string &text, const std::string &path) {
       op.relu = p["relu"].boolean();
     } else {
       p["op"].error(fmt::format("unknown prologue op '{}' (fold_columns, copy, "
-                                "tf32_fragments, fold_atom_layer)",
+                                "tf32_fragments, f16_fragments, "
+                                "fold_atom_layer)",
                                 escapeForMessage(op.op)));
     }
     if (op.op != "fold_atom_layer")

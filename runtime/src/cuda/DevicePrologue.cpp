@@ -63,6 +63,7 @@ DevicePrologue::DevicePrologue(CudaDriver &drv, KernelCache &cache, int ccMajor,
               kFoldColumnsEntry);
     PROOFC_CU(drv_, cuModuleGetFunction, &transpose_, module_, kTransposeEntry);
     PROOFC_CU(drv_, cuModuleGetFunction, &tf32_, module_, kTf32FragmentsEntry);
+    PROOFC_CU(drv_, cuModuleGetFunction, &f16_, module_, kF16FragmentsEntry);
     PROOFC_CU(drv_, cuModuleGetFunction, &atomLayer_, module_,
               kFoldAtomLayerEntry);
     PROOFC_CU(drv_, cuEventCreate, &done_, CU_EVENT_DISABLE_TIMING);
@@ -148,7 +149,8 @@ void DevicePrologue::enqueue(const PrologueStep &step, CUstream stream) {
     args = {&dst, &src, &rows, &cols};
     break;
   case PrologueStep::Kind::Tf32Fragments:
-    fn = tf32_;
+  case PrologueStep::Kind::F16Fragments:
+    fn = step.kind == PrologueStep::Kind::Tf32Fragments ? tf32_ : f16_;
     args = {&dst, &src, &rows, &cols};
     break;
   case PrologueStep::Kind::FoldAtomLayer:

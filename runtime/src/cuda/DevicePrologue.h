@@ -71,6 +71,8 @@ public:
   static constexpr const char *kTransposeEntry = "proofc_prologue_transpose";
   static constexpr const char *kTf32FragmentsEntry =
       "proofc_prologue_tf32_fragments";
+  static constexpr const char *kF16FragmentsEntry =
+      "proofc_prologue_f16_fragments";
   static constexpr const char *kFoldAtomLayerEntry =
       "proofc_prologue_fold_atom_layer";
 
@@ -87,7 +89,7 @@ private:
   std::string path_;
   CUmodule module_ = nullptr;
   CUfunction foldColumns_ = nullptr, transpose_ = nullptr, tf32_ = nullptr,
-             atomLayer_ = nullptr;
+             f16_ = nullptr, atomLayer_ = nullptr;
   CUdeviceptr scratch_ = 0;
   uint64_t scratchBytes_ = 0;
   CUevent done_ = nullptr; ///< recorded at the end of each run

@@ -167,15 +167,19 @@ Tensor transposeTensor(const ResolvedPrologueOp &r, const TensorMap &tensors) {
   return dst;
 }
 
-/// `table` [rows = out, cols = in] split into TF32 high and low parts in
-/// mma.sync m16n8k8 B-fragment order (eval.split_tf32_weight).
-Tensor tf32Fragments(const ResolvedPrologueOp &r, const TensorMap &tensors) {
+/// `table` [rows = out, cols = in] split into high and low parts in
+/// mma.sync B-fragment order, 4 words a fragment: `fragment` is
+/// prologue::tf32Fragment (m16n8k8, eval.split_tf32_weight) or
+/// prologue::f16Fragment (m16n8k16, eval.split_f16_weight).
+template <typename Fragment>
+Tensor fragments(const ResolvedPrologueOp &r, const TensorMap &tensors,
+                 Fragment fragment) {
   const float *w = tensors.at(r.op->table).data.data();
   Tensor dst;
   dst.shape = r.dstShape;
   dst.data.resize(static_cast<size_t>(r.dstElements));
   for (int64_t f = 0; f < r.dstElements / 4; ++f)
-    prologue::tf32Fragment(w, r.rows, r.cols, f, dst.data.data() + 4 * f);
+    fragment(w, r.rows, r.cols, f, dst.data.data() + 4 * f);
   return dst;
 }
 
@@ -338,7 +342,10 @@ TensorMap runPlanPrologue(const GpuPlan &plan, const TensorMap &weights,
       tensors.emplace(r.op->dst, transposeTensor(r, tensors));
       break;
     case PrologueKind::Tf32Fragments:
-      tensors.emplace(r.op->dst, tf32Fragments(r, tensors));
+      tensors.emplace(r.op->dst, fragments(r, tensors, prologue::tf32Fragment));
+      break;
+    case PrologueKind::F16Fragments:
+      tensors.emplace(r.op->dst, fragments(r, tensors, prologue::f16Fragment));
       break;
     case PrologueKind::FoldAtomLayer:
       tensors.emplace(r.op->dst, foldAtomLayer(r, tensors));

@@ -34,6 +34,7 @@ enum class PrologueKind {
   Copy,
   Transpose,
   Tf32Fragments,
+  F16Fragments,
   FoldAtomLayer
 };
 
@@ -47,11 +48,11 @@ struct ResolvedPrologueOp {
   std::vector<int64_t> dstShape;
   int64_t dstElements = 0;
   /// FoldColumns: table [rows, cols], weight [out, in] read from column
-  /// colBegin, bias [out] when `bias`. Transpose, Tf32Fragments: the source
-  /// is [rows, cols]. FoldAtomLayer: table (pred_proj) [rows, cols], the
-  /// const args [consts, cols], the var args [vars, cols], weight [out, in =
-  /// cols], argRows = atomLayerArgRows (kernel_abi.h); dstShape
-  /// [atomLayerRows, out].
+  /// colBegin, bias [out] when `bias`. Transpose, Tf32Fragments,
+  /// F16Fragments: the source is [rows, cols]. FoldAtomLayer: table (pred_proj)
+  /// [rows, cols], the const args [consts, cols], the var args [vars, cols],
+  /// weight [out, in = cols], argRows = atomLayerArgRows (kernel_abi.h);
+  /// dstShape [atomLayerRows, out].
   int64_t rows = 0, cols = 0, out = 0, in = 0, colBegin = 0;
   int64_t consts = 0, vars = 0, argRows = 0;
   bool bias = false;
@@ -90,6 +91,7 @@ struct PrologueStep {
     FoldColumns,
     Transpose,
     Tf32Fragments,
+    F16Fragments,
     FoldAtomLayer,
     Copy
   };
@@ -105,7 +107,7 @@ struct PrologueStep {
   bool relu = false;
   int64_t elements = 0; ///< floats written
   /// FoldColumns, FoldAtomLayer: as ResolvedPrologueOp; Transpose,
-  /// Tf32Fragments: src is [rows, cols].
+  /// Tf32Fragments, F16Fragments: src is [rows, cols].
   int64_t rows = 0, cols = 0, out = 0, in = 0, colBegin = 0;
   int64_t consts = 0, vars = 0, argRows = 0;
   uint32_t grid = 0, block = 0; ///< kernels: the launch (grid-stride loops)

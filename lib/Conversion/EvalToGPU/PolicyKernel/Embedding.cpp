@@ -6,7 +6,7 @@
 // over the state's goals by fma with no branches (TRUE/FALSE and padding
 // scale their rows by 0); then the vector layers (FmaLayers.cpp), or, with
 // the tensor cores, the rows into the activation rows for
-// vectorLayersTf32 (TensorCoreLayers.cpp). With an eval.fold_atom_layer
+// vectorLayersTensorCores (TensorCoreLayers.cpp). With an eval.fold_atom_layer
 // table (N != 0 at run time) a tensor-core row is instead the sum of one
 // table row per atom, the first linear before its bias: the table holds
 // W · atom for every atom, and W · Σ atom = Σ W · atom. A row's Q threads
@@ -242,7 +242,7 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
     return sums;
   };
 
-  if (tl.tf32) {
+  if (tl.tensorCores()) {
     // One row at a time, through the layers before the first linear, into
     // the block's activation rows: with all T rows at once their 3A state
     // words each would be live together (spills). The rows in use are

@@ -253,14 +253,14 @@ void KernelGenerator::emitPart(Value slot, Value part, Value k, Value parts,
   Value warpBusy = cmpI(arith::CmpIPredicate::ult, warpFirst, used);
   blockUsed = used;
   // Q x F rows [T][F], or the C layout of the tensor-core layers.
-  int64_t encCount = tl.tf32 ? shape.outWidth / 2 : tl.T * tl.F;
+  int64_t encCount = tl.tensorCores() ? shape.outWidth / 2 : tl.T * tl.F;
   SmallVector<Type> encTypes(encCount, f32);
-  if (tl.tf32) {
+  if (tl.tensorCores()) {
     // Every warp embeds rows (the rows in use spread over all of them),
     // then the warps whose m16 tile holds rows run the layers.
     encode(slot, item, childBase);
     SmallVector<Value> enc = ifElse(
-        warpBusy, encTypes, [&] { return vectorLayersTf32(); },
+        warpBusy, encTypes, [&] { return vectorLayersTensorCores(); },
         [&] { return SmallVector<Value>(encCount, cF32(0)); });
     emitLogitsC(slot, childBase, k, enc);
     return emitArrival(slot, k, parts, tid);

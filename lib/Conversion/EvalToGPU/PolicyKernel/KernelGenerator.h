@@ -9,7 +9,7 @@
 //   RowAccess.cpp         the Q x F row layout: loads and stores of rows
 //   Embedding.cpp         the atom embedding, summed over a state's goals
 //   FmaLayers.cpp         relu / linear / layer_norm by fma on Q x F rows
-//   TensorCoreLayers.cpp  linears by mma.sync 3xTF32 in the C layout
+//   TensorCoreLayers.cpp  linears by mma.sync 3xTF32 or 3xF16 in the C layout
 //   Selection.cpp         the logits rows, the arrival, spec §4's select
 // PolicyKernel.cpp (the entry point) checks the op, sizes the kernel and
 // runs it. The ops come out in the order the methods' C++ creates them.
@@ -119,9 +119,9 @@ private:
   /// whatever their (in-bounds) derived row holds; nothing reads the result.
   /// With the tensor cores: the block's rows in use, embedded into the
   /// activation rows by all warps (every thread calls it: it ends with a
-  /// block barrier); returns nothing, vectorLayersTf32() goes on. With an
-  /// eval.fold_atom_layer table (atomLayer, N != 0 at run time) a row is
-  /// its first linear before the bias instead: one table row per atom.
+  /// block barrier); returns nothing, vectorLayersTensorCores() goes on. With
+  /// an eval.fold_atom_layer table (atomLayer, N != 0 at run time) a row is its
+  /// first linear before the bias instead: one table row per atom.
   SmallVector<Value> encode(Value slot, ArrayRef<Value> items, Value childBase);
 
   //===------------------------------------------------------------------===//
@@ -159,7 +159,8 @@ private:
                                             ArrayRef<SmallVector<Value>> curs);
 
   //===------------------------------------------------------------------===//
-  // Linear layers on the tensor cores (Tiling::tf32; TensorCoreLayers.cpp)
+  // Linear layers on the tensor cores (Tiling::tensorCores;
+  // TensorCoreLayers.cpp)
   //
   // A warp's 16 rows are one m16 tile. After the first linear the values
   // live in the mma accumulator layout ("C layout"): lane l = 4g + t holds,
@@ -206,22 +207,23 @@ private:
   /// tensor cores: the rows are in the warp's activation rows (padded
   /// stride); every linear reads them from there, and its output stays in
   /// the C layout for the layers after it. Returns the C-layout encoding.
-  SmallVector<Value> vectorLayersTf32();
+  SmallVector<Value> vectorLayersTensorCores();
 
-  /// vectorLayersTf32 on one path: `folded`, the activation rows encode()
-  /// left hold the first linear before its bias (one table row per atom),
-  /// so its output is the rows plus the bias; else the layers from the
+  /// vectorLayersTensorCores on one path: `folded`, the activation rows
+  /// encode() left hold the first linear before its bias (one table row per
+  /// atom), so its output is the rows plus the bias; else the layers from the
   /// first linear.
-  SmallVector<Value> vectorLayersTf32(bool folded);
+  SmallVector<Value> vectorLayersTensorCores(bool folded);
 
   /// y = bias + x · Wᵀ for the warp's 16 rows (read from its activation
-  /// rows) by mma.sync m16n8k8 with 3xTF32: x and W split into TF32 high and
-  /// low parts, x_lo·W_hi + x_hi·W_lo + x_hi·W_hi accumulated in f32 (the
-  /// dropped x_lo·W_lo is below f32 rounding). W comes split and in
-  /// fragment order from eval.split_tf32_weight: one 16-byte load per lane
-  /// and tile.
-  SmallVector<Value> linearTf32(const VectorLayer &layer,
-                                const LayerTables &tables);
+  /// rows) by mma.sync, x and W split into high and low parts (3xTF32:
+  /// m16n8k8, TF32 parts; 3xF16: m16n8k16, f16 parts, half the k-steps),
+  /// x_lo·W_hi + x_hi·W_lo + x_hi·W_hi accumulated in f32 (the dropped
+  /// x_lo·W_lo is below f32 rounding). W comes split and in fragment order
+  /// from eval.split_tf32_weight or eval.split_f16_weight: one 16-byte load
+  /// per lane, n-tile and k-step.
+  SmallVector<Value> linearTensorCores(const VectorLayer &layer,
+                                       const LayerTables &tables);
 
   /// One f32 from workgroup memory.
   Value load1(Value addr);

@@ -2,9 +2,11 @@
 //-------------===//
 //
 // With TF32 fragments (eval.split_tf32_weight): a warp's 16 rows are one
-// m16 tile, three mma.sync m16n8k8 per tile (3xTF32, FP32 accurate), and
-// the values stay in the accumulator ("C") layout for the layers after
-// it, LayerNorm and the logits' dot included (emitLogitsC).
+// m16 tile, three mma.sync m16n8k8 per tile and k-step (3xTF32, FP32
+// accurate); with f16 fragments (eval.split_f16_weight, matmul=f16x3) three
+// m16n8k16 over half the k-steps (the same bits a factor; half's narrower
+// exponent). The values stay in the accumulator ("C") layout for the layers
+// after it, LayerNorm and the logits' dot included (emitLogitsC).
 //
 //===----------------------------------------------------------------------===//
 #include "KernelGenerator.h"
@@ -99,18 +101,18 @@ Value KernelGenerator::toTf32(Value x) {
       .getResult(0);
 }
 
-SmallVector<Value> KernelGenerator::vectorLayersTf32() {
+SmallVector<Value> KernelGenerator::vectorLayersTensorCores() {
   if (!atomLayer)
-    return vectorLayersTf32(/*folded=*/false);
+    return vectorLayersTensorCores(/*folded=*/false);
   // The same run-time choice as encode()'s (N != 0: the table was made).
   SmallVector<Type> types(shape.outWidth / 2, f32);
   return ifElse(
       cmpI(arith::CmpIPredicate::ne, atomArgRows, cI32(0)), types,
-      [&] { return vectorLayersTf32(/*folded=*/true); },
-      [&] { return vectorLayersTf32(/*folded=*/false); });
+      [&] { return vectorLayersTensorCores(/*folded=*/true); },
+      [&] { return vectorLayersTensorCores(/*folded=*/false); });
 }
 
-SmallVector<Value> KernelGenerator::vectorLayersTf32(bool folded) {
+SmallVector<Value> KernelGenerator::vectorLayersTensorCores(bool folded) {
   SmallVector<Value> cv;
   int64_t width = 0; // of cv; 0 before the first linear
   size_t first = firstLinear();
@@ -153,7 +155,7 @@ SmallVector<Value> KernelGenerator::vectorLayersTf32(bool folded) {
           }
         syncWarp();
       }
-      cv = linearTf32(layer, tables);
+      cv = linearTensorCores(layer, tables);
       width = layer.out;
       // The next layer's writes wait for every lane's reads.
       syncWarp();
@@ -162,9 +164,12 @@ SmallVector<Value> KernelGenerator::vectorLayersTf32(bool folded) {
   return cv;
 }
 
-SmallVector<Value> KernelGenerator::linearTf32(const VectorLayer &layer,
-                                               const LayerTables &tables) {
+SmallVector<Value>
+KernelGenerator::linearTensorCores(const VectorLayer &layer,
+                                   const LayerTables &tables) {
   MLIRContext *ctx = b.getContext();
+  const bool f16 = tl.matmul == Tiling::Matmul::F16x3;
+  const int64_t kStep = tl.mmaK();
   int64_t tiles = layer.out / 8;
   SmallVector<Value> bias = loadCColumns(tables.bias, layer.out, false, true);
   SmallVector<Value> inits; // [nt][c0..c3]: (g, 2t), (g, 2t+1), (g+8, ..)
@@ -174,27 +179,67 @@ SmallVector<Value> KernelGenerator::linearTf32(const VectorLayer &layer,
   Type accType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
   Value lanesBase =
       addI(tables.weight, mulI(toI64(lane), cI64(16))); // this lane's tile
-  // One k-step's operands: A (rows g, g + 8; columns 8ks + t, 8ks + t + 4)
-  // split into TF32 high and low parts, and the lane's B fragments of
-  // every n-tile (16 bytes each).
+  // One k-step's operands: A split into high and low parts, and the lane's
+  // B fragments of every n-tile (16 bytes each: hi b0, hi b1, lo b0, lo b1).
+  // TF32 (m16n8k8): A's rows g, g + 8 at columns 8ks + t, 8ks + t + 4, one
+  // TF32 value a register. f16 (m16n8k16): a register is two halves, and
+  // the k-step's 16 columns are taken in the order eval.split_f16_weight
+  // stores B in: the halves of a register are the columns c and c + 4, so
+  // that a lane reads columns 16ks + t + {0, 4, 8, 12}, the TF32 loads'
+  // banks (the sum is over the same 16 products in another order).
   struct StepOperands {
     SmallVector<Value> hi, lo;
     SmallVector<SmallVector<Value>> w;
   };
   auto vec4i = VectorType::get({4}, i32);
+  auto vec2h = VectorType::get({2}, b.getF16Type());
+  // x as high and low halves: hi = f16(x), lo = f16(x - hi), both exact
+  // conversions' roundings to nearest even (cvt.rn.f16.f32).
+  auto splitF16 = [&](Value x0, Value x1, SmallVector<Value> &hi,
+                      SmallVector<Value> &lo) {
+    Value h = LLVM::PoisonOp::create(b, vec2h), l = h;
+    Value xs[2] = {x0, x1};
+    for (int64_t e = 0; e < 2; ++e) {
+      Value xh = arith::TruncFOp::create(b, b.getF16Type(), xs[e]);
+      Value rest =
+          arith::SubFOp::create(b, xs[e], arith::ExtFOp::create(b, f32, xh));
+      Value xl = arith::TruncFOp::create(b, b.getF16Type(), rest);
+      h = LLVM::InsertElementOp::create(b, vec2h, h, xh, cI32(e));
+      l = LLVM::InsertElementOp::create(b, vec2h, l, xl, cI32(e));
+    }
+    hi.push_back(h);
+    lo.push_back(l);
+  };
   auto loadStep = [&](Value ks) {
     StepOperands op;
-    Value col = addI(mulI(ks, cIdx(8)), quadLane);
-    Value col4 = addI(col, cIdx(4));
-    SmallVector<Value> a = {
-        load1(actAddress(cRow(0), col)), load1(actAddress(cRow(1), col)),
-        load1(actAddress(cRow(0), col4)), load1(actAddress(cRow(1), col4))};
-    for (Value x : a) {
-      Value h = toTf32(x);
-      Value rest =
-          arith::SubFOp::create(b, x, arith::BitcastOp::create(b, f32, h));
-      op.hi.push_back(h);
-      op.lo.push_back(toTf32(rest));
+    Value col = addI(mulI(ks, cIdx(kStep)), quadLane);
+    if (f16) {
+      // a0 (g; c, c + 4), a1 (g + 8; ..), a2 (g; c + 8, c + 12), a3: the
+      // loads first, in this order. Each op is made in its own statement:
+      // the order of C++'s argument evaluation (gcc's and clang's differ)
+      // must not decide the IR's.
+      SmallVector<Value> a;
+      for (int64_t half = 0; half < 2; ++half)
+        for (int64_t h = 0; h < 2; ++h)
+          for (int64_t e = 0; e < 2; ++e) {
+            Value row = cRow(h);
+            Value column = addI(col, cIdx(8 * half + 4 * e));
+            a.push_back(load1(actAddress(row, column)));
+          }
+      for (int64_t r = 0; r < 4; ++r)
+        splitF16(a[2 * r], a[2 * r + 1], op.hi, op.lo);
+    } else {
+      Value col4 = addI(col, cIdx(4));
+      SmallVector<Value> a = {
+          load1(actAddress(cRow(0), col)), load1(actAddress(cRow(1), col)),
+          load1(actAddress(cRow(0), col4)), load1(actAddress(cRow(1), col4))};
+      for (Value x : a) {
+        Value h = toTf32(x);
+        Value rest =
+            arith::SubFOp::create(b, x, arith::BitcastOp::create(b, f32, h));
+        op.hi.push_back(h);
+        op.lo.push_back(toTf32(rest));
+      }
     }
     Value ksBase = addI(lanesBase, mulI(toI64(ks), cI64(tiles * 32 * 16)));
     for (int64_t nt = 0; nt < tiles; ++nt) {
@@ -205,21 +250,23 @@ SmallVector<Value> KernelGenerator::linearTf32(const VectorLayer &layer,
                                      /*isNonTemporal=*/false,
                                      /*invariant=*/true);
       SmallVector<Value> wv;
-      for (int64_t e = 0; e < 4; ++e)
-        wv.push_back(LLVM::ExtractElementOp::create(b, i32, w, cI32(e)));
+      for (int64_t e = 0; e < 4; ++e) {
+        Value word = LLVM::ExtractElementOp::create(b, i32, w, cI32(e));
+        wv.push_back(f16 ? LLVM::BitcastOp::create(b, vec2h, word) : word);
+      }
       op.w.push_back(wv);
     }
     return op;
   };
   auto mmaStep = [&](const StepOperands &op, SmallVector<Value> c) {
+    NVVM::MMATypes type = f16 ? NVVM::MMATypes::f16 : NVVM::MMATypes::tf32;
     for (int64_t nt = 0; nt < tiles; ++nt) {
       SmallVector<Value> tile(ArrayRef<Value>(c).slice(4 * nt, 4));
       auto mma = [&](ArrayRef<Value> aPart, Value b0, Value b1) {
         Value r = NVVM::MmaOp::create(
-            b, accType, aPart, ValueRange{b0, b1}, tile, {16, 8, 8},
+            b, accType, aPart, ValueRange{b0, b1}, tile, {16, 8, kStep},
             std::nullopt, std::nullopt,
-            std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32,
-                                          NVVM::MMATypes::tf32},
+            std::array<NVVM::MMATypes, 2>{type, type},
             std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                            NVVM::MMALayout::col});
         for (int64_t e = 0; e < 4; ++e)
@@ -238,7 +285,7 @@ SmallVector<Value> KernelGenerator::linearTf32(const VectorLayer &layer,
   };
   // tl.stepsInFlight k-steps per iteration, their loads first: one L2
   // round trip for the weights of all of them.
-  int64_t steps = layer.in / 8;
+  int64_t steps = layer.in / kStep;
   int64_t per = steps % tl.stepsInFlight == 0 ? tl.stepsInFlight : 1;
   SmallVector<Value> acc = forLoop(
       cIdx(0), cIdx(steps), cIdx(per), inits, [&](Value ks, ValueRange iters) {

@@ -40,17 +40,24 @@ constexpr int64_t kInputsPerIteration = 16;
 /// groups. Rows are read with V-wide (16-byte when V = 4) loads.
 struct Tiling {
   int64_t F = 1, V = 1, Q = 1, R = 1, T = 1, warps = 1;
-  /// Linear layers by mma.sync 3xTF32: a warp's 16 rows are one m16 tile,
-  /// and the activation rows are padded by 4 floats so that the A-fragment
-  /// loads (8 rows x 4 columns) hit 32 different banks.
-  bool tf32 = false;
+  /// How the linear layers multiply (eval-plan-buffers' matmul): FP32 on
+  /// the CUDA cores, or by mma.sync with each operand split into two TF32
+  /// parts (m16n8k8) or two f16 parts (m16n8k16), three products a tile and
+  /// k-step. On the tensor cores a warp's 16 rows are one m16 tile, and the
+  /// activation rows are padded by 4 floats so that the A-fragment loads (8
+  /// rows x 4 columns a load) hit 32 different banks.
+  enum class Matmul { Fma, Tf32x3, F16x3 };
+  Matmul matmul = Matmul::Fma;
+  bool tensorCores() const { return matmul != Matmul::Fma; }
+  /// The mma tile's k: the columns of A one k-step multiplies.
+  int64_t mmaK() const { return matmul == Matmul::F16x3 ? 16 : 8; }
   /// Tensor-core k-steps per iteration of a layer's loop, their weight
   /// fragments loaded first (one L2 round trip for all of them); each
   /// k-step in flight holds 4 registers a lane per n-tile
   /// (chooseStepsInFlight, GpuHeuristics.h).
   int64_t stepsInFlight = kMaxStepsInFlight;
   int64_t width() const { return Q * F; }
-  int64_t actStride() const { return tf32 ? width() + 4 : width(); }
+  int64_t actStride() const { return tensorCores() ? width() + 4 : width(); }
   int64_t rowsPerWarp() const { return R * T; }
   int64_t rowsPerPass() const { return warps * R * T; }
   /// Children per block: the first row of every block is the parent.

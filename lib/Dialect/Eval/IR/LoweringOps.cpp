@@ -60,7 +60,7 @@ static LogicalResult verifyExtent(Operation *op, StringRef what,
 }
 
 /// The prologue op (fold_columns, transpose_weight, split_tf32_weight,
-/// fold_atom_layer) of `program` making
+/// split_f16_weight, fold_atom_layer) of `program` making
 /// tensor `name`, or null.
 static Operation *findPrologueOp(ProgramOp program, StringRef name) {
   if (!program)
@@ -71,6 +71,8 @@ static Operation *findPrologueOp(ProgramOp program, StringRef name) {
     if (auto t = dyn_cast<TransposeWeightOp>(op); t && t.getDst() == name)
       return &op;
     if (auto t = dyn_cast<SplitTf32WeightOp>(op); t && t.getDst() == name)
+      return &op;
+    if (auto t = dyn_cast<SplitF16WeightOp>(op); t && t.getDst() == name)
       return &op;
     if (auto t = dyn_cast<FoldAtomLayerOp>(op); t && t.getDst() == name)
       return &op;
@@ -148,17 +150,29 @@ LogicalResult FoldAtomLayerOp::verify() {
   return success();
 }
 
-LogicalResult SplitTf32WeightOp::verify() {
-  Operation *op = getOperation();
-  if (failed(verifyutil::verifyWeightName(op, "table", getTableAttr())) ||
-      failed(verifyNewTensor(op, getDst(), {getTable()})))
+/// A split_*_weight op: its table, its new dst, and rows and cols that are
+/// positive multiples of the mma tile's n (8) and k (`kStep`).
+static LogicalResult verifySplitWeight(Operation *op, StringAttr table,
+                                       StringRef dst, int64_t rows,
+                                       int64_t cols, int64_t kStep) {
+  if (failed(verifyutil::verifyWeightName(op, "table", table)) ||
+      failed(verifyNewTensor(op, dst, {table.getValue()})))
     return failure();
-  int64_t rows = getRowsAttr().getInt(), cols = getColsAttr().getInt();
-  if (rows <= 0 || cols <= 0 || rows % 8 != 0 || cols % 8 != 0)
-    return emitOpError() << "needs rows and cols that are positive multiples "
-                            "of 8 (the mma tile), got "
-                         << rows << " x " << cols;
+  if (rows <= 0 || cols <= 0 || rows % 8 != 0 || cols % kStep != 0)
+    return op->emitOpError()
+           << "needs positive rows, a multiple of 8, and cols, a multiple of "
+           << kStep << " (the mma tile), got " << rows << " x " << cols;
   return success();
+}
+
+LogicalResult SplitTf32WeightOp::verify() {
+  return verifySplitWeight(getOperation(), getTableAttr(), getDst(),
+                           getRowsAttr().getInt(), getColsAttr().getInt(), 8);
+}
+
+LogicalResult SplitF16WeightOp::verify() {
+  return verifySplitWeight(getOperation(), getTableAttr(), getDst(),
+                           getRowsAttr().getInt(), getColsAttr().getInt(), 16);
 }
 
 LogicalResult FoldedAtomEmbedOp::verify() {

@@ -270,3 +270,17 @@ extern "C" __global__ void proofc_prologue_tf32_fragments(float *dst,
        f < n; f += stride)
     proofc::prologue::tf32Fragment(w, rows, cols, f, dst + 4 * f);
 }
+
+/// dst [rows cols] = the f16 mma.sync B fragments of w [rows, cols]: one
+/// fragment (4 words) per loop iteration.
+extern "C" __global__ void proofc_prologue_f16_fragments(float *dst,
+                                                         const float *w,
+                                                         long long rows,
+                                                         long long cols) {
+  const long long n = rows * cols / 4;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long f = static_cast<long long>(blockIdx.x) * blockDim.x +
+                     threadIdx.x;
+       f < n; f += stride)
+    proofc::prologue::f16Fragment(w, rows, cols, f, dst + 4 * f);
+}

@@ -12,6 +12,8 @@
 //    __dadd_rn, which are never contracted into an FMA; the host build has
 //    -ffp-contract=off), then rounds once to float;
 //  - tf32_fragments is bit manipulation plus one f32 subtraction;
+//  - f16_fragments is the same with IEEE half's rounding to nearest even
+//    spelled out in integers (no cvt), so host and device agree bit for bit;
 //  - fold_atom_layer adds an atom's three rows in float, each sum rounded
 //    (device: __fadd_rn), then is fold_columns' sum from 0 (no bias);
 //  - copy with transpose moves words.
@@ -259,6 +261,77 @@ PROOFC_PROLOGUE_FN void tf32Fragment(const float *w, long long rows,
   out[1] = hi1;
   out[2] = tf32Low(w0, hi0);
   out[3] = tf32Low(w1, hi1);
+}
+
+/// The IEEE half nearest x (ties to even), as cvt.rn.f16.f32 computes it:
+/// its 16 bits. Below 2^-14 a subnormal (x = 2^-25 and less: zero); 65520
+/// and more: infinity; a NaN stays a NaN.
+PROOFC_PROLOGUE_FN unsigned roundToHalfBits(float x) {
+  const unsigned u = floatBits(x);
+  const unsigned sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
+  if (a >= 0x7f800000u) // infinity, NaN (quiet, the top payload bits kept)
+    return sign | 0x7c00u | (a > 0x7f800000u ? 0x200u | ((a >> 13) & 0x3ffu) : 0u);
+  if (a >= 0x477ff000u) // 65520 and up round to infinity
+    return sign | 0x7c00u;
+  if (a <= 0x33000000u) // 2^-25 and less round to zero (2^-25: a tie, to even)
+    return sign;
+  unsigned h, rem, halfway;
+  if (a < 0x38800000u) { // a subnormal half: units of 2^-24
+    const unsigned e = a >> 23, m = (a & 0x7fffffu) | 0x800000u;
+    const unsigned shift = 126u - e; // 14 (x in [2^-15, 2^-14)) .. 24
+    h = m >> shift;
+    rem = m & ((1u << shift) - 1u);
+    halfway = 1u << (shift - 1u);
+  } else { // a normal half: the exponent rebiased, 13 mantissa bits dropped
+    h = (a >> 13) - (112u << 10);
+    rem = a & 0x1fffu;
+    halfway = 0x1000u;
+  }
+  if (rem > halfway || (rem == halfway && (h & 1u)))
+    ++h; // a carry into the exponent is the correct rounding
+  return sign | h;
+}
+
+/// The float of half bits h (exact).
+PROOFC_PROLOGUE_FN float halfBitsToFloat(unsigned h) {
+  const unsigned sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu,
+                 m = h & 0x3ffu;
+  if (e == 0) { // zero or subnormal: m x 2^-24
+    const float v = static_cast<float>(m) * 5.9604644775390625e-8f;
+    return sign ? -v : v;
+  }
+  if (e == 31)
+    return bitsFloat(sign | 0x7f800000u | (m << 13));
+  return bitsFloat(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+/// Fragment f of f16_fragments over W [rows = out, cols = in] (rows a
+/// multiple of 8, cols of 16), f = (ks * rows / 8 + nt) * 32 + lane for
+/// k-step ks, n-tile nt and the lane of mma.sync m16n8k16's B operand: its
+/// 4 words {hi(W[n][k], W[n][k+4]), hi(W[n][k+8], W[n][k+12]),
+/// lo(W[n][k], W[n][k+4]), lo(W[n][k+8], W[n][k+12])} with k = 16 ks +
+/// lane % 4, n = 8 nt + lane / 4, each word two halves, the first in its
+/// low 16 bits (hi = half(w), lo = half(w - hi); w - hi is exact), written
+/// to out[0..3] (words 4f..4f+3 of the dst).
+PROOFC_PROLOGUE_FN void f16Fragment(const float *w, long long rows,
+                                    long long cols, long long f, float *out) {
+  const long long lane = f % 32, tile = f / 32;
+  const long long nt = tile % (rows / 8), ks = tile / (rows / 8);
+  const long long k = 16 * ks + lane % 4, n = 8 * nt + lane / 4;
+  unsigned hi[4], lo[4];
+  for (int j = 0; j < 4; ++j) {
+    const float x = w[n * cols + k + 4 * j];
+    hi[j] = roundToHalfBits(x);
+#ifdef __CUDA_ARCH__
+    lo[j] = roundToHalfBits(__fsub_rn(x, halfBitsToFloat(hi[j])));
+#else
+    lo[j] = roundToHalfBits(x - halfBitsToFloat(hi[j]));
+#endif
+  }
+  out[0] = bitsFloat(hi[0] | (hi[1] << 16));
+  out[1] = bitsFloat(hi[2] | (hi[3] << 16));
+  out[2] = bitsFloat(lo[0] | (lo[1] << 16));
+  out[3] = bitsFloat(lo[2] | (lo[3] << 16));
 }
 
 } // namespace prologue

@@ -36,6 +36,8 @@ TEST(Bundle, RoundTripsEveryField) {
       {"copy", "t_copy", "mlp.0.weight", "", "", 0, 0, true});
   a.plan.prologue.push_back(
       {"tf32_fragments", "t_tf32", "mlp.0.weight", "", "", 0, 0, false});
+  a.plan.prologue.push_back(
+      {"f16_fragments", "t_f16", "mlp.0.weight", "", "", 0, 0, false});
   std::string text = serializeBundle(a);
   Bundle b = parseBundle(text, "x.pcb");
   EXPECT_EQ(serializeBundle(b), text);
@@ -46,8 +48,9 @@ TEST(Bundle, RoundTripsEveryField) {
   EXPECT_FLOAT_EQ(b.program.policy.encoder[4].eps, 1e-5f);
   EXPECT_EQ(b.modules.at(0).source, a.modules.at(0).source);
   EXPECT_EQ(b.plan.buffers.size(), a.plan.buffers.size());
-  EXPECT_EQ(b.plan.prologue.back().op, "tf32_fragments");
-  EXPECT_EQ(b.plan.prologue.end()[-2].transpose, true);
+  EXPECT_EQ(b.plan.prologue.back().op, "f16_fragments");
+  EXPECT_EQ(b.plan.prologue.end()[-2].op, "tf32_fragments");
+  EXPECT_EQ(b.plan.prologue.end()[-3].transpose, true);
   EXPECT_EQ(b.plan.prologue.at(0).bias, "atom.bias");
   EXPECT_EQ(b.plan.schedule.step.at(0).cond, "engine");
   EXPECT_EQ(b.plan.schedule.step.at(0).body.at(0).launch, "engine");
@@ -171,7 +174,8 @@ TEST(Bundle, FoldAtomLayerNeedsItsKeysAndOnlyItTakesThem) {
        "x.pcb: plan.prologue[1].relu: only fold_atom_layer takes \"relu\""},
       {[](json &j) { j["plan"]["prologue"][0]["op"] = "matmul"; },
        "x.pcb: plan.prologue[0].op: unknown prologue op 'matmul' "
-       "(fold_columns, copy, tf32_fragments, fold_atom_layer)"},
+       "(fold_columns, copy, tf32_fragments, f16_fragments, "
+       "fold_atom_layer)"},
   };
   for (const Case &c : cases) {
     std::string error = errorAfter(c.edit);
@@ -411,6 +415,8 @@ TEST(Bundle, ErrorsNameThePathAndTheField) {
        "x.pcb: plan.prologue[0].cols: must be > 0"},
       {[](json &j) { j["plan"]["prologue"][0]["op"] = "tf32_fragments"; },
        "x.pcb: plan.prologue[0].weight: tf32_fragments takes only a table"},
+      {[](json &j) { j["plan"]["prologue"][0]["op"] = "f16_fragments"; },
+       "x.pcb: plan.prologue[0].weight: f16_fragments takes only a table"},
   };
   for (const Case &c : cases) {
     std::string error = errorAfter(c.edit);

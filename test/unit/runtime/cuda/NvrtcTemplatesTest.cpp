@@ -218,6 +218,7 @@ TEST(NvrtcTemplates, DevicePrologueCompilesAsEmbedded) {
     for (const char *entry :
          {DevicePrologue::kFoldColumnsEntry, DevicePrologue::kTransposeEntry,
           DevicePrologue::kTf32FragmentsEntry,
+          DevicePrologue::kF16FragmentsEntry,
           DevicePrologue::kFoldAtomLayerEntry})
       EXPECT_NE(cubin.find(entry), std::string::npos)
           << entry << " in sm_" << major << minor;

@@ -107,6 +107,11 @@ public:
           proofc_prologue_tf32_fragments(dst, src, s.rows, s.cols);
         });
         break;
+      case PrologueStep::Kind::F16Fragments:
+        emu::launch(s.grid, s.block, [&] {
+          proofc_prologue_f16_fragments(dst, src, s.rows, s.cols);
+        });
+        break;
       case PrologueStep::Kind::FoldAtomLayer: {
         const float *weight = at(s.weight);
         const float *args[4];
@@ -202,6 +207,11 @@ TEST(PrologueEmulation, ScheduleWritesOutputsInPlaceAndIntermediatesToScratch) {
   EXPECT_EQ(tf32.block, 256u);
   EXPECT_EQ(tf32.grid, 1u); // 16 * 24 / 2 fragments
   EXPECT_EQ(tf32.elements, 2 * 16 * 24);
+  // f16: two halves a word of each part, one word an element.
+  const PrologueStep &f16 = *byTensor.at("lin16.f16");
+  EXPECT_EQ(f16.kind, PrologueStep::Kind::F16Fragments);
+  EXPECT_EQ(f16.elements, 8 * 48);
+  EXPECT_FALSE(f16.dst.scratch);
 }
 
 /// The host prologue's error for `c` is `message`, and the device's checks
@@ -256,6 +266,9 @@ TEST(PrologueEmulation, ErrorsAreTheHostPrologues) {
       {"tf32 sizes", [](PrologueCase &c) { c.weights["lin"].shape = {12, 32}; },
        "x.pcb: plan.prologue[7] (tf32_fragments -> lin.tf32): 'lin' must be a "
        "2-D weight whose sizes are multiples of 8"},
+      {"f16 sizes", [](PrologueCase &c) { c.weights["lin16"].shape = {8, 40}; },
+       "x.pcb: plan.prologue[13] (f16_fragments -> lin16.f16): 'lin16' must "
+       "be a 2-D weight [out, in] with out a multiple of 8 and in of 16"},
       {"dst shadows a weight",
        [](PrologueCase &c) { c.weights["m.t"] = c.weights["m"]; },
        "x.pcb: plan.prologue[4] (copy -> m.t): dst 'm.t' already names a "

@@ -109,6 +109,7 @@ inline PrologueCase handBuiltPrologueCase(uint64_t seed) {
   w["b3"] = randomTensor({3}, rng);
   w["lin"] = randomTensor({16, 24}, rng);
   w["lin2"] = randomTensor({24, 8}, rng);
+  w["lin16"] = randomTensor({8, 48}, rng);
   std::vector<PrologueOp> &p = c.plan.prologue;
   p.push_back(prologueOp("fold_columns", "fold.bias", "tab", "w", "b", 3, 7));
   p.push_back(prologueOp("fold_columns", "fold.nobias", "tab", "w", "", 0, 7));
@@ -126,9 +127,11 @@ inline PrologueCase handBuiltPrologueCase(uint64_t seed) {
   p.push_back(prologueOp("copy", "lin.copy", "lin"));
   p.push_back(prologueOp("tf32_fragments", "lin.copy.tf32", "lin.copy"));
   p.push_back(prologueOp("copy", "b.copy", "b"));
+  p.push_back(prologueOp("f16_fragments", "lin16.f16", "lin16"));
   c.outputs = {"fold.bias",     "fold.nobias", "fold.cols0", "fold.empty",
                "m.t",           "f2.t",        "lin.tf32",   "lin2.t.tf32",
-               "lin.copy.tf32", "b.copy",      "b",          "lin"};
+               "lin.copy.tf32", "b.copy",      "b",          "lin",
+               "lin16.f16"};
   return c;
 }
 

@@ -26,9 +26,10 @@ inline constexpr StringLiteral kAutoWord = "auto";
 /// written at its claimer's next advance, so more would only hide a bug.
 inline constexpr int64_t kMaxMemoWaits = 8;
 
-/// matmul=auto: "tf32x3" (tensor cores) when the encoder the program's
-/// policy uses (its eval.score_select's, else every eval.encoder) has linear
-/// layers and each is 8-aligned (the mma tile), else "fma".
+/// matmul=auto: on the tensor cores when the encoder the program's policy
+/// uses (its eval.score_select's, else every eval.encoder) has linear layers
+/// and each is 8-aligned (the mma tile): "f16x3" when every input is also
+/// 16-aligned (m16n8k16's k), else "tf32x3"; else "fma".
 StringRef chooseMatmul(ProgramOp program);
 
 /// schedule=auto for B slots: "persistent" (one kernel runs each slot to the
@@ -69,7 +70,8 @@ int64_t chooseMinBlocksPerSm(bool tensorCores, int64_t B, StringRef schedule,
 bool plansAtomLayerTable(ProgramOp program);
 
 /// Whether eval-plan-buffers put the policy's linears on the tensor cores
-/// (`program` has an eval.split_tf32_weight: their TF32 fragment tables):
+/// (`program` has an eval.split_tf32_weight or eval.split_f16_weight: their
+/// fragment tables):
 /// the `tensorCores` of the choices above, read from the program alike by
 /// the option resolution and the tail hand-off's kernel.
 bool plansTensorCores(ProgramOp program);

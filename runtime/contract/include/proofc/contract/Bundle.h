@@ -67,6 +67,8 @@ struct BufferDecl {
 /// "copy": dst = table, or its transpose [cols, rows] when `transpose`.
 /// "tf32_fragments": table, an nn.Linear weight [out, in], split into TF32
 ///   high and low parts in mma.sync B-fragment order.
+/// "f16_fragments": the same split into IEEE half high and low parts, two a
+///   word, in mma.sync m16n8k16's B-fragment order (in a multiple of 16).
 /// "fold_atom_layer": table = pred_proj [R+2, w], args = {arg0_const,
 ///   arg1_const, arg0_var, arg1_var} ([E, w], [E, w], [V, w], [V, w]),
 ///   weight = linear 0's W [out, w]: dst [atomLayerRows, out] holds W times
