@@ -102,13 +102,16 @@ def Eval_SplitF16WeightOp : Eval_Op<"split_f16_weight", [
     `cols` of 16). Each element `w` becomes `hi = f16(w)` and
     `lo = f16(w - hi)` (IEEE half, round to nearest even, as
     `cvt.rn.f16.f32`; `w - hi` is exact in f32), packed two halves a word
-    (the lower k in the low 16 bits, as the `.f16x2` operands of mma.sync
-    hold them) in the order in which lane `l` of a warp loads the B operand
-    of `mma.sync.m16n8k16.row.col` for k-step `ks` and n-tile `nt`: 4
-    words `{hi(W[n][k..k+1]), hi(W[n][k+8..k+9]), lo(W[n][k..k+1]),
-    lo(W[n][k+8..k+9])}` at `((ks * rows/8 + nt) * 32 + l) * 4`,
-    `k = 16ks + 2(l % 4)`, `n = 8nt + l / 4`. `dst` has `rows * cols` words,
-    half of `eval.split_tf32_weight`'s. The GPU policy kernel multiplies
+    (the first in the low 16 bits, as the `.f16x2` operands of mma.sync
+    hold the lower k) in the order in which lane `l` of a warp loads the B
+    operand of `mma.sync.m16n8k16.row.col` for k-step `ks` (16 columns) and
+    n-tile `nt`: 4 words `{hi(W[n][k], W[n][k+4]), hi(W[n][k+8],
+    W[n][k+12]), lo(W[n][k], W[n][k+4]), lo(W[n][k+8], W[n][k+12])}` at
+    `((ks * rows/8 + nt) * 32 + l) * 4`, `k = 16ks + l % 4`,
+    `n = 8nt + l / 4` (the mma's k positions 2t, 2t+1, 2t+8, 2t+9 hold the
+    columns t, t+4, t+8, t+12; the kernel takes A in the same order, so that
+    its loads keep TF32's banks). `dst` has `rows * cols` words, half of
+    `eval.split_tf32_weight`'s. The GPU policy kernel multiplies
     with three MMAs per tile (`a_lo*b_hi + a_hi*b_lo + a_hi*b_hi`, FP32
     accumulate) over half the k-steps of 3xTF32: the same 11 + 11
     significant bits a factor, with half's narrower exponent (a part below

@@ -257,30 +257,34 @@ extern "C" __global__ void proofc_prologue_transpose(float *dst,
     dst[e] = src[proofc::prologue::transposeSource(e, rows, cols)];
 }
 
-/// dst [2 rows cols] = the TF32 mma.sync B fragments of w [rows, cols]: one
-/// fragment (4 words) per loop iteration.
+/// dst = the mma.sync B fragments of w [rows, cols], 4 words each, made by
+/// `fragment` (prologue_ops.h's tf32Fragment or f16Fragment): one fragment
+/// per loop iteration.
+template <void (*fragment)(const float *, long long, long long, long long,
+                           float *)>
+__device__ void fragmentsLoop(float *dst, const float *w, long long rows,
+                              long long cols, long long fragments) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long f = static_cast<long long>(blockIdx.x) * blockDim.x +
+                     threadIdx.x;
+       f < fragments; f += stride)
+    fragment(w, rows, cols, f, dst + 4 * f);
+}
+
+/// dst [2 rows cols]: the TF32 fragments (two words an element).
 extern "C" __global__ void proofc_prologue_tf32_fragments(float *dst,
                                                           const float *w,
                                                           long long rows,
                                                           long long cols) {
-  const long long n = rows * cols / 2;
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long f = static_cast<long long>(blockIdx.x) * blockDim.x +
-                     threadIdx.x;
-       f < n; f += stride)
-    proofc::prologue::tf32Fragment(w, rows, cols, f, dst + 4 * f);
+  fragmentsLoop<proofc::prologue::tf32Fragment>(dst, w, rows, cols,
+                                                rows * cols / 2);
 }
 
-/// dst [rows cols] = the f16 mma.sync B fragments of w [rows, cols]: one
-/// fragment (4 words) per loop iteration.
+/// dst [rows cols]: the f16 fragments (two halves a word of each part).
 extern "C" __global__ void proofc_prologue_f16_fragments(float *dst,
                                                          const float *w,
                                                          long long rows,
                                                          long long cols) {
-  const long long n = rows * cols / 4;
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long f = static_cast<long long>(blockIdx.x) * blockDim.x +
-                     threadIdx.x;
-       f < n; f += stride)
-    proofc::prologue::f16Fragment(w, rows, cols, f, dst + 4 * f);
+  fragmentsLoop<proofc::prologue::f16Fragment>(dst, w, rows, cols,
+                                               rows * cols / 4);
 }

@@ -36,6 +36,17 @@ uint32_t bits(float x) {
   return u;
 }
 
+/// A weight [rows, cols] of mixed signs whose values use all 23 mantissa
+/// bits.
+Tensor mixedWeight(int64_t rows, int64_t cols) {
+  Tensor w;
+  w.shape = {rows, cols};
+  for (int64_t i = 0; i < rows * cols; ++i)
+    w.data.push_back(static_cast<float>(
+        (i % 2 ? -1.0 : 1.0) * (0.1 + 0.37 * static_cast<double>(i)) / 3.0));
+  return w;
+}
+
 GpuPlan splitPlan() {
   GpuPlan plan;
   plan.prologue.push_back(
@@ -45,11 +56,7 @@ GpuPlan splitPlan() {
 
 TEST(PlanPrologue, Tf32FragmentsSplitExactlyInMmaOrder) {
   const int64_t rows = 16, cols = 8; // out, in: two n-tiles, one k-step
-  Tensor w;
-  w.shape = {rows, cols};
-  for (int64_t i = 0; i < rows * cols; ++i) // all 23 mantissa bits in use
-    w.data.push_back(static_cast<float>(
-        (i % 2 ? -1.0 : 1.0) * (0.1 + 0.37 * static_cast<double>(i)) / 3.0));
+  const Tensor w = mixedWeight(rows, cols);
   const TensorMap out = runPlanPrologue(splitPlan(), {{"w", w}}, "x.pcb");
   const Tensor &f = out.at("w.tf32");
   ASSERT_EQ(f.data.size(), static_cast<size_t>(2 * rows * cols));
@@ -156,11 +163,7 @@ GpuPlan splitF16Plan() {
 
 TEST(PlanPrologue, F16FragmentsSplitExactlyInMmaOrder) {
   const int64_t rows = 16, cols = 32; // out, in: two n-tiles, two k-steps
-  Tensor w;
-  w.shape = {rows, cols};
-  for (int64_t i = 0; i < rows * cols; ++i) // all 23 mantissa bits in use
-    w.data.push_back(static_cast<float>(
-        (i % 2 ? -1.0 : 1.0) * (0.1 + 0.37 * static_cast<double>(i)) / 3.0));
+  const Tensor w = mixedWeight(rows, cols);
   const TensorMap out = runPlanPrologue(splitF16Plan(), {{"w", w}}, "x.pcb");
   const Tensor &f = out.at("w.f16");
   ASSERT_EQ(f.data.size(), static_cast<size_t>(rows * cols));
