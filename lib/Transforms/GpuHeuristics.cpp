@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "proofc/Dialect/Eval/Transforms/GpuHeuristics.h"
 
+#include "proofc/contract/kernel_abi.h"
+
 #include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
@@ -21,16 +23,17 @@ StringRef mlir::eval::chooseMatmul(ProgramOp program) {
   });
   if (encoders.empty())
     llvm::append_range(encoders, program.getBody().front().getOps<EncoderOp>());
-  // The mma tiles: n = 8 for both, k = 16 for f16 (docs/performance.md row
-  // 48: V10 at B = 8192 5.7 % faster than tf32x3, with the same agreement).
+  // kernel_abi.h's mma tiles; f16 where they allow it (docs/performance.md
+  // row 48: V10 at B = 8192 5.7 % faster than tf32x3, the same agreement).
+  using proofc_abi::mmaK;
   bool linears = false, k16 = true;
   for (EncoderOp encoder : encoders)
     for (LinearOp linear : encoder.getBody().getOps<LinearOp>()) {
       int64_t in = linear.getInput().getType().getDimSize(0),
               out = linear.getType().getDimSize(0);
-      if (in % 8 != 0 || out % 8 != 0)
+      if (in % mmaK(false) != 0 || out % proofc_abi::kMmaN != 0)
         return "fma";
-      k16 &= in % 16 == 0;
+      k16 &= in % mmaK(true) == 0;
       linears = true;
     }
   return !linears ? "fma" : k16 ? "f16x3" : "tf32x3";

@@ -15,6 +15,7 @@
 #include "proofc/Dialect/Eval/Transforms/GpuHeuristics.h"
 #include "proofc/Dialect/Eval/Transforms/Passes.h"
 #include "proofc/Dialect/Eval/Transforms/ValueBuffers.h"
+#include "proofc/contract/kernel_abi.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
@@ -302,10 +303,9 @@ struct EvalPlanBuffersPass
           int64_t in = linear.getInput().getType().getDimSize(0);
           int64_t out = linear.getType().getDimSize(0);
           if (tensorCores()) {
-            // The mma tile's k: 8 (m16n8k8, TF32) or 16 (m16n8k16, f16).
+            // kernel_abi.h's mma tiles.
             bool f16 = resolvedMatmul == "f16x3";
-            int64_t kStep = f16 ? 16 : 8;
-            if (in % kStep != 0 || out % 8 != 0)
+            if (in % proofc_abi::mmaK(f16) != 0 || out % proofc_abi::kMmaN != 0)
               return linear.emitOpError()
                      << "matmul=" << resolvedMatmul
                      << (f16 ? " needs linear layers whose input width is a "
@@ -321,7 +321,8 @@ struct EvalPlanBuffersPass
                                                     out)
                      : weightForm<SplitTf32WeightOp>(program, linear, ".tf32",
                                                      in, out),
-                 {std::to_string((f16 ? 1 : 2) * in * out)});
+                 {std::to_string(proofc_abi::fragmentWordsPerElement(f16) * in *
+                                 out)});
           } else {
             bind(linear.getWeight(), f32,
                  transposeWeight(program, linear, in, out),

@@ -69,24 +69,24 @@ void resolveCopy(const PrologueOp &op, const ShapeMap &shapes,
   r.dstShape = {r.cols, r.rows};
 }
 
-/// tf32_fragments (kStep 8: two words an element) and f16_fragments (kStep
-/// 16: two halves a word each of the two parts, one word an element): the
-/// weight [rows = out, cols = in], rows a multiple of 8 and cols of kStep.
+/// tf32_fragments (`f16` false) and f16_fragments: the weight [rows = out,
+/// cols = in] in kernel_abi.h's mma tiles, the table its words.
 void resolveFragments(const PrologueOp &op, const ShapeMap &shapes,
-                      ResolvedPrologueOp &r, int64_t kStep) {
+                      ResolvedPrologueOp &r, bool f16) {
+  using namespace proofc_abi;
   const std::vector<int64_t> &w = shapeOf(shapes, op.table, r.what);
-  if (w.size() != 2 || w[0] % 8 != 0 || w[1] % kStep != 0 || w[0] == 0 ||
-      w[1] == 0) {
-    if (kStep == 8)
-      fail("{}: '{}' must be a 2-D weight whose sizes are multiples of 8",
-           r.what, op.table);
-    fail("{}: '{}' must be a 2-D weight [out, in] with out a multiple of 8 "
+  if (w.size() != 2 || w[0] % kMmaN != 0 || w[1] % mmaK(f16) != 0 ||
+      w[0] == 0 || w[1] == 0) {
+    if (mmaK(f16) == kMmaN)
+      fail("{}: '{}' must be a 2-D weight whose sizes are multiples of {}",
+           r.what, op.table, kMmaN);
+    fail("{}: '{}' must be a 2-D weight [out, in] with out a multiple of {} "
          "and in of {}",
-         r.what, op.table, kStep);
+         r.what, op.table, kMmaN, mmaK(f16));
   }
   r.rows = w[0];
   r.cols = w[1];
-  r.dstShape = {(kStep == 8 ? 2 : 1) * r.rows * r.cols};
+  r.dstShape = {fragmentWordsPerElement(f16) * r.rows * r.cols};
 }
 
 /// pred_proj [R+2, w], the argument tables, W [out, w]: the table's rows are
@@ -194,10 +194,10 @@ std::vector<ResolvedPrologueOp> resolvePrologue(const GpuPlan &plan,
       resolveCopy(op, shapes, r);
     } else if (op.op == "tf32_fragments") {
       r.kind = PrologueKind::Tf32Fragments;
-      resolveFragments(op, shapes, r, 8);
+      resolveFragments(op, shapes, r, /*f16=*/false);
     } else if (op.op == "f16_fragments") {
       r.kind = PrologueKind::F16Fragments;
-      resolveFragments(op, shapes, r, 16);
+      resolveFragments(op, shapes, r, /*f16=*/true);
     } else if (op.op == "fold_atom_layer") {
       r.kind = PrologueKind::FoldAtomLayer;
       resolveFoldAtomLayer(op, shapes, r);
@@ -295,12 +295,11 @@ schedulePrologue(const GpuPlan &plan,
       step.grid = gridFor(r.dstElements);
       break;
     case PrologueKind::Tf32Fragments:
-      step.kind = PrologueStep::Kind::Tf32Fragments;
-      step.grid = gridFor(r.dstElements / 4); // a thread per fragment
-      break;
     case PrologueKind::F16Fragments:
-      step.kind = PrologueStep::Kind::F16Fragments;
-      step.grid = gridFor(r.dstElements / 4);
+      step.kind = r.kind == PrologueKind::Tf32Fragments
+                      ? PrologueStep::Kind::Tf32Fragments
+                      : PrologueStep::Kind::F16Fragments;
+      step.grid = gridFor(r.dstElements / 4); // a thread per fragment
       break;
     case PrologueKind::FoldAtomLayer:
       step.kind = PrologueStep::Kind::FoldAtomLayer;

@@ -50,7 +50,7 @@ struct Tiling {
   Matmul matmul = Matmul::Fma;
   bool tensorCores() const { return matmul != Matmul::Fma; }
   /// The mma tile's k: the columns of A one k-step multiplies.
-  int64_t mmaK() const { return matmul == Matmul::F16x3 ? 16 : 8; }
+  int64_t mmaK() const { return proofc_abi::mmaK(matmul == Matmul::F16x3); }
   /// Tensor-core k-steps per iteration of a layer's loop, their weight
   /// fragments loaded first (one L2 round trip for all of them); each
   /// k-step in flight holds 4 registers a lane per n-tile

@@ -9,6 +9,7 @@
 #include "VerifyUtils.h"
 
 #include "proofc/contract/BundleNames.h"
+#include "proofc/contract/kernel_abi.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -150,29 +151,34 @@ LogicalResult FoldAtomLayerOp::verify() {
   return success();
 }
 
-/// A split_*_weight op: its table, its new dst, and rows and cols that are
-/// positive multiples of the mma tile's n (8) and k (`kStep`).
+/// A split_*_weight op (`f16`: split_f16_weight): its table, its new dst,
+/// and rows and cols that are positive multiples of kernel_abi.h's mma
+/// tile's n and k.
 static LogicalResult verifySplitWeight(Operation *op, StringAttr table,
                                        StringRef dst, int64_t rows,
-                                       int64_t cols, int64_t kStep) {
+                                       int64_t cols, bool f16) {
   if (failed(verifyutil::verifyWeightName(op, "table", table)) ||
       failed(verifyNewTensor(op, dst, {table.getValue()})))
     return failure();
-  if (rows <= 0 || cols <= 0 || rows % 8 != 0 || cols % kStep != 0)
+  const int64_t n = proofc_abi::kMmaN, k = proofc_abi::mmaK(f16);
+  if (rows <= 0 || cols <= 0 || rows % n != 0 || cols % k != 0)
     return op->emitOpError()
-           << "needs positive rows, a multiple of 8, and cols, a multiple of "
-           << kStep << " (the mma tile), got " << rows << " x " << cols;
+           << "needs positive rows, a multiple of " << n
+           << ", and cols, a multiple of " << k << " (the mma tile), got "
+           << rows << " x " << cols;
   return success();
 }
 
 LogicalResult SplitTf32WeightOp::verify() {
   return verifySplitWeight(getOperation(), getTableAttr(), getDst(),
-                           getRowsAttr().getInt(), getColsAttr().getInt(), 8);
+                           getRowsAttr().getInt(), getColsAttr().getInt(),
+                           /*f16=*/false);
 }
 
 LogicalResult SplitF16WeightOp::verify() {
   return verifySplitWeight(getOperation(), getTableAttr(), getDst(),
-                           getRowsAttr().getInt(), getColsAttr().getInt(), 16);
+                           getRowsAttr().getInt(), getColsAttr().getInt(),
+                           /*f16=*/true);
 }
 
 LogicalResult FoldedAtomEmbedOp::verify() {

@@ -364,6 +364,22 @@ PROOFC_ABI_FN int slotLogitsBytesBeforeArgs(int S) {
 /// The folded atom layer's budget in bytes.
 constexpr long long kAtomLayerMaxBytes = 128LL << 20;
 
+// The tensor-core policy's linear layers (matmul tf32x3 or f16x3): a
+// weight [out, in] split into high and low parts as mma.sync's B
+// fragments (eval.split_tf32_weight / split_f16_weight, the prologue ops
+// tf32_fragments / f16_fragments, docs/bundle.md). Both tiles have n = 8
+// (out a multiple of it); a k-step takes 8 columns in TF32 (m16n8k8) and 16
+// in f16 (m16n8k16), so `in` is a multiple of that. A TF32 part fills a
+// word, an f16 part half of one: the table has 2 x out x in or out x in
+// words.
+
+/// The mma tile's n: the output columns of an n-tile.
+constexpr int kMmaN = 8;
+/// The mma tile's k for TF32 (`f16` false) or f16 parts.
+PROOFC_ABI_FN int mmaK(bool f16) { return f16 ? 16 : 8; }
+/// The words a fragment table holds per weight element.
+PROOFC_ABI_FN int fragmentWordsPerElement(bool f16) { return f16 ? 1 : 2; }
+
 /// The argument rows of the folded atom layer: `varRows` variables (2A), E
 /// entities and a zero row.
 PROOFC_ABI_FN long long atomLayerArgRows(long long varRows, long long E) {
