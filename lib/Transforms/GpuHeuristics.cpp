@@ -61,15 +61,15 @@ static bool foldedOneWarpSteps(int64_t B, StringRef schedule,
   return schedule != "persistent" && B >= 4096 && foldedAtomLayer;
 }
 
-int64_t mlir::eval::chooseMinBlocksPerSm(bool tensorCores, int64_t B,
+int64_t mlir::eval::chooseMinBlocksPerSm(StringRef matmul, int64_t B,
                                          StringRef schedule,
                                          bool foldedAtomLayer) {
   if (schedule == "persistent")
     return 2;
-  if (!tensorCores)
+  if (matmul == "fma")
     return B >= 1024 ? 8 : 6;
   if (foldedOneWarpSteps(B, schedule, foldedAtomLayer))
-    return 21;
+    return matmul == "f16x3" ? 20 : 21;
   return B < 1024 ? 2 : B < 4096 ? 10 : 18;
 }
 
@@ -77,13 +77,19 @@ bool mlir::eval::plansAtomLayerTable(ProgramOp program) {
   return !program.getBody().front().getOps<FoldAtomLayerOp>().empty();
 }
 
-bool mlir::eval::plansTensorCores(ProgramOp program) {
-  bool tensorCores = false;
+StringRef mlir::eval::plannedMatmul(ProgramOp program) {
+  StringRef matmul = "fma";
   program.walk([&](Operation *op) {
-    if (isa<SplitTf32WeightOp, SplitF16WeightOp>(op))
-      tensorCores = true;
+    if (isa<SplitTf32WeightOp>(op))
+      matmul = "tf32x3";
+    else if (isa<SplitF16WeightOp>(op))
+      matmul = "f16x3";
   });
-  return tensorCores;
+  return matmul;
+}
+
+bool mlir::eval::plansTensorCores(ProgramOp program) {
+  return plannedMatmul(program) != "fma";
 }
 
 int64_t mlir::eval::chooseStepsInFlight(int64_t B, StringRef schedule,

@@ -151,10 +151,10 @@ struct EvalLowerToGpuPass
         tailHandoff != kAutoOption
             ? static_cast<int64_t>(tailHandoff)
             : (fusedStepKernel ? chooseTailHandoff(tensorCores, B) : 0);
-    o.minBlocksPerSm =
-        minBlocksPerSm == kAutoOption
-            ? chooseMinBlocksPerSm(tensorCores, B, o.schedule, foldedAtomLayer)
-            : static_cast<int64_t>(minBlocksPerSm);
+    o.minBlocksPerSm = minBlocksPerSm == kAutoOption
+                           ? chooseMinBlocksPerSm(plannedMatmul(program), B,
+                                                  o.schedule, foldedAtomLayer)
+                           : static_cast<int64_t>(minBlocksPerSm);
     if (o.groups < 0 || o.statesPerThread < 1 ||
         (o.groups == 0 && o.schedule != "persistent"))
       return program.emitError()

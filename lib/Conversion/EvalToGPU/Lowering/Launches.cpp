@@ -182,7 +182,7 @@ LogicalResult ProgramLowering::buildTailKernel(ScoreSelectOp score) {
   const bool tensorCores = plansTensorCores(program);
   const int64_t B = program.getBAttr().getInt();
   const int64_t minBlocksPerSm = chooseMinBlocksPerSm(
-      tensorCores, B, "persistent", plansAtomLayerTable(program));
+      plannedMatmul(program), B, "persistent", plansAtomLayerTable(program));
   const auto &[words, list] = engineGridBuffers();
   // The guard is the list's count (EngineGridWord's first): a tail with no
   // slot listed runs no block.

@@ -44,23 +44,33 @@ StringRef chooseSchedule(bool tensorCores, int64_t B, bool fusedStep);
 /// block holds all of a slot's rows: 0 (the generator fits it).
 int64_t chooseGroups(bool tensorCores, int64_t B, StringRef schedule);
 
-/// min-blocks-per-sm=-1: with FMA layers 6 below B = 1024, 8 from there on;
-/// with the tensor cores 2 below 1024, 10 below 4096, 18 from there on (21
-/// where the plan folds the first linear into a table of every atom,
-/// `foldedAtomLayer`: with one k-step's weights in flight,
-/// chooseStepsInFlight, ptxas fits it in 80 registers with 44 bytes of
-/// spills, since an SM's registers are split among its 4 schedulers and 21
-/// one-warp blocks put 6 warps on one: 16,384 / (6 x 32) rounds down to
-/// 80, which leaves room for 24 blocks, the number resident (Nsight
-/// Compute, 2026-11-30); V10 at B=4096 3.92 -> 3.85 ms, umls 8.87 -> 8.77
-/// ms, one H200, docs/performance.md row 32); persistent: 2. From B = 4096 the
-/// kernel's one-warp blocks are latency bound (each waits on its rows' table
-/// reads from L2), and the warps an SM holds matter more than registers: with
-/// 18 ptxas gives the V10 kernel 96 registers (20 blocks an SM) instead of 16's
-/// 128 (16 blocks). Issue 29's sweep on an H200: fb15k-237's first 700 test
-/// queries at B=16384, the policy 4.17 -> 3.84 s (20, the same 96 registers,
-/// the same; 12 4.80 s; 22 and 23 4.0 s); V10 at B=4096 5.77 -> 5.63 ms.
-int64_t chooseMinBlocksPerSm(bool tensorCores, int64_t B, StringRef schedule,
+/// min-blocks-per-sm=-1 for the planned `matmul` (plannedMatmul): the
+/// persistent kernel 2; with FMA layers 6 below B = 1024, 8 from there on;
+/// with the tensor cores 2 below 1024, 10 below 4096, 18 from there on,
+/// except where the plan folds the first linear into a table of every atom
+/// (`foldedAtomLayer`): 21 in 3xTF32, 20 in 3xF16.
+///
+/// From B = 4096 the kernel's one-warp blocks are latency bound (each waits
+/// on its rows' table reads from L2), and the warps an SM holds matter more
+/// than registers: with 18 ptxas gives the V10 kernel 96 registers (20
+/// blocks an SM) instead of 16's 128 (16 blocks). Issue 29's sweep on an
+/// H200: fb15k-237's first 700 test queries at B=16384, the policy 4.17 ->
+/// 3.84 s (20, the same 96 registers, the same; 12 4.80 s; 22 and 23 4.0
+/// s); V10 at B=4096 5.77 -> 5.63 ms.
+///
+/// With the fold and one k-step's weights in flight (chooseStepsInFlight),
+/// 21 has ptxas fit the kernel in 80 registers, since an SM's registers are
+/// split among its 4 schedulers and 21 one-warp blocks put 6 warps on one:
+/// 16,384 / (6 x 32) rounds down to 80, which leaves room for 24 blocks, the
+/// number resident (Nsight Compute, 2026-11-30; the driver's occupancy
+/// query agrees). In 3xTF32 that spills 44 bytes, and the warps win: V10 at
+/// B=4096 3.92 -> 3.85 ms, umls 8.87 -> 8.77 ms (docs/performance.md row
+/// 32); at 20 (96 registers, no spills, 20 blocks) 3.010 -> 3.047 ms at B =
+/// 8192 and 3.291 -> 3.324 at 4096. 3xF16's k-step holds twice the columns
+/// and spills 108 bytes at 80 registers, 48 at 20's 96, where it runs V10
+/// at B = 8192 2.833-2.843 -> 2.790-2.800 ms and at 4096 3.108-3.116 ->
+/// 3.054-3.063 ms (row 49; 16: 2.955, 12: 3.136, no cap: 3.607 ms).
+int64_t chooseMinBlocksPerSm(StringRef matmul, int64_t B, StringRef schedule,
                              bool foldedAtomLayer);
 
 /// Whether eval-plan-buffers folded the policy's first linear into a table
@@ -69,24 +79,29 @@ int64_t chooseMinBlocksPerSm(bool tensorCores, int64_t B, StringRef schedule,
 /// from the program alike by the option resolution and the policy kernel.
 bool plansAtomLayerTable(ProgramOp program);
 
+/// The form eval-plan-buffers gave the policy's linears, as matmul's word:
+/// "tf32x3" or "f16x3" where `program` has an eval.split_tf32_weight or
+/// eval.split_f16_weight (their fragment tables), else "fma". The `matmul`
+/// of chooseMinBlocksPerSm, read from the program alike by the option
+/// resolution and the tail hand-off's kernel.
+StringRef plannedMatmul(ProgramOp program);
+
 /// Whether eval-plan-buffers put the policy's linears on the tensor cores
-/// (`program` has an eval.split_tf32_weight or eval.split_f16_weight: their
-/// fragment tables):
-/// the `tensorCores` of the choices above, read from the program alike by
-/// the option resolution and the tail hand-off's kernel.
+/// (plannedMatmul is not "fma"): the `tensorCores` of the choices above.
 bool plansTensorCores(ProgramOp program);
 
 /// The most tensor-core k-steps whose weight fragments a policy-kernel warp
-/// loads together (chooseStepsInFlight's choice elsewhere than at 21 blocks).
+/// loads together (chooseStepsInFlight's choice elsewhere than at 20 or 21
+/// blocks).
 inline constexpr int64_t kMaxStepsInFlight = 2;
 
 /// The tensor-core k-steps whose weight fragments a policy-kernel warp
 /// loads together in a linear layer's loop (not an option: chosen from B,
 /// the schedule and the fold alone, --min-blocks-per-sm given or not): 1 in
 /// the step schedule from B = 4096 when the plan folds the atom layer
-/// (where chooseMinBlocksPerSm picks 21), 2 elsewhere. Two in flight shorten
-/// the layer's chain of L2 round trips but hold 32 more registers a lane
-/// (V10's width 64): under 21 blocks' 80 registers they spill 112 bytes
+/// (where chooseMinBlocksPerSm picks 20 or 21), 2 elsewhere. Two in flight
+/// shorten the layer's chain of L2 round trips but hold 32 more registers a
+/// lane (V10's width 64): under 21 blocks' 80 registers they spill 112 bytes
 /// (V10 4.05 ms at B=4096, against 3.86 with one). Without the fold, or at
 /// B = 1024 (10 two-warp blocks, also 96 registers), two stayed faster
 /// (V10 --no-atom-layer-table at B=4096 5.06 against 5.15 ms with one and
