@@ -32,11 +32,11 @@ StringRef mlir::eval::chooseMatmul(ProgramOp program) {
       int64_t in = linear.getInput().getType().getDimSize(0),
               out = linear.getType().getDimSize(0);
       if (in % mmaK(false) != 0 || out % proofc_abi::kMmaN != 0)
-        return "fma";
+        return kMatmulFma;
       k16 &= in % mmaK(true) == 0;
       linears = true;
     }
-  return !linears ? "fma" : k16 ? "f16x3" : "tf32x3";
+  return !linears ? kMatmulFma : k16 ? kMatmulF16x3 : kMatmulTf32x3;
 }
 
 StringRef mlir::eval::chooseSchedule(bool tensorCores, int64_t B,
@@ -66,10 +66,10 @@ int64_t mlir::eval::chooseMinBlocksPerSm(StringRef matmul, int64_t B,
                                          bool foldedAtomLayer) {
   if (schedule == "persistent")
     return 2;
-  if (matmul == "fma")
+  if (matmul == kMatmulFma)
     return B >= 1024 ? 8 : 6;
   if (foldedOneWarpSteps(B, schedule, foldedAtomLayer))
-    return matmul == "f16x3" ? 20 : 21;
+    return matmul == kMatmulF16x3 ? 20 : 21;
   return B < 1024 ? 2 : B < 4096 ? 10 : 18;
 }
 
@@ -78,18 +78,18 @@ bool mlir::eval::plansAtomLayerTable(ProgramOp program) {
 }
 
 StringRef mlir::eval::plannedMatmul(ProgramOp program) {
-  StringRef matmul = "fma";
+  StringRef matmul = kMatmulFma;
   program.walk([&](Operation *op) {
     if (isa<SplitTf32WeightOp>(op))
-      matmul = "tf32x3";
+      matmul = kMatmulTf32x3;
     else if (isa<SplitF16WeightOp>(op))
-      matmul = "f16x3";
+      matmul = kMatmulF16x3;
   });
   return matmul;
 }
 
 bool mlir::eval::plansTensorCores(ProgramOp program) {
-  return plannedMatmul(program) != "fma";
+  return plannedMatmul(program) != kMatmulFma;
 }
 
 int64_t mlir::eval::chooseStepsInFlight(int64_t B, StringRef schedule,

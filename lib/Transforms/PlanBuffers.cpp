@@ -139,7 +139,7 @@ struct EvalPlanBuffersPass
   /// linear layers get fragment tables for the tensor cores; "fma", their
   /// transposes.
   std::string resolvedMatmul;
-  bool tensorCores() const { return resolvedMatmul != "fma"; }
+  bool tensorCores() const { return resolvedMatmul != kMatmulFma; }
 
   void runOnOperation() override {
     ProgramOp program = getOperation();
@@ -148,8 +148,8 @@ struct EvalPlanBuffersPass
                           "eval-fuse-step first)");
       return signalPassFailure();
     }
-    if (matmul != "fma" && matmul != "tf32x3" && matmul != "f16x3" &&
-        matmul != kAutoWord) {
+    if (matmul != kMatmulFma && matmul != kMatmulTf32x3 &&
+        matmul != kMatmulF16x3 && matmul != kAutoWord) {
       program.emitOpError() << "eval-plan-buffers: unknown matmul '" << matmul
                             << "' (fma, tf32x3, f16x3, auto)";
       return signalPassFailure();
@@ -304,7 +304,7 @@ struct EvalPlanBuffersPass
           int64_t out = linear.getType().getDimSize(0);
           if (tensorCores()) {
             // kernel_abi.h's mma tiles.
-            bool f16 = resolvedMatmul == "f16x3";
+            bool f16 = resolvedMatmul == kMatmulF16x3;
             if (in % proofc_abi::mmaK(f16) != 0 || out % proofc_abi::kMmaN != 0)
               return linear.emitOpError()
                      << "matmul=" << resolvedMatmul

@@ -120,7 +120,8 @@ struct EvalLowerToGpuPass
   /// put the policy on the tensor cores (its TF32 fragment tables), then
   /// the warps per block and the blocks per SM; the engine's block from B.
   FailureOr<EvalLowerToGpuPassOptions> resolveOptions(ProgramOp program) {
-    const bool tensorCores = plansTensorCores(program);
+    const StringRef matmul = plannedMatmul(program);
+    const bool tensorCores = matmul != kMatmulFma;
     const bool foldedAtomLayer = plansAtomLayerTable(program);
     int64_t B = program.getBAttr().getInt();
     EvalLowerToGpuPassOptions o;
@@ -151,10 +152,10 @@ struct EvalLowerToGpuPass
         tailHandoff != kAutoOption
             ? static_cast<int64_t>(tailHandoff)
             : (fusedStepKernel ? chooseTailHandoff(tensorCores, B) : 0);
-    o.minBlocksPerSm = minBlocksPerSm == kAutoOption
-                           ? chooseMinBlocksPerSm(plannedMatmul(program), B,
-                                                  o.schedule, foldedAtomLayer)
-                           : static_cast<int64_t>(minBlocksPerSm);
+    o.minBlocksPerSm =
+        minBlocksPerSm == kAutoOption
+            ? chooseMinBlocksPerSm(matmul, B, o.schedule, foldedAtomLayer)
+            : static_cast<int64_t>(minBlocksPerSm);
     if (o.groups < 0 || o.statesPerThread < 1 ||
         (o.groups == 0 && o.schedule != "persistent"))
       return program.emitError()

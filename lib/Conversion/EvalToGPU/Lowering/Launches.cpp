@@ -179,10 +179,11 @@ LogicalResult ProgramLowering::buildTailKernel(ScoreSelectOp score) {
     return failure();
   // The persistent schedule's own choices (GpuHeuristics.h), whatever the
   // step policy's options: its block holds a slot's S children.
-  const bool tensorCores = plansTensorCores(program);
+  const StringRef matmul = plannedMatmul(program);
+  const bool tensorCores = matmul != kMatmulFma;
   const int64_t B = program.getBAttr().getInt();
   const int64_t minBlocksPerSm = chooseMinBlocksPerSm(
-      plannedMatmul(program), B, "persistent", plansAtomLayerTable(program));
+      matmul, B, "persistent", plansAtomLayerTable(program));
   const auto &[words, list] = engineGridBuffers();
   // The guard is the list's count (EngineGridWord's first): a tail with no
   // slot listed runs no block.

@@ -22,6 +22,12 @@ namespace mlir::eval {
 /// of the string options (matmul, schedule) that ask for a choice.
 inline constexpr int64_t kAutoOption = -1;
 inline constexpr StringLiteral kAutoWord = "auto";
+/// The matmul option's words for the policy's linears: FP32 on the CUDA
+/// cores, 3xTF32 and 3xF16 on the tensor cores (chooseMatmul, plannedMatmul,
+/// eval-plan-buffers).
+inline constexpr StringLiteral kMatmulFma = "fma";
+inline constexpr StringLiteral kMatmulTf32x3 = "tf32x3";
+inline constexpr StringLiteral kMatmulF16x3 = "f16x3";
 /// The most steps memo-max-waits may ask a slot to wait: a claimed entry is
 /// written at its claimer's next advance, so more would only hide a bug.
 inline constexpr int64_t kMaxMemoWaits = 8;
