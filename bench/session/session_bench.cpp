@@ -19,7 +19,13 @@
 //
 //   proofc-session-bench BUNDLE --data DIR --weights W [--queries 100]
 //     [--corruptions 100] [--calls 20] [--device cuda] [--weights-on device]
-//     [--workers-per-device 0]
+//     [--workers-per-device 0] [--block N] [--sessions 1]
+//
+// --block cuts each call into blocks of whole queries, run side by side by
+// the device workers; --sessions N evaluates N sessions of the same options
+// at once from N threads (device weights), the probe of what a second proof
+// loop on the same GPU costs (docs/performance.md, "Not kept": two loops
+// side by side).
 //
 // On a machine without a GPU: --device cpu --weights-on host (the host
 // backend; the overhead is then the CPU side's alone).
@@ -38,7 +44,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <limits>
+#include <memory>
 #include <numeric>
+#include <thread>
 
 using namespace proofc;
 
@@ -52,6 +61,8 @@ struct Options {
   int workersPerDevice = 0;
   int unroll = 8;
   int64_t memoEntries = -1;
+  int64_t blockCandidates = kDefaultBlockCandidates;
+  int sessions = 1;
   bool shareLists = true;
 };
 
@@ -104,6 +115,68 @@ private:
   TensorViews views_;
 };
 
+/// --sessions N: N sessions of the same options on one GPU, each call
+/// evaluating all of them at once from N threads (each session's backend
+/// has a stream of its own). A probe of the GPU's spare capacity: if N
+/// proof loops side by side take about N times one, the GPU has none to
+/// give a second loop (docs/performance.md, "Not kept": two proof loops
+/// side by side).
+/// Prints the median wall of a round (the threads released together, the
+/// last call returned) and each session's median run.
+int runSideBySide(const Options &o, const SessionOptions &so) {
+  std::vector<std::unique_ptr<Session>> sessions;
+  for (int s = 0; s < o.sessions; ++s)
+    sessions.push_back(std::make_unique<Session>(o.bundle, so));
+  const WeightsFile trained = sessions.front()->loadWeights(o.weights);
+  std::vector<double> wall;
+  std::vector<std::vector<double>> runs(static_cast<size_t>(o.sessions));
+  double mrr = 0;
+  for (int i = 0; i <= o.calls; ++i) { // call 0: each session's setup
+    const DeviceCopies copies(scaled(trained.tensors, 1.0 + 1e-3 * i));
+    std::vector<SessionResult> results(static_cast<size_t>(o.sessions));
+    std::atomic<int> ready{0};
+    std::atomic<bool> go{false};
+    std::vector<std::thread> threads;
+    for (int s = 0; s < o.sessions; ++s)
+      threads.emplace_back([&, s] {
+        ++ready;
+        while (!go.load())
+          ;
+        results[static_cast<size_t>(s)] =
+            sessions[static_cast<size_t>(s)]->evaluate(copies.views());
+      });
+    while (ready.load() < o.sessions)
+      ;
+    const auto start = std::chrono::steady_clock::now();
+    go = true;
+    for (std::thread &t : threads)
+      t.join();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (i == 0)
+      continue;
+    wall.push_back(seconds * 1e3);
+    for (int s = 0; s < o.sessions; ++s)
+      runs[static_cast<size_t>(s)].push_back(
+          results[static_cast<size_t>(s)].runSeconds);
+    mrr = results.front().metrics.both.mrr;
+  }
+  nlohmann::json perSession = nlohmann::json::array();
+  for (const std::vector<double> &r : runs)
+    perSession.push_back(median(r) * 1e3);
+  const nlohmann::json out = {
+      {"bundle", o.bundle},
+      {"sessions", o.sessions},
+      {"candidates_each", sessions.front()->candidates().candidates.size()},
+      {"median_round_ms", median(wall)},
+      {"median_run_ms_each", perSession},
+      {"rounds_ms", wall},
+      {"mrr", mrr}};
+  fmt::print("{}\n", out.dump(2));
+  return 0;
+}
+
 int run(const Options &o) {
   SessionOptions so;
   so.data = o.data;
@@ -114,6 +187,9 @@ int run(const Options &o) {
   so.unroll = o.unroll;
   so.memoEntries = o.memoEntries;
   so.shareLists = o.shareLists;
+  so.blockCandidates = o.blockCandidates;
+  if (o.sessions > 1)
+    return runSideBySide(o, so);
   const auto openStart = std::chrono::steady_clock::now();
   Session session(o.bundle, so);
   const WeightsFile trained = session.loadWeights(o.weights);
@@ -226,6 +302,16 @@ int main(int argc, char **argv) {
                  "the pool, 0 off, else a power of two)")
       ->check(CLI::Range(int64_t{-1}, kMaxMemoEntries))
       ->capture_default_str();
+  app.add_option("--block", o.blockCandidates,
+                 "Candidates per block of the streamed call (proofc-run's "
+                 "flag): with several workers, blocks run side by side")
+      ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()))
+      ->capture_default_str();
+  app.add_option("--sessions", o.sessions,
+                 "Sessions evaluated side by side, a thread each (device "
+                 "weights; the median round and each session's run)")
+      ->check(CLI::Range(1, 16))
+      ->capture_default_str();
   app.add_flag("!--no-shared-lists", o.shareLists,
                "Run every list's own corruptions (proofc-run's flag)");
   app.add_flag("--cancel-token", o.cancelToken,
@@ -235,6 +321,13 @@ int main(int argc, char **argv) {
     fmt::print(stderr, "proofc-session-bench: error: --weights-on device "
                        "needs a CUDA --device; give --weights-on host with "
                        "--device cpu\n");
+    return 2;
+  }
+  if (o.sessions > 1 && o.weightsOn != "device") {
+    fmt::print(stderr,
+               "proofc-session-bench: error: --sessions {} reads "
+               "device weights; leave --weights-on device\n",
+               o.sessions);
     return 2;
   }
   try {
