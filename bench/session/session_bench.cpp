@@ -44,7 +44,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <limits>
 #include <memory>
 #include <numeric>
 #include <thread>
@@ -305,7 +304,7 @@ int main(int argc, char **argv) {
   app.add_option("--block", o.blockCandidates,
                  "Candidates per block of the streamed call (proofc-run's "
                  "flag): with several workers, blocks run side by side")
-      ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()))
+      ->check(CLI::Range(int64_t{1}, kMaxBlockCandidates))
       ->capture_default_str();
   app.add_option("--sessions", o.sessions,
                  "Sessions evaluated side by side, a thread each (device "
