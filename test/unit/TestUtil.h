@@ -233,6 +233,18 @@ private:
   std::string path_;
 };
 
+/// Writes a complete dataset directory (spec §1.1) into `dir`: the three
+/// splits and the rules, `rules` one valid rule unless given.
+inline void writeDataset(const TempDir &dir, const std::string &train,
+                         const std::string &valid = "a\tr\tb\n",
+                         const std::string &test = "b\tr\tc\n",
+                         const std::string &rules = "r(X,Y) :- r(Y,X).\n") {
+  dir.write("train.tsv", train);
+  dir.write("valid.tsv", valid);
+  dir.write("test.tsv", test);
+  dir.write("rules.txt", rules);
+}
+
 /// A training set where the step memo must key a step by its candidate
 /// (memo.cu's makeKey; spec §3: a candidate never uses its own triple as a
 /// fact), and its candidates: the training split's, every corruption.

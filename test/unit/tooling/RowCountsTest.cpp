@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace proofc::test {
-namespace {
+namespace row_counts_test {
 
 constexpr const char *kRows =
     "0\thead\ta\tproved\t3\t-1\th\tr\tt\t1\t1\t1\n"
@@ -56,5 +56,5 @@ TEST(RowCounts, ADifferenceOrABadRowIsRefusedByName) {
             "p.part: the outcome rows end in a line without its line feed");
 }
 
-} // namespace
+} // namespace row_counts_test
 } // namespace proofc::test

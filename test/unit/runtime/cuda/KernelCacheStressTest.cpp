@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 namespace proofc::test {
-namespace {
+namespace kernel_cache_stress_test {
 namespace fs = std::filesystem;
 
 KernelKey keyFor(const std::string &code) {
@@ -646,5 +646,5 @@ TEST(KernelCacheStress, CapHoldsWithThreeWritingProcesses) {
   EXPECT_EQ(reader.stats().discarded, 0);
 }
 
-} // namespace
+} // namespace kernel_cache_stress_test
 } // namespace proofc::test

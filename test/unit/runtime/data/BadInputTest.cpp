@@ -41,17 +41,6 @@ bool startsWith(const std::string &s, const std::string &prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
 }
 
-/// A dataset directory: the three splits and rules.txt as given.
-void writeDataset(const TempDir &dir, const std::string &train,
-                  const std::string &valid = "a\tr\tb\n",
-                  const std::string &test = "b\tr\tc\n",
-                  const std::string &rules = "r(X,Y) :- r(Y,X).\n") {
-  dir.write("train.tsv", train);
-  dir.write("valid.tsv", valid);
-  dir.write("test.tsv", test);
-  dir.write("rules.txt", rules);
-}
-
 std::string safetensorsImage(const std::string &header,
                              const std::string &data = "") {
   std::string bytes(8, '\0');

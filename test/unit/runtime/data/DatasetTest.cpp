@@ -14,16 +14,6 @@ using proofc::test::TempDir;
 
 namespace {
 
-/// Writes a complete dataset directory; `rules` defaults to one valid rule.
-void writeDataset(const TempDir &dir, const std::string &train,
-                  const std::string &valid, const std::string &test,
-                  const std::string &rules = "r(X,Y) :- r(Y,X).\n") {
-  dir.write("train.tsv", train);
-  dir.write("valid.tsv", valid);
-  dir.write("test.tsv", test);
-  dir.write("rules.txt", rules);
-}
-
 /// The message of the proofc::Error thrown by loadDataset(dir), or "".
 std::string loadError(const std::string &dir) {
   try {

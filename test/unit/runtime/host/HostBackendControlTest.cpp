@@ -10,7 +10,7 @@
 #include <cstring>
 
 namespace proofc::test {
-namespace {
+namespace host_backend_control_test {
 
 struct Workload {
   ProgramSpec program = v10Program();
@@ -112,5 +112,5 @@ TEST(HostBackendControl, AFlagRaisedBeforeTheRunStopsItAtOnce) {
   EXPECT_EQ(t.steps, 0);
 }
 
-} // namespace
+} // namespace host_backend_control_test
 } // namespace proofc::test

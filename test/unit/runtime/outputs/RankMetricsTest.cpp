@@ -12,7 +12,7 @@
 
 using namespace proofc;
 
-namespace {
+namespace rank_metrics_test {
 
 Outcome proved(float logp) { return {ProofStatus::Proved, 1, logp}; }
 Outcome failed() { return {ProofStatus::Failed, 1, -3.f}; }
@@ -65,8 +65,6 @@ struct Fixture {
 const RankSummary &at(const SideSummaries &s, Side side, RankType type) {
   return s[static_cast<int>(side)][static_cast<int>(type)];
 }
-
-} // namespace
 
 TEST(RankMetrics, GroupRanksOfTheHandMadeLists) {
   auto ranks = [](std::vector<Outcome> o) {
@@ -360,3 +358,5 @@ TEST(RankMetrics, PairsFromTheLayoutEqualPairsFromTheCandidates) {
   EXPECT_EQ(fromLayout[1][1].rank[2], 2.5); // q1 tail: allTied, realistic
   EXPECT_THROW(rankPairs(layout, second, f.outcomes), Error);
 }
+
+} // namespace rank_metrics_test

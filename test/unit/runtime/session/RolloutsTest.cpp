@@ -26,7 +26,7 @@
 using namespace proofc;
 using namespace proofc::test;
 
-namespace {
+namespace rollouts_test {
 
 SessionOptions kinshipSession() { return splitSession("kinship", 3, 10, 3); }
 
@@ -286,4 +286,4 @@ TEST(Rollouts, NoTriplesGiveEmptyTensors) {
   EXPECT_EQ(t.states.shape, (std::vector<int64_t>{0, 6, 3}));
 }
 
-} // namespace
+} // namespace rollouts_test

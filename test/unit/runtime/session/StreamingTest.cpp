@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 namespace proofc::test {
-namespace {
+namespace streaming_test {
 
 std::string sectionOf(const std::string &reportPath, const char *key) {
   return nlohmann::json::parse(readFile(reportPath))[key].dump();
@@ -353,5 +353,5 @@ TEST(Streaming, ShardAndMergePeakMemoryDoesNotGrowWithTheQueries) {
   EXPECT_LT(merge[1] - merge[0], 8 * 1024) << "kB";
 }
 
-} // namespace
+} // namespace streaming_test
 } // namespace proofc::test
