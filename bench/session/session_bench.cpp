@@ -44,6 +44,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <memory>
 #include <numeric>
 #include <thread>
@@ -133,6 +134,7 @@ int runSideBySide(const Options &o, const SessionOptions &so) {
   for (int i = 0; i <= o.calls; ++i) { // call 0: each session's setup
     const DeviceCopies copies(scaled(trained.tensors, 1.0 + 1e-3 * i));
     std::vector<SessionResult> results(static_cast<size_t>(o.sessions));
+    std::vector<std::exception_ptr> errors(static_cast<size_t>(o.sessions));
     std::atomic<int> ready{0};
     std::atomic<bool> go{false};
     std::vector<std::thread> threads;
@@ -141,8 +143,12 @@ int runSideBySide(const Options &o, const SessionOptions &so) {
         ++ready;
         while (!go.load())
           ;
-        results[static_cast<size_t>(s)] =
-            sessions[static_cast<size_t>(s)]->evaluate(copies.views());
+        try {
+          results[static_cast<size_t>(s)] =
+              sessions[static_cast<size_t>(s)]->evaluate(copies.views());
+        } catch (...) { // rethrown below, after every thread joined
+          errors[static_cast<size_t>(s)] = std::current_exception();
+        }
       });
     while (ready.load() < o.sessions)
       ;
@@ -150,6 +156,9 @@ int runSideBySide(const Options &o, const SessionOptions &so) {
     go = true;
     for (std::thread &t : threads)
       t.join();
+    for (const std::exception_ptr &e : errors)
+      if (e)
+        std::rethrow_exception(e);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
