@@ -88,10 +88,6 @@ StringRef mlir::eval::plannedMatmul(ProgramOp program) {
   return matmul;
 }
 
-bool mlir::eval::plansTensorCores(ProgramOp program) {
-  return plannedMatmul(program) != kMatmulFma;
-}
-
 int64_t mlir::eval::chooseStepsInFlight(int64_t B, StringRef schedule,
                                         bool foldedAtomLayer) {
   return foldedOneWarpSteps(B, schedule, foldedAtomLayer) ? 1

@@ -139,7 +139,7 @@ struct EvalPlanBuffersPass
   /// linear layers get fragment tables for the tensor cores; "fma", their
   /// transposes.
   std::string resolvedMatmul;
-  bool tensorCores() const { return resolvedMatmul != kMatmulFma; }
+  bool tensorCores() const { return onTensorCores(resolvedMatmul); }
 
   void runOnOperation() override {
     ProgramOp program = getOperation();

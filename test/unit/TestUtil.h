@@ -13,6 +13,7 @@
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/RunControl.h"
+#include "support/FileIO.h"
 #include "tooling/RunSession.h"
 
 #include <algorithm>
@@ -33,6 +34,7 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 // Whether this build runs under AddressSanitizer (gcc defines
 // __SANITIZE_ADDRESS__; clang answers __has_feature): for the tests whose
@@ -243,6 +245,13 @@ inline void writeDataset(const TempDir &dir, const std::string &train,
   dir.write("valid.tsv", valid);
   dir.write("test.tsv", test);
   dir.write("rules.txt", rules);
+}
+
+/// The report at `reportPath` (a run's --report) at top-level `key`, as
+/// compact JSON text: what two runs' reports are compared by, section by
+/// section.
+inline std::string sectionOf(const std::string &reportPath, const char *key) {
+  return nlohmann::json::parse(readFile(reportPath))[key].dump();
 }
 
 /// A training set where the step memo must key a step by its candidate

@@ -117,11 +117,11 @@ struct EvalLowerToGpuPass
 
   /// The options with those left at auto/-1 chosen for `program`
   /// (GpuHeuristics.h): the schedule from B and whether eval-plan-buffers
-  /// put the policy on the tensor cores (its TF32 fragment tables), then
+  /// put the policy on the tensor cores (its fragment tables), then
   /// the warps per block and the blocks per SM; the engine's block from B.
   FailureOr<EvalLowerToGpuPassOptions> resolveOptions(ProgramOp program) {
     const StringRef matmul = plannedMatmul(program);
-    const bool tensorCores = matmul != kMatmulFma;
+    const bool tensorCores = onTensorCores(matmul);
     const bool foldedAtomLayer = plansAtomLayerTable(program);
     int64_t B = program.getBAttr().getInt();
     EvalLowerToGpuPassOptions o;

@@ -180,7 +180,7 @@ LogicalResult ProgramLowering::buildTailKernel(ScoreSelectOp score) {
   // The persistent schedule's own choices (GpuHeuristics.h), whatever the
   // step policy's options: its block holds a slot's S children.
   const StringRef matmul = plannedMatmul(program);
-  const bool tensorCores = matmul != kMatmulFma;
+  const bool tensorCores = onTensorCores(matmul);
   const int64_t B = program.getBAttr().getInt();
   const int64_t minBlocksPerSm = chooseMinBlocksPerSm(
       matmul, B, "persistent", plansAtomLayerTable(program));

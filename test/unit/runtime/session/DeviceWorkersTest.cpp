@@ -32,10 +32,6 @@
 namespace proofc::test {
 namespace {
 
-std::string sectionOf(const std::string &reportPath, const char *key) {
-  return nlohmann::json::parse(readFile(reportPath))[key].dump();
-}
-
 TEST(DeviceWorkers, AnyNumberOfWorkersEqualsOneBitForBit) {
   TempDir dir;
   RunSessionOptions base = sessionOptions("nations", 30);

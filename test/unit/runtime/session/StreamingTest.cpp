@@ -35,11 +35,7 @@
 #include <unistd.h>
 
 namespace proofc::test {
-namespace streaming_test {
-
-std::string sectionOf(const std::string &reportPath, const char *key) {
-  return nlohmann::json::parse(readFile(reportPath))[key].dump();
-}
+namespace {
 
 TEST(Streaming, AnyBlockSizeEqualsOneBlockBitForBit) {
   TempDir dir;
@@ -353,5 +349,5 @@ TEST(Streaming, ShardAndMergePeakMemoryDoesNotGrowWithTheQueries) {
   EXPECT_LT(merge[1] - merge[0], 8 * 1024) << "kB";
 }
 
-} // namespace streaming_test
+} // namespace
 } // namespace proofc::test

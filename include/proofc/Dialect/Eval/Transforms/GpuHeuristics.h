@@ -92,9 +92,10 @@ bool plansAtomLayerTable(ProgramOp program);
 /// resolution and the tail hand-off's kernel.
 StringRef plannedMatmul(ProgramOp program);
 
-/// Whether eval-plan-buffers put the policy's linears on the tensor cores
-/// (plannedMatmul is not "fma"): the `tensorCores` of the choices above.
-bool plansTensorCores(ProgramOp program);
+/// Whether the matmul word (chooseMatmul's, plannedMatmul's) puts the
+/// policy's linears on the tensor cores: the `tensorCores` of the choices
+/// above.
+inline bool onTensorCores(StringRef matmul) { return matmul != kMatmulFma; }
 
 /// The most tensor-core k-steps whose weight fragments a policy-kernel warp
 /// loads together (chooseStepsInFlight's choice elsewhere than at 20 or 21
