@@ -7,12 +7,14 @@
 # build line (duplicates found 47 such pairs); they are defined here once:
 #
 #   source bench/proto/call_lib.sh
+#   call_start proofc-run proofc-session-bench  # all of the preamble below
 #   call_env                          # PATH, LD_LIBRARY_PATH, the kernel cache
 #   call_build build-gpu-device proofc-run proofc-session-bench
 #   call_build_pair build-gpu-device proofc-session-bench  # and oldtree's
 #   call_timeline_lib /tmp/kt.so      # bench/proto/kernel_timeline.cpp
 #   call_session_median BENCH BUNDLE LABEL [session-bench flags...]
 #   python3 bench/proto/session_compare.py $OUT TAG...  # "new TAG" vs "old TAG"
+#   python3 bench/proto/timeline_runs.py TIMELINE.csv LABEL [--launches]
 #
 # Each function prints what failed and returns non-zero; the scripts go on
 # to their next measurement (set -u, not -e), as they always did.
@@ -22,6 +24,19 @@ call_env() {
   export PATH=/usr/local/cuda/bin:$PATH
   export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   export PROOFC_CACHE_DIR=${PROOFC_CACHE_DIR:-/tmp/pc}
+}
+
+# call_start TARGET...: what every call began with: call_env, the GPU's
+# name into $OUT/gpu.txt, $t0 the call's start, and the runtime's TARGETs
+# built into $N (build-gpu-device; its log in $OUT), with the seconds that
+# took. Returns non-zero when the build failed (`call_start ... || exit 1`).
+call_start() {
+  call_env
+  nvidia-smi -L | tee "$OUT/gpu.txt"
+  t0=$(date +%s)
+  N=build-gpu-device
+  call_build "$N" "$@" || return 1
+  echo "built at $(($(date +%s) - t0)) s"
 }
 
 # call_build DIR TARGET...: scripts/gpu-build.sh into DIR, relative to the

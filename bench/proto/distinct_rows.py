@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from workload_stats import chunk_stats, key64  # noqa: E402
+from workload_stats import key64, v10_computed_steps  # noqa: E402
 
 
 def main():
@@ -31,22 +31,10 @@ def main():
     a.add_argument("weights")
     a.add_argument("--threads", type=int, default=2)
     o = a.parse_args()
-    import proofc
-    ev = proofc.Evaluator(o.bundle, o.data, device="cpu", threads=o.threads,
-                          queries=100, corruptions=100)
-    cand, queries = ev.candidates, np.asarray(ev.queries)
-    triples = queries[np.asarray(cand["query"])].astype(np.int64)
-    mode, entity = np.asarray(cand["mode"]), np.asarray(cand["entity"])
-    triples[mode == 0, 0] = entity[mode == 0]
-    triples[mode == 1, 2] = entity[mode == 1]
+    ev, triples, st, steps = v10_computed_steps(o.bundle, o.data, o.weights,
+                                                o.threads)
     A = ev.program["A"]
-    st = chunk_stats(ev, o.weights, triples, A)
-    g, k, keys, start, ep = (st[n] for n in ("g", "k", "keys", "start", "ep"))
-    computed = start.copy()
-    _, first = np.unique(keys[~start], return_index=True)
-    computed[np.nonzero(~start)[0][first]] = True
-    computed &= k > 1
-    steps = np.nonzero(computed)[0]
+    g, ep = st["g"], st["ep"]
     derived = ev.derive(g[steps].reshape(-1, A, 3), triples[ep[steps]])
     children = np.asarray(derived["states"]).reshape(-1, A * 3)
     rows = np.concatenate([key64(children), key64(g[steps])])

@@ -29,7 +29,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from workload_stats import chunk_stats  # noqa: E402
+from workload_stats import v10_computed_steps  # noqa: E402
 
 
 def main():
@@ -39,21 +39,11 @@ def main():
     a.add_argument("weights")
     a.add_argument("--threads", type=int, default=2)
     o = a.parse_args()
-    import proofc
-    ev = proofc.Evaluator(o.bundle, o.data, device="cpu", threads=o.threads,
-                          queries=100, corruptions=100)
-    cand, queries = ev.candidates, np.asarray(ev.queries)
-    triples = queries[np.asarray(cand["query"])].astype(np.int64)
-    mode, entity = np.asarray(cand["mode"]), np.asarray(cand["entity"])
-    triples[mode == 0, 0] = entity[mode == 0]
-    triples[mode == 1, 2] = entity[mode == 1]
-    st = chunk_stats(ev, o.weights, triples, ev.program["A"])
-    k, keys, start = (st[n] for n in ("k", "keys", "start"))
-    computed = start.copy()
-    _, first = np.unique(keys[~start], return_index=True)
-    computed[np.nonzero(~start)[0][first]] = True
-    computed &= k > 1
-    steps = np.nonzero(computed)[0]
+    _, _, st, steps = v10_computed_steps(o.bundle, o.data, o.weights,
+                                         o.threads)
+    k, start = st["k"], st["start"]
+    computed = np.zeros(len(k), bool)
+    computed[steps] = True
     ks = k[steps].astype(np.int64)
     # The step before a computed step that is not a start step is the same
     # episode's (the rollouts list an episode's steps in order).

@@ -108,6 +108,28 @@ def chunk_stats(ev, weights, triples, A):
                 ep=ep)
 
 
+def v10_computed_steps(bundle, data, weights, threads):
+    """V10's workload (100 test queries, 100 corruptions) on the host
+    backend: (evaluator, candidate triples, chunk_stats of every step, the
+    indices of the steps the memo computes with k > 1: the start steps and
+    each key's first occurrence)."""
+    import proofc
+    ev = proofc.Evaluator(bundle, data, device="cpu", threads=threads,
+                          queries=100, corruptions=100)
+    cand, queries = ev.candidates, np.asarray(ev.queries)
+    triples = queries[np.asarray(cand["query"])].astype(np.int64)
+    mode, entity = np.asarray(cand["mode"]), np.asarray(cand["entity"])
+    triples[mode == 0, 0] = entity[mode == 0]
+    triples[mode == 1, 2] = entity[mode == 1]
+    st = chunk_stats(ev, weights, triples, ev.program["A"])
+    k, keys, start = st["k"], st["keys"], st["start"]
+    computed = start.copy()
+    _, first = np.unique(keys[~start], return_index=True)
+    computed[np.nonzero(~start)[0][first]] = True
+    computed &= k > 1
+    return ev, triples, st, np.nonzero(computed)[0]
+
+
 def main():
     a = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     a.add_argument("bundle")
