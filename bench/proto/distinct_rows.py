@@ -14,23 +14,17 @@ and children, the rows the policy encodes, are counted and hashed.
 Printed on 2026-11-29 (bundle v10 at B=256, kinship's trained weights):
 70,910 computed steps with k > 1, 4,503,264 rows, 4,096,527 distinct.
 """
-import argparse
 import os
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from workload_stats import key64, v10_computed_steps  # noqa: E402
+from workload_stats import key64, v10_arguments, v10_computed_steps  # noqa: E402,E501
 
 
 def main():
-    a = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    a.add_argument("bundle")
-    a.add_argument("data")
-    a.add_argument("weights")
-    a.add_argument("--threads", type=int, default=2)
-    o = a.parse_args()
+    o = v10_arguments(__doc__)
     ev, triples, st, steps = v10_computed_steps(o.bundle, o.data, o.weights,
                                                 o.threads)
     A = ev.program["A"]

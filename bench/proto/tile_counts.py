@@ -22,23 +22,17 @@ the slot itself with k > 1: 50,890, a memo hit with k > 1: 477, k = 1:
 with the start states' too, 305,556 at ceil(k / 16) everywhere, 277,022
 packed.
 """
-import argparse
 import os
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from workload_stats import v10_computed_steps  # noqa: E402
+from workload_stats import v10_arguments, v10_computed_steps  # noqa: E402,E501
 
 
 def main():
-    a = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    a.add_argument("bundle")
-    a.add_argument("data")
-    a.add_argument("weights")
-    a.add_argument("--threads", type=int, default=2)
-    o = a.parse_args()
+    o = v10_arguments(__doc__)
     _, _, st, steps = v10_computed_steps(o.bundle, o.data, o.weights,
                                          o.threads)
     k, start = st["k"], st["start"]

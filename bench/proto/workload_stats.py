@@ -108,6 +108,17 @@ def chunk_stats(ev, weights, triples, A):
                 ep=ep)
 
 
+def v10_arguments(doc):
+    """The command line of the V10 studies (distinct_rows.py,
+    tile_counts.py): BUNDLE DATA_DIR WEIGHTS [--threads N]."""
+    a = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    a.add_argument("bundle")
+    a.add_argument("data")
+    a.add_argument("weights")
+    a.add_argument("--threads", type=int, default=2)
+    return a.parse_args()
+
+
 def v10_computed_steps(bundle, data, weights, threads):
     """V10's workload (100 test queries, 100 corruptions) on the host
     backend: (evaluator, candidate triples, chunk_stats of every step, the
