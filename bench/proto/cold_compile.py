@@ -13,7 +13,7 @@ GPU run's `modules_seconds` to compare with). Options are the runtime's:
 the module's own plus -arch=sm_XY -std=c++17 (Nvrtc::implicitOptions).
 
   python3 bench/proto/cold_compile.py BUNDLE.pcb [--arch 90] [--repeats 3]
-      [--nvrtc-option OPT]... [--serial]
+      [--nvrtc-option OPT]... [--serial | --processes]
 
 Prints, per repeat, each piece's seconds, each loaded module's (with the
 modules it links), the wall time of the whole (parallel as the runtime
@@ -109,11 +109,39 @@ def jit_link(ptx, cubins, arch):
     JITLINK.__nvJitLinkDestroy_13_0(ctypes.byref(handle))
 
 
-def compile_all(bundle, arch, extra, serial):
+def in_processes(jobs):
+    """Runs each job (which fills `times`) in a forked process of its own,
+    all at once, and merges what each child timed: whether the modules
+    contend inside one process (the runtime's threads) or only for the
+    machine's cores."""
+    import multiprocessing
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+
+    def child(job):
+        job()
+        queue.put(dict(TIMES))
+
+    procs = [ctx.Process(target=child, args=(j,)) for j in jobs]
+    for proc in procs:
+        proc.start()
+    merged = {}
+    for _ in procs:
+        merged.update(queue.get())
+    for proc in procs:
+        proc.join()
+    return merged
+
+
+TIMES = {}
+
+
+def compile_all(bundle, arch, extra, serial, processes=False):
     """Every module as ModuleLoader does it; returns {piece: seconds}."""
     modules = {m["name"]: m for m in bundle["modules"]}
     linked = {n for m in modules.values() for n in m.get("link", [])}
-    times, lock = {}, threading.Lock()
+    times, lock = TIMES, threading.Lock()
+    times.clear()
 
     def timed(piece, fn, *args):
         t = time.perf_counter()
@@ -150,7 +178,10 @@ def compile_all(bundle, arch, extra, serial):
         # A loaded module's whole compile (with the modules it links).
         jobs.append(lambda m=m, job=job: timed(f"module {m['name']}", job))
     start = time.perf_counter()
-    run_all(jobs, serial)
+    if processes:
+        times.update(in_processes(jobs))
+    else:
+        run_all(jobs, serial)
     times["wall"] = time.perf_counter() - start
     # With every module in its own thread on idle cores, the wait is the
     # longest module (the runtime's modules_seconds, less the loads).
@@ -168,11 +199,14 @@ def main():
                    help="an option added to every NVRTC compile")
     p.add_argument("--serial", action="store_true",
                    help="one piece after another (each piece alone)")
+    p.add_argument("--processes", action="store_true",
+                   help="each module at once in a forked process of its own")
     a = p.parse_args()
     with open(a.bundle) as f:
         bundle = json.load(f)
     for r in range(a.repeats):
-        times = compile_all(bundle, a.arch, a.nvrtc_option, a.serial)
+        times = dict(compile_all(bundle, a.arch, a.nvrtc_option, a.serial,
+                                 a.processes))
         print(f"repeat {r}: " + ", ".join(f"{k} {v:.3f} s"
                                           for k, v in sorted(times.items())))
 
