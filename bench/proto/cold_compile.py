@@ -15,6 +15,12 @@ the module's own plus -arch=sm_XY -std=c++17 (Nvrtc::implicitOptions).
   python3 bench/proto/cold_compile.py BUNDLE.pcb [--arch 90] [--repeats 3]
       [--nvrtc-option OPT]... [--serial | --processes]
 
+NVRTC and nvJitLink keep what they compile in the driver's compute cache
+(`~/.nv/ComputeCache`, or CUDA_CACHE_PATH): run with CUDA_CACHE_DISABLE=1
+(or an empty CUDA_CACHE_PATH for the first repeat alone), or every repeat
+but the machine's first measures the cache (bench/results/
+2026-12-02-h200-pool-tiles, calls C and D).
+
 Prints, per repeat, each piece's seconds, each loaded module's (with the
 modules it links), the wall time of the whole (parallel as the runtime
 does it, or one after another with --serial) and the critical path: the
@@ -109,8 +115,13 @@ def jit_link(ptx, cubins, arch):
     JITLINK.__nvJitLinkDestroy_13_0(ctypes.byref(handle))
 
 
+# The pieces' seconds of the compile in progress (compile_all's `times`;
+# a module's forked process fills its own copy and sends it back).
+TIMES = {}
+
+
 def in_processes(jobs):
-    """Runs each job (which fills `times`) in a forked process of its own,
+    """Runs each job (which fills TIMES) in a forked process of its own,
     all at once, and merges what each child timed: whether the modules
     contend inside one process (the runtime's threads) or only for the
     machine's cores."""
@@ -131,9 +142,6 @@ def in_processes(jobs):
     for proc in procs:
         proc.join()
     return merged
-
-
-TIMES = {}
 
 
 def compile_all(bundle, arch, extra, serial, processes=False):
