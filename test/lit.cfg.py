@@ -30,7 +30,8 @@ config.substitutions.append(
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["proofc", "proofc-opt", "proofc-run", "proofc-merge"],
+    ["proofc", "proofc-opt", "proofc-run", "proofc-merge",
+     "proofc-session-bench"],
     [config.proofc_tools_dir, config.llvm_tools_dir])
 
 # The CUDA toolkit, for the PTX tests of `proofc compile`: feature `ptxas`
