@@ -46,17 +46,41 @@ struct Shared {
   const RunControl *control = nullptr;
   std::atomic<int64_t> finished{0}; ///< candidates whose Outcome is written
   std::mutex progressMutex{};       ///< one progress call at a time
+  int64_t reported = 0;             ///< the last total reported (its mutex)
 
   bool cancelled() const { return control && control->cancelled(); }
   /// Adds `n` finished candidates and reports the total, unless another
-  /// worker is reporting right now (the next report carries this one).
+  /// worker is reporting right now (the next report, or reportFinal,
+  /// carries this one).
   void finish(int64_t n) {
-    const int64_t total = finished.fetch_add(n) + n;
+    finished.fetch_add(n);
     if (!control || !control->progress)
       return;
     std::unique_lock<std::mutex> lock(progressMutex, std::try_to_lock);
     if (lock.owns_lock())
-      control->report(total);
+      reportLocked();
+  }
+  /// After the workers: the whole total, where the last add's report was
+  /// skipped because another worker was reporting.
+  void reportFinal() {
+    if (!control || !control->progress)
+      return;
+    std::lock_guard<std::mutex> lock(progressMutex);
+    reportLocked();
+  }
+
+private:
+  /// The total read under progressMutex, not before it: a report then sees
+  /// every add the report before it saw, so the totals never go down
+  /// (RunControl::progress). A worker that added 10 and another that added
+  /// 12 after it used to report 12, then 10 (RunSession's
+  /// ProgressReachesTheTotalAndIsNonDecreasing, in CI on 7b44deb).
+  void reportLocked() {
+    const int64_t total = finished.load();
+    if (total == reported)
+      return;
+    reported = total;
+    control->report(total);
   }
 };
 
@@ -283,6 +307,7 @@ std::vector<Outcome> HostBackend::run(const EvalInputs &inputs,
   if (shared.finished.load() < static_cast<int64_t>(candidates.size()) &&
       shared.cancelled())
     throwInterrupted();
+  shared.reportFinal();
   timings.runSeconds = secondsSince(runStart);
   timings.steps = *std::max_element(steps.begin(), steps.end());
   return outcomes;
