@@ -115,13 +115,8 @@ def jit_link(ptx, cubins, arch):
     JITLINK.__nvJitLinkDestroy_13_0(ctypes.byref(handle))
 
 
-# The pieces' seconds of the compile in progress (compile_all's `times`;
-# a module's forked process fills its own copy and sends it back).
-TIMES = {}
-
-
-def in_processes(jobs):
-    """Runs each job (which fills TIMES) in a forked process of its own,
+def in_processes(jobs, times):
+    """Runs each job (which fills `times`) in a forked process of its own,
     all at once, and merges what each child timed: whether the modules
     contend inside one process (the runtime's threads) or only for the
     machine's cores."""
@@ -131,7 +126,7 @@ def in_processes(jobs):
 
     def child(job):
         job()
-        queue.put(dict(TIMES))
+        queue.put(dict(times))  # the child's copy, this job's pieces
 
     procs = [ctx.Process(target=child, args=(j,)) for j in jobs]
     for proc in procs:
@@ -148,8 +143,7 @@ def compile_all(bundle, arch, extra, serial, processes=False):
     """Every module as ModuleLoader does it; returns {piece: seconds}."""
     modules = {m["name"]: m for m in bundle["modules"]}
     linked = {n for m in modules.values() for n in m.get("link", [])}
-    times, lock = TIMES, threading.Lock()
-    times.clear()
+    times, lock = {}, threading.Lock()
 
     def timed(piece, fn, *args):
         t = time.perf_counter()
@@ -187,7 +181,7 @@ def compile_all(bundle, arch, extra, serial, processes=False):
         jobs.append(lambda m=m, job=job: timed(f"module {m['name']}", job))
     start = time.perf_counter()
     if processes:
-        times.update(in_processes(jobs))
+        times.update(in_processes(jobs, times))
     else:
         run_all(jobs, serial)
     times["wall"] = time.perf_counter() - start
@@ -213,8 +207,8 @@ def main():
     with open(a.bundle) as f:
         bundle = json.load(f)
     for r in range(a.repeats):
-        times = dict(compile_all(bundle, a.arch, a.nvrtc_option, a.serial,
-                                 a.processes))
+        times = compile_all(bundle, a.arch, a.nvrtc_option, a.serial,
+                            a.processes)
         print(f"repeat {r}: " + ", ".join(f"{k} {v:.3f} s"
                                           for k, v in sorted(times.items())))
 
