@@ -8,7 +8,9 @@ bench/run.sh builds proofc-run on the GPU machine and runs this with the
 defaults; --device cpu is the smoke mode (host backend, torch uncompiled).
 Everything is timed from the tools' own reports:
   proofc  steady wall = timings.run_seconds of the warm runs (median); compile
-          = backend_details.modules_seconds (older runners: kernel_cache
+          = backend_details.modules_seconds (the wait until the kernels
+          the first run needs are compiled, on the tier the run starts on:
+          extra.cold_kernels_tier; older runners: kernel_cache
           compile_seconds + load_seconds) of a run with an empty
           PROOFC_CACHE_DIR (cold) and of the next run (warm);
           memory = backend_details.device_bytes (the plan's buffers); steps =
@@ -190,6 +192,14 @@ class Bench:
         modules = (cold.get("backend_details") or {}).get("module_compile_seconds")
         if modules is not None:
             row["extra"]["module_compile_seconds_cold"] = modules
+        # The tier the cold run ran on (runtime/src/cuda/CompileTiers.h;
+        # runners before it: absent) and, where it started on the quick
+        # one, when the optimized kernels were compiled (None: after the run).
+        details = cold.get("backend_details") or {}
+        if "kernels_tier" in details:
+            row["extra"]["cold_kernels_tier"] = details["kernels_tier"]
+        if "optimized_modules_seconds" in details:
+            row["extra"]["compile_optimized_s"] = details["optimized_modules_seconds"]
 
         walls, warm_reports = [], []
         sampler = GpuMemory(self.cuda)

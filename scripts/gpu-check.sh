@@ -27,6 +27,9 @@ if [ -z "${PROOFC_TEST_BUNDLE:-}" ] && [ -d "$PROOFC_SHARED_DIR/bundles" ]; then
 fi
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PROOFC_CACHE_DIR=${PROOFC_CACHE_DIR:-/tmp/proofc-kernel-cache}
+# The GPU suites test the optimized kernels (as ctest's gpu label does);
+# GpuCompileTiers runs the quick tier too.
+export PROOFC_COMPILE_TIERS=${PROOFC_COMPILE_TIERS:-off}
 
 {
   date; uname -a; nvidia-smi; /usr/local/cuda/bin/nvcc --version; g++ --version

@@ -285,6 +285,30 @@ inline RelevantSteps relevantSteps(const TempDir &dir) {
   return out;
 }
 
+/// Sets an environment variable for the scope of the test.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    if (const char *old = std::getenv(name))
+      old_ = old, had_ = true;
+    if (value)
+      ::setenv(name, value, 1);
+    else
+      ::unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      ::setenv(name_, old_.c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+
+private:
+  const char *name_;
+  std::string old_;
+  bool had_ = false;
+};
+
 } // namespace proofc::test
 
 #endif // PROOFC_TEST_UNIT_TESTUTIL_H

@@ -42,21 +42,31 @@ CondMode parseCondMode(const std::string &text, const std::string &flag) {
 }
 
 static nlohmann::json cudaRunInfoBaseJson(const CudaRunInfo &info) {
-  return {{"device", info.device},
-          {"cond", condModeName(info.cond)},
-          {"cond_fell_back", info.condFellBack},
-          {"device_bytes", info.deviceBytes},
-          {"kernel_cache",
-           {{"hits", info.cache.hits},
-            {"misses", info.cache.misses},
-            {"discarded", info.cache.discarded},
-            {"evicted", info.cache.evicted},
-            {"compile_seconds", info.cache.compileSeconds},
-            {"load_seconds", info.cache.loadSeconds}}},
-          {"modules_seconds", info.moduleSeconds},
-          {"module_compile_seconds", info.moduleCompileSeconds},
-          {"graph_launches", info.graphLaunches},
-          {"host_flag_reads", info.hostFlagReads}};
+  nlohmann::json j = {
+      {"device", info.device},
+      {"cond", condModeName(info.cond)},
+      {"cond_fell_back", info.condFellBack},
+      {"device_bytes", info.deviceBytes},
+      {"kernel_cache",
+       {{"hits", info.cache.hits},
+        {"misses", info.cache.misses},
+        {"discarded", info.cache.discarded},
+        {"evicted", info.cache.evicted},
+        {"compile_seconds", info.cache.compileSeconds},
+        {"load_seconds", info.cache.loadSeconds}}},
+      {"modules_seconds", info.moduleSeconds},
+      {"module_compile_seconds", info.moduleCompileSeconds},
+      {"kernels_tier", info.quickKernels ? "quick" : "optimized"},
+      {"graph_launches", info.graphLaunches},
+      {"host_flag_reads", info.hostFlagReads}};
+  // A setup that started on the quick tier: when its optimized kernels
+  // were compiled (null while they still were at the last call's end).
+  if (info.tiered)
+    j["optimized_modules_seconds"] =
+        info.optimizedModuleSeconds >= 0
+            ? nlohmann::json(info.optimizedModuleSeconds)
+            : nlohmann::json(nullptr);
+  return j;
 }
 
 nlohmann::json cudaRunInfoJson(const CudaRunInfo &info) {
@@ -116,13 +126,20 @@ BackendInfo CudaBackend::info() const {
   out.loadSeconds = run.cache.loadSeconds;
   out.modulesSeconds = run.moduleSeconds;
   out.detailsJson = cudaRunInfoJson(run).dump();
+  // A cold setup's first calls may run quickly compiled kernels
+  // (CompileTiers.h): said, as the run is slower.
+  const std::string tier =
+      run.quickKernels ? " (the quick tier: the optimized kernels compile "
+                         "meanwhile)"
+                       : "";
   out.summary = fmt::format(
       "{} bytes on device; kernels: {} cache hit{}, {} miss{} ({:.3f} s "
-      "compiling, {:.3f} s loading); {} graph launch{}, {} host flag read{}",
+      "compiling, {:.3f} s loading){}; {} graph launch{}, {} host flag read{}",
       run.deviceBytes, run.cache.hits, plural(run.cache.hits), run.cache.misses,
       plural(run.cache.misses, "es"), run.cache.compileSeconds,
-      run.cache.loadSeconds, run.graphLaunches, plural(run.graphLaunches, "es"),
-      run.hostFlagReads, plural(run.hostFlagReads));
+      run.cache.loadSeconds, tier, run.graphLaunches,
+      plural(run.graphLaunches, "es"), run.hostFlagReads,
+      plural(run.hostFlagReads));
   return out;
 }
 
@@ -182,8 +199,8 @@ int cudaDeviceCount(std::string *why) {
 
 struct CudaBackend::Persistent {
   Persistent(const Bundle &bundle, const std::string &path,
-             const CudaBackendOptions &options)
-      : runner(bundle, path, options) {}
+             const CudaBackendOptions &options, ModuleBuilds &builds)
+      : runner(bundle, path, options, builds) {}
   CudaRunner runner; // owns device objects: never copied or moved
 };
 
@@ -193,11 +210,22 @@ std::vector<Outcome> CudaBackend::run(const EvalInputs &inputs,
                                       BackendTimings &timings) {
   const bool reuse = persistent_ && persistent_->runner.reusableFor(inputs);
   try {
+    if (!builds_)
+      builds_ = std::make_shared<ModuleBuilds>(bundle_, path_, options_.cache,
+                                               options_.tiers);
     if (!reuse) {
       persistent_.reset(); // the previous pool's device state first
-      persistent_ = std::make_unique<Persistent>(bundle_, path_, options_);
+      persistent_ =
+          std::make_unique<Persistent>(bundle_, path_, options_, *builds_);
       persistent_->runner.setup(inputs, timings);
-    } else if (persistent_->runner.sameShape(inputs)) {
+    } else {
+      // On the quick tier: the optimized kernels, once compiled (the swap
+      // counts as setup).
+      const Clock::time_point swapStart = Clock::now();
+      persistent_->runner.refreshModules();
+      timings.setupSeconds += secondsSince(swapStart);
+    }
+    if (reuse && persistent_->runner.sameShape(inputs)) {
       // Another block of the same size: only its candidates go up.
       persistent_->runner.uploadPool(inputs, timings);
     }
@@ -224,6 +252,8 @@ void CudaBackend::addRunInfo(const CudaRunInfo &run, bool setUp) {
   info_.cache = before.cache;
   info_.moduleSeconds = before.moduleSeconds;
   info_.moduleCompileSeconds = before.moduleCompileSeconds;
+  info_.tiered = builds_ && builds_->startedQuick();
+  info_.optimizedModuleSeconds = builds_ ? builds_->optimizedSeconds() : -1;
   if (setUp) {
     info_.cache.hits += run.cache.hits;
     info_.cache.misses += run.cache.misses;

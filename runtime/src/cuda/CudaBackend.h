@@ -33,6 +33,7 @@
 #define PROOFC_RUNTIME_CUDA_CUDABACKEND_H
 
 #include "bundle/Bundle.h"
+#include "cuda/CompileTiers.h"
 #include "cuda/KernelCache.h"
 #include "proofc/runtime/Evaluation.h"
 
@@ -44,6 +45,8 @@
 #include <vector>
 
 namespace proofc {
+
+class ModuleBuilds;
 
 enum class CondMode { Native, Emulated, Host };
 const char *condModeName(CondMode mode);
@@ -61,11 +64,19 @@ struct CudaBackendOptions {
   bool profile = profileFromEnvironment();
   static bool profileFromEnvironment();
   KernelCacheOptions cache = KernelCacheOptions::fromEnvironment();
+  /// Whether a cold setup starts on the quick kernels (CompileTiers.h).
+  /// Default from the environment variable PROOFC_COMPILE_TIERS.
+  CompileTiers tiers = compileTiersFromEnvironment();
   /// The step memo's entries for bundles that have one (persistent
   /// schedule): < 0 sized from the pool within a quarter of the free device
   /// memory (memoEntriesFor, memoAutoCap), 0 off.
   int64_t memoEntries = -1;
 };
+
+/// CudaRunInfo::moduleCompileSeconds' name of the runtime's own device
+/// prologue module (prologue.cu), beside the bundle's (the compiler names
+/// those with identifiers: policy, step, advance, slot, ...).
+inline constexpr const char *kDevicePrologueModule = "device prologue";
 
 /// What a run did, for reports (valid after run()).
 struct CudaRunInfo {
@@ -75,11 +86,22 @@ struct CudaRunInfo {
   size_t deviceBytes = 0;           ///< all plan buffers
   KernelCacheStats cache;
   /// Wall time to get every module's cubin (from the cache, or compiled,
-  /// all modules at once) and load it: a cold program's compile time.
+  /// all modules at once) and load it: a cold program's compile time,
+  /// until it can run (on the quick tier when it starts on it).
   double moduleSeconds = 0;
+  /// The last call ran on the quick tier's kernels (CompileTiers.h).
+  bool quickKernels = false;
+  /// The setup started on the quick tier (its optimized kernels were
+  /// compiled in the background).
+  bool tiered = false;
+  /// When tiered: seconds from the first setup's start until the
+  /// optimized kernels were compiled; < 0 while they still compile.
+  double optimizedModuleSeconds = -1;
   /// Per loaded module (by name): the wall time of its own thread to get
   /// its cubin, with the modules linked into it (from the cache, or
-  /// compiled): which one a cold program waits for.
+  /// compiled): which one a cold program waits for. With the runtime's
+  /// device prologue (kDevicePrologueModule) where setup compiled it
+  /// beside them.
   std::map<std::string, double> moduleCompileSeconds;
   int64_t graphLaunches = 0;
   int64_t hostFlagReads = 0;
@@ -146,6 +168,9 @@ public:
   int deviceOrdinal() const { return options_.device; }
 
 private:
+  /// The modules' cubins (ModuleBuilds.h), for every pool's runner;
+  /// declared before persistent_, which is released first.
+  std::shared_ptr<ModuleBuilds> builds_;
   struct Persistent; ///< the device state kept between runs of one pool
   void addRunInfo(const CudaRunInfo &run, bool setUp);
   int64_t measurePoolCapacity(const EvalInputs &inputs);

@@ -120,6 +120,16 @@ void CudaDriver::check(CUresult result, const char *call) const {
        text ? text : "no description");
 }
 
+std::string jitLogLine(const char *log) {
+  std::string text(log);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\0'))
+    text.pop_back();
+  for (char &c : text)
+    if (c == '\n')
+      c = ' ';
+  return text;
+}
+
 bool probeConditionalNodes(CudaDriver &drv, CUcontext ctx, std::string *why) {
   auto no = [&](const std::string &reason) {
     if (why)

@@ -129,6 +129,10 @@ private:
 /// failure: PROOFC_CU(drv, cuMemAlloc, &ptr, bytes).
 #define PROOFC_CU(driver, fn, ...) (driver).check((driver).fn(__VA_ARGS__), #fn)
 
+/// A JIT error log (CU_JIT_ERROR_LOG_BUFFER) as one line for an error
+/// message: its trailing newlines and NULs dropped, the others spaces.
+std::string jitLogLine(const char *log);
+
 /// The capability probe: whether this driver and device run conditional
 /// graph nodes (IF/WHILE, CUDA 12.3+): builds, instantiates and launches a
 /// graph with a WHILE node whose default value is 0 in `ctx` (current).

@@ -34,7 +34,8 @@ namespace proofc {
 
 struct CudaBackend::RolloutState {
   RolloutState(Bundle b, const std::string &p, const CudaBackendOptions &o)
-      : bundle(std::move(b)), path(p), options(o) {
+      : bundle(std::move(b)), path(p), options(o),
+        builds(bundle, path, options.cache, options.tiers) {
     options.memoEntries = 0; // a memoized step would replay the first draw
   }
   ~RolloutState() {
@@ -49,6 +50,9 @@ struct CudaBackend::RolloutState {
   Bundle bundle; ///< the rollouts' modules (-DPROOFC_ROLLOUT=1)
   std::string path;
   CudaBackendOptions options;
+  /// The rollout modules' cubins, for every size's runner (before
+  /// runner: released after it).
+  ModuleBuilds builds;
   std::unique_ptr<CudaRunner> runner;
   std::unique_ptr<DeviceTrajectories> traj;
   CandidateSet candidates;   ///< the episodes, as the runner's candidates
@@ -149,11 +153,15 @@ Trajectories CudaBackend::rollouts(const RolloutInputs &inputs) {
                      st.runner->sameShape(eval);
   try {
     if (reuse) {
+      // On the quick tier: the optimized kernels, once compiled (before
+      // the module globals below are written).
+      st.runner->refreshModules();
       st.runner->uploadPool(eval, timings);
     } else {
       st.traj.reset();
       st.runner.reset();
-      st.runner = std::make_unique<CudaRunner>(st.bundle, st.path, st.options);
+      st.runner = std::make_unique<CudaRunner>(st.bundle, st.path, st.options,
+                                               st.builds);
       st.runner->setup(eval, timings);
       st.shapeId = shapeId;
       KernelCache cache(st.options.cache);

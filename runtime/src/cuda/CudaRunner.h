@@ -6,8 +6,10 @@
 // unwinds. Its methods, one group a file:
 //   RunnerSetup.cpp   the device, the knowledge base, the buffers and their
 //                     first contents, the weights' uploads
-//   ModuleLoader.cpp  every module's cubin (kernel cache, NVRTC, PTX JIT
-//                     and link) and its loading
+//   ModuleLoader.cpp  every module's cubin (ModuleBuilds: the kernel
+//                     cache, NVRTC, the PTX JIT and link, the tiers) loaded,
+//                     and the quick tier's modules swapped for the
+//                     optimized ones
 //   GraphBuilder.cpp  the cond mode (probing conditional nodes), the
 //                     prepared launches, the CUDA graph
 //   Executors.cpp     one run: the native, emulated and host executors and
@@ -24,6 +26,7 @@
 
 #include "cuda/CudaDriver.h"
 #include "cuda/DevicePrologue.h"
+#include "cuda/ModuleBuilds.h"
 #include "cuda/PlanBinding.h"
 #include "data/KnowledgeBase.h"
 #include "support/Timing.h"
@@ -132,8 +135,10 @@ class CudaRunner {
 public:
   /// Out of line, as the destructor (Executors.cpp, where CancelThread
   /// is whole).
+  /// `builds` gives the modules' cubins (it outlives the runner: a later
+  /// pool's runner takes what this one's setup started).
   CudaRunner(const Bundle &bundle, const std::string &path,
-             const CudaBackendOptions &options);
+             const CudaBackendOptions &options, ModuleBuilds &builds);
   /// Joins the cancel watcher's thread, then releases the rest.
   ~CudaRunner();
   CudaRunner(const CudaRunner &) = delete;
@@ -166,6 +171,13 @@ public:
   /// and the readback.
   std::vector<Outcome> execute(const EvalInputs &inputs,
                                BackendTimings &timings);
+
+  /// Before a call (its module globals included: rollouts): a setup on
+  /// the quick tier (CompileTiers.h) swaps its modules for the optimized
+  /// ones once their background build is done, and builds its launches
+  /// and graph again on them. Nothing else changes: buffers, pool and
+  /// weights stay. A no-op on the optimized tier.
+  void refreshModules();
 
   const CudaRunInfo &info() const { return info_; }
 
@@ -211,34 +223,26 @@ private:
 
   void allocate(PlanBinding &binding);
 
-  /// The device prologue's module, loaded at the first run after the
-  /// first (a one-shot run never loads it).
+  /// The device prologue module's cubin on a tier, compiled in a thread
+  /// of its own from here on (prologueCubin_), for devicePrologue().
+  void startPrologueCompile(const CompileTarget &target, bool quick);
+
+  /// The device prologue's module: loaded in setup where the first run
+  /// needs it, else at the first run after the first (a one-shot run
+  /// never loads it).
   DevicePrologue &devicePrologue();
 
   //===------------------------------------------------------------------===//
   // Modules (ModuleLoader.cpp)
   //===------------------------------------------------------------------===//
 
-  /// Cubin of a module: from the cache, else NVRTC (cuda) or the driver's
-  /// PTX JIT through cuLink (ptx).
-  std::string compileModule(const KernelModule &m, KernelCache &cache);
+  /// Loads `set` (builds_' cubins for this setup, compiled in
+  /// `compiledSeconds` from the setup's compile start): the modules'
+  /// seconds (with the device prologue's compile, when setup started it).
+  void loadModules(const ModuleSet &set, double compiledSeconds);
 
-  const KernelModule &moduleNamed(const std::string &name) const;
-
-  /// A linked module's NVRTC options: its own, relocatable device code.
-  std::vector<std::string> relocatableOptions(const KernelModule &m) const;
-
-  bool isLinked(const std::string &name) const;
-
-  /// PTX (and the relocatable cubins `objects` will give, which it calls)
-  /// through the driver's JIT linker.
-  std::string linkPtx(const std::string &ptx, const std::string &name,
-                      std::vector<std::future<std::string>> &objects);
-
-  /// Gets every module's cubin at once, then loads them. A cold program
-  /// compiles its CUDA C++ module with NVRTC and its policy PTX with the
-  /// driver's JIT: independent, so it waits for the slower, not for both.
-  void loadModules();
+  /// Loads `set`'s cubins (modules_, dev_.modules; info_.quickKernels).
+  void loadSet(const ModuleSet &set);
 
   //===------------------------------------------------------------------===//
   // The cond mode, the launches and the graph (GraphBuilder.cpp)
@@ -283,6 +287,11 @@ private:
 
   void
   buildGraph(const std::map<std::string, CUgraphConditionalHandle> &handles);
+
+  /// The launches and, unless the steps are host-driven, the graph on the
+  /// loaded modules (native: the graph made first, with a handle for each
+  /// cond): at setup and again after refreshModules' swap.
+  void prepareGraph();
 
   /// The reset graph: one memset node for each of zeroBuffers_, which
   /// execute() launches before every run but the first. One graph launch
@@ -364,6 +373,8 @@ private:
   /// (native, bindsGraphNodes) and whether addNodes is filling the WHILE
   /// body.
   std::vector<GraphKernelNode> graphNodes_;
+  /// The native graph's GraphNodeRecords (bindNodeArgs; in dev_.buffers).
+  CUdeviceptr nodeRecords_ = 0;
   std::set<std::string> nodeTargets_;
   bool bindingNodes_ = false;
   bool fillingLoop_ = false;
@@ -371,6 +382,7 @@ private:
   const Bundle &bundle_;
   const std::string &path_;
   const CudaBackendOptions &options_;
+  ModuleBuilds &builds_;
   CudaRunInfo info_; ///< setup's facts, then the last execute()'s counters
   DriverObjects dev_;
   KnowledgeBase kb_;
@@ -401,6 +413,13 @@ private:
   };
   std::vector<TimedLaunch> timed_;
   size_t nextEvent_ = 0;
+  /// The device prologue's cubin while setup compiles it
+  /// (startPrologueCompile), and that compile's seconds (< 0 before it
+  /// ended). Last: a compile still running is waited for first.
+  double prologueSeconds_ = -1;
+  bool prologueStarted_ = false;
+  bool quickPrologue_ = false; ///< devicePrologue_ is the quick tier's
+  std::future<PrologueCubin> prologueCubin_;
 };
 
 } // namespace proofc

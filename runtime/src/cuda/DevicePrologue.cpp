@@ -33,6 +33,10 @@ std::string firstLine(const char *log) {
   return nl == std::string::npos ? s : s.substr(0, nl);
 }
 
+std::string prologueName(const std::string &bundlePath) {
+  return bundlePath + ": the device prologue (prologue.cu)";
+}
+
 } // namespace
 
 const std::string &DevicePrologue::source() {
@@ -40,12 +44,25 @@ const std::string &DevicePrologue::source() {
   return text;
 }
 
+std::string
+DevicePrologue::compileCubin(KernelCache &cache, int driverVersion, int ccMajor,
+                             int ccMinor, const std::string &bundlePath,
+                             const std::vector<std::string> &options) {
+  return cachedEmbeddedCubin(cache, driverVersion, source(),
+                             prologueName(bundlePath), ccMajor, ccMinor,
+                             options);
+}
+
 DevicePrologue::DevicePrologue(CudaDriver &drv, KernelCache &cache, int ccMajor,
                                int ccMinor, std::string bundlePath)
+    : DevicePrologue(
+          drv, compileCubin(cache, drv.version(), ccMajor, ccMinor, bundlePath),
+          bundlePath) {}
+
+DevicePrologue::DevicePrologue(CudaDriver &drv, const std::string &cubin,
+                               std::string bundlePath)
     : drv_(drv), path_(std::move(bundlePath)) {
-  const std::string name = path_ + ": the device prologue (prologue.cu)";
-  const std::string cubin = cachedEmbeddedCubin(cache, drv_.version(), source(),
-                                                name, ccMajor, ccMinor);
+  const std::string name = prologueName(path_);
   try {
     std::vector<char> log(8192, '\0');
     CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER,

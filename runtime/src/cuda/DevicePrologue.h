@@ -40,6 +40,17 @@ public:
   /// used only here; `bundlePath` names errors.
   DevicePrologue(CudaDriver &drv, KernelCache &cache, int ccMajor, int ccMinor,
                  std::string bundlePath);
+  /// In the current context: loads `cubin` (compileCubin's, got in
+  /// another thread while the setup did other work).
+  DevicePrologue(CudaDriver &drv, const std::string &cubin,
+                 std::string bundlePath);
+  /// The prologue module's cubin for sm_<ccMajor><ccMinor> through
+  /// `cache` (NVRTC on a miss), with `options` (a compile tier's): needs
+  /// no context. Throws proofc::Error naming `bundlePath` and prologue.cu.
+  static std::string compileCubin(KernelCache &cache, int driverVersion,
+                                  int ccMajor, int ccMinor,
+                                  const std::string &bundlePath,
+                                  const std::vector<std::string> &options = {});
   /// Waits for the last run's work, frees the scratch, unloads the module.
   ~DevicePrologue();
   DevicePrologue(const DevicePrologue &) = delete;

@@ -135,9 +135,9 @@ private:
 };
 
 CudaRunner::CudaRunner(const Bundle &bundle, const std::string &path,
-                       const CudaBackendOptions &options)
-    : bundle_(bundle), path_(path), options_(options), dev_(CudaDriver::get()) {
-}
+                       const CudaBackendOptions &options, ModuleBuilds &builds)
+    : bundle_(bundle), path_(path), options_(options), builds_(builds),
+      dev_(CudaDriver::get()) {}
 
 CudaRunner::~CudaRunner() = default;
 

@@ -195,11 +195,20 @@ void CudaRunner::bindNodeArgs() {
       records.push_back({reinterpret_cast<uint64_t>(graphNodes_[i].devNode),
                          graphNodes_[i].launch->grid, 0});
     }
+  // A graph built again (refreshModules) has records of its own: the
+  // previous graph's go first.
+  if (nodeRecords_) {
+    dev_.buffers.erase(
+        std::find(dev_.buffers.begin(), dev_.buffers.end(), nodeRecords_));
+    PROOFC_CU(dev_.drv, cuMemFree, nodeRecords_);
+    nodeRecords_ = 0;
+  }
   CUdeviceptr base = 0;
   if (!records.empty()) {
     const size_t bytes = records.size() * sizeof(records[0]);
     PROOFC_CU(dev_.drv, cuMemAlloc, &base, bytes);
     dev_.buffers.push_back(base);
+    nodeRecords_ = base;
     PROOFC_CU(dev_.drv, cuMemcpyHtoD, base, records.data(), bytes);
   }
   for (size_t i = 0; i < graphNodes_.size(); ++i) {
@@ -317,6 +326,23 @@ void CudaRunner::buildGraph(
     PROOFC_CU(dev_.drv, cuGraphUpload, dev_.exec, dev_.stream);
   graphNodes_.clear();
   bindingNodes_ = false;
+}
+
+void CudaRunner::prepareGraph() {
+  launches_.clear();
+  info_.engineLaunches.clear();
+  info_.policyLaunches.clear();
+  info_.fusedLaunches.clear();
+  std::map<std::string, CUgraphConditionalHandle> handles;
+  if (info_.cond == CondMode::Native) {
+    PROOFC_CU(dev_.drv, cuGraphCreate, &dev_.graph, 0);
+    for (const std::string &cond : condNames())
+      PROOFC_CU(dev_.drv, cuGraphConditionalHandleCreate, &handles[cond],
+                dev_.graph, dev_.ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT);
+  }
+  prepareLaunches(*binding_, handles);
+  if (info_.cond != CondMode::Host)
+    buildGraph(handles);
 }
 
 void CudaRunner::buildResetGraph() {

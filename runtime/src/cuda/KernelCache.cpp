@@ -329,20 +329,31 @@ std::string KernelCache::get(const KernelKey &key, const Compile &compile) {
   return payload;
 }
 
+bool KernelCache::contains(const KernelKey &key) {
+  if (options_.disabled)
+    return false;
+  const std::string keyHex = kernelKeyHex(key);
+  std::string payload;
+  return readEntry(entryPath(keyHex), keyHex, payload);
+}
+
 std::string cachedEmbeddedCubin(KernelCache &cache, int driverVersion,
                                 const std::string &source,
                                 const std::string &name, int ccMajor,
-                                int ccMinor) {
+                                int ccMinor,
+                                const std::vector<std::string> &options) {
   const Nvrtc &nvrtc = Nvrtc::get();
   KernelKey key;
   key.code = source;
-  key.options = Nvrtc::implicitOptions(ccMajor, ccMinor);
+  key.options = options;
+  for (const std::string &o : Nvrtc::implicitOptions(ccMajor, ccMinor))
+    key.options.push_back(o);
   key.arch = "sm_" + std::to_string(ccMajor) + std::to_string(ccMinor);
   key.compilerVersion = "nvrtc " + nvrtc.version();
   key.driverVersion = driverVersion;
   key.proofcVersion = PROOFC_VERSION;
   return cache.get(key, [&] {
-    return nvrtc.compileToCubin(source, name, {}, ccMajor, ccMinor);
+    return nvrtc.compileToCubin(source, name, options, ccMajor, ccMinor);
   });
 }
 

@@ -51,13 +51,15 @@ class KernelCache;
 
 /// A kernel source the runtime embeds (the device prologue, the
 /// trajectories' finishing pass), compiled by NVRTC for sm_<major><minor>
-/// with no options of its own, through `cache`: the key is the source,
-/// NVRTC's implicit options, the arch, NVRTC's and the driver's versions and
-/// proofc's. `name` names the source in NVRTC's errors.
+/// with `options` (none but a compile tier's: CompileTiers.h), through
+/// `cache`: the key is the source, the options with NVRTC's implicit ones,
+/// the arch, NVRTC's and the driver's versions and proofc's. `name` names
+/// the source in NVRTC's errors.
 std::string cachedEmbeddedCubin(KernelCache &cache, int driverVersion,
                                 const std::string &source,
                                 const std::string &name, int ccMajor,
-                                int ccMinor);
+                                int ccMinor,
+                                const std::vector<std::string> &options = {});
 
 struct KernelCacheOptions {
   std::string dir;
@@ -88,6 +90,10 @@ public:
   /// given once per process however many caches meet it (compiling still
   /// works); an exception from `compile` propagates.
   std::string get(const KernelKey &key, const Compile &compile);
+
+  /// Whether a valid entry for `key` is on disk (false when disabled); a
+  /// corrupt one is removed as get() would. Counts no hit or miss.
+  bool contains(const KernelKey &key);
 
   KernelCacheStats stats() const;
   const KernelCacheOptions &options() const { return options_; }

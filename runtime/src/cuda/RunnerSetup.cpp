@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <future>
 
 namespace proofc {
 
@@ -24,6 +25,30 @@ void CudaRunner::setup(const EvalInputs &inputs, BackendTimings &timings) {
   poolId_ = inputs.poolId;
   shapeId_ = inputs.shapeId;
   openDevice();
+  // The compiles first, each in threads of its own, so that they run
+  // beside the host's work below (the knowledge base, the binding, the
+  // buffers): the bundle's modules, and the device prologue's module where
+  // this setup's first run needs it (device weights, or host weights
+  // folded on the device), on the tier builds_ gives (CompileTiers.h). A
+  // cold program waited for the prologue's NVRTC compile, then for the
+  // modules'.
+  const Clock::time_point compileStart = Clock::now();
+  const CompileTarget target{dev_.device, major_, minor_};
+  const bool withPrologue =
+      inputs.deviceWeights || planFoldsAtomLayer(bundle_.plan);
+  const bool quick = builds_.quickFor(
+      target, static_cast<int64_t>(inputs.candidates.candidates.size()),
+      withPrologue);
+  double modulesCompiled = 0;
+  std::future<std::shared_ptr<const ModuleSet>> modules =
+      std::async(std::launch::async, [this, target, quick, compileStart,
+                                      &modulesCompiled] {
+        std::shared_ptr<const ModuleSet> set = builds_.modules(target, quick);
+        modulesCompiled = secondsSince(compileStart);
+        return set;
+      });
+  if (withPrologue)
+    startPrologueCompile(target, quick);
   kb_ = buildKnowledgeBase(inputs.dataset, inputs.factsIncludeValid);
   // A folded atom layer (kinship's: 98 MB) is made by the device prologue
   // in about a millisecond, where the host took a few tenths of a second
@@ -43,23 +68,15 @@ void CudaRunner::setup(const EvalInputs &inputs, BackendTimings &timings) {
       zeroBuffers_.push_back(i);
   allocate(binding);
   buildResetGraph();
-  loadModules();
+  const std::shared_ptr<const ModuleSet> set = modules.get();
+  loadModules(*set, modulesCompiled);
   resolveCondMode();
-  std::map<std::string, CUgraphConditionalHandle> handles;
-  if (info_.cond == CondMode::Native) {
-    PROOFC_CU(dev_.drv, cuGraphCreate, &dev_.graph, 0);
-    for (const std::string &cond : condNames())
-      PROOFC_CU(dev_.drv, cuGraphConditionalHandleCreate, &handles[cond],
-                dev_.graph, dev_.ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT);
-  }
-  prepareLaunches(binding, handles);
   loopFlag_ = dev_.buffers[binding.bufferIndex(bundle_.plan.schedule.loopFlag)];
   PROOFC_CU(dev_.drv, cuMemHostAlloc, reinterpret_cast<void **>(&dev_.pinned),
             64, 0);
   for (CUevent &e : dev_.events)
     PROOFC_CU(dev_.drv, cuEventCreate, &e, CU_EVENT_DISABLE_TIMING);
-  if (info_.cond != CondMode::Host)
-    buildGraph(handles);
+  prepareGraph();
   PROOFC_CU(dev_.drv, cuStreamSynchronize, dev_.stream);
   // Uploaded with the binding, unless the device prologue folds them.
   weightsCurrent_ = !inputs.deviceWeights && !foldOnDevice;
@@ -239,11 +256,26 @@ void CudaRunner::allocate(PlanBinding &binding) {
   PROOFC_CU(drv, cuCtxSynchronize); // memsets may still run asynchronously
 }
 
+void CudaRunner::startPrologueCompile(const CompileTarget &target, bool quick) {
+  const Clock::time_point start = Clock::now();
+  prologueStarted_ = true;
+  prologueCubin_ = std::async(std::launch::async, [this, target, quick, start] {
+    PrologueCubin cubin = builds_.prologue(target, quick);
+    prologueSeconds_ = secondsSince(start);
+    return cubin;
+  });
+}
+
 DevicePrologue &CudaRunner::devicePrologue() {
   if (!devicePrologue_) {
-    KernelCache cache(options_.cache);
-    devicePrologue_ = std::make_unique<DevicePrologue>(dev_.drv, cache, major_,
-                                                       minor_, path_);
+    PrologueCubin cubin =
+        prologueCubin_.valid()
+            ? prologueCubin_.get() // rethrows its error
+            : builds_.prologue(CompileTarget{dev_.device, major_, minor_},
+                               /*quick=*/false);
+    devicePrologue_ =
+        std::make_unique<DevicePrologue>(dev_.drv, cubin.cubin, path_);
+    quickPrologue_ = cubin.quick;
   }
   return *devicePrologue_;
 }

@@ -19,6 +19,7 @@
 #if PROOFC_HAVE_CUDA
 
 #include "TestUtil.h"
+#include "cuda/CompileTiers.h"
 #include "cuda/DevicePrologue.h"
 #include "cuda/Nvrtc.h"
 #include "cuda/PlanBinding.h"
@@ -109,6 +110,27 @@ TEST_F(GpuDevicePrologue, AtomLayerIsBitIdenticalToTheHost) {
     const PrologueCase c = atomLayerPrologueCase(seed);
     expectMatchesHost(*prologue, c.plan, c.weights, c.outputs, streams_[0],
                       "seed " + std::to_string(seed));
+  }
+}
+
+// The quick tier's prologue (cuda/CompileTiers.h: a cold setup's first
+// calls run it) makes the same bits: every op's rounding is explicit
+// (prologue_ops.h's __dadd_rn, __fsub_rn, ...), so no optimization level
+// may change it.
+TEST_F(GpuDevicePrologue, TheQuickTiersPrologueIsBitIdenticalToo) {
+  const std::string cubin =
+      DevicePrologue::compileCubin(*cache_, gpu_->drv.version(), gpu_->major,
+                                   gpu_->minor, "x.pcb", {kQuickTierOption});
+  DevicePrologue prologue(gpu_->drv, cubin, "x.pcb");
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    const PrologueCase c = handBuiltPrologueCase(seed);
+    expectMatchesHost(prologue, c.plan, c.weights, c.outputs, streams_[0],
+                      "quick, seed " + std::to_string(seed));
+  }
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    const PrologueCase c = atomLayerPrologueCase(seed);
+    expectMatchesHost(prologue, c.plan, c.weights, c.outputs, streams_[0],
+                      "quick, atom layer seed " + std::to_string(seed));
   }
 }
 

@@ -194,6 +194,29 @@ TEST(KernelCache, TwoConcurrentWritersOfOneKeyLeaveOneValidEntry) {
   EXPECT_EQ(reader.stats().discarded, 0);
 }
 
+TEST(KernelCache, ContainsOnlyValidEntriesAndCountsNothing) {
+  TempDir dir;
+  CountingCompiler compiler(std::string(1000, 'x'));
+  KernelCache cache(inDir(dir.path()));
+  EXPECT_FALSE(cache.contains(sampleKey()));
+  cache.get(sampleKey(), compiler.fn());
+  EXPECT_TRUE(cache.contains(sampleKey()));
+  EXPECT_FALSE(cache.contains(sampleKey("other")));
+  EXPECT_EQ(cache.stats().hits, 0);
+  EXPECT_EQ(cache.stats().misses, 1);
+  // A damaged entry is not there, and goes as get() would remove it.
+  fs::resize_file(cache.entryPath(kernelKeyHex(sampleKey())), 700);
+  EXPECT_FALSE(cache.contains(sampleKey()));
+  EXPECT_EQ(cache.stats().discarded, 1);
+  EXPECT_TRUE(listDir(dir.path()).empty());
+  // Disabled, nothing is.
+  KernelCacheOptions off = inDir(dir.path());
+  off.disabled = true;
+  KernelCache disabled(off);
+  cache.get(sampleKey(), compiler.fn());
+  EXPECT_FALSE(disabled.contains(sampleKey()));
+}
+
 TEST(KernelCache, DisabledCompilesInMemoryOnly) {
   TempDir dir;
   KernelCacheOptions o = inDir(dir.path());
@@ -215,30 +238,6 @@ TEST(KernelCache, UncreatableDirectoryFallsBackToMemory) {
   CountingCompiler compiler("x");
   EXPECT_EQ(cache.get(sampleKey(), compiler.fn()), "x");
 }
-
-/// Sets an environment variable for the scope of the test.
-class ScopedEnv {
-public:
-  ScopedEnv(const char *name, const char *value) : name_(name) {
-    if (const char *old = std::getenv(name))
-      old_ = old, had_ = true;
-    if (value)
-      ::setenv(name, value, 1);
-    else
-      ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (had_)
-      ::setenv(name_, old_.c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
-private:
-  const char *name_;
-  std::string old_;
-  bool had_ = false;
-};
 
 TEST(KernelCache, OptionsFromTheEnvironment) {
   ScopedEnv home("HOME", "/home/u");

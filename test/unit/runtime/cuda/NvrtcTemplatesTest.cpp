@@ -14,6 +14,7 @@
 
 #include "Targets/CUDA/Kernels/KernelTestUtil.h"
 #include "Targets/CUDA/Kernels/RolloutTestUtil.h"
+#include "cuda/CompileTiers.h"
 #include "cuda/DevicePrologue.h"
 #include "cuda/Nvrtc.h"
 #include "proofc/contract/kernel_abi.h"
@@ -223,6 +224,31 @@ TEST(NvrtcTemplates, DevicePrologueCompilesAsEmbedded) {
       EXPECT_NE(cubin.find(entry), std::string::npos)
           << entry << " in sm_" << major << minor;
   }
+}
+
+// The quick tier (cuda/CompileTiers.h) adds one NVRTC option to every CUDA
+// C++ module and to the device prologue: this NVRTC takes it (else a cold
+// setup gives a notice and waits for the optimized kernels), and the
+// modules keep their entries.
+TEST(NvrtcTemplates, TheQuickTiersOptionCompilesEveryModule) {
+  PROOFC_REQUIRE_NVRTC(nvrtc);
+  const std::vector<std::string> quick = {kQuickTierOption};
+  std::string cubin;
+  ASSERT_NO_THROW(cubin = nvrtc->compileToCubin(DevicePrologue::source(),
+                                                "prologue.cu", quick, 9, 0));
+  EXPECT_NE(cubin.find(DevicePrologue::kFoldAtomLayerEntry), std::string::npos);
+  const std::vector<std::string> step = {
+      "-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_ENGINE_THREADS=32",
+      proofc_abi::kEngineListOption, kQuickTierOption};
+  ASSERT_NO_THROW(cubin = nvrtc->compileToCubin(kernelTemplate("step.cu"),
+                                                "step.cu", step, 9, 0));
+  EXPECT_NE(cubin.find("proofc_advance_engine"), std::string::npos);
+  const std::vector<std::string> slot = {"-DPROOFC_A=6", "-DPROOFC_S=120",
+                                         "-DPROOFC_ENGINE_THREADS=256",
+                                         kQuickTierOption, "-rdc=true"};
+  ASSERT_NO_THROW(cubin = nvrtc->compileToCubin(kernelTemplate("slot.cu"),
+                                                "slot.cu", slot, 9, 0));
+  EXPECT_NE(cubin.find("proofc_slot_advance_engine"), std::string::npos);
 }
 
 } // namespace
