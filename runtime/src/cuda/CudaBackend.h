@@ -4,7 +4,8 @@
 // The `--device cuda` backend. Generic over the plan: it resolves the
 // run-time symbols, allocates every buffer once, uploads the bindings, loads
 // the modules through the disk kernel cache (NVRTC for CUDA C++, the driver
-// JIT for PTX) and builds ONE CUDA graph with cuGraphAddNode: the schedule's
+// JIT for PTX; a cold setup may start on the quick tier, CompileTiers.h)
+// and builds ONE CUDA graph with cuGraphAddNode: the schedule's
 // setup launches, then K copies of the step under a conditional WHILE node, the
 // first copy's conds as conditional IF nodes (a handle drives one node; the
 // later copies' cond bodies check their flag themselves). Outcomes are

@@ -198,8 +198,9 @@ void CudaRunner::bindNodeArgs() {
   // A graph built again (refreshModules) has records of its own: the
   // previous graph's go first.
   if (nodeRecords_) {
-    dev_.buffers.erase(
-        std::find(dev_.buffers.begin(), dev_.buffers.end(), nodeRecords_));
+    auto it = std::find(dev_.buffers.begin(), dev_.buffers.end(), nodeRecords_);
+    if (it != dev_.buffers.end())
+      dev_.buffers.erase(it);
     PROOFC_CU(dev_.drv, cuMemFree, nodeRecords_);
     nodeRecords_ = 0;
   }

@@ -77,7 +77,7 @@ bool ModuleBuilds::quickFor(const CompileTarget &target, int64_t candidates,
     });
     return true;
   }
-  if (background_.valid() && !takeIfDone() &&
+  if (background_.valid() && !takeIfDone() && !quickFailed_ &&
       startsOnQuickTier(tiers_, false, candidates))
     return true;
   finishLocked();
@@ -118,6 +118,7 @@ ModuleBuilds::modules(const CompileTarget &target, bool quick) {
                          "for the optimized ones",
                          e.what()));
       std::lock_guard<std::mutex> lock(mutex_);
+      quickFailed_ = true; // later setups do not try again
       finishLocked();
     }
   }

@@ -151,7 +151,8 @@ private:
   std::mutex mutex_;
   bool decided_ = false; ///< the first setup has decided
   bool startedQuick_ = false;
-  Clock::time_point start_; ///< the first setup's decision
+  bool quickFailed_ = false; ///< the quick modules did not compile
+  Clock::time_point start_;  ///< the first setup's decision
   std::future<std::shared_ptr<const ModuleSet>> background_;
   std::shared_ptr<const ModuleSet> optimized_; ///< the background's, taken
   std::atomic<double> optimizedSeconds_{-1};
