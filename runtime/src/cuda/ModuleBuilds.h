@@ -96,7 +96,8 @@ public:
                                            bool quick);
 
   /// The device prologue's cubin on a tier, as modules() gets a module's
-  /// (the quick one falling back alike). Needs no context.
+  /// (a quick one that does not compile: the optimized one, without a
+  /// notice of its own). Needs no context.
   PrologueCubin prologue(const CompileTarget &target, bool quick);
 
   /// The background build's cubins once it has finished, else nullptr
