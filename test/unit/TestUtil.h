@@ -13,6 +13,7 @@
 #include "proofc/runtime/Candidates.h"
 #include "proofc/runtime/Error.h"
 #include "proofc/runtime/RunControl.h"
+#include "proofc/runtime/Safetensors.h"
 #include "support/FileIO.h"
 #include "tooling/RunSession.h"
 
@@ -283,6 +284,26 @@ inline RelevantSteps relevantSteps(const TempDir &dir) {
   opts.split = "train";
   out.set = buildCandidates(out.ds, opts);
   return out;
+}
+
+/// A shared dataset with its trained weights and its candidates: the first
+/// `queries` test queries, `corruptions` per query and side (seed 0).
+struct TrainedWorkload {
+  Dataset ds;
+  TensorMap weights;
+  CandidateSet set;
+};
+
+inline TrainedWorkload trainedWorkload(const std::string &dataset,
+                                       int64_t queries,
+                                       int64_t corruptions = 100) {
+  TrainedWorkload w{
+      loadDataset(dataDir(dataset)), readSafetensors(weightsFile(dataset)), {}};
+  CandidateOptions opts;
+  opts.queries = queries;
+  opts.corruptions = corruptions;
+  w.set = buildCandidates(w.ds, opts);
+  return w;
 }
 
 /// Sets an environment variable for the scope of the test.

@@ -40,6 +40,13 @@ CompileTiers compileTiersFromEnvironment() {
   return parseCompileTiers(v, "PROOFC_COMPILE_TIERS");
 }
 
+std::vector<std::string> tierOptions(std::vector<std::string> options,
+                                     bool quick) {
+  if (quick)
+    options.push_back(kQuickTierOption);
+  return options;
+}
+
 bool startsOnQuickTier(CompileTiers tiers, bool optimizedCached,
                        int64_t candidates) {
   if (optimizedCached)

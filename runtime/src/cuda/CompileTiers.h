@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace proofc {
 
@@ -42,6 +43,11 @@ enum class CompileTiers { Auto, Always, Off };
 /// to a module linked into the policy's PTX) and to the device prologue;
 /// the PTX is JIT-compiled as on the optimized tier.
 inline constexpr const char *kQuickTierOption = "--Ofast-compile=mid";
+
+/// The NVRTC options a tier compiles with: `options`, and on the quick
+/// tier kQuickTierOption after them.
+std::vector<std::string> tierOptions(std::vector<std::string> options,
+                                     bool quick);
 
 /// `auto`'s bound on a setup's pool for the quick tier: V10's 18,745
 /// candidates take 2.8 ms on the optimized kernels at B = 8192, a whole

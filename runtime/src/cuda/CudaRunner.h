@@ -414,10 +414,10 @@ private:
   std::vector<TimedLaunch> timed_;
   size_t nextEvent_ = 0;
   /// The device prologue's cubin while setup compiles it
-  /// (startPrologueCompile), and that compile's seconds (< 0 before it
-  /// ended). Last: a compile still running is waited for first.
+  /// (startPrologueCompile), and that compile's seconds (< 0 when none
+  /// was started, or before it ended, or when it failed). Last: a compile
+  /// still running is waited for first.
   double prologueSeconds_ = -1;
-  bool prologueStarted_ = false;
   bool quickPrologue_ = false; ///< devicePrologue_ is the quick tier's
   std::future<PrologueCubin> prologueCubin_;
 };

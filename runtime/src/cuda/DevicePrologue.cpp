@@ -48,9 +48,8 @@ std::string
 DevicePrologue::compileCubin(KernelCache &cache, int driverVersion, int ccMajor,
                              int ccMinor, const std::string &bundlePath,
                              const std::vector<std::string> &options) {
-  return cachedEmbeddedCubin(cache, driverVersion, source(),
-                             prologueName(bundlePath), ccMajor, ccMinor,
-                             options);
+  return cachedNvrtcCubin(cache, driverVersion, source(),
+                          prologueName(bundlePath), ccMajor, ccMinor, options);
 }
 
 DevicePrologue::DevicePrologue(CudaDriver &drv, KernelCache &cache, int ccMajor,

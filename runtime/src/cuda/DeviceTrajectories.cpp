@@ -46,9 +46,9 @@ DeviceTrajectories::DeviceTrajectories(CudaDriver &drv, KernelCache &cache,
                                        int ccMajor, int ccMinor,
                                        std::string what)
     : drv_(drv), what_(std::move(what)) {
-  const std::string cubin = cachedEmbeddedCubin(
-      cache, drv_.version(), source(), what_ + ": the trajectories' kernels",
-      ccMajor, ccMinor);
+  const std::string cubin =
+      cachedNvrtcCubin(cache, drv_.version(), source(),
+                       what_ + ": the trajectories' kernels", ccMajor, ccMinor);
   try {
     PROOFC_CU(drv_, cuModuleLoadDataEx, &module_, cubin.data(), 0, nullptr,
               nullptr);

@@ -337,24 +337,30 @@ bool KernelCache::contains(const KernelKey &key) {
   return readEntry(entryPath(keyHex), keyHex, payload);
 }
 
-std::string cachedEmbeddedCubin(KernelCache &cache, int driverVersion,
-                                const std::string &source,
-                                const std::string &name, int ccMajor,
-                                int ccMinor,
-                                const std::vector<std::string> &options) {
-  const Nvrtc &nvrtc = Nvrtc::get();
+KernelKey nvrtcKernelKey(const std::string &source,
+                         const std::vector<std::string> &options, int ccMajor,
+                         int ccMinor, int driverVersion) {
   KernelKey key;
   key.code = source;
   key.options = options;
   for (const std::string &o : Nvrtc::implicitOptions(ccMajor, ccMinor))
     key.options.push_back(o);
-  key.arch = "sm_" + std::to_string(ccMajor) + std::to_string(ccMinor);
-  key.compilerVersion = "nvrtc " + nvrtc.version();
+  key.arch = Nvrtc::arch(ccMajor, ccMinor);
+  key.compilerVersion = "nvrtc " + Nvrtc::get().version();
   key.driverVersion = driverVersion;
   key.proofcVersion = PROOFC_VERSION;
-  return cache.get(key, [&] {
-    return nvrtc.compileToCubin(source, name, options, ccMajor, ccMinor);
-  });
+  return key;
+}
+
+std::string cachedNvrtcCubin(KernelCache &cache, int driverVersion,
+                             const std::string &source, const std::string &name,
+                             int ccMajor, int ccMinor,
+                             const std::vector<std::string> &options) {
+  return cache.get(
+      nvrtcKernelKey(source, options, ccMajor, ccMinor, driverVersion), [&] {
+        return Nvrtc::get().compileToCubin(source, name, options, ccMajor,
+                                           ccMinor);
+      });
 }
 
 } // namespace proofc

@@ -49,17 +49,23 @@ std::string kernelKeyHex(const KernelKey &key);
 
 class KernelCache;
 
-/// A kernel source the runtime embeds (the device prologue, the
-/// trajectories' finishing pass), compiled by NVRTC for sm_<major><minor>
-/// with `options` (none but a compile tier's: CompileTiers.h), through
-/// `cache`: the key is the source, the options with NVRTC's implicit ones,
-/// the arch, NVRTC's and the driver's versions and proofc's. `name` names
-/// the source in NVRTC's errors.
-std::string cachedEmbeddedCubin(KernelCache &cache, int driverVersion,
-                                const std::string &source,
-                                const std::string &name, int ccMajor,
-                                int ccMinor,
-                                const std::vector<std::string> &options = {});
+/// The key of CUDA C++ `source` compiled by NVRTC with `options` for
+/// sm_<major><minor>: the source, the options with NVRTC's implicit ones,
+/// the arch, NVRTC's and the driver's versions and proofc's. Throws
+/// proofc::Error when NVRTC cannot be loaded.
+KernelKey nvrtcKernelKey(const std::string &source,
+                         const std::vector<std::string> &options, int ccMajor,
+                         int ccMinor, int driverVersion);
+
+/// CUDA C++ `source` compiled by NVRTC for sm_<major><minor> with
+/// `options`, through `cache` (nvrtcKernelKey): a bundle's CUDA C++
+/// modules and the kernels the runtime embeds (the device prologue, the
+/// trajectories' finishing pass). `name` names the source in NVRTC's
+/// errors.
+std::string cachedNvrtcCubin(KernelCache &cache, int driverVersion,
+                             const std::string &source, const std::string &name,
+                             int ccMajor, int ccMinor,
+                             const std::vector<std::string> &options = {});
 
 struct KernelCacheOptions {
   std::string dir;

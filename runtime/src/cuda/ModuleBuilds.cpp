@@ -25,10 +25,6 @@ namespace proofc {
 
 namespace {
 
-std::string archOf(const CompileTarget &t) {
-  return "sm_" + std::to_string(t.major) + std::to_string(t.minor);
-}
-
 /// The device's primary context, retained while a build uses it (a
 /// background build may outlive the runner that started it).
 class PrimaryContext {
@@ -205,31 +201,21 @@ ModuleBuilds::build(const CompileTarget &target, bool quick,
 std::string ModuleBuilds::compilePrologue(const CompileTarget &target,
                                           bool quick,
                                           KernelCache &cache) const {
-  std::vector<std::string> options;
-  if (quick)
-    options.push_back(kQuickTierOption);
   return DevicePrologue::compileCubin(
       cache, CudaDriver::get().version(), target.major, target.minor,
-      path_ + (quick ? " (quick tier)" : ""), options);
+      path_ + (quick ? " (quick tier)" : ""), tierOptions({}, quick));
 }
 
 KernelKey ModuleBuilds::keyFor(const KernelModule &m, bool quick,
                                const CompileTarget &target) const {
+  if (m.format == "cuda")
+    return nvrtcKernelKey(m.source, tierOptions(m.options, quick), target.major,
+                          target.minor, CudaDriver::get().version());
   KernelKey key;
   key.code = m.source;
-  key.arch = archOf(target);
+  key.arch = Nvrtc::arch(target.major, target.minor);
   key.driverVersion = CudaDriver::get().version();
   key.proofcVersion = PROOFC_VERSION;
-  if (m.format == "cuda") {
-    key.options = m.options;
-    if (quick)
-      key.options.push_back(kQuickTierOption);
-    for (const std::string &o :
-         Nvrtc::implicitOptions(target.major, target.minor))
-      key.options.push_back(o);
-    key.compilerVersion = "nvrtc " + Nvrtc::get().version();
-    return key;
-  }
   key.compilerVersion = "ptx-jit";
   // Modules linked in: relocatable NVRTC cubins; their sources and options
   // are part of the key.
@@ -260,17 +246,12 @@ std::string ModuleBuilds::moduleLabel(const KernelModule &m, bool quick) const {
 std::string ModuleBuilds::compileModule(const KernelModule &m, bool quick,
                                         const CompileTarget &target,
                                         KernelCache &cache) const {
-  const KernelKey key = keyFor(m, quick, target);
   const std::string name = moduleLabel(m, quick);
   if (m.format == "cuda")
-    return cache.get(key, [&] {
-      std::vector<std::string> options = m.options;
-      if (quick)
-        options.push_back(kQuickTierOption);
-      return Nvrtc::get().compileToCubin(m.source, name, options, target.major,
-                                         target.minor);
-    });
-  return cache.get(key, [&] {
+    return cachedNvrtcCubin(cache, CudaDriver::get().version(), m.source, name,
+                            target.major, target.minor,
+                            tierOptions(m.options, quick));
+  return cache.get(keyFor(m, quick, target), [&] {
     // NVRTC compiles the linked modules while the driver JITs the PTX.
     std::vector<std::future<std::string>> objects;
     for (const std::string &l : m.link) {
@@ -294,9 +275,7 @@ const KernelModule &ModuleBuilds::moduleNamed(const std::string &name) const {
 
 std::vector<std::string> ModuleBuilds::relocatableOptions(const KernelModule &m,
                                                           bool quick) const {
-  std::vector<std::string> options = m.options;
-  if (quick)
-    options.push_back(kQuickTierOption);
+  std::vector<std::string> options = tierOptions(m.options, quick);
   options.push_back("-rdc=true");
   return options;
 }

@@ -26,13 +26,13 @@ void CudaRunner::loadModules(const ModuleSet &set, double compiledSeconds) {
   // The device prologue's compile ran beside the modules' (setup): the
   // first run needs both.
   double compiled = compiledSeconds;
-  if (prologueStarted_) {
-    if (prologueCubin_.valid())
-      prologueCubin_.wait();
-    if (prologueSeconds_ >= 0) { // else it failed: the host folds
-      info_.moduleCompileSeconds[kDevicePrologueModule] = prologueSeconds_;
-      compiled = std::max(compiled, prologueSeconds_);
-    }
+  // (Not started: no time; taken by the fold's check, its time is set;
+  // failed: none, the host folds.)
+  if (prologueCubin_.valid())
+    prologueCubin_.wait();
+  if (prologueSeconds_ >= 0) {
+    info_.moduleCompileSeconds[kDevicePrologueModule] = prologueSeconds_;
+    compiled = std::max(compiled, prologueSeconds_);
   }
   info_.moduleSeconds = compiled + secondsSince(start);
 }

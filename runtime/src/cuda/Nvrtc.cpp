@@ -83,9 +83,12 @@ void Nvrtc::check(nvrtcResult result, const char *call,
     fail("NVRTC: {}: {} failed: {}", name, call, nvrtcGetErrorString(result));
 }
 
+std::string Nvrtc::arch(int major, int minor) {
+  return "sm_" + std::to_string(major) + std::to_string(minor);
+}
+
 std::vector<std::string> Nvrtc::implicitOptions(int major, int minor) {
-  return {"-arch=sm_" + std::to_string(major) + std::to_string(minor),
-          "-std=c++17"};
+  return {"-arch=" + arch(major, minor), "-std=c++17"};
 }
 
 std::string Nvrtc::compileToCubin(const std::string &source,

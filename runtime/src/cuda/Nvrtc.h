@@ -47,6 +47,10 @@ public:
   /// The options compileToCubin adds (part of the cache key).
   static std::vector<std::string> implicitOptions(int major, int minor);
 
+  /// "sm_<major><minor>": the architecture compiled for, as -arch and the
+  /// kernel cache's key name it.
+  static std::string arch(int major, int minor);
+
   Nvrtc(const Nvrtc &) = delete;
   Nvrtc &operator=(const Nvrtc &) = delete;
 

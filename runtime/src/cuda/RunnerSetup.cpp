@@ -12,6 +12,7 @@
 #if PROOFC_HAVE_CUDA
 
 #include "cuda/CudaRunner.h"
+#include "cuda/Nvrtc.h"
 #include "support/Fail.h"
 
 #include <algorithm>
@@ -34,11 +35,10 @@ void CudaRunner::setup(const EvalInputs &inputs, BackendTimings &timings) {
   // modules'.
   const Clock::time_point compileStart = Clock::now();
   const CompileTarget target{dev_.device, major_, minor_};
-  const bool withPrologue =
-      inputs.deviceWeights || planFoldsAtomLayer(bundle_.plan);
+  const bool mayFold = planFoldsAtomLayer(bundle_.plan);
   const bool quick = builds_.quickFor(
       target, static_cast<int64_t>(inputs.candidates.candidates.size()),
-      withPrologue);
+      inputs.deviceWeights || mayFold);
   double modulesCompiled = 0;
   std::future<std::shared_ptr<const ModuleSet>> modules =
       std::async(std::launch::async, [this, target, quick, compileStart,
@@ -47,16 +47,18 @@ void CudaRunner::setup(const EvalInputs &inputs, BackendTimings &timings) {
         modulesCompiled = secondsSince(compileStart);
         return set;
       });
-  if (withPrologue)
-    startPrologueCompile(target, quick);
   kb_ = buildKnowledgeBase(inputs.dataset, inputs.factsIncludeValid);
   // A folded atom layer (kinship's: 98 MB) is made by the device prologue
   // in about a millisecond, where the host took a few tenths of a second
   // and uploaded it: host weights go through the device prologue too when
-  // there is one, before the first run (uploadWeights).
-  const bool foldOnDevice =
-      !inputs.deviceWeights && planFoldsAtomLayer(bundle_.plan) &&
-      atomLayerRowsFor(bundle_.program, kb_) > 0 && deviceFoldsHostWeights();
+  // there is one, before the first run (uploadWeights). A plan whose table
+  // has no rows here (over the fold's budget) folds nothing and needs no
+  // prologue in its first run.
+  const bool hostWeightsFold = !inputs.deviceWeights && mayFold &&
+                               atomLayerRowsFor(bundle_.program, kb_) > 0;
+  if (inputs.deviceWeights || hostWeightsFold)
+    startPrologueCompile(target, quick);
+  const bool foldOnDevice = hostWeightsFold && deviceFoldsHostWeights();
   binding_ = std::make_unique<PlanBinding>(bundle_, inputs, kb_, path_,
                                            memoEntries(inputs), !foldOnDevice);
   PlanBinding &binding = *binding_;
@@ -222,7 +224,7 @@ void CudaRunner::openDevice() {
             CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev_.device);
   char name[256] = {};
   PROOFC_CU(drv, cuDeviceGetName, name, sizeof name - 1, dev_.device);
-  arch_ = "sm_" + std::to_string(major_) + std::to_string(minor_);
+  arch_ = Nvrtc::arch(major_, minor_);
   info_.device = std::string(name) + " (" + arch_ + ")";
 }
 
@@ -258,7 +260,6 @@ void CudaRunner::allocate(PlanBinding &binding) {
 
 void CudaRunner::startPrologueCompile(const CompileTarget &target, bool quick) {
   const Clock::time_point start = Clock::now();
-  prologueStarted_ = true;
   prologueCubin_ = std::async(std::launch::async, [this, target, quick, start] {
     PrologueCubin cubin = builds_.prologue(target, quick);
     prologueSeconds_ = secondsSince(start);

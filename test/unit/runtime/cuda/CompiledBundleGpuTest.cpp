@@ -262,30 +262,11 @@ INSTANTIATE_TEST_SUITE_P(Datasets, CompiledPolicyKernel,
   if (!std::filesystem::exists(dataDir("kinship")))                            \
     GTEST_SKIP() << "dataset kinship not present";
 
-/// kinship with its trained weights: the first `queries` test queries, 100
-/// corruptions, both modes.
-struct KinshipWorkload {
-  Dataset ds;
-  TensorMap weights;
-  CandidateSet set;
-};
-
-KinshipWorkload loadKinship(int64_t queries) {
-  KinshipWorkload w{loadDataset(dataDir("kinship")),
-                    readSafetensors(weightsFile("kinship")),
-                    {}};
-  CandidateOptions opts;
-  opts.queries = queries;
-  opts.corruptions = 100;
-  w.set = buildCandidates(w.ds, opts);
-  return w;
-}
-
 TEST(CompiledBundle, RunsLikeTheHostBackend) {
   PROOFC_REQUIRE_GPU();
   PROOFC_REQUIRE_COMPILED_BUNDLES(paths);
   PROOFC_REQUIRE_KINSHIP();
-  const KinshipWorkload w = loadKinship(40);
+  const TrainedWorkload w = trainedWorkload("kinship", 40);
   for (const std::string &path : paths) {
     SCOPED_TRACE(path);
     Bundle bundle = readBundle(path);
@@ -347,7 +328,7 @@ TEST(CompiledBundle, StepMemoChangesNoOutcome) {
   PROOFC_REQUIRE_GPU();
   PROOFC_REQUIRE_COMPILED_BUNDLES(paths);
   PROOFC_REQUIRE_KINSHIP();
-  const KinshipWorkload w = loadKinship(20);
+  const TrainedWorkload w = trainedWorkload("kinship", 20);
   forEachStepMemoBundle(paths, [&](const std::string &path,
                                    const Bundle &bundle) {
     EvalInputs inputs{bundle.program, w.ds, w.weights, w.set, false};

@@ -32,22 +32,6 @@
 namespace proofc::test {
 namespace {
 
-struct TiersWorkload {
-  Dataset ds;
-  TensorMap weights;
-  CandidateSet set;
-};
-
-TiersWorkload loadTiersWorkload(const std::string &dataset, int64_t queries) {
-  TiersWorkload w{
-      loadDataset(dataDir(dataset)), readSafetensors(weightsFile(dataset)), {}};
-  CandidateOptions opts;
-  opts.queries = queries;
-  opts.corruptions = 100;
-  w.set = buildCandidates(w.ds, opts);
-  return w;
-}
-
 CudaBackendOptions tieredOptions(const std::string &cacheDir,
                                  CompileTiers tiers) {
   CudaBackendOptions o;
@@ -142,7 +126,7 @@ TEST(GpuCompileTiers, QuickThenOptimizedKernelsGiveTheSameOutcomes) {
   if (!std::filesystem::exists(dataDir("nations")))
     GTEST_SKIP() << "dataset nations not present";
   const ProgramSpec program = v10Program();
-  const TiersWorkload w = loadTiersWorkload("nations", 12);
+  const TrainedWorkload w = trainedWorkload("nations", 12);
   checkBothTiers(makeTestBundle(program, 128, /*fusedStep=*/true), "test.pcb",
                  EvalInputs{program, w.ds, w.weights, w.set, false});
 }
@@ -154,7 +138,7 @@ TEST(GpuCompileTiers, CompiledBundlesToo) {
     GTEST_SKIP() << "no compiled bundle (PROOFC_TEST_BUNDLE)";
   if (!std::filesystem::exists(dataDir("kinship")))
     GTEST_SKIP() << "dataset kinship not present";
-  const TiersWorkload w = loadTiersWorkload("kinship", 20);
+  const TrainedWorkload w = trainedWorkload("kinship", 20);
   for (const std::string &path : paths) {
     const Bundle bundle = readBundle(path);
     checkBothTiers(bundle, path,
@@ -167,7 +151,7 @@ TEST(GpuCompileTiers, OffWaitsForTheOptimizedKernels) {
   if (!std::filesystem::exists(dataDir("nations")))
     GTEST_SKIP() << "dataset nations not present";
   const ProgramSpec program = v10Program();
-  const TiersWorkload w = loadTiersWorkload("nations", 4);
+  const TrainedWorkload w = trainedWorkload("nations", 4);
   TempDir cache;
   CudaBackend backend(makeTestBundle(program, 128, /*fusedStep=*/true),
                       "test.pcb",
