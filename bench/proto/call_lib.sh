@@ -13,6 +13,8 @@
 #   call_build_pair build-gpu-device proofc-session-bench  # and oldtree's
 #   call_timeline_lib /tmp/kt.so      # bench/proto/kernel_timeline.cpp
 #   call_session_median BENCH BUNDLE LABEL [session-bench flags...]
+#   call_cold_run LABEL BINARY TIERS     # V10 at B = 8192, caches empty
+#   call_cold_session LABEL BINARY TIERS # the same, 300 Session calls
 #   python3 bench/proto/session_compare.py $OUT TAG...  # "new TAG" vs "old TAG"
 #   python3 bench/proto/timeline_runs.py TIMELINE.csv LABEL [--launches]
 #
@@ -105,4 +107,65 @@ call_session_median() {
     tail -2 /tmp/sb.err
     return 1
   fi
+}
+
+# The cold start (docs/performance.md, "The two-tier cold start"): V10 at
+# B = 8192 (.gpudata/bundles/v10-b8192.pcb, kinship's 100 x 100) with the
+# kernel cache and the driver's compute cache emptied first, and
+# PROOFC_COMPILE_TIERS=TIERS.
+call_cold_bundle=.gpudata/bundles/v10-b8192.pcb
+call_cold_inputs() {
+  echo --data .gpudata/data/kinship --weights .gpudata/weights/kinship.safetensors
+}
+call_cold_caches() {
+  rm -rf /tmp/kc /tmp/jc
+  mkdir -p /tmp/kc /tmp/jc
+}
+
+# call_cold_run LABEL BINARY TIERS: one cold proofc-run (BINARY), its
+# outcomes kept as /tmp/o-LABEL.bin (compare them with cmp); prints the
+# process's wall time and the report's total, setup, modules (and tier),
+# the optimized tier's time when it was done by the report (else -1), the
+# run and each module's compile.
+call_cold_run() {
+  local label=$1 binary=$2 tiers=$3 s e
+  call_cold_caches
+  s=$(date +%s.%N)
+  PROOFC_COMPILE_TIERS=$tiers PROOFC_CACHE_DIR=/tmp/kc CUDA_CACHE_PATH=/tmp/jc \
+    timeout 120 "$binary" $call_cold_bundle $(call_cold_inputs) --queries 100 \
+    --corruptions 100 --device cuda --quiet --report /tmp/r.json \
+    --outcomes "/tmp/o-$label.bin" 2> /tmp/e ||
+    { echo "$label failed"; tail -3 /tmp/e; return 1; }
+  e=$(date +%s.%N)
+  python3 - /tmp/r.json "$label" "$s" "$e" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); d = j["backend_details"]; t = j["timings"]
+m = {k: round(v, 3) for k, v in d["module_compile_seconds"].items()}
+print(f"{sys.argv[2]:10} process {float(sys.argv[4]) - float(sys.argv[3]):.3f} s, total {t['total_seconds']:.3f}, "
+      f"setup {t['setup_seconds']:.3f}, modules {d['modules_seconds']:.3f} ({d.get('kernels_tier', 'optimized')}), "
+      f"optimized after {d.get('optimized_modules_seconds') or -1:.3f}, run {t['run_seconds']*1e3:.2f} ms, "
+      f"mrr {j['metrics']['both']['mrr']:.6f}, {m}")
+PY
+}
+
+# call_cold_session LABEL BINARY TIERS: the session bench (BINARY) cold,
+# 300 calls: the first call, how many calls ran the quick kernels (above 5
+# ms of run) and what they took, the runs after them, all 300 calls.
+call_cold_session() {
+  local label=$1 binary=$2 tiers=$3
+  call_cold_caches
+  PROOFC_COMPILE_TIERS=$tiers PROOFC_CACHE_DIR=/tmp/kc CUDA_CACHE_PATH=/tmp/jc \
+    timeout 120 "$binary" $call_cold_bundle $(call_cold_inputs) --calls 300 \
+    > /tmp/sb.json 2> /tmp/e || { echo "$label failed"; tail -3 /tmp/e; return 1; }
+  python3 - /tmp/sb.json "$label" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); c = j["calls"]
+quick = [i for i, x in enumerate(c) if x["run_ms"] > 5]
+last = quick[-1] + 1 if quick else 0
+after = sorted(x["run_ms"] for x in c[last:])
+t = sum(x["call_ms"] for x in c[:last])
+print(f"{sys.argv[2]:10} open {j['open_s']:.3f} s, first call {j['first_call_ms']:.1f} ms (run {j['first_run_ms']:.2f} ms); "
+      f"{last} calls above 5 ms of run ({t:.0f} ms of calls); runs after {after[len(after)//2]:.3f} ms (median); "
+      f"all 300 calls {sum(x['call_ms'] for x in c):.0f} ms")
+PY
 }
