@@ -15,6 +15,9 @@
 #   call_session_median BENCH BUNDLE LABEL [session-bench flags...]
 #   call_cold_run LABEL BINARY TIERS     # V10 at B = 8192, caches empty
 #   call_cold_session LABEL BINARY TIERS # the same, 300 Session calls
+#   call_bundle_modules BUNDLE DIR       # its modules as files, for nvcc
+#   call_wall CMD...                     # CMD's wall seconds
+#   call_side_by_side DIR LEVEL LABEL    # the five quick compiles at once
 #   python3 bench/proto/session_compare.py $OUT TAG...  # "new TAG" vs "old TAG"
 #   python3 bench/proto/timeline_runs.py TIMELINE.csv LABEL [--launches]
 #
@@ -111,15 +114,20 @@ call_session_median() {
 
 # The cold start (docs/performance.md, "The two-tier cold start"): V10 at
 # B = 8192 (.gpudata/bundles/v10-b8192.pcb, kinship's 100 x 100) with the
-# kernel cache and the driver's compute cache emptied first, and
-# PROOFC_COMPILE_TIERS=TIERS.
+# kernel cache and the driver's compute cache emptied first.
 call_cold_bundle=.gpudata/bundles/v10-b8192.pcb
-call_cold_inputs() {
-  echo --data .gpudata/data/kinship --weights .gpudata/weights/kinship.safetensors
-}
-call_cold_caches() {
+
+# call_cold TIERS BINARY ARG...: BINARY (proofc-run or the session bench)
+# on the cold-start bundle and kinship, the caches emptied, with
+# PROOFC_COMPILE_TIERS=TIERS and ARGs; its stderr in /tmp/e.
+call_cold() {
+  local tiers=$1 binary=$2
+  shift 2
   rm -rf /tmp/kc /tmp/jc
   mkdir -p /tmp/kc /tmp/jc
+  PROOFC_COMPILE_TIERS=$tiers PROOFC_CACHE_DIR=/tmp/kc CUDA_CACHE_PATH=/tmp/jc \
+    timeout 120 "$binary" $call_cold_bundle --data .gpudata/data/kinship \
+    --weights .gpudata/weights/kinship.safetensors "$@" 2> /tmp/e
 }
 
 # call_cold_run LABEL BINARY TIERS: one cold proofc-run (BINARY), its
@@ -129,12 +137,9 @@ call_cold_caches() {
 # run and each module's compile.
 call_cold_run() {
   local label=$1 binary=$2 tiers=$3 s e
-  call_cold_caches
   s=$(date +%s.%N)
-  PROOFC_COMPILE_TIERS=$tiers PROOFC_CACHE_DIR=/tmp/kc CUDA_CACHE_PATH=/tmp/jc \
-    timeout 120 "$binary" $call_cold_bundle $(call_cold_inputs) --queries 100 \
-    --corruptions 100 --device cuda --quiet --report /tmp/r.json \
-    --outcomes "/tmp/o-$label.bin" 2> /tmp/e ||
+  call_cold "$tiers" "$binary" --queries 100 --corruptions 100 --device cuda \
+    --quiet --report /tmp/r.json --outcomes "/tmp/o-$label.bin" ||
     { echo "$label failed"; tail -3 /tmp/e; return 1; }
   e=$(date +%s.%N)
   python3 - /tmp/r.json "$label" "$s" "$e" <<'PY'
@@ -153,10 +158,8 @@ PY
 # ms of run) and what they took, the runs after them, all 300 calls.
 call_cold_session() {
   local label=$1 binary=$2 tiers=$3
-  call_cold_caches
-  PROOFC_COMPILE_TIERS=$tiers PROOFC_CACHE_DIR=/tmp/kc CUDA_CACHE_PATH=/tmp/jc \
-    timeout 120 "$binary" $call_cold_bundle $(call_cold_inputs) --calls 300 \
-    > /tmp/sb.json 2> /tmp/e || { echo "$label failed"; tail -3 /tmp/e; return 1; }
+  call_cold "$tiers" "$binary" --calls 300 > /tmp/sb.json ||
+    { echo "$label failed"; tail -3 /tmp/e; return 1; }
   python3 - /tmp/sb.json "$label" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1])); c = j["calls"]
@@ -168,4 +171,45 @@ print(f"{sys.argv[2]:10} open {j['open_s']:.3f} s, first call {j['first_call_ms'
       f"{last} calls above 5 ms of run ({t:.0f} ms of calls); runs after {after[len(after)//2]:.3f} ms (median); "
       f"all 300 calls {sum(x['call_ms'] for x in c):.0f} ms")
 PY
+}
+
+# The cold start's compiles with the toolkit's own compilers (nvcc, ptxas),
+# outside the runtime: where a quick module's time goes.
+#
+# call_bundle_modules BUNDLE DIR: each module of BUNDLE as DIR/<name>.cu or
+# .ptx, its options in DIR/<name>.opts.
+call_bundle_modules() {
+  rm -rf "$2"
+  mkdir -p "$2"
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for m in j["modules"]:
+    ext = "ptx" if m["format"] == "ptx" else "cu"
+    open(f"{sys.argv[2]}/{m['name']}.{ext}", "w").write(m["source"])
+    open(f"{sys.argv[2]}/{m['name']}.opts", "w").write(" ".join(m.get("options", [])))
+PY
+}
+
+# call_wall CMD...: CMD's wall seconds, its output dropped (python: the GPU
+# machine has no bc).
+call_wall() {
+  python3 -c 'import subprocess, sys, time; t = time.time(); subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); print(f"{time.time() - t:.3f}")' "$@"
+}
+
+# call_side_by_side DIR LEVEL LABEL: V10's five quick-tier compiles at once,
+# as a cold setup runs them (DIR from call_bundle_modules): step, advance
+# and slot.cu (relocatable) by nvcc at --Ofast-compile=LEVEL, the two
+# policy PTX modules by ptxas at the JIT's default -O3; prints each one's
+# seconds and all of them.
+call_side_by_side() {
+  local w=$1 level=$2 label=$3 s
+  s=$(date +%s%N)
+  (call_wall nvcc -arch=sm_90 -cubin $(cat $w/step.opts) --Ofast-compile=$level -x cu $w/step.cu -o $w/s.cubin > $w/a1) &
+  (call_wall nvcc -arch=sm_90 -cubin $(cat $w/advance.opts) --Ofast-compile=$level -x cu $w/advance.cu -o $w/a.cubin > $w/a2) &
+  (call_wall nvcc -arch=sm_90 -rdc=true -cubin $(cat $w/slot.opts) --Ofast-compile=$level -x cu $w/slot.cu -o $w/sl.cubin > $w/a3) &
+  (call_wall ptxas -O3 -arch=sm_90 $w/policy.ptx -o $w/p.o > $w/a4) &
+  (call_wall ptxas -O3 -arch=sm_90 -c $w/policy_tail.ptx -o $w/pt.o > $w/a5) &
+  wait
+  echo "$label: step $(cat $w/a1) advance $(cat $w/a2) slot $(cat $w/a3) policy $(cat $w/a4) policy_tail-ptx $(cat $w/a5); all $(( ($(date +%s%N) - s) / 1000000 )) ms"
 }

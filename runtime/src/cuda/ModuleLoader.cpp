@@ -26,8 +26,9 @@ void CudaRunner::loadModules(const ModuleSet &set, double compiledSeconds) {
   // The device prologue's compile ran beside the modules' (setup): the
   // first run needs both.
   double compiled = compiledSeconds;
-  // (Not started: no time; taken by the fold's check, its time is set;
-  // failed: none, the host folds.)
+  // prologueSeconds_ is >= 0 once a started compile has succeeded, whether
+  // its future is still here or setup's fold check already took it; no
+  // compile started, or a failed one (the host folds), adds no time.
   if (prologueCubin_.valid())
     prologueCubin_.wait();
   if (prologueSeconds_ >= 0) {

@@ -3,19 +3,16 @@
 # step.cu with its entry; slot.cu, relocatable) at each --Ofast-compile
 # level NVRTC takes (mid is the quick tier's; 0 is the optimized tier's),
 # front end (cicc) and ptxas apart, three rounds one at a time; then the
-# five side by side at max.
+# five side by side at mid and at max.
+# (As run, the module extraction, the timer and the side-by-side loop were
+# written out here; call_lib.sh's call_bundle_modules, call_wall and
+# call_side_by_side are the same.)
 set -uo pipefail
+source bench/proto/call_lib.sh
 export PATH=/usr/local/cuda/bin:$PATH
 nvidia-smi -L | tee "$OUT/gpu.txt"
-W=/tmp/jl; rm -rf $W; mkdir -p $W
-python3 - .gpudata/bundles/v10-b8192.pcb $W <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1]))
-for m in j["modules"]:
-    ext = "ptx" if m["format"] == "ptx" else "cu"
-    open(f"{sys.argv[2]}/{m['name']}.{ext}", "w").write(m["source"])
-    open(f"{sys.argv[2]}/{m['name']}.opts", "w").write(" ".join(m.get("options", [])))
-PY
+W=/tmp/jl
+call_bundle_modules .gpudata/bundles/v10-b8192.pcb $W
 compile() { # module level [extra]
   local m=$1 level=$2; shift 2
   rm -f $W/t.csv
@@ -31,18 +28,8 @@ for r in 1 2 3; do
     echo "  slot    $level: $(compile slot $level -rdc=true)"
   done
 done
-secs() {
-  python3 -c 'import subprocess, sys, time; t = time.time(); subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); print(f"{time.time() - t:.3f}")' "$@"
-}
 for level in mid max; do
   for r in 1 2; do
-    s=$(date +%s%N)
-    ( secs nvcc -arch=sm_90 -cubin $(cat $W/step.opts) --Ofast-compile=$level -x cu $W/step.cu -o $W/s.cubin > $W/a1 ) &
-    ( secs nvcc -arch=sm_90 -cubin $(cat $W/advance.opts) --Ofast-compile=$level -x cu $W/advance.cu -o $W/a.cubin > $W/a2 ) &
-    ( secs nvcc -arch=sm_90 -rdc=true -cubin $(cat $W/slot.opts) --Ofast-compile=$level -x cu $W/slot.cu -o $W/sl.cubin > $W/a3 ) &
-    ( secs ptxas -O3 -arch=sm_90 $W/policy.ptx -o $W/p.o > $W/a4 ) &
-    ( secs ptxas -O3 -arch=sm_90 -c $W/policy_tail.ptx -o $W/pt.o > $W/a5 ) &
-    wait
-    echo "side by side at $level, round $r: step $(cat $W/a1) advance $(cat $W/a2) slot $(cat $W/a3) policy $(cat $W/a4) policy_tail-ptx $(cat $W/a5); all $(( ($(date +%s%N) - s) / 1000000 )) ms"
+    call_side_by_side $W $level "side by side at $level, round $r"
   done
 done
