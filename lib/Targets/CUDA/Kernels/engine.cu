@@ -96,7 +96,13 @@ struct DeriveScratch {
   SlotPlan pl;
   unsigned sKeptHash[S];
   int sChunk[T * W];
-  unsigned sHash[T];
+  /// A chunk's hashes while its yields are compared; once its kept
+  /// positions are scanned, which thread's yield each position takes
+  /// (the block's coalesced copy into the kept states).
+  union {
+    unsigned sHash[T];
+    int sSource[T];
+  };
   int sValid[T], sScan[T];
   unsigned sTableKey[kTable];
   int sTableClaim[kTable];
@@ -412,7 +418,8 @@ __forceinline__ __device__ void deriveSlotIn(
 #endif
   int *sG = scratch.sG, *sChunk = scratch.sChunk;
   unsigned *sKeptHash = scratch.sKeptHash, *sHash = scratch.sHash;
-  int *sValid = scratch.sValid, *sScan = scratch.sScan;
+  int *sValid = scratch.sValid, *sScan = scratch.sScan,
+      *sSource = scratch.sSource;
   unsigned *sTableKey = scratch.sTableKey;
   int *sTableClaim = scratch.sTableClaim;
   int &sKeptCount = scratch.sKeptCount, &sNext = scratch.sNext,
@@ -487,15 +494,25 @@ __forceinline__ __device__ void deriveSlotIn(
     }
     const int pos = kept + sScan[tid] - keep;
     if (keep && pos < S) {
-      for (int w = 0; w < W; ++w) keptStates[pos * W + w] = mine[w];
       sKeptHash[pos] = h;
       // Later chunks find the kept state (every claim was read above).
       if (claim == tid) sTableClaim[slot] = -(pos + 1);
+      sSource[pos - kept] = tid; // every sHash was read above
+    }
+    __syncthreads();
+    // The chunk's kept states, a word a thread: consecutive threads store
+    // consecutive words, so a store instruction writes whole sectors of
+    // derived[b] (a thread storing its own state wrote one word in each of
+    // 32 sectors: 8x the L2 traffic).
+    const int total = kept + sScan[T - 1];
+    const int stored = (total < S ? total : S) - kept;
+    for (int i = tid; i < stored * W; i += T) {
+      const int j = i / W, w = i - j * W;
+      keptStates[(kept + j) * W + w] = sChunk[sSource[j] * W + w];
     }
     __syncthreads();
 
     if (tid == 0) {
-      int total = kept + sScan[T - 1];
       sKeptCount = total < S ? total : S;
       int next = base + T;
       if (sFactHit && pl.n == 1) {
