@@ -69,13 +69,15 @@ struct MemoTable {
   Result lookup(const State &g, int h, int r, int t, bool withAction) {
     const memo::Key key = memo::makeKey(g.data(), h, r, t);
     Result out;
-    out.hit = memo::lookup(words.data(), mask, g.data(), key, out.next.data(),
-                           out.logp, out.action, withAction, out.claim,
-                           out.pending);
+    out.hit =
+        memo::lookup(words.data(), mask, g.data(), key, out.next.data(),
+                     out.logp, out.action, withAction, out.claim, out.pending);
     return out;
   }
 
-  int *entry(int claim) { return words.data() + (claim - 1) * memo::kEntryWords; }
+  int *entry(int claim) {
+    return words.data() + (claim - 1) * memo::kEntryWords;
+  }
 };
 
 // The key of a step that is not relevant to the candidate: its (h, t) play
@@ -97,8 +99,7 @@ TEST(MemoLookupEmulation, ClaimThenPublishThenHit) {
   EXPECT_FALSE(during.hit);
   EXPECT_TRUE(during.pending);
   EXPECT_EQ(during.claim, 0);
-  memo::publish(table.words.data(), first.claim, kNext.data(), -0.75f, 3,
-                true);
+  memo::publish(table.words.data(), first.claim, kNext.data(), -0.75f, 3, true);
   Result hit = table.lookup(kG, kH, kR, kT, true);
   ASSERT_TRUE(hit.hit);
   EXPECT_EQ(hit.next, kNext);
