@@ -13,6 +13,7 @@
 #   call_build_pair build-gpu-device proofc-session-bench  # and oldtree's
 #   call_timeline_lib /tmp/kt.so      # bench/proto/kernel_timeline.cpp
 #   call_session_median BENCH BUNDLE LABEL [session-bench flags...]
+#   call_outcomes LABEL BUNDLE [proofc-run flags...]  # against /tmp/ref.tsv
 #   call_cold_run LABEL BINARY TIERS     # V10 at B = 8192, caches empty
 #   call_cold_session LABEL BINARY TIERS # the same, 300 Session calls
 #   call_bundle_modules BUNDLE DIR       # its modules as files, for nvcc
@@ -108,6 +109,30 @@ call_session_median() {
   else
     echo "$label: session bench failed"
     tail -2 /tmp/sb.err
+    return 1
+  fi
+}
+
+# call_outcomes LABEL BUNDLE [flags...]: V10 (kinship's 100 x 100, the
+# trained policy) on BUNDLE with $N's proofc-run and FLAGs, its outcome
+# file compared with /tmp/ref.tsv (the call's reference run, written
+# first): prints "LABEL outcomes byte-identical" or "... DIFFER", or
+# "LABEL FAILED" and the run's last lines.
+call_outcomes() {
+  local label=$1 bundle=$2
+  shift 2
+  if ! "$N/bin/proofc-run" "$bundle" --data .gpudata/data/kinship \
+    --weights .gpudata/weights/kinship.safetensors --queries 100 \
+    --corruptions 100 --device cuda --quiet "$@" \
+    --outcomes "/tmp/o-$label.tsv" > "/tmp/e-$label" 2>&1; then
+    echo "$label FAILED"
+    tail -4 "/tmp/e-$label"
+    return 1
+  fi
+  if cmp -s /tmp/ref.tsv "/tmp/o-$label.tsv"; then
+    echo "$label outcomes byte-identical"
+  else
+    echo "$label outcomes DIFFER"
     return 1
   fi
 }

@@ -14,16 +14,11 @@ call_start proofc-run proofc-session-bench || exit 1
 r=$N/bin/proofc-run
 W="--data .gpudata/data/kinship --weights .gpudata/weights/kinship.safetensors --queries 100 --corruptions 100 --device cuda --quiet"
 $r .gpudata/bundles/v10-b8192.pcb $W --outcomes /tmp/ref.tsv > /dev/null 2>&1 || echo "ref failed"
-chk() { # label bundle [flags]
-  local l=$1 b=$2; shift 2
-  if ! $r $b $W "$@" --outcomes /tmp/o-$l.tsv > /tmp/e-$l 2>&1; then echo "$l FAILED"; tail -4 /tmp/e-$l; return; fi
-  cmp -s /tmp/ref.tsv /tmp/o-$l.tsv && echo "$l outcomes byte-identical" || echo "$l outcomes DIFFER"
-}
-for B in 256 4096 8192; do chk new-b$B .gpudata/exp2/new-b$B.pcb; done
-for v in b512 b1024 b4096 b8192 b16384 b8192-t0 b8192-w0; do chk pa-$v .gpudata/exp2/pa-$v.pcb; done
-chk pa-b8192-emulated .gpudata/exp2/pa-b8192.pcb --cond emulated
-chk pa-b8192-host .gpudata/exp2/pa-b8192.pcb --cond host
-chk pa-b4096-host .gpudata/exp2/pa-b4096.pcb --cond host
+for B in 256 4096 8192; do call_outcomes new-b$B .gpudata/exp2/new-b$B.pcb; done
+for v in b512 b1024 b4096 b8192 b16384 b8192-t0 b8192-w0; do call_outcomes pa-$v .gpudata/exp2/pa-$v.pcb; done
+call_outcomes pa-b8192-emulated .gpudata/exp2/pa-b8192.pcb --cond emulated
+call_outcomes pa-b8192-host .gpudata/exp2/pa-b8192.pcb --cond host
+call_outcomes pa-b4096-host .gpudata/exp2/pa-b4096.pcb --cond host
 S=$N/bin/proofc-session-bench
 for round in 1 2 3; do
   for B in 8192 4096; do

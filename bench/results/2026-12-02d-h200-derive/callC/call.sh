@@ -16,16 +16,11 @@ call_start proofc-run proofc-session-bench || exit 1
 r=$N/bin/proofc-run
 W="--data .gpudata/data/kinship --weights .gpudata/weights/kinship.safetensors --queries 100 --corruptions 100 --device cuda --quiet"
 $r .gpudata/exp2/new-b8192.pcb $W --outcomes /tmp/ref.tsv > /dev/null 2>&1 || echo "ref failed"
-chk() { # label bundle [flags]
-  local l=$1 b=$2; shift 2
-  if ! $r $b $W "$@" --outcomes /tmp/o-$l.tsv > /tmp/e-$l 2>&1; then echo "$l FAILED"; tail -4 /tmp/e-$l; return; fi
-  cmp -s /tmp/ref.tsv /tmp/o-$l.tsv && echo "$l outcomes byte-identical" || echo "$l outcomes DIFFER"
-}
 # Every bundle once first: its optimized kernels then come from the kernel
 # cache in the session benches (a bundle's first process runs its first
 # calls on the quick tier).
-for v in b8192 b8192-r96 b8192-r80 b4096-r96; do chk m2-$v .gpudata/exp2/m2-$v.pcb; done
-chk new-b4096 .gpudata/exp2/new-b4096.pcb
+for v in b8192 b8192-r96 b8192-r80 b4096-r96; do call_outcomes m2-$v .gpudata/exp2/m2-$v.pcb; done
+call_outcomes new-b4096 .gpudata/exp2/new-b4096.pcb
 S=$N/bin/proofc-session-bench
 for round in 1 2; do
   call_session_median $S .gpudata/exp2/new-b8192.pcb "new b8192 r$round"
