@@ -13,6 +13,7 @@
 #   call_build_pair build-gpu-device proofc-session-bench  # and oldtree's
 #   call_timeline_lib /tmp/kt.so      # bench/proto/kernel_timeline.cpp
 #   call_session_median BENCH BUNDLE LABEL [session-bench flags...]
+#   call_reference BUNDLE             # V10's outcomes into /tmp/ref.tsv
 #   call_outcomes LABEL BUNDLE [proofc-run flags...]  # against /tmp/ref.tsv
 #   call_cold_run LABEL BINARY TIERS     # V10 at B = 8192, caches empty
 #   call_cold_session LABEL BINARY TIERS # the same, 300 Session calls
@@ -113,18 +114,31 @@ call_session_median() {
   fi
 }
 
-# call_outcomes LABEL BUNDLE [flags...]: V10 (kinship's 100 x 100, the
-# trained policy) on BUNDLE with $N's proofc-run and FLAGs, its outcome
-# file compared with /tmp/ref.tsv (the call's reference run, written
-# first): prints "LABEL outcomes byte-identical" or "... DIFFER", or
-# "LABEL FAILED" and the run's last lines.
+# call_v10 BUNDLE OUTCOMES [flags...]: V10 (kinship's 100 x 100, the
+# trained policy) on BUNDLE with $N's proofc-run and FLAGs on the GPU, its
+# outcome file written to OUTCOMES.
+call_v10() {
+  local bundle=$1 outcomes=$2
+  shift 2
+  "$N/bin/proofc-run" "$bundle" --data .gpudata/data/kinship \
+    --weights .gpudata/weights/kinship.safetensors --queries 100 \
+    --corruptions 100 --device cuda --quiet "$@" --outcomes "$outcomes"
+}
+
+# call_reference BUNDLE: the call's reference outcomes (/tmp/ref.tsv), which
+# call_outcomes compares with.
+call_reference() {
+  call_v10 "$1" /tmp/ref.tsv > /tmp/e-ref 2>&1 ||
+    { echo "reference run failed"; tail -4 /tmp/e-ref; return 1; }
+}
+
+# call_outcomes LABEL BUNDLE [flags...]: call_v10 of BUNDLE, its outcome
+# file compared with /tmp/ref.tsv: prints "LABEL outcomes byte-identical"
+# or "... DIFFER", or "LABEL FAILED" and the run's last lines.
 call_outcomes() {
   local label=$1 bundle=$2
   shift 2
-  if ! "$N/bin/proofc-run" "$bundle" --data .gpudata/data/kinship \
-    --weights .gpudata/weights/kinship.safetensors --queries 100 \
-    --corruptions 100 --device cuda --quiet "$@" \
-    --outcomes "/tmp/o-$label.tsv" > "/tmp/e-$label" 2>&1; then
+  if ! call_v10 "$bundle" "/tmp/o-$label.tsv" "$@" > "/tmp/e-$label" 2>&1; then
     echo "$label FAILED"
     tail -4 "/tmp/e-$label"
     return 1

@@ -11,9 +11,7 @@
 set -uo pipefail
 source bench/proto/call_lib.sh
 call_start proofc-run proofc-session-bench || exit 1
-r=$N/bin/proofc-run
-W="--data .gpudata/data/kinship --weights .gpudata/weights/kinship.safetensors --queries 100 --corruptions 100 --device cuda --quiet"
-$r .gpudata/bundles/v10-b8192.pcb $W --outcomes /tmp/ref.tsv > /dev/null 2>&1 || echo "ref failed"
+call_reference .gpudata/bundles/v10-b8192.pcb
 for B in 256 4096 8192; do call_outcomes new-b$B .gpudata/exp2/new-b$B.pcb; done
 for v in b512 b1024 b4096 b8192 b16384 b8192-t0 b8192-w0; do call_outcomes pa-$v .gpudata/exp2/pa-$v.pcb; done
 call_outcomes pa-b8192-emulated .gpudata/exp2/pa-b8192.pcb --cond emulated

@@ -13,9 +13,7 @@
 set -uo pipefail
 source bench/proto/call_lib.sh
 call_start proofc-run proofc-session-bench || exit 1
-r=$N/bin/proofc-run
-W="--data .gpudata/data/kinship --weights .gpudata/weights/kinship.safetensors --queries 100 --corruptions 100 --device cuda --quiet"
-$r .gpudata/exp2/new-b8192.pcb $W --outcomes /tmp/ref.tsv > /dev/null 2>&1 || echo "ref failed"
+call_reference .gpudata/exp2/new-b8192.pcb
 # Every bundle once first: its optimized kernels then come from the kernel
 # cache in the session benches (a bundle's first process runs its first
 # calls on the quick tier).
