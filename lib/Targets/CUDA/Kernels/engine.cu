@@ -98,7 +98,7 @@ struct DeriveScratch {
   int sChunk[T * W];
   /// A chunk's hashes while its yields are compared; once its kept
   /// positions are scanned, which thread's yield each position takes
-  /// (the block's coalesced copy into the kept states).
+  /// (the block's coalesced copy into derived[b], global memory only).
   union {
     unsigned sHash[T];
     int sSource[T];
@@ -494,23 +494,29 @@ __forceinline__ __device__ void deriveSlotIn(
     }
     const int pos = kept + sScan[tid] - keep;
     if (keep && pos < S) {
+      // In shared memory (the persistent kernel) a thread stores its own
+      // state: no sectors to fill, and no second barrier.
+      if (kKeptInScratch)
+        for (int w = 0; w < W; ++w) keptStates[pos * W + w] = mine[w];
       sKeptHash[pos] = h;
       // Later chunks find the kept state (every claim was read above).
       if (claim == tid) sTableClaim[slot] = -(pos + 1);
-      sSource[pos - kept] = tid; // every sHash was read above
+      if (!kKeptInScratch) sSource[pos - kept] = tid; // every sHash was read
     }
     __syncthreads();
-    // The chunk's kept states, a word a thread: consecutive threads store
-    // consecutive words, so a store instruction writes whole sectors of
-    // derived[b] (a thread storing its own state wrote one word in each of
-    // 32 sectors: 8x the L2 traffic).
     const int total = kept + sScan[T - 1];
-    const int stored = (total < S ? total : S) - kept;
-    for (int i = tid; i < stored * W; i += T) {
-      const int j = i / W, w = i - j * W;
-      keptStates[(kept + j) * W + w] = sChunk[sSource[j] * W + w];
+    if (!kKeptInScratch) {
+      // derived[b] in global memory: the chunk's kept states a word a
+      // thread, consecutive threads consecutive words, so that a store
+      // instruction writes whole sectors (a thread storing its own state
+      // wrote one word in each of 32: 8x the L2 traffic; row 50).
+      const int stored = (total < S ? total : S) - kept;
+      for (int i = tid; i < stored * W; i += T) {
+        const int j = i / W, w = i - j * W;
+        keptStates[(kept + j) * W + w] = sChunk[sSource[j] * W + w];
+      }
+      __syncthreads();
     }
-    __syncthreads();
 
     if (tid == 0) {
       sKeptCount = total < S ? total : S;
