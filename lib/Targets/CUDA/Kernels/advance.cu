@@ -49,6 +49,14 @@ __device__ __forceinline__ void startState(int *st, const int *pool, int c) {
   }
 }
 
+/// Candidate c's triple (h, r, t), which keys the memo's relevant steps.
+__device__ __forceinline__ void candidateTriple(const int *pool, int c, int &h,
+                                                int &r, int &t) {
+  h = pool[3 * c];
+  r = pool[3 * c + 1];
+  t = pool[3 * c + 2];
+}
+
 /// Spec §5's terminal check after a step to a state whose first predicate
 /// is `pred`, at depth d: the status the candidate ends with, or -1.
 __device__ __forceinline__ int terminalStatus(int pred, int d, int R, int D) {
@@ -145,11 +153,7 @@ __device__ __forceinline__ int advanceSlot(
   // The candidate's triple keys the memo's relevant steps: read only with
   // the memo on.
   int h = 0, r = 0, t = 0;
-  if (memoEntries > 0) {
-    h = pool[3 * c];
-    r = pool[3 * c + 1];
-    t = pool[3 * c + 2];
-  }
+  if (memoEntries > 0) candidateTriple(pool, c, h, r, t);
   const unsigned mask = static_cast<unsigned>(memoEntries) - 1u;
   if (kMaxWaits == 0) claim = memoEntries > 0 ? memoClaims[b] : 0;
   if (claim) proofc_memo::publish(memo, claim, words, step, stepAction, record);
@@ -204,6 +208,117 @@ __device__ __forceinline__ int advanceSlot(
   if (memoEntries > 0) memoClaims[b] = waited ? -waited : claim;
   return active;
 }
+#if PROOFC_WARP_MEMO
+/// advanceSlot by the 32 lanes of one warp (every lane calls it, with the
+/// same b): the step schedule's fused advance-engine (step.cu), whose block
+/// derives after it. Lane i holds word i of the slot's state and the memo's
+/// lookups are memo.cu's warp functions; lane 0 writes the scalars (the
+/// outcome, the slot's depth, log-probability, candidate and claim, the
+/// actions), every lane computes them alike. Why a warp: the thread's walk
+/// holds the state, the next state and a whole entry in registers, 120 a
+/// thread where the derive needs 43-47, which left the advance-engine 16
+/// blocks an SM (docs/performance.md, "The advance-engine by Nsight
+/// Compute"); a lane holds a word of each. The slot's steps, outcome and
+/// stores are advanceSlot's bit for bit (the emulated plans and the GPU
+/// tests compare them with the host backend).
+__device__ __forceinline__ int advanceSlotWarp(
+    int b, const int *pool, int N, int D, int R, const int *derived,
+    const int *count, const int *action, const float *actionLogp, int *state,
+    int *slotCand, int *depth, float *logp, int *nextCand, int *outStatus,
+    int *outDepth, float *outLogp, int *outActions, int actionsD, int *memo,
+    int *memoClaims, int memoEntries, bool mayWait = true) {
+  using proofc_memo::fromLane;
+  constexpr int kMaxWaits = PROOFC_MEMO_WAITS;
+  const int lane = proofc_memo::laneId();
+  int c = slotCand[b];
+  if (c < 0) return 0;
+  int claim = 0, waits = 0;
+  if (kMaxWaits > 0) {
+    claim = memoEntries > 0 ? memoClaims[b] : 0;
+    waits = claim < 0 ? -claim : 0;
+    if (waits) claim = 0;
+  }
+  bool apply = waits == 0;
+  int word = 0; // the state's word `lane` (0 past W)
+  float step = 0.f;
+  int stepAction = 0;
+  if (apply) {
+    const int a = action[b];
+    if (a < 0 || a >= count[b]) __trap(); // the policy broke its contract
+    if (lane < W) word = derived[(static_cast<long long>(b) * S + a) * W + lane];
+    step = actionLogp[b];
+    stepAction = a;
+  } else if (lane < W) {
+    word = state[b * W + lane];
+  }
+  const bool record = actionsD > 0;
+  float lp = logp[b];
+  int d = depth[b];
+  int h = 0, r = 0, t = 0;
+  if (memoEntries > 0) candidateTriple(pool, c, h, r, t);
+  const unsigned mask = static_cast<unsigned>(memoEntries) - 1u;
+  const unsigned factor = proofc_engine_impl::hashFactor(lane);
+  if (kMaxWaits == 0) claim = memoEntries > 0 ? memoClaims[b] : 0;
+  if (claim)
+    proofc_memo::publishWarp(memo, claim, word, step, stepAction, record);
+  const int cand0 = c;
+  int active = 1;
+  int waited = 0;
+  for (;;) {
+    if (apply) {
+      if (record && lane == 0)
+        outActions[static_cast<long long>(c) * actionsD + d] = stepAction;
+      lp += step;
+      ++d;
+      const int status = terminalStatus(fromLane(word, 0), d, R, D);
+      if (status >= 0) {
+        int next = 0;
+        if (lane == 0)
+          next = finishCandidate(c, status, d, lp, N, nextCand, outStatus,
+                                 outDepth, outLogp);
+        c = fromLane(next, 0);
+        if (c < 0) {
+          active = 0;
+          claim = 0;
+          break;
+        }
+        // startState's word `lane`: (r, h, t), then padding atoms.
+        candidateTriple(pool, c, h, r, t);
+        word = lane == 0 ? r
+               : lane == 1 ? h
+               : lane == 2 ? t
+               : lane < W && lane % 3 == 0 ? kPadPred
+                                           : 0;
+        d = 0;
+        lp = 0.f;
+      }
+      if (memoEntries <= 0 || d == 0) {
+        claim = 0;
+        break;
+      }
+      waits = 0;
+    }
+    apply = true;
+    const proofc_memo::Key key = proofc_memo::makeKeyWarp(word, factor, h, r, t);
+    int nextWord = 0;
+    bool pending = false;
+    if (!proofc_memo::lookupWarp(memo, mask, word, key, nextWord, step,
+                                 stepAction, record, claim, pending)) {
+      if (pending && waits < kMaxWaits && mayWait) waited = waits + 1;
+      break;
+    }
+    word = nextWord;
+  }
+  if (lane < W) state[b * W + lane] = word;
+  if (lane == 0) {
+    depth[b] = d;
+    logp[b] = lp;
+    if (c != cand0) slotCand[b] = c;
+    if (memoEntries > 0) memoClaims[b] = waited ? -waited : claim;
+  }
+  return active;
+}
+#endif // PROOFC_WARP_MEMO
 } // namespace proofc_step
 
 #endif // PROOFC_ADVANCE_CU

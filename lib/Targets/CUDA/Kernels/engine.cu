@@ -194,22 +194,33 @@ __device__ __forceinline__ unsigned mix32(unsigned h) {
   return h;
 }
 
+/// Word i's odd multiplier in hashWords.
+__device__ __forceinline__ unsigned hashFactor(int i) {
+  return mix32(0x9E3779B9u * static_cast<unsigned>(i + 1)) | 1u;
+}
+
+/// hashWords of the words whose terms (word times hashFactor) sum to `sum`.
+__device__ __forceinline__ unsigned hashFinish(unsigned sum) {
+  const unsigned h = mix32(sum);
+  return h == kEmpty ? 1u : h;
+}
+
 /// A hash of N words: word i times its own odd multiplier, summed as a
 /// tree, then mixed (the low bits index the tables). Its latency is a few
 /// multiplies, not a chain of N: it lies on the path of every derive item
 /// and of every step memo lookup. The multipliers must be unrelated (mix32
 /// of i, constants once unrolled): with multiples of one constant, states
-/// whose words differ by small amounts collide. Never kEmpty.
+/// whose words differ by small amounts collide. Never kEmpty. The sum may be
+/// taken in any order: memo.cu's warp lookup sums a word a lane, with
+/// hashFactor and hashFinish above.
 template <int N>
 __device__ __forceinline__ unsigned hashWords(const int *w) {
   unsigned terms[N];
 #pragma unroll
   for (int i = 0; i < N; ++i)
-    terms[i] = static_cast<unsigned>(w[i]) *
-               (mix32(0x9E3779B9u * static_cast<unsigned>(i + 1)) | 1u);
-  const unsigned h = mix32(
+    terms[i] = static_cast<unsigned>(w[i]) * hashFactor(i);
+  return hashFinish(
       reduceTree<N>(terms, [](unsigned a, unsigned b) { return a + b; }));
-  return h == kEmpty ? 1u : h;
 }
 
 __device__ __forceinline__ unsigned hashState(const int *st) {

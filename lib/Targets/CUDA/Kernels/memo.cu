@@ -31,7 +31,8 @@
 // the hashes of the others, so a hit on the first entry, and a miss in a
 // full table, cost one round trip; a later entry, a second.
 //
-// advance.cu's advanceSlot calls these (one thread per slot). Plain CUDA
+// advance.cu's advanceSlot calls these (one thread per slot), its
+// advanceSlotWarp their warp forms below (a slot's 32 lanes). Plain CUDA
 // C++ with inline PTX (relaxed loads and stores at GPU scope, sm_70+), no
 // includes of its own: step.cu and slot.cu include engine.cu (whose state
 // hash it extends) before it; compiled by NVRTC with -DPROOFC_A=... The
@@ -72,11 +73,17 @@ struct Key {
   unsigned hash;  // never 0
 };
 
+/// Whether the step of a state whose first goal is (p, s, o) depends on
+/// candidate (h, r, t): the candidate's triple unifies with the goal.
+__device__ __forceinline__ bool relevantStep(int p, int s, int o, int h, int r,
+                                             int t) {
+  return p == r && (s < 0 || s == h) && (o < 0 || o == t) &&
+         !(s < 0 && s == o && h != t);
+}
+
 /// The key of state g (W words, canonical) for candidate (h, r, t).
 __device__ __forceinline__ Key makeKey(const int *g, int h, int r, int t) {
-  const int p = g[0], s = g[1], o = g[2];
-  const bool relevant = p == r && (s < 0 || s == h) && (o < 0 || o == t) &&
-                        !(s < 0 && s == o && h != t);
+  const bool relevant = relevantStep(g[0], g[1], g[2], h, r, t);
   Key k;
   k.relH = relevant ? h : kNotRelevant;
   k.relT = relevant ? t : kNotRelevant;
@@ -102,17 +109,22 @@ __device__ __forceinline__ void loadEntry(const int *entry, unsigned *w) {
   }
 }
 
-__device__ __forceinline__ unsigned loadHash(const int *entry) {
+/// One word of an entry (its hash, or any other: the warp lookup's lanes).
+__device__ __forceinline__ unsigned loadWord(const int *word) {
 #if defined(__CUDA_ARCH__)
   unsigned v;
   asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];"
                : "=r"(v)
-               : "l"(entry)
+               : "l"(word)
                : "memory");
   return v;
 #else
-  return static_cast<unsigned>(*entry);
+  return static_cast<unsigned>(*word);
 #endif
+}
+
+__device__ __forceinline__ unsigned loadHash(const int *entry) {
+  return loadWord(entry);
 }
 
 __device__ __forceinline__ void storeMarked(int *p, int v) {
@@ -231,6 +243,172 @@ __device__ __forceinline__ void publish(int *table, int claim, const int *next,
   storeMarked(entry + 3 + 2 * W, static_cast<int>(floatBits(stepLogp)));
   if (withAction) storeMarked(entry + kActionWord, stepAction);
 }
+
+// ---------------------------------------------------------------------------
+// The same by the 32 lanes of one warp (advance.cu's advanceSlotWarp, the
+// step schedule's advance-engine): lane i holds word i of the state, and an
+// entry's words i, i + 32, ... (kLaneWords), so an entry is read in one
+// coalesced round of loads; the key's hash is a sum of a word a lane
+// (engine.cu's hashWords, whose sum may be taken in any order), and the
+// entry's checks are votes. The results are the thread functions' bit for
+// bit (MemoLookupEmulationTest runs both on the same tables). Every lane of
+// the warp calls them with the same key (warp-uniform control flow). Only
+// where a key's words fit the lanes (the state's W and (h, t): A <= 10);
+// PROOFC_WARP_MEMO says whether they are defined.
+// ---------------------------------------------------------------------------
+
+#if 3 * PROOFC_A + 2 <= 32
+#define PROOFC_WARP_MEMO 1
+
+constexpr unsigned kFullWarp = 0xffffffffu;
+/// An entry's words a lane reads.
+constexpr int kLaneWords = (kEntryWords + 31) / 32;
+
+__device__ __forceinline__ int laneId() {
+  return static_cast<int>(threadIdx.x) & 31;
+}
+
+/// Lane `src`'s v, in every lane.
+template <typename T> __device__ __forceinline__ T fromLane(T v, int src) {
+  return __shfl_sync(kFullWarp, v, src);
+}
+
+/// The key of the state whose word `lane` is `word` (0 past W) for
+/// candidate (h, r, t); `factor` is engine.cu's hashFactor(lane).
+__device__ __forceinline__ Key makeKeyWarp(int word, unsigned factor, int h,
+                                           int r, int t) {
+  const int lane = laneId();
+  const bool relevant = relevantStep(fromLane(word, 0), fromLane(word, 1),
+                                     fromLane(word, 2), h, r, t);
+  Key k;
+  k.relH = relevant ? h : kNotRelevant;
+  k.relT = relevant ? t : kNotRelevant;
+  const int keyWord = lane < W ? word
+                      : lane == W ? k.relH
+                      : lane == W + 1 ? k.relT
+                                      : 0;
+  unsigned sum = lane < W + 2 ? static_cast<unsigned>(keyWord) * factor : 0u;
+  for (int delta = 16; delta > 0; delta >>= 1)
+    sum += __shfl_xor_sync(kFullWarp, sum, delta);
+  k.hash = proofc_engine_impl::hashFinish(sum);
+  return k;
+}
+
+/// The entry's words this lane holds (0 past the entry).
+__device__ __forceinline__ void loadEntryLanes(const int *entry,
+                                               unsigned (&w)[kLaneWords]) {
+  const int lane = laneId();
+  for (int q = 0; q < kLaneWords; ++q)
+    w[q] = lane + 32 * q < kEntryWords ? loadWord(entry + lane + 32 * q) : 0u;
+}
+
+/// Entry word `i` (a constant), in every lane.
+template <int i>
+__device__ __forceinline__ unsigned entryWord(const unsigned (&w)[kLaneWords]) {
+  return fromLane(w[i / 32], i % 32);
+}
+
+/// lookup() by a warp: `word` is the state's word `lane` (0 past W), and on
+/// a hit `nextWord` gets the chosen state's word `lane` (0 past W).
+__device__ __forceinline__ bool lookupWarp(int *table, unsigned mask, int word,
+                                           const Key &k, int &nextWord,
+                                           float &stepLogp, int &stepAction,
+                                           bool withAction, int &claim,
+                                           bool &pending) {
+  claim = 0;
+  pending = false;
+  const int lane = laneId();
+  const unsigned first = k.hash & mask;
+  auto entryAt = [&](int j) {
+    return table +
+           static_cast<unsigned long long>((first + j) & mask) * kEntryWords;
+  };
+  // The first entry whole and the other probes' hashes (lanes 1 ..
+  // kProbes - 1), in one round of loads.
+  unsigned w[kLaneWords];
+  loadEntryLanes(entryAt(0), w);
+  const unsigned probeHash =
+      lane > 0 && lane < kProbes ? loadWord(entryAt(lane)) : 0u;
+  for (int j = 0; j < kProbes; ++j) {
+    int *entry = entryAt(j);
+    unsigned hash = fromLane(j == 0 ? w[0] : probeHash, j);
+    if (hash == 0u) {
+      unsigned old = 0u;
+      if (lane == 0)
+        old = static_cast<unsigned>(
+            atomicCAS(reinterpret_cast<unsigned *>(entry), 0u, k.hash));
+      hash = fromLane(old, 0);
+      if (hash == 0u) { // claimed: the key now, a word a lane
+        if (lane == 0) {
+          storeMarked(entry + 1, k.relH);
+          storeMarked(entry + 2, k.relT);
+        }
+        if (lane < W) storeMarked(entry + 3 + lane, word);
+        claim = static_cast<int>((first + j) & mask) + 1;
+        return false;
+      }
+      if (hash == k.hash) { // just claimed by another slot
+        pending = true;
+        return false;
+      }
+      continue;
+    }
+    if (hash != k.hash) continue;
+    if (j > 0) loadEntryLanes(entry, w);
+    // Word i of the entry (lane i % 32, w[i / 32]): unwritten when 0 in
+    // [1, 3 + 2W] (and the action's with the actions), the key's words
+    // [1, 3 + W) compared with (h, t) and the state.
+    bool unwritten = false, differs = false;
+    for (int q = 0; q < kLaneWords; ++q) {
+      const int i = lane + 32 * q;
+      const int stateWord = fromLane(word, (i - 3) & 31);
+      const unsigned v = w[q] ^ kMark;
+      if (w[q] == 0u &&
+          ((i >= 1 && i <= 3 + 2 * W) || (withAction && i == kActionWord)))
+        unwritten = true;
+      if ((i == 1 && v != static_cast<unsigned>(k.relH)) ||
+          (i == 2 && v != static_cast<unsigned>(k.relT)) ||
+          (i >= 3 && i < 3 + W && v != static_cast<unsigned>(stateWord)))
+        differs = true;
+    }
+    if (__any_sync(kFullWarp, unwritten)) {
+      pending = true;
+      return false; // being written (or never usable)
+    }
+    if (__any_sync(kFullWarp, differs)) continue; // another key, same hash
+    // The chosen state's word `lane` is entry word 3 + W + lane.
+    const int from = 3 + W + lane;
+    int next = 0;
+    for (int q = 0; q < kLaneWords; ++q) {
+      const int v = static_cast<int>(fromLane(w[q], from & 31) ^ kMark);
+      if (from / 32 == q) next = v;
+    }
+    nextWord = lane < W ? next : 0;
+    stepLogp = bitsFloat(entryWord<3 + 2 * W>(w) ^ kMark);
+    if (withAction)
+      stepAction = static_cast<int>(entryWord<kActionWord>(w) ^ kMark);
+    return true;
+  }
+  return false;
+}
+
+/// publish() by a warp: `nextWord` is the chosen state's word `lane`.
+__device__ __forceinline__ void publishWarp(int *table, int claim,
+                                            int nextWord, float stepLogp,
+                                            int stepAction, bool withAction) {
+  const int lane = laneId();
+  int *entry =
+      table + static_cast<unsigned long long>(claim - 1) * kEntryWords;
+  if (lane < W) storeMarked(entry + 3 + W + lane, nextWord);
+  if (lane == 0) {
+    storeMarked(entry + 3 + 2 * W, static_cast<int>(floatBits(stepLogp)));
+    if (withAction) storeMarked(entry + kActionWord, stepAction);
+  }
+}
+
+#else
+#define PROOFC_WARP_MEMO 0
+#endif // 3 * PROOFC_A + 2 <= 32
 
 } // namespace proofc_memo
 

@@ -16,8 +16,10 @@
 //    the last block's fence the acquire) and, where the plan names the
 //    next policy launch's node, sizes that launch's grid (kernel_abi.h's
 //    PolicyGridWord), and, where it names the next advance-engine's, that
-//    one's (EngineGridWord: a block per slot still active). Its advance
-//    takes the steps the step memo knows (memo.cu) at once.
+//    one's (EngineGridWord: a block per slot still active). Its advance,
+//    by the block's first warp (a state word a lane, advance.cu's
+//    advanceSlotWarp), takes the steps the step memo knows (memo.cu) at
+//    once.
 // proofc_finish ends the proof loop of the persistent schedule, whose one
 // policy kernel has run every slot to the end (slot.cu). A module defines
 // only the entries its options list (kernel_abi.h's PROOFC_HAS_ENTRY; the
@@ -241,17 +243,37 @@ extern "C" __global__ void proofc_advance_engine(
         const_cast<int *>(action), const_cast<float *>(actionLogp));
 #endif
   __shared__ int sActive, sWaiting;
+  // The advance by the block's first warp (advance.cu's advanceSlotWarp:
+  // a state word a lane), or by thread 0 where a key's words outnumber the
+  // lanes (A > 10, memo.cu's PROOFC_WARP_MEMO).
+#if PROOFC_WARP_MEMO
+  static_assert(PROOFC_ENGINE_THREADS >= 32,
+                "step.cu: the advance-engine's advance takes a whole warp");
+  if (threadIdx.x < 32) {
+    const int active =
+        !hasSlot ? 0
+                 : advanceSlotWarp(b, pool, N, D, R, derived, count, action,
+                                   actionLogp, state, slotCand, depth, logp,
+                                   nextCand, outStatus, outDepth, outLogp,
+                                   outActions, actionsD, memo, memoClaims,
+                                   memoEntries, !handoff);
+#else
   if (threadIdx.x == 0) {
-    sActive = !hasSlot ? 0
-                       : advanceSlot(b, pool, N, D, R, derived, count, action,
-                                  actionLogp, state, slotCand, depth, logp,
-                                  nextCand, outStatus, outDepth, outLogp,
-                                  outActions, actionsD, memo, memoClaims,
-                                  memoEntries, nullptr, nullptr, !handoff);
-    if (PROOFC_MEMO_WAITS > 0)
-      sWaiting = hasSlot && memoEntries > 0 && memoClaims[b] < 0;
+    const int active =
+        !hasSlot ? 0
+                 : advanceSlot(b, pool, N, D, R, derived, count, action,
+                               actionLogp, state, slotCand, depth, logp,
+                               nextCand, outStatus, outDepth, outLogp,
+                               outActions, actionsD, memo, memoClaims,
+                               memoEntries, nullptr, nullptr, !handoff);
+#endif
+    if (threadIdx.x == 0) {
+      sActive = active;
+      if (PROOFC_MEMO_WAITS > 0)
+        sWaiting = hasSlot && memoEntries > 0 && memoClaims[b] < 0;
+    }
   }
-  // The barrier also makes thread 0's stores to state[b] and slotCand[b]
+  // The barrier also makes the advance's stores to state[b] and slotCand[b]
   // visible to the block, which derives from them.
   __syncthreads();
   // A slot that waits for another's step (advanceSlot, PROOFC_MEMO_WAITS)

@@ -134,7 +134,10 @@ int64_t chooseEngineThreads(int64_t B);
 /// ~8 times more slots than that to fill them. Issue 29's sweep on an
 /// H200 (one call): fb15k-237's first 700 test queries at B=16384, the
 /// advance-engine 0.936 -> 0.878 s (80: 0.926 s, 272 bytes of spills; 64:
-/// 1.165 s); V10 at B=4096 5.61 ms without, 5.63-5.64 ms with 96.
+/// 1.165 s); V10 at B=4096 5.61 ms without, 5.63-5.64 ms with 96. Since
+/// the advance is a warp's (advance.cu's advanceSlotWarp, A <= 10; row 51
+/// of docs/performance.md) the kernel needs 54-64 registers and the cap
+/// binds only the thread's advance (A > 10).
 int64_t chooseEngineMaxRegisters(int64_t B);
 
 /// memo-max-waits=-1: the steps a slot of the step schedule may wait for a
@@ -147,6 +150,11 @@ int64_t chooseEngineMaxRegisters(int64_t B);
 /// test queries at B=16384 4.85 -> 4.89 s of GPU run (its advance-engine
 /// 0.878 -> 0.942 s: few shared steps there, and under the 96-register cap
 /// the waits' code spills 172 bytes instead of 132), hence none from 16384.
+/// With the warp's advance (no spills) measured again (call C of
+/// bench/results/2026-12-02e-h200-warp-advance, outcomes byte-identical):
+/// fb15k-237's whole test split at B=16384 68.28 s end to end without
+/// waits, 68.74 s with 2, so still none there, although V10 at 16384 gains
+/// (4.65 -> 3.85 ms; its fastest B, 12288, has them).
 int64_t chooseMemoMaxWaits(int64_t B);
 
 /// Whether the step schedule's advance-engine sizes the next step's policy
