@@ -480,7 +480,7 @@ def parse_args(argv=None):
                     help="per-run logs, reports, outcomes, caches (logs/ is what run.sh packs)")
     ap.add_argument("--budget-s", type=float, default=540.0,
                     help="wall-clock budget of the whole bench; what does not fit is skipped")
-    ap.add_argument("--batches", default="256,1024,4096,8192", help="B values of the V10 workload")
+    ap.add_argument("--batches", default="256,1024,4096,8192,12288", help="B values of the V10 workload")
     ap.add_argument("--queries", type=int, default=100, help="V10: first N test queries")
     ap.add_argument("--corruptions", type=int, default=100, help="V10: corruptions per query and mode")
     ap.add_argument("--repeats", type=int, default=3, help="V10: warm proofc runs (median)")
