@@ -36,17 +36,21 @@ constexpr int W = 3 * A;
 constexpr int kPadPred = -1;
 enum Status { kProved = 0, kFailed = 1, kTruncated = 2 };
 
-/// The start state canon([(r, h, t)]) of candidate c: the triple is ground.
+/// Word i of the start state canon([(r, h, t)]) of a candidate (h, r, t):
+/// the triple is ground, padding atoms after it (0 from W on: a warp's
+/// lanes past the state).
+__device__ __forceinline__ int startWord(int i, int h, int r, int t) {
+  return i == 0   ? r
+         : i == 1 ? h
+         : i == 2 ? t
+         : i < W && i % 3 == 0 ? kPadPred
+                               : 0;
+}
+
+/// The start state of candidate c.
 __device__ __forceinline__ void startState(int *st, const int *pool, int c) {
   const int h = pool[3 * c], r = pool[3 * c + 1], t = pool[3 * c + 2];
-  st[0] = r;
-  st[1] = h;
-  st[2] = t;
-  for (int a = 1; a < A; ++a) {
-    st[3 * a] = kPadPred;
-    st[3 * a + 1] = 0;
-    st[3 * a + 2] = 0;
-  }
+  for (int i = 0; i < W; ++i) st[i] = startWord(i, h, r, t);
 }
 
 /// Candidate c's triple (h, r, t), which keys the memo's relevant steps.
@@ -282,13 +286,8 @@ __device__ __forceinline__ int advanceSlotWarp(
           claim = 0;
           break;
         }
-        // startState's word `lane`: (r, h, t), then padding atoms.
         candidateTriple(pool, c, h, r, t);
-        word = lane == 0 ? r
-               : lane == 1 ? h
-               : lane == 2 ? t
-               : lane < W && lane % 3 == 0 ? kPadPred
-                                           : 0;
+        word = startWord(lane, h, r, t);
         d = 0;
         lp = 0.f;
       }
