@@ -432,6 +432,10 @@ def add_ratios(bench: "Bench", args) -> None:
     B suits)."""
     impl = "proofc" if bench.cuda else "proofc-host"
     tb0 = args.torch_batches[0]
+    # The proofc run the others are checked against: at the port's first B
+    # where proofc ran it, else at proofc's first B (a bench whose --batches
+    # lack the port's B would otherwise check against no run at all).
+    ref = tb0 if tb0 in args.batches else args.batches[0]
     torch_impls = [] if args.no_torch else [f"torch-{v}" + ("" if bench.cuda else "(eager)")
                                             for v in args.torch_variants]
     for tb in args.torch_batches:
@@ -449,7 +453,7 @@ def add_ratios(bench: "Bench", args) -> None:
             if torch_row and base:
                 bench.agree(f"{impl} v10 B={tb}", f"{torch_row['impl']} v10 B={tb}")
             elif torch_row:
-                bench.agree(f"{impl} v10 B={tb0}", f"{torch_row['impl']} v10 B={tb}")
+                bench.agree(f"{impl} v10 B={ref}", f"{torch_row['impl']} v10 B={tb}")
     fastest_torch = R.fastest(bench.rows, torch_impls, "v10")
     fastest_proofc = R.fastest(bench.rows, [impl], "v10")
     if fastest_torch and fastest_proofc:
@@ -463,8 +467,8 @@ def add_ratios(bench: "Bench", args) -> None:
                                           "v10", tb0, nomemo, bench.row_of(impl, "v10", tb0)))
         bench.agree(f"{impl} v10 B={tb0}", f"{impl}-nomemo v10 B={tb0}")
     for B in args.batches:
-        if B != tb0:
-            bench.agree(f"{impl} v10 B={tb0}", f"{impl} v10 B={B}")
+        if B != ref:
+            bench.agree(f"{impl} v10 B={ref}", f"{impl} v10 B={B}")
 
 
 def parse_args(argv=None):

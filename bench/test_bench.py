@@ -87,6 +87,28 @@ class RatioTest(unittest.TestCase):
         self.assertIn(("proofc v10 B=256", "proofc v10 B=4096"), pairs)
 
 
+    def test_checks_refer_to_a_B_proofc_ran_when_the_ports_is_not_among_them(self):
+        # The port at 4096 only, proofc at 256, 8192 and 12288: every check
+        # names proofc at 256, its first B, never the missing 4096.
+        with tempfile.TemporaryDirectory() as d:
+            args = B.parse_args(["--torch-variants", "nocond", "--torch-batches", "4096",
+                                 "--batches", "256,8192,12288", "--no-memo-off",
+                                 "--json", os.path.join(d, "out.json"), "--work", d])
+            bench = B.Bench(args)
+            bench.rows = [_row(b=256, wall_s=0.0056), _row(b=8192, wall_s=0.0025),
+                          _row(b=12288, wall_s=0.0024),
+                          _row("torch-nocond", b=4096, wall_s=0.178)]
+            B.add_ratios(bench, args)
+        pairs = {(a["a"], a["b"]) for a in bench.agreement}
+        self.assertEqual(pairs, {("proofc v10 B=256", "torch-nocond v10 B=4096"),
+                                 ("proofc v10 B=256", "proofc v10 B=8192"),
+                                 ("proofc v10 B=256", "proofc v10 B=12288")})
+        ratios = {r["name"]: r["ratio"] for r in bench.ratios}
+        self.assertAlmostEqual(
+            ratios["fastest torch / fastest proofc (v10: torch-nocond B=4096, proofc B=12288)"],
+            0.178 / 0.0024)
+
+
 class TableTest(unittest.TestCase):
     def rows(self):
         return [
