@@ -4,14 +4,12 @@
 # lists, the shipped trained policy; bench/scale-out/prepare.sh wn18rr,
 # .gpudata carried): 2d87b3d's bundle (old), then d58ee13's (new: the
 # advance by a warp), both cold (each bundle's first process compiles its
-# kernels); results compared.
+# kernels); results compared. (As run, its first lines wrote out
+# call_lib.sh's call_start: call_env, gpu.txt, t0 and the build into
+# build-gpu-device, "built at ... s"; the same now by name.)
 set -uo pipefail
 source bench/proto/call_lib.sh
-call_env
-nvidia-smi -L | tee $OUT/gpu.txt
-t0=$(date +%s)
-call_build build-gpu-device proofc-run || exit 1
-echo "built at $(( $(date +%s) - t0 )) s"
+call_start proofc-run || exit 1
 B=.gpudata/bundles
 mv $B/v10-b16384.pcb $B/v10-b16384-new.pcb
 for v in old new; do

@@ -61,6 +61,23 @@ __device__ __forceinline__ void candidateTriple(const int *pool, int c, int &h,
   t = pool[3 * c + 2];
 }
 
+/// memoClaims[b] (0 with the memo off): the entry the slot claimed, plus one,
+/// in `claim`, or, where the word is negative, the steps it has waited in
+/// `waits` (advanceSlot); the other is 0.
+__device__ __forceinline__ void readClaim(const int *memoClaims, int b,
+                                          int memoEntries, int &claim,
+                                          int &waits) {
+  claim = memoEntries > 0 ? memoClaims[b] : 0;
+  waits = claim < 0 ? -claim : 0;
+  if (waits) claim = 0;
+}
+
+/// The word memoClaims[b] keeps after an advance: the steps waited,
+/// negative, or the claim.
+__device__ __forceinline__ int claimWord(int waited, int claim) {
+  return waited ? -waited : claim;
+}
+
 /// Spec §5's terminal check after a step to a state whose first predicate
 /// is `pred`, at depth d: the status the candidate ends with, or -1.
 __device__ __forceinline__ int terminalStatus(int pred, int d, int R, int D) {
@@ -127,11 +144,7 @@ __device__ __forceinline__ int advanceSlot(
   // action to apply. Without waits the claim is read after the step's
   // loads, as it always was.
   int claim = 0, waits = 0;
-  if (kMaxWaits > 0) {
-    claim = memoEntries > 0 ? memoClaims[b] : 0;
-    waits = claim < 0 ? -claim : 0;
-    if (waits) claim = 0;
-  }
+  if (kMaxWaits > 0) readClaim(memoClaims, b, memoEntries, claim, waits);
   bool apply = waits == 0;
   int words[W];
   float step = 0.f;
@@ -209,7 +222,7 @@ __device__ __forceinline__ int advanceSlot(
   depth[b] = d;
   logp[b] = lp;
   if (c != cand0) slotCand[b] = c;
-  if (memoEntries > 0) memoClaims[b] = waited ? -waited : claim;
+  if (memoEntries > 0) memoClaims[b] = claimWord(waited, claim);
   return active;
 }
 #if PROOFC_WARP_MEMO
@@ -237,11 +250,7 @@ __device__ __forceinline__ int advanceSlotWarp(
   int c = slotCand[b];
   if (c < 0) return 0;
   int claim = 0, waits = 0;
-  if (kMaxWaits > 0) {
-    claim = memoEntries > 0 ? memoClaims[b] : 0;
-    waits = claim < 0 ? -claim : 0;
-    if (waits) claim = 0;
-  }
+  if (kMaxWaits > 0) readClaim(memoClaims, b, memoEntries, claim, waits);
   bool apply = waits == 0;
   int word = 0; // the state's word `lane` (0 past W)
   float step = 0.f;
@@ -313,7 +322,7 @@ __device__ __forceinline__ int advanceSlotWarp(
     depth[b] = d;
     logp[b] = lp;
     if (c != cand0) slotCand[b] = c;
-    if (memoEntries > 0) memoClaims[b] = waited ? -waited : claim;
+    if (memoEntries > 0) memoClaims[b] = claimWord(waited, claim);
   }
   return active;
 }

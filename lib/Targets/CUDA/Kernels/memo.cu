@@ -61,12 +61,22 @@ constexpr int W = proofc_engine_impl::W;
 /// action, rounded up to 16 bytes: kernel_abi.h's memoEntryWords, with
 /// which the compiler sizes the buffer.
 constexpr int kEntryWords = proofc_abi::memoEntryWords(proofc_engine_impl::A);
-constexpr int kActionWord = 4 + 2 * W;
+/// Where an entry's words start (after [0] the hash, [1] h, [2] t).
+constexpr int kStateWord = 3;               // the state, W words
+constexpr int kChosenWord = kStateWord + W; // the chosen state, W words
+constexpr int kLogpWord = kChosenWord + W;  // the step's log-probability
+constexpr int kActionWord = kLogpWord + 1;  // the action
 static_assert(kEntryWords > kActionWord && kEntryWords % 4 == 0,
               "memo.cu: an entry does not hold its words");
 constexpr unsigned kMark = 0x80000000u;
 constexpr int kNotRelevant = -1; // entity ids are >= 0
 constexpr int kProbes = 4; // entries a lookup may visit
+
+/// Entry `index` of the table.
+__device__ __forceinline__ int *tableEntry(int *table,
+                                           unsigned long long index) {
+  return table + index * kEntryWords;
+}
 
 struct Key {
   int relH, relT; // c's head and tail for a relevant step, else kNotRelevant
@@ -123,10 +133,6 @@ __device__ __forceinline__ unsigned loadWord(const int *word) {
 #endif
 }
 
-__device__ __forceinline__ unsigned loadHash(const int *entry) {
-  return loadWord(entry);
-}
-
 __device__ __forceinline__ void storeMarked(int *p, int v) {
   const unsigned marked = static_cast<unsigned>(v) ^ kMark;
 #if defined(__CUDA_ARCH__)
@@ -172,14 +178,11 @@ __device__ __forceinline__ bool lookup(int *table, unsigned mask,
   claim = 0;
   pending = false;
   const unsigned first = k.hash & mask;
-  auto entryAt = [&](int j) {
-    return table +
-           static_cast<unsigned long long>((first + j) & mask) * kEntryWords;
-  };
+  auto entryAt = [&](int j) { return tableEntry(table, (first + j) & mask); };
   unsigned w[kEntryWords], hashes[kProbes];
   loadEntry(entryAt(0), w);
   hashes[0] = w[0];
-  for (int j = 1; j < kProbes; ++j) hashes[j] = loadHash(entryAt(j));
+  for (int j = 1; j < kProbes; ++j) hashes[j] = loadWord(entryAt(j));
   for (int j = 0; j < kProbes; ++j) {
     int *entry = entryAt(j);
     unsigned hash = hashes[j];
@@ -189,7 +192,7 @@ __device__ __forceinline__ bool lookup(int *table, unsigned mask,
       if (hash == 0u) { // claimed: the key now, the value after the step
         storeMarked(entry + 1, k.relH);
         storeMarked(entry + 2, k.relT);
-        for (int i = 0; i < W; ++i) storeMarked(entry + 3 + i, g[i]);
+        for (int i = 0; i < W; ++i) storeMarked(entry + kStateWord + i, g[i]);
         claim = static_cast<int>((first + j) & mask) + 1;
         return false;
       }
@@ -204,7 +207,7 @@ __device__ __forceinline__ bool lookup(int *table, unsigned mask,
     // Both checks as trees (proofc_engine_impl::reduceTree): a hit's
     // latency is one round trip plus these.
     using proofc_engine_impl::reduceTree;
-    constexpr int kWords = 3 + 2 * W; // after the hash
+    constexpr int kWords = kLogpWord; // after the hash, to the log-probability
     unsigned low[kWords], diff[2 + W];
     for (int i = 0; i < kWords; ++i) low[i] = w[1 + i];
     if (reduceTree<kWords>(low, [](unsigned a, unsigned b) {
@@ -217,11 +220,12 @@ __device__ __forceinline__ bool lookup(int *table, unsigned mask,
     diff[0] = w[1] ^ kMark ^ static_cast<unsigned>(k.relH);
     diff[1] = w[2] ^ kMark ^ static_cast<unsigned>(k.relT);
     for (int i = 0; i < W; ++i)
-      diff[2 + i] = w[3 + i] ^ kMark ^ static_cast<unsigned>(g[i]);
+      diff[2 + i] = w[kStateWord + i] ^ kMark ^ static_cast<unsigned>(g[i]);
     if (reduceTree<2 + W>(diff, [](unsigned a, unsigned b) { return a | b; }))
       continue; // another key with the same hash
-    for (int i = 0; i < W; ++i) next[i] = static_cast<int>(w[3 + W + i] ^ kMark);
-    stepLogp = bitsFloat(w[3 + 2 * W] ^ kMark);
+    for (int i = 0; i < W; ++i)
+      next[i] = static_cast<int>(w[kChosenWord + i] ^ kMark);
+    stepLogp = bitsFloat(w[kLogpWord] ^ kMark);
     if (withAction) stepAction = static_cast<int>(w[kActionWord] ^ kMark);
     return true;
   }
@@ -237,10 +241,9 @@ __device__ __forceinline__ bool lookup(int *table, unsigned mask,
 __device__ __forceinline__ void publish(int *table, int claim, const int *next,
                                         float stepLogp, int stepAction,
                                         bool withAction) {
-  int *entry =
-      table + static_cast<unsigned long long>(claim - 1) * kEntryWords;
-  for (int i = 0; i < W; ++i) storeMarked(entry + 3 + W + i, next[i]);
-  storeMarked(entry + 3 + 2 * W, static_cast<int>(floatBits(stepLogp)));
+  int *entry = tableEntry(table, claim - 1);
+  for (int i = 0; i < W; ++i) storeMarked(entry + kChosenWord + i, next[i]);
+  storeMarked(entry + kLogpWord, static_cast<int>(floatBits(stepLogp)));
   if (withAction) storeMarked(entry + kActionWord, stepAction);
 }
 
@@ -319,10 +322,7 @@ __device__ __forceinline__ bool lookupWarp(int *table, unsigned mask, int word,
   pending = false;
   const int lane = laneId();
   const unsigned first = k.hash & mask;
-  auto entryAt = [&](int j) {
-    return table +
-           static_cast<unsigned long long>((first + j) & mask) * kEntryWords;
-  };
+  auto entryAt = [&](int j) { return tableEntry(table, (first + j) & mask); };
   // The first entry whole and the other probes' hashes (lanes 1 ..
   // kProbes - 1), in one round of loads.
   unsigned w[kLaneWords];
@@ -343,7 +343,7 @@ __device__ __forceinline__ bool lookupWarp(int *table, unsigned mask, int word,
           storeMarked(entry + 1, k.relH);
           storeMarked(entry + 2, k.relT);
         }
-        if (lane < W) storeMarked(entry + 3 + lane, word);
+        if (lane < W) storeMarked(entry + kStateWord + lane, word);
         claim = static_cast<int>((first + j) & mask) + 1;
         return false;
       }
@@ -356,19 +356,20 @@ __device__ __forceinline__ bool lookupWarp(int *table, unsigned mask, int word,
     if (hash != k.hash) continue;
     if (j > 0) loadEntryLanes(entry, w);
     // Word i of the entry (lane i % 32, w[i / 32]): unwritten when 0 in
-    // [1, 3 + 2W] (and the action's with the actions), the key's words
-    // [1, 3 + W) compared with (h, t) and the state.
+    // [1, kLogpWord] (and the action's with the actions), the key's words
+    // [1, kChosenWord) compared with (h, t) and the state.
     bool unwritten = false, differs = false;
     for (int q = 0; q < kLaneWords; ++q) {
       const int i = lane + 32 * q;
-      const int stateWord = fromLane(word, (i - 3) & 31);
+      const int stateWord = fromLane(word, (i - kStateWord) & 31);
       const unsigned v = w[q] ^ kMark;
       if (w[q] == 0u &&
-          ((i >= 1 && i <= 3 + 2 * W) || (withAction && i == kActionWord)))
+          ((i >= 1 && i <= kLogpWord) || (withAction && i == kActionWord)))
         unwritten = true;
       if ((i == 1 && v != static_cast<unsigned>(k.relH)) ||
           (i == 2 && v != static_cast<unsigned>(k.relT)) ||
-          (i >= 3 && i < 3 + W && v != static_cast<unsigned>(stateWord)))
+          (i >= kStateWord && i < kChosenWord &&
+           v != static_cast<unsigned>(stateWord)))
         differs = true;
     }
     if (__any_sync(kFullWarp, unwritten)) {
@@ -376,15 +377,15 @@ __device__ __forceinline__ bool lookupWarp(int *table, unsigned mask, int word,
       return false; // being written (or never usable)
     }
     if (__any_sync(kFullWarp, differs)) continue; // another key, same hash
-    // The chosen state's word `lane` is entry word 3 + W + lane.
-    const int from = 3 + W + lane;
+    // The chosen state's word `lane` is entry word kChosenWord + lane.
+    const int from = kChosenWord + lane;
     int next = 0;
     for (int q = 0; q < kLaneWords; ++q) {
       const int v = static_cast<int>(fromLane(w[q], from & 31) ^ kMark);
       if (from / 32 == q) next = v;
     }
     nextWord = lane < W ? next : 0;
-    stepLogp = bitsFloat(entryWord<3 + 2 * W>(w) ^ kMark);
+    stepLogp = bitsFloat(entryWord<kLogpWord>(w) ^ kMark);
     if (withAction)
       stepAction = static_cast<int>(entryWord<kActionWord>(w) ^ kMark);
     return true;
@@ -397,11 +398,10 @@ __device__ __forceinline__ void publishWarp(int *table, int claim,
                                             int nextWord, float stepLogp,
                                             int stepAction, bool withAction) {
   const int lane = laneId();
-  int *entry =
-      table + static_cast<unsigned long long>(claim - 1) * kEntryWords;
-  if (lane < W) storeMarked(entry + 3 + W + lane, nextWord);
+  int *entry = tableEntry(table, claim - 1);
+  if (lane < W) storeMarked(entry + kChosenWord + lane, nextWord);
   if (lane == 0) {
-    storeMarked(entry + 3 + 2 * W, static_cast<int>(floatBits(stepLogp)));
+    storeMarked(entry + kLogpWord, static_cast<int>(floatBits(stepLogp)));
     if (withAction) storeMarked(entry + kActionWord, stepAction);
   }
 }
