@@ -1,6 +1,7 @@
 # Design study (docs/performance.md, "After row 39"): what one step policy
 # tile's chain is made of.
 #   python3 bench/proto/clock_policy.py in.pcb out.pcb [MAXGRID]
+#   python3 bench/proto/clock_policy.py --summary run.txt
 # in.pcb compiled with the step schedule from B = 4096 (one warp a block,
 # a block a listed tile: row 38). out.pcb's policy PTX reads %clock64 at
 # the kernel's first instruction, after the embedding's block barrier, at
@@ -17,7 +18,10 @@
 # (one `ret`, the first `bar.sync 0`, the release add), so it follows this tree's
 # generator and may need updating when that changes; it fails when a
 # marker is not found exactly once. The clock reads and the print add to
-# the launch (not to the cycles before the print).
+# the launch (not to the cycles before the print). --summary reads a run's
+# output (its CLKTILE lines) and prints each part's quartiles and maximum
+# by the launches' grid sizes.
+import collections
 import json
 import re
 import sys
@@ -122,7 +126,42 @@ def patch(ptx, maxgrid):
     return "\n".join(lines)
 
 
+TILE = re.compile(r"CLKTILE (\d+) of (\d+): embedded (-?\d+) layered (-?\d+) "
+                  r"arriving (-?\d+) end (-?\d+)")
+
+
+def quartiles(v):
+    v = sorted(v)
+    n = len(v)
+    if not n:
+        return "-"
+    return f"{v[n // 4]:>6} {v[n // 2]:>6} {v[(3 * n) // 4]:>6} max {v[-1]:>6}"
+
+
+def summary(path):
+    rows = [tuple(map(int, m.groups())) for m in TILE.finditer(open(path).read())]
+    grids = sorted(collections.Counter(r[1] for r in rows).items())
+    print(f"{len(rows)} blocks printed; launches by grid: {grids[:30]}")
+    for lo, hi in ((1, 4), (5, 40), (41, 400), (401, 2000), (2001, 1 << 31)):
+        sel = [r for r in rows if lo <= r[1] <= hi]
+        if not sel:
+            continue
+        # A block with rows passed every marker; one without returned at once.
+        busy = [r for r in sel if r[2] >= 0 and r[5] >= 0]
+        print(f"grid {lo}-{hi}: {len(sel)} blocks, {len(busy)} embedded "
+              "(quartiles, max; cycles)")
+        print(f"  no rows, entry to return {quartiles([r[5] for r in sel if r[2] < 0])}")
+        if busy:
+            print(f"  embed   {quartiles([r[2] for r in busy])}")
+            print(f"  layers  {quartiles([r[3] - r[2] for r in busy if r[3] >= 0])}")
+            print(f"  dot     {quartiles([r[4] - r[3] for r in busy if r[3] >= 0 and r[4] >= 0])}")
+            print(f"  arrive  {quartiles([r[5] - r[4] for r in busy if r[4] >= 0])}")
+            print(f"  total   {quartiles([r[5] for r in busy])}")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--summary":
+        return summary(sys.argv[2])
     src, dst = sys.argv[1], sys.argv[2]
     maxgrid = int(sys.argv[3]) if len(sys.argv) > 3 else 4
     bundle = json.load(open(src))

@@ -40,10 +40,10 @@ def patch(src):
               f'__device__ long long proofc_prof[16384 * {PER}];\n'
               '__device__ int proofc_prof_step;\n'
               'namespace proofc_engine_impl {\n')
-    # memo hits (advanceSlot's loop; b is the slot)
-    src = sub(src, 'for (int w = 0; w < W; ++w) words[w] = next[w];',
-              f'for (int w = 0; w < W; ++w) words[w] = next[w];\n'
-              f'    proofc_prof[b * {PER} + 5] += 1;')
+    # memo hits (advanceSlot's loop, either walk; b is the slot)
+    src = sub(src, '    walk.take(next);\n',
+              f'    walk.take(next);\n'
+              f'    if (walk.leader()) proofc_prof[b * {PER} + 5] += 1;\n')
     planned = '    sDone = pl.numFacts + pl.numRules == 0;\n  }\n  __syncthreads();\n'
     src = sub(src, planned, planned + f'  if (tid == 0) proofc_prof[b * {PER} + 2] = clock64();\n')
     src = sub(src, '    const int base = sNext;',

@@ -100,19 +100,150 @@ __device__ __forceinline__ int finishCandidate(int c, int status, int d,
   return next < N ? next : -1;
 }
 
-/// Ends the step of slot b: the state the policy chose, then (memo on,
-/// memoEntries > 0) every step the memo knows (memo.cu), while the slot's
-/// state, depth and log-probability stay in registers. A slot whose step
-/// missed has claimed an entry (memoClaims[b]); this publishes the policy's
-/// choice into it first. Returns 1 when the slot holds an active candidate
-/// afterwards (the same one, or the next from the pool). Thread 0 of a
-/// block, or one thread per slot. The persistent kernel's slot function
-/// passes `kept`, the slot's derived states in shared memory (read instead
-/// of derived[b]), and `stateCopy`, which gets the new state instead of
-/// state[b] (nothing reads state[b] there after the kernel's first copy).
-/// With actionsD > 0 (the run records the actions, docs/proofs.md) every
-/// step the slot takes, computed or from the memo, writes its action to
-/// outActions[c * actionsD + depth before the step]; with 0, nothing.
+/// A slot's state as one thread holds it, all W words in registers: slot.cu's
+/// persistent slot function (whose `kept`, the slot's derived states in
+/// shared memory, are read instead of derived[b], and whose `stateCopy` gets
+/// the new state instead of state[b]: nothing reads state[b] there after the
+/// kernel's first copy), and the step schedule's advance-engine where a
+/// key's words outnumber a warp's lanes. advanceSlot's walk calls these; a
+/// walk's leader writes the slot's scalars.
+struct ThreadWalk {
+  const int *kept = nullptr;
+  int *stateCopy = nullptr;
+  int words[W];
+
+  __device__ __forceinline__ bool leader() const { return true; }
+  /// The leader's v (here the thread's own).
+  __device__ __forceinline__ int uniform(int v) const { return v; }
+  /// The state the policy chose: action a of slot b.
+  __device__ __forceinline__ void loadChosen(const int *derived, int b,
+                                             int a) {
+    // All loads first, then the stores: the compiler cannot tell that
+    // state and derived do not overlap, so a load-store loop would wait
+    // for each load in turn (W round trips to L2 instead of one).
+    const int *chosen = kept ? kept + a * W
+                             : derived + (static_cast<long long>(b) * S + a) * W;
+    for (int w = 0; w < W; ++w) words[w] = chosen[w];
+  }
+  /// The state the slot holds (it waited: no action to apply).
+  __device__ __forceinline__ void loadHeld(const int *state, int b) {
+    const int *held = state + b * W;
+    for (int w = 0; w < W; ++w) words[w] = held[w];
+  }
+  __device__ __forceinline__ int firstPred() const { return words[0]; }
+  /// Candidate c's start state; (h, r, t) its triple.
+  __device__ __forceinline__ void start(const int *pool, int c, int &h, int &r,
+                                        int &t) {
+    startState(words, pool, c);
+    r = words[0];
+    h = words[1];
+    t = words[2];
+  }
+  __device__ __forceinline__ void publish(int *memo, int claim, float step,
+                                          int stepAction, bool record) const {
+    proofc_memo::publish(memo, claim, words, step, stepAction, record);
+  }
+  /// The chosen state of a memo hit.
+  struct Next {
+    int words[W];
+  };
+  /// The memo's key of this state for candidate (h, r, t).
+  __device__ __forceinline__ proofc_memo::Key key(int h, int r, int t) const {
+    return proofc_memo::makeKey(words, h, r, t);
+  }
+  /// The memo's step from this state (memo.cu's lookup): on a hit, true and
+  /// the chosen state in `next`.
+  __device__ __forceinline__ bool lookup(int *memo, unsigned mask,
+                                         const proofc_memo::Key &key,
+                                         Next &next, float &step,
+                                         int &stepAction, bool record,
+                                         int &claim, bool &pending) const {
+    return proofc_memo::lookup(memo, mask, words, key, next.words, step,
+                               stepAction, record, claim, pending);
+  }
+  /// Moves to the chosen state of a hit.
+  __device__ __forceinline__ void take(const Next &next) {
+    for (int w = 0; w < W; ++w) words[w] = next.words[w];
+  }
+  __device__ __forceinline__ void store(int *state, int b) const {
+    int *st = stateCopy ? stateCopy : state + b * W;
+    for (int w = 0; w < W; ++w) st[w] = words[w];
+  }
+};
+
+#if PROOFC_WARP_MEMO
+/// A slot's state as the 32 lanes of one warp hold it, lane i word i (0 past
+/// W), with memo.cu's warp lookups: the step schedule's fused advance-engine
+/// (step.cu), whose block derives after it. Every lane walks alike, with the
+/// same slot; lane 0 leads (the outcome, the slot's depth, log-probability,
+/// candidate and claim, the actions). Why a warp: the thread's walk holds
+/// the state, the next state and a whole entry in registers, 120 a thread
+/// where the derive needs 43-47, which left the advance-engine 16 blocks an
+/// SM (docs/performance.md, "The advance-engine by Nsight Compute"); a lane
+/// holds a word of each. The slot's steps, outcome and stores are the
+/// thread walk's bit for bit (the emulated plans and the GPU tests compare
+/// them with the host backend).
+struct WarpWalk {
+  int lane = proofc_memo::laneId();
+  unsigned factor = proofc_engine_impl::hashFactor(lane); // of word `lane`
+  int word = 0; // the state's word `lane` (0 past W)
+
+  __device__ __forceinline__ bool leader() const { return lane == 0; }
+  /// The leader's v, in every lane.
+  __device__ __forceinline__ int uniform(int v) const {
+    return proofc_memo::fromLane(v, 0);
+  }
+  __device__ __forceinline__ void loadChosen(const int *derived, int b,
+                                             int a) {
+    if (lane < W) word = derived[(static_cast<long long>(b) * S + a) * W + lane];
+  }
+  __device__ __forceinline__ void loadHeld(const int *state, int b) {
+    if (lane < W) word = state[b * W + lane];
+  }
+  __device__ __forceinline__ int firstPred() const {
+    return proofc_memo::fromLane(word, 0);
+  }
+  __device__ __forceinline__ void start(const int *pool, int c, int &h, int &r,
+                                        int &t) {
+    candidateTriple(pool, c, h, r, t);
+    word = startWord(lane, h, r, t);
+  }
+  __device__ __forceinline__ void publish(int *memo, int claim, float step,
+                                          int stepAction, bool record) const {
+    proofc_memo::publishWarp(memo, claim, word, step, stepAction, record);
+  }
+  /// The chosen state's word `lane` of a memo hit.
+  struct Next {
+    int word = 0;
+  };
+  __device__ __forceinline__ proofc_memo::Key key(int h, int r, int t) const {
+    return proofc_memo::makeKeyWarp(word, factor, h, r, t);
+  }
+  __device__ __forceinline__ bool lookup(int *memo, unsigned mask,
+                                         const proofc_memo::Key &key,
+                                         Next &next, float &step,
+                                         int &stepAction, bool record,
+                                         int &claim, bool &pending) const {
+    return proofc_memo::lookupWarp(memo, mask, word, key, next.word, step,
+                                   stepAction, record, claim, pending);
+  }
+  __device__ __forceinline__ void take(const Next &next) { word = next.word; }
+  __device__ __forceinline__ void store(int *state, int b) const {
+    if (lane < W) state[b * W + lane] = word;
+  }
+};
+#endif // PROOFC_WARP_MEMO
+
+/// Ends the step of slot b, whose state `walk` holds (a ThreadWalk, or a
+/// warp's WarpWalk, every lane calling with the same b): the state the
+/// policy chose, then (memo on, memoEntries > 0) every step the memo knows
+/// (memo.cu), while the slot's state, depth and log-probability stay in
+/// registers. A slot whose step missed has claimed an entry (memoClaims[b]);
+/// this publishes the policy's choice into it first. Returns 1 when the slot
+/// holds an active candidate afterwards (the same one, or the next from the
+/// pool). With actionsD > 0 (the run records the actions, docs/proofs.md)
+/// every step the slot takes, computed or from the memo, writes its action
+/// to outActions[c * actionsD + depth before the step]; with 0, nothing.
 ///
 /// Compiled with -DPROOFC_MEMO_WAITS=n > 0 (the step schedule's fused
 /// advance-engine, `memo-max-waits`): a slot whose step another slot is
@@ -130,13 +261,14 @@ __device__ __forceinline__ int finishCandidate(int c, int status, int d,
 /// waiting would hold the block. With `mayWait` false a slot does not wait
 /// this step (the step before the tail hand-off, step.cu): a slot that
 /// waited resumes at its state's lookup and computes the step itself.
+template <typename Walk>
 __device__ __forceinline__ int advanceSlot(
-    int b, const int *pool, int N, int D, int R, const int *derived,
-    const int *count, const int *action, const float *actionLogp, int *state,
-    int *slotCand, int *depth, float *logp, int *nextCand, int *outStatus,
-    int *outDepth, float *outLogp, int *outActions, int actionsD, int *memo,
-    int *memoClaims, int memoEntries, const int *kept = nullptr,
-    int *stateCopy = nullptr, bool mayWait = true) {
+    Walk &walk, int b, const int *pool, int N, int D, int R,
+    const int *derived, const int *count, const int *action,
+    const float *actionLogp, int *state, int *slotCand, int *depth,
+    float *logp, int *nextCand, int *outStatus, int *outDepth, float *outLogp,
+    int *outActions, int actionsD, int *memo, int *memoClaims,
+    int memoEntries, bool mayWait = true) {
   constexpr int kMaxWaits = PROOFC_MEMO_WAITS;
   int c = slotCand[b];
   if (c < 0) return 0;
@@ -146,23 +278,16 @@ __device__ __forceinline__ int advanceSlot(
   int claim = 0, waits = 0;
   if (kMaxWaits > 0) readClaim(memoClaims, b, memoEntries, claim, waits);
   bool apply = waits == 0;
-  int words[W];
   float step = 0.f;
   int stepAction = 0;
   if (apply) {
     const int a = action[b];
     if (a < 0 || a >= count[b]) __trap(); // the policy broke its contract
-    // All loads first, then the stores: the compiler cannot tell that
-    // state and derived do not overlap, so a load-store loop would wait
-    // for each load in turn (W round trips to L2 instead of one).
-    const int *chosen = kept ? kept + a * W
-                             : derived + (static_cast<long long>(b) * S + a) * W;
-    for (int w = 0; w < W; ++w) words[w] = chosen[w];
+    walk.loadChosen(derived, b, a);
     step = actionLogp[b];
     stepAction = a;
   } else {
-    const int *held = state + b * W;
-    for (int w = 0; w < W; ++w) words[w] = held[w];
+    walk.loadHeld(state, b);
   }
   const bool record = actionsD > 0;
   float lp = logp[b];
@@ -173,29 +298,29 @@ __device__ __forceinline__ int advanceSlot(
   if (memoEntries > 0) candidateTriple(pool, c, h, r, t);
   const unsigned mask = static_cast<unsigned>(memoEntries) - 1u;
   if (kMaxWaits == 0) claim = memoEntries > 0 ? memoClaims[b] : 0;
-  if (claim) proofc_memo::publish(memo, claim, words, step, stepAction, record);
+  if (claim) walk.publish(memo, claim, step, stepAction, record);
   const int cand0 = c;
   int active = 1;
   int waited = 0; // memoClaims[b]'s wait count when the slot waits now
   for (;;) {
     if (apply) {
-      if (record)
+      if (record && walk.leader())
         outActions[static_cast<long long>(c) * actionsD + d] = stepAction;
       lp += step;
       ++d;
-      const int status = terminalStatus(words[0], d, R, D);
+      const int status = terminalStatus(walk.firstPred(), d, R, D);
       if (status >= 0) {
-        c = finishCandidate(c, status, d, lp, N, nextCand, outStatus,
-                            outDepth, outLogp);
+        int next = 0;
+        if (walk.leader())
+          next = finishCandidate(c, status, d, lp, N, nextCand, outStatus,
+                                 outDepth, outLogp);
+        c = walk.uniform(next);
         if (c < 0) {
           active = 0;
           claim = 0;
           break;
         }
-        startState(words, pool, c);
-        r = words[0];
-        h = words[1];
-        t = words[2];
+        walk.start(pool, c, h, r, t);
         d = 0;
         lp = 0.f;
       }
@@ -207,118 +332,18 @@ __device__ __forceinline__ int advanceSlot(
       waits = 0; // a new state: its own waits
     }
     apply = true;
-    const proofc_memo::Key key = proofc_memo::makeKey(words, h, r, t);
-    int next[W];
+    const proofc_memo::Key key = walk.key(h, r, t);
+    typename Walk::Next next;
     bool pending = false;
-    if (!proofc_memo::lookup(memo, mask, words, key, next, step, stepAction,
-                             record, claim, pending)) {
+    if (!walk.lookup(memo, mask, key, next, step, stepAction, record, claim,
+                     pending)) {
       if (pending && waits < kMaxWaits && mayWait) waited = waits + 1;
       break;
     }
-    for (int w = 0; w < W; ++w) words[w] = next[w];
+    walk.take(next);
   }
-  int *st = stateCopy ? stateCopy : state + b * W;
-  for (int w = 0; w < W; ++w) st[w] = words[w];
-  depth[b] = d;
-  logp[b] = lp;
-  if (c != cand0) slotCand[b] = c;
-  if (memoEntries > 0) memoClaims[b] = claimWord(waited, claim);
-  return active;
-}
-#if PROOFC_WARP_MEMO
-/// advanceSlot by the 32 lanes of one warp (every lane calls it, with the
-/// same b): the step schedule's fused advance-engine (step.cu), whose block
-/// derives after it. Lane i holds word i of the slot's state and the memo's
-/// lookups are memo.cu's warp functions; lane 0 writes the scalars (the
-/// outcome, the slot's depth, log-probability, candidate and claim, the
-/// actions), every lane computes them alike. Why a warp: the thread's walk
-/// holds the state, the next state and a whole entry in registers, 120 a
-/// thread where the derive needs 43-47, which left the advance-engine 16
-/// blocks an SM (docs/performance.md, "The advance-engine by Nsight
-/// Compute"); a lane holds a word of each. The slot's steps, outcome and
-/// stores are advanceSlot's bit for bit (the emulated plans and the GPU
-/// tests compare them with the host backend).
-__device__ __forceinline__ int advanceSlotWarp(
-    int b, const int *pool, int N, int D, int R, const int *derived,
-    const int *count, const int *action, const float *actionLogp, int *state,
-    int *slotCand, int *depth, float *logp, int *nextCand, int *outStatus,
-    int *outDepth, float *outLogp, int *outActions, int actionsD, int *memo,
-    int *memoClaims, int memoEntries, bool mayWait = true) {
-  using proofc_memo::fromLane;
-  constexpr int kMaxWaits = PROOFC_MEMO_WAITS;
-  const int lane = proofc_memo::laneId();
-  int c = slotCand[b];
-  if (c < 0) return 0;
-  int claim = 0, waits = 0;
-  if (kMaxWaits > 0) readClaim(memoClaims, b, memoEntries, claim, waits);
-  bool apply = waits == 0;
-  int word = 0; // the state's word `lane` (0 past W)
-  float step = 0.f;
-  int stepAction = 0;
-  if (apply) {
-    const int a = action[b];
-    if (a < 0 || a >= count[b]) __trap(); // the policy broke its contract
-    if (lane < W) word = derived[(static_cast<long long>(b) * S + a) * W + lane];
-    step = actionLogp[b];
-    stepAction = a;
-  } else if (lane < W) {
-    word = state[b * W + lane];
-  }
-  const bool record = actionsD > 0;
-  float lp = logp[b];
-  int d = depth[b];
-  int h = 0, r = 0, t = 0;
-  if (memoEntries > 0) candidateTriple(pool, c, h, r, t);
-  const unsigned mask = static_cast<unsigned>(memoEntries) - 1u;
-  const unsigned factor = proofc_engine_impl::hashFactor(lane);
-  if (kMaxWaits == 0) claim = memoEntries > 0 ? memoClaims[b] : 0;
-  if (claim)
-    proofc_memo::publishWarp(memo, claim, word, step, stepAction, record);
-  const int cand0 = c;
-  int active = 1;
-  int waited = 0;
-  for (;;) {
-    if (apply) {
-      if (record && lane == 0)
-        outActions[static_cast<long long>(c) * actionsD + d] = stepAction;
-      lp += step;
-      ++d;
-      const int status = terminalStatus(fromLane(word, 0), d, R, D);
-      if (status >= 0) {
-        int next = 0;
-        if (lane == 0)
-          next = finishCandidate(c, status, d, lp, N, nextCand, outStatus,
-                                 outDepth, outLogp);
-        c = fromLane(next, 0);
-        if (c < 0) {
-          active = 0;
-          claim = 0;
-          break;
-        }
-        candidateTriple(pool, c, h, r, t);
-        word = startWord(lane, h, r, t);
-        d = 0;
-        lp = 0.f;
-      }
-      if (memoEntries <= 0 || d == 0) {
-        claim = 0;
-        break;
-      }
-      waits = 0;
-    }
-    apply = true;
-    const proofc_memo::Key key = proofc_memo::makeKeyWarp(word, factor, h, r, t);
-    int nextWord = 0;
-    bool pending = false;
-    if (!proofc_memo::lookupWarp(memo, mask, word, key, nextWord, step,
-                                 stepAction, record, claim, pending)) {
-      if (pending && waits < kMaxWaits && mayWait) waited = waits + 1;
-      break;
-    }
-    word = nextWord;
-  }
-  if (lane < W) state[b * W + lane] = word;
-  if (lane == 0) {
+  walk.store(state, b);
+  if (walk.leader()) {
     depth[b] = d;
     logp[b] = lp;
     if (c != cand0) slotCand[b] = c;
@@ -326,7 +351,6 @@ __device__ __forceinline__ int advanceSlotWarp(
   }
   return active;
 }
-#endif // PROOFC_WARP_MEMO
 } // namespace proofc_step
 
 #endif // PROOFC_ADVANCE_CU

@@ -31,8 +31,9 @@
 // the hashes of the others, so a hit on the first entry, and a miss in a
 // full table, cost one round trip; a later entry, a second.
 //
-// advance.cu's advanceSlot calls these (one thread per slot), its
-// advanceSlotWarp their warp forms below (a slot's 32 lanes). Plain CUDA
+// advance.cu's advanceSlot calls these through its ThreadWalk (one thread
+// per slot), or their warp forms below through its WarpWalk (a slot's 32
+// lanes); both lookups are probeEntries' protocol. Plain CUDA
 // C++ with inline PTX (relaxed loads and stores at GPU scope, sm_70+), no
 // includes of its own: step.cu and slot.cu include engine.cu (whose state
 // hash it extends) before it; compiled by NVRTC with -DPROOFC_A=... The
@@ -163,36 +164,35 @@ __device__ __forceinline__ float bitsFloat(unsigned u) {
 #endif
 }
 
-/// Looks up state g under key k. On a hit copies the chosen state into
-/// `next`, its log-probability into `stepLogp` and, when `withAction` (the
-/// run records the actions), the action into `stepAction`, and returns
-/// true. On a miss returns false and sets `claim` to the entry it claimed
-/// plus one (the caller publishes into it after the step), or 0, and
-/// `pending` to whether an entry of this hash is claimed and not yet
-/// written (another slot computes the step, or one of the same hash).
-__device__ __forceinline__ bool lookup(int *table, unsigned mask,
-                                       const int *g, const Key &k, int *next,
-                                       float &stepLogp, int &stepAction,
-                                       bool withAction, int &claim,
-                                       bool &pending) {
+/// The probe protocol of both lookups, a thread's (ThreadProbe) and a
+/// warp's (WarpProbe, every lane calling alike): the first round of loads
+/// reads the first entry whole and the other probes' hashes; an empty entry
+/// is claimed (atomicCAS of the hash) and the key written into it, unless
+/// another slot just claimed it, with this hash (the step is pending) or
+/// another; an entry of this hash is read (a second round for a later
+/// probe) and is pending while a word of it is unwritten, passed over when
+/// its key differs, else the hit. Returns true on a hit (the probe's `hit`
+/// has copied its step out); on a miss `claim` is the entry claimed plus
+/// one, or 0, and `pending` whether an entry of this hash is claimed and
+/// not yet written (another slot computes the step, or one of the same
+/// hash). `step` are where the probe's `hit` copies the step to.
+template <typename Probe, typename... Step>
+__device__ __forceinline__ bool probeEntries(Probe &probe, int *table,
+                                             unsigned mask, const Key &k,
+                                             bool withAction, int &claim,
+                                             bool &pending, Step &&...step) {
   claim = 0;
   pending = false;
   const unsigned first = k.hash & mask;
   auto entryAt = [&](int j) { return tableEntry(table, (first + j) & mask); };
-  unsigned w[kEntryWords], hashes[kProbes];
-  loadEntry(entryAt(0), w);
-  hashes[0] = w[0];
-  for (int j = 1; j < kProbes; ++j) hashes[j] = loadWord(entryAt(j));
+  probe.loadFirst(entryAt);
   for (int j = 0; j < kProbes; ++j) {
     int *entry = entryAt(j);
-    unsigned hash = hashes[j];
+    unsigned hash = probe.hash(j);
     if (hash == 0u) {
-      hash = static_cast<unsigned>(
-          atomicCAS(reinterpret_cast<unsigned *>(entry), 0u, k.hash));
+      hash = probe.claimEmpty(entry, k.hash);
       if (hash == 0u) { // claimed: the key now, the value after the step
-        storeMarked(entry + 1, k.relH);
-        storeMarked(entry + 2, k.relT);
-        for (int i = 0; i < W; ++i) storeMarked(entry + kStateWord + i, g[i]);
+        probe.writeKey(entry, k);
         claim = static_cast<int>((first + j) & mask) + 1;
         return false;
       }
@@ -203,33 +203,90 @@ __device__ __forceinline__ bool lookup(int *table, unsigned mask,
       continue;
     }
     if (hash != k.hash) continue;
-    if (j > 0) loadEntry(entry, w);
-    // Both checks as trees (proofc_engine_impl::reduceTree): a hit's
-    // latency is one round trip plus these.
-    using proofc_engine_impl::reduceTree;
-    constexpr int kWords = kLogpWord; // after the hash, to the log-probability
-    unsigned low[kWords], diff[2 + W];
-    for (int i = 0; i < kWords; ++i) low[i] = w[1 + i];
-    if (reduceTree<kWords>(low, [](unsigned a, unsigned b) {
-          return a < b ? a : b;
-        }) == 0u ||
-        (withAction && w[kActionWord] == 0u)) {
+    if (j > 0) probe.load(entry);
+    if (probe.unwritten(withAction)) {
       pending = true;
       return false; // being written (or never usable)
     }
+    if (probe.differs(k)) continue; // another key with the same hash
+    probe.hit(withAction, step...);
+    return true;
+  }
+  return false;
+}
+
+/// A thread's probe of state g: the entries' words in its registers.
+struct ThreadProbe {
+  const int *g;
+  unsigned w[kEntryWords], hashes[kProbes]; // loaded before they are read
+
+  __device__ __forceinline__ explicit ThreadProbe(const int *g) : g(g) {}
+  template <typename EntryAt>
+  __device__ __forceinline__ void loadFirst(EntryAt entryAt) {
+    loadEntry(entryAt(0), w);
+    hashes[0] = w[0];
+    for (int j = 1; j < kProbes; ++j) hashes[j] = loadWord(entryAt(j));
+  }
+  __device__ __forceinline__ unsigned hash(int j) const { return hashes[j]; }
+  __device__ __forceinline__ unsigned claimEmpty(int *entry,
+                                                 unsigned hash) const {
+    return static_cast<unsigned>(
+        atomicCAS(reinterpret_cast<unsigned *>(entry), 0u, hash));
+  }
+  __device__ __forceinline__ void writeKey(int *entry, const Key &k) const {
+    storeMarked(entry + 1, k.relH);
+    storeMarked(entry + 2, k.relT);
+    for (int i = 0; i < W; ++i) storeMarked(entry + kStateWord + i, g[i]);
+  }
+  __device__ __forceinline__ void load(const int *entry) {
+    loadEntry(entry, w);
+  }
+  // Both checks as trees (proofc_engine_impl::reduceTree): a hit's latency
+  // is one round trip plus these.
+  __device__ __forceinline__ bool unwritten(bool withAction) const {
+    using proofc_engine_impl::reduceTree;
+    constexpr int kWords = kLogpWord; // after the hash, to the log-probability
+    unsigned low[kWords];
+    for (int i = 0; i < kWords; ++i) low[i] = w[1 + i];
+    return reduceTree<kWords>(low, [](unsigned a, unsigned b) {
+             return a < b ? a : b;
+           }) == 0u ||
+           (withAction && w[kActionWord] == 0u);
+  }
+  __device__ __forceinline__ bool differs(const Key &k) const {
+    using proofc_engine_impl::reduceTree;
+    unsigned diff[2 + W];
     diff[0] = w[1] ^ kMark ^ static_cast<unsigned>(k.relH);
     diff[1] = w[2] ^ kMark ^ static_cast<unsigned>(k.relT);
     for (int i = 0; i < W; ++i)
       diff[2 + i] = w[kStateWord + i] ^ kMark ^ static_cast<unsigned>(g[i]);
-    if (reduceTree<2 + W>(diff, [](unsigned a, unsigned b) { return a | b; }))
-      continue; // another key with the same hash
+    return reduceTree<2 + W>(diff,
+                             [](unsigned a, unsigned b) { return a | b; }) !=
+           0u;
+  }
+  __device__ __forceinline__ void hit(bool withAction, int *next,
+                                      float &stepLogp, int &stepAction) const {
     for (int i = 0; i < W; ++i)
       next[i] = static_cast<int>(w[kChosenWord + i] ^ kMark);
     stepLogp = bitsFloat(w[kLogpWord] ^ kMark);
     if (withAction) stepAction = static_cast<int>(w[kActionWord] ^ kMark);
-    return true;
   }
-  return false;
+};
+
+/// Looks up state g under key k (probeEntries). On a hit copies the chosen
+/// state into `next`, its log-probability into `stepLogp` and, when
+/// `withAction` (the run records the actions), the action into
+/// `stepAction`, and returns true. On a miss returns false and sets `claim`
+/// to the entry it claimed plus one (the caller publishes into it after the
+/// step), or 0, and `pending` to whether the step is pending.
+__device__ __forceinline__ bool lookup(int *table, unsigned mask,
+                                       const int *g, const Key &k, int *next,
+                                       float &stepLogp, int &stepAction,
+                                       bool withAction, int &claim,
+                                       bool &pending) {
+  ThreadProbe probe(g);
+  return probeEntries(probe, table, mask, k, withAction, claim, pending, next,
+                      stepLogp, stepAction);
 }
 
 /// Publishes the step of claimed entry `claim - 1`: to state `next` with
@@ -248,8 +305,8 @@ __device__ __forceinline__ void publish(int *table, int claim, const int *next,
 }
 
 // ---------------------------------------------------------------------------
-// The same by the 32 lanes of one warp (advance.cu's advanceSlotWarp, the
-// step schedule's advance-engine): lane i holds word i of the state, and an
+// The same by the 32 lanes of one warp (advance.cu's WarpWalk, the step
+// schedule's advance-engine): lane i holds word i of the state, and an
 // entry's words i, i + 32, ... (kLaneWords), so an entry is read in one
 // coalesced round of loads; the key's hash is a sum of a word a lane
 // (engine.cu's hashWords, whose sum may be taken in any order), and the
@@ -311,73 +368,72 @@ __device__ __forceinline__ unsigned entryWord(const unsigned (&w)[kLaneWords]) {
   return fromLane(w[i / 32], i % 32);
 }
 
-/// lookup() by a warp: `word` is the state's word `lane` (0 past W), and on
-/// a hit `nextWord` gets the chosen state's word `lane` (0 past W).
-__device__ __forceinline__ bool lookupWarp(int *table, unsigned mask, int word,
-                                           const Key &k, int &nextWord,
-                                           float &stepLogp, int &stepAction,
-                                           bool withAction, int &claim,
-                                           bool &pending) {
-  claim = 0;
-  pending = false;
-  const int lane = laneId();
-  const unsigned first = k.hash & mask;
-  auto entryAt = [&](int j) { return tableEntry(table, (first + j) & mask); };
-  // The first entry whole and the other probes' hashes (lanes 1 ..
-  // kProbes - 1), in one round of loads.
-  unsigned w[kLaneWords];
-  loadEntryLanes(entryAt(0), w);
-  const unsigned probeHash =
-      lane > 0 && lane < kProbes ? loadWord(entryAt(lane)) : 0u;
-  for (int j = 0; j < kProbes; ++j) {
-    int *entry = entryAt(j);
-    unsigned hash = fromLane(j == 0 ? w[0] : probeHash, j);
-    if (hash == 0u) {
-      unsigned old = 0u;
-      if (lane == 0)
-        old = static_cast<unsigned>(
-            atomicCAS(reinterpret_cast<unsigned *>(entry), 0u, k.hash));
-      hash = fromLane(old, 0);
-      if (hash == 0u) { // claimed: the key now, a word a lane
-        if (lane == 0) {
-          storeMarked(entry + 1, k.relH);
-          storeMarked(entry + 2, k.relT);
-        }
-        if (lane < W) storeMarked(entry + kStateWord + lane, word);
-        claim = static_cast<int>((first + j) & mask) + 1;
-        return false;
-      }
-      if (hash == k.hash) { // just claimed by another slot
-        pending = true;
-        return false;
-      }
-      continue;
+/// A warp's probe of the state whose word `lane` is `word` (0 past W): lane
+/// i holds an entry's words i, i + 32, ... (kLaneWords), the other probes'
+/// hashes in lanes 1 .. kProbes - 1; lane 0 claims, the lanes write the key
+/// a word each, the checks are votes.
+struct WarpProbe {
+  int word;
+  int lane = laneId();
+  unsigned w[kLaneWords], probeHash; // loaded before they are read
+
+  __device__ __forceinline__ explicit WarpProbe(int word) : word(word) {}
+  template <typename EntryAt>
+  __device__ __forceinline__ void loadFirst(EntryAt entryAt) {
+    loadEntryLanes(entryAt(0), w);
+    probeHash = lane > 0 && lane < kProbes ? loadWord(entryAt(lane)) : 0u;
+  }
+  __device__ __forceinline__ unsigned hash(int j) const {
+    return fromLane(j == 0 ? w[0] : probeHash, j);
+  }
+  __device__ __forceinline__ unsigned claimEmpty(int *entry,
+                                                 unsigned hash) const {
+    unsigned old = 0u;
+    if (lane == 0)
+      old = static_cast<unsigned>(
+          atomicCAS(reinterpret_cast<unsigned *>(entry), 0u, hash));
+    return fromLane(old, 0);
+  }
+  __device__ __forceinline__ void writeKey(int *entry, const Key &k) const {
+    if (lane == 0) {
+      storeMarked(entry + 1, k.relH);
+      storeMarked(entry + 2, k.relT);
     }
-    if (hash != k.hash) continue;
-    if (j > 0) loadEntryLanes(entry, w);
-    // Word i of the entry (lane i % 32, w[i / 32]): unwritten when 0 in
-    // [1, kLogpWord] (and the action's with the actions), the key's words
-    // [1, kChosenWord) compared with (h, t) and the state.
-    bool unwritten = false, differs = false;
+    if (lane < W) storeMarked(entry + kStateWord + lane, word);
+  }
+  __device__ __forceinline__ void load(const int *entry) {
+    loadEntryLanes(entry, w);
+  }
+  // Word i of the entry is lane i % 32's w[i / 32]: unwritten when 0 in
+  // [1, kLogpWord] (and the action's with the actions); the key's words
+  // [1, kChosenWord) are compared with (h, t) and the state.
+  __device__ __forceinline__ bool unwritten(bool withAction) const {
+    bool any = false;
+    for (int q = 0; q < kLaneWords; ++q) {
+      const int i = lane + 32 * q;
+      if (w[q] == 0u &&
+          ((i >= 1 && i <= kLogpWord) || (withAction && i == kActionWord)))
+        any = true;
+    }
+    return __any_sync(kFullWarp, any);
+  }
+  __device__ __forceinline__ bool differs(const Key &k) const {
+    bool any = false;
     for (int q = 0; q < kLaneWords; ++q) {
       const int i = lane + 32 * q;
       const int stateWord = fromLane(word, (i - kStateWord) & 31);
       const unsigned v = w[q] ^ kMark;
-      if (w[q] == 0u &&
-          ((i >= 1 && i <= kLogpWord) || (withAction && i == kActionWord)))
-        unwritten = true;
       if ((i == 1 && v != static_cast<unsigned>(k.relH)) ||
           (i == 2 && v != static_cast<unsigned>(k.relT)) ||
           (i >= kStateWord && i < kChosenWord &&
            v != static_cast<unsigned>(stateWord)))
-        differs = true;
+        any = true;
     }
-    if (__any_sync(kFullWarp, unwritten)) {
-      pending = true;
-      return false; // being written (or never usable)
-    }
-    if (__any_sync(kFullWarp, differs)) continue; // another key, same hash
-    // The chosen state's word `lane` is entry word kChosenWord + lane.
+    return __any_sync(kFullWarp, any);
+  }
+  /// The chosen state's word `lane` is entry word kChosenWord + lane.
+  __device__ __forceinline__ void hit(bool withAction, int &nextWord,
+                                      float &stepLogp, int &stepAction) const {
     const int from = kChosenWord + lane;
     int next = 0;
     for (int q = 0; q < kLaneWords; ++q) {
@@ -388,9 +444,20 @@ __device__ __forceinline__ bool lookupWarp(int *table, unsigned mask, int word,
     stepLogp = bitsFloat(entryWord<kLogpWord>(w) ^ kMark);
     if (withAction)
       stepAction = static_cast<int>(entryWord<kActionWord>(w) ^ kMark);
-    return true;
   }
-  return false;
+};
+
+/// lookup() by a warp (probeEntries with a WarpProbe): `word` is the
+/// state's word `lane` (0 past W), and on a hit `nextWord` gets the chosen
+/// state's word `lane` (0 past W).
+__device__ __forceinline__ bool lookupWarp(int *table, unsigned mask, int word,
+                                           const Key &k, int &nextWord,
+                                           float &stepLogp, int &stepAction,
+                                           bool withAction, int &claim,
+                                           bool &pending) {
+  WarpProbe probe(word);
+  return probeEntries(probe, table, mask, k, withAction, claim, pending,
+                      nextWord, stepLogp, stepAction);
 }
 
 /// publish() by a warp: `nextWord` is the chosen state's word `lane`.

@@ -83,9 +83,13 @@ proofc_slot_advance_engine(int b, const unsigned long long *args) {
       scratch.sG, scratch.sKept, ptr<int>(args, kSlotAction),
       ptr<float>(args, kSlotActionLogp));
 #endif
-  if (threadIdx.x == 0)
+  if (threadIdx.x == 0) {
+    // The slot's derived states and its state in shared memory.
+    proofc_step::ThreadWalk walk;
+    walk.kept = scratch.sKept;
+    walk.stateCopy = scratch.sG;
     sActive = proofc_step::advanceSlot(
-        b, pool, i32(args, kSlotN), i32(args, kSlotD), R, derived, count,
+        walk, b, pool, i32(args, kSlotN), i32(args, kSlotD), R, derived, count,
         ptr<const int>(args, kSlotAction),
         ptr<const float>(args, kSlotActionLogp), state, slotCand,
         ptr<int>(args, kSlotDepth), ptr<float>(args, kSlotLogp),
@@ -93,7 +97,8 @@ proofc_slot_advance_engine(int b, const unsigned long long *args) {
         ptr<int>(args, kSlotOutDepth), ptr<float>(args, kSlotOutLogp),
         ptr<int>(args, kSlotOutActions), i32(args, kSlotActionsD),
         ptr<int>(args, kSlotMemo), ptr<int>(args, kSlotMemoClaims),
-        i32(args, kSlotMemoEntries), scratch.sKept, scratch.sG);
+        i32(args, kSlotMemoEntries));
+  }
   // Also makes thread 0's stores to the state (scratch.sG) and slotCand[b]
   // visible to the block, which derives from them.
   __syncthreads();

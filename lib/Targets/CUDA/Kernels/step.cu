@@ -18,7 +18,7 @@
 //    PolicyGridWord), and, where it names the next advance-engine's, that
 //    one's (EngineGridWord: a block per slot still active). Its advance,
 //    by the block's first warp (a state word a lane, advance.cu's
-//    advanceSlotWarp), takes the steps the step memo knows (memo.cu) at
+//    WarpWalk), takes the steps the step memo knows (memo.cu) at
 //    once.
 // proofc_finish ends the proof loop of the persistent schedule, whose one
 // policy kernel has run every slot to the end (slot.cu). A module defines
@@ -198,11 +198,13 @@ proofc_advance(PROOFC_ABI_PARAMS(PROOFC_ABI_ADVANCE_ARGS)) {
   __syncthreads();
 
   int active = 0;
-  for (int b = threadIdx.x; b < B; b += blockDim.x)
-    active += advanceSlot(b, pool, N, D, R, derived, count, action, actionLogp,
-                          state, slotCand, depth, logp, nextCand, outStatus,
-                          outDepth, outLogp, outActions, actionsD, nullptr,
-                          nullptr, 0);
+  for (int b = threadIdx.x; b < B; b += blockDim.x) {
+    ThreadWalk walk;
+    active += advanceSlot(walk, b, pool, N, D, R, derived, count, action,
+                          actionLogp, state, slotCand, depth, logp, nextCand,
+                          outStatus, outDepth, outLogp, outActions, actionsD,
+                          nullptr, nullptr, 0);
+  }
   if (active) atomicAdd(&sActive, active);
   __syncthreads();
   if (threadIdx.x == 0)
@@ -243,30 +245,27 @@ extern "C" __global__ void proofc_advance_engine(
         const_cast<int *>(action), const_cast<float *>(actionLogp));
 #endif
   __shared__ int sActive, sWaiting;
-  // The advance by the block's first warp (advance.cu's advanceSlotWarp:
-  // a state word a lane), or by thread 0 where a key's words outnumber the
-  // lanes (A > 10, memo.cu's PROOFC_WARP_MEMO).
+  // The advance by the block's first warp (advance.cu's WarpWalk: a state
+  // word a lane), or by thread 0 (ThreadWalk) where a key's words outnumber
+  // the lanes (A > 10, memo.cu's PROOFC_WARP_MEMO).
 #if PROOFC_WARP_MEMO
   static_assert(PROOFC_ENGINE_THREADS >= 32,
                 "step.cu: the advance-engine's advance takes a whole warp");
-  if (threadIdx.x < 32) {
-    const int active =
-        !hasSlot ? 0
-                 : advanceSlotWarp(b, pool, N, D, R, derived, count, action,
-                                   actionLogp, state, slotCand, depth, logp,
-                                   nextCand, outStatus, outDepth, outLogp,
-                                   outActions, actionsD, memo, memoClaims,
-                                   memoEntries, !handoff);
+  using AdvanceWalk = WarpWalk;
+  constexpr unsigned kAdvanceThreads = 32;
 #else
-  if (threadIdx.x == 0) {
-    const int active =
-        !hasSlot ? 0
-                 : advanceSlot(b, pool, N, D, R, derived, count, action,
-                               actionLogp, state, slotCand, depth, logp,
-                               nextCand, outStatus, outDepth, outLogp,
-                               outActions, actionsD, memo, memoClaims,
-                               memoEntries, nullptr, nullptr, !handoff);
+  using AdvanceWalk = ThreadWalk;
+  constexpr unsigned kAdvanceThreads = 1;
 #endif
+  if (threadIdx.x < kAdvanceThreads) {
+    int active = 0;
+    if (hasSlot) {
+      AdvanceWalk walk;
+      active = advanceSlot(walk, b, pool, N, D, R, derived, count, action,
+                           actionLogp, state, slotCand, depth, logp, nextCand,
+                           outStatus, outDepth, outLogp, outActions, actionsD,
+                           memo, memoClaims, memoEntries, !handoff);
+    }
     if (threadIdx.x == 0) {
       sActive = active;
       if (PROOFC_MEMO_WAITS > 0)

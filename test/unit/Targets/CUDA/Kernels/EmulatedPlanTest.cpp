@@ -587,14 +587,16 @@ private:
     auto i32 = [&](const char *name) { return named(l, name).i32; };
     // Whether the slot still holds a candidate is its slotCand (runTail
     // reads it); the derive makes no children for a slot without one.
-    if (threadIdx.x == 0)
+    if (threadIdx.x == 0) {
+      PLAN_ENTRY(proofc_step)::ThreadWalk walk;
       PLAN_ENTRY(proofc_step)::advanceSlot(
-          b, buf("pool"), i32("N"), i32("D"), i32("R"), buf("derived"),
+          walk, b, buf("pool"), i32("N"), i32("D"), i32("R"), buf("derived"),
           buf("count"), buf("action"), fbuf("actionLogp"), buf("state"),
           buf("slotCand"), buf("depth"), fbuf("logp"), buf("nextCand"),
           buf("outStatus"), buf("outDepth"), fbuf("outLogp"), buf("outActions"),
           i32("actionsD"), buf("memo"), buf("memoClaims"), i32("memoEntries"),
-          nullptr, nullptr, /*mayWait=*/false);
+          /*mayWait=*/false);
+    }
     __syncthreads();
     PLAN_ENTRY(proofc_engine_impl)::deriveSlot(
         b, buf("state"), buf("slotCand"), buf("pool"), buf("facts"),
