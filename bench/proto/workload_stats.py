@@ -160,6 +160,11 @@ def main():
         A = json.load(f)["program"]["shape"]["A"]
     total = dict(candidates=0, steps=0, start_steps=0, k_sum=0, k_gt1=0,
                  rows=0, rows_start=0, proved=0, failed=0, truncated=0)
+    # The step policy's one-warp tiles the memo's computed steps take
+    # (tile_counts.py's counts): a tile the parent and 15 children as
+    # built; 16 children where the parent's encoding is known, from the
+    # slot's own computed step before, or also for a start state.
+    tiles = dict(built=0, own_parent=0, start_parents=0, packed=0)
     seen, keyed_rows, growth = set(), 0, []
     derived_start = derived_keys = 0
     for n, (qi, triples) in enumerate(lists, start=1):
@@ -181,6 +186,18 @@ def main():
             keys, first = np.unique(s["keys"][rest], return_index=True)
             new = ~np.isin(keys, np.fromiter(seen, np.uint64, len(seen))) \
                 if seen else np.ones(len(keys), bool)
+            computed = s["start"].copy()
+            computed[np.nonzero(rest)[0][first[new]]] = True
+            computed &= s["k"] > 1
+            before = np.roll(computed, 1)  # step j - 1: the same episode
+            known_own = before & ~s["start"]
+            known_all = known_own | s["start"]
+            kc = s["k"][computed]
+            t15, t16 = -(-kc // 15), -(-kc // 16)
+            tiles["built"] += int(t15.sum())
+            tiles["own_parent"] += int(np.where(known_own[computed], t16, t15).sum())
+            tiles["start_parents"] += int(np.where(known_all[computed], t16, t15).sum())
+            tiles["packed"] += int(-(-kc.sum() // 16))
             seen.update(keys[new].tolist())
             keyed_rows += int(rows[rest][first[new]].sum())
             derived_keys += int(s["k"][rest][first[new]].sum())
@@ -204,7 +221,7 @@ def main():
                computed_steps=t["start_steps"] + len(seen),
                rows_memo=t["rows_start"] + keyed_rows,
                derived_memo=derived_start + derived_keys,
-               growth=growth, seconds=time.time() - started)
+               tiles=tiles, growth=growth, seconds=time.time() - started)
     text = json.dumps(out, indent=1)
     print(text)
     if o.json:
