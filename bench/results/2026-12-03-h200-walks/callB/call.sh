@@ -5,7 +5,9 @@
 # session bench medians, three rounds interleaved. 2. The GPU suites
 # (scripts/gpu-check.sh, the bundles of scripts/prepare-gpu-run.sh
 # compiled by 776bdab's compiler) on the tree of advance.cu's one walk and
-# memo.cu's one probe protocol: their summary and the failures' log.
+# memo.cu's one probe protocol: their summary and the failures' log,
+# within CALL_BUDGET seconds of the call's start (585; 555 when it ran
+# after another script in the same call).
 set -uo pipefail
 source bench/proto/call_lib.sh
 call_start proofc-run proofc-session-bench || exit 1
@@ -18,7 +20,7 @@ for round in 1 2 3; do
 done
 echo "swept at $(( $(date +%s) - t0 )) s"
 mkdir -p /tmp/keep; mv $OUT/sb-*.json /tmp/keep/ 2>/dev/null; tar -czf $OUT/sb.tar.gz -C /tmp/keep . 2>/dev/null
-OUT=/tmp/gc timeout $(( 585 - ($(date +%s) - t0) )) scripts/gpu-check.sh > /tmp/gc.txt 2>&1
+OUT=/tmp/gc timeout $(( ${CALL_BUDGET:-585} - ($(date +%s) - t0) )) scripts/gpu-check.sh > /tmp/gc.txt 2>&1
 echo "gpu-check exit $?"; tail -8 /tmp/gc.txt
 grep -E 'FAILED' /tmp/gc/tests.log | head -20
 cp /tmp/gc/failures.log $OUT/ 2>/dev/null
