@@ -29,13 +29,20 @@
 // tiles-folded, a block a listed tile; warps<M>, sms x M one-warp blocks
 // taking the listed tiles by an atomic; stride21, the same by a static
 // stride (docs/performance.md, "Not kept": the work list).
+// With `parent [B] [v10|fb]`, at B slots (4096 if not given) of V10's k or
+// of k drawn from 2-64: today's folded tile over the every-slot grid and
+// over the list of tiles, and the parents' encodings made by tiles of
+// their own ahead of the children's (MODE 10: a ready flag and fences;
+// MODE 11: the encoding's words their own flag), the children packed
+// across slots or 16 a slot's tile (docs/performance.md, "Not kept",
+// 2026-12-03).
 //
 // The same arithmetic in the same order (3xTF32 layers, layer norms, relu,
 // the dot with enc(parent)), so the logits and actions must be bit-identical
 // across the designs; the program checks it. Synthetic states with the
 // goal-count histogram of V10's derived states (4.04 goals of 6 on average,
 // bench/proto/workload_stats.py's data) and random tables and weights.
-//   nvcc -O3 -arch=sm_90 -std=c++17 bench/proto/policy_step.cu -o /tmp/ps && /tmp/ps [tail]
+//   nvcc -O3 -arch=sm_90 -std=c++17 bench/proto/policy_step.cu -o /tmp/ps && /tmp/ps [tail | parent [B] [v10|fb]]
 // Prints microseconds per launch and nanoseconds per useful row (k + 1 a
 // slot) for each design. The numbers: docs/performance.md, "Where the time
 // goes at B=4096".
@@ -147,21 +154,33 @@ __device__ __forceinline__ AtomRows atomRows(int p, int x, int y) {
 // 4 the MODE-4 tables (TROWS2, above); 5 eight lanes a row; 6 packed rows (`slot` is
 // the tile's index); 7 the first linear folded into the atom table
 // (TROWS3): six reads a row, then the first norm; 8 MODE 7 on 16 entities;
-// 9 MODE 7 with eight lanes a row (F = 8, four rows a pass).
+// 9 MODE 7 with eight lanes a row (F = 8, four rows a pass); 10 MODE 6's
+// rows on MODE 7's table, the runs of a slot's rows counted by lanes; 11
+// MODE 10 with the parents' encodings' words as their own ready flags.
 // The modes whose first linear is folded into the atom table.
 __host__ __device__ constexpr bool folded(int mode) {
-  return mode == 7 || mode == 8 || mode == 9;
+  return mode == 7 || mode == 8 || mode == 9 || mode == 10 || mode == 11;
+}
+// The modes whose tiles are taken from a list of rows (slot, child): MODE 6,
+// and MODE 10, MODE 6 on MODE 7's folded table.
+__host__ __device__ constexpr bool packedRows(int mode) { return mode == 6 || mode == 10 || mode == 11; }
+// MODE 11's parent encodings: a word of all ones is not written yet.
+__device__ __forceinline__ bool isSentinel(float v) { return __float_as_uint(v) == ~0u; }
+__device__ __forceinline__ float2 loadRelaxed(const float *p) {
+  float2 v;
+  asm volatile("ld.relaxed.gpu.global.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "l"(p) : "memory");
+  return v;
 }
 
 template <int MODE = 0>
 __device__ __forceinline__ void tile(const Args &a, int slot, int part, const float *__restrict__ tab, float *act, float *par) {
   const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   // MODE 6: `slot` is the tile's index in the packed rows.
-  const int r0 = MODE == 6 ? slot * 16 : 0;
-  const int k = MODE == 6 ? 0 : a.count[slot];
-  const int used = MODE == 6 ? min(16, a.totalRows - r0) : min(16, 1 + k - part * CH); // rows in use
+  const int r0 = packedRows(MODE) ? slot * 16 : 0;
+  const int k = packedRows(MODE) ? 0 : a.count[slot];
+  const int used = packedRows(MODE) ? min(16, a.totalRows - r0) : min(16, 1 + k - part * CH); // rows in use
   auto wordsOf = [&](int row) -> const int * {
-    if (MODE == 6) {
+    if (packedRows(MODE)) {
       int2 rc = a.rows[min(r0 + row, a.totalRows - 1)];
       return rc.y < 0 ? a.state + (size_t)rc.x * A * 3 : a.derived + ((size_t)rc.x * S + rc.y) * A * 3;
     }
@@ -288,36 +307,73 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
       __syncwarp();
     }
   }
-  if (MODE == 6) {
+  if (packedRows(MODE)) {
     // Parents publish their encoding; children wait for their slot's
     // (written by this or an earlier tile: tiles are taken in order).
     int2 rc[2];
 #pragma unroll
     for (int h = 0; h < 2; ++h) rc[h] = g + 8 * h < used ? a.rows[r0 + g + 8 * h] : make_int2(-1, -2);
+    float dot[2] = {0, 0};
+    if constexpr (MODE == 11) {
+      // Parents publish their encoding; a child's parent's encoding is
+      // there when none of its words is the sentinel (all ones: a NaN that
+      // arithmetic never yields), which the selecting warp writes back, so
+      // a children's tile reads no flag and makes no fence, and a tile
+      // without parent rows stores nothing.
+      if (__any_sync(~0u, rc[0].y == -1 || rc[1].y == -1)) {
 #pragma unroll
-    for (int h = 0; h < 2; ++h)
-      if (rc[h].y == -1)
+        for (int h = 0; h < 2; ++h)
+          if (rc[h].y == -1)
 #pragma unroll
-        for (int nt = 0; nt < 8; ++nt)
-          __stcg(reinterpret_cast<float2 *>(a.parentEnc + (size_t)rc[h].x * D + 8 * nt + 2 * t), make_float2(c[nt][2 * h], c[nt][2 * h + 1]));
-    __threadfence();
-    __syncwarp();
-    if (t == 0)
+            for (int nt = 0; nt < 8; ++nt)
+              __stcg(reinterpret_cast<float2 *>(a.parentEnc + (size_t)rc[h].x * D + 8 * nt + 2 * t), make_float2(c[nt][2 * h], c[nt][2 * h + 1]));
+        __syncwarp();
+      }
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if (rc[h].y >= 0) {
+          const float *pe = a.parentEnc + (size_t)rc[h].x * D + 2 * t;
+          float2 pv[8];
+          bool there;
+          do {
+            there = true;
+#pragma unroll
+            for (int nt = 0; nt < 8; ++nt) {
+              pv[nt] = loadRelaxed(pe + 8 * nt);
+              there &= !(isSentinel(pv[nt].x) | isSentinel(pv[nt].y));
+            }
+          } while (!there);
+#pragma unroll
+          for (int nt = 0; nt < 8; ++nt) {
+            dot[h] = fmaf(c[nt][2 * h], pv[nt].x, dot[h]); dot[h] = fmaf(c[nt][2 * h + 1], pv[nt].y, dot[h]);
+          }
+        }
+      }
+    } else {
 #pragma unroll
       for (int h = 0; h < 2; ++h)
-        if (rc[h].y == -1) atomicExch(&a.ready[rc[h].x], 1);
-    float dot[2] = {0, 0};
+        if (rc[h].y == -1)
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      if (rc[h].y >= 0) {
-        const volatile int *rdy = a.ready + rc[h].x;
-        while (*rdy == 0) {}
-        __threadfence();
-        const float *pe = a.parentEnc + (size_t)rc[h].x * D;
+          for (int nt = 0; nt < 8; ++nt)
+            __stcg(reinterpret_cast<float2 *>(a.parentEnc + (size_t)rc[h].x * D + 8 * nt + 2 * t), make_float2(c[nt][2 * h], c[nt][2 * h + 1]));
+      __threadfence();
+      __syncwarp();
+      if (t == 0)
 #pragma unroll
-        for (int nt = 0; nt < 8; ++nt) {
-          float2 pv = __ldcg(reinterpret_cast<const float2 *>(pe + 8 * nt + 2 * t));
-          dot[h] = fmaf(c[nt][2 * h], pv.x, dot[h]); dot[h] = fmaf(c[nt][2 * h + 1], pv.y, dot[h]);
+        for (int h = 0; h < 2; ++h)
+          if (rc[h].y == -1) atomicExch(&a.ready[rc[h].x], 1);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if (rc[h].y >= 0) {
+          const volatile int *rdy = a.ready + rc[h].x;
+          while (*rdy == 0) {}
+          __threadfence();
+          const float *pe = a.parentEnc + (size_t)rc[h].x * D;
+#pragma unroll
+          for (int nt = 0; nt < 8; ++nt) {
+            float2 pv = __ldcg(reinterpret_cast<const float2 *>(pe + 8 * nt + 2 * t));
+            dot[h] = fmaf(c[nt][2 * h], pv.x, dot[h]); dot[h] = fmaf(c[nt][2 * h + 1], pv.y, dot[h]);
+          }
         }
       }
     }
@@ -330,6 +386,34 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
     }
     __threadfence();
     __syncwarp();
+    if constexpr (MODE == 10 || MODE == 11) {
+      // Lane i < used holds row i; the lane of a run's last row (the
+      // tile's rows of one slot) adds the run's children to the slot's
+      // count, and every slot whose last child this was is selected by the
+      // whole warp (a tile of 16 rows can finish up to 8 slots of k = 2).
+      const int2 x = lane < used ? a.rows[r0 + lane] : make_int2(-1, -1);
+      const int nextSlot = __shfl_down_sync(~0u, x.x, 1);
+      const bool runEnd = lane < used && (lane == used - 1 || nextSlot != x.x);
+      const unsigned child = __ballot_sync(~0u, lane < used && x.y >= 0);
+      const unsigned same = __match_any_sync(~0u, x.x);
+      bool fin = false;
+      if (runEnd) {
+        const int cnt = __popc(child & same);
+        fin = cnt > 0 && atomicAdd(&a.done[x.x], cnt) + cnt == a.count[x.x];
+      }
+      unsigned finished = __ballot_sync(~0u, fin);
+      while (finished) {
+        const int src = __ffs(finished) - 1;
+        finished &= finished - 1;
+        const int sl = __shfl_sync(~0u, x.x, src);
+        __threadfence();
+        selectSlot(a, sl, a.count[sl], lane);
+        if (lane == 0) { a.done[sl] = 0; a.ready[sl] = 0; }
+        if (MODE == 11)
+          reinterpret_cast<uint2 *>(a.parentEnc + (size_t)sl * D)[lane] = make_uint2(~0u, ~0u);
+      }
+      return;
+    }
     // Count each slot's children done; a slot whose last child this was
     // is selected by this warp (at most a few a tile).
     int finished[4] = {-1, -1, -1, -1}, nf = 0;
@@ -415,9 +499,10 @@ __global__ void __launch_bounds__(32 * W, MINB) policyGridW(Args a) {
   tile<MODE>(a, slot, part, a.tables, act[warp], par[warp]);
 }
 
-// Today's blocks (MODE's tile), launched only for the work list's tiles.
-template <int MODE>
-__global__ void __launch_bounds__(32, 21) policyTilesM(Args a) {
+// Today's blocks (MODE's tile), launched only for the work list's tiles
+// (the generated kernel's listed steps: an entry's load before the rows').
+template <int MODE, int MINB = 21>
+__global__ void __launch_bounds__(32, MINB) policyTilesM(Args a) {
   __shared__ __align__(16) float act[16 * P];
   __shared__ __align__(16) float par[D];
   int2 st = a.tiles[blockIdx.x];
@@ -452,6 +537,14 @@ __global__ void __launch_bounds__(32, MINB) policyStride(Args a) {
     int2 st = a.tiles[i];
     tile<MODE>(a, st.x, st.y, a.tables, act, par);
   }
+}
+
+// One-warp blocks, block i the rows 16i .. 16i + 15 of the row list (MODE
+// 10): the `parent` argument's designs.
+template <int MODE, int MINB>
+__global__ void __launch_bounds__(32, MINB) policyRowTiles(Args a) {
+  __shared__ __align__(16) float act[16 * P];
+  tile<MODE>(a, blockIdx.x, 0, a.tables, act, nullptr);
 }
 
 // The work-list design: one block an SM, W warps taking tiles.
@@ -495,7 +588,13 @@ __global__ void __launch_bounds__(32 * W, 1) policyPacked(Args a) {
 
 int main(int argc, char **argv) {
   const bool tailOnly = argc > 1 && strcmp(argv[1], "tail") == 0;
-  const int B = 4096;
+  // `parent [B] [v10|fb]`: the parents' encodings made by tiles of their
+  // own (16 slots' parents a tile) ahead of the children's, against
+  // today's folded grid; fb draws k uniformly from 2-64 (fb15k-237's
+  // computed steps: mean k 41, many of its relation's 64 rules).
+  const bool parentMode = argc > 1 && strcmp(argv[1], "parent") == 0;
+  const int B = parentMode && argc > 2 ? atoi(argv[2]) : 4096;
+  const bool fbK = parentMode && argc > 3 && strcmp(argv[3], "fb") == 0;
   std::mt19937 rng(1);
   auto uni = [&](int n) { return (int)(rng() % n); };
   // Goal counts of V10's derived states (1..6), workload_stats.py.
@@ -515,7 +614,7 @@ int main(int argc, char **argv) {
   std::vector<int2> tiles;
   long usefulRows = 0;
   for (int b = 0; b < B; ++b) {
-    count[b] = kChoices[uni(12)];
+    count[b] = fbK ? 2 + uni(63) : kChoices[uni(12)];
     atoms(&state[(size_t)b * A * 3], 3 + uni(3));
     for (int j = 0; j < S; ++j) atoms(&derived[((size_t)b * S + j) * A * 3], 1 + goals(rng));
     for (int p = 0; p * CH < count[b]; ++p) tiles.push_back({b, p});
@@ -640,6 +739,48 @@ int main(int argc, char **argv) {
       runReset("warps21", resetNext, [&] { policyWarps<7, 21><<<sms * 21, 32>>>(a); });
       runReset("warps16", resetNext, [&] { policyWarps<7, 16><<<sms * 16, 32>>>(a); });
       run("stride21", [&] { policyStride<7, 21><<<sms * 21, 32>>>(a); });
+    }
+    return 0;
+  }
+  if (parentMode) {
+    // Row lists (slot, child; -1 the parent, -2 a padding row): inline,
+    // MODE 6's order (a slot's parent, then its children, packed); pp-*,
+    // every parent first (B / 16 tiles), then the children packed, or a
+    // slot's children padded to whole tiles of 16 (today's tiling
+    // without the parent row).
+    std::vector<int2> ppPacked, ppTiles;
+    for (int b = 0; b < B; ++b) ppPacked.push_back({b, -1});
+    ppTiles = ppPacked;
+    for (int b = 0; b < B; ++b)
+      for (int j = 0; j < count[b]; ++j) ppPacked.push_back({b, j});
+    for (int b = 0; b < B; ++b) {
+      for (int j = 0; j < count[b]; ++j) ppTiles.push_back({b, j});
+      while (ppTiles.size() % 16) ppTiles.push_back({b, -2});
+    }
+    int2 *dRows2;
+    cudaMalloc(&dRows2, std::max(ppPacked.size(), ppTiles.size()) * 8);
+    printf("k %s; tiles: grid %zu, inline packed %zu, pp-tiles16 %zu, pp-packed %zu\n", fbK ? "2-64" : "64-76",
+           tiles.size(), (rows.size() + 15) / 16, ppTiles.size() / 16, (ppPacked.size() + 15) / 16);
+    auto rowList = [&](const char *name, const std::vector<int2> &list, auto kernel) {
+      cudaMemcpy(dRows2, list.data(), list.size() * 8, cudaMemcpyHostToDevice);
+      cudaMemset(dPar, 0xff, (size_t)B * D * 4); // MODE 11's sentinels
+      a.rows = dRows2; a.totalRows = (int)list.size();
+      run(name, [&] { kernel<<<(int)(list.size() + 15) / 16, 32>>>(a); });
+    };
+    for (int round = 0; round < 2; ++round) {
+      refLog.clear(); refAct.clear();
+      run("grid-folded20", [&] { policyGrid<7, 20><<<B * PARTS, 32>>>(a); });
+      run("grid-folded24", [&] { policyGrid<7, 24><<<B * PARTS, 32>>>(a); });
+      run("listed-folded24", [&] { policyTilesM<7, 24><<<a.numTiles, 32>>>(a); });
+      rowList("inline20", rows, policyRowTiles<10, 20>);
+      rowList("pp-tiles16-20", ppTiles, policyRowTiles<10, 20>);
+      rowList("pp-tiles16-24", ppTiles, policyRowTiles<10, 24>);
+      rowList("pp-packed20", ppPacked, policyRowTiles<10, 20>);
+      rowList("pp-packed24", ppPacked, policyRowTiles<10, 24>);
+      rowList("inline-s24", rows, policyRowTiles<11, 24>);
+      rowList("pp-tiles16-s24", ppTiles, policyRowTiles<11, 24>);
+      rowList("pp-packed-s20", ppPacked, policyRowTiles<11, 20>);
+      rowList("pp-packed-s24", ppPacked, policyRowTiles<11, 24>);
     }
     return 0;
   }

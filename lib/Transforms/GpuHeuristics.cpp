@@ -104,9 +104,7 @@ int64_t mlir::eval::chooseEngineMaxRegisters(int64_t B) {
 
 int64_t mlir::eval::chooseMemoMaxWaits(int64_t B) { return B < 16384 ? 2 : 0; }
 
-bool mlir::eval::choosePolicyGridResize(int64_t B) {
-  return B >= 1024 && B < 16384;
-}
+bool mlir::eval::choosePolicyGridResize(int64_t B) { return B >= 1024; }
 
 bool mlir::eval::chooseEngineGridResize(int64_t B) { return B >= 8192; }
 

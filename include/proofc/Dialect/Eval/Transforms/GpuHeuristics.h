@@ -159,18 +159,21 @@ int64_t chooseMemoMaxWaits(int64_t B);
 
 /// Whether the step schedule's advance-engine sizes the next step's policy
 /// grid (kernel_abi.h's PolicyGridWord: the launch's "node:" arguments name
-/// the policy launch), from B = 1024 up to 16384 (excluded). Each step then
-/// lists the tiles with work (an atomic add on one word a slot with
-/// children) and, when the grid changes, resizes the node: the idle blocks
-/// of the waiting slots, of the parts past a slot's children and of the
-/// tail's empty slots are not launched. Issue 29's measurements on H200s,
-/// outcomes byte-identical, each against the previous compiler in the same
-/// call (docs/performance.md rows 36-38): with one block a tile (row 38),
-/// V10 at B=4096 3.60 -> 3.44 ms, at B=2048 4.62 -> 4.51 ms and at B=1024
-/// 5.24 -> 5.18 ms resized against not (row 36's list lost at 1024: 5.25
-/// -> 5.42 ms); at B=16384 fb15k-237's first 700 queries took the same
-/// end to end resized or not (four rounds of each, call B of
-/// bench/results/2026-11-30e-h200-tile-list), so none from 16384.
+/// the policy launch), from B = 1024. Each step then lists the tiles with
+/// work (an atomic add on one word a slot with children) and, when the
+/// grid changes, resizes the node: the idle blocks of the waiting slots, of
+/// the parts past a slot's children and of the tail's empty slots are not
+/// launched. Issue 29's measurements on H200s, outcomes byte-identical, each
+/// against the previous compiler in the same call (docs/performance.md rows
+/// 36-38): with one block a tile (row 38), V10 at B=4096 3.60 -> 3.44 ms,
+/// at B=2048 4.62 -> 4.51 ms and at B=1024 5.24 -> 5.18 ms resized against
+/// not (row 36's list lost at 1024: 5.25 -> 5.42 ms). At B=16384 fb15k-237's
+/// first 700 queries took the same end to end resized or not then (call B
+/// of bench/results/2026-11-30e-h200-tile-list), so 16384 was left out;
+/// with the kernels of rows 39-51 the list pays there too (row 52, calls
+/// C-D of bench/results/2026-12-03b-h200-policy-rows): fb15k-237's whole
+/// split 68.75 -> 61.32 s end to end, V10 4.63 -> 3.40 ms, wn18rr's whole
+/// split 45.67 -> 45.63 s, results and outcomes equal.
 bool choosePolicyGridResize(int64_t B);
 
 /// Whether the step schedule's advance-engine sizes its own next launch
