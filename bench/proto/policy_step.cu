@@ -162,7 +162,7 @@ __host__ __device__ constexpr bool folded(int mode) {
   return mode == 7 || mode == 8 || mode == 9 || mode == 10 || mode == 11;
 }
 // The modes whose tiles are taken from a list of rows (slot, child): MODE 6,
-// and MODE 10, MODE 6 on MODE 7's folded table.
+// and MODES 10 and 11 on MODE 7's folded table.
 __host__ __device__ constexpr bool packedRows(int mode) { return mode == 6 || mode == 10 || mode == 11; }
 // MODE 11's parent encodings: a word of all ones is not written yet.
 __device__ __forceinline__ bool isSentinel(float v) { return __float_as_uint(v) == ~0u; }
@@ -314,6 +314,17 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
 #pragma unroll
     for (int h = 0; h < 2; ++h) rc[h] = g + 8 * h < used ? a.rows[r0 + g + 8 * h] : make_int2(-1, -2);
     float dot[2] = {0, 0};
+    // A parent row's encoding into parentEnc; a child row's dot with its
+    // parent's, a float2 (columns 8 nt + 2 t, + 1) at a time.
+    auto publish = [&](int h) {
+#pragma unroll
+      for (int nt = 0; nt < 8; ++nt)
+        __stcg(reinterpret_cast<float2 *>(a.parentEnc + (size_t)rc[h].x * D + 8 * nt + 2 * t), make_float2(c[nt][2 * h], c[nt][2 * h + 1]));
+    };
+    auto accumulate = [&](int h, int nt, float2 pv) {
+      dot[h] = fmaf(c[nt][2 * h], pv.x, dot[h]);
+      dot[h] = fmaf(c[nt][2 * h + 1], pv.y, dot[h]);
+    };
     if constexpr (MODE == 11) {
       // Parents publish their encoding; a child's parent's encoding is
       // there when none of its words is the sentinel (all ones: a NaN that
@@ -323,10 +334,7 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
       if (__any_sync(~0u, rc[0].y == -1 || rc[1].y == -1)) {
 #pragma unroll
         for (int h = 0; h < 2; ++h)
-          if (rc[h].y == -1)
-#pragma unroll
-            for (int nt = 0; nt < 8; ++nt)
-              __stcg(reinterpret_cast<float2 *>(a.parentEnc + (size_t)rc[h].x * D + 8 * nt + 2 * t), make_float2(c[nt][2 * h], c[nt][2 * h + 1]));
+          if (rc[h].y == -1) publish(h);
         __syncwarp();
       }
 #pragma unroll
@@ -344,18 +352,13 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
             }
           } while (!there);
 #pragma unroll
-          for (int nt = 0; nt < 8; ++nt) {
-            dot[h] = fmaf(c[nt][2 * h], pv[nt].x, dot[h]); dot[h] = fmaf(c[nt][2 * h + 1], pv[nt].y, dot[h]);
-          }
+          for (int nt = 0; nt < 8; ++nt) accumulate(h, nt, pv[nt]);
         }
       }
     } else {
 #pragma unroll
       for (int h = 0; h < 2; ++h)
-        if (rc[h].y == -1)
-#pragma unroll
-          for (int nt = 0; nt < 8; ++nt)
-            __stcg(reinterpret_cast<float2 *>(a.parentEnc + (size_t)rc[h].x * D + 8 * nt + 2 * t), make_float2(c[nt][2 * h], c[nt][2 * h + 1]));
+        if (rc[h].y == -1) publish(h);
       __threadfence();
       __syncwarp();
       if (t == 0)
@@ -370,10 +373,8 @@ __device__ __forceinline__ void tile(const Args &a, int slot, int part, const fl
           __threadfence();
           const float *pe = a.parentEnc + (size_t)rc[h].x * D;
 #pragma unroll
-          for (int nt = 0; nt < 8; ++nt) {
-            float2 pv = __ldcg(reinterpret_cast<const float2 *>(pe + 8 * nt + 2 * t));
-            dot[h] = fmaf(c[nt][2 * h], pv.x, dot[h]); dot[h] = fmaf(c[nt][2 * h + 1], pv.y, dot[h]);
-          }
+          for (int nt = 0; nt < 8; ++nt)
+            accumulate(h, nt, __ldcg(reinterpret_cast<const float2 *>(pe + 8 * nt + 2 * t)));
         }
       }
     }
@@ -540,7 +541,7 @@ __global__ void __launch_bounds__(32, MINB) policyStride(Args a) {
 }
 
 // One-warp blocks, block i the rows 16i .. 16i + 15 of the row list (MODE
-// 10): the `parent` argument's designs.
+// 10 or 11): the `parent` argument's designs.
 template <int MODE, int MINB>
 __global__ void __launch_bounds__(32, MINB) policyRowTiles(Args a) {
   __shared__ __align__(16) float act[16 * P];
