@@ -1,13 +1,14 @@
 # Design study (docs/performance.md, "After row 39"): what one step policy
 # tile's chain is made of.
-#   python3 bench/proto/clock_policy.py in.pcb out.pcb [MAXGRID]
+#   python3 bench/proto/clock_policy.py in.pcb out.pcb [MAXGRID [STRIDE]]
 #   python3 bench/proto/clock_policy.py --summary run.txt
 # in.pcb compiled with the step schedule from B = 4096 (one warp a block,
 # a block a listed tile: row 38). out.pcb's policy PTX reads %clock64 at
 # the kernel's first instruction, after the embedding's block barrier, at
 # the block after the layers, before the arrival's release add and before
 # the return; lane 0 of every block of a launch of at most MAXGRID blocks
-# prints
+# (with STRIDE, only its blocks whose index is a multiple of STRIDE: a
+# sample of a large workload's full steps) prints
 #   CLKTILE block of grid: embedded E layered L arriving A end T
 # the cycles (at the SM's clock) from the entry to each marker, -1 for a
 # marker the block did not pass (a block with no rows returns at once):
@@ -36,7 +37,7 @@ def once(lines, pred, what):
     return hits[0]
 
 
-def patch(ptx, maxgrid):
+def patch(ptx, maxgrid, stride=1):
     lines = ptx.split("\n")
     # Declarations: after the entry's last register declaration.
     entry = once(lines, lambda l: l.startswith(".visible .entry proofc_policy("), "the entry")
@@ -85,6 +86,14 @@ def patch(ptx, maxgrid):
         f"\tsetp.gt.u32 \t%clkp1, %clkr1, {maxgrid};",
         "\t@%clkp1 bra \t$CLK_SKIP;",
         "\tmov.u32 \t%clkr2, %ctaid.x;",
+    ]
+    if stride > 1:
+        printing += [
+            f"\trem.u32 \t%clkr0, %clkr2, {stride};",
+            "\tsetp.ne.u32 \t%clkp0, %clkr0, 0;",
+            "\t@%clkp0 bra \t$CLK_SKIP;",
+        ]
+    printing += [
         "\tcvt.u64.u32 \t%clkd0, %clkr2;",
         "\tcvt.u64.u32 \t%clkd1, %clkr1;",
         "\tst.local.u64 \t[clkbuf], %clkd0;",
@@ -164,11 +173,12 @@ def main():
         return summary(sys.argv[2])
     src, dst = sys.argv[1], sys.argv[2]
     maxgrid = int(sys.argv[3]) if len(sys.argv) > 3 else 4
+    stride = int(sys.argv[4]) if len(sys.argv) > 4 else 1
     bundle = json.load(open(src))
     mods = [m for m in bundle["modules"] if m["name"] == "policy" and m["format"] == "ptx"]
     if len(mods) != 1:
         raise SystemExit("clock_policy: no PTX module 'policy'")
-    mods[0]["source"] = patch(mods[0]["source"], maxgrid)
+    mods[0]["source"] = patch(mods[0]["source"], maxgrid, stride)
     json.dump(bundle, open(dst, "w"), indent=1)
 
 
