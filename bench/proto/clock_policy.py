@@ -23,9 +23,10 @@
 # output (its CLKTILE lines) and prints each part's quartiles and maximum
 # by the launches' grid sizes.
 import collections
-import json
 import re
 import sys
+
+from bundle_ptx import rewrite_policy_ptx
 
 FMT = "CLKTILE %lld of %lld: embedded %lld layered %lld arriving %lld end %lld\n"
 
@@ -174,12 +175,7 @@ def main():
     src, dst = sys.argv[1], sys.argv[2]
     maxgrid = int(sys.argv[3]) if len(sys.argv) > 3 else 4
     stride = int(sys.argv[4]) if len(sys.argv) > 4 else 1
-    bundle = json.load(open(src))
-    mods = [m for m in bundle["modules"] if m["name"] == "policy" and m["format"] == "ptx"]
-    if len(mods) != 1:
-        raise SystemExit("clock_policy: no PTX module 'policy'")
-    mods[0]["source"] = patch(mods[0]["source"], maxgrid, stride)
-    json.dump(bundle, open(dst, "w"), indent=1)
+    rewrite_policy_ptx(src, dst, lambda ptx: patch(ptx, maxgrid, stride), "clock_policy")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ stops at a row's goals skips the rest. This counts, on the host backend,
 the goals of every row the step policy encodes (each step with k > 1: the
 parent and its k children, the memo ignored) for the sample of
 `workload_stats.py` (the complete candidate lists of Q test queries, each
-candidate a greedy episode), and the largest count of the two rows a warp
+candidate a greedy episode, `workload_stats.greedy_rollouts`), and the largest count of the two rows a warp
 of the tensor-core policy embeds together (a tile: the parent and 15
 children, rows 2i and 2i + 1 of it in one warp) and of a whole tile.
 
@@ -16,13 +16,11 @@ children, rows 2i and 2i + 1 of it in one warp) and of a whole tile.
 """
 import argparse
 import json
-import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from workload_stats import candidate_lists  # noqa: E402
+from workload_stats import candidate_lists, greedy_rollouts
 
 
 def main():
@@ -40,21 +38,18 @@ def main():
         A = json.load(f)["program"]["shape"]["A"]
     lists, _ = candidate_lists(o.data, o.queries, o.seed)
     ev = proofc.Evaluator(o.bundle, o.data, device="cpu", threads=o.threads)
-    arr = lambda x: np.asarray(x.cpu() if hasattr(x, "cpu") else x)
     rows = np.zeros(A + 1, np.int64)   # rows by goals
     pairs = np.zeros(A + 1, np.int64)  # a warp's two rows by their larger count
     tiles = np.zeros(A + 1, np.int64)  # a tile's row pairs by its largest count
     for qi, triples in lists:
         for c0 in range(0, len(triples), o.chunk):
-            tr = triples[c0:c0 + o.chunk]
-            traj = ev.rollouts(o.weights, tr, np.zeros(len(tr), np.uint8),
-                               episodes=1, sampled=False)
-            states = arr(traj.states).reshape(-1, A, 3)
+            traj = greedy_rollouts(ev, o.weights, triples[c0:c0 + o.chunk])
+            states = traj["states"].reshape(-1, A, 3)
             # The highest atom with p >= 0, plus one (padding follows it).
             real = states[:, :, 0] >= 0
             goals = np.where(real.any(1), A - np.argmax(real[:, ::-1], 1), 0)
-            k = arr(traj.step_count).astype(np.int64)
-            parent, derived = arr(traj.step_state), arr(traj.step_derived)
+            k = traj["step_count"].astype(np.int64)
+            parent, derived = traj["step_state"], traj["step_derived"]
             for j in np.nonzero(k > 1)[0]:
                 n = goals[np.concatenate([[parent[j]], derived[j][:k[j]]])]
                 rows += np.bincount(n, minlength=A + 1)

@@ -9,8 +9,9 @@
 # `.nc`; the kernel's scalar loads (list entries, counts) and the
 # selection's volatile logit loads are left as they are.
 #   python3 bench/proto/nc_loads.py in.pcb out.pcb [--v2]
-import json
 import sys
+
+from bundle_ptx import rewrite_policy_ptx
 
 
 def main():
@@ -18,17 +19,15 @@ def main():
     if len(args) != 2:
         raise SystemExit("usage: nc_loads.py in.pcb out.pcb [--v2]")
     widths = ["v4", "v2"] if "--v2" in sys.argv else ["v4"]
-    bundle = json.load(open(args[0]))
-    mods = [m for m in bundle["modules"] if m["name"] == "policy" and m["format"] == "ptx"]
-    if len(mods) != 1:
-        raise SystemExit("nc_loads: no PTX module 'policy'")
-    src = mods[0]["source"]
-    for w in widths:
-        n = src.count(f"ld.global.{w}.b32")
-        src = src.replace(f"ld.global.{w}.b32", f"ld.global.nc.{w}.b32")
-        print(f"{args[1]}: {n} ld.global.{w}.b32 made .nc")
-    mods[0]["source"] = src
-    json.dump(bundle, open(args[1], "w"), indent=1)
+
+    def rewrite(src):
+        for w in widths:
+            n = src.count(f"ld.global.{w}.b32")
+            src = src.replace(f"ld.global.{w}.b32", f"ld.global.nc.{w}.b32")
+            print(f"{args[1]}: {n} ld.global.{w}.b32 made .nc")
+        return src
+
+    rewrite_policy_ptx(args[0], args[1], rewrite, "nc_loads")
 
 
 if __name__ == "__main__":

@@ -81,18 +81,28 @@ def key64(words):
     return h
 
 
+def greedy_rollouts(ev, weights, triples):
+    """Each candidate of `triples` as one greedy episode (spec §5's loop
+    with spec §4's action: the evaluation's own steps): the trajectories'
+    tensors (proofc/rollouts.py) as numpy arrays, by name."""
+    traj = ev.rollouts(weights, triples, np.zeros(len(triples), np.uint8),
+                       episodes=1, sampled=False)
+    arr = lambda x: np.asarray(x.cpu() if hasattr(x, "cpu") else x)
+    names = ("states", "depth", "status", "step_count", "step_episode",
+             "step_state", "step_derived")
+    return {name: arr(getattr(traj, name)) for name in names}
+
+
 def chunk_stats(ev, weights, triples, A):
     """Per step of each greedy episode: k, whether it is the start step,
     its memo key, its state g [A * 3] and episode ep; per episode: depth
     and status."""
-    traj = ev.rollouts(weights, triples, np.zeros(len(triples), np.uint8),
-                       episodes=1, sampled=False)
-    arr = lambda x: np.asarray(x.cpu() if hasattr(x, "cpu") else x)
-    states = arr(traj.states).reshape(-1, A * 3)
-    depth, status = arr(traj.depth), arr(traj.status)
-    k = arr(traj.step_count).astype(np.int64)
-    ep = arr(traj.step_episode)
-    g = states[arr(traj.step_state)]
+    traj = greedy_rollouts(ev, weights, triples)
+    states = traj["states"].reshape(-1, A * 3)
+    depth, status = traj["depth"], traj["status"]
+    k = traj["step_count"].astype(np.int64)
+    ep = traj["step_episode"]
+    g = states[traj["step_state"]]
     start = np.zeros(len(k), bool)
     start[np.concatenate([[0], np.cumsum(depth)[:-1]])] = True
     # Relevant (memo.cu): the candidate's own fact (r, h, t) unifies with the
