@@ -20,6 +20,9 @@
 #   call_bundle_modules BUNDLE DIR       # its modules as files, for nvcc
 #   call_wall CMD...                     # CMD's wall seconds
 #   call_side_by_side DIR LEVEL LABEL    # the five quick compiles at once
+#   call_whole_split LABEL BUNDLE [VAR=VALUE...]  # fb15k-237's whole split
+#   call_same_results LABEL...        # their results against the first's
+#   call_pack_whole_splits NAME LABEL...  # their reports into $OUT/NAME.tar.gz
 #   python3 bench/proto/session_compare.py $OUT TAG...  # "new TAG" vs "old TAG"
 #   python3 bench/proto/timeline_runs.py TIMELINE.csv LABEL [--launches]
 #
@@ -251,4 +254,58 @@ call_side_by_side() {
   (call_wall ptxas -O3 -arch=sm_90 -c $w/policy_tail.ptx -o $w/pt.o > $w/a5) &
   wait
   echo "$label: step $(cat $w/a1) advance $(cat $w/a2) slot $(cat $w/a3) policy $(cat $w/a4) policy_tail-ptx $(cat $w/a5); all $(( ($(date +%s%N) - s) / 1000000 )) ms"
+}
+
+# call_whole_split LABEL BUNDLE [VAR=VALUE...]: fb15k-237's whole test split
+# with every filtered corruption (bench/scale-out/run.sh one, B = 16384:
+# .fbdata from bench/scale-out/prepare.sh fb15k-237, its data unpacked on
+# first use) on BUNDLE, cold (a kernel cache of its own, as every
+# whole-split row of docs/performance.md was measured), with the VARs set
+# for the run (CUDA_INJECTION64_PATH=..., say); its reports under
+# $OUT/LABEL, printing "LABEL wall ... rss GiB ... timings {...}" and the
+# call's seconds so far. The calls of 2026-12-03 and 2026-12-04 repeated
+# this loop in each script.
+call_whole_split() {
+  local label=$1 bundle=$2
+  shift 2
+  [ -d .fbdata/data ] || tar -xzf .fbdata/fb.tar.gz -C .fbdata
+  cp "$bundle" .fbdata/bundles/v10-b16384.pcb
+  rm -rf "/tmp/pc-$label"
+  if ! env PROOFC_CACHE_DIR="/tmp/pc-$label" OUT="$OUT/$label" "$@" \
+    timeout "${CALL_WHOLE_SPLIT_TIMEOUT:-150}" bash bench/scale-out/run.sh one \
+    > "/tmp/fb-$label.log" 2>&1; then
+    echo "fb $label failed"
+    tail -5 "/tmp/fb-$label.log"
+  fi
+  python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(sys.argv[2], 'wall', j['wall_seconds'], 'rss GiB', j['max_rss_gib'], 'timings', json.dumps(j.get('timings')))" \
+    "$OUT/$label/scale-out/one.json" "$label" 2>/dev/null
+  echo "fb $label at $(($(date +%s) - t0)) s"
+}
+
+# call_same_results LABEL...: each whole split's results (one.json's
+# "results": metrics, ranks' tallies) against the first LABEL's.
+call_same_results() {
+  python3 - "$OUT" "$@" <<'PY'
+import json, sys
+out, labels = sys.argv[1], sys.argv[2:]
+def results(label):
+    try:
+        return json.load(open(f"{out}/{label}/scale-out/one.json")).get("results")
+    except Exception as e:
+        print("missing", label, e)
+first = results(labels[0])
+for label in labels[1:]:
+    r = results(label)
+    print(f"results {label} == {labels[0]}:", r is not None and r == first)
+PY
+}
+
+# call_pack_whole_splits NAME LABEL...: the LABELs' reports (outcome files
+# dropped) into $OUT/NAME.tar.gz, their folders removed.
+call_pack_whole_splits() {
+  local name=$1 label
+  shift
+  for label in "$@"; do rm -f "$OUT/$label"/scale-out/*.tsv; done
+  tar -czf "$OUT/$name.tar.gz" -C "$OUT" "$@" 2>/dev/null
+  (cd "$OUT" && rm -rf "$@")
 }

@@ -42,17 +42,19 @@ static void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *buffer,
   while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS) {
     if (r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
       auto *k = reinterpret_cast<KERNEL_RECORD *>(r);
-      fprintf(out, "kernel,%llu,%llu,%llu,%s\n", (unsigned long long)k->start,
-              (unsigned long long)k->end, (unsigned long long)k->graphNodeId,
-              k->name);
+      fprintf(out, "kernel,%llu,%llu,%llu,%s,%u\n",
+              (unsigned long long)k->start, (unsigned long long)k->end,
+              (unsigned long long)k->graphNodeId, k->name, k->streamId);
     } else if (r->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
       auto *m = reinterpret_cast<MEMSET_RECORD *>(r);
-      fprintf(out, "memset,%llu,%llu,0,%llu\n", (unsigned long long)m->start,
-              (unsigned long long)m->end, (unsigned long long)m->bytes);
+      fprintf(out, "memset,%llu,%llu,0,%llu,%u\n", (unsigned long long)m->start,
+              (unsigned long long)m->end, (unsigned long long)m->bytes,
+              m->streamId);
     } else if (r->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
       auto *m = reinterpret_cast<MEMCPY_RECORD *>(r);
-      fprintf(out, "memcpy,%llu,%llu,0,%llu\n", (unsigned long long)m->start,
-              (unsigned long long)m->end, (unsigned long long)m->bytes);
+      fprintf(out, "memcpy,%llu,%llu,0,%llu,%u\n", (unsigned long long)m->start,
+              (unsigned long long)m->end, (unsigned long long)m->bytes,
+              m->streamId);
     } else if (r->kind == CUPTI_ACTIVITY_KIND_DRIVER) {
       auto *a = reinterpret_cast<CUpti_ActivityAPI *>(r);
       const char *name = nullptr;
@@ -66,7 +68,17 @@ static void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *buffer,
   free(buffer);
 }
 
+static bool marks = false;
+
+static void mark(const char *what) {
+  uint64_t now = 0;
+  if (marks && cuptiGetTimestamp(&now) == CUPTI_SUCCESS)
+    fprintf(out, "mark,%llu,%llu,0,%s\n", (unsigned long long)now,
+            (unsigned long long)now, what);
+}
+
 static void flushAtExit() {
+  mark("exit");
   cuptiActivityFlushAll(1);
   if (out)
     fclose(out);
@@ -84,6 +96,9 @@ extern "C" int InitializeInjection(void) {
   const char *api = getenv("PROOFC_TIMELINE_API");
   if (api && !strcmp(api, "1"))
     cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+  const char *wanted = getenv("PROOFC_TIMELINE_MARKS");
+  marks = wanted && !strcmp(wanted, "1");
+  mark("init");
   atexit(flushAtExit);
   return 1;
 }

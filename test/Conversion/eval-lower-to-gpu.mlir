@@ -81,14 +81,23 @@
 // CHECK-NEXT:     %[[NB2:[a-zA-Z0-9_]+]] = arith.constant 5 : index
 // CHECK-NEXT:     %[[PART:[a-zA-Z0-9_]+]] = arith.divui %[[BID]], %[[NB2]] : index
 // A warp with rows in the list encodes them: the 3A words of the parent or
-// of a child (8-byte loads from the selected row), 16-byte loads of table
-// rows; an atom's argument rows and the atom itself are scaled by 1 or 0
-// (TRUE/FALSE, padding) instead of selected, relu'd and summed by fma.
+// of a child (8-byte loads from the selected row), then 16-byte table rows
+// read under a predicate, no branch (a padding atom reads no predicate
+// row, TRUE/FALSE and padding no argument rows: zeros); an atom's argument
+// rows and the atom itself are scaled by 1 or 0 (TRUE/FALSE, padding)
+// instead of selected, relu'd and summed by fma.
 // CHECK:          scf.if %{{.*}} -> ({{(f32, ){15}f32}}) {
 // CHECK:            arith.select %{{.*}}, %{{.*}}, %{{.*}} : i64
 // CHECK-COUNT-3:    llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xi32>
 // CHECK-NOT:        scf.if
-// CHECK:            llvm.load %{{.*}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK:            %[[IS_ATOM:[a-zA-Z0-9_]+]] = arith.cmpi sge, %[[P:[a-zA-Z0-9_]+]], %{{.*}} : i32
+// CHECK-NEXT:       %[[HAS_ARGS:[a-zA-Z0-9_]+]] = arith.cmpi ult, %[[P]], %{{.*}} : i32
+// CHECK-NOT:        scf.if
+// CHECK:            %[[ATOM_FLAG:[a-zA-Z0-9_]+]] = arith.extui %[[IS_ATOM]] : i1 to i32
+// CHECK-NOT:        scf.if
+// CHECK:            llvm.inline_asm "{ .reg .pred p; setp.ne.b32 p, $5, 0; {{.*}} @p ld.global.nc.v4.f32 {$0, $1, $2, $3}, [$4]; }", "=&f,=&f,=&f,=&f,l,r" %{{.*}}, %[[ATOM_FLAG]] : (i64, i32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-COUNT-2:    arith.extui %[[HAS_ARGS]] : i1 to i32
+// CHECK-NOT:        scf.if
 // CHECK:            %[[PRE:[a-zA-Z0-9_]+]] = math.fma %{{.*}}, %[[ARGSCALE:[a-zA-Z0-9_]+]], %{{.*}} : f32
 // CHECK-NEXT:       %[[SUM:[a-zA-Z0-9_]+]] = math.fma %{{.*}}, %[[ARGSCALE]], %[[PRE]] : f32
 // CHECK-NEXT:       %[[RELU:[a-zA-Z0-9_]+]] = arith.maxnumf %[[SUM]], %{{.*}} : f32

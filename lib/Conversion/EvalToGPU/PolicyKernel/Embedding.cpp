@@ -4,8 +4,9 @@
 // encode(): enc(item) for this thread's rows. Each atom is
 // (pred_proj[p] + arg0[a]) + arg1[b], relu if the encoder has it, summed
 // over the state's goals by fma with no branches (TRUE/FALSE and padding
-// scale their rows by 0); then the vector layers (FmaLayers.cpp), or, with
-// the tensor cores, the rows into the activation rows for
+// scale their rows by 0, and with 16-byte loads do not read them:
+// predicated loads give zeros); then the vector layers (FmaLayers.cpp),
+// or, with the tensor cores, the rows into the activation rows for
 // vectorLayersTensorCores (TensorCoreLayers.cpp). With an eval.fold_atom_layer
 // table (N != 0 at run time) a tensor-core row is instead the sum of one
 // table row per atom, the first linear before its bias: the table holds
@@ -22,6 +23,19 @@
 using namespace mlir;
 using namespace mlir::eval;
 using namespace mlir::eval::policy_kernel;
+
+namespace {
+// Four columns of a read-only table row where $5 != 0, else four zeros:
+// the zeros first, then the load under the predicate (NVPTX has no
+// predicated load of its own to lower to). Early-clobber outputs, so that
+// the zeros never overwrite the address or the flag.
+constexpr const char *kPredicatedColumnsLoad =
+    "{ .reg .pred p; setp.ne.b32 p, $5, 0; "
+    "mov.f32 $0, 0f00000000; mov.f32 $1, 0f00000000; "
+    "mov.f32 $2, 0f00000000; mov.f32 $3, 0f00000000; "
+    "@p ld.global.nc.v4.f32 {$0, $1, $2, $3}, [$4]; }";
+constexpr const char *kPredicatedColumnsConstraints = "=&f,=&f,=&f,=&f,l,r";
+} // namespace
 
 SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
                                            Value childBase) {
@@ -46,6 +60,35 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
         addI(base, mulI(arith::ExtUIOp::create(b, i64, row), rowBytes));
     return exact ? loadColumns(addr, /*shared=*/false, /*invariant=*/true)
                  : loadRow(addr, w, /*shared=*/false, /*invariant=*/true);
+  };
+  // readRow where `pred` holds, zeros elsewhere: a row's padding atoms
+  // (a third of fb15k-237's) read no table rows, TRUE/FALSE no argument
+  // rows. By predicated loads, not a branch: every atom's adds stay in
+  // one straight chain (docs/performance.md, "Not kept": skipping the
+  // padding by warp-uniform branches cost fb15k-237 8 %). Where the row's
+  // threads cover the width with 16-byte loads; readRow otherwise.
+  auto columnsType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(4, f32));
+  auto readRowIf = [&](Value pred, Value base, Value row) {
+    if (!exact || tl.V != 4)
+      return readRow(base, row);
+    Value addr =
+        addI(base, mulI(arith::ExtUIOp::create(b, i64, row), rowBytes));
+    Value flag = arith::ExtUIOp::create(b, i32, pred);
+    SmallVector<Value> values;
+    for (int64_t c = 0; c < tl.F; c += 4) {
+      Value columns =
+          LLVM::InlineAsmOp::create(
+              b, columnsType, ValueRange{addI(addr, cI64(4 * c)), flag},
+              kPredicatedColumnsLoad, kPredicatedColumnsConstraints,
+              /*has_side_effects=*/false, /*is_align_stack=*/false,
+              LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+              ArrayAttr())
+              .getResult(0);
+      for (int64_t e = 0; e < 4; ++e)
+        values.push_back(LLVM::ExtractValueOp::create(b, columns, e));
+    }
+    return values;
   };
   // The persistent kernel reads the slot's state and derived states
   // where its derive left them (its shared memory: the DeriveScratch's
@@ -108,12 +151,13 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
   auto embed = [&](Value item, ArrayRef<Value> stateWords = {}) {
     // Argument `which` of term `term`: argN_const[t] for a constant,
     // argN_var[k-1] (= ~t) for variable Vk.
-    auto argRow = [&](int which, Value term) {
+    auto argRow = [&](int which, Value term, Value hasArgs) {
       Value isConst = cmpI(arith::CmpIPredicate::sge, term, cI32(0));
       Value varRow = arith::MinUIOp::create(
           b, arith::XOrIOp::create(b, term, cI32(-1)), hiVarRow);
-      return readRow(sel(isConst, tableBase[1 + which], tableBase[3 + which]),
-                     sel(isConst, term, varRow));
+      return readRowIf(hasArgs,
+                       sel(isConst, tableBase[1 + which], tableBase[3 + which]),
+                       sel(isConst, term, varRow));
     };
     // relu?((pred[p] + arg0[x]) + arg1[y]) added to `acc`, without
     // branches or per-feature selects: TRUE/FALSE (p >= R) scale their
@@ -125,9 +169,10 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
       Value hasArgs = cmpI(arith::CmpIPredicate::ult, p, numR);
       Value argScale = sel(hasArgs, one, zero);
       Value atomScale = sel(isAtom, one, zero);
-      SmallVector<Value> pre =
-          readRow(tableBase[0], arith::MinUIOp::create(b, p, hiPredRow));
-      SmallVector<Value> arg0 = argRow(0, x), arg1 = argRow(1, y);
+      SmallVector<Value> pre = readRowIf(
+          isAtom, tableBase[0], arith::MinUIOp::create(b, p, hiPredRow));
+      SmallVector<Value> arg0 = argRow(0, x, hasArgs),
+                         arg1 = argRow(1, y, hasArgs);
       for (int64_t c = 0; c < tl.F; ++c) {
         Value sum = math::FmaOp::create(b, arg0[c], argScale, pre[c]);
         sum = math::FmaOp::create(b, arg1[c], argScale, sum);
