@@ -28,7 +28,9 @@ namespace {
 // Four columns of a read-only table row where $5 != 0, else four zeros:
 // the zeros first, then the load under the predicate (NVPTX has no
 // predicated load of its own to lower to). Early-clobber outputs, so that
-// the zeros never overwrite the address or the flag.
+// the zeros never overwrite the address or the flag. Declared without side
+// effects or a memory clobber, so LLVM may move or merge it: right for
+// tables no kernel writes (the weights' rows, read `invariant` elsewhere).
 constexpr const char *kPredicatedColumnsLoad =
     "{ .reg .pred p; setp.ne.b32 p, $5, 0; "
     "mov.f32 $0, 0f00000000; mov.f32 $1, 0f00000000; "
