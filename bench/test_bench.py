@@ -14,6 +14,7 @@ import unittest
 from . import bench as B
 from . import results as R
 from .torch import compare as C
+from .proto import block_timeline as BT
 from .proto import workload_stats as W
 
 
@@ -484,3 +485,45 @@ class ProofcFlowTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class BlockTimelineTest(unittest.TestCase):
+    """block_timeline.py's layout of two workers, each a launch stream and
+    a graph stream (CUPTI's streams of a Session's workers)."""
+
+    CSV = "\n".join([
+        "mark,1000,1000,0,init",
+        "memcpy,1500,1510,0,100,7",      # worker 0's launch stream
+        "kernel,1510,1520,0,proofc_init,7",
+        "kernel,1520,2000,5,proofc_policy,70",  # its graph's stream
+        "kernel,1600,1610,0,proofc_init,9",     # worker 1
+        "kernel,1610,2500,5,proofc_policy,90",
+        "kernel,2100,2110,0,proofc_init,7",
+        "kernel,2110,2400,5,proofc_policy,70",
+        "kernel,2600,2700,5,proofc_policy,90",
+        "memset,2650,2660,0,8,33",       # a side stream, left out
+        "mark,3000,3000,0,exit",
+    ]) + "\n"
+
+    def test_workers_grouped_and_the_span_laid_out(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "t.csv")
+            with open(path, "w") as f:
+                f.write(self.CSV)
+            marks, streams = BT.load(path)
+        self.assertEqual(marks, {"init": 1000, "exit": 3000})
+        workers, left = BT.group_workers(streams, "7+70,9+90")
+        self.assertEqual(sorted(workers), ["w0", "w1"])
+        self.assertEqual(left, 10)
+        busy = {w: BT.union(ev) for w, ev in workers.items()}
+        first, last, by_level, gaps = BT.levels(busy)
+        self.assertEqual((first, last), (1500, 2700))
+        # w0 busy 1500-2000 and 2100-2400, w1 1600-2500 and 2600-2700:
+        # one 1500-1600, 2000-2100, 2400-2500, 2600-2700; both 1600-2000,
+        # 2100-2400; neither 2500-2600.
+        self.assertEqual(by_level, {1: 4 * 100, 2: 400 + 300, 0: 100})
+        self.assertEqual(gaps, [(100, 2500)])
+        # A run per proofc_init; the setup's upload before the first, one
+        # of its own.
+        self.assertEqual(BT.runs(workers["w0"]),
+                         [(1500, 1510), (1510, 2000), (2100, 2400)])

@@ -79,6 +79,42 @@ def runs(events):
     return out
 
 
+def group_workers(streams, spec):
+    """`streams` grouped by `spec` ("S+S,S+S": worker i's streams), named
+    w0, w1, ...: ({worker: events in time order}, the busy ns of the
+    streams left out)."""
+    worker_of = {st: f"w{i}" for i, group in enumerate(spec.split(","))
+                 for st in group.split("+")}
+    grouped, left = {}, 0
+    for st, ev in streams.items():
+        if st in worker_of:
+            grouped.setdefault(worker_of[st], []).extend(ev)
+        else:
+            left += sum(e - s for s, e in union(ev))
+    for ev in grouped.values():
+        ev.sort()
+    return grouped, left
+
+
+def levels(busy):
+    """Over the span of `busy` ({name: merged intervals}): first, last, the
+    ns with no, one and two or more names busy ({0, 1, 2: ns}), and the
+    idle gaps [(ns, start)]."""
+    first = min(b[0][0] for b in busy.values())
+    last = max(b[-1][1] for b in busy.values())
+    edges = sorted([(s, 1) for b in busy.values() for s, _ in b] +
+                   [(e, -1) for b in busy.values() for _, e in b])
+    level, prev, by_level, gaps = 0, first, {}, []
+    for t, d in edges:
+        if t > prev:
+            by_level[min(level, 2)] = by_level.get(min(level, 2), 0) + t - prev
+            if level == 0:
+                gaps.append((t - prev, prev))
+        level += d
+        prev = t
+    return first, last, by_level, gaps
+
+
 def main():
     a = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     a.add_argument("timeline")
@@ -90,45 +126,23 @@ def main():
     o = a.parse_args()
     marks, streams = load(o.timeline)
     if o.workers:
-        grouped, left = {}, 0
-        worker_of = {st: f"w{i}" for i, group in enumerate(o.workers.split(","))
-                 for st in group.split("+")}
-        for st, ev in streams.items():
-            if st in worker_of:
-                grouped.setdefault(worker_of[st], []).extend(ev)
-            else:
-                left += sum(e - s for s, e in union(ev))
-        for ev in grouped.values():
-            ev.sort()
-        streams = grouped
+        streams, left = group_workers(streams, o.workers)
         print(f"{o.label}: streams outside the workers: {left / 1e9:.3f} s "
               f"busy in all, left out")
     if not streams:
         raise SystemExit(f"block_timeline: no device records with a stream "
                          f"in {o.timeline}")
     busy = {s: union(ev) for s, ev in streams.items()}
-    first = min(b[0][0] for b in busy.values())
-    last = max(b[-1][1] for b in busy.values())
+    first, last, by_level, gaps = levels(busy)
     origin = marks.get("init", first)
     sec = lambda ns: ns / 1e9
     at = lambda ns: sec(ns - origin)
+    since = "the load mark" if "init" in marks else "the first device work"
     print(f"{o.label}: device work {at(first):.3f} .. {at(last):.3f} s "
-          f"from the load mark (span {sec(last - first):.3f} s)")
+          f"from {since} (span {sec(last - first):.3f} s)")
     if "exit" in marks:
         print(f"{o.label}: exit at {at(marks['exit']):.3f} s: "
               f"{sec(marks['exit'] - last):.3f} s after the last device work")
-    # Within the span: how many streams ran at each moment.
-    edges = sorted([(s, 1) for b in busy.values() for s, _ in b] +
-                   [(e, -1) for b in busy.values() for _, e in b])
-    level, prev, by_level = 0, first, {}
-    gaps = []
-    for t, d in edges:
-        if t > prev:
-            by_level[min(level, 2)] = by_level.get(min(level, 2), 0) + t - prev
-            if level == 0:
-                gaps.append((t - prev, prev))
-        level += d
-        prev = t
     what = "worker" if o.workers else "stream"
     names = {0: "idle", 1: f"one {what}", 2: "two or more"}
     print(f"{o.label}: in the span " + ", ".join(
@@ -148,7 +162,7 @@ def main():
             continue
         spans = [sec(e - s) for s, e in rs]
         between = [sec(b[0] - a[1]) for a, b in zip(rs, rs[1:])]
-        print(f"{o.label}: stream {name}: {len(rs)} runs {at(rs[0][0]):.3f} "
+        print(f"{o.label}: {what} {name}: {len(rs)} runs {at(rs[0][0]):.3f} "
               f".. {at(rs[-1][1]):.3f} s, busy {sec(on):.3f} s; run spans "
               f"median {statistics.median(spans):.3f} s (min "
               f"{min(spans):.3f}, max {max(spans):.3f}); between runs "

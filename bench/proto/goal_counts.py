@@ -14,30 +14,17 @@ children, rows 2i and 2i + 1 of it in one warp) and of a whole tile.
   PYTHONPATH=build/python /usr/bin/python3 bench/proto/goal_counts.py \\
       BUNDLE.pcb DATA_DIR WEIGHTS.safetensors --queries 4 [--seed 0]
 """
-import argparse
 import json
 import sys
 
 import numpy as np
 
-from workload_stats import candidate_lists, greedy_rollouts
+from workload_stats import greedy_rollouts, open_sample, sample_parser
 
 
 def main():
-    a = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    a.add_argument("bundle")
-    a.add_argument("data")
-    a.add_argument("weights")
-    a.add_argument("--queries", type=int, default=4)
-    a.add_argument("--seed", type=int, default=0)
-    a.add_argument("--threads", type=int, default=2)
-    a.add_argument("--chunk", type=int, default=8192)
-    o = a.parse_args()
-    import proofc
-    with open(o.bundle) as f:
-        A = json.load(f)["program"]["shape"]["A"]
-    lists, _ = candidate_lists(o.data, o.queries, o.seed)
-    ev = proofc.Evaluator(o.bundle, o.data, device="cpu", threads=o.threads)
+    o = sample_parser(__doc__).parse_args()
+    lists, _, ev, A = open_sample(o)
     rows = np.zeros(A + 1, np.int64)   # rows by goals
     pairs = np.zeros(A + 1, np.int64)  # a warp's two rows by their larger count
     tiles = np.zeros(A + 1, np.int64)  # a tile's row pairs by its largest count

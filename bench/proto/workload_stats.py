@@ -118,15 +118,43 @@ def chunk_stats(ev, weights, triples, A):
                 ep=ep)
 
 
-def v10_arguments(doc):
-    """The command line of the V10 studies (distinct_rows.py,
-    tile_counts.py): BUNDLE DATA_DIR WEIGHTS [--threads N]."""
+def _study_parser(doc):
+    """BUNDLE DATA_DIR WEIGHTS [--threads N]: what every host study takes."""
     a = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     a.add_argument("bundle")
     a.add_argument("data")
     a.add_argument("weights")
     a.add_argument("--threads", type=int, default=2)
-    return a.parse_args()
+    return a
+
+
+def v10_arguments(doc):
+    """The command line of the V10 studies (distinct_rows.py,
+    tile_counts.py): BUNDLE DATA_DIR WEIGHTS [--threads N]."""
+    return _study_parser(doc).parse_args()
+
+
+def sample_parser(doc):
+    """The command line of the studies of a sample of whole candidate
+    lists (this script, goal_counts.py), before their own options:
+    BUNDLE DATA_DIR WEIGHTS [--queries Q] [--seed S] [--threads N]
+    [--chunk C]."""
+    a = _study_parser(doc)
+    a.add_argument("--queries", type=int, default=4)
+    a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--chunk", type=int, default=8192)
+    return a
+
+
+def open_sample(o):
+    """sample_parser's arguments opened: the sample's (test query index,
+    triples) lists, the test queries, a host Evaluator, the bundle's A."""
+    import proofc  # here, so that key64 imports without the built package
+    lists, test_queries = candidate_lists(o.data, o.queries, o.seed)
+    ev = proofc.Evaluator(o.bundle, o.data, device="cpu", threads=o.threads)
+    with open(o.bundle) as f:
+        A = json.load(f)["program"]["shape"]["A"]
+    return lists, test_queries, ev, A
 
 
 def v10_computed_steps(bundle, data, weights, threads):
@@ -152,22 +180,11 @@ def v10_computed_steps(bundle, data, weights, threads):
 
 
 def main():
-    a = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    a.add_argument("bundle")
-    a.add_argument("data")
-    a.add_argument("weights")
-    a.add_argument("--queries", type=int, default=4)
-    a.add_argument("--seed", type=int, default=0)
-    a.add_argument("--threads", type=int, default=2)
-    a.add_argument("--chunk", type=int, default=8192)
+    a = sample_parser(__doc__)
     a.add_argument("--json")
     o = a.parse_args()
-    import proofc  # here, so that key64 imports without the built package
     started = time.time()
-    lists, test_queries = candidate_lists(o.data, o.queries, o.seed)
-    ev = proofc.Evaluator(o.bundle, o.data, device="cpu", threads=o.threads)
-    with open(o.bundle) as f:
-        A = json.load(f)["program"]["shape"]["A"]
+    lists, test_queries, ev, A = open_sample(o)
     total = dict(candidates=0, steps=0, start_steps=0, k_sum=0, k_gt1=0,
                  rows=0, rows_start=0, proved=0, failed=0, truncated=0)
     # The step policy's one-warp tiles the memo's computed steps take

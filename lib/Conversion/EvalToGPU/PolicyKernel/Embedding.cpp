@@ -24,21 +24,6 @@ using namespace mlir;
 using namespace mlir::eval;
 using namespace mlir::eval::policy_kernel;
 
-namespace {
-// Four columns of a read-only table row where $5 != 0, else four zeros:
-// the zeros first, then the load under the predicate (NVPTX has no
-// predicated load of its own to lower to). Early-clobber outputs, so that
-// the zeros never overwrite the address or the flag. Declared without side
-// effects or a memory clobber, so LLVM may move or merge it: right for
-// tables no kernel writes (the weights' rows, read `invariant` elsewhere).
-constexpr const char *kPredicatedColumnsLoad =
-    "{ .reg .pred p; setp.ne.b32 p, $5, 0; "
-    "mov.f32 $0, 0f00000000; mov.f32 $1, 0f00000000; "
-    "mov.f32 $2, 0f00000000; mov.f32 $3, 0f00000000; "
-    "@p ld.global.nc.v4.f32 {$0, $1, $2, $3}, [$4]; }";
-constexpr const char *kPredicatedColumnsConstraints = "=&f,=&f,=&f,=&f,l,r";
-} // namespace
-
 SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
                                            Value childBase) {
   int64_t w = shape.atomWidth;
@@ -57,9 +42,11 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
   Value tableBase[5];
   for (int i = 0; i < 5; ++i)
     tableBase[i] = threadBase(atomTables[i]);
+  auto rowAddress = [&](Value base, Value row) {
+    return addI(base, mulI(arith::ExtUIOp::create(b, i64, row), rowBytes));
+  };
   auto readRow = [&](Value base, Value row) {
-    Value addr =
-        addI(base, mulI(arith::ExtUIOp::create(b, i64, row), rowBytes));
+    Value addr = rowAddress(base, row);
     return exact ? loadColumns(addr, /*shared=*/false, /*invariant=*/true)
                  : loadRow(addr, w, /*shared=*/false, /*invariant=*/true);
   };
@@ -69,28 +56,10 @@ SmallVector<Value> KernelGenerator::encode(Value slot, ArrayRef<Value> items,
   // one straight chain (docs/performance.md, "Not kept": skipping the
   // padding by warp-uniform branches cost fb15k-237 8 %). Where the row's
   // threads cover the width with 16-byte loads; readRow otherwise.
-  auto columnsType = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(4, f32));
   auto readRowIf = [&](Value pred, Value base, Value row) {
     if (!exact || tl.V != 4)
       return readRow(base, row);
-    Value addr =
-        addI(base, mulI(arith::ExtUIOp::create(b, i64, row), rowBytes));
-    Value flag = arith::ExtUIOp::create(b, i32, pred);
-    SmallVector<Value> values;
-    for (int64_t c = 0; c < tl.F; c += 4) {
-      Value columns =
-          LLVM::InlineAsmOp::create(
-              b, columnsType, ValueRange{addI(addr, cI64(4 * c)), flag},
-              kPredicatedColumnsLoad, kPredicatedColumnsConstraints,
-              /*has_side_effects=*/false, /*is_align_stack=*/false,
-              LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-              ArrayAttr())
-              .getResult(0);
-      for (int64_t e = 0; e < 4; ++e)
-        values.push_back(LLVM::ExtractValueOp::create(b, columns, e));
-    }
-    return values;
+    return loadColumnsIf(pred, rowAddress(base, row));
   };
   // The persistent kernel reads the slot's state and derived states
   // where its derive left them (its shared memory: the DeriveScratch's

@@ -101,6 +101,11 @@ private:
   /// a row it knows to be in range), V-wide loads.
   SmallVector<Value> loadColumns(Value addr, bool shared, bool invariant);
 
+  /// loadColumns of a read-only global row where `pred` (i1) holds, zeros
+  /// elsewhere, by predicated loads (no branch); 16-byte loads only
+  /// (tl.V == 4).
+  SmallVector<Value> loadColumnsIf(Value pred, Value addr);
+
   /// `n` i32 words of a state row at byte address `addr` (8-byte aligned
   /// when n is even: state rows are 12 * A bytes apart), two per load where
   /// they can be; global memory, or (persistent) the derive's shared

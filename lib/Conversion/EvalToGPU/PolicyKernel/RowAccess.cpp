@@ -3,7 +3,8 @@
 //
 // Loads and stores of this thread's F consecutive features of a row
 // (column col0 = (lane % Q) * F): V-wide loads, in bounds without selects
-// where the row's threads cover the width; the state rows' i32 words two
+// where the row's threads cover the width, also under a predicate (zeros
+// where it is false); the state rows' i32 words two
 // at a time; the sum over a row's Q threads.
 //
 //===----------------------------------------------------------------------===//
@@ -12,6 +13,21 @@
 using namespace mlir;
 using namespace mlir::eval;
 using namespace mlir::eval::policy_kernel;
+
+namespace {
+// Four columns of a read-only table row where $5 != 0, else four zeros:
+// the zeros first, then the load under the predicate (NVPTX has no
+// predicated load of its own to lower to). Early-clobber outputs, so that
+// the zeros never overwrite the address or the flag. Declared without side
+// effects or a memory clobber, so LLVM may move or merge it: right for
+// tables no kernel writes (the weights' rows, read `invariant` elsewhere).
+constexpr const char *kPredicatedColumnsLoad =
+    "{ .reg .pred p; setp.ne.b32 p, $5, 0; "
+    "mov.f32 $0, 0f00000000; mov.f32 $1, 0f00000000; "
+    "mov.f32 $2, 0f00000000; mov.f32 $3, 0f00000000; "
+    "@p ld.global.nc.v4.f32 {$0, $1, $2, $3}, [$4]; }";
+constexpr const char *kPredicatedColumnsConstraints = "=&f,=&f,=&f,=&f,l,r";
+} // namespace
 
 Value KernelGenerator::rowSum(Value v) {
   return butterfly(v, tl.Q, [&](Value x, Value y) {
@@ -71,6 +87,27 @@ SmallVector<Value> KernelGenerator::loadColumns(Value addr, bool shared,
                                             /*isNonTemporal=*/false,
                                             invariant));
     }
+  }
+  return values;
+}
+
+SmallVector<Value> KernelGenerator::loadColumnsIf(Value pred, Value addr) {
+  assert(tl.V == 4 && "predicated column loads are 16 bytes wide");
+  auto columnsType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(4, f32));
+  Value flag = arith::ExtUIOp::create(b, i32, pred);
+  SmallVector<Value> values;
+  for (int64_t c = 0; c < tl.F; c += 4) {
+    Value columns =
+        LLVM::InlineAsmOp::create(
+            b, columnsType, ValueRange{addI(addr, cI64(4 * c)), flag},
+            kPredicatedColumnsLoad, kPredicatedColumnsConstraints,
+            /*has_side_effects=*/false, /*is_align_stack=*/false,
+            LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+            ArrayAttr())
+            .getResult(0);
+    for (int64_t e = 0; e < 4; ++e)
+      values.push_back(LLVM::ExtractValueOp::create(b, columns, e));
   }
   return values;
 }
