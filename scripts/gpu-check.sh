@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run ON the GPU machine, from the repository root: builds the runtime alone
 # (no MLIR) with the carried .deps/, runs the unit tests that touch CUDA
-# (GPU tests included) and writes the logs under $OUT (default .out/).
+# (GPU tests included), then two device workers under CUPTI's injection
+# (below), and writes the logs under $OUT (default .out/).
 #   scripts/gpu-check.sh [GTEST_FILTER]
 # Needs: .deps/ (scripts/make-deps.sh) and the datasets/weights the tests use
 # under $PROOFC_SHARED_DIR (default .gpudata/, laid out like shared/:
@@ -48,4 +49,36 @@ grep -E '^\[ (gpu|cache) ' "$out/tests.log"
 grep -E '^\[  (FAILED|PASSED|SKIPPED) ' "$out/tests.log" | sort | uniq -c | head -40
 grep -B2 -A12 -E 'Failure|Skipped' "$out/tests.log" | head -120 > "$out/failures.log"
 echo "gpu-check: tests exit $rc in $(( $(date +%s) - start )) s total"
+
+# Two device workers under CUPTI's injection (the activity API that Nsight
+# Systems and bench/proto/kernel_timeline.cpp use), kinship's first 600
+# queries in two blocks, three times, each with an empty kernel cache so
+# that both workers wait for the one prefetched compile and instantiate
+# their graphs together: two instantiations at once deadlocked inside
+# libcupti until CudaDriver::instantiateGraph serialized them
+# (bench/results/2026-12-04c-h200-prefetch, call A).
+data=$PROOFC_SHARED_DIR/data/kinship
+bundle=$PROOFC_SHARED_DIR/bundles/v10-step-b8192.pcb
+scratch=$(mktemp -d)
+if [ -d "$data" ] && [ -f "$bundle" ] &&
+  "$root/scripts/build-timeline-lib.sh" "$scratch/timeline.so" > "$out/profiled.log" 2>&1; then
+  for i in 1 2 3; do
+    rm -rf "$scratch/cache"
+    CUDA_INJECTION64_PATH=$scratch/timeline.so PROOFC_TIMELINE_OUT=$scratch/timeline.csv \
+      PROOFC_CACHE_DIR=$scratch/cache timeout 120 "$build/bin/proofc-run" "$bundle" \
+      --data "$data" --weights "$PROOFC_SHARED_DIR/weights/kinship.safetensors" \
+      --queries 600 --corruptions 100 --block 65536 --workers-per-device 2 --device cuda --quiet \
+      >> "$out/profiled.log" 2>&1
+    status=$?
+    if [ $status -ne 0 ]; then
+      echo "gpu-check: FAILED: two workers under CUPTI's injection, run $i (exit $status, 124: it hung; $out/profiled.log)"
+      rc=1
+      break
+    fi
+  done
+  [ $rc -eq 0 ] && echo "gpu-check: two workers under CUPTI's injection ended, 3 runs"
+else
+  echo "gpu-check: SKIPPED the run under CUPTI's injection (no kinship, bundle or CUPTI; $out/profiled.log)"
+fi
+rm -rf "$scratch"
 exit $rc

@@ -81,20 +81,10 @@ call_build_pair() {
   return $rc
 }
 
-# call_timeline_lib SO: the CUPTI injection library (kernel_timeline.cpp)
-# built against the toolkit's newest activity records.
+# call_timeline_lib SO: the CUPTI injection library (kernel_timeline.cpp),
+# scripts/build-timeline-lib.sh.
 call_timeline_lib() {
-  local so=$1 cu h lib
-  cu=$(dirname "$(find /usr/local/cuda/ -name cupti.h | head -1)")/..
-  h=$(find /usr/local/cuda/ -name cupti_activity.h | head -1)
-  lib=$(dirname "$(find /usr/local/cuda/ -name 'libcupti.so*' | head -1)")
-  newest() { grep -o "} $1[0-9]*;" "$h" | tr -d '};' | sort -V | tail -1 | tr -d ' '; }
-  g++ -O2 -shared -fPIC bench/proto/kernel_timeline.cpp -o "$so" \
-    -I"$cu/include" -I/usr/local/cuda/include -L"$lib" -lcupti \
-    -Wl,-rpath,"$lib" -DKERNEL_RECORD="$(newest CUpti_ActivityKernel)" \
-    -DMEMSET_RECORD="$(newest CUpti_ActivityMemset)" \
-    -DMEMCPY_RECORD="$(newest CUpti_ActivityMemcpy)" ||
-    { echo "no timeline library"; return 1; }
+  scripts/build-timeline-lib.sh "$1" || { echo "no timeline library"; return 1; }
 }
 
 # call_session_median BENCH BUNDLE LABEL [flags...]: one session bench of

@@ -11,11 +11,8 @@
 // node id 0, the call's name), so that a setup's host time can be split by
 // call (bench/proto/api_time.py sums them); off by default, since the
 // records cost host time of their own.
-// Build (on the GPU machine):
-//   g++ -O2 -shared -fPIC bench/proto/kernel_timeline.cpp -o kt.so \
-//     -I$CUPTI/include -I/usr/local/cuda/include -L$CUPTI/lib64 -lcupti \
-//     -DKERNEL_RECORD=CUpti_ActivityKernelN -DMEMSET_RECORD=... \
-//     -DMEMCPY_RECORD=...   (each the header's newest version)
+// Build (on the GPU machine): scripts/build-timeline-lib.sh kt.so (against
+// the toolkit's newest activity records).
 // Use: CUDA_INJECTION64_PATH=$PWD/kt.so PROOFC_TIMELINE_OUT=t.csv <program>
 #include <cstdio>
 #include <cstdlib>

@@ -167,6 +167,9 @@ std::vector<Outcome> CudaBackend::run(const EvalInputs &, BackendTimings &) {
        "nvrtc.h); rebuild with the CUDA toolkit's include directory");
 }
 
+void CudaBackend::prefetchModules() {}
+void CudaBackend::shareModules(CudaBackend &) {}
+
 } // namespace proofc
 
 #else // PROOFC_HAVE_CUDA
@@ -206,13 +209,41 @@ struct CudaBackend::Persistent {
 
 CudaBackend::~CudaBackend() = default;
 
+void CudaBackend::ensureBuilds() {
+  if (!builds_)
+    builds_ = std::make_shared<ModuleBuilds>(bundle_, path_, options_.cache,
+                                             options_.tiers);
+}
+
+void CudaBackend::prefetchModules() {
+  try {
+    CudaDriver &drv = CudaDriver::get();
+    CompileTarget target;
+    PROOFC_CU(drv, cuDeviceGet, &target.device, options_.device);
+    PROOFC_CU(drv, cuDeviceGetAttribute, &target.major,
+              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, target.device);
+    PROOFC_CU(drv, cuDeviceGetAttribute, &target.minor,
+              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, target.device);
+    ensureBuilds();
+    // The prologue where a setup may fold host weights on the device: it
+    // compiles beside the modules.
+    builds_->prefetch(target, planFoldsAtomLayer(bundle_.plan));
+  } catch (const Error &) {
+    // No device to ask (a wrong ordinal, a driver error): the first run's
+    // setup says so, with its own message.
+  }
+}
+
+void CudaBackend::shareModules(CudaBackend &other) {
+  other.ensureBuilds();
+  builds_ = other.builds_;
+}
+
 std::vector<Outcome> CudaBackend::run(const EvalInputs &inputs,
                                       BackendTimings &timings) {
   const bool reuse = persistent_ && persistent_->runner.reusableFor(inputs);
   try {
-    if (!builds_)
-      builds_ = std::make_shared<ModuleBuilds>(bundle_, path_, options_.cache,
-                                               options_.tiers);
+    ensureBuilds();
     if (!reuse) {
       persistent_.reset(); // the previous pool's device state first
       persistent_ =

@@ -167,12 +167,22 @@ public:
   /// runtime/src/cuda/CudaRollouts.cpp.
   Trajectories rollouts(const RolloutInputs &inputs) override;
   int deviceOrdinal() const { return options_.device; }
+  /// Starts compiling the bundle's kernels for the device in the
+  /// background (ModuleBuilds::prefetch), so that the first run's setup
+  /// finds them compiled or compiling: the Session's backends do when they
+  /// open, before the dataset loads. A device that cannot be asked now is
+  /// left for that setup to report.
+  void prefetchModules();
+  /// Gets the kernels through `other`'s module builds: the same bundle on
+  /// the same device (a second worker of one GPU), compiled once for both.
+  void shareModules(CudaBackend &other);
 
 private:
   /// The modules' cubins (ModuleBuilds.h), for every pool's runner;
   /// declared before persistent_, which is released first.
   std::shared_ptr<ModuleBuilds> builds_;
-  struct Persistent; ///< the device state kept between runs of one pool
+  struct Persistent;   ///< the device state kept between runs of one pool
+  void ensureBuilds(); ///< builds_, made on first use
   void addRunInfo(const CudaRunInfo &run, bool setUp);
   int64_t measurePoolCapacity(const EvalInputs &inputs);
 

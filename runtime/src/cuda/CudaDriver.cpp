@@ -110,6 +110,12 @@ std::string CudaDriver::errorName(CUresult result) const {
   return "CUDA error " + std::to_string(static_cast<int>(result));
 }
 
+CUresult CudaDriver::instantiateGraph(CUgraphExec *exec, CUgraph graph,
+                                      unsigned long long flags) {
+  std::lock_guard<std::mutex> lock(instantiate_);
+  return cuGraphInstantiateWithFlags(exec, graph, flags);
+}
+
 void CudaDriver::check(CUresult result, const char *call) const {
   if (result == CUDA_SUCCESS)
     return;
@@ -171,7 +177,7 @@ bool probeConditionalNodes(CudaDriver &drv, CUcontext ctx, std::string *why) {
                                    nullptr, nullptr, 0, &empty),
                 "cuGraphAddNode(empty body)");
   }
-  ok = ok && attempt(drv.cuGraphInstantiateWithFlags(&exec, graph, 0),
+  ok = ok && attempt(drv.instantiateGraph(&exec, graph, 0),
                      "cuGraphInstantiateWithFlags");
   ok = ok && attempt(drv.cuGraphLaunch(exec, nullptr), "cuGraphLaunch");
   ok = ok && attempt(drv.cuCtxSynchronize(), "cuCtxSynchronize");

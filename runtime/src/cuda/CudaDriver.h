@@ -22,6 +22,7 @@
 #include <cudaTypedefs.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace proofc {
@@ -111,6 +112,17 @@ public:
 
   int version() const { return version_; } ///< cuDriverGetVersion
 
+  /// cuGraphInstantiateWithFlags, one call at a time in the process. Every
+  /// graph of the runtime is instantiated through this: under CUPTI's
+  /// activity API (Nsight Systems, bench/proto/kernel_timeline.cpp) two
+  /// threads instantiating at once, two device workers' setups, deadlocked
+  /// inside libcupti and libcuda, each waiting on a lock the other held
+  /// (bench/results/2026-12-04c-h200-prefetch, call A's stacks). An
+  /// instantiation is a setup's, a few per pool, so the wait costs nothing
+  /// measurable.
+  CUresult instantiateGraph(CUgraphExec *exec, CUgraph graph,
+                            unsigned long long flags);
+
 #define PROOFC_CUDA_DECLARE(name, version) decltype(&::name) name = nullptr;
   PROOFC_CUDA_REQUIRED_SYMBOLS(PROOFC_CUDA_DECLARE)
   PROOFC_CUDA_OPTIONAL_SYMBOLS(PROOFC_CUDA_DECLARE)
@@ -123,6 +135,7 @@ private:
   CudaDriver();
   void *library_ = nullptr;
   int version_ = 0;
+  std::mutex instantiate_; ///< instantiateGraph's
 };
 
 /// Calls driver.<fn>(args...) and throws a proofc::Error naming `fn` on

@@ -320,7 +320,8 @@ void CudaRunner::buildGraph(
     for (int k = 0; k < std::max(1, options_.unroll); ++k)
       dep = addNodes(dev_.graph, dep, schedule.step, handles);
   }
-  PROOFC_CU(dev_.drv, cuGraphInstantiateWithFlags, &dev_.exec, dev_.graph, 0);
+  dev_.drv.check(dev_.drv.instantiateGraph(&dev_.exec, dev_.graph, 0),
+                 "cuGraphInstantiateWithFlags");
   // A graph whose kernels update its nodes must be on the device before
   // its first launch.
   if (bindingNodes_)
@@ -370,8 +371,8 @@ void CudaRunner::buildResetGraph() {
     PROOFC_CU(drv, cuGraphAddNode, &node, dev_.resetGraph, nullptr, nullptr, 0,
               &p);
   }
-  PROOFC_CU(drv, cuGraphInstantiateWithFlags, &dev_.resetExec, dev_.resetGraph,
-            0);
+  drv.check(drv.instantiateGraph(&dev_.resetExec, dev_.resetGraph, 0),
+            "cuGraphInstantiateWithFlags");
 }
 
 } // namespace proofc

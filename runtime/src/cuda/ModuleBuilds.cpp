@@ -56,26 +56,45 @@ ModuleBuilds::~ModuleBuilds() {
     background_.wait(); // its error, if any, is dropped with it
 }
 
+void ModuleBuilds::prefetch(const CompileTarget &target, bool withPrologue) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (decided_ || background_.valid() || optimizedCached(target))
+    return;
+  start_ = Clock::now();
+  prefetchUnclaimed_ = true;
+  startOptimizedLocked(target, withPrologue);
+}
+
+void ModuleBuilds::startOptimizedLocked(const CompileTarget &target,
+                                        bool withPrologue) {
+  background_ = std::async(std::launch::async, [this, target, withPrologue] {
+    std::shared_ptr<const ModuleSet> set =
+        build(target, /*quick=*/false, withPrologue);
+    optimizedSeconds_ = secondsSince(start_);
+    return set;
+  });
+}
+
 bool ModuleBuilds::quickFor(const CompileTarget &target, int64_t candidates,
                             bool withPrologue) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!decided_) {
-    decided_ = true;
+  const bool first = !decided_;
+  decided_ = true;
+  if (first && !background_.valid()) {
     start_ = Clock::now();
     if (!startsOnQuickTier(tiers_, optimizedCached(target), candidates))
       return false;
     startedQuick_ = true;
-    background_ = std::async(std::launch::async, [this, target, withPrologue] {
-      std::shared_ptr<const ModuleSet> set =
-          build(target, /*quick=*/false, withPrologue);
-      optimizedSeconds_ = secondsSince(start_);
-      return set;
-    });
+    startOptimizedLocked(target, withPrologue);
     return true;
   }
+  // A later setup, or the first after prefetch(): the quick tier while the
+  // build runs and this pool would have started on it; else the build.
   if (background_.valid() && !takeIfDone() && !quickFailed_ &&
-      startsOnQuickTier(tiers_, false, candidates))
+      startsOnQuickTier(tiers_, false, candidates)) {
+    startedQuick_ = startedQuick_ || first;
     return true;
+  }
   finishLocked();
   return false;
 }
@@ -104,6 +123,14 @@ std::shared_ptr<const ModuleSet> ModuleBuilds::cachelessOptimized() {
   return cacheOptions_.disabled ? optimized_ : nullptr;
 }
 
+std::shared_ptr<const ModuleSet> ModuleBuilds::claimPrefetched() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!prefetchUnclaimed_ || !takeIfDone())
+    return nullptr;
+  prefetchUnclaimed_ = false;
+  return optimized_;
+}
+
 std::shared_ptr<const ModuleSet>
 ModuleBuilds::modules(const CompileTarget &target, bool quick) {
   if (quick) {
@@ -118,8 +145,11 @@ ModuleBuilds::modules(const CompileTarget &target, bool quick) {
       finishLocked();
     }
   }
-  // Without a cache, the background build's cubins as they are rather
-  // than compiled again.
+  // The prefetch's set, to the first setup that asks, with the compile's
+  // counters (later setups read the cache it filled); without a cache,
+  // the background build's cubins as they are rather than compiled again.
+  if (std::shared_ptr<const ModuleSet> set = claimPrefetched())
+    return set;
   if (std::shared_ptr<const ModuleSet> set = cachelessOptimized())
     return set;
   return build(target, /*quick=*/false, /*withPrologue=*/false);

@@ -10,11 +10,16 @@
 // not all in the cache may get the quick tier at once while the optimized
 // tier (the prologue with it, where the setup needs one) compiles in the
 // background, into the cache; the runner then swaps
-// (CudaRunner::refreshModules). One per backend (and
-// one for its rollouts): a later setup, for another pool, takes what the
-// first one started. A backend runs one call at a time; within a setup
-// the modules and the device prologue are got from two threads, and the
-// background build runs beside the calls.
+// (CudaRunner::refreshModules). A Session's backends start that
+// optimized build when they open (prefetch), before the dataset loads,
+// so that a cold start's compile overlaps the host's work before the
+// first setup. One per device of a Session (its workers on that device
+// share it: one compile for all of them; CudaBackend::shareModules) and
+// one for each backend's rollouts: a later setup, for another pool or
+// another worker, takes what the first one started. A backend runs one
+// call at a time, the workers sharing a device several at once; within a
+// setup the modules and the device prologue are got from two threads,
+// and the background build runs beside the calls.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_CUDA_MODULEBUILDS_H
@@ -75,6 +80,16 @@ public:
   ModuleBuilds(const ModuleBuilds &) = delete;
   ModuleBuilds &operator=(const ModuleBuilds &) = delete;
 
+  /// Starts the optimized tier's build (the device prologue with it when
+  /// `withPrologue`) in the background before any setup: a Session's
+  /// backends call it when they open, so that the compile runs while the
+  /// dataset loads and the first block is built. The first setup then
+  /// decides as a later one does (quickFor) and takes the build's set
+  /// itself (modules(): its counters are the compile's). Nothing when a
+  /// setup has decided already, a build runs, or the cache holds every
+  /// optimized module (a warm start reads them at its setup, as before).
+  void prefetch(const CompileTarget &target, bool withPrologue);
+
   /// The tier a setup over `candidates` candidates compiles on (true:
   /// quick). The first setup decides (startsOnQuickTier, from whether the
   /// cache holds every optimized module) and, for the quick tier, starts
@@ -107,11 +122,15 @@ public:
   /// Whether the first setup started on the quick tier.
   bool startedQuick() const { return startedQuick_; }
 
-  /// Seconds from the first setup's decision until the background build
-  /// finished; < 0 while it runs, or when none was started.
+  /// Seconds from the first setup's decision (or the prefetch) until the
+  /// background build finished; < 0 while it runs, or when none was
+  /// started.
   double optimizedSeconds() const { return optimizedSeconds_.load(); }
 
 private:
+  /// The optimized tier's build in a thread of its own, timed from start_
+  /// (with mutex_ held).
+  void startOptimizedLocked(const CompileTarget &target, bool withPrologue);
   /// Every module of a tier (and the prologue with `withPrologue`).
   std::shared_ptr<const ModuleSet> build(const CompileTarget &target,
                                          bool quick, bool withPrologue) const;
@@ -142,8 +161,13 @@ private:
   void finishLocked();
   /// The background build's set when there is no cache to get it from.
   std::shared_ptr<const ModuleSet> cachelessOptimized();
+  /// prefetch()'s set once it has finished, the first time it is asked
+  /// for; else nullptr.
+  std::shared_ptr<const ModuleSet> claimPrefetched();
 
-  const Bundle &bundle_;
+  /// A copy: the workers of a device share one ModuleBuilds, which the
+  /// backend that made it may not outlive.
+  const Bundle bundle_;
   const std::string path_;
   const KernelCacheOptions cacheOptions_;
   const CompileTiers tiers_;
@@ -153,7 +177,10 @@ private:
   bool decided_ = false; ///< the first setup has decided
   bool startedQuick_ = false;
   bool quickFailed_ = false; ///< the quick modules did not compile
-  Clock::time_point start_;  ///< the first setup's decision
+  /// The background build is prefetch()'s, and its set not yet handed to
+  /// a setup by modules().
+  bool prefetchUnclaimed_ = false;
+  Clock::time_point start_; ///< the first setup's decision, or the prefetch
   std::future<std::shared_ptr<const ModuleSet>> background_;
   std::shared_ptr<const ModuleSet> optimized_; ///< the background's, taken
   std::atomic<double> optimizedSeconds_{-1};

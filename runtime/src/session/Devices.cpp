@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 
 namespace proofc {
 namespace {
@@ -122,6 +123,27 @@ int resolveWorkersPerDevice(const BackendOptions &options, bool cuda,
   return asked > 0 ? asked : cuda ? 2 : 1;
 }
 
+namespace {
+
+/// The CUDA backends' kernels: compiled once per device, starting now
+/// (CudaBackend::prefetchModules), while the caller loads its dataset; a
+/// device's other workers share its first one's builds.
+void startKernelBuilds(std::vector<SelectedDevice> &devices) {
+  std::map<int, CudaBackend *> first;
+  for (SelectedDevice &d : devices) {
+    auto *cuda = dynamic_cast<CudaBackend *>(d.backend.get());
+    if (!cuda)
+      continue;
+    const auto [it, fresh] = first.emplace(cuda->deviceOrdinal(), cuda);
+    if (fresh)
+      cuda->prefetchModules();
+    else
+      cuda->shareModules(*it->second);
+  }
+}
+
+} // namespace
+
 std::vector<SelectedDevice>
 openDevices(const Bundle &bundle, const std::string &bundlePath,
             const SessionOptions &options, const std::string &flag,
@@ -138,6 +160,7 @@ openDevices(const Bundle &bundle, const std::string &bundlePath,
       for (int w = 1; w < workers; ++w)
         out.push_back(openDevice(bundle, bundlePath, same, flag));
     }
+    startKernelBuilds(out);
     return out;
   }
   if (options.device != "cuda" && options.device != "auto")
@@ -164,6 +187,7 @@ openDevices(const Bundle &bundle, const std::string &bundlePath,
       one.device = fmt::format("cuda:{}", ordinal);
       out.push_back(openDevice(bundle, bundlePath, one, flag));
     }
+  startKernelBuilds(out);
   return out;
 }
 

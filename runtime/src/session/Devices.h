@@ -48,7 +48,9 @@ int resolveWorkersPerDevice(const BackendOptions &options, bool cuda,
 /// backend per ordinal of SessionOptions::devices (`devicesFlag` names
 /// that option in errors), each CUDA device's opened
 /// resolveWorkersPerDevice times (device by device: cuda:0, cuda:1, cuda:0,
-/// cuda:1 for two workers on two devices).
+/// cuda:1 for two workers on two devices). Each CUDA device's kernels
+/// start compiling as it opens (CudaBackend::prefetchModules), while the
+/// caller loads its dataset, once for all of the device's workers.
 std::vector<SelectedDevice>
 openDevices(const Bundle &bundle, const std::string &bundlePath,
             const SessionOptions &options, const std::string &flag = "device",

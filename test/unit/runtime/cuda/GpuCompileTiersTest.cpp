@@ -9,9 +9,10 @@
 // build fills the kernel cache, so a later backend starts on the
 // optimized kernels with no miss; a later pool's setup after the build
 // gets them too; with the tiers off a cold setup waits for the optimized
-// kernels. On the test bundle (CUDA C++ modules only) with nations, and
-// on each compiled bundle (the policy's PTX with slot.cu linked in) with
-// kinship when the build made them. Skipped without a GPU.
+// kernels; kernels prefetched as a Session opens are compiled once for
+// every worker of the device. On the test bundle (CUDA C++ modules only) with
+// nations, and on each compiled bundle (the policy's PTX with slot.cu linked
+// in) with kinship when the build made them. Skipped without a GPU.
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/CudaBackend.h"
@@ -177,6 +178,48 @@ TEST(GpuCompileTiers, OffWaitsForTheOptimizedKernels) {
   EXPECT_FALSE(backend.runInfo().quickKernels);
   EXPECT_FALSE(backend.runInfo().tiered);
   EXPECT_GT(backend.runInfo().cache.misses, 0);
+}
+
+TEST(GpuCompileTiers, PrefetchCompilesOnceForEveryWorkerOfTheDevice) {
+  // As a Session opens two workers on one GPU (Devices.cpp): the first
+  // prefetches, the second shares its builds. The first run waits for the
+  // prefetch and takes its set, with the compile's counters; the second
+  // worker's finds every module in the cache that build filled.
+  PROOFC_REQUIRE_GPU();
+  if (!std::filesystem::exists(dataDir("nations")))
+    GTEST_SKIP() << "dataset nations not present";
+  const ProgramSpec program = v10Program();
+  const TrainedWorkload w = trainedWorkload("nations", 4);
+  const Bundle bundle = makeTestBundle(program, 128, /*fusedStep=*/true);
+  const EvalInputs inputs{program, w.ds, w.weights, w.set, false};
+  TempDir cache;
+  CudaBackend first(bundle, "test.pcb",
+                    tieredOptions(cache.path(), CompileTiers::Off));
+  CudaBackend second(bundle, "test.pcb",
+                     tieredOptions(cache.path(), CompileTiers::Off));
+  first.prefetchModules();
+  second.shareModules(first);
+  BackendTimings t;
+  const std::vector<Outcome> a = first.run(inputs, t);
+  EXPECT_FALSE(first.runInfo().quickKernels);
+  EXPECT_EQ(first.runInfo().cache.misses, loadedModuleCount(bundle));
+  EXPECT_EQ(first.runInfo().cache.hits, 0);
+  const std::vector<Outcome> b = second.run(inputs, t);
+  EXPECT_EQ(second.runInfo().cache.misses, 0);
+  EXPECT_EQ(second.runInfo().cache.hits, loadedModuleCount(bundle));
+  expectSameOutcomes(a, b);
+  // And the kernels of a backend that compiled them itself.
+  TempDir own;
+  CudaBackend alone(bundle, "test.pcb",
+                    tieredOptions(own.path(), CompileTiers::Off));
+  expectSameOutcomes(a, alone.run(inputs, t));
+  // A warm cache: nothing to prefetch, the setup reads it as before.
+  CudaBackend warm(bundle, "test.pcb",
+                   tieredOptions(cache.path(), CompileTiers::Off));
+  warm.prefetchModules();
+  expectSameOutcomes(a, warm.run(inputs, t));
+  EXPECT_EQ(warm.runInfo().cache.misses, 0);
+  EXPECT_EQ(warm.runInfo().cache.hits, loadedModuleCount(bundle));
 }
 
 } // namespace
