@@ -142,7 +142,7 @@ RunIdentity RunSession::identity() const {
   RunIdentity id;
   id.programSha256 = "sha256:" + sha256Hex(programJson(program()).dump());
   id.weightsSha256 = "sha256:" + weights_.sha256;
-  id.datasetFingerprint = datasetFingerprint(dataset());
+  id.datasetFingerprint = SessionAccess::datasetFingerprint(*session_);
   id.split = options_.split;
   id.corruptions = options_.corruptions;
   id.seed = options_.seed;

@@ -92,6 +92,7 @@ SessionResult Session::State::finish(
   r.candidates = candidateOptions;
   r.metrics = computeMetrics(pairs, counts);
   r.provenance = provenance;
+  r.provenance.datasetFingerprint = fingerprint.get();
   (weightsDigest.rfind("xxh3:", 0) == 0 ? r.provenance.weightsXxh3
                                         : r.provenance.weightsSha256) =
       weightsDigest;
@@ -332,6 +333,10 @@ RangeResult SessionAccess::evaluateShard(Session &session,
   return session.state_
       ->stream(weights.tensors, nullptr, range, control, &cross)
       .rangeResult(range);
+}
+
+const std::string &SessionAccess::datasetFingerprint(const Session &session) {
+  return session.state_->fingerprint.get();
 }
 
 const ShardSharing &SessionAccess::shardSharing(Session &session,

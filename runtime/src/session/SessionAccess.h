@@ -53,6 +53,9 @@ public:
                                    const QueryRange &range,
                                    const EvaluateControl &control,
                                    const CrossShardCall &cross);
+  /// datasetFingerprint() of the session's dataset, computed once, in the
+  /// background from the session's start (SessionState.h).
+  static const std::string &datasetFingerprint(const Session &session);
   /// The pool's keys shared by its `shardCount` shards, planned once per
   /// session and count (SharedLists::acrossShards).
   static const ShardSharing &shardSharing(Session &session, int64_t shardCount);

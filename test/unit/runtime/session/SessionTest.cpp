@@ -13,6 +13,7 @@
 
 #include "bundle/Bundle.h"
 #include "host/HostBackend.h"
+#include "outputs/Provenance.h"
 #include "outputs/Report.h"
 #include "proofc/runtime/Session.h"
 #include "support/Checksum.h"
@@ -119,6 +120,24 @@ TEST(Session, ViewsEqualTheFileAndRecordWhereTheWeightsCameFrom) {
   const nlohmann::json f = nlohmann::json::parse(fromFile.reportJson());
   EXPECT_EQ(f["provenance"]["weights_sha256"], file.sha256);
   EXPECT_FALSE(f["provenance"].contains("weights_xxh3"));
+}
+
+TEST(Session, TheReportNamesTheDatasetByItsFingerprint) {
+  // Computed in the background from the session's start (SessionState's
+  // `fingerprint`): every report and the parts' identity name the same
+  // string datasetFingerprint() gives.
+  HostBackend backend(HostBackendOptions{2});
+  Session session =
+      SessionAccess::make(v10Program(), {&backend}, "cpu", nationsSession());
+  const std::string expected =
+      datasetFingerprint(loadDataset(dataDir("nations")));
+  EXPECT_EQ(SessionAccess::datasetFingerprint(session), expected);
+  const WeightsFile file = session.loadWeights(weightsFile("nations"));
+  for (int call = 0; call < 2; ++call) {
+    const nlohmann::json r =
+        nlohmann::json::parse(session.evaluate(file).reportJson());
+    EXPECT_EQ(r["provenance"]["dataset_fingerprint"], expected);
+  }
 }
 
 TEST(Session, TensorsDigestIsXxh3OfTheDocumentedBytes) {
