@@ -15,6 +15,7 @@ from . import bench as B
 from . import results as R
 from .torch import compare as C
 from .proto import block_timeline as BT
+from .proto import symbolize_stacks as SS
 from .proto import workload_stats as W
 
 
@@ -527,3 +528,35 @@ class BlockTimelineTest(unittest.TestCase):
         # of its own.
         self.assertEqual(BT.runs(workers["w0"]),
                          [(1500, 1510), (1510, 2000), (2100, 2400)])
+
+
+class SymbolizeStacksTest(unittest.TestCase):
+    """symbolize_stacks.py names thread_stacks.cpp's unnamed frames by
+    addr2line (one call an object, two lines an offset) and keeps the
+    others; here a stand-in addr2line that names offset 0x10 only."""
+
+    FAKE = "\n".join([
+        "#!/bin/sh",
+        "shift 4",  # -f -C -e OBJECT
+        "for a in \"$@\"; do",
+        "  if [ \"$a\" = 0x10 ]; then echo 'proofc::run()'; echo '/x/Run.cpp:7';",
+        "  else echo '??'; echo '??:0'; fi",
+        "done",
+    ]) + "\n"
+
+    def test_unnamed_frames_named_and_the_rest_kept(self):
+        lines = [
+            "--- thread 7",
+            "/lib/libc.so.6(syscall+0x1d)[0x7f00]",
+            "/bin/proofc-run(+0x10)[0x5610]",
+            "/bin/proofc-run(+0x20)[0x5620]",
+        ]
+        with tempfile.TemporaryDirectory() as d:
+            tool = os.path.join(d, "addr2line")
+            with open(tool, "w") as f:
+                f.write(self.FAKE)
+            os.chmod(tool, 0o755)
+            named = SS.symbolize(lines, tool)
+        self.assertEqual(named[:2], lines[:2])
+        self.assertEqual(named[2], "  proofc::run() (Run.cpp:7) [proofc-run]")
+        self.assertEqual(named[3], lines[3])  # addr2line knew nothing
