@@ -54,9 +54,12 @@ echo "gpu-check: tests exit $rc in $(( $(date +%s) - start )) s total"
 # Systems and bench/proto/kernel_timeline.cpp use), kinship's first 600
 # queries in two blocks, three times, each with an empty kernel cache so
 # that both workers wait for the one prefetched compile and instantiate
-# their graphs together: two instantiations at once deadlocked inside
-# libcupti until CudaDriver::instantiateGraph serialized them
-# (bench/results/2026-12-04c-h200-prefetch, call A).
+# their graphs together: a profiled run of the runtime ends, end to end.
+# Two instantiations at once deadlocked inside libcupti until
+# CudaDriver::instantiateGraph serialized them (2026-12-04c, call A, with
+# fb15k-237's first 300 queries). This run is not a check of that fix:
+# without the serialization it ended too, 4 runs of 4
+# (bench/results/2026-12-04d-h200-sweep, call A).
 data=$PROOFC_SHARED_DIR/data/kinship
 bundle=$PROOFC_SHARED_DIR/bundles/v10-step-b8192.pcb
 scratch=$(mktemp -d)

@@ -11,6 +11,7 @@
 #   call_env                          # PATH, LD_LIBRARY_PATH, the kernel cache
 #   call_build build-gpu-device proofc-run proofc-session-bench
 #   call_build_pair build-gpu-device proofc-session-bench  # and oldtree's
+#   call_base_tree PATCH proofc-run   # this tree less PATCH, in $BASE
 #   call_timeline_lib /tmp/kt.so      # bench/proto/kernel_timeline.cpp
 #   call_session_median BENCH BUNDLE LABEL [session-bench flags...]
 #   call_reference BUNDLE             # V10's outcomes into /tmp/ref.tsv
@@ -79,6 +80,28 @@ call_build_pair() {
   wait $old || rc=1
   [ -d "$dir" ] && [ -d ".gpudata/oldtree/$dir" ] || rc=1
   return $rc
+}
+
+# call_base_tree PATCH TARGET...: the runtime a call compares this tree's
+# against where the change is a patch rather than a revision
+# (call_build_pair's oldtree): a copy of this tree (its build folders
+# left out) in $BASE (/tmp/base unless set), PATCH (a path relative to
+# the repository root) reverse-applied there, its TARGETs built into
+# $BASE/build-gpu-device (its log in $OUT/base/). The calls of
+# 2026-12-04c repeated this.
+call_base_tree() {
+  local patch=$PWD/$1
+  shift
+  BASE=${BASE:-/tmp/base}
+  rm -rf "$BASE" && mkdir -p "$BASE" || return 1
+  tar --exclude='./build-gpu-*' -cf - . | tar -xf - -C "$BASE" || return 1
+  if ! (cd "$BASE" && patch -R -p1 -s < "$patch"); then
+    echo "$patch does not reverse-apply"
+    return 1
+  fi
+  mkdir -p "$OUT/base"
+  (cd "$BASE" && OUT=$OUT/base call_build build-gpu-device "$@") || return 1
+  echo "base built at $(($(date +%s) - t0)) s"
 }
 
 # call_timeline_lib SO: the CUPTI injection library (kernel_timeline.cpp),

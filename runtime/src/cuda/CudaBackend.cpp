@@ -217,13 +217,7 @@ void CudaBackend::ensureBuilds() {
 
 void CudaBackend::prefetchModules() {
   try {
-    CudaDriver &drv = CudaDriver::get();
-    CompileTarget target;
-    PROOFC_CU(drv, cuDeviceGet, &target.device, options_.device);
-    PROOFC_CU(drv, cuDeviceGetAttribute, &target.major,
-              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, target.device);
-    PROOFC_CU(drv, cuDeviceGetAttribute, &target.minor,
-              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, target.device);
+    const CompileTarget target = CompileTarget::ofOrdinal(options_.device);
     ensureBuilds();
     // The prologue where a setup may fold host weights on the device: it
     // compiles beside the modules.

@@ -190,8 +190,8 @@ public:
   std::vector<CUdeviceptr> moduleGlobals(const char *name, size_t bytes) const;
   CUstream stream() const { return dev_.stream; }
   const PlanBinding &binding() const { return *binding_; }
-  int ccMajor() const { return major_; }
-  int ccMinor() const { return minor_; }
+  int ccMajor() const { return target_.major; }
+  int ccMinor() const { return target_.minor; }
 
 private:
   //===------------------------------------------------------------------===//
@@ -225,7 +225,7 @@ private:
 
   /// The device prologue module's cubin on a tier, compiled in a thread
   /// of its own from here on (prologueCubin_), for devicePrologue().
-  void startPrologueCompile(const CompileTarget &target, bool quick);
+  void startPrologueCompile(bool quick);
 
   /// The device prologue's module: loaded in setup where the first run
   /// needs it, else at the first run after the first (a one-shot run
@@ -399,7 +399,7 @@ private:
   bool stateFresh_ = true;          ///< zero buffers as allocated
   bool weightsCurrent_ = false;     ///< weight buffers hold this run's weights
   bool hostFoldsHostWeights_ = false; ///< no device prologue to be had
-  int major_ = 0, minor_ = 0;
+  CompileTarget target_;              ///< the device, as openDevice found it
   std::string arch_;
   std::map<std::string, CUmodule> modules_;
   std::map<std::string, PreparedLaunch> launches_;

@@ -56,10 +56,25 @@ ModuleBuilds::~ModuleBuilds() {
     background_.wait(); // its error, if any, is dropped with it
 }
 
+CompileTarget CompileTarget::ofOrdinal(int ordinal) {
+  CudaDriver &drv = CudaDriver::get();
+  CompileTarget target;
+  PROOFC_CU(drv, cuDeviceGet, &target.device, ordinal);
+  PROOFC_CU(drv, cuDeviceGetAttribute, &target.major,
+            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, target.device);
+  PROOFC_CU(drv, cuDeviceGetAttribute, &target.minor,
+            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, target.device);
+  return target;
+}
+
 void ModuleBuilds::prefetch(const CompileTarget &target, bool withPrologue) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (decided_ || background_.valid() || optimizedCached(target))
+  if (decided_ || background_.valid())
     return;
+  if (optimizedCached(target)) {
+    prefetchFoundCached_ = true;
+    return;
+  }
   start_ = Clock::now();
   prefetchUnclaimed_ = true;
   startOptimizedLocked(target, withPrologue);
@@ -82,7 +97,8 @@ bool ModuleBuilds::quickFor(const CompileTarget &target, int64_t candidates,
   decided_ = true;
   if (first && !background_.valid()) {
     start_ = Clock::now();
-    if (!startsOnQuickTier(tiers_, optimizedCached(target), candidates))
+    const bool cached = prefetchFoundCached_ || optimizedCached(target);
+    if (!startsOnQuickTier(tiers_, cached, candidates))
       return false;
     startedQuick_ = true;
     startOptimizedLocked(target, withPrologue);

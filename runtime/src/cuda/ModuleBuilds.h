@@ -62,6 +62,10 @@ struct ModuleSet {
 struct CompileTarget {
   CUdevice device = 0;
   int major = 0, minor = 0; ///< compute capability
+
+  /// Device `ordinal`'s, asked of the driver (cuDeviceGet and the compute
+  /// capability); throws proofc::Error for a driver error.
+  static CompileTarget ofOrdinal(int ordinal);
 };
 
 /// The device prologue's cubin, and whether it is the quick tier's.
@@ -87,7 +91,9 @@ public:
   /// decides as a later one does (quickFor) and takes the build's set
   /// itself (modules(): its counters are the compile's). Nothing when a
   /// setup has decided already, a build runs, or the cache holds every
-  /// optimized module (a warm start reads them at its setup, as before).
+  /// optimized module (a warm start reads them at its setup, as before;
+  /// the first setup takes that answer rather than asking the cache
+  /// again).
   void prefetch(const CompileTarget &target, bool withPrologue);
 
   /// The tier a setup over `candidates` candidates compiles on (true:
@@ -180,6 +186,9 @@ private:
   /// The background build is prefetch()'s, and its set not yet handed to
   /// a setup by modules().
   bool prefetchUnclaimed_ = false;
+  /// prefetch() found every optimized module in the cache: the first
+  /// setup's quickFor() does not hash the sources again to ask.
+  bool prefetchFoundCached_ = false;
   Clock::time_point start_; ///< the first setup's decision, or the prefetch
   std::future<std::shared_ptr<const ModuleSet>> background_;
   std::shared_ptr<const ModuleSet> optimized_; ///< the background's, taken

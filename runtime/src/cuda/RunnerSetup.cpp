@@ -34,16 +34,14 @@ void CudaRunner::setup(const EvalInputs &inputs, BackendTimings &timings) {
   // cold program waited for the prologue's NVRTC compile, then for the
   // modules'.
   const Clock::time_point compileStart = Clock::now();
-  const CompileTarget target{dev_.device, major_, minor_};
   const bool mayFold = planFoldsAtomLayer(bundle_.plan);
   const bool quick = builds_.quickFor(
-      target, static_cast<int64_t>(inputs.candidates.candidates.size()),
+      target_, static_cast<int64_t>(inputs.candidates.candidates.size()),
       inputs.deviceWeights || mayFold);
   double modulesCompiled = 0;
-  std::future<std::shared_ptr<const ModuleSet>> modules =
-      std::async(std::launch::async, [this, target, quick, compileStart,
-                                      &modulesCompiled] {
-        std::shared_ptr<const ModuleSet> set = builds_.modules(target, quick);
+  std::future<std::shared_ptr<const ModuleSet>> modules = std::async(
+      std::launch::async, [this, quick, compileStart, &modulesCompiled] {
+        std::shared_ptr<const ModuleSet> set = builds_.modules(target_, quick);
         modulesCompiled = secondsSince(compileStart);
         return set;
       });
@@ -57,7 +55,7 @@ void CudaRunner::setup(const EvalInputs &inputs, BackendTimings &timings) {
   const bool hostWeightsFold = !inputs.deviceWeights && mayFold &&
                                atomLayerRowsFor(bundle_.program, kb_) > 0;
   if (inputs.deviceWeights || hostWeightsFold)
-    startPrologueCompile(target, quick);
+    startPrologueCompile(quick);
   const bool foldOnDevice = hostWeightsFold && deviceFoldsHostWeights();
   binding_ = std::make_unique<PlanBinding>(bundle_, inputs, kb_, path_,
                                            memoEntries(inputs), !foldOnDevice);
@@ -213,18 +211,15 @@ void CudaRunner::openDevice() {
   if (options_.device < 0 || options_.device >= count)
     fail("CUDA: device {} does not exist ({} device{} visible)",
          options_.device, count, count == 1 ? "" : "s");
-  PROOFC_CU(drv, cuDeviceGet, &dev_.device, options_.device);
+  target_ = CompileTarget::ofOrdinal(options_.device);
+  dev_.device = target_.device;
   PROOFC_CU(drv, cuDevicePrimaryCtxRetain, &dev_.ctx, dev_.device);
   PROOFC_CU(drv, cuCtxSetCurrent, dev_.ctx);
   // A blocking stream: it orders after the null-stream uploads and memsets.
   PROOFC_CU(drv, cuStreamCreate, &dev_.stream, CU_STREAM_DEFAULT);
-  PROOFC_CU(drv, cuDeviceGetAttribute, &major_,
-            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev_.device);
-  PROOFC_CU(drv, cuDeviceGetAttribute, &minor_,
-            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev_.device);
   char name[256] = {};
   PROOFC_CU(drv, cuDeviceGetName, name, sizeof name - 1, dev_.device);
-  arch_ = Nvrtc::arch(major_, minor_);
+  arch_ = Nvrtc::arch(target_.major, target_.minor);
   info_.device = std::string(name) + " (" + arch_ + ")";
 }
 
@@ -258,10 +253,10 @@ void CudaRunner::allocate(PlanBinding &binding) {
   PROOFC_CU(drv, cuCtxSynchronize); // memsets may still run asynchronously
 }
 
-void CudaRunner::startPrologueCompile(const CompileTarget &target, bool quick) {
+void CudaRunner::startPrologueCompile(bool quick) {
   const Clock::time_point start = Clock::now();
-  prologueCubin_ = std::async(std::launch::async, [this, target, quick, start] {
-    PrologueCubin cubin = builds_.prologue(target, quick);
+  prologueCubin_ = std::async(std::launch::async, [this, quick, start] {
+    PrologueCubin cubin = builds_.prologue(target_, quick);
     prologueSeconds_ = secondsSince(start);
     return cubin;
   });
@@ -269,11 +264,9 @@ void CudaRunner::startPrologueCompile(const CompileTarget &target, bool quick) {
 
 DevicePrologue &CudaRunner::devicePrologue() {
   if (!devicePrologue_) {
-    PrologueCubin cubin =
-        prologueCubin_.valid()
-            ? prologueCubin_.get() // rethrows its error
-            : builds_.prologue(CompileTarget{dev_.device, major_, minor_},
-                               /*quick=*/false);
+    PrologueCubin cubin = prologueCubin_.valid()
+                              ? prologueCubin_.get() // rethrows its error
+                              : builds_.prologue(target_, /*quick=*/false);
     devicePrologue_ =
         std::make_unique<DevicePrologue>(dev_.drv, cubin.cubin, path_);
     quickPrologue_ = cubin.quick;

@@ -154,7 +154,11 @@ int64_t chooseEngineMaxRegisters(int64_t B);
 /// bench/results/2026-12-02e-h200-warp-advance, outcomes byte-identical):
 /// fb15k-237's whole test split at B=16384 68.28 s end to end without
 /// waits, 68.74 s with 2, so still none there, although V10 at 16384 gains
-/// (4.65 -> 3.85 ms; its fastest B, 12288, has them).
+/// (4.65 -> 3.85 ms; its fastest B, 12288, has them). Again with rows 52-55
+/// (bench/results/2026-12-04d-h200-sweep, calls A-B): V10 at 16384 3.39 ->
+/// 2.42 ms with 2 and the tail hand-off (1.5 % under 12288's), fb15k-237's
+/// whole split 0.17-0.48 s slower in three pairs, so still none: the two
+/// run the same bundle (the fold is the run's choice, not the compiler's).
 int64_t chooseMemoMaxWaits(int64_t B);
 
 /// Whether the step schedule's advance-engine sizes the next step's policy
