@@ -136,6 +136,18 @@ std::string jitLogLine(const char *log) {
   return text;
 }
 
+CUgraphNodeParams conditionalNodeParams(CUgraphConditionalNodeType type,
+                                        CUgraphConditionalHandle handle,
+                                        CUcontext ctx) {
+  CUgraphNodeParams params{};
+  params.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+  params.conditional.handle = handle;
+  params.conditional.type = type;
+  params.conditional.size = 1;
+  params.conditional.ctx = ctx;
+  return params;
+}
+
 bool probeConditionalNodes(CudaDriver &drv, CUcontext ctx, std::string *why) {
   auto no = [&](const std::string &reason) {
     if (why)
@@ -158,12 +170,8 @@ bool probeConditionalNodes(CudaDriver &drv, CUcontext ctx, std::string *why) {
   ok = ok && attempt(drv.cuGraphConditionalHandleCreate(
                          &handle, graph, ctx, 0, CU_GRAPH_COND_ASSIGN_DEFAULT),
                      "cuGraphConditionalHandleCreate");
-  CUgraphNodeParams params{};
-  params.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
-  params.conditional.handle = handle;
-  params.conditional.type = CU_GRAPH_COND_TYPE_WHILE;
-  params.conditional.size = 1;
-  params.conditional.ctx = ctx;
+  CUgraphNodeParams params =
+      conditionalNodeParams(CU_GRAPH_COND_TYPE_WHILE, handle, ctx);
   CUgraphNode node = nullptr;
   ok = ok &&
        attempt(drv.cuGraphAddNode(&node, graph, nullptr, nullptr, 0, &params),

@@ -146,6 +146,14 @@ private:
 /// message: its trailing newlines and NULs dropped, the others spaces.
 std::string jitLogLine(const char *log);
 
+/// The parameters of a conditional node (IF or WHILE) on `handle` in
+/// `ctx` with one body graph, which cuGraphAddNode returns in
+/// conditional.phGraph_out[0]: the runtime's graphs, the probe below and
+/// the GPU tests build their loops with it.
+CUgraphNodeParams conditionalNodeParams(CUgraphConditionalNodeType type,
+                                        CUgraphConditionalHandle handle,
+                                        CUcontext ctx);
+
 /// The capability probe: whether this driver and device run conditional
 /// graph nodes (IF/WHILE, CUDA 12.3+): builds, instantiates and launches a
 /// graph with a WHILE node whose default value is 0 in `ctx` (current).

@@ -270,12 +270,7 @@ CudaRunner::addConditional(CUgraph graph, CUgraphNode dep,
                            CUgraphConditionalNodeType type,
                            CUgraphConditionalHandle handle,
                            const std::function<void(CUgraph)> &fillBody) {
-  CUgraphNodeParams params{};
-  params.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
-  params.conditional.handle = handle;
-  params.conditional.type = type;
-  params.conditional.size = 1;
-  params.conditional.ctx = dev_.ctx;
+  CUgraphNodeParams params = conditionalNodeParams(type, handle, dev_.ctx);
   CUgraphNode node = nullptr;
   PROOFC_CU(dev_.drv, cuGraphAddNode, &node, graph, dep ? &dep : nullptr,
             nullptr, dep ? 1 : 0, &params);

@@ -57,9 +57,10 @@ std::string kernelsSource() {
 }
 
 /// kThreads threads, released together, each kRounds times: its own copy
-/// of the module loaded, a graph of its kNodesPerGraph kernels chained
-/// (a null argument each) in a WHILE node's body, instantiated through
-/// CudaDriver::instantiateGraph and launched, and the module unloaded.
+/// of the module loaded, a graph of its kNodesPerGraph kernels (a null
+/// argument each; the even ones chained before a WHILE node, the odd ones
+/// in its body) instantiated through CudaDriver::instantiateGraph,
+/// uploaded and launched, and the module unloaded.
 /// Returns how many calls failed (the first failure's error in `*error`).
 int instantiateAtOnce(std::string *error) {
   GpuContext gpu;
@@ -115,12 +116,8 @@ int instantiateAtOnce(std::string *error) {
          note(drv.cuGraphConditionalHandleCreate(&handle, graph, gpu.ctx, 0,
                                                  CU_GRAPH_COND_ASSIGN_DEFAULT),
               "cuGraphConditionalHandleCreate");
-    CUgraphNodeParams loop{};
-    loop.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
-    loop.conditional.handle = handle;
-    loop.conditional.type = CU_GRAPH_COND_TYPE_WHILE;
-    loop.conditional.size = 1;
-    loop.conditional.ctx = gpu.ctx;
+    CUgraphNodeParams loop =
+        conditionalNodeParams(CU_GRAPH_COND_TYPE_WHILE, handle, gpu.ctx);
     CUgraphNode loopNode = nullptr;
     ok = ok && note(drv.cuGraphAddNode(&loopNode, graph, &previous, nullptr, 1,
                                        &loop),
