@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Run ON the GPU machine, from the repository root: builds the runtime alone
 # (no MLIR) with the carried .deps/, runs the unit tests that touch CUDA
-# (GPU tests included), then two device workers under CUPTI's injection
-# (below), and writes the logs under $OUT (default .out/).
+# (GPU tests included), then, under CUPTI's injection library built here,
+# eight threads' graph calls (scripts/cupti-graph-calls.sh) and two device
+# workers (below), and writes the logs under $OUT (default .out/).
 #   scripts/gpu-check.sh [GTEST_FILTER]
 # Needs: .deps/ (scripts/make-deps.sh) and the datasets/weights the tests use
 # under $PROOFC_SHARED_DIR (default .gpudata/, laid out like shared/:
@@ -41,6 +42,15 @@ start=$(date +%s)
 PROOFC_GPU_BUILD_DIR=$build "$root/scripts/gpu-build.sh" "$out/build.log" \
   proofc-unittests proofc-run proofc-merge || exit 1
 echo "gpu-check: built in $(( $(date +%s) - start )) s"
+# The CUPTI injection library (bench/proto/kernel_timeline.cpp) for the
+# runs under it below.
+scratch=$(mktemp -d)
+injection=""
+if "$root/scripts/build-timeline-lib.sh" "$scratch/timeline.so" > "$out/profiled.log" 2>&1; then
+  injection=$scratch/timeline.so
+else
+  echo "gpu-check: no CUPTI injection library ($out/profiled.log): the runs under it skip"
+fi
 
 "$build/bin/proofc-unittests" --gtest_filter="$filter" \
   --gtest_output="xml:$out/tests.xml" > "$out/tests.log" 2>&1
@@ -50,24 +60,28 @@ grep -E '^\[  (FAILED|PASSED|SKIPPED) ' "$out/tests.log" | sort | uniq -c | head
 grep -B2 -A12 -E 'Failure|Skipped' "$out/tests.log" | head -120 > "$out/failures.log"
 echo "gpu-check: tests exit $rc in $(( $(date +%s) - start )) s total"
 
+if [ -n "$injection" ]; then
+  "$root/scripts/cupti-graph-calls.sh" "$build/bin/proofc-unittests" "$injection" \
+    "$out/cupti-graph-calls.log"
+  # 3: inconclusive (every run but two crashed under the injection): said,
+  # not a failure of the runtime's.
+  case $? in 0|3) ;; *) rc=1 ;; esac
+fi
+
 # Two device workers under CUPTI's injection (the activity API that Nsight
 # Systems and bench/proto/kernel_timeline.cpp use), kinship's first 600
 # queries in two blocks, three times, each with an empty kernel cache so
-# that both workers wait for the one prefetched compile and instantiate
-# their graphs together: a profiled run of the runtime ends, end to end.
-# Two instantiations at once deadlocked inside libcupti until
-# CudaDriver::instantiateGraph serialized them (2026-12-04c, call A, with
-# fb15k-237's first 300 queries). This run is not a check of that fix:
-# without the serialization it ended too, 4 runs of 4
-# (bench/results/2026-12-04d-h200-sweep, call A).
+# that both workers wait for the one prefetched compile and make their
+# graph calls together: a profiled run of the runtime ends, end to end.
+# What checks that those calls are serialized (CudaDriver's graph calls)
+# is scripts/cupti-graph-calls.sh above: this run ended without it too, 4
+# runs of 4 (bench/results/2026-12-04d-h200-sweep, call A).
 data=$PROOFC_SHARED_DIR/data/kinship
 bundle=$PROOFC_SHARED_DIR/bundles/v10-step-b8192.pcb
-scratch=$(mktemp -d)
-if [ -d "$data" ] && [ -f "$bundle" ] &&
-  "$root/scripts/build-timeline-lib.sh" "$scratch/timeline.so" > "$out/profiled.log" 2>&1; then
+if [ -d "$data" ] && [ -f "$bundle" ] && [ -n "$injection" ]; then
   for i in 1 2 3; do
     rm -rf "$scratch/cache"
-    CUDA_INJECTION64_PATH=$scratch/timeline.so PROOFC_TIMELINE_OUT=$scratch/timeline.csv \
+    CUDA_INJECTION64_PATH=$injection PROOFC_TIMELINE_OUT=$scratch/timeline.csv \
       PROOFC_CACHE_DIR=$scratch/cache timeout 120 "$build/bin/proofc-run" "$bundle" \
       --data "$data" --weights "$PROOFC_SHARED_DIR/weights/kinship.safetensors" \
       --queries 600 --corruptions 100 --block 65536 --workers-per-device 2 --device cuda --quiet \

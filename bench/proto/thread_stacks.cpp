@@ -13,6 +13,9 @@
 // before any signal (so libgcc's unwinder is loaded) and the handlers run
 // one at a time, which is what makes it usable on a process that is
 // stuck anyway.
+// A fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) writes the
+// faulting thread's stack and the maps the same way, then takes its
+// default action (the process's exit status is the crash's).
 // Build: g++ -O2 -shared -fPIC bench/proto/thread_stacks.cpp -o stacks.so
 // Use:   LD_PRELOAD=$PWD/stacks.so PROOFC_STACKS_OUT=s.txt <program> &
 //        ...; kill -USR2 $pid; sleep 2; kill -9 $pid
@@ -24,6 +27,7 @@
 #include <dirent.h>
 #include <execinfo.h>
 #include <fcntl.h>
+#include <initializer_list>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -57,6 +61,19 @@ static void dumpOne(int, siginfo_t *, void *) {
   turn.store(0);
 }
 
+static void writeMaps() {
+  writeString("\n--- maps\n");
+  int fd = open("/proc/self/maps", O_RDONLY);
+  char buffer[4096];
+  ssize_t got;
+  while (fd >= 0 && (got = read(fd, buffer, sizeof buffer)) > 0)
+    if (write(outFd, buffer, static_cast<size_t>(got)) < 0)
+      break;
+  if (fd >= 0)
+    close(fd);
+  fsync(outFd);
+}
+
 static void dumpAll(int, siginfo_t *, void *) {
   const pid_t pid = getpid();
   DIR *tasks = opendir("/proc/self/task");
@@ -69,16 +86,21 @@ static void dumpAll(int, siginfo_t *, void *) {
   }
   closedir(tasks);
   sleep(1); // the threads' handlers run
-  writeString("\n--- maps\n");
-  int fd = open("/proc/self/maps", O_RDONLY);
-  char buffer[4096];
-  ssize_t got;
-  while (fd >= 0 && (got = read(fd, buffer, sizeof buffer)) > 0)
-    if (write(outFd, buffer, static_cast<size_t>(got)) < 0)
-      break;
-  if (fd >= 0)
-    close(fd);
-  fsync(outFd);
+  writeMaps();
+}
+
+// A fatal signal (a crash): the faulting thread's stack (its frames past
+// the handler's and the signal trampoline's are the crash's), the maps,
+// then the signal again with its default action (the exit status stays).
+static void dumpFatal(int sig, siginfo_t *info, void *context) {
+  char line[160];
+  snprintf(line, sizeof line, "\n--- fatal signal %d (address %p)", sig,
+           info ? info->si_addr : nullptr);
+  writeString(line);
+  dumpOne(sig, info, context);
+  writeMaps();
+  signal(sig, SIG_DFL);
+  raise(sig);
 }
 
 __attribute__((constructor)) static void install() {
@@ -95,4 +117,9 @@ __attribute__((constructor)) static void install() {
   all.sa_sigaction = dumpAll;
   all.sa_flags = SA_SIGINFO | SA_RESTART;
   sigaction(SIGUSR2, &all, nullptr);
+  struct sigaction fatal = {};
+  fatal.sa_sigaction = dumpFatal;
+  fatal.sa_flags = SA_SIGINFO | SA_RESETHAND;
+  for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT})
+    sigaction(sig, &fatal, nullptr);
 }

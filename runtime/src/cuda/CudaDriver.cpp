@@ -112,8 +112,18 @@ std::string CudaDriver::errorName(CUresult result) const {
 
 CUresult CudaDriver::instantiateGraph(CUgraphExec *exec, CUgraph graph,
                                       unsigned long long flags) {
-  std::lock_guard<std::mutex> lock(instantiate_);
+  std::lock_guard<std::mutex> lock(graphCalls_);
   return cuGraphInstantiateWithFlags(exec, graph, flags);
+}
+
+CUresult CudaDriver::uploadGraph(CUgraphExec exec, CUstream stream) {
+  std::lock_guard<std::mutex> lock(graphCalls_);
+  return cuGraphUpload(exec, stream);
+}
+
+CUresult CudaDriver::launchGraph(CUgraphExec exec, CUstream stream) {
+  std::lock_guard<std::mutex> lock(graphCalls_);
+  return cuGraphLaunch(exec, stream);
 }
 
 void CudaDriver::check(CUresult result, const char *call) const {
@@ -187,7 +197,7 @@ bool probeConditionalNodes(CudaDriver &drv, CUcontext ctx, std::string *why) {
   }
   ok = ok && attempt(drv.instantiateGraph(&exec, graph, 0),
                      "cuGraphInstantiateWithFlags");
-  ok = ok && attempt(drv.cuGraphLaunch(exec, nullptr), "cuGraphLaunch");
+  ok = ok && attempt(drv.launchGraph(exec, nullptr), "cuGraphLaunch");
   ok = ok && attempt(drv.cuCtxSynchronize(), "cuCtxSynchronize");
   if (exec)
     drv.cuGraphExecDestroy(exec);

@@ -112,16 +112,25 @@ public:
 
   int version() const { return version_; } ///< cuDriverGetVersion
 
-  /// cuGraphInstantiateWithFlags, one call at a time in the process. Every
-  /// graph of the runtime is instantiated through this: under CUPTI's
-  /// activity API (Nsight Systems, bench/proto/kernel_timeline.cpp) two
-  /// threads instantiating at once, two device workers' setups, deadlocked
-  /// inside libcupti and libcuda, each waiting on a lock the other held
-  /// (bench/results/2026-12-04c-h200-prefetch, call A's stacks). An
-  /// instantiation is a setup's, a few per pool, so the wait costs nothing
-  /// measurable.
+  /// The graph calls that NVIDIA's libraries deadlock on under CUPTI's
+  /// activity API (Nsight Systems, bench/proto/kernel_timeline.cpp) when
+  /// two threads make them at once: cuGraphInstantiateWithFlags,
+  /// cuGraphUpload and cuGraphLaunch, one at a time in the process. The
+  /// stacks of two hangs show the lock order: an instantiation or an upload
+  /// enters CUPTI's callback (taking its mutex) and then wants libcuda's
+  /// lock for writing, while an instantiation or a launch holds that lock
+  /// for reading and waits on CUPTI's mutex -- two device workers' setups
+  /// instantiating together (bench/results/2026-12-04c-h200-prefetch, call
+  /// A), and an upload against an instantiation and a launch
+  /// (bench/results/2026-12-04e-h200-stacks, call A). Every graph of the
+  /// runtime is instantiated, uploaded and launched through these. An
+  /// instantiation takes well under a millisecond, an upload or a launch
+  /// (enqueued, not waited for) microseconds, a few per block run against a
+  /// run of milliseconds to seconds; the wait was not measured apart.
   CUresult instantiateGraph(CUgraphExec *exec, CUgraph graph,
                             unsigned long long flags);
+  CUresult uploadGraph(CUgraphExec exec, CUstream stream);
+  CUresult launchGraph(CUgraphExec exec, CUstream stream);
 
 #define PROOFC_CUDA_DECLARE(name, version) decltype(&::name) name = nullptr;
   PROOFC_CUDA_REQUIRED_SYMBOLS(PROOFC_CUDA_DECLARE)
@@ -135,7 +144,7 @@ private:
   CudaDriver();
   void *library_ = nullptr;
   int version_ = 0;
-  std::mutex instantiate_; ///< instantiateGraph's
+  std::mutex graphCalls_; ///< instantiateGraph's, uploadGraph's, launchGraph's
 };
 
 /// Calls driver.<fn>(args...) and throws a proofc::Error naming `fn` on

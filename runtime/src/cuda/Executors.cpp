@@ -152,7 +152,8 @@ std::vector<Outcome> CudaRunner::execute(const EvalInputs &inputs,
   info_.hostFlagReads = 0;
   info_.launchSeconds.clear();
   if (!stateFresh_ && dev_.resetExec)
-    PROOFC_CU(dev_.drv, cuGraphLaunch, dev_.resetExec, dev_.stream);
+    dev_.drv.check(dev_.drv.launchGraph(dev_.resetExec, dev_.stream),
+                   "cuGraphLaunch");
   stateFresh_ = false;
   // The blocks of one call share their weights (EvalInputs::weightsId):
   // the prologue's tables on the device are already theirs.
@@ -241,7 +242,7 @@ bool CudaRunner::cancelled() {
 int64_t CudaRunner::runNative() {
   if (cancelled())
     return 0;
-  PROOFC_CU(dev_.drv, cuGraphLaunch, dev_.exec, dev_.stream);
+  dev_.drv.check(dev_.drv.launchGraph(dev_.exec, dev_.stream), "cuGraphLaunch");
   info_.graphLaunches = 1;
   return 0; // the WHILE node iterates on the device, uncounted
 }
@@ -252,7 +253,8 @@ int64_t CudaRunner::runEmulated() {
   int64_t issued = 0, checked = 0;
   auto issue = [&] {
     const int slot = static_cast<int>(issued % 2);
-    PROOFC_CU(dev_.drv, cuGraphLaunch, dev_.exec, dev_.stream);
+    dev_.drv.check(dev_.drv.launchGraph(dev_.exec, dev_.stream),
+                   "cuGraphLaunch");
     PROOFC_CU(dev_.drv, cuMemcpyDtoHAsync, dev_.pinned + 1 + slot, loopFlag_, 4,
               dev_.stream);
     PROOFC_CU(dev_.drv, cuEventRecord, dev_.events[slot], dev_.stream);

@@ -320,7 +320,8 @@ void CudaRunner::buildGraph(
   // A graph whose kernels update its nodes must be on the device before
   // its first launch.
   if (bindingNodes_)
-    PROOFC_CU(dev_.drv, cuGraphUpload, dev_.exec, dev_.stream);
+    dev_.drv.check(dev_.drv.uploadGraph(dev_.exec, dev_.stream),
+                   "cuGraphUpload");
   graphNodes_.clear();
   bindingNodes_ = false;
 }

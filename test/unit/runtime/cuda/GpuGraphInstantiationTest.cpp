@@ -1,27 +1,26 @@
-//===- GpuGraphInstantiationTest.cpp - Graphs instantiated at once --------===//
+//===- GpuGraphInstantiationTest.cpp - Graph calls from many threads ------===//
 //
-// Every graph the runtime instantiates goes through
-// CudaDriver::instantiateGraph, which takes one at a time in the process:
-// two threads in cuGraphInstantiateWithFlags at once deadlocked inside
-// NVIDIA's libraries under CUPTI's injection (Nsight Systems,
-// bench/proto/kernel_timeline.cpp) when a device's two workers ended their
-// setups together (bench/results/2026-12-04c-h200-prefetch, call A).
-// ManyThreadsAtOnce runs eight threads through it at once, each building,
-// instantiating, uploading and launching graphs of the runtime's shape
-// (kernels, then a WHILE node whose body has device-updatable kernels)
-// from a module it has just loaded: they must all succeed.
+// Every graph the runtime makes is instantiated, uploaded and launched
+// through CudaDriver's instantiateGraph, uploadGraph and launchGraph, which
+// take one such call at a time in the process: under CUPTI's injection
+// (Nsight Systems, bench/proto/kernel_timeline.cpp) NVIDIA's libraries
+// deadlocked when two threads made them at once -- two device workers'
+// setups instantiating together (bench/results/2026-12-04c-h200-prefetch,
+// call A), and, with only the instantiations serialized, an upload against
+// an instantiation and a launch (bench/results/2026-12-04e-h200-stacks,
+// call A: the stacks of the threads below).
 //
-// The DISABLED_ child is the same threads as a reproducer, not a check:
-// run under the injection library (scripts/build-timeline-lib.sh)
-//   CUDA_INJECTION64_PATH=kt.so PROOFC_TIMELINE_OUT=t.csv proofc-unittests \
-//     --gtest_filter=GpuGraphInstantiationChild.DISABLED_ManyThreadsAtOnce \
-//     --gtest_also_run_disabled_tests
-// it hangs with the serialization as without it (2026-12-04d-h200-sweep,
-// call E: 2 runs of 2 with it, 4 of 4 without): a hang the runtime's own
-// profiled runs have not met, whose stacks are still to be taken
-// (bench/proto/thread_stacks.cpp). The same threads without the WHILE
-// node, or with one kernel for all rounds, ended either way (calls C-D),
-// so no form of it checks the serialization; docs/gpu-kernels.md says so.
+// ManyThreadsAtOnce runs eight threads through them at once, each loading
+// a module, building a graph of the runtime's shape (kernels, then a WHILE
+// node whose body has device-updatable kernels), instantiating, uploading
+// and launching it: every call must succeed. The DISABLED_ child is the
+// same threads for scripts/cupti-graph-calls.sh (run by
+// scripts/gpu-check.sh), which runs it under the injection library until
+// three runs have ended: a run that does not end fails it. With only the
+// instantiations serialized it hung in 8 runs of 9 (2026-12-04d call E,
+// 2026-12-04e calls A, C and D); with all three calls serialized in none of
+// 16 (2026-12-04e calls B-D), 7 of which a SIGSEGV under the injection
+// killed instead (not understood; the script retries them).
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/CudaBackend.h"
@@ -59,8 +58,8 @@ std::string kernelsSource() {
 /// kThreads threads, released together, each kRounds times: its own copy
 /// of the module loaded, a graph of its kNodesPerGraph kernels (a null
 /// argument each; the even ones chained before a WHILE node, the odd ones
-/// in its body) instantiated through CudaDriver::instantiateGraph,
-/// uploaded and launched, and the module unloaded.
+/// in its body) instantiated, uploaded and launched through CudaDriver's
+/// graph calls, and the module unloaded.
 /// Returns how many calls failed (the first failure's error in `*error`).
 int instantiateAtOnce(std::string *error) {
   GpuContext gpu;
@@ -137,8 +136,8 @@ int instantiateAtOnce(std::string *error) {
     CUgraphExec exec = nullptr;
     ok = ok && note(drv.instantiateGraph(&exec, graph, 0),
                     "cuGraphInstantiateWithFlags");
-    ok = ok && note(drv.cuGraphUpload(exec, nullptr), "cuGraphUpload");
-    ok = ok && note(drv.cuGraphLaunch(exec, nullptr), "cuGraphLaunch");
+    ok = ok && note(drv.uploadGraph(exec, nullptr), "cuGraphUpload");
+    ok = ok && note(drv.launchGraph(exec, nullptr), "cuGraphLaunch");
     ok = ok && note(drv.cuCtxSynchronize(), "cuCtxSynchronize");
     if (exec)
       drv.cuGraphExecDestroy(exec);
@@ -173,7 +172,8 @@ TEST(GpuGraphInstantiation, ManyThreadsAtOnce) {
   EXPECT_EQ(instantiateAtOnce(&error), 0) << error;
 }
 
-/// The reproducer of the header (run by hand, under the injection).
+/// The threads of ManyThreadsAtOnce, to be run under the injection
+/// library (scripts/cupti-graph-calls.sh).
 TEST(GpuGraphInstantiationChild, DISABLED_ManyThreadsAtOnce) {
   std::string error;
   EXPECT_EQ(instantiateAtOnce(&error), 0) << error;
