@@ -5,9 +5,11 @@
 // Times, as a streamed session makes them (SessionEngine.cpp's stream()):
 // the dataset read (loadDataset), the pool's layout (CandidateBuilder),
 // the shared lists' plan (SharedLists over the whole pool), the blocks cut
-// by the candidates that run (splitRange, --block's default), and the
-// first two blocks built (SharedLists::runSet), one after the other (the
-// pipeline's two builders build them at once); three rounds.
+// by the candidates that run (streamBlocks, --block's default, the two
+// device workers of one GPU), and the first two blocks built
+// (SharedLists::runSet, room for the largest block as a CUDA call keeps),
+// one after the other (the pipeline's two builders build them at once);
+// three rounds.
 // Build (after `ninja -C build proofc_runtime`):
 //   g++ -O2 -std=c++20 -Iruntime/include -Iruntime/contract/include \
 //     -Iruntime/src \
@@ -19,6 +21,7 @@
 #include "proofc/runtime/QueryRanges.h"
 #include "session/SharedLists.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -38,6 +41,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   constexpr int64_t kBlock = 4194304; // --block's default
+  constexpr int64_t kWorkers = 2;     // --workers-per-device's on CUDA
   for (int round = 1; round <= 3; ++round) {
     double t = now();
     Dataset ds = loadDataset(argv[1]);
@@ -52,18 +56,21 @@ int main(int argc, char **argv) {
     const double planned = now() - t;
     t = now();
     const CandidateLayout &runLayout = shared.runLayout();
-    std::vector<QueryRange> blocks = splitRange(
-        runLayout, queryRange(runLayout, all.queryBegin, all.queryEnd), kBlock);
+    const std::vector<QueryRange> blocks = streamBlocks(
+        runLayout, queryRange(runLayout, all.queryBegin, all.queryEnd), kBlock,
+        kWorkers);
     const double cut = now() - t;
+    int64_t largest = 0;
+    for (const QueryRange &b : blocks)
+      largest = std::max(largest, b.candidates());
     double first = 0;
-    size_t built = 0;
     for (size_t b = 0; b < 2 && b < blocks.size(); ++b) {
       t = now();
       CandidateSet set = shared.runSet(builder, blocks[b].queryBegin,
-                                       blocks[b].queryEnd, kBlock);
+                                       blocks[b].queryEnd, largest);
       const double s = now() - t;
-      first = b == 0 ? s : first;
-      built += set.candidates.size();
+      if (b == 0)
+        first = s;
       std::printf("round %d block %zu: %lld queries, %zu candidates run, "
                   "%.3f s\n",
                   round, b, static_cast<long long>(blocks[b].queries()),

@@ -82,9 +82,7 @@ namespace proofc {
   X(cuGraphCreate, 10000)                                                      \
   X(cuGraphDestroy, 10000)                                                     \
   X(cuGraphAddNode, 12030)                                                     \
-  X(cuGraphInstantiateWithFlags, 11040)                                        \
-  X(cuGraphExecDestroy, 10000)                                                 \
-  X(cuGraphLaunch, 10000)
+  X(cuGraphExecDestroy, 10000)
 
 // Entry points a driver may lack; a null pointer means "unsupported".
 // Conditional nodes (12.3), and the device-updatable kernel nodes of the
@@ -93,8 +91,16 @@ namespace proofc {
   X(cuGraphConditionalHandleCreate, 12030)                                     \
   X(cuGraphKernelNodeSetAttribute, 11000)                                      \
   X(cuGraphKernelNodeGetAttribute, 11000)                                      \
-  X(cuGraphNodeSetParams, 12020)                                               \
-  X(cuGraphUpload, 11010)
+  X(cuGraphNodeSetParams, 12020)
+
+// The graph calls that are made one at a time in the process
+// (CudaDriver::instantiateGraph, uploadGraph, launchGraph say why): private
+// members, so that no caller reaches them past the serialization. Required,
+// then optional (cuGraphUpload: canUploadGraph()).
+#define PROOFC_CUDA_SERIALIZED_REQUIRED_SYMBOLS(X)                             \
+  X(cuGraphInstantiateWithFlags, 11040)                                        \
+  X(cuGraphLaunch, 10000)
+#define PROOFC_CUDA_SERIALIZED_OPTIONAL_SYMBOLS(X) X(cuGraphUpload, 11010)
 
 class CudaDriver {
 public:
@@ -131,11 +137,12 @@ public:
                             unsigned long long flags);
   CUresult uploadGraph(CUgraphExec exec, CUstream stream);
   CUresult launchGraph(CUgraphExec exec, CUstream stream);
+  /// Whether the driver has cuGraphUpload (11.1+).
+  bool canUploadGraph() const { return cuGraphUpload != nullptr; }
 
 #define PROOFC_CUDA_DECLARE(name, version) decltype(&::name) name = nullptr;
   PROOFC_CUDA_REQUIRED_SYMBOLS(PROOFC_CUDA_DECLARE)
   PROOFC_CUDA_OPTIONAL_SYMBOLS(PROOFC_CUDA_DECLARE)
-#undef PROOFC_CUDA_DECLARE
 
   CudaDriver(const CudaDriver &) = delete;
   CudaDriver &operator=(const CudaDriver &) = delete;
@@ -145,6 +152,9 @@ private:
   void *library_ = nullptr;
   int version_ = 0;
   std::mutex graphCalls_; ///< instantiateGraph's, uploadGraph's, launchGraph's
+  PROOFC_CUDA_SERIALIZED_REQUIRED_SYMBOLS(PROOFC_CUDA_DECLARE)
+  PROOFC_CUDA_SERIALIZED_OPTIONAL_SYMBOLS(PROOFC_CUDA_DECLARE)
+#undef PROOFC_CUDA_DECLARE
 };
 
 /// Calls driver.<fn>(args...) and throws a proofc::Error naming `fn` on

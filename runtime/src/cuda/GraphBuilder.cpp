@@ -180,7 +180,7 @@ bool CudaRunner::bindsGraphNodes() const {
   const CudaDriver &drv = dev_.drv;
   return !nodeTargets_.empty() && drv.cuGraphKernelNodeSetAttribute &&
          drv.cuGraphKernelNodeGetAttribute && drv.cuGraphNodeSetParams &&
-         drv.cuGraphUpload;
+         drv.canUploadGraph();
 }
 
 void CudaRunner::bindNodeArgs() {

@@ -158,4 +158,16 @@ std::vector<QueryRange> splitRangeEvenly(const CandidateLayout &layout,
   return out;
 }
 
+std::vector<QueryRange> streamBlocks(const CandidateLayout &layout,
+                                     const QueryRange &within,
+                                     int64_t targetCandidates,
+                                     int64_t workers) {
+  std::vector<QueryRange> blocks = splitRange(layout, within, targetCandidates);
+  const int64_t count = static_cast<int64_t>(blocks.size());
+  if (workers > 1 && count > 1 && count % workers)
+    blocks = splitRangeEvenly(layout, within,
+                              (count + workers - 1) / workers * workers);
+  return blocks;
+}
+
 } // namespace proofc

@@ -185,16 +185,8 @@ Session::State::stream(const TensorMap &weights,
   const CandidateLayout &runLayout = shared.runLayout();
   const QueryRange runRange =
       queryRange(runLayout, range.queryBegin, range.queryEnd);
-  std::vector<QueryRange> blocks = splitRange(runLayout, runRange, target);
-  // Several device workers: a multiple of their number of nearly equal
-  // blocks, so that they end together (a last short block would leave the
-  // others idle for up to one block's run).
-  const size_t workerCount = backends.size();
-  if (workerCount > 1 && blocks.size() > 1 && blocks.size() % workerCount)
-    blocks = splitRangeEvenly(
-        runLayout, runRange,
-        static_cast<int64_t>((blocks.size() + workerCount - 1) / workerCount *
-                             workerCount));
+  std::vector<QueryRange> blocks = streamBlocks(
+      runLayout, runRange, target, static_cast<int64_t>(backends.size()));
   if (blocks.empty())
     blocks.push_back(runRange); // one (empty) run still checks the backend
   // CUDA, several blocks: one device setup for all (EvalInputs::shapeId),

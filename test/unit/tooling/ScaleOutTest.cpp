@@ -94,6 +94,34 @@ TEST(QueryRanges, SplitRangeCutsWholeQueriesOfAtLeastTheTarget) {
   EXPECT_TRUE(splitRange(set, queryRange(set, 5, 5), 10).empty());
 }
 
+TEST(QueryRanges, StreamBlocksEndSeveralWorkersTogether) {
+  const Dataset dataset = loadDataset(dataDir("kinship"));
+  CandidateOptions o;
+  o.queries = 40;
+  const CandidateSet set = buildCandidates(dataset, o);
+  const CandidateBuilder builder(dataset, o);
+  const CandidateLayout &layout = builder.layout();
+  const QueryRange within = queryRange(layout, 3, 37);
+  const int64_t target = within.candidates() / 5 + 1; // 5 blocks
+  const std::vector<QueryRange> alone = splitRange(layout, within, target);
+  ASSERT_EQ(alone.size(), 5u);
+  // One worker, or a count already a multiple of the workers: splitRange's.
+  EXPECT_EQ(streamBlocks(layout, within, target, 1), alone);
+  EXPECT_EQ(streamBlocks(layout, within, target, 5), alone);
+  // Otherwise the next multiple of the workers, nearly equal.
+  for (int64_t workers : {2, 3, 4}) {
+    SCOPED_TRACE(workers);
+    const std::vector<QueryRange> blocks =
+        streamBlocks(layout, within, target, workers);
+    const int64_t count = (5 + workers - 1) / workers * workers;
+    EXPECT_EQ(blocks, splitRangeEvenly(layout, within, count));
+    EXPECT_EQ(static_cast<int64_t>(blocks.size()), count);
+    expectPartition(set, within, blocks);
+  }
+  // One block stays one, whatever the workers.
+  EXPECT_EQ(streamBlocks(layout, within, 0, 4).size(), 1u);
+}
+
 TEST(QueryRanges, SplitRangeEvenlyCutsNearlyEqualWholeQueries) {
   // Every filtered corruption: lists of uneven sizes.
   const Dataset dataset = loadDataset(dataDir("kinship"));

@@ -79,6 +79,15 @@ std::vector<QueryRange> splitRangeEvenly(const CandidateLayout &layout,
                                          const QueryRange &within,
                                          int64_t count);
 
+/// The blocks of a streamed call over `within` for `workers` (>= 1) device
+/// workers: splitRange's ranges of at least `targetCandidates`, and, for
+/// several workers and blocks whose count is not a multiple of theirs,
+/// splitRangeEvenly into the next multiple instead (a last short block
+/// would leave the other workers idle for up to one block's run).
+std::vector<QueryRange> streamBlocks(const CandidateLayout &layout,
+                                     const QueryRange &within,
+                                     int64_t targetCandidates, int64_t workers);
+
 } // namespace proofc
 
 #endif // PROOFC_RUNTIME_QUERYRANGES_H
