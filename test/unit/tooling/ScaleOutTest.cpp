@@ -37,6 +37,21 @@ CandidateSet kinshipSet(int64_t queries, int64_t corruptions) {
   return buildCandidates(loadDataset(dataDir("kinship")), o);
 }
 
+/// kinship's first 40 queries with every filtered corruption (lists of
+/// uneven sizes): the set, its layout, and queries [3, 37) of it.
+struct UnevenPool {
+  Dataset dataset = loadDataset(dataDir("kinship"));
+  CandidateOptions options = [] {
+    CandidateOptions o;
+    o.queries = 40;
+    return o;
+  }();
+  CandidateSet set = buildCandidates(dataset, options);
+  CandidateBuilder builder{dataset, options};
+  const CandidateLayout &layout = builder.layout();
+  QueryRange within = queryRange(layout, 3, 37);
+};
+
 /// Every query of `set` in exactly one of `ranges`, in order, each range's
 /// candidates those of its queries' groups.
 void expectPartition(const CandidateSet &set, const QueryRange &within,
@@ -95,13 +110,10 @@ TEST(QueryRanges, SplitRangeCutsWholeQueriesOfAtLeastTheTarget) {
 }
 
 TEST(QueryRanges, StreamBlocksEndSeveralWorkersTogether) {
-  const Dataset dataset = loadDataset(dataDir("kinship"));
-  CandidateOptions o;
-  o.queries = 40;
-  const CandidateSet set = buildCandidates(dataset, o);
-  const CandidateBuilder builder(dataset, o);
-  const CandidateLayout &layout = builder.layout();
-  const QueryRange within = queryRange(layout, 3, 37);
+  const UnevenPool pool;
+  const CandidateSet &set = pool.set;
+  const CandidateLayout &layout = pool.layout;
+  const QueryRange within = pool.within;
   const int64_t target = within.candidates() / 5 + 1; // 5 blocks
   const std::vector<QueryRange> alone = splitRange(layout, within, target);
   ASSERT_EQ(alone.size(), 5u);
@@ -123,14 +135,10 @@ TEST(QueryRanges, StreamBlocksEndSeveralWorkersTogether) {
 }
 
 TEST(QueryRanges, SplitRangeEvenlyCutsNearlyEqualWholeQueries) {
-  // Every filtered corruption: lists of uneven sizes.
-  const Dataset dataset = loadDataset(dataDir("kinship"));
-  CandidateOptions o;
-  o.queries = 40;
-  const CandidateSet set = buildCandidates(dataset, o);
-  const CandidateBuilder builder(dataset, o);
-  const CandidateLayout &layout = builder.layout();
-  const QueryRange within = queryRange(layout, 3, 37);
+  const UnevenPool pool;
+  const CandidateSet &set = pool.set;
+  const CandidateLayout &layout = pool.layout;
+  const QueryRange within = pool.within;
   int64_t largestQuery = 0;
   for (int64_t q = within.queryBegin; q < within.queryEnd; ++q)
     largestQuery = std::max(largestQuery, layout.firstCandidateOf(q + 1) -
