@@ -316,7 +316,7 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1, static_cast<int>(kMaxUnroll)))
       ->capture_default_str();
   app.add_option("--memo-entries", o.memoEntries,
-                 "CUDA step memo entries (proofc-run's flag: -1 sized from "
+                 "Step memo entries (proofc-run's flag: -1 sized from "
                  "the pool, 0 off, else a power of two)")
       ->check(CLI::Range(int64_t{-1}, kMaxMemoEntries))
       ->capture_default_str();

@@ -286,6 +286,29 @@ inline RelevantSteps relevantSteps(const TempDir &dir) {
   return out;
 }
 
+/// RelevantSteps' scenario in `outcomes` (a run over its candidates, D the
+/// program's): r(a, b) truncated at D, r(x, b) proved at depth 3, r(y, b)
+/// at depth 5.
+inline void expectRelevantStepsScenario(const RelevantSteps &w,
+                                        const std::vector<Outcome> &outcomes,
+                                        int32_t D) {
+  auto outcomeOf = [&](const char *h, const char *tail) {
+    const Triple want{w.ds.entities.find(h), w.ds.relations.find("r"),
+                      w.ds.entities.find(tail)};
+    for (size_t i = 0; i < w.set.candidates.size(); ++i)
+      if (w.set.candidates[i].triple == want)
+        return outcomes.at(i);
+    ADD_FAILURE() << "no candidate r(" << h << ", " << tail << ")";
+    return Outcome{};
+  };
+  EXPECT_EQ(outcomeOf("a", "b").status, ProofStatus::Truncated);
+  EXPECT_EQ(outcomeOf("a", "b").depth, D);
+  EXPECT_EQ(outcomeOf("x", "b").status, ProofStatus::Proved);
+  EXPECT_EQ(outcomeOf("x", "b").depth, 3);
+  EXPECT_EQ(outcomeOf("y", "b").status, ProofStatus::Proved);
+  EXPECT_EQ(outcomeOf("y", "b").depth, 5);
+}
+
 /// A shared dataset with its trained weights and its candidates: the first
 /// `queries` test queries, `corruptions` per query and side (seed 0).
 struct TrainedWorkload {

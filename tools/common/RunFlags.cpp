@@ -136,9 +136,10 @@ void addRunFlags(CLI::App &command, RunFlags &f) {
                    "Steps per graph launch (--cond emulated)", 1,
                    static_cast<int>(kMaxUnroll));
   addIntegerOption(command, "--memo-entries", o.memoEntries,
-                   "CUDA step memo: entries, a power of two; 0 turns it "
-                   "off, -1 sizes it from the pool (16 N) within a quarter "
-                   "of the GPU's free memory",
+                   "Step memo (both backends): entries, a power of two; 0 "
+                   "turns it off, -1 sizes it from the pool (16 N) within a "
+                   "quarter of the GPU's free memory or of the host's "
+                   "available memory",
                    -1, kMaxMemoEntries)
       ->check(CLI::Validator(
           [](std::string &value) -> std::string {

@@ -45,10 +45,9 @@ OpenedBackends driver::selectBackends(const BackendOptions &backend, int slots,
   // The host backend: its one check (more than one worker is refused).
   resolveWorkersPerDevice(backend, false, "--workers-per-device");
 
-  HostBackendOptions options;
-  options.threads = threads;
   OpenedBackends out;
-  out.owned.push_back(std::make_unique<HostBackend>(options));
+  out.owned.push_back(
+      std::make_unique<HostBackend>(hostBackendOptions(backend)));
   out.backends.push_back(out.owned.back().get());
   out.device = hostDeviceName(threads, slots);
   return out;

@@ -34,33 +34,8 @@ std::vector<int64_t> poolOrder(int64_t numCandidates, int64_t B) {
   return order;
 }
 
-namespace {
-constexpr int64_t kMemoMinAuto = int64_t{1} << 12;
-} // namespace
-
-int64_t memoAutoCap(uint64_t freeBytes, int A) {
-  const uint64_t entryBytes =
-      4 * static_cast<uint64_t>(proofc_abi::memoEntryWords(A));
-  int64_t cap = kMemoMinAuto;
-  while (cap < kMaxMemoEntries &&
-         2 * static_cast<uint64_t>(cap) * entryBytes <= freeBytes / 4)
-    cap <<= 1;
-  return cap;
-}
-
-int64_t memoEntriesFor(int64_t requested, int64_t numCandidates,
-                       int64_t autoCap) {
-  if (requested >= 0) {
-    if (!validMemoEntries(requested)) // Session.h's rule, 2^28 its limit
-      fail("step memo: {} entries is neither 0 (off) nor a power of two up "
-           "to 2^28",
-           requested);
-    return requested;
-  }
-  int64_t entries = kMemoMinAuto;
-  while (entries < 16 * numCandidates && entries < autoCap)
-    entries <<= 1;
-  return entries;
+uint64_t cudaMemoEntryBytes(int A) {
+  return 4 * static_cast<uint64_t>(proofc_abi::memoEntryWords(A));
 }
 
 int64_t atomLayerRowsFor(const ProgramSpec &program, const KnowledgeBase &kb) {

@@ -18,6 +18,7 @@
 #include "data/KnowledgeBase.h"
 #include "proofc/runtime/Evaluation.h"
 #include "proofc/runtime/Safetensors.h"
+#include "support/MemoSize.h"
 
 #include <cstdint>
 #include <map>
@@ -29,27 +30,10 @@ namespace proofc {
 
 using SymbolTable = std::map<std::string, int64_t>;
 
-/// The auto step memo's largest size without a device to ask (the unit
-/// tests, planSymbols' default): 2^22 entries.
-constexpr int64_t kMemoAutoCapDefault = int64_t{1} << 22;
-
-/// The step memo's entries (symbol MEMO) for a pool of N candidates:
-/// `requested` when it is 0 (off) or a power of two up to 2^28, the power of
-/// two at or above 16N within [2^12, autoCap] when it is negative (auto: a
-/// candidate takes ~14 steps, about a quarter of them new on the V10
-/// workload, so the table stays under a quarter full and a probe rarely
-/// goes past its first entry); anything else is an error.
-int64_t memoEntriesFor(int64_t requested, int64_t numCandidates,
-                       int64_t autoCap = kMemoAutoCapDefault);
-
-/// The auto step memo's largest size on a device with `freeBytes` free, for
-/// entries of kernel_abi.h's memoEntryWords(A) words: the largest power of
-/// two in [2^12, 2^28] whose table takes at most a quarter of the free
-/// memory. A whole-split block (8.4 M candidates, 3-7 M distinct keys on
-/// fb15k-237) overfills 2^22 entries, and every step past a full table is
-/// computed again (docs/performance.md, "The floors of the whole-split
-/// workloads").
-int64_t memoAutoCap(uint64_t freeBytes, int A);
+/// Bytes of one entry of the CUDA step memo (memo.cu): kernel_abi.h's
+/// memoEntryWords(A) words, what memoAutoCap (support/MemoSize.h) sizes the
+/// table by on a device.
+uint64_t cudaMemoEntryBytes(int A);
 
 /// The rows of `program`'s folded atom layer over `kb` (the symbol AL:
 /// kernel_abi.h's atomLayerRows(R, E, 2A, d), 0 past its budget).

@@ -90,7 +90,7 @@ int64_t CudaRunner::memoEntries(const EvalInputs &inputs) {
   return memoEntriesFor(
       options_.memoEntries,
       static_cast<int64_t>(inputs.candidates.candidates.size()),
-      memoAutoCap(freeBytes, bundle_.program.shape.A));
+      memoAutoCap(freeBytes, cudaMemoEntryBytes(bundle_.program.shape.A)));
 }
 
 bool CudaRunner::reusableFor(const EvalInputs &inputs) const {

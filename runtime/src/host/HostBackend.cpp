@@ -8,6 +8,13 @@
 // where no encoding was needed to choose (spec §4: k = 1 gives action 0 and
 // log-probability 0).
 //
+// The run's step memo (StepMemo.h), shared by the workers, answers every
+// step it has seen from the same state (keyed by the candidate where spec §3
+// lets the candidate matter), so that such a step neither derives nor
+// encodes; outcomes and actions are those of the memo off. A candidate's
+// start state is its own (its first goal is its triple), so its first step
+// is neither looked up nor kept.
+//
 //===----------------------------------------------------------------------===//
 #include "host/HostBackend.h"
 #include "support/HostThreads.h"
@@ -16,8 +23,10 @@
 #include "data/MemoryBudget.h"
 #include "host/Engine.h"
 #include "host/HostPolicy.h"
+#include "host/StepMemo.h"
 #include "support/Cancellation.h"
 #include "support/Fail.h"
+#include "support/MemoSize.h"
 #include "support/Timing.h"
 
 #include <fmt/format.h>
@@ -41,6 +50,8 @@ struct Shared {
   std::vector<Outcome> &outcomes;
   /// [candidates][D] when the actions are recorded (EvalInputs::actions).
   int32_t *actions = nullptr;
+  /// The run's step memo; null when it is off (--memo-entries 0).
+  StepMemo *memo = nullptr;
   std::atomic<int64_t> nextCandidate{0};
   std::atomic<bool> abort{false};
   const RunControl *control = nullptr;
@@ -92,8 +103,9 @@ public:
         derived_(shared.kb, shared.shape), slotCand_(numSlots, -1),
         slotDepth_(numSlots, 0), slotLogp_(numSlots, 0.0),
         slotEncValid_(numSlots, 0), slotGoals_(size_t(numSlots) * A_),
-        slotEnc_(size_t(numSlots) * W_), childEnc_(size_t(shared.shape.S) * W_),
-        logits_(shared.shape.S), scratch_(shared.policy.scratchSize()) {}
+        chosen_(A_), slotEnc_(size_t(numSlots) * W_),
+        childEnc_(size_t(shared.shape.S) * W_), logits_(shared.shape.S),
+        scratch_(shared.policy.scratchSize()) {}
 
   /// Runs until every slot is empty and the pool is exhausted; returns the
   /// number of steps.
@@ -144,31 +156,49 @@ private:
   /// (its Outcome is written).
   bool step(int32_t s) {
     const Candidate &cand = sh_.candidates[slotCand_[s]];
-    derive(sh_.kb, goals(s), cand.triple, sh_.shape, derived_);
-    const int32_t k = derived_.count;
+    const bool memo = sh_.memo && slotDepth_[s] > 0;
+    const StepMemo::Key key =
+        memo ? sh_.memo->key(goals(s), cand.triple) : StepMemo::Key{};
     int32_t action = 0;
-    if (k > 1) {
-      if (!slotEncValid_[s])
-        sh_.policy.encode(goals(s), A_, enc(s), scratch_.data());
-      sh_.policy.encodeBatch(derived_.state(0), k, A_, childEnc_.data(),
-                             scratch_.data());
-      sh_.policy.logits(enc(s), childEnc_.data(), k, logits_.data());
-      const Action a = selectAction(logits_.data(), k);
-      action = a.index;
-      slotLogp_[s] += a.logp;
-      std::copy_n(childEnc_.data() + size_t(action) * W_, W_, enc(s));
-      slotEncValid_[s] = 1;
-    } else {
+    double logp = 0.0;
+    if (memo && sh_.memo->find(key, goals(s), chosen_.data(), &logp, &action)) {
+      // The step as computed below would give it, bit for bit: the chosen
+      // state, the log-probability (0 for a single child; the sum is never
+      // -0.0, so adding it changes nothing) and the action. G's encoding is
+      // made afresh at the next computed step.
+      std::copy_n(chosen_.data(), A_, goals(s));
       slotEncValid_[s] = 0;
+    } else {
+      derive(sh_.kb, goals(s), cand.triple, sh_.shape, derived_);
+      const int32_t k = derived_.count;
+      if (k > 1) {
+        if (!slotEncValid_[s])
+          sh_.policy.encode(goals(s), A_, enc(s), scratch_.data());
+        sh_.policy.encodeBatch(derived_.state(0), k, A_, childEnc_.data(),
+                               scratch_.data());
+        sh_.policy.logits(enc(s), childEnc_.data(), k, logits_.data());
+        const Action a = selectAction(logits_.data(), k);
+        action = a.index;
+        logp = a.logp;
+        std::copy_n(childEnc_.data() + size_t(action) * W_, W_, enc(s));
+        slotEncValid_[s] = 1;
+      } else {
+        slotEncValid_[s] = 0;
+      }
+      if (memo)
+        sh_.memo->insert(key, goals(s), derived_.state(action), logp, action);
+      std::copy_n(derived_.state(action), A_, goals(s));
     }
-    std::copy_n(derived_.state(action), A_, goals(s));
+    slotLogp_[s] += logp;
     if (sh_.actions) // one row per candidate: no two threads share one
       sh_.actions[slotCand_[s] * sh_.shape.D + slotDepth_[s]] = action;
     const int32_t depth = ++slotDepth_[s];
+    // [TRUE] and [FALSE] are derive's only lists with those predicates, and
+    // are single states (spec §3 steps 5 and 7).
     ProofStatus status;
-    if (derived_.isTrue())
+    if (goals(s)[0].p == sh_.kb.truePred())
       status = ProofStatus::Proved;
-    else if (derived_.isFalse())
+    else if (goals(s)[0].p == sh_.kb.falsePred())
       status = ProofStatus::Failed;
     else if (depth == sh_.shape.D)
       status = ProofStatus::Truncated;
@@ -189,6 +219,7 @@ private:
   std::vector<double> slotLogp_;
   std::vector<uint8_t> slotEncValid_;
   std::vector<Atom> slotGoals_; ///< [slots][A]
+  std::vector<Atom> chosen_;    ///< [A]: a step taken from the memo
   std::vector<float> slotEnc_;  ///< [slots][W]
   std::vector<float> childEnc_; ///< [S][W]
   std::vector<float> logits_;   ///< [S]
@@ -221,7 +252,37 @@ void checkScratchFits(const ShapeParams &shape, const HostPolicy &policy,
                   formatBytes(perThread), formatCount(slots), perSlot));
 }
 
+/// The run's step memo over `candidates` candidates, or null when
+/// `requested` turns it off: --memo-entries' rule (support/MemoSize.h), auto
+/// within a quarter of the available memory. The memo grows with the steps
+/// it keeps, at most one a step past the start state, so what a requested
+/// size could take is checked up front for no more steps than the run has.
+std::unique_ptr<StepMemo> makeStepMemo(int64_t requested, int64_t candidates,
+                                       const ShapeParams &shape) {
+  const uint64_t entryBytes = StepMemo::entryBytes(shape.A);
+  const int64_t entries = memoEntriesFor(
+      requested, candidates, memoAutoCap(availableMemoryBytes(), entryBytes));
+  if (entries == 0)
+    return nullptr;
+  const uint64_t steps = saturatingBytes(static_cast<uint64_t>(candidates),
+                                         static_cast<uint64_t>(shape.D - 1));
+  const uint64_t kept = std::min(static_cast<uint64_t>(entries), steps);
+  checkMemoryFits(
+      saturatingBytes(kept, entryBytes),
+      fmt::format("host backend: the step memo (--memo-entries {})", entries),
+      fmt::format("up to {} steps × {}", formatCount(kept),
+                  formatBytes(entryBytes)));
+  return std::make_unique<StepMemo>(shape.A, entries);
+}
+
 } // namespace
+
+HostBackendOptions hostBackendOptions(const BackendOptions &options) {
+  HostBackendOptions host;
+  host.threads = options.threads;
+  host.memoEntries = options.memoEntries;
+  return host;
+}
 
 std::string hostDeviceName(int threads, int slots) {
   int used = threads > 0
@@ -289,6 +350,9 @@ std::vector<Outcome> HostBackend::run(const EvalInputs &inputs,
       1, std::min<int64_t>(shape.B, static_cast<int64_t>(candidates.size()))));
   threads = std::max(1, std::min(threads, slots));
   checkScratchFits(shape, policy, threads, slots);
+  const std::unique_ptr<StepMemo> memo = makeStepMemo(
+      options_.memoEntries, static_cast<int64_t>(candidates.size()), shape);
+  shared.memo = memo.get();
   std::vector<Worker> workers;
   workers.reserve(threads);
   for (int t = 0; t < threads; ++t) {

@@ -5,7 +5,8 @@
 // a step derives, encodes, scores and selects for every live slot, applies
 // the transition and the terminal check, writes the Outcome of finished slots
 // and refills them from a shared pool. The B slots are partitioned among
-// worker threads that draw from one atomic pool counter. A candidate's
+// worker threads that draw from one atomic pool counter; a step the run's
+// step memo has seen is taken from it (StepMemo.h). A candidate's
 // outcome depends on nothing but the candidate (spec: never on its slot,
 // batch, pool order or thread).
 //
@@ -15,6 +16,7 @@
 
 #include "data/KnowledgeBase.h"
 #include "proofc/runtime/Evaluation.h"
+#include "proofc/runtime/Session.h"
 
 #include <memory>
 
@@ -22,7 +24,15 @@ namespace proofc {
 
 struct HostBackendOptions {
   int threads = 0; ///< 0: std::thread::hardware_concurrency()
+  /// The step memo's entries (StepMemo.h): -1 auto (support/MemoSize.h's
+  /// rule within a quarter of the available memory), 0 off, else a power of
+  /// two up to 2^28; --memo-entries, as on the CUDA backend.
+  int64_t memoEntries = -1;
 };
+
+/// The host backend's options among a run's (--threads, --memo-entries):
+/// what every place that makes a host backend for a run passes it.
+HostBackendOptions hostBackendOptions(const BackendOptions &options);
 
 /// The device in words for `threads` (0: every core) over `slots` slots:
 /// "cpu (N threads)", N the threads actually used (each needs a slot).

@@ -51,10 +51,8 @@ SelectedDevice openDevice(const Bundle &bundle, const std::string &bundlePath,
     device = cudaDeviceAvailable(&why) ? "cuda" : "cpu";
   }
   if (device == "cpu") {
-    HostBackendOptions host;
-    host.threads = options.threads;
     out.name = hostDeviceName(options.threads, bundle.program.shape.B);
-    out.backend = std::make_unique<HostBackend>(host);
+    out.backend = std::make_unique<HostBackend>(hostBackendOptions(options));
     return out;
   }
   const int ordinal = cudaOrdinal(device);

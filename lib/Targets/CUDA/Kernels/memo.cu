@@ -85,11 +85,11 @@ struct Key {
 };
 
 /// Whether the step of a state whose first goal is (p, s, o) depends on
-/// candidate (h, r, t): the candidate's triple unifies with the goal.
+/// candidate (h, r, t): kernel_abi.h's rule, which the host backend's memo
+/// keys on as well.
 __device__ __forceinline__ bool relevantStep(int p, int s, int o, int h, int r,
                                              int t) {
-  return p == r && (s < 0 || s == h) && (o < 0 || o == t) &&
-         !(s < 0 && s == o && h != t);
+  return proofc_abi::memoStepIsRelevant(p, s, o, h, r, t);
 }
 
 /// The key of state g (W words, canonical) for candidate (h, r, t).

@@ -360,7 +360,7 @@ TEST(CompiledBundle, StepMemoChangesNoOutcome) {
 /// The step memo keys a relevant step by its candidate, on the device:
 /// RelevantSteps (TestUtil.h) says how a step shared among its candidates
 /// would show. Each compiled bundle with the memo, the memo at its auto
-/// size and off, equals the host bit for bit.
+/// size and off, equals the host (its own memo off) bit for bit.
 TEST(CompiledBundle, RelevantStepsAreTheCandidatesOwn) {
   PROOFC_REQUIRE_GPU();
   PROOFC_REQUIRE_COMPILED_BUNDLES(paths);
@@ -373,7 +373,8 @@ TEST(CompiledBundle, RelevantStepsAreTheCandidatesOwn) {
         const TensorMap weights = initWeights(bundle.program, ds, 1);
         EvalInputs inputs{bundle.program, ds, weights, set, false};
         BackendTimings t;
-        const std::vector<Outcome> host = HostBackend().run(inputs, t);
+        const std::vector<Outcome> host =
+            HostBackend(HostBackendOptions{0, 0}).run(inputs, t);
         for (int64_t entries : {int64_t{-1}, int64_t{0}}) {
           SCOPED_TRACE(entries);
           CudaBackendOptions options;

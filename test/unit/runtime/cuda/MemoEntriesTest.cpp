@@ -3,8 +3,9 @@
 // memoEntriesFor: a requested size is 0 (off) or a power of two up to 2^28,
 // anything else one clear error; auto (negative) is the power of two at or
 // above 16N within [2^12, the cap] (2^22 without a device; memoAutoCap: a
-// quarter of the device's free memory). planSymbols binds it as MEMO. No GPU
-// needed.
+// quarter of the device's free memory, by cudaMemoEntryBytes). planSymbols
+// binds it as MEMO. The rule is support/MemoSize.h's, the host backend's
+// too. No GPU needed.
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
@@ -38,21 +39,21 @@ TEST(MemoEntries, AutoStopsAtTheCap) {
 
 TEST(MemoEntries, AutoCapIsAQuarterOfTheFreeMemory) {
   // V10: A = 6, entries of memoEntryWords(6) = 44 words, 176 bytes.
-  const uint64_t entry =
-      4 * static_cast<uint64_t>(proofc_abi::memoEntryWords(6));
+  const uint64_t entry = cudaMemoEntryBytes(6);
   ASSERT_EQ(entry, 176u);
   // An 80 GB GPU with 79 GiB free: a quarter is 19.75 GiB, 2^26 entries
   // take 11 GiB, 2^27 would take 22.
-  EXPECT_EQ(memoAutoCap(uint64_t{79} << 30, 6), int64_t{1} << 26);
+  EXPECT_EQ(memoAutoCap(uint64_t{79} << 30, entry), int64_t{1} << 26);
   // 141 GB with 139 GiB free: 2^27 (22 GiB) fits in 34.75 GiB.
-  EXPECT_EQ(memoAutoCap(uint64_t{139} << 30, 6), int64_t{1} << 27);
+  EXPECT_EQ(memoAutoCap(uint64_t{139} << 30, entry), int64_t{1} << 27);
   // Exactly at the boundary: a quarter equal to the table fits.
-  EXPECT_EQ(memoAutoCap(4 * entry * (uint64_t{1} << 20), 6), int64_t{1} << 20);
-  EXPECT_EQ(memoAutoCap(4 * entry * (uint64_t{1} << 20) - 1, 6),
+  EXPECT_EQ(memoAutoCap(4 * entry * (uint64_t{1} << 20), entry),
+            int64_t{1} << 20);
+  EXPECT_EQ(memoAutoCap(4 * entry * (uint64_t{1} << 20) - 1, entry),
             int64_t{1} << 19);
   // Never below 2^12, never above 2^28.
-  EXPECT_EQ(memoAutoCap(0, 6), int64_t{1} << 12);
-  EXPECT_EQ(memoAutoCap(uint64_t{1} << 50, 6), int64_t{1} << 28);
+  EXPECT_EQ(memoAutoCap(0, entry), int64_t{1} << 12);
+  EXPECT_EQ(memoAutoCap(uint64_t{1} << 50, entry), int64_t{1} << 28);
 }
 
 TEST(MemoEntries, RequestedIsZeroOrAPowerOfTwo) {

@@ -4,7 +4,8 @@
 //     workloads with the trained weights.
 // (b) With the trained weights, the full test protocol reproduces the table of
 //     shared/weights/README.md for countries_s3 and nations.
-// (c) Outcomes do not depend on the number of slots B or of threads.
+// (c) Outcomes do not depend on the number of slots B or of threads, nor
+//     outcomes and actions on the step memo (on, off, full).
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
@@ -17,6 +18,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <tuple>
 
 namespace proofc::test {
 namespace {
@@ -42,11 +44,14 @@ Workload loadWorkload(const std::string &name, int64_t maxQueries) {
 }
 
 std::vector<Outcome> runHost(const Workload &w, int32_t B, int threads,
-                             BackendTimings *timingsOut = nullptr) {
+                             BackendTimings *timingsOut = nullptr,
+                             int64_t memo = -1,
+                             ActionTrace *actions = nullptr) {
   ProgramSpec program = w.program;
   program.shape.B = B;
   EvalInputs inputs{program, w.dataset, w.weights, w.candidates};
-  HostBackend backend(HostBackendOptions{threads});
+  inputs.actions = actions;
+  HostBackend backend(HostBackendOptions{threads, memo});
   BackendTimings timings;
   std::vector<Outcome> out = backend.run(inputs, timings);
   if (timingsOut)
@@ -159,6 +164,52 @@ TEST(HostEndToEnd, OutcomesIndependentOfSlotsAndThreads) {
       ASSERT_EQ(std::memcmp(&other[i].logp, &base[i].logp, sizeof(float)), 0)
           << "candidate " << i << " B=" << B << " threads=" << threads;
     }
+  }
+}
+
+/// The step memo takes steps it has seen from the memo (StepMemo.h): bit for
+/// bit the steps computed, so outcomes and recorded actions are those of the
+/// memo off, whatever the threads, slots and the memo's size (16 entries:
+/// full after the first steps, the rest computed again).
+TEST(HostEndToEnd, StepMemoChangesNoOutcomeOrAction) {
+  for (const char *name : {"kinship", "family"}) {
+    SCOPED_TRACE(name);
+    const Workload w = loadWorkload(name, 6);
+    ActionTrace offActions;
+    const std::vector<Outcome> off =
+        runHost(w, 256, 1, nullptr, 0, &offActions);
+    for (auto [B, threads, memo] : {std::tuple{256, 1, int64_t{-1}},
+                                    {7, 3, int64_t{-1}},
+                                    {1000, 2, int64_t{16}},
+                                    {64, 4, int64_t{1} << 20}}) {
+      ActionTrace actions;
+      BackendTimings timings;
+      SCOPED_TRACE(testing::Message()
+                   << "B=" << B << " threads=" << threads << " memo=" << memo);
+      const std::vector<Outcome> on =
+          runHost(w, B, threads, &timings, memo, &actions);
+      expectSameOutcomes(on, off);
+      EXPECT_EQ(actions.actions, offActions.actions);
+    }
+  }
+}
+
+/// The step memo keys a relevant step by its candidate: RelevantSteps
+/// (TestUtil.h) says how its candidates would tell a memo that shared such a
+/// step (one candidate handed another's proof or loop).
+TEST(HostEndToEnd, RelevantStepsAreTheCandidatesOwn) {
+  TempDir dir;
+  const RelevantSteps rs = relevantSteps(dir);
+  ProgramSpec program = v10Program();
+  program.shape.B = 16; // every candidate in the first wave
+  const TensorMap weights = initWeights(program, rs.ds, 1);
+  const EvalInputs inputs{program, rs.ds, weights, rs.set, false};
+  for (int64_t memo : {int64_t{0}, int64_t{-1}}) {
+    SCOPED_TRACE(memo);
+    BackendTimings t;
+    expectRelevantStepsScenario(
+        rs, HostBackend(HostBackendOptions{1, memo}).run(inputs, t),
+        program.shape.D);
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include "data/MemoryBudget.h"
 #include "host/HostBackend.h"
+#include "host/StepMemo.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -112,6 +113,43 @@ TEST(HostMemory, HugeBRunsWithOneSlotPerCandidate) {
     EXPECT_EQ(got[i].depth, expected[i].depth);
     EXPECT_EQ(std::memcmp(&got[i].logp, &expected[i].logp, 4), 0);
   }
+}
+
+// The step memo grows with the steps it keeps, at most one a step past a
+// candidate's start: a requested size is checked against what the run's
+// steps could fill (N x (D - 1) entries of StepMemo::entryBytes), up front,
+// and one error says so instead of a std::bad_alloc mid-run.
+TEST(HostMemory, RequestedStepMemoIsCheckedForTheStepsTheRunHas) {
+  const TrainedWorkload w = trainedWorkload("kinship", 4);
+  const ProgramSpec program = v10Program();
+  const uint64_t n = w.set.candidates.size();
+  const uint64_t steps = n * static_cast<uint64_t>(program.shape.D - 1);
+  const uint64_t entry = StepMemo::entryBytes(program.shape.A);
+  auto run = [&](int64_t memo, uint64_t memory) {
+    FakeMemory fake(memory);
+    return errorOf([&] {
+      BackendTimings t;
+      HostBackend(HostBackendOptions{2, memo})
+          .run(EvalInputs{program, w.ds, w.weights, w.set}, t);
+    });
+  };
+  // 2^28 entries asked: no more than the run's steps are counted.
+  EXPECT_EQ(run(int64_t{1} << 28, steps * entry), "(no error)");
+  const std::string error = run(int64_t{1} << 28, steps * entry - 1);
+  EXPECT_EQ(error.rfind(fmt::format("host backend: the step memo "
+                                    "(--memo-entries 268435456) needs {} (up "
+                                    "to {} steps × {}); ",
+                                    formatBytes(steps * entry),
+                                    formatCount(steps), formatBytes(entry)),
+                        0),
+            0u)
+      << error;
+  // A smaller table than the steps: its own size.
+  ASSERT_GT(steps, 4096u);
+  EXPECT_EQ(run(4096, 4096 * entry), "(no error)");
+  EXPECT_NE(run(4096, 4096 * entry - 1), "(no error)");
+  // Off: nothing to check.
+  EXPECT_EQ(run(0, 4096 * entry - 1), "(no error)");
 }
 
 // The candidate pool's size is computed before it is built, exactly: a pool

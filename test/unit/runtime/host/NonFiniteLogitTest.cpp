@@ -5,7 +5,8 @@
 // false, so a positive with one ranked first) and written as `-nan`. Now a
 // step with a non-finite logit has a NaN log-probability, the candidate's
 // stays NaN, and RunSession fails naming the smallest such candidate, with
-// its query, mode and entity — the same whatever the threads and chunks.
+// its query, mode and entity — the same whatever the threads, chunks and
+// step memo.
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
@@ -58,12 +59,12 @@ std::string scaledWeights(const TempDir &dir, float factor) {
 }
 
 std::string runError(const std::string &weights, int threads, int64_t maxPool,
-                     const std::string &report = "") {
+                     const std::string &report = "", int64_t memo = -1) {
   RunSessionOptions o = sessionOptions("nations", 10);
   o.weights = weights;
   o.maxPool = maxPool;
   o.report = report;
-  HostBackend backend(HostBackendOptions{threads});
+  HostBackend backend(HostBackendOptions{threads, memo});
   RunSession session(v10Program(), backend, "cpu", o);
   return errorOf([&] {
     RunOutput out = session.evaluate();
@@ -86,8 +87,9 @@ TEST(NonFiniteLogit, RunFailsNamingTheFirstCandidate) {
     const EvalInputs inputs{session.program(), session.dataset(),
                             session.weights(), pool, false};
     BackendTimings t;
+    // The memo off: every candidate computes its every step.
     const std::vector<Outcome> raw =
-        HostBackend(HostBackendOptions{1}).run(inputs, t);
+        HostBackend(HostBackendOptions{1, 0}).run(inputs, t);
     size_t first = raw.size();
     for (size_t i = 0; i < raw.size() && first == raw.size(); ++i)
       if (std::isnan(raw[i].logp))
@@ -107,12 +109,16 @@ TEST(NonFiniteLogit, RunFailsNamingTheFirstCandidate) {
         ds.entities.name(q.t), modeName(c.mode), c.entity,
         ds.entities.name(c.entity));
     const std::string report = dir.file("report.json");
-    const std::string one = runError(weights, 1, 0, report);
+    const std::string one = runError(weights, 1, 0, report, 0);
     EXPECT_EQ(one.rfind(expected, 0), 0u) << one;
     EXPECT_FALSE(std::filesystem::exists(report)) << "nothing is written";
-    // Threads and chunks (in candidate order) name the same candidate.
+    // Threads, chunks (in candidate order) and the step memo, which passes
+    // a NaN step on to every candidate that takes it (auto, and 16 entries:
+    // full at once), name the same candidate.
+    EXPECT_EQ(runError(weights, 1, 0), one);
     EXPECT_EQ(runError(weights, 4, 0), one);
     EXPECT_EQ(runError(weights, 3, 7), one);
+    EXPECT_EQ(runError(weights, 2, 0, "", 16), one);
   }
 }
 

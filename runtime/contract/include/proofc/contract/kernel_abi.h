@@ -336,6 +336,20 @@ PROOFC_ABI_FN int deriveScratchWords(int A, int S, int T,
 /// bytes (one vector load per 4 words).
 PROOFC_ABI_FN int memoEntryWords(int A) { return (5 + 2 * 3 * A + 3) / 4 * 4; }
 
+/// Whether a proof step of a state whose first goal is (p, s, o) depends on
+/// candidate (h, r, t), the key of the step memo on both backends (memo.cu,
+/// runtime/src/host/StepMemo.h). Spec §3 lets a candidate change a step
+/// only by never using its own triple as a fact, which matters only when
+/// that triple unifies with the first goal: same predicate, each constant
+/// argument equal to the candidate's (constants are >= 0, variables < 0),
+/// and a goal p(V, V) only when h = t. Such a "relevant" step is keyed by
+/// the state and (h, t); any other by the state alone.
+PROOFC_ABI_FN bool memoStepIsRelevant(int p, int s, int o, int h, int r,
+                                      int t) {
+  return p == r && (s < 0 || s == h) && (o < 0 || o == t) &&
+         !(s < 0 && s == o && h != t);
+}
+
 /// 4-byte words of one entry of a rollout's state table (trajectory.cu,
 /// docs/rollouts-cuda.md): the hash (0: empty), the published flag, the
 /// first use (stored as 0xFFFFFFFF - use, raised by atomicMax), the state.

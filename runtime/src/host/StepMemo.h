@@ -1,0 +1,111 @@
+//===- StepMemo.h - The host backend's step memo ----------------*- C++ -*-===//
+//
+// A proof step is a pure function of the slot's state G and of the
+// candidate c only through spec §3's "never use c as a fact", which matters
+// only when c's triple unifies with G's first goal (kernel_abi.h's
+// memoStepIsRelevant). The policy encodes each row on its own and the action
+// rule sees only the slot's logits, so the step's result -- the chosen state,
+// its log-probability and the action -- is keyed by G plus, for a relevant
+// step, c's (h, t), and a step taken from the memo is the step the slot
+// would compute, bit for bit: outcomes and recorded actions with the memo
+// on, off or full are identical. The CUDA backend's memo.cu keys its table
+// the same way; this is the host's, shared by the worker threads of a run.
+//
+// On V10 (kinship, 18,745 candidates) 75 k of the 267 k steps are new
+// (docs/performance.md, "The floor"): the other steps neither derive nor
+// encode, and the policy, 85 % of the host's time, encodes 4.5 M rows
+// instead of 16.6 M.
+//
+// The table: 64 shards, each an open-addressing index (linear probing, at
+// most half full, doubled when it would be more) over its entries' words,
+// behind the shard's mutex: a lookup or an insert holds one shard for the
+// length of a copy, so the threads rarely meet, and nothing is read while
+// another thread writes it. Memory grows with the entries held, up to
+// `capacity` entries in all; past that, new steps are not kept (they are
+// computed again). Entries are never removed: a run's memo is made for the
+// run (its weights, its knowledge base) and dropped with it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PROOFC_RUNTIME_HOST_STEPMEMO_H
+#define PROOFC_RUNTIME_HOST_STEPMEMO_H
+
+#include "proofc/runtime/Dataset.h"
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+namespace proofc {
+
+class StepMemo {
+public:
+  /// A memo of states of `A` atoms holding at most `capacity` (>= 1) steps.
+  StepMemo(int32_t A, int64_t capacity);
+
+  /// What a step is looked up and kept by: the state's words, and c's h and
+  /// t when the step is relevant to c (-1 otherwise), hashed.
+  struct Key {
+    uint64_t hash;
+    int32_t relH, relT;
+  };
+  /// The key of the step from `state` (A atoms, canonical) for candidate c.
+  Key key(const Atom *state, const Triple &c) const;
+
+  /// On a hit, writes the kept step's chosen state (A atoms) to `chosen`, its
+  /// log-probability and its action, and returns true.
+  bool find(const Key &key, const Atom *state, Atom *chosen, double *logp,
+            int32_t *action) const;
+
+  /// Keeps the step of `state` under `key`, unless the memo already has it
+  /// (a thread that computed the same step first: the same result) or holds
+  /// `capacity` steps.
+  void insert(const Key &key, const Atom *state, const Atom *chosen,
+              double logp, int32_t action);
+
+  /// Steps kept.
+  int64_t size() const { return size_.load(std::memory_order_relaxed); }
+
+  /// Bytes one kept step takes at most: its words (the hash, h and t, the
+  /// state, the chosen state, the action, the log-probability), two index
+  /// slots (the
+  /// index is at most half full), and as much again for the slack of
+  /// growing by doubling. What memoAutoCap (support/MemoSize.h) sizes the
+  /// host's memo by.
+  static uint64_t entryBytes(int32_t A);
+
+  static constexpr int kShardBits = 6;
+
+private:
+  struct alignas(64) Shard {
+    mutable std::mutex mutex;
+    /// [slot]: 0 empty, else the hash's high 32 bits << 32 | (entry + 1).
+    std::vector<uint64_t> slots;
+    /// [entry][entryWords_]: the hash's two words (the index is rebuilt from
+    /// them when it grows), relH, relT, the state, the chosen state, the
+    /// action, the log-probability's two words.
+    std::vector<int32_t> words;
+    int64_t count = 0;
+  };
+
+  const Shard &shardOf(const Key &key) const {
+    return shards_[key.hash >> (64 - kShardBits)];
+  }
+  /// The entry of `key` and `state` in `shard` (its mutex held), or -1; with
+  /// `*freeSlot` the slot where it would go.
+  int64_t locate(const Shard &shard, const Key &key, const Atom *state,
+                 size_t *freeSlot) const;
+  /// Doubles `shard`'s index (its mutex held), placing every entry again by
+  /// its hash.
+  void grow(Shard &shard) const;
+
+  const int32_t A_;
+  const int32_t entryWords_;
+  const int64_t capacity_;
+  std::atomic<int64_t> size_{0};
+  std::vector<Shard> shards_;
+};
+
+} // namespace proofc
+
+#endif // PROOFC_RUNTIME_HOST_STEPMEMO_H
