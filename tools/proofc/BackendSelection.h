@@ -18,10 +18,10 @@ namespace proofc::driver {
 /// (--devices: all or CUDA ordinals, excluding `device`) asks for CUDA
 /// backends on several GPUs, backend.workersPerDevice for how many on each
 /// (--workers-per-device; more than one only on CUDA); backend.threads (0: all)
-/// is for the host backend, cond, unroll and memoEntries for the CUDA backend,
-/// which uses at most `slots` of them. The CUDA backends get the bundle of
-/// `program`, compiled in memory once. Throws proofc::Error when the requested
-/// backend is not available or the program does not compile.
+/// is for the host backend, which uses at most `slots` of them, cond and
+/// unroll for the CUDA backend, memoEntries for both. The CUDA backends get the
+/// bundle of `program`, compiled in memory once. Throws proofc::Error when the
+/// requested backend is not available or the program does not compile.
 OpenedBackends selectBackends(const BackendOptions &backend, int slots,
                               const std::string &program);
 

@@ -54,13 +54,13 @@ StepMemo::StepMemo(int32_t A, int64_t capacity)
     : A_(A), entryWords_(wordsPerEntry(A)), capacity_(capacity),
       shards_(size_t{1} << kShardBits) {
   if (A < 1 || capacity < 1)
-    fail("step memo: A = {} and a capacity of {} entries must be at least 1",
-         A, capacity);
+    fail("step memo: A = {} and a capacity of {} entries must be at least 1", A,
+         capacity);
 }
 
 uint64_t StepMemo::entryBytes(int32_t A) {
-  return 2 * (4 * static_cast<uint64_t>(wordsPerEntry(A)) +
-              2 * sizeof(uint64_t));
+  return 2 *
+         (4 * static_cast<uint64_t>(wordsPerEntry(A)) + 2 * sizeof(uint64_t));
 }
 
 StepMemo::Key StepMemo::key(const Atom *state, const Triple &c) const {
@@ -99,8 +99,8 @@ int64_t StepMemo::locate(const Shard &shard, const Key &key, const Atom *state,
 }
 
 void StepMemo::grow(Shard &shard) const {
-  shard.slots.assign(
-      shard.slots.empty() ? kFirstSlots : 2 * shard.slots.size(), 0);
+  shard.slots.assign(shard.slots.empty() ? kFirstSlots : 2 * shard.slots.size(),
+                     0);
   const size_t mask = shard.slots.size() - 1;
   for (int64_t e = 0; e < shard.count; ++e) {
     const int32_t *w = shard.words.data() + e * entryWords_;
@@ -139,8 +139,8 @@ void StepMemo::insert(const Key &key, const Atom *state, const Atom *chosen,
   do {
     if (held >= capacity_)
       return;
-  } while (!size_.compare_exchange_weak(held, held + 1,
-                                        std::memory_order_relaxed));
+  } while (
+      !size_.compare_exchange_weak(held, held + 1, std::memory_order_relaxed));
   if (2 * static_cast<uint64_t>(shard.count + 1) > shard.slots.size()) {
     grow(shard);
     locate(shard, key, state, &freeSlot);

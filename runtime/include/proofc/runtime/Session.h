@@ -91,8 +91,9 @@ struct BackendOptions {
   /// builders and outcome formatting; 0: every core.
   int threads = 0;
   /// CUDA: how the proof loop runs ("native" | "emulated" | "host", see
-  /// CudaBackend), steps per launch (1 to kMaxUnroll), step memo entries
-  /// (-1 auto, 0 off, else a power of two up to kMaxMemoEntries).
+  /// CudaBackend) and steps per launch (1 to kMaxUnroll). Both backends:
+  /// step memo entries (-1 auto, 0 off, else a power of two up to
+  /// kMaxMemoEntries); the memo never changes an outcome.
   std::string cond = "native";
   int unroll = 8;
   int64_t memoEntries = -1;

@@ -106,9 +106,9 @@ TEST(StepMemo, AFullMemoKeepsNothingMoreAndStillAnswers) {
   int32_t action = 0;
   for (int32_t n = 0; n < 5; ++n) {
     const std::vector<Atom> g = numbered(n);
-    EXPECT_EQ(memo.find(memo.key(g.data(), c), g.data(), out.data(), &logp,
-                        &action),
-              n < 3)
+    EXPECT_EQ(
+        memo.find(memo.key(g.data(), c), g.data(), out.data(), &logp, &action),
+        n < 3)
         << "state " << n;
   }
 }
@@ -128,8 +128,8 @@ TEST(StepMemo, EveryEntrySurvivesTheIndexGrowing) {
   int32_t action = 0;
   for (int32_t n = 0; n < kSteps; ++n) {
     const std::vector<Atom> g = numbered(n);
-    ASSERT_TRUE(memo.find(memo.key(g.data(), c), g.data(), out.data(), &logp,
-                          &action))
+    ASSERT_TRUE(
+        memo.find(memo.key(g.data(), c), g.data(), out.data(), &logp, &action))
         << "state " << n;
     ASSERT_EQ(out, state(5, n, 0)) << "state " << n;
     ASSERT_EQ(logp, -0.5 * n);
@@ -158,8 +158,7 @@ TEST(StepMemo, ThreadsKeepAndFindTheSameStepsAtOnce) {
           if (out != state(5, n, 0) || logp != -0.5 * n || action != n % 120)
             wrong.fetch_add(1);
         } else {
-          memo.insert(key, g.data(), state(5, n, 0).data(), -0.5 * n,
-                      n % 120);
+          memo.insert(key, g.data(), state(5, n, 0).data(), -0.5 * n, n % 120);
         }
       }
     });
