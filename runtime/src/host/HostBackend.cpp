@@ -269,7 +269,11 @@ std::unique_ptr<StepMemo> makeStepMemo(int64_t requested, int64_t candidates,
   const uint64_t kept = std::min(static_cast<uint64_t>(entries), steps);
   checkMemoryFits(
       saturatingBytes(kept, entryBytes),
-      fmt::format("host backend: the step memo (--memo-entries {})", entries),
+      requested < 0
+          ? fmt::format("host backend: the step memo ({} entries, auto)",
+                        entries)
+          : fmt::format("host backend: the step memo (--memo-entries {})",
+                        entries),
       fmt::format("up to {} steps × {}", formatCount(kept),
                   formatBytes(entryBytes)));
   return std::make_unique<StepMemo>(shape.A, entries);

@@ -148,6 +148,14 @@ TEST(HostMemory, RequestedStepMemoIsCheckedForTheStepsTheRunHas) {
   ASSERT_GT(steps, 4096u);
   EXPECT_EQ(run(4096, 4096 * entry), "(no error)");
   EXPECT_NE(run(4096, 4096 * entry - 1), "(no error)");
+  // Auto stays within a quarter of the memory, but never below 2^12
+  // entries: where even those do not fit, the message says it was auto.
+  const std::string autoError = run(-1, 4096 * entry - 1);
+  EXPECT_EQ(autoError.rfind("host backend: the step memo (4096 entries, "
+                            "auto) needs ",
+                            0),
+            0u)
+      << autoError;
   // Off: nothing to check.
   EXPECT_EQ(run(0, 4096 * entry - 1), "(no error)");
 }
