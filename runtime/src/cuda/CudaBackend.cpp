@@ -335,9 +335,9 @@ int64_t CudaBackend::measurePoolCapacity(const EvalInputs &inputs) {
       buildKnowledgeBase(inputs.dataset, inputs.factsIncludeValid);
   // The step memo as n's runner would size it (at most a quarter of the
   // free memory), counted as fixed: a smaller pool's is no larger.
-  const int64_t memo = memoEntriesFor(
-      options_.memoEntries, n,
-      memoAutoCap(freeBytes, cudaMemoEntryBytes(bundle_.program.shape.A)));
+  const int64_t memo =
+      memoEntriesWithin(options_.memoEntries, n, freeBytes,
+                        cudaMemoEntryBytes(bundle_.program.shape.A));
   auto bytesFor = [&](int64_t pool) {
     const SymbolTable symbols =
         planSymbols(bundle_.program, kb, pool, memo, inputs.actions != nullptr);

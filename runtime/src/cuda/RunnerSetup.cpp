@@ -87,10 +87,10 @@ void CudaRunner::setup(const EvalInputs &inputs, BackendTimings &timings) {
 int64_t CudaRunner::memoEntries(const EvalInputs &inputs) {
   size_t freeBytes = 0, totalBytes = 0;
   PROOFC_CU(dev_.drv, cuMemGetInfo, &freeBytes, &totalBytes);
-  return memoEntriesFor(
+  return memoEntriesWithin(
       options_.memoEntries,
-      static_cast<int64_t>(inputs.candidates.candidates.size()),
-      memoAutoCap(freeBytes, cudaMemoEntryBytes(bundle_.program.shape.A)));
+      static_cast<int64_t>(inputs.candidates.candidates.size()), freeBytes,
+      cudaMemoEntryBytes(bundle_.program.shape.A));
 }
 
 bool CudaRunner::reusableFor(const EvalInputs &inputs) const {

@@ -260,8 +260,8 @@ void checkScratchFits(const ShapeParams &shape, const HostPolicy &policy,
 std::unique_ptr<StepMemo> makeStepMemo(int64_t requested, int64_t candidates,
                                        const ShapeParams &shape) {
   const uint64_t entryBytes = StepMemo::entryBytes(shape.A);
-  const int64_t entries = memoEntriesFor(
-      requested, candidates, memoAutoCap(availableMemoryBytes(), entryBytes));
+  const int64_t entries = memoEntriesWithin(requested, candidates,
+                                            availableMemoryBytes(), entryBytes);
   if (entries == 0)
     return nullptr;
   const uint64_t steps = saturatingBytes(static_cast<uint64_t>(candidates),

@@ -51,8 +51,9 @@ int32_t wordsPerEntry(int32_t A) { return kStateWord + 6 * A + 3; }
 } // namespace
 
 StepMemo::StepMemo(int32_t A, int64_t capacity)
-    : A_(A), entryWords_(wordsPerEntry(A)), capacity_(capacity),
-      shards_(size_t{1} << kShardBits) {
+    : A_(A), entryWords_(wordsPerEntry(A)), chosenWord_(kStateWord + 3 * A),
+      actionWord_(kStateWord + 6 * A), logpWord_(kStateWord + 6 * A + 1),
+      capacity_(capacity), shards_(size_t{1} << kShardBits) {
   if (A < 1 || capacity < 1)
     fail("step memo: A = {} and a capacity of {} entries must be at least 1", A,
          capacity);
@@ -102,34 +103,34 @@ void StepMemo::grow(Shard &shard) const {
   shard.slots.assign(shard.slots.empty() ? kFirstSlots : 2 * shard.slots.size(),
                      0);
   const size_t mask = shard.slots.size() - 1;
-  for (int64_t e = 0; e < shard.count; ++e) {
+  for (size_t e = 0, n = entriesOf(shard); e < n; ++e) {
     const int32_t *w = shard.words.data() + e * entryWords_;
     const uint64_t hash = pack(w[kHashWord], w[kHashWord + 1]);
     size_t at = hash & mask;
     while (shard.slots[at] != 0)
       at = (at + 1) & mask;
-    shard.slots[at] = slotOf(hash, static_cast<size_t>(e));
+    shard.slots[at] = slotOf(hash, e);
   }
 }
 
 bool StepMemo::find(const Key &key, const Atom *state, Atom *chosen,
                     double *logp, int32_t *action) const {
-  const Shard &shard = shardOf(key);
+  const Shard &shard = shards_[shardOf(key)];
   std::lock_guard<std::mutex> lock(shard.mutex);
   size_t freeSlot = 0;
   const int64_t entry = locate(shard, key, state, &freeSlot);
   if (entry < 0)
     return false;
   const int32_t *w = shard.words.data() + entry * entryWords_;
-  std::memcpy(chosen, w + kStateWord + 3 * A_, sizeof(Atom) * A_);
-  *action = w[kStateWord + 6 * A_];
-  std::memcpy(logp, w + kStateWord + 6 * A_ + 1, sizeof(double));
+  std::memcpy(chosen, w + chosenWord_, sizeof(Atom) * A_);
+  *action = w[actionWord_];
+  std::memcpy(logp, w + logpWord_, sizeof(double));
   return true;
 }
 
 void StepMemo::insert(const Key &key, const Atom *state, const Atom *chosen,
                       double logp, int32_t action) {
-  Shard &shard = shards_[key.hash >> (64 - kShardBits)];
+  Shard &shard = shards_[shardOf(key)];
   std::lock_guard<std::mutex> lock(shard.mutex);
   size_t freeSlot = 0;
   if (locate(shard, key, state, &freeSlot) >= 0)
@@ -141,11 +142,11 @@ void StepMemo::insert(const Key &key, const Atom *state, const Atom *chosen,
       return;
   } while (
       !size_.compare_exchange_weak(held, held + 1, std::memory_order_relaxed));
-  if (2 * static_cast<uint64_t>(shard.count + 1) > shard.slots.size()) {
+  const size_t entry = entriesOf(shard);
+  if (2 * (entry + 1) > shard.slots.size()) {
     grow(shard);
     locate(shard, key, state, &freeSlot);
   }
-  const size_t entry = static_cast<size_t>(shard.count);
   shard.words.resize((entry + 1) * entryWords_);
   int32_t *w = shard.words.data() + entry * entryWords_;
   w[kHashWord] = static_cast<int32_t>(key.hash >> 32);
@@ -153,11 +154,10 @@ void StepMemo::insert(const Key &key, const Atom *state, const Atom *chosen,
   w[kRelWord] = key.relH;
   w[kRelWord + 1] = key.relT;
   std::memcpy(w + kStateWord, state, sizeof(Atom) * A_);
-  std::memcpy(w + kStateWord + 3 * A_, chosen, sizeof(Atom) * A_);
-  w[kStateWord + 6 * A_] = action;
-  std::memcpy(w + kStateWord + 6 * A_ + 1, &logp, sizeof(double));
+  std::memcpy(w + chosenWord_, chosen, sizeof(Atom) * A_);
+  w[actionWord_] = action;
+  std::memcpy(w + logpWord_, &logp, sizeof(double));
   shard.slots[freeSlot] = slotOf(key.hash, entry);
-  ++shard.count;
 }
 
 } // namespace proofc

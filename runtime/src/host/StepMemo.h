@@ -85,11 +85,15 @@ private:
     /// them when it grows), relH, relT, the state, the chosen state, the
     /// action, the log-probability's two words.
     std::vector<int32_t> words;
-    int64_t count = 0;
   };
 
-  const Shard &shardOf(const Key &key) const {
-    return shards_[key.hash >> (64 - kShardBits)];
+  /// The shard of `key`: the hash's top kShardBits bits.
+  size_t shardOf(const Key &key) const {
+    return static_cast<size_t>(key.hash >> (64 - kShardBits));
+  }
+  /// Entries held in `shard`.
+  size_t entriesOf(const Shard &shard) const {
+    return shard.words.size() / static_cast<size_t>(entryWords_);
   }
   /// The entry of `key` and `state` in `shard` (its mutex held), or -1; with
   /// `*freeSlot` the slot where it would go.
@@ -101,6 +105,8 @@ private:
 
   const int32_t A_;
   const int32_t entryWords_;
+  /// Where an entry's chosen state, action and log-probability start.
+  const int32_t chosenWord_, actionWord_, logpWord_;
   const int64_t capacity_;
   std::atomic<int64_t> size_{0};
   std::vector<Shard> shards_;

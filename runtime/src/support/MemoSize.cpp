@@ -33,4 +33,10 @@ int64_t memoEntriesFor(int64_t requested, int64_t numCandidates,
   return entries;
 }
 
+int64_t memoEntriesWithin(int64_t requested, int64_t numCandidates,
+                          uint64_t freeBytes, uint64_t entryBytes) {
+  return memoEntriesFor(requested, numCandidates,
+                        memoAutoCap(freeBytes, entryBytes));
+}
+
 } // namespace proofc

@@ -42,6 +42,12 @@ int64_t memoEntriesFor(int64_t requested, int64_t numCandidates,
 /// "The floors of the whole-split workloads").
 int64_t memoAutoCap(uint64_t freeBytes, uint64_t entryBytes);
 
+/// memoEntriesFor with auto capped by memoAutoCap(freeBytes, entryBytes):
+/// what a backend sizes its memo by, given the memory there is and its
+/// entries' bytes.
+int64_t memoEntriesWithin(int64_t requested, int64_t numCandidates,
+                          uint64_t freeBytes, uint64_t entryBytes);
+
 } // namespace proofc
 
 #endif // PROOFC_RUNTIME_SUPPORT_MEMOSIZE_H
