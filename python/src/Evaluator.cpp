@@ -275,13 +275,13 @@ py::dict Evaluator::derive(py::handle states, py::handle triples) {
         return deriver.derive(atoms, candidates);
       });
   const DerivedLists lists = waitReleased(job);
-  const int64_t M = static_cast<int64_t>(lists.states.size()) / A;
+  const int64_t M = lists.numStates();
   py::array_t<int32_t> count(N);
   std::memcpy(count.mutable_data(), lists.count.data(),
               lists.count.size() * sizeof(int32_t));
   py::array_t<int32_t> out({M, A, int64_t(3)});
-  std::memcpy(out.mutable_data(), lists.states.data(),
-              lists.states.size() * sizeof(Atom));
+  static_assert(sizeof(Atom) == 3 * sizeof(int32_t));
+  lists.copyStates(reinterpret_cast<Atom *>(out.mutable_data()));
   py::dict result;
   result["count"] = count;
   result["states"] = out;

@@ -16,8 +16,8 @@ torch = pytest.importorskip("torch")
 from cli_helpers import REPO, V10, binary, cli_error, shared  # noqa: E402
 from proofc.errors import Error  # noqa: E402
 from proofc.training import recipe  # noqa: E402
-from proofc.training.checkpoints import (Schedule, best_index, early_points,  # noqa: E402
-                                         update_points)
+from proofc.training.checkpoints import (Schedule, ScoredWeights, best_index,  # noqa: E402
+                                         early_points, update_points, weights_digest)
 from proofc.training.options import TrainOptions  # noqa: E402
 from proofc.training.trainer import TIMINGS  # noqa: E402
 from proofc.vocabulary import read_split, read_vocabulary  # noqa: E402
@@ -164,6 +164,31 @@ def test_best_checkpoint_is_the_largest_mrr_first_of_ties():
     assert best_index([0.3, 0.5, 0.2]) == 1
     assert best_index([0.3, 0.5, 0.5, 0.1]) == 1
     assert best_index([0.4]) == 0
+
+
+def test_weights_digest_is_the_names_dtypes_shapes_and_values():
+    w = {"a": np.arange(6, dtype=np.float32).reshape(2, 3), "b": np.ones(4, np.float32)}
+    same = {"b": np.ones(4, np.float32), "a": np.arange(6, dtype=np.float32).reshape(2, 3)}
+    assert weights_digest(w) == weights_digest(same)  # the dict's order does not count
+    one_ulp = dict(w, b=np.nextafter(w["b"], np.float32(2)))
+    renamed = {"c": w["a"], "b": w["b"]}
+    reshaped = dict(w, a=w["a"].reshape(3, 2))  # the same bytes
+    retyped = dict(w, b=w["b"].view(np.int32))  # the same bytes
+    moved = {"a": w["a"].ravel()[:5], "b": np.concatenate([w["a"].ravel()[5:], w["b"]])}
+    digests = {weights_digest(x) for x in (w, one_ulp, renamed, reshaped, retyped, moved)}
+    assert len(digests) == 6
+    # A Fortran-ordered copy holds the same values: the same digest.
+    assert weights_digest(dict(w, a=np.asfortranarray(w["a"]))) == weights_digest(w)
+
+
+def test_scored_weights_keep_the_first_checkpoint_of_each_digest():
+    scored = ScoredWeights()
+    assert scored.find(b"x") is None
+    scored.add(b"x", "il:init", 0.25)
+    scored.add(b"x", "rl:init", 0.25)
+    scored.add(b"y", "il:rl1", 0.5)
+    assert scored.find(b"x") == ("il:init", 0.25)
+    assert scored.find(b"y") == ("il:rl1", 0.5)
 
 
 @pytest.mark.parametrize("kwargs,message", [
@@ -331,3 +356,38 @@ def test_cli_writes_what_python_writes(tmp_path):
     log = json.loads((tmp_path / "cli.json").read_text())
     assert [c["update"] for c in log["checkpoints"]] == [0, 1, 2]
     assert log["valid_queries"] == 10 and log["options"]["triples_per_update"] == 4
+
+
+def test_weights_already_scored_are_not_scored_again(tmp_path, monkeypatch):
+    """Both variants start from the same weights, and REINFORCE updates that
+    prove nothing leave them as they were: such checkpoints take the
+    earlier score (same_weights_as) and the evaluator runs once per distinct
+    weights."""
+    import proofc
+    from proofc import _evaluator
+    calls = []
+    evaluate = _evaluator.Evaluator.evaluate
+
+    def counted(self, weights, *args, **kwargs):
+        calls.append(1)
+        return evaluate(self, weights, *args, **kwargs)
+
+    monkeypatch.setattr(_evaluator.Evaluator, "evaluate", counted)
+    data = shared("data", "countries_s3")
+    result = proofc.train(V10, data, tmp_path / "w.safetensors", updates=2, seed=0,
+                          device="cpu", triples_per_update=2, episodes=1, checkpoints=0,
+                          valid_queries=4, imitation_steps=1, progress=False, variant="both")
+    entries = result.log["checkpoints"]
+    by_name = {c["name"]: c for c in entries}
+    assert [c["name"] for c in entries] == ["il:init", "il:imitation", "il:rl1", "il:rl2",
+                                            "rl:init", "rl:rl1", "rl:rl2"]
+    assert by_name["il:init"]["same_weights_as"] is None
+    assert by_name["il:imitation"]["same_weights_as"] is None  # imitation moved them
+    assert by_name["rl:init"]["same_weights_as"] == "il:init"
+    reused = [c for c in entries if c["same_weights_as"] is not None]
+    assert len(calls) == len(entries) - len(reused)
+    for c in reused:
+        source = by_name[c["same_weights_as"]]
+        assert source["same_weights_as"] is None and source["valid_mrr"] == c["valid_mrr"]
+    # REINFORCE from the initial weights on kinship proves nothing in 2 updates.
+    assert by_name["rl:rl2"]["same_weights_as"] == "il:init"

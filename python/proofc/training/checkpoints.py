@@ -17,10 +17,21 @@ With a number of updates N the points are the updates ceil(N * k / (points
 dropped); with a budget of T seconds they are the first updates that end past
 T * k / (points + 1) seconds of training, the early series, and the last
 update. Ties go to the earliest checkpoint (the fewer updates).
+
+A score is a function of the weights (the evaluator's queries, corruptions
+and seed are fixed for the run, and its outcomes depend on nothing else), so
+weights already scored are not scored again: `ScoredWeights` remembers each
+scored checkpoint by a digest of its tensors. Such repeats are common: every
+variant starts from the same initial weights, and an update whose advantages
+are all 0 leaves the weights as they were (a REINFORCE run that proves
+nothing yet scores the same weights at each point of the early series).
 """
 
+import hashlib
 import math
-from typing import List, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
 
 EARLY_RATIO_LOG2 = 0.5  # the early series' ratio: sqrt(2)
 
@@ -90,3 +101,34 @@ def best_index(mrrs: Sequence[float]) -> int:
         if mrr > mrrs[best]:
             best = i
     return best
+
+
+def weights_digest(tensors: Mapping[str, np.ndarray]) -> bytes:
+    """A digest of named arrays: each name, dtype, shape and the bytes of
+    its values, in name order. Equal digests mean equal weights to within a
+    collision of BLAKE2b-256."""
+    h = hashlib.blake2b(digest_size=32)
+    for name in sorted(tensors):
+        a = np.ascontiguousarray(tensors[name])
+        for part in (name, a.dtype.str, repr(a.shape)):
+            data = part.encode()
+            h.update(len(data).to_bytes(8, "little"))
+            h.update(data)
+        h.update(a.nbytes.to_bytes(8, "little"))
+        h.update(a.tobytes())
+    return h.digest()
+
+
+class ScoredWeights:
+    """The checkpoints scored so far, by the digest of their weights: which
+    earlier checkpoint had these weights, and its valid MRR."""
+
+    def __init__(self):
+        self._by_digest: Dict[bytes, Tuple[str, float]] = {}
+
+    def find(self, digest: bytes) -> Optional[Tuple[str, float]]:
+        """(name, MRR) of the first checkpoint scored with these weights."""
+        return self._by_digest.get(digest)
+
+    def add(self, digest: bytes, name: str, mrr: float):
+        self._by_digest.setdefault(digest, (name, mrr))

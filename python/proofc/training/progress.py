@@ -63,19 +63,21 @@ class Progress:
                    f"last valid MRR {mrr}")
 
     def checkpoint(self, update: int, mrr: float, episodes: int, seconds: float, best: bool,
-                   what: Optional[str] = None):
+                   what: Optional[str] = None, same_as: Optional[str] = None):
         """`what` names a checkpoint that is not after an update (e.g. "the
-        end of imitation")."""
+        end of imitation"); `same_as` the earlier checkpoint whose weights
+        these are (its score taken, not computed again)."""
         self._mrr = mrr
         if not self.enabled:
             return
+        same = f" (the weights of {same_as})" if same_as else ""
         if what is not None or update == 0:
             what = what or "the initial weights"
-            line = (f"{self._name}: {what}: valid MRR {mrr:.4f}"
+            line = (f"{self._name}: {what}: valid MRR {mrr:.4f}{same}"
                     f"{' (best so far)' if best and update else ''}")
         else:
             rate = episodes / seconds if seconds > 0 else 0.0
-            line = (f"{self._name}: {self._of(update, seconds)}: valid MRR {mrr:.4f}"
+            line = (f"{self._name}: {self._of(update, seconds)}: valid MRR {mrr:.4f}{same}"
                     f"{' (best so far)' if best else ''}, {episodes} episodes, "
                     f"{rate:,.0f} episodes/s")
         if self.tty:

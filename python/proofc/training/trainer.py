@@ -36,12 +36,12 @@ from ..errors import Error, escape
 from ..torch import Policy, load as load_policy
 from ..vocabulary import read_split
 from . import recipe, search
-from .checkpoints import Schedule, best_index
+from .checkpoints import Schedule, ScoredWeights, best_index, weights_digest
 from .imitation import IMITATION_WEIGHT, Imitation
 from .options import TrainOptions, check_paths
 from .progress import Progress
 
-LOG_VERSION = 2
+LOG_VERSION = 3  # 3: a checkpoint's same_weights_as
 VALID_CORRUPTIONS = 100
 VALID_SEED = 0
 GRAD_CLIP = 5.0
@@ -142,22 +142,30 @@ class _Checkpoints:
         self.eval_seconds = 0.0
         self.list: List[Dict[str, Any]] = []
         self.best_weights: Optional[Dict[str, torch.Tensor]] = None
+        self.scored = ScoredWeights()
 
     def score(self, policy: Policy, entry: Dict[str, Any], what: Optional[str] = None):
         start = time.monotonic()
-        with torch.no_grad():
-            report = self.ev.evaluate(policy.state_dict())
-        mrr = float(report["metrics"]["both"]["mrr"])
+        weights = {k: v.detach().to("cpu", copy=True) for k, v in policy.state_dict().items()}
+        digest = weights_digest({k: v.numpy() for k, v in weights.items()})
+        earlier = self.scored.find(digest)
+        if earlier is None:
+            with torch.no_grad():
+                report = self.ev.evaluate(policy.state_dict())
+            mrr = float(report["metrics"]["both"]["mrr"])
+            self.scored.add(digest, entry["name"], mrr)
+        else:
+            mrr = earlier[1]  # the same weights score the same (checkpoints.py)
         self.eval_seconds += time.monotonic() - start
+        same_as = earlier[0] if earlier else None
         entry = dict(entry, valid_mrr=mrr, seconds=round(time.monotonic() - self.started, 3),
-                     chosen=False)
+                     same_weights_as=same_as, chosen=False)
         self.list.append(entry)
         best = best_index([c["valid_mrr"] for c in self.list]) == len(self.list) - 1
         if best:
-            self.best_weights = {k: v.detach().to("cpu", copy=True)
-                                 for k, v in policy.state_dict().items()}
+            self.best_weights = weights
         self.progress.checkpoint(entry["update"], mrr, entry["episodes"],
-                                 entry["train_seconds"], best, what)
+                                 entry["train_seconds"], best, what, same_as=same_as)
 
 
 class _Variant:

@@ -8,7 +8,11 @@
 // are checked first (a bad one is an error naming it), then split into
 // contiguous ranges, one per host thread, each with its own DerivedSet; the
 // lists are concatenated in input order, so the result depends on nothing but
-// the inputs.
+// the inputs. Each thread appends its lists to fixed-size blocks, never to a
+// growing vector: a search level's ~1 GB of states was written about three
+// times over before (regrowth, then the concatenation), and on a virtual
+// machine the kernel's page faults for the fresh memory took 5x the derive's
+// own time (docs/training.md).
 //
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/Derive.h"
@@ -65,7 +69,29 @@ bool checkState(const Atom *s, int32_t A, int32_t E, int32_t R, int64_t i,
   return false;
 }
 
+/// Atoms a block of DerivedLists holds (3 MB): large enough that the
+/// blocks' bookkeeping is nothing, small enough that a thread's last,
+/// partly filled block wastes little.
+constexpr size_t kBlockAtoms = size_t(1) << 18;
+
+/// Appends n atoms to the last block, or to a new one with room for
+/// max(kBlockAtoms, n) when they do not fit: what is written never moves.
+void append(std::vector<std::vector<Atom>> &blocks, const Atom *src, size_t n) {
+  if (blocks.empty() || blocks.back().capacity() - blocks.back().size() < n) {
+    blocks.emplace_back();
+    blocks.back().reserve(std::max(kBlockAtoms, n));
+  }
+  blocks.back().insert(blocks.back().end(), src, src + n);
+}
+
 } // namespace
+
+void DerivedLists::copyStates(Atom *dst) const {
+  for (const std::vector<Atom> &block : blocks_) {
+    std::copy(block.begin(), block.end(), dst);
+    dst += block.size();
+  }
+}
 
 struct StateDeriver::Impl {
   KnowledgeBase kb;
@@ -117,7 +143,7 @@ DerivedLists StateDeriver::derive(const std::vector<Atom> &states,
       std::max<int64_t>(1, std::min<int64_t>(impl_->threads, N / 64)));
   struct Part {
     std::vector<int32_t> count;
-    std::vector<Atom> states;
+    std::vector<std::vector<Atom>> blocks;
   };
   std::vector<Part> parts(static_cast<size_t>(threads));
   auto body = [&](int t) {
@@ -133,23 +159,20 @@ DerivedLists StateDeriver::derive(const std::vector<Atom> &states,
       proofc::derive(kb, states.data() + i * A,
                      candidates[static_cast<size_t>(i)], shape, set);
       part.count.push_back(set.count);
-      part.states.insert(part.states.end(), set.state(0),
-                         set.state(0) + static_cast<size_t>(set.count) * A);
+      append(part.blocks, set.state(0), static_cast<size_t>(set.count) * A);
     }
   };
   std::atomic<bool> abort{false}; // raised on a throw; no range polls it
   runHostWorkers(threads, abort, body);
 
   DerivedLists out;
-  size_t total = 0;
-  for (const Part &p : parts)
-    total += p.states.size();
   out.count.reserve(static_cast<size_t>(N));
-  out.states.reserve(total);
   for (Part &p : parts) {
     out.count.insert(out.count.end(), p.count.begin(), p.count.end());
-    out.states.insert(out.states.end(), p.states.begin(), p.states.end());
-    std::vector<Atom>().swap(p.states);
+    for (std::vector<Atom> &block : p.blocks) {
+      out.numStates_ += static_cast<int64_t>(block.size()) / A;
+      out.blocks_.push_back(std::move(block));
+    }
   }
   return out;
 }

@@ -24,15 +24,30 @@
 
 namespace proofc {
 
-/// The derived lists of N states, concatenated: state i's list is
-/// states[offset_i .. offset_i + count[i]) with offset_i the exclusive
-/// prefix sum of count; each entry A atoms in the encoding of
-/// docs/rollouts.md (constants >= 0, variable Vk = -k, padding atoms
-/// (-1, 0, 0) after the goals, [TRUE] = (R, 0, 0) and [FALSE] = (R + 1, 0,
-/// 0) followed by padding).
-struct DerivedLists {
+/// The derived lists of N states, concatenated: state i's list is the
+/// count[i] states from offset_i, the exclusive prefix sum of count; each
+/// state A atoms in the encoding of docs/rollouts.md (constants >= 0,
+/// variable Vk = -k, padding atoms (-1, 0, 0) after the goals, [TRUE] =
+/// (R, 0, 0) and [FALSE] = (R + 1, 0, 0) followed by padding).
+///
+/// The states stay in the blocks the host threads wrote them to until
+/// copyStates() puts them where the caller wants them (the binding: a numpy
+/// array), so that a large result (a search level: ~10^7 states, 1 GB) is
+/// written once and copied once, never regrown.
+class DerivedLists {
+public:
   std::vector<int32_t> count; ///< [N]: 1..S; 0 for a terminal input state
-  std::vector<Atom> states;   ///< [Σ count][A]
+
+  /// Σ count.
+  int64_t numStates() const { return numStates_; }
+  /// Writes the numStates() states, in input order, to dst (numStates() * A
+  /// atoms).
+  void copyStates(Atom *dst) const;
+
+private:
+  friend class StateDeriver;
+  int64_t numStates_ = 0;
+  std::vector<std::vector<Atom>> blocks_; ///< in input order, each filled
 };
 
 /// The host engine over one dataset's facts and rules, for derive() calls
