@@ -138,9 +138,8 @@ def search(evaluator, triples: np.ndarray, *, seed: int = 0, keep: int = 64,
                 tri, first = np.unique(kid_triple[t_idx], return_index=True)
                 proof_parent[tri] = p.front_node[kid_parent[t_idx[first]]]
                 proof_action[tri] = kid_action[t_idx[first]]
-            done = proof_parent >= 0
             atoms = (kids[:, :, 0] != PAD).sum(axis=1)
-            ok = (pred < R) & ~done[kid_triple] & (level + 1 + atoms <= max_depth)
+            ok = (pred < R) & (proof_parent[kid_triple] < 0) & (level + 1 + atoms <= max_depth)
             idx = np.flatnonzero(ok)
             keys = _row_keys(np.concatenate([kid_triple[idx, None].astype(np.int32),
                                              kids[idx].reshape(idx.size, 3 * A)], axis=1))
