@@ -127,8 +127,8 @@ def test_search_does_not_depend_on_its_pieces(shared):
                           device="cpu", threads=2) as ev:
         triples = TrainTriples.from_names(read_split(str(data), "train"), ev.entities,
                                           ev.relations).triples[:200]
-        whole = search.search(ev, triples, seed=3, keep=4, piece_states=10**9)
-        whole_steps = search.proof_steps(ev, triples, whole, piece_states=10**9)
+        whole = search.search(ev, triples, seed=3, keep=4, piece_states=1 << 62)
+        whole_steps = search.proof_steps(ev, triples, whole, piece_states=1 << 62)
         assert whole.found > 50 and whole.levels > 2
         # The ties matter: another seed finds other paths.
         assert search.search(ev, triples, seed=4, keep=4).paths != whole.paths

@@ -105,7 +105,7 @@ def search(evaluator, triples: np.ndarray, *, seed: int = 0, keep: int = 64,
     # and that state's index in it.
     proof_parent = np.full(N, -1, dtype=np.int64)
     proof_action = np.full(N, -1, dtype=np.int64)
-    size = max(1, piece_states // max(1, keep))
+    size = max(1, min(N, piece_states // max(1, keep)))  # triples a piece
     pieces: List[_Piece] = []
     for lo in range(0, N, size):
         hi = min(N, lo + size)
