@@ -261,18 +261,10 @@ py::dict Evaluator::derive(py::handle states, py::handle triples) {
   const int32_t *t = tripleArray.data();
   for (int64_t i = 0; i < N; ++i)
     candidates[i] = Triple{t[3 * i], t[3 * i + 1], t[3 * i + 2]};
-  if (!deriver_) {
-    std::future<std::unique_ptr<StateDeriver>> made = worker_->submit([&s] {
-      return std::make_unique<StateDeriver>(s.dataset(), s.program().shape,
-                                            s.options().factsIncludeValid,
-                                            s.options().threads);
-    });
-    deriver_ = waitReleased(made);
-  }
-  const StateDeriver &deriver = *deriver_;
+  const std::shared_ptr<const StateDeriver> deriver = stateDeriver();
   std::future<DerivedLists> job =
       worker_->submit([&deriver, &atoms, &candidates] {
-        return deriver.derive(atoms, candidates);
+        return deriver->derive(atoms, candidates);
       });
   const DerivedLists lists = waitReleased(job);
   const int64_t M = lists.numStates();
@@ -286,6 +278,25 @@ py::dict Evaluator::derive(py::handle states, py::handle triples) {
   result["count"] = count;
   result["states"] = out;
   return result;
+}
+
+std::shared_ptr<const StateDeriver> Evaluator::stateDeriver() {
+  if (!deriver_) {
+    const Session &s = session();
+    std::future<std::unique_ptr<StateDeriver>> made = worker_->submit([&s] {
+      return std::make_unique<StateDeriver>(s.dataset(), s.program().shape,
+                                            s.options().factsIncludeValid,
+                                            s.options().threads);
+    });
+    deriver_ = waitReleased(made);
+  }
+  return deriver_;
+}
+
+std::unique_ptr<Search> Evaluator::proofSearch(py::handle triples, int32_t keep,
+                                               int32_t maxDepth,
+                                               int64_t pieceStates) {
+  return makeSearch(stateDeriver(), triples, keep, maxDepth, pieceStates);
 }
 
 } // namespace proofc::python

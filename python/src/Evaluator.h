@@ -13,6 +13,7 @@
 #ifndef PROOFC_PYTHON_EVALUATOR_H
 #define PROOFC_PYTHON_EVALUATOR_H
 
+#include "Search.h"
 #include "TensorBorrow.h"
 #include "Worker.h"
 
@@ -79,12 +80,19 @@ public:
   /// [Σ count, A, 3]}.
   pybind11::dict derive(pybind11::handle states, pybind11::handle triples);
 
+  /// A ProofSearch (Search.h) of `triples` [N, 3] over the engine derive()
+  /// runs, with its bounds.
+  std::unique_ptr<Search> proofSearch(pybind11::handle triples, int32_t keep,
+                                      int32_t maxDepth, int64_t pieceStates);
+
   /// Releases the Session now; every later call but close() raises.
   void close();
   bool closed() const { return !session_; }
 
 private:
   Session &session() const;
+  /// The StateDeriver of derive() and proofSearch(), made on first use.
+  std::shared_ptr<const StateDeriver> stateDeriver();
 
   /// The weights evaluate() and rollouts() take: the path of a safetensors
   /// file (a str or os.PathLike), or a mapping name -> tensor borrowed in
@@ -98,7 +106,7 @@ private:
 
   std::unique_ptr<Worker> worker_;
   std::unique_ptr<Session> session_;
-  std::unique_ptr<StateDeriver> deriver_;
+  std::shared_ptr<const StateDeriver> deriver_; ///< made by stateDeriver()
   Placement placement_;
   std::vector<TensorSpec> expected_;
   pybind11::dict candidates_;

@@ -324,6 +324,7 @@ PYBIND11_MODULE(_core, m) {
 
   proofc::python::defineEvaluationResult(m);
 
+  proofc::python::bindSearch(m);
   py::class_<Evaluator>(m, "Evaluator", py::dynamic_attr())
       .def(py::init([](const py::object &bundle, const py::kwargs &kw) {
              return std::make_unique<Evaluator>(pathArg(bundle, "bundle"),
@@ -355,6 +356,11 @@ PYBIND11_MODULE(_core, m) {
            "candidate triples [N, 3] (its own fact never used), on the host "
            "engine: {'count': [N], 'states': [sum(count), A, 3]} "
            "(docs/training.md).")
+      .def("proof_search", &Evaluator::proofSearch, py::arg("triples"),
+           py::kw_only(), py::arg("keep"), py::arg("max_depth"),
+           py::arg("piece_states"),
+           "A ProofSearch of triples [N, 3] over the engine derive() runs "
+           "(proofc.training.search drives it; docs/training.md).")
       .def("close", &Evaluator::close,
            "Releases the session (device memory included) now.")
       .def_property_readonly("closed", &Evaluator::closed)

@@ -118,27 +118,56 @@ def test_search_respects_the_depth_bound(tiny):
     assert len(search.search(ev, triple, keep=1).paths[0]) == 2
 
 
-def test_search_does_not_depend_on_its_pieces(shared):
-    """A level is expanded in pieces of whole triples: pieces of one to a few
-    triples find the same proofs (paths, levels, replayed steps) as one
-    piece of all of them, with `keep` small enough that ties are drawn."""
-    data = shared / "data" / "kinship"
-    with proofc.Evaluator(V10, data, split="valid", queries=4, corruptions=4,
+@pytest.mark.parametrize("data,count,keep", [("kinship", 200, 4), ("kinship", 120, 64),
+                                             ("countries_s3", 300, 2)])
+def test_search_finds_the_reference_searchs_proofs(shared, data, count, keep):
+    """The runtime's ProofSearch, driven by search.search, finds the proofs
+    the numpy search it replaced finds (search_reference.py: whole levels,
+    np.unique), whatever the pieces: one, or of 1, 2 and 10 triples; the
+    replayed steps are the same too. `keep` small enough that ties are
+    drawn: another seed finds other paths."""
+    import search_reference
+    path = shared / "data" / data
+    with proofc.Evaluator(V10, path, split="valid", queries=4, corruptions=4,
                           device="cpu", threads=2) as ev:
-        triples = TrainTriples.from_names(read_split(str(data), "train"), ev.entities,
-                                          ev.relations).triples[:200]
-        whole = search.search(ev, triples, seed=3, keep=4, piece_states=1 << 62)
-        whole_steps = search.proof_steps(ev, triples, whole, piece_states=1 << 62)
-        assert whole.found > 50 and whole.levels > 2
-        # The ties matter: another seed finds other paths.
-        assert search.search(ev, triples, seed=4, keep=4).paths != whole.paths
-        for piece_states in (4, 9, 40):  # 1, 2 and 10 triples a piece
-            pieces = search.search(ev, triples, seed=3, keep=4, piece_states=piece_states)
-            assert pieces.paths == whole.paths and pieces.levels == whole.levels
-            steps = search.proof_steps(ev, triples, pieces, piece_states=piece_states)
+        triples = TrainTriples.from_names(read_split(str(path), "train"), ev.entities,
+                                          ev.relations).triples[:count]
+        reference = search_reference.search(ev, triples, seed=3, keep=keep)
+        reference_steps = search.proof_steps(ev, triples, reference, piece_states=1 << 62)
+        assert reference.found > 20 and reference.levels > 2
+        if keep < 64:
+            assert search_reference.search(ev, triples, seed=4, keep=keep).paths != \
+                reference.paths
+        for piece_states in (1 << 62, keep, 2 * keep + 1, 10 * keep):
+            found = search.search(ev, triples, seed=3, keep=keep, piece_states=piece_states)
+            assert found.paths == reference.paths and found.levels == reference.levels
+            steps = search.proof_steps(ev, triples, found, piece_states=piece_states)
             for name in ("states", "step_state", "step_derived", "step_count", "step_action",
                          "step_triple"):
-                np.testing.assert_array_equal(getattr(steps, name), getattr(whole_steps, name))
+                np.testing.assert_array_equal(getattr(steps, name),
+                                              getattr(reference_steps, name))
+
+
+def test_search_bad_bounds_and_triples(tiny):
+    ev = tiny
+    triple = np.array([[0, 0, 1]], dtype=np.int32)
+    for kwargs, message in [({"keep": 0}, "keep = 0 must be at least 1"),
+                            ({"max_depth": -1}, "max_depth = -1 must be at least 0"),
+                            ({"piece_states": 0}, "piece_states = 0 must be at least 1")]:
+        with pytest.raises(proofc.Error, match=message):
+            search.search(ev, triple, **kwargs)
+    with pytest.raises(proofc.Error, match=r"triple 1 \(0, 99, 1\) is outside the dataset"):
+        search.search(ev, np.array([[0, 0, 1], [0, 99, 1]]))
+    with pytest.raises(TypeError, match=r"triples: expected an integer array \[N, 3\]"):
+        ev.proof_search(np.zeros((2, 2), np.int32), keep=1, max_depth=1, piece_states=1)
+    run = ev.proof_search(triple, keep=1, max_depth=2, piece_states=1)
+    assert run.next_level()
+    with pytest.raises(proofc.Error, match=r"select\(0\) must follow expand\(0\)"):
+        run.select(0, np.zeros(0))
+    n = run.expand(0)
+    with pytest.raises(proofc.Error, match=f"{n + 1} ties for {n} collected states"):
+        run.select(0, np.zeros(n + 1))
+    assert search.search(ev, np.zeros((0, 3), np.int32)).paths == []
 
 
 def test_imitation_lowers_the_loss(shared):

@@ -1,10 +1,11 @@
 """The shortest-proof search of the imitation warm start (variant `il` of ../shared/weights/README.md).
 
-A bounded best-first search over the engine itself (`Evaluator.derive`, spec
-§3, the candidate's own fact never used), from the start state of every train
-triple at once, level by level:
+A bounded best-first search over the engine itself (spec §3's step, the
+candidate's own fact never used), from the start state of every train triple,
+level by level; the runtime's ProofSearch (proofc/runtime/ProofSearch.h)
+does the work, this module draws its ties:
 
-- every state of a level is expanded (one `derive` call for all triples);
+- every state of a level is expanded, a piece of whole triples at a time;
 - a derived list that is [TRUE] ends that triple's search: its proof is the
   path to the first such state in the level's order (the states of a level
   are ordered by their number of goal atoms, ties in a seeded random order),
@@ -13,7 +14,7 @@ triple at once, level by level:
   triple's search (at this level or an earlier one) and states that cannot
   reach TRUE within `max_depth` steps (depth + goal atoms > max_depth: each
   step removes at most one goal) are dropped; "seen before" means kept for
-  expansion at this level or an earlier one;
+  expansion at an earlier level, or derived earlier at this level;
 - per triple at most `keep` states go on to the next level, those with the
   fewest goal atoms first, ties broken by a uniform draw from numpy's
   PCG64(seed).
@@ -59,131 +60,31 @@ class Proofs:
         return sum(p is not None for p in self.paths)
 
 
-# The most states one derive call expands. A level is expanded a piece at a
-# time, pieces of whole triples (each keeps at most `keep` states a level),
-# so that a call's derived lists (at most S states each) stay within ~35 MB
-# at V10's S = 120, A = 6 whatever the dataset: expanding whole levels at
-# once took family's second level to 102 M derived states and more than
-# 22 GB, and kinship's search to 4 GB (docs/training.md). Smaller pieces
-# were no slower on kinship (2,000 to 32,768 states: 3.8 to 5.4 s).
+# The most states one expansion derives. A level is expanded a piece of whole
+# triples at a time (each keeps at most `keep` states a level), so that one
+# expansion's derived lists (at most S states each) stay within ~35 MB at
+# V10's S = 120, A = 6 whatever the dataset: expanding whole levels at once
+# took family's second level to 102 M derived states and more than 22 GB
+# (docs/training.md). Smaller pieces were no slower on kinship.
 PIECE_STATES = 1 << 12
-
-
-@dataclass
-class _Piece:
-    """The search's state for a fixed range of triples: the states to expand
-    at the next level, their triples and tree nodes, and the keys (triple,
-    state) of every state kept for expansion so far by triples still
-    searching, with their triples. The piece's triples are lo, lo + 1, ...;
-    its front is grouped by triple in ascending order."""
-    lo: int
-    front: np.ndarray
-    front_triple: np.ndarray
-    front_node: np.ndarray
-    visited: np.ndarray
-    visited_triple: np.ndarray
 
 
 def search(evaluator, triples: np.ndarray, *, seed: int = 0, keep: int = 64,
            max_depth: int = 6, piece_states: int = PIECE_STATES) -> Proofs:
     """Shortest proofs of every triple [N, 3] (head, relation, tail ids) over
-    `evaluator`'s engine, dataset and facts (module docstring). The triples
-    are searched in pieces of max(1, piece_states // keep) triples; the
-    result does not depend on the pieces (each triple's search is its own,
-    and the pieces draw the ties in turn, in the order of one whole draw)."""
+    `evaluator`'s engine, dataset and facts (module docstring). The runtime's
+    ProofSearch expands the states, collects and keeps them; this loop draws
+    the ties, piece after piece, level after level: one stream of numpy's
+    PCG64(seed), whose draws are those of one draw per level over all the
+    triples, so the result does not depend on `piece_states`."""
     triples = np.asarray(triples, dtype=np.int32).reshape(-1, 3)
-    N = triples.shape[0]
-    A = int(evaluator.program["A"])
-    R = len(evaluator.relations)
     rng = np.random.default_rng(seed)
-    # The search tree's kept states: node n was reached from node parent[n]
-    # by action[n]; the N start states are the nodes 0..N-1.
-    parent: List[np.ndarray] = [np.full(N, -1, dtype=np.int64)]
-    action: List[np.ndarray] = [np.full(N, -1, dtype=np.int64)]
-    nodes = N
-    # A proof: the node whose derived list holds the triple's first [TRUE],
-    # and that state's index in it.
-    proof_parent = np.full(N, -1, dtype=np.int64)
-    proof_action = np.full(N, -1, dtype=np.int64)
-    size = max(1, min(N, piece_states // max(1, keep)))  # triples a piece
-    pieces: List[_Piece] = []
-    for lo in range(0, N, size):
-        hi = min(N, lo + size)
-        front = start_states(triples[lo:hi], A)
-        front_triple = np.arange(lo, hi, dtype=np.int64)
-        visited = _row_keys(np.concatenate([front_triple[:, None].astype(np.int32),
-                                            front.reshape(hi - lo, -1)], axis=1))
-        pieces.append(_Piece(lo, front, front_triple, front_triple.copy(), visited,
-                             front_triple.copy()))
-    levels = 0
-    for level in range(max_depth):
-        if not any(p.front.shape[0] for p in pieces):
-            break
-        levels = level + 1
-        for p in pieces:
-            if p.front.shape[0] == 0:
-                continue
-            out = evaluator.derive(p.front, triples[p.front_triple])
-            count = np.asarray(out["count"], dtype=np.int64)
-            kids = np.asarray(out["states"], dtype=np.int32)
-            kid_parent = np.repeat(np.arange(p.front.shape[0]), count)
-            starts = np.cumsum(count) - count
-            kid_action = np.arange(kids.shape[0]) - np.repeat(starts, count)
-            kid_triple = p.front_triple[kid_parent]
-            pred = kids[:, 0, 0]
-            # Proofs: the first [TRUE] of each triple in the level's order.
-            is_true = pred == R
-            if is_true.any():
-                t_idx = np.flatnonzero(is_true)
-                tri, first = np.unique(kid_triple[t_idx], return_index=True)
-                proof_parent[tri] = p.front_node[kid_parent[t_idx[first]]]
-                proof_action[tri] = kid_action[t_idx[first]]
-            atoms = (kids[:, :, 0] != PAD).sum(axis=1)
-            ok = (pred < R) & (proof_parent[kid_triple] < 0) & (level + 1 + atoms <= max_depth)
-            idx = np.flatnonzero(ok)
-            keys = _row_keys(np.concatenate([kid_triple[idx, None].astype(np.int32),
-                                             kids[idx].reshape(idx.size, 3 * A)], axis=1))
-            if idx.size:
-                # The states neither kept before nor derived before in this
-                # level's order.
-                _, first = np.unique(np.concatenate([p.visited, keys]), return_index=True)
-                fresh = np.sort(first[first >= p.visited.size]) - p.visited.size
-                idx, keys = idx[fresh], keys[fresh]
-            if idx.size:
-                # Per triple the `keep` states with the fewest atoms, ties random.
-                tie = rng.random(idx.size)
-                order = np.lexsort((tie, atoms[idx], kid_triple[idx]))
-                idx, keys = idx[order], keys[order]
-                tri = kid_triple[idx]
-                group_start = np.searchsorted(tri, tri, side="left")
-                kept = np.arange(idx.size) - group_start < keep
-                idx, keys = idx[kept], keys[kept]
-            parent.append(p.front_node[kid_parent[idx]])
-            action.append(kid_action[idx])
-            p.front = kids[idx]
-            p.front_triple = kid_triple[idx]
-            p.front_node = nodes + np.arange(idx.size, dtype=np.int64)
-            nodes += idx.size
-            # Only the triples that go on can meet their visited states again.
-            searching = np.zeros(size, dtype=bool)
-            searching[p.front_triple - p.lo] = True
-            still = searching[p.visited_triple - p.lo]
-            p.visited = np.concatenate([p.visited[still], keys])
-            p.visited_triple = np.concatenate([p.visited_triple[still], p.front_triple])
-    parent_all = np.concatenate(parent)
-    action_all = np.concatenate(action)
-    paths: List[Optional[List[int]]] = []
-    for i in range(N):
-        if proof_parent[i] < 0:
-            paths.append(None)
-            continue
-        path = [int(proof_action[i])]
-        n = int(proof_parent[i])
-        while parent_all[n] >= 0:
-            path.append(int(action_all[n]))
-            n = int(parent_all[n])
-        paths.append(path[::-1])
-    return Proofs(paths, levels)
+    run = evaluator.proof_search(triples, keep=keep, max_depth=max_depth,
+                                 piece_states=piece_states)
+    while run.next_level():
+        for piece in range(run.pieces):
+            run.select(piece, rng.random(run.expand(piece)))
+    return Proofs(run.paths(), run.levels)
 
 
 @dataclass

@@ -113,6 +113,10 @@ StateDeriver::StateDeriver(const Dataset &dataset, const ShapeParams &shape,
 
 StateDeriver::~StateDeriver() = default;
 
+const ShapeParams &StateDeriver::shape() const { return impl_->shape; }
+int32_t StateDeriver::numEntities() const { return impl_->kb.numEntities; }
+int32_t StateDeriver::numRelations() const { return impl_->kb.numRelations; }
+
 DerivedLists StateDeriver::derive(const std::vector<Atom> &states,
                                   const std::vector<Triple> &candidates) const {
   const ShapeParams &shape = impl_->shape;

@@ -43,6 +43,21 @@ public:
   /// Writes the numStates() states, in input order, to dst (numStates() * A
   /// atoms).
   void copyStates(Atom *dst) const;
+  /// Calls f(i, j, state) for each of the numStates() states (A atoms each,
+  /// where they lie), in input order: the state at index j of input state
+  /// i's list.
+  template <typename F> void forEachState(int32_t A, F &&f) const {
+    size_t list = 0;
+    int32_t j = 0;
+    for (const std::vector<Atom> &block : blocks_)
+      for (size_t at = 0; at < block.size(); at += static_cast<size_t>(A)) {
+        while (j >= count[list]) {
+          ++list;
+          j = 0;
+        }
+        f(list, j++, block.data() + at);
+      }
+  }
 
 private:
   friend class StateDeriver;
@@ -70,6 +85,10 @@ public:
   /// goals after a padding atom.
   DerivedLists derive(const std::vector<Atom> &states,
                       const std::vector<Triple> &candidates) const;
+
+  const ShapeParams &shape() const;
+  int32_t numEntities() const;  ///< E
+  int32_t numRelations() const; ///< R: [TRUE] is (R, 0, 0)
 
 private:
   struct Impl;

@@ -1,0 +1,375 @@
+//===- ProofSearch.cpp - The imitation warm start's shortest-proof search -===//
+//
+// ProofSearch.h says what is searched and why the caller draws the ties. A
+// piece holds its triples' states to expand, their tree nodes, and the keys
+// (triple, state) each of its triples kept so far (KeySet, an open-addressing
+// set of whole keys; a triple's keys are dropped once it stops searching,
+// since nothing can meet them again). expand() walks the engine's lists in
+// order twice: the first pass records the level's first [TRUE] of each
+// triple, the second collects the states still worth expanding, in the
+// engine's order. select() orders them by (triple, goal atoms, tie) with a
+// stable sort and keeps the first `keep` of each triple. Every step is that
+// of the numpy search it replaced (python/tests/search_reference.py), which
+// the tests compare it with.
+//
+//===----------------------------------------------------------------------===//
+#include "proofc/runtime/ProofSearch.h"
+
+#include "host/Engine.h"
+#include "support/Fail.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+namespace proofc {
+namespace {
+
+/// A set of keys of `width` int32 words, by open addressing over the keys'
+/// 64-bit hashes; insertion keeps a copy of the key.
+class KeySet {
+public:
+  explicit KeySet(int32_t width) : width_(width) {}
+
+  size_t size() const { return hashes_.size(); }
+  const int32_t *key(size_t i) const { return words_.data() + i * width_; }
+
+  bool contains(const int32_t *key, uint64_t hash) const {
+    if (slots_.empty())
+      return false;
+    for (size_t s = hash & mask(); slots_[s] >= 0; s = (s + 1) & mask())
+      if (same(static_cast<size_t>(slots_[s]), key, hash))
+        return true;
+    return false;
+  }
+
+  /// Inserts the key; false when it was already there.
+  bool insert(const int32_t *key, uint64_t hash) {
+    if ((hashes_.size() + 1) * 2 > slots_.size())
+      rehash(std::max<size_t>(64, slots_.size() * 2));
+    size_t s = hash & mask();
+    for (; slots_[s] >= 0; s = (s + 1) & mask())
+      if (same(static_cast<size_t>(slots_[s]), key, hash))
+        return false;
+    slots_[s] = static_cast<int64_t>(hashes_.size());
+    hashes_.push_back(hash);
+    words_.insert(words_.end(), key, key + width_);
+    return true;
+  }
+
+  /// Keeps only the keys for which keep(key) is true.
+  template <typename Keep> void retain(Keep &&keep) {
+    size_t n = 0;
+    for (size_t i = 0; i < hashes_.size(); ++i) {
+      if (!keep(key(i)))
+        continue;
+      if (n != i) {
+        std::memmove(words_.data() + n * width_, key(i),
+                     sizeof(int32_t) * static_cast<size_t>(width_));
+        hashes_[n] = hashes_[i];
+      }
+      ++n;
+    }
+    hashes_.resize(n);
+    words_.resize(n * width_);
+    size_t slots = 64;
+    while (n * 2 > slots)
+      slots *= 2;
+    rehash(slots);
+  }
+
+  void clear() {
+    hashes_.clear();
+    words_.clear();
+    slots_.clear();
+  }
+
+  static uint64_t hash(const int32_t *key, int32_t width) {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (int32_t i = 0; i < width; ++i) {
+      h ^= static_cast<uint32_t>(key[i]);
+      h *= 0xBF58476D1CE4E5B9ull;
+      h ^= h >> 31;
+    }
+    return h;
+  }
+
+private:
+  size_t mask() const { return slots_.size() - 1; }
+  bool same(size_t i, const int32_t *key, uint64_t hash) const {
+    return hashes_[i] == hash &&
+           std::memcmp(this->key(i), key,
+                       sizeof(int32_t) * static_cast<size_t>(width_)) == 0;
+  }
+  void rehash(size_t slots) {
+    slots_.assign(slots, -1);
+    for (size_t i = 0; i < hashes_.size(); ++i) {
+      size_t s = hashes_[i] & mask();
+      while (slots_[s] >= 0)
+        s = (s + 1) & mask();
+      slots_[s] = static_cast<int64_t>(i);
+    }
+  }
+
+  int32_t width_;
+  std::vector<uint64_t> hashes_;
+  std::vector<int32_t> words_; ///< the keys, width_ words each
+  std::vector<int64_t> slots_; ///< key index, or -1; a power of two
+};
+
+/// A state expand() collected: where it came from and what select() sorts
+/// it by; its key (triple, atoms) is in Impl::level at `key`.
+struct Collected {
+  int64_t parent; ///< index into the piece's front
+  int32_t action; ///< its index in the parent's derived list
+  int32_t atoms;  ///< its goal atoms
+  int64_t triple; ///< the triple's index in the search
+  size_t key;     ///< its key's index in Piece::level
+};
+
+struct Piece {
+  int64_t lo = 0, hi = 0;  ///< its triples
+  std::vector<Atom> front; ///< the states to expand, grouped by triple
+  std::vector<int64_t> frontTriple, frontNode;
+  KeySet visited; ///< the kept states' keys of the triples still searching
+
+  explicit Piece(int32_t width) : visited(width) {}
+};
+
+} // namespace
+
+struct ProofSearch::Impl {
+  const StateDeriver &deriver;
+  std::vector<Triple> triples;
+  int32_t keep, maxDepth, A, R, width;
+  int64_t perPiece;
+  int32_t started = 0; ///< levels started
+  std::vector<Piece> pieces;
+  /// The search tree's kept states: node n was reached from node parent[n]
+  /// by action[n]; the start states are the nodes 0..N-1.
+  std::vector<int64_t> parent;
+  std::vector<int32_t> action;
+  /// A proof: the node whose derived list holds the triple's first [TRUE],
+  /// and that state's index in it.
+  std::vector<int64_t> proofParent;
+  std::vector<int32_t> proofAction;
+  std::vector<int32_t> keyScratch;
+  /// Between expand(p) and select(p): the piece, the keys of the states
+  /// collected (one set, reused for every piece), and the states.
+  int64_t expanded = -1;
+  KeySet level;
+  std::vector<Collected> collected;
+
+  Impl(const StateDeriver &d, std::vector<Triple> t, int32_t k, int32_t depth)
+      : deriver(d), triples(std::move(t)), keep(k), maxDepth(depth),
+        A(d.shape().A), R(d.numRelations()), width(1 + 3 * d.shape().A),
+        level(width) {}
+
+  /// The key of a state of triple `triple`: the triple's index, then the
+  /// state's atoms (as the numpy search's rows: int32 triple, then p, a, b).
+  const int32_t *key(int64_t triple, const Atom *state) {
+    keyScratch[0] = static_cast<int32_t>(triple);
+    std::memcpy(keyScratch.data() + 1, state, sizeof(Atom) * A);
+    return keyScratch.data();
+  }
+};
+
+ProofSearch::ProofSearch(const StateDeriver &deriver,
+                         std::vector<Triple> triples, int32_t keep,
+                         int32_t maxDepth, int64_t pieceStates) {
+  if (keep < 1)
+    fail("search: keep = {} must be at least 1", keep);
+  if (maxDepth < 0)
+    fail("search: max_depth = {} must be at least 0", maxDepth);
+  if (pieceStates < 1)
+    fail("search: piece_states = {} must be at least 1", pieceStates);
+  const int32_t E = deriver.numEntities(), R = deriver.numRelations();
+  for (size_t i = 0; i < triples.size(); ++i) {
+    const Triple &c = triples[i];
+    if (c.h < 0 || c.h >= E || c.t < 0 || c.t >= E || c.r < 0 || c.r >= R)
+      fail("search: triple {} ({}, {}, {}) is outside the dataset (E = {}, "
+           "R = {})",
+           i, c.h, c.r, c.t, E, R);
+  }
+  static_assert(sizeof(Atom) == 3 * sizeof(int32_t));
+  impl_ = std::make_unique<Impl>(deriver, std::move(triples), keep, maxDepth);
+  Impl &s = *impl_;
+  const int64_t N = static_cast<int64_t>(s.triples.size());
+  s.keyScratch.resize(static_cast<size_t>(s.width));
+  s.perPiece = std::max<int64_t>(1, std::min<int64_t>(N, pieceStates / keep));
+  s.parent.assign(static_cast<size_t>(N), -1);
+  s.action.assign(static_cast<size_t>(N), -1);
+  s.proofParent.assign(static_cast<size_t>(N), -1);
+  s.proofAction.assign(static_cast<size_t>(N), -1);
+  for (int64_t lo = 0; lo < N; lo += s.perPiece) {
+    Piece &p = s.pieces.emplace_back(s.width);
+    p.lo = lo;
+    p.hi = std::min(N, lo + s.perPiece);
+    for (int64_t i = p.lo; i < p.hi; ++i) {
+      const Triple &c = s.triples[static_cast<size_t>(i)];
+      // canon([(r, h, t)]): the triple's atom, then padding.
+      const size_t at = p.front.size();
+      p.front.resize(at + static_cast<size_t>(s.A), Atom{kPadPred, 0, 0});
+      p.front[at] = Atom{c.r, c.h, c.t};
+      p.frontTriple.push_back(i);
+      p.frontNode.push_back(i);
+      const int32_t *k = s.key(i, p.front.data() + at);
+      p.visited.insert(k, KeySet::hash(k, s.width));
+    }
+  }
+}
+
+ProofSearch::~ProofSearch() = default;
+
+int64_t ProofSearch::numPieces() const {
+  return static_cast<int64_t>(impl_->pieces.size());
+}
+
+int32_t ProofSearch::levels() const { return impl_->started; }
+
+bool ProofSearch::nextLevel() {
+  Impl &s = *impl_;
+  if (s.started >= s.maxDepth)
+    return false;
+  if (std::none_of(s.pieces.begin(), s.pieces.end(),
+                   [](const Piece &p) { return !p.frontTriple.empty(); }))
+    return false;
+  ++s.started;
+  return true;
+}
+
+int64_t ProofSearch::expand(int64_t index) {
+  Impl &s = *impl_;
+  if (index < 0 || index >= numPieces())
+    fail("search: piece {} of {}", index, numPieces());
+  Piece &p = s.pieces[static_cast<size_t>(index)];
+  s.expanded = index;
+  s.collected.clear();
+  s.level.clear();
+  if (p.frontTriple.empty())
+    return 0;
+  std::vector<Triple> candidates;
+  candidates.reserve(p.frontTriple.size());
+  for (int64_t t : p.frontTriple)
+    candidates.push_back(s.triples[static_cast<size_t>(t)]);
+  const DerivedLists lists = s.deriver.derive(p.front, candidates);
+  // The first [TRUE] of each triple, in the engine's order.
+  lists.forEachState(
+      s.A, [&](size_t parent, int32_t action, const Atom *state) {
+        const int64_t t = p.frontTriple[parent];
+        if (state[0].p == s.R && s.proofParent[static_cast<size_t>(t)] < 0) {
+          s.proofParent[static_cast<size_t>(t)] = p.frontNode[parent];
+          s.proofAction[static_cast<size_t>(t)] = action;
+        }
+      });
+  // The states still worth expanding: goals left (not TRUE or FALSE), the
+  // triple not proved, within the depth (each step removes at most one
+  // goal), kept before by none of the triple's levels, the first of equal
+  // ones at this level.
+  const int32_t depth = s.started; // the derived states' depth
+  lists.forEachState(
+      s.A, [&](size_t parent, int32_t action, const Atom *state) {
+        if (state[0].p < 0 || state[0].p >= s.R)
+          return;
+        const int64_t t = p.frontTriple[parent];
+        if (s.proofParent[static_cast<size_t>(t)] >= 0)
+          return;
+        const int32_t atoms = stateSize(state, s.A);
+        if (depth + atoms > s.maxDepth)
+          return;
+        const int32_t *k = s.key(t, state);
+        const uint64_t h = KeySet::hash(k, s.width);
+        if (p.visited.contains(k, h) || !s.level.insert(k, h))
+          return;
+        s.collected.push_back(Collected{static_cast<int64_t>(parent), action,
+                                        atoms, t, s.level.size() - 1});
+      });
+  return static_cast<int64_t>(s.collected.size());
+}
+
+void ProofSearch::select(int64_t index, const double *ties, int64_t numTies) {
+  Impl &s = *impl_;
+  if (index != s.expanded)
+    fail("search: select({}) must follow expand({})", index, index);
+  Piece &p = s.pieces[static_cast<size_t>(index)];
+  const std::vector<Collected> &collected = s.collected;
+  const size_t n = collected.size();
+  if (numTies != static_cast<int64_t>(n))
+    fail("search: piece {}: {} ties for {} collected states", index, numTies,
+         n);
+  s.expanded = -1;
+  // The states are grouped by triple, in the engine's order (the front is):
+  // each group's first `keep` by (goal atoms, tie), equal pairs in that
+  // order, as a stable sort of the whole list by (triple, atoms, tie) puts
+  // them.
+  auto before = [&](size_t x, size_t y) {
+    const Collected &a = collected[x], &b = collected[y];
+    if (a.atoms != b.atoms)
+      return a.atoms < b.atoms;
+    if (ties[x] != ties[y])
+      return ties[x] < ties[y];
+    return x < y;
+  };
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t(0));
+  for (size_t g = 0; g < n;) {
+    size_t end = g + 1;
+    while (end < n && collected[end].triple == collected[g].triple)
+      ++end;
+    const size_t take = std::min(end - g, static_cast<size_t>(s.keep));
+    std::partial_sort(order.begin() + static_cast<long>(g),
+                      order.begin() + static_cast<long>(g + take),
+                      order.begin() + static_cast<long>(end), before);
+    std::fill(order.begin() + static_cast<long>(g + take),
+              order.begin() + static_cast<long>(end), n);
+    g = end;
+  }
+  std::vector<Atom> front;
+  std::vector<int64_t> frontTriple, frontNode;
+  KeySet kept(s.width);
+  for (size_t i : order) {
+    if (i == n) // past its triple's `keep`
+      continue;
+    const Collected &c = collected[i];
+    const int32_t *k = s.level.key(c.key);
+    const size_t at = front.size();
+    front.resize(at + static_cast<size_t>(s.A));
+    std::memcpy(front.data() + at, k + 1, sizeof(Atom) * s.A);
+    frontTriple.push_back(c.triple);
+    frontNode.push_back(static_cast<int64_t>(s.parent.size()));
+    s.parent.push_back(p.frontNode[static_cast<size_t>(c.parent)]);
+    s.action.push_back(c.action);
+    kept.insert(k, KeySet::hash(k, s.width));
+  }
+  // Only the triples that go on can meet their kept states again.
+  std::vector<uint8_t> searching(static_cast<size_t>(p.hi - p.lo), 0);
+  for (int64_t t : frontTriple)
+    searching[static_cast<size_t>(t - p.lo)] = 1;
+  p.visited.retain(
+      [&](const int32_t *k) { return searching[k[0] - p.lo] != 0; });
+  for (size_t i = 0; i < kept.size(); ++i)
+    p.visited.insert(kept.key(i), KeySet::hash(kept.key(i), s.width));
+  p.front = std::move(front);
+  p.frontTriple = std::move(frontTriple);
+  p.frontNode = std::move(frontNode);
+  s.collected.clear();
+  s.level.clear();
+}
+
+std::vector<std::optional<std::vector<int32_t>>> ProofSearch::paths() const {
+  const Impl &s = *impl_;
+  std::vector<std::optional<std::vector<int32_t>>> out(s.triples.size());
+  for (size_t i = 0; i < s.triples.size(); ++i) {
+    if (s.proofParent[i] < 0)
+      continue;
+    std::vector<int32_t> path{s.proofAction[i]};
+    for (int64_t n = s.proofParent[i]; s.parent[static_cast<size_t>(n)] >= 0;
+         n = s.parent[static_cast<size_t>(n)])
+      path.push_back(s.action[static_cast<size_t>(n)]);
+    std::reverse(path.begin(), path.end());
+    out[i] = std::move(path);
+  }
+  return out;
+}
+
+} // namespace proofc
