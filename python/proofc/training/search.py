@@ -65,7 +65,7 @@ class Proofs:
 # expansion's derived lists (at most S states each) stay within ~35 MB at
 # V10's S = 120, A = 6 whatever the dataset: expanding whole levels at once
 # took family's second level to 102 M derived states and more than 22 GB
-# (docs/training.md). Smaller pieces were no slower on kinship.
+# (docs/training.md).
 PIECE_STATES = 1 << 12
 
 
