@@ -157,11 +157,11 @@ private:
   bool step(int32_t s) {
     const Candidate &cand = sh_.candidates[slotCand_[s]];
     const bool memo = sh_.memo && slotDepth_[s] > 0;
-    const StepMemo::Key key =
-        memo ? sh_.memo->key(goals(s), cand.triple) : StepMemo::Key{};
+    if (memo)
+      sh_.memo->key(goals(s), cand.triple, memoKey_);
     int32_t action = 0;
     double logp = 0.0;
-    if (memo && sh_.memo->find(key, goals(s), chosen_.data(), &logp, &action)) {
+    if (memo && sh_.memo->find(memoKey_, chosen_.data(), &logp, &action)) {
       // The step as computed below would give it, bit for bit: the chosen
       // state, the log-probability (0 for a single child; the sum is never
       // -0.0, so adding it changes nothing) and the action. G's encoding is
@@ -186,7 +186,7 @@ private:
         slotEncValid_[s] = 0;
       }
       if (memo)
-        sh_.memo->insert(key, goals(s), derived_.state(action), logp, action);
+        sh_.memo->insert(memoKey_, derived_.state(action), logp, action);
       std::copy_n(derived_.state(action), A_, goals(s));
     }
     slotLogp_[s] += logp;
@@ -220,6 +220,7 @@ private:
   std::vector<uint8_t> slotEncValid_;
   std::vector<Atom> slotGoals_; ///< [slots][A]
   std::vector<Atom> chosen_;    ///< [A]: a step taken from the memo
+  StepMemo::Key memoKey_;       ///< the step's key (its words reused)
   std::vector<float> slotEnc_;  ///< [slots][W]
   std::vector<float> childEnc_; ///< [S][W]
   std::vector<float> logits_;   ///< [S]

@@ -16,23 +16,25 @@
 // encode, and the policy, 85 % of the host's time, encodes 4.5 M rows
 // instead of 16.6 M.
 //
-// The table: 64 shards, each an open-addressing index (linear probing, at
-// most half full, doubled when it would be more) over its entries' words,
-// behind the shard's mutex: a lookup or an insert holds one shard for the
-// length of a copy, so the threads rarely meet, and nothing is read while
-// another thread writes it. Memory grows with the entries held, up to
-// `capacity` entries in all; past that, new steps are not kept (they are
-// computed again). Entries are never removed: a run's memo is made for the
-// run (its weights, its knowledge base) and dropped with it.
+// The table: 64 shards, each a RowTable (support/RowTable.h: open
+// addressing over XXH3 hashes) of the steps' rows behind the shard's mutex:
+// a lookup or an insert holds one shard for the length of a copy, so the
+// threads rarely meet, and nothing is read while another thread writes it.
+// Memory grows with the entries held, up to `capacity` entries in all; past
+// that, new steps are not kept (they are computed again). Entries are never
+// removed: a run's memo is made for the run (its weights, its knowledge
+// base) and dropped with it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_RUNTIME_HOST_STEPMEMO_H
 #define PROOFC_RUNTIME_HOST_STEPMEMO_H
 
 #include "proofc/runtime/Dataset.h"
+#include "support/RowTable.h"
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <vector>
 
@@ -43,73 +45,61 @@ public:
   /// A memo of states of `A` atoms holding at most `capacity` (>= 1) steps.
   StepMemo(int32_t A, int64_t capacity);
 
-  /// What a step is looked up and kept by: the state's words, and c's h and
-  /// t when the step is relevant to c (-1 otherwise), hashed.
+  /// What a step is looked up and kept by: c's h and t when the step is
+  /// relevant to c (-1 otherwise), then the state's words; and their hash.
   struct Key {
-    uint64_t hash;
-    int32_t relH, relT;
+    uint64_t hash = 0;
+    std::vector<int32_t> words; ///< relH, relT, the state (3 A words)
+    int32_t relH() const { return words[0]; }
+    int32_t relT() const { return words[1]; }
   };
-  /// The key of the step from `state` (A atoms, canonical) for candidate c.
-  Key key(const Atom *state, const Triple &c) const;
+  /// The key of the step from `state` (A atoms, canonical) for candidate c,
+  /// written to `key` (its words' memory reused: no allocation per step).
+  void key(const Atom *state, const Triple &c, Key &key) const;
+  Key key(const Atom *state, const Triple &c) const {
+    Key k;
+    key(state, c, k);
+    return k;
+  }
 
   /// On a hit, writes the kept step's chosen state (A atoms) to `chosen`, its
   /// log-probability and its action, and returns true.
-  bool find(const Key &key, const Atom *state, Atom *chosen, double *logp,
-            int32_t *action) const;
+  bool find(const Key &key, Atom *chosen, double *logp, int32_t *action) const;
 
-  /// Keeps the step of `state` under `key`, unless the memo already has it
-  /// (a thread that computed the same step first: the same result) or holds
+  /// Keeps the step under `key`, unless the memo already has it (a thread
+  /// that computed the same step first: the same result) or holds
   /// `capacity` steps.
-  void insert(const Key &key, const Atom *state, const Atom *chosen,
-              double logp, int32_t action);
+  void insert(const Key &key, const Atom *chosen, double logp, int32_t action);
 
   /// Steps kept.
   int64_t size() const { return size_.load(std::memory_order_relaxed); }
 
-  /// Bytes one kept step takes at most: its words (the hash, h and t, the
-  /// state, the chosen state, the action, the log-probability), two index
-  /// slots (the
-  /// index is at most half full), and as much again for the slack of
-  /// growing by doubling. What memoAutoCap (support/MemoSize.h) sizes the
-  /// host's memo by.
+  /// Bytes one kept step takes at most: its row (the key, the chosen
+  /// state, the action, the log-probability's two words) in its shard's
+  /// RowTable, and as much again for the slack of growing by doubling. What
+  /// memoAutoCap (support/MemoSize.h) sizes the host's memo by.
   static uint64_t entryBytes(int32_t A);
 
   static constexpr int kShardBits = 6;
 
 private:
   struct alignas(64) Shard {
+    explicit Shard(int32_t keyWords, int32_t rowWords)
+        : rows(keyWords, rowWords) {}
     mutable std::mutex mutex;
-    /// [slot]: 0 empty, else the hash's high 32 bits << 32 | (entry + 1).
-    std::vector<uint64_t> slots;
-    /// [entry][entryWords_]: the hash's two words (the index is rebuilt from
-    /// them when it grows), relH, relT, the state, the chosen state, the
-    /// action, the log-probability's two words.
-    std::vector<int32_t> words;
+    RowTable rows; ///< [entry]: the key, the chosen state, action, logp
   };
 
   /// The shard of `key`: the hash's top kShardBits bits.
   size_t shardOf(const Key &key) const {
     return static_cast<size_t>(key.hash >> (64 - kShardBits));
   }
-  /// Entries held in `shard`.
-  size_t entriesOf(const Shard &shard) const {
-    return shard.words.size() / static_cast<size_t>(entryWords_);
-  }
-  /// The entry of `key` and `state` in `shard` (its mutex held), or -1; with
-  /// `*freeSlot` the slot where it would go.
-  int64_t locate(const Shard &shard, const Key &key, const Atom *state,
-                 size_t *freeSlot) const;
-  /// Doubles `shard`'s index (its mutex held), placing every entry again by
-  /// its hash.
-  void grow(Shard &shard) const;
 
   const int32_t A_;
-  const int32_t entryWords_;
-  /// Where an entry's chosen state, action and log-probability start.
-  const int32_t chosenWord_, actionWord_, logpWord_;
+  const int32_t keyWords_, rowWords_;
   const int64_t capacity_;
   std::atomic<int64_t> size_{0};
-  std::vector<Shard> shards_;
+  std::deque<Shard> shards_; ///< a deque: a Shard (its mutex) cannot move
 };
 
 } // namespace proofc

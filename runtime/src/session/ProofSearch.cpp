@@ -2,13 +2,14 @@
 //
 // ProofSearch.h says what is searched and why the caller draws the ties. A
 // piece holds its triples' states to expand, their tree nodes, and the keys
-// (triple, state) each of its triples kept so far (KeySet, an open-addressing
-// set of whole keys; a triple's keys are dropped once it stops searching,
+// (triple, state) each of its triples kept so far (a RowTable,
+// support/RowTable.h; a triple's keys are dropped once it stops searching,
 // since nothing can meet them again). expand() walks the engine's lists in
 // order twice: the first pass records the level's first [TRUE] of each
 // triple, the second collects the states still worth expanding, in the
-// engine's order. select() orders them by (triple, goal atoms, tie) with a
-// stable sort and keeps the first `keep` of each triple. Every step is that
+// engine's order. select() keeps the first `keep` of each triple by (goal
+// atoms, tie, the engine's order): what a stable sort by (triple, goal
+// atoms, tie) puts first. Every step is that
 // of the numpy search it replaced (python/tests/search_reference.py), which
 // the tests compare it with.
 //
@@ -17,6 +18,7 @@
 
 #include "host/Engine.h"
 #include "support/Fail.h"
+#include "support/RowTable.h"
 
 #include <algorithm>
 #include <cstring>
@@ -25,98 +27,6 @@
 namespace proofc {
 namespace {
 
-/// A set of keys of `width` int32 words, by open addressing over the keys'
-/// 64-bit hashes; insertion keeps a copy of the key.
-class KeySet {
-public:
-  explicit KeySet(int32_t width) : width_(width) {}
-
-  size_t size() const { return hashes_.size(); }
-  const int32_t *key(size_t i) const { return words_.data() + i * width_; }
-
-  bool contains(const int32_t *key, uint64_t hash) const {
-    if (slots_.empty())
-      return false;
-    for (size_t s = hash & mask(); slots_[s] >= 0; s = (s + 1) & mask())
-      if (same(static_cast<size_t>(slots_[s]), key, hash))
-        return true;
-    return false;
-  }
-
-  /// Inserts the key; false when it was already there.
-  bool insert(const int32_t *key, uint64_t hash) {
-    if ((hashes_.size() + 1) * 2 > slots_.size())
-      rehash(std::max<size_t>(64, slots_.size() * 2));
-    size_t s = hash & mask();
-    for (; slots_[s] >= 0; s = (s + 1) & mask())
-      if (same(static_cast<size_t>(slots_[s]), key, hash))
-        return false;
-    slots_[s] = static_cast<int64_t>(hashes_.size());
-    hashes_.push_back(hash);
-    words_.insert(words_.end(), key, key + width_);
-    return true;
-  }
-
-  /// Keeps only the keys for which keep(key) is true.
-  template <typename Keep> void retain(Keep &&keep) {
-    size_t n = 0;
-    for (size_t i = 0; i < hashes_.size(); ++i) {
-      if (!keep(key(i)))
-        continue;
-      if (n != i) {
-        std::memmove(words_.data() + n * width_, key(i),
-                     sizeof(int32_t) * static_cast<size_t>(width_));
-        hashes_[n] = hashes_[i];
-      }
-      ++n;
-    }
-    hashes_.resize(n);
-    words_.resize(n * width_);
-    size_t slots = 64;
-    while (n * 2 > slots)
-      slots *= 2;
-    rehash(slots);
-  }
-
-  void clear() {
-    hashes_.clear();
-    words_.clear();
-    slots_.clear();
-  }
-
-  static uint64_t hash(const int32_t *key, int32_t width) {
-    uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (int32_t i = 0; i < width; ++i) {
-      h ^= static_cast<uint32_t>(key[i]);
-      h *= 0xBF58476D1CE4E5B9ull;
-      h ^= h >> 31;
-    }
-    return h;
-  }
-
-private:
-  size_t mask() const { return slots_.size() - 1; }
-  bool same(size_t i, const int32_t *key, uint64_t hash) const {
-    return hashes_[i] == hash &&
-           std::memcmp(this->key(i), key,
-                       sizeof(int32_t) * static_cast<size_t>(width_)) == 0;
-  }
-  void rehash(size_t slots) {
-    slots_.assign(slots, -1);
-    for (size_t i = 0; i < hashes_.size(); ++i) {
-      size_t s = hashes_[i] & mask();
-      while (slots_[s] >= 0)
-        s = (s + 1) & mask();
-      slots_[s] = static_cast<int64_t>(i);
-    }
-  }
-
-  int32_t width_;
-  std::vector<uint64_t> hashes_;
-  std::vector<int32_t> words_; ///< the keys, width_ words each
-  std::vector<int64_t> slots_; ///< key index, or -1; a power of two
-};
-
 /// A state expand() collected: where it came from and what select() sorts
 /// it by; its key (triple, atoms) is in Impl::level at `key`.
 struct Collected {
@@ -124,16 +34,16 @@ struct Collected {
   int32_t action; ///< its index in the parent's derived list
   int32_t atoms;  ///< its goal atoms
   int64_t triple; ///< the triple's index in the search
-  size_t key;     ///< its key's index in Piece::level
+  size_t key;     ///< its key's row in Impl::level
 };
 
 struct Piece {
   int64_t lo = 0, hi = 0;  ///< its triples
   std::vector<Atom> front; ///< the states to expand, grouped by triple
   std::vector<int64_t> frontTriple, frontNode;
-  KeySet visited; ///< the kept states' keys of the triples still searching
+  RowTable visited; ///< the kept states' keys of the triples still searching
 
-  explicit Piece(int32_t width) : visited(width) {}
+  explicit Piece(int32_t width) : visited(width, width) {}
 };
 
 } // namespace
@@ -157,13 +67,13 @@ struct ProofSearch::Impl {
   /// Between expand(p) and select(p): the piece, the keys of the states
   /// collected (one set, reused for every piece), and the states.
   int64_t expanded = -1;
-  KeySet level;
+  RowTable level;
   std::vector<Collected> collected;
 
   Impl(const StateDeriver &d, std::vector<Triple> t, int32_t k, int32_t depth)
       : deriver(d), triples(std::move(t)), keep(k), maxDepth(depth),
         A(d.shape().A), R(d.numRelations()), width(1 + 3 * d.shape().A),
-        level(width) {}
+        level(width, width) {}
 
   /// The key of a state of triple `triple`: the triple's index, then the
   /// state's atoms (as the numpy search's rows: int32 triple, then p, a, b).
@@ -214,7 +124,7 @@ ProofSearch::ProofSearch(const StateDeriver &deriver,
       p.frontTriple.push_back(i);
       p.frontNode.push_back(i);
       const int32_t *k = s.key(i, p.front.data() + at);
-      p.visited.insert(k, KeySet::hash(k, s.width));
+      p.visited.insert(k, p.visited.hash(k));
     }
   }
 }
@@ -278,8 +188,8 @@ int64_t ProofSearch::expand(int64_t index) {
         if (depth + atoms > s.maxDepth)
           return;
         const int32_t *k = s.key(t, state);
-        const uint64_t h = KeySet::hash(k, s.width);
-        if (p.visited.contains(k, h) || !s.level.insert(k, h))
+        const uint64_t h = s.level.hash(k);
+        if (p.visited.find(k, h) >= 0 || !s.level.insert(k, h))
           return;
         s.collected.push_back(Collected{static_cast<int64_t>(parent), action,
                                         atoms, t, s.level.size() - 1});
@@ -326,12 +236,12 @@ void ProofSearch::select(int64_t index, const double *ties, int64_t numTies) {
   }
   std::vector<Atom> front;
   std::vector<int64_t> frontTriple, frontNode;
-  KeySet kept(s.width);
+  std::vector<size_t> kept; // their keys' rows in s.level
   for (size_t i : order) {
     if (i == n) // past its triple's `keep`
       continue;
     const Collected &c = collected[i];
-    const int32_t *k = s.level.key(c.key);
+    const int32_t *k = s.level.row(c.key);
     const size_t at = front.size();
     front.resize(at + static_cast<size_t>(s.A));
     std::memcpy(front.data() + at, k + 1, sizeof(Atom) * s.A);
@@ -339,7 +249,7 @@ void ProofSearch::select(int64_t index, const double *ties, int64_t numTies) {
     frontNode.push_back(static_cast<int64_t>(s.parent.size()));
     s.parent.push_back(p.frontNode[static_cast<size_t>(c.parent)]);
     s.action.push_back(c.action);
-    kept.insert(k, KeySet::hash(k, s.width));
+    kept.push_back(c.key);
   }
   // Only the triples that go on can meet their kept states again.
   std::vector<uint8_t> searching(static_cast<size_t>(p.hi - p.lo), 0);
@@ -347,8 +257,8 @@ void ProofSearch::select(int64_t index, const double *ties, int64_t numTies) {
     searching[static_cast<size_t>(t - p.lo)] = 1;
   p.visited.retain(
       [&](const int32_t *k) { return searching[k[0] - p.lo] != 0; });
-  for (size_t i = 0; i < kept.size(); ++i)
-    p.visited.insert(kept.key(i), KeySet::hash(kept.key(i), s.width));
+  for (size_t i : kept)
+    p.visited.insert(s.level.row(i), s.level.hashOf(i));
   p.front = std::move(front);
   p.frontTriple = std::move(frontTriple);
   p.frontNode = std::move(frontNode);

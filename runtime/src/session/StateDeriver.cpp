@@ -175,10 +175,8 @@ DerivedLists StateDeriver::derive(const std::vector<Atom> &states,
   out.count.reserve(static_cast<size_t>(N));
   for (Part &p : parts) {
     out.count.insert(out.count.end(), p.count.begin(), p.count.end());
-    for (std::vector<Atom> &block : p.blocks) {
-      out.numStates_ += static_cast<int64_t>(block.size()) / A;
+    for (std::vector<Atom> &block : p.blocks)
       out.blocks_.push_back(std::move(block));
-    }
   }
   return out;
 }

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <numeric>
 #include <vector>
 
 namespace proofc {
@@ -39,7 +40,9 @@ public:
   std::vector<int32_t> count; ///< [N]: 1..S; 0 for a terminal input state
 
   /// Σ count.
-  int64_t numStates() const { return numStates_; }
+  int64_t numStates() const {
+    return std::accumulate(count.begin(), count.end(), int64_t(0));
+  }
   /// Writes the numStates() states, in input order, to dst (numStates() * A
   /// atoms).
   void copyStates(Atom *dst) const;
@@ -61,7 +64,6 @@ public:
 
 private:
   friend class StateDeriver;
-  int64_t numStates_ = 0;
   std::vector<std::vector<Atom>> blocks_; ///< in input order, each filled
 };
 
