@@ -13,8 +13,9 @@
 #                                   trained policy, so the large workload runs
 #                                   with random weights
 #   .gpudata/bench-manifest.json    what was prepared (read by bench/bench.py)
-# and fails when .deps + .gpudata + the tracked tree reach the 64 MiB a call
-# can carry.
+# and packs .deps and .gpudata into .carry/ (scripts/pack-carry.sh), failing
+# when they and the tree reach the 64 MiB a call can carry: the call
+# carries [".carry"].
 # Usage: bench/prepare.sh
 # Environment: PROOFC_BUILD_DIR (default build/; needs bin/proofc),
 # PROOFC_SHARED_DIR (default ../shared), BENCH_BATCHES (default "256 1024 4096 8192 12288"),
@@ -28,11 +29,11 @@ dest=$root/.gpudata
 batches=(${BENCH_BATCHES:-256 1024 4096 8192 12288})
 large=${BENCH_LARGE:-fb15k-237}
 program=$root/examples/v10.mlir
-limit=$((64 * 1024 * 1024))
 
 [ -x "$proofc" ] || { echo "prepare: $proofc not found (build it, or set PROOFC_BUILD_DIR)" >&2; exit 1; }
 # kinship data + weights, .deps, and bundles/v10.pcb (the agreement scripts' bundle).
-PROOFC_BUILD_DIR=$build PROOFC_SHARED_DIR=$shared "$root/scripts/prepare-gpu-run.sh" kinship > /dev/null
+PROOFC_BUILD_DIR=$build PROOFC_SHARED_DIR=$shared PROOFC_PACK_CARRY=0 \
+  "$root/scripts/prepare-gpu-run.sh" kinship > /dev/null
 
 # One bundle per B: the program sets B once and --slots overrides it.
 bundles=()
@@ -74,15 +75,5 @@ cat > "$dest/bench-manifest.json" <<EOF
 }
 EOF
 
-# What a call carries: tracked and untracked-but-not-ignored files, plus the two dirs.
-tracked=$(cd "$root" && git ls-files -z --cached --others --exclude-standard |
-          xargs -0 stat -c %s 2>/dev/null | awk '{s += $1} END {print s + 0}')
-carried=$(du -sb "$root/.deps" "$dest" | awk '{s += $1} END {print s}')
-total=$((tracked + carried))
-awk -v c="$carried" -v t="$tracked" 'BEGIN {
-  printf "prepare: .deps + .gpudata %.1f MiB, working tree %.1f MiB: %.1f MiB of the 64 MiB a call carries\n",
-         c / 1048576, t / 1048576, (c + t) / 1048576 }'
-if [ "$total" -ge "$limit" ]; then
-  echo "prepare: too large to carry; remove datasets from .gpudata/data that this call does not need" >&2
-  exit 1
-fi
+# What a call carries: the tree and the two folders, packed.
+"$root/scripts/pack-carry.sh" .deps .gpudata

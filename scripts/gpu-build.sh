@@ -15,8 +15,10 @@ build=${PROOFC_GPU_BUILD_DIR:-$root/build-gpu-device}
 [ $# -ge 2 ] || { echo "usage: scripts/gpu-build.sh LOG TARGET..." >&2; exit 2; }
 log=$1; shift
 jobs=${JOBS:-$(nproc)}
+# The folders a call carried packed (scripts/pack-carry.sh), unpacked first.
+"$root/scripts/unpack-carry.sh" || exit 1
 [ -d "$root/.deps/include" ] ||
-  { echo "gpu-build: $root/.deps missing (run scripts/make-deps.sh here and carry .deps)" >&2; exit 1; }
+  { echo "gpu-build: $root/.deps missing (run scripts/make-deps.sh and scripts/pack-carry.sh here and carry .carry)" >&2; exit 1; }
 # Carried bundles must come from this tree's compiler sources (the GPU
 # machine cannot recompile them): scripts/compiler-sources-hash.sh says why.
 if [ -d "$root/.gpudata/bundles" ]; then

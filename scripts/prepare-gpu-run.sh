@@ -9,6 +9,8 @@
 #              and the GPU tests' bundles, test/compiled-bundles.txt),
 #              with compiler-sources.sha256: the compiler sources they were
 #              compiled from (scripts/check-gpudata-current.sh)
+# and packs both into .carry/ (scripts/pack-carry.sh; PROOFC_PACK_CARRY=0
+# leaves that to the caller): a call carries [".carry"].
 # Usage: scripts/prepare-gpu-run.sh [DATASET...]   (default: what the GPU tests read)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,3 +57,4 @@ done
 # (scripts/check-gpudata-current.sh).
 "$root/scripts/compiler-sources-hash.sh" > "$dest/compiler-sources.sha256"
 du -sh "$dest" "$root/.deps"
+[ "${PROOFC_PACK_CARRY:-1}" = 0 ] || "$root/scripts/pack-carry.sh" .deps .gpudata

@@ -8,6 +8,7 @@ OUT=${OUT:-$PWD/.out}; mkdir -p "$OUT"
 root=$PWD
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 nvidia-smi -L | tee $OUT/gpu.txt
+scripts/unpack-carry.sh || exit 1 # .deps, .gpudata, .gpuold packed here
 mkdir -p /tmp/old && tar -xzf .gpuold/old-src.tar.gz -C /tmp/old && cp -r .deps /tmp/old/.deps
 ( cd /tmp/old && PROOFC_GPU_BUILD_DIR=/tmp/old/build JOBS=6 scripts/gpu-build.sh $OUT/build-old.log proofc-run ) &
 oldpid=$!

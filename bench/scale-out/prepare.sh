@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run HERE before bench/scale-out/run.sh's calls: fills the git-ignored
-# folders a call carries (with .deps) for a whole-split workload, V10 at
+# folder a call needs beside .deps for a whole-split workload and packs the
+# two, alone, into .carry/ (scripts/pack-carry.sh --only), V10 at
 # B=16384 (examples/v10.mlir, `proofc compile --slots 16384`; 4096 before
 # issue 29, whose q700 sweep measured 5 % less GPU run at 16384 and none
 # more at 32768 or 65536):
@@ -27,9 +28,12 @@ case $workload in
       -o "$dest/weights/fb15k-237-random.safetensors" > /dev/null ;;
   wn18rr)
     dest=$root/.gpudata
-    PROOFC_BUILD_DIR=$build PROOFC_SHARED_DIR=$shared "$root/scripts/prepare-gpu-run.sh" wn18rr > /dev/null ;;
+    PROOFC_BUILD_DIR=$build PROOFC_SHARED_DIR=$shared PROOFC_PACK_CARRY=0 \
+      "$root/scripts/prepare-gpu-run.sh" wn18rr > /dev/null ;;
   *) echo "prepare.sh: unknown workload '$workload' (fb15k-237 or wn18rr)" >&2; exit 2 ;;
 esac
 "$proofc" compile "$root/examples/v10.mlir" --slots 16384 -o "$dest/bundles/v10-b16384.pcb"
 [ -d "$root/.deps" ] || "$root/scripts/make-deps.sh"
 du -sh "$dest" "$root/.deps"
+# What the call carries: [".carry"] (scripts/pack-carry.sh).
+"$root/scripts/pack-carry.sh" --only .deps "${dest#$root/}"

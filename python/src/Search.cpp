@@ -42,15 +42,25 @@ void bindSearch(py::module_ &m) {
       .def_property_readonly(
           "pieces", [](const Search &s) { return s.search->numPieces(); })
       .def_property_readonly("levels",
-                             [](const Search &s) { return s.search->levels(); })
+                             [](Search &s) {
+                               std::lock_guard<std::mutex> lock(s.turn);
+                               return s.search->levels();
+                             })
       .def(
-          "next_level", [](Search &s) { return s.search->nextLevel(); },
+          "next_level",
+          [](Search &s) {
+            std::lock_guard<std::mutex> lock(s.turn);
+            return s.search->nextLevel();
+          },
           "Starts the next level; False once max_depth levels ran or no "
           "piece has states left.")
       .def(
           "expand",
           [](Search &s, int64_t piece) {
+            // The GIL first, then the turn: a thread waiting for the turn
+            // holds no GIL that the expanding thread would need.
             py::gil_scoped_release released;
+            std::lock_guard<std::mutex> lock(s.turn);
             return s.search->expand(piece);
           },
           py::arg("piece"),
@@ -64,13 +74,18 @@ void bindSearch(py::module_ &m) {
             Float64Array array = Float64Array::ensure(ties);
             if (!array || array.ndim() != 1)
               throw py::type_error("ties: expected a float array [n]");
+            std::lock_guard<std::mutex> lock(s.turn);
             s.search->select(piece, array.data(), array.shape(0));
           },
           py::arg("piece"), py::arg("ties"),
           "Keeps per triple the `keep` collected states with the fewest "
           "goal atoms, ties by `ties` (lower first).")
       .def(
-          "paths", [](const Search &s) { return s.search->paths(); },
+          "paths",
+          [](Search &s) {
+            std::lock_guard<std::mutex> lock(s.turn);
+            return s.search->paths();
+          },
           "Per triple, the actions of its proof, or None.");
 }
 

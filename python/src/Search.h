@@ -5,7 +5,8 @@
 // python/proofc/training/search.py drives level by level and piece by piece,
 // drawing the ties itself. The search shares the evaluator's StateDeriver,
 // so it stays usable after the evaluator is closed; expand() runs the engine
-// with the GIL released.
+// with the GIL released, so each call takes the search's mutex: two Python
+// threads driving one search take turns instead of racing on its level.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PROOFC_PYTHON_SEARCH_H
@@ -16,12 +17,14 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <mutex>
 
 namespace proofc::python {
 
 struct Search {
   std::shared_ptr<const StateDeriver> deriver; ///< what `search` expands with
   std::unique_ptr<ProofSearch> search;
+  std::mutex turn; ///< held by each call (expand's without the GIL)
 };
 
 /// A search of `triples` (an integer array [N, 3] of head, relation, tail

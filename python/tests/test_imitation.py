@@ -148,6 +148,42 @@ def test_search_finds_the_reference_searchs_proofs(shared, data, count, keep):
                                               getattr(reference_steps, name))
 
 
+def test_search_from_two_threads_takes_turns(shared):
+    """expand() runs without the GIL: two threads expanding one search at
+    once take turns (the binding's mutex), so each call collects what one
+    call alone does, and the search then goes on to the proofs of an
+    undisturbed one. Without the turn they clear and fill the same level
+    under each other."""
+    import threading
+    path = shared / "data" / "kinship"
+    with proofc.Evaluator(V10, path, split="valid", queries=4, corruptions=4,
+                          device="cpu", threads=2) as ev:
+        triples = TrainTriples.from_names(read_split(str(path), "train"), ev.entities,
+                                          ev.relations).triples[:200]
+        expected = search.search(ev, triples, seed=3, keep=64)
+        run = ev.proof_search(triples, keep=64, max_depth=6, piece_states=1 << 62)
+        assert run.next_level() and run.pieces == 1
+        alone = run.expand(0)
+        counts, errors = [], []
+
+        def expand_many():
+            try:
+                counts.extend(run.expand(0) for _ in range(20))
+            except Exception as e:  # pragma: no cover - what the test reports
+                errors.append(e)
+        threads = [threading.Thread(target=expand_many) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors and counts == [alone] * 40
+        rng = np.random.default_rng(3)
+        run.select(0, rng.random(alone))
+        while run.next_level():
+            run.select(0, rng.random(run.expand(0)))
+        assert run.paths() == expected.paths
+
+
 def test_search_bad_bounds_and_triples(tiny):
     ev = tiny
     triple = np.array([[0, 0, 1]], dtype=np.int32)

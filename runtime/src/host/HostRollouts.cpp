@@ -9,8 +9,9 @@
 //     for t > 0 is the previous list's chosen entry, so it is not stored.
 //  2. The output, on the calling thread in episode order: the per-episode
 //     and per-step tensors, and the state table (distinct states numbered
-//     by first appearance, an open-addressing hash over the A atoms), so
-//     that the result depends on nothing but the request and the weights.
+//     by first appearance: a support/RowTable of rows of 3A words keyed by
+//     all of them), so that the result depends on nothing but the request
+//     and the weights.
 //
 //===----------------------------------------------------------------------===//
 #include "host/HostBackend.h"
@@ -23,18 +24,17 @@
 #include "proofc/runtime/Rollouts.h"
 #include "support/Cancellation.h"
 #include "support/Fail.h"
+#include "support/RowTable.h"
 #include "support/Timing.h"
 
 #include <fmt/format.h>
-
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -47,7 +47,8 @@ struct HostBackend::RolloutStorage {
   std::vector<int32_t> status, depth, triple;
   std::vector<uint8_t> positive;
   std::vector<float> logp;
-  std::vector<Atom> states; ///< [U][A]
+  /// [U][A] atoms, numbered by first appearance (rows of 3A words).
+  std::unique_ptr<RowTable> states;
   std::vector<int32_t> stepEpisode, stepState, stepDerived, stepCount,
       stepAction;
   std::vector<float> stepLogp;
@@ -160,55 +161,14 @@ private:
   std::vector<float> enc_, childEnc_, logits_, scratch_;
 };
 
-/// The distinct states of a call, numbered by first insertion.
-class StateTable {
-public:
-  StateTable(int32_t A, std::vector<Atom> &rows) : A_(A), rows_(rows) {
-    rows_.clear();
-    slots_.assign(1024, -1);
-  }
-
-  int32_t intern(const Atom *state) {
-    const size_t bytes = sizeof(Atom) * size_t(A_);
-    size_t mask = slots_.size() - 1;
-    size_t h = static_cast<size_t>(XXH3_64bits(state, bytes)) & mask;
-    while (slots_[h] >= 0) {
-      if (std::memcmp(rows_.data() + size_t(slots_[h]) * A_, state, bytes) == 0)
-        return slots_[h];
-      h = (h + 1) & mask;
-    }
-    const size_t id = rows_.size() / size_t(A_);
-    if (id >= static_cast<size_t>(INT32_MAX))
-      fail("rollouts: more than 2^31 - 1 distinct states in one call");
-    rows_.insert(rows_.end(), state, state + A_);
-    slots_[h] = static_cast<int32_t>(id);
-    if (2 * (id + 1) > slots_.size())
-      grow();
-    return static_cast<int32_t>(id);
-  }
-
-private:
-  void grow() {
-    std::vector<int32_t> old(slots_.size() * 2, -1);
-    old.swap(slots_);
-    const size_t mask = slots_.size() - 1;
-    const size_t bytes = sizeof(Atom) * size_t(A_);
-    for (int32_t id : old) {
-      if (id < 0)
-        continue;
-      size_t h = static_cast<size_t>(
-                     XXH3_64bits(rows_.data() + size_t(id) * A_, bytes)) &
-                 mask;
-      while (slots_[h] >= 0)
-        h = (h + 1) & mask;
-      slots_[h] = id;
-    }
-  }
-
-  const int32_t A_;
-  std::vector<Atom> &rows_;
-  std::vector<int32_t> slots_;
-};
+/// `state`'s number in `states`, appended when it is new.
+int32_t internState(RowTable &states, const Atom *state) {
+  const auto *words = reinterpret_cast<const int32_t *>(state);
+  const size_t id = states.intern(words, states.hash(words));
+  if (id >= static_cast<size_t>(INT32_MAX))
+    fail("rollouts: more than 2^31 - 1 distinct states in one call");
+  return static_cast<int32_t>(id);
+}
 
 TensorView hostView(const void *data, std::vector<int64_t> shape,
                     const char *dtype) {
@@ -280,7 +240,12 @@ Trajectories HostBackend::rollouts(const RolloutInputs &inputs) {
   out.stepAction.resize(static_cast<size_t>(T));
   out.stepLogp.resize(static_cast<size_t>(T));
   out.stepDerived.assign(static_cast<size_t>(T * S), -1);
-  StateTable table(shape.A, out.states);
+  const int32_t W = 3 * shape.A;
+  if (out.states && out.states->rowWords() == W)
+    out.states->clear(); // the last call's memory kept
+  else
+    out.states = std::make_unique<RowTable>(W, W);
+  RowTable &states = *out.states;
   size_t row = 0;
   for (int64_t e = 0; e < E; ++e) {
     Episode &ep = episodes[static_cast<size_t>(e)];
@@ -291,7 +256,7 @@ Trajectories HostBackend::rollouts(const RolloutInputs &inputs) {
     out.triple[e] = static_cast<int32_t>(n);
     out.positive[e] = rq.positive[n];
     out.logp[e] = static_cast<float>(ep.logp);
-    int32_t current = table.intern(ep.start.data());
+    int32_t current = internState(states, ep.start.data());
     const Atom *list = ep.derived.data();
     for (int32_t t = 0; t < depth; ++t, ++row) {
       const int32_t k = ep.count[t];
@@ -302,13 +267,13 @@ Trajectories HostBackend::rollouts(const RolloutInputs &inputs) {
       out.stepLogp[row] = ep.stepLogp[t];
       int32_t *derived = out.stepDerived.data() + row * size_t(S);
       for (int32_t i = 0; i < k; ++i)
-        derived[i] = table.intern(list + size_t(i) * A);
+        derived[i] = internState(states, list + size_t(i) * A);
       current = derived[ep.action[t]];
       list += size_t(k) * A;
     }
     std::vector<Atom>().swap(ep.derived); // the bulk: released as we go
   }
-  const int64_t U = static_cast<int64_t>(out.states.size()) / A;
+  const int64_t U = static_cast<int64_t>(states.size());
 
   Trajectories traj;
   traj.status = hostView(out.status.data(), {E}, "I32");
@@ -316,7 +281,7 @@ Trajectories HostBackend::rollouts(const RolloutInputs &inputs) {
   traj.triple = hostView(out.triple.data(), {E}, "I32");
   traj.positive = hostView(out.positive.data(), {E}, "U8");
   traj.logp = hostView(out.logp.data(), {E}, "F32");
-  traj.states = hostView(out.states.data(), {U, A, 3}, "I32");
+  traj.states = hostView(states.words(), {U, A, 3}, "I32");
   traj.stepEpisode = hostView(out.stepEpisode.data(), {T}, "I32");
   traj.stepState = hostView(out.stepState.data(), {T}, "I32");
   traj.stepDerived = hostView(out.stepDerived.data(), {T, S}, "I32");

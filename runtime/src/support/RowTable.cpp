@@ -57,22 +57,23 @@ int64_t RowTable::find(const int32_t *key, uint64_t hash) const {
   return slot == 0 ? -1 : static_cast<int64_t>(slot & ~kTagMask) - 1;
 }
 
-bool RowTable::insert(const int32_t *row, uint64_t hash) {
+size_t RowTable::intern(const int32_t *row, uint64_t hash) {
   if (2 * (size() + 1) > slots_.size()) {
-    if (find(row, hash) >= 0)
-      return false;
+    const int64_t found = find(row, hash);
+    if (found >= 0)
+      return static_cast<size_t>(found);
     hashes_.push_back(hash);
     words_.insert(words_.end(), row, row + rowWords_);
     reindex();
-    return true;
+    return size() - 1;
   }
   const size_t at = probe(row, hash);
   if (slots_[at] != 0)
-    return false;
+    return static_cast<size_t>(slots_[at] & ~kTagMask) - 1;
   slots_[at] = slotOf(hash, size());
   hashes_.push_back(hash);
   words_.insert(words_.end(), row, row + rowWords_);
-  return true;
+  return size() - 1;
 }
 
 void RowTable::clear() {

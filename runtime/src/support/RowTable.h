@@ -2,8 +2,9 @@
 //-*-===//
 //
 // The host's step memo (host/StepMemo.*: a shard's steps, keyed by the
-// state and the candidate's (h, t) where they matter) and the warm start's
-// search (session/ProofSearch.cpp: the states each triple kept) both need a
+// state and the candidate's (h, t) where they matter), the warm start's
+// search (session/ProofSearch.cpp: the states each triple kept) and the
+// host's rollouts (host/HostRollouts.cpp: a call's distinct states) need a
 // growing set of fixed-width rows of int32 words, found by the row's first
 // `keyWords` words: open addressing with linear probing over 64-bit XXH3
 // hashes (the xxhash the engine's DerivedSet hashes its states with), each
@@ -35,13 +36,23 @@ public:
   int64_t find(const int32_t *key, uint64_t hash) const;
   /// Appends `row` (rowWords words; its key first) unless a row with its
   /// key is there; true when appended.
-  bool insert(const int32_t *row, uint64_t hash);
+  bool insert(const int32_t *row, uint64_t hash) {
+    const size_t before = size();
+    return intern(row, hash) == before;
+  }
+  /// The index of the row with `row`'s key (of hash `hash`), `row`
+  /// appended first when there is none: numbers the distinct rows by
+  /// their first insertion.
+  size_t intern(const int32_t *row, uint64_t hash);
 
   size_t size() const { return hashes_.size(); }
+  int32_t rowWords() const { return rowWords_; }
   uint64_t hashOf(size_t i) const { return hashes_[i]; }
   const int32_t *row(size_t i) const {
     return words_.data() + i * static_cast<size_t>(rowWords_);
   }
+  /// Every row's words, [size()][rowWords], in insertion order.
+  const int32_t *words() const { return words_.data(); }
 
   /// Keeps only the rows for which keep(row) is true, in their order.
   template <typename Keep> void retain(Keep &&keep) {

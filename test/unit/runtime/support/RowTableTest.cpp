@@ -1,8 +1,10 @@
 //===- RowTableTest.cpp - Rows of int32 words found by their first words --===//
 //
-// RowTable (support/RowTable.h) backs the host's step memo and the warm
-// start's search; their own tests reach it through them. Here: a row is
-// found by its key words only, a second row with the same key is refused,
+// RowTable (support/RowTable.h) backs the host's step memo, the warm
+// start's search and the host's rollouts' state table; their own tests
+// reach it through them. Here: a row is found by its key words only, a
+// second row with the same key is refused, intern() numbers distinct rows
+// by their first insertion across the index's doublings,
 // the index survives its doublings, retain() keeps the order and the
 // lookups of what it keeps, and rows whose hashes collide are told apart by
 // their words.
@@ -13,6 +15,9 @@
 #include "proofc/runtime/Error.h"
 
 #include <gtest/gtest.h>
+
+#include <map>
+#include <vector>
 
 using namespace proofc;
 
@@ -35,6 +40,30 @@ TEST(RowTable, FindsARowByItsKeyAndRefusesTheSameKeyTwice) {
   EXPECT_EQ(t.find(a, t.hash(a)), -1);
   EXPECT_THROW(RowTable(0, 1), Error);
   EXPECT_THROW(RowTable(3, 2), Error);
+}
+
+TEST(RowTable, InternNumbersDistinctRowsByTheirFirstInsertion) {
+  RowTable t(2, 2);
+  // Every third row repeats an earlier one: the numbers are those of the
+  // first insertion, through every doubling of the index (64 slots first).
+  std::vector<size_t> numbers;
+  for (int32_t i = 0; i < 3000; ++i) {
+    const int32_t distinct = i % 3 == 2 ? i / 7 : i - i / 3;
+    const int32_t row[] = {distinct, distinct ^ 0x5a5a};
+    numbers.push_back(t.intern(row, t.hash(row)));
+  }
+  // The expected numbering, by a plain map of first appearances.
+  std::map<int32_t, size_t> first;
+  for (int32_t i = 0; i < 3000; ++i) {
+    const int32_t distinct = i % 3 == 2 ? i / 7 : i - i / 3;
+    const size_t next = first.size();
+    const auto [it, fresh] = first.emplace(distinct, next);
+    ASSERT_EQ(numbers[static_cast<size_t>(i)], it->second) << i;
+    if (fresh)
+      EXPECT_EQ(t.row(it->second)[0], distinct);
+  }
+  EXPECT_EQ(t.size(), first.size());
+  EXPECT_EQ(t.words() + 2 * 5, t.row(5)); // the rows are one array
 }
 
 TEST(RowTable, GrowsAndRetainsInOrder) {
