@@ -4,23 +4,26 @@
 // piece holds its triples' states to expand, their tree nodes, and the keys
 // (triple, state) each of its triples kept so far (a RowTable,
 // support/RowTable.h; a triple's keys are dropped once it stops searching,
-// since nothing can meet them again). expand() walks the engine's lists in
-// order twice: the first pass records the level's first [TRUE] of each
-// triple, the second collects the states still worth expanding, in the
-// engine's order. select() keeps the first `keep` of each triple by (goal
-// atoms, tie, the engine's order): what a stable sort by (triple, goal
-// atoms, tie) puts first. Every step is that
-// of the numpy search it replaced (python/tests/search_reference.py), which
-// the tests compare it with.
+// since nothing can meet them again). expand() walks the engine's lists
+// twice, on the deriver's threads, each over a range of whole triples with
+// its own key set: the first pass records the level's first [TRUE] of each
+// triple, the second collects the states still worth expanding; the
+// ranges' collections, concatenated, are in the engine's order. select() keeps
+// the first `keep` of each triple by (goal atoms, tie, the engine's order):
+// what a stable sort by (triple, goal atoms, tie) puts first. Every step is
+// that of the numpy search it replaced (python/tests/search_reference.py),
+// which the tests compare it with.
 //
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/ProofSearch.h"
 
 #include "host/Engine.h"
 #include "support/Fail.h"
+#include "support/HostThreads.h"
 #include "support/RowTable.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <numeric>
 
@@ -28,13 +31,14 @@ namespace proofc {
 namespace {
 
 /// A state expand() collected: where it came from and what select() sorts
-/// it by; its key (triple, atoms) is in Impl::level at `key`.
+/// it by; its key (triple, atoms) is in Impl::levels[part] at `key`.
 struct Collected {
   int64_t parent; ///< index into the piece's front
   int32_t action; ///< its index in the parent's derived list
   int32_t atoms;  ///< its goal atoms
   int64_t triple; ///< the triple's index in the search
-  size_t key;     ///< its key's row in Impl::level
+  int32_t part;   ///< the thread's range of triples that collected it
+  size_t key;     ///< its key's row in Impl::levels[part]
 };
 
 struct Piece {
@@ -63,26 +67,33 @@ struct ProofSearch::Impl {
   /// and that state's index in it.
   std::vector<int64_t> proofParent;
   std::vector<int32_t> proofAction;
-  std::vector<int32_t> keyScratch;
   /// Between expand(p) and select(p): the piece, the keys of the states
-  /// collected (one set, reused for every piece), and the states.
+  /// collected (a set per thread's range of whole triples, reused for
+  /// every piece), and the states, in the engine's order.
   int64_t expanded = -1;
-  RowTable level;
+  std::vector<RowTable> levels;
   std::vector<Collected> collected;
 
   Impl(const StateDeriver &d, std::vector<Triple> t, int32_t k, int32_t depth)
       : deriver(d), triples(std::move(t)), keep(k), maxDepth(depth),
-        A(d.shape().A), R(d.numRelations()), width(1 + 3 * d.shape().A),
-        level(width, width) {}
+        A(d.shape().A), R(d.numRelations()), width(1 + 3 * d.shape().A) {}
 
-  /// The key of a state of triple `triple`: the triple's index, then the
-  /// state's atoms (as the numpy search's rows: int32 triple, then p, a, b).
-  const int32_t *key(int64_t triple, const Atom *state) {
-    keyScratch[0] = static_cast<int32_t>(triple);
-    std::memcpy(keyScratch.data() + 1, state, sizeof(Atom) * A);
-    return keyScratch.data();
+  /// The key of a state of triple `triple`, written to `scratch` (width
+  /// words): the triple's index, then the state's atoms (as the numpy
+  /// search's rows: int32 triple, then p, a, b).
+  const int32_t *key(int64_t triple, const Atom *state,
+                     std::vector<int32_t> &scratch) const {
+    scratch[0] = static_cast<int32_t>(triple);
+    std::memcpy(scratch.data() + 1, state, sizeof(Atom) * A);
+    return scratch.data();
   }
 };
+
+namespace {
+/// The fewest parents a thread of expand() filters: below that, a thread
+/// costs more than it saves (derive()'s own rule, N / 64).
+constexpr size_t kParentsPerThread = 64;
+} // namespace
 
 ProofSearch::ProofSearch(const StateDeriver &deriver,
                          std::vector<Triple> triples, int32_t keep,
@@ -105,7 +116,6 @@ ProofSearch::ProofSearch(const StateDeriver &deriver,
   impl_ = std::make_unique<Impl>(deriver, std::move(triples), keep, maxDepth);
   Impl &s = *impl_;
   const int64_t N = static_cast<int64_t>(s.triples.size());
-  s.keyScratch.resize(static_cast<size_t>(s.width));
   s.perPiece = std::max<int64_t>(1, std::min<int64_t>(N, pieceStates / keep));
   s.parent.assign(static_cast<size_t>(N), -1);
   s.action.assign(static_cast<size_t>(N), -1);
@@ -123,7 +133,8 @@ ProofSearch::ProofSearch(const StateDeriver &deriver,
       p.front[at] = Atom{c.r, c.h, c.t};
       p.frontTriple.push_back(i);
       p.frontNode.push_back(i);
-      const int32_t *k = s.key(i, p.front.data() + at);
+      std::vector<int32_t> scratch(static_cast<size_t>(s.width));
+      const int32_t *k = s.key(i, p.front.data() + at, scratch);
       p.visited.insert(k, p.visited.hash(k));
     }
   }
@@ -155,7 +166,6 @@ int64_t ProofSearch::expand(int64_t index) {
   Piece &p = s.pieces[static_cast<size_t>(index)];
   s.expanded = index;
   s.collected.clear();
-  s.level.clear();
   if (p.frontTriple.empty())
     return 0;
   std::vector<Triple> candidates;
@@ -163,37 +173,72 @@ int64_t ProofSearch::expand(int64_t index) {
   for (int64_t t : p.frontTriple)
     candidates.push_back(s.triples[static_cast<size_t>(t)]);
   const DerivedLists lists = s.deriver.derive(p.front, candidates);
-  // The first [TRUE] of each triple, in the engine's order.
-  lists.forEachState(
-      s.A, [&](size_t parent, int32_t action, const Atom *state) {
-        const int64_t t = p.frontTriple[parent];
-        if (state[0].p == s.R && s.proofParent[static_cast<size_t>(t)] < 0) {
-          s.proofParent[static_cast<size_t>(t)] = p.frontNode[parent];
-          s.proofAction[static_cast<size_t>(t)] = action;
-        }
-      });
-  // The states still worth expanding: goals left (not TRUE or FALSE), the
-  // triple not proved, within the depth (each step removes at most one
-  // goal), kept before by none of the triple's levels, the first of equal
-  // ones at this level.
+  // The derived states are filtered on the deriver's threads, each over a
+  // range of whole triples (the front is grouped by triple), so that a
+  // triple's states meet one thread's key set in the engine's order; the
+  // ranges' states, concatenated in order, are then those of one thread.
+  const size_t n = p.frontTriple.size();
+  const size_t threads = std::max<size_t>(
+      1, std::min<size_t>(static_cast<size_t>(s.deriver.threads()),
+                          n / kParentsPerThread));
+  std::vector<size_t> bounds(threads + 1, n);
+  bounds[0] = 0;
+  for (size_t w = 1; w < threads; ++w) {
+    size_t b = std::max(n * w / threads, bounds[w - 1]);
+    while (b > 0 && b < n && p.frontTriple[b] == p.frontTriple[b - 1])
+      ++b;
+    bounds[w] = b;
+  }
+  while (s.levels.size() < threads)
+    s.levels.emplace_back(s.width, s.width);
+  std::vector<std::vector<Collected>> parts(threads);
   const int32_t depth = s.started; // the derived states' depth
-  lists.forEachState(
-      s.A, [&](size_t parent, int32_t action, const Atom *state) {
-        if (state[0].p < 0 || state[0].p >= s.R)
-          return;
-        const int64_t t = p.frontTriple[parent];
-        if (s.proofParent[static_cast<size_t>(t)] >= 0)
-          return;
-        const int32_t atoms = stateSize(state, s.A);
-        if (depth + atoms > s.maxDepth)
-          return;
-        const int32_t *k = s.key(t, state);
-        const uint64_t h = s.level.hash(k);
-        if (p.visited.find(k, h) >= 0 || !s.level.insert(k, h))
-          return;
-        s.collected.push_back(Collected{static_cast<int64_t>(parent), action,
-                                        atoms, t, s.level.size() - 1});
-      });
+  auto body = [&](int thread) {
+    const size_t w = static_cast<size_t>(thread);
+    RowTable &level = s.levels[w];
+    level.clear();
+    std::vector<int32_t> scratch(static_cast<size_t>(s.width));
+    // The first [TRUE] of each triple, in the engine's order.
+    lists.forEachStateOf(
+        bounds[w], bounds[w + 1], s.A,
+        [&](size_t parent, int32_t action, const Atom *state) {
+          const int64_t t = p.frontTriple[parent];
+          if (state[0].p == s.R && s.proofParent[static_cast<size_t>(t)] < 0) {
+            s.proofParent[static_cast<size_t>(t)] = p.frontNode[parent];
+            s.proofAction[static_cast<size_t>(t)] = action;
+          }
+        });
+    // The states still worth expanding: goals left (not TRUE or FALSE), the
+    // triple not proved, within the depth (each step removes at most one
+    // goal), kept before by none of the triple's levels, the first of equal
+    // ones at this level.
+    lists.forEachStateOf(bounds[w], bounds[w + 1], s.A,
+                         [&](size_t parent, int32_t action, const Atom *state) {
+                           if (state[0].p < 0 || state[0].p >= s.R)
+                             return;
+                           const int64_t t = p.frontTriple[parent];
+                           if (s.proofParent[static_cast<size_t>(t)] >= 0)
+                             return;
+                           const int32_t atoms = stateSize(state, s.A);
+                           if (depth + atoms > s.maxDepth)
+                             return;
+                           const int32_t *k = s.key(t, state, scratch);
+                           const uint64_t h = level.hash(k);
+                           if (p.visited.find(k, h) >= 0 || !level.insert(k, h))
+                             return;
+                           parts[w].push_back(
+                               Collected{static_cast<int64_t>(parent), action,
+                                         atoms, t, thread, level.size() - 1});
+                         });
+  };
+  std::atomic<bool> abort{false}; // raised on a throw; no range polls it
+  runHostWorkers(static_cast<int>(threads), abort, body);
+  size_t total = 0;
+  for (const std::vector<Collected> &part : parts)
+    total += part.size();
+  s.collected.reserve(total);
+  for (const std::vector<Collected> &part : parts)
+    s.collected.insert(s.collected.end(), part.begin(), part.end());
   return static_cast<int64_t>(s.collected.size());
 }
 
@@ -236,12 +281,12 @@ void ProofSearch::select(int64_t index, const double *ties, int64_t numTies) {
   }
   std::vector<Atom> front;
   std::vector<int64_t> frontTriple, frontNode;
-  std::vector<size_t> kept; // their keys' rows in s.level
+  std::vector<const Collected *> kept;
   for (size_t i : order) {
     if (i == n) // past its triple's `keep`
       continue;
     const Collected &c = collected[i];
-    const int32_t *k = s.level.row(c.key);
+    const int32_t *k = s.levels[static_cast<size_t>(c.part)].row(c.key);
     const size_t at = front.size();
     front.resize(at + static_cast<size_t>(s.A));
     std::memcpy(front.data() + at, k + 1, sizeof(Atom) * s.A);
@@ -249,7 +294,7 @@ void ProofSearch::select(int64_t index, const double *ties, int64_t numTies) {
     frontNode.push_back(static_cast<int64_t>(s.parent.size()));
     s.parent.push_back(p.frontNode[static_cast<size_t>(c.parent)]);
     s.action.push_back(c.action);
-    kept.push_back(c.key);
+    kept.push_back(&c);
   }
   // Only the triples that go on can meet their kept states again.
   std::vector<uint8_t> searching(static_cast<size_t>(p.hi - p.lo), 0);
@@ -257,13 +302,16 @@ void ProofSearch::select(int64_t index, const double *ties, int64_t numTies) {
     searching[static_cast<size_t>(t - p.lo)] = 1;
   p.visited.retain(
       [&](const int32_t *k) { return searching[k[0] - p.lo] != 0; });
-  for (size_t i : kept)
-    p.visited.insert(s.level.row(i), s.level.hashOf(i));
+  for (const Collected *c : kept) {
+    const RowTable &level = s.levels[static_cast<size_t>(c->part)];
+    p.visited.insert(level.row(c->key), level.hashOf(c->key));
+  }
   p.front = std::move(front);
   p.frontTriple = std::move(frontTriple);
   p.frontNode = std::move(frontNode);
   s.collected.clear();
-  s.level.clear();
+  for (RowTable &level : s.levels)
+    level.clear();
 }
 
 std::vector<std::optional<std::vector<int32_t>>> ProofSearch::paths() const {

@@ -116,6 +116,7 @@ StateDeriver::~StateDeriver() = default;
 const ShapeParams &StateDeriver::shape() const { return impl_->shape; }
 int32_t StateDeriver::numEntities() const { return impl_->kb.numEntities; }
 int32_t StateDeriver::numRelations() const { return impl_->kb.numRelations; }
+int StateDeriver::threads() const { return impl_->threads; }
 
 DerivedLists StateDeriver::derive(const std::vector<Atom> &states,
                                   const std::vector<Triple> &candidates) const {

@@ -50,15 +50,31 @@ public:
   /// where they lie), in input order: the state at index j of input state
   /// i's list.
   template <typename F> void forEachState(int32_t A, F &&f) const {
-    size_t list = 0;
-    int32_t j = 0;
-    for (const std::vector<Atom> &block : blocks_)
-      for (size_t at = 0; at < block.size(); at += static_cast<size_t>(A)) {
-        while (j >= count[list]) {
-          ++list;
-          j = 0;
+    forEachStateOf(0, count.size(), A, f);
+  }
+  /// The same for the lists of input states [begin, end) alone (threads may
+  /// walk disjoint ranges at once).
+  template <typename F>
+  void forEachStateOf(size_t begin, size_t end, int32_t A, F &&f) const {
+    const size_t width = static_cast<size_t>(A);
+    // The first state's block and offset.
+    size_t skip = 0;
+    for (size_t i = 0; i < begin; ++i)
+      skip += static_cast<size_t>(count[i]);
+    size_t block = 0;
+    while (block < blocks_.size() && skip >= blocks_[block].size() / width) {
+      skip -= blocks_[block].size() / width;
+      ++block;
+    }
+    size_t at = skip * width;
+    for (size_t list = begin; list < end; ++list)
+      for (int32_t j = 0; j < count[list]; ++j) {
+        while (at >= blocks_[block].size()) {
+          ++block;
+          at = 0;
         }
-        f(list, j++, block.data() + at);
+        f(list, j, blocks_[block].data() + at);
+        at += width;
       }
   }
 
@@ -91,6 +107,7 @@ public:
   const ShapeParams &shape() const;
   int32_t numEntities() const;  ///< E
   int32_t numRelations() const; ///< R: [TRUE] is (R, 0, 0)
+  int threads() const;          ///< host threads a call uses at most
 
 private:
   struct Impl;

@@ -5,9 +5,9 @@
 // from C++, so that the sanitized suite (which has no Python) covers its
 // hash sets and its bookkeeping: every proof found replays through the
 // engine to [TRUE] within the depth; the pieces change nothing when the
-// ties come in the same order; a smaller `keep` finds no proof the larger
-// one misses at fewer steps; and the calls out of order or out of range
-// are errors.
+// ties come in the same order, nor do the threads that filter a level; a
+// smaller `keep` finds no proof the larger one misses at fewer steps; and the
+// calls out of order or out of range are errors.
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
@@ -95,6 +95,39 @@ TEST(ProofSearch, ThePiecesChangeNothing) {
   // The ties are drawn: another stream finds other paths.
   ProofSearch other(k.deriver, triples, 4, 6, int64_t(1) << 62);
   EXPECT_NE(runSearch(other, 8), expected);
+}
+
+TEST(ProofSearch, TheThreadsChangeNothing) {
+  // expand() filters a level on the deriver's threads, a range of whole
+  // triples each (at least 64 parents): 600 triples at keep 4 give levels
+  // of up to 2,400 states, cut in 3 and 7 ranges whose bounds fall inside
+  // triples until moved to their ends. Every expand() collects as many
+  // states and the paths are the same as on one thread.
+  Kinship k;
+  const std::vector<Triple> triples = k.firstTrain(600);
+  auto run = [&](int threads, std::vector<int64_t> &counts) {
+    StateDeriver deriver{k.ds, k.shape, false, threads};
+    ProofSearch search(deriver, triples, 4, 6, int64_t(1) << 62);
+    std::mt19937_64 gen(5);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    while (search.nextLevel()) {
+      counts.push_back(search.expand(0));
+      std::vector<double> ties(static_cast<size_t>(counts.back()));
+      for (double &t : ties)
+        t = uniform(gen);
+      search.select(0, ties.data(), static_cast<int64_t>(ties.size()));
+    }
+    return search.paths();
+  };
+  std::vector<int64_t> oneCounts;
+  const Paths one = run(1, oneCounts);
+  ASSERT_GT(oneCounts.size(), 2u);
+  ASSERT_GT(oneCounts[1], int64_t(7 * 64));
+  for (int threads : {3, 7}) {
+    std::vector<int64_t> counts;
+    EXPECT_EQ(run(threads, counts), one) << threads << " threads";
+    EXPECT_EQ(counts, oneCounts) << threads << " threads";
+  }
 }
 
 TEST(ProofSearch, ProofsAreShortestForAKeepLargeEnough) {
