@@ -560,3 +560,24 @@ class SymbolizeStacksTest(unittest.TestCase):
         self.assertEqual(named[:2], lines[:2])
         self.assertEqual(named[2], "  proofc::run() (Run.cpp:7) [proofc-run]")
         self.assertEqual(named[3], lines[3])  # addr2line knew nothing
+
+
+class ResultsSizeTest(unittest.TestCase):
+    """Every GPU call carries the working tree, and a call carries at most
+    64 MiB (scripts/pack-carry.sh): bench/results/ had grown to 33 MB of
+    the tree's 40 MiB, most of it whole-split reports of 737 KB each,
+    stored as JSON. A file there over RESULTS_FILE_LIMIT is stored
+    compressed (`gzip -9 -n`: `zcat` reads it)."""
+    RESULTS_FILE_LIMIT = 256 * 1024
+
+    def test_no_uncompressed_file_over_the_limit(self):
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+        large = []
+        for folder, _, files in os.walk(root):
+            for name in files:
+                path = os.path.join(folder, name)
+                if name.endswith((".gz", ".xz", ".zst")):
+                    continue
+                if os.path.getsize(path) > self.RESULTS_FILE_LIMIT:
+                    large.append(os.path.relpath(path, root))
+        self.assertEqual(large, [], "gzip -9 -n these (and their links)")
