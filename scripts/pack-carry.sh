@@ -5,10 +5,12 @@
 # script starts with) unpacks them there.
 #
 # Why packed: a call carries at most 64 MiB, the working tree (tracked and
-# untracked-but-not-ignored files) included, and the tree alone grew to 40
-# MiB with bench/results/. Unpacked, .deps and .gpudata no longer fit beside
-# it (2026-12-05: 67 MiB on disk, refused); packed, the datasets' TSVs and
-# the bundles' PTX take a third of their size (.gpudata 23.6 -> 14.1 MB).
+# untracked-but-not-ignored files) included, and the tree had grown to 40
+# MiB with bench/results/ (24 MiB since its large files are gzipped).
+# Unpacked, .deps and .gpudata no longer fit beside it (2026-12-05: 67 MiB
+# on disk, refused); packed, the datasets' TSVs and the bundles' PTX take
+# two thirds of their size or less (.gpudata without fb15k-237 23.6 -> 14.1
+# MB).
 #
 #   scripts/pack-carry.sh [--only] [FOLDER...]   (default: .deps .gpudata)
 #
