@@ -121,6 +121,7 @@ ProofSearch::ProofSearch(const StateDeriver &deriver,
   s.action.assign(static_cast<size_t>(N), -1);
   s.proofParent.assign(static_cast<size_t>(N), -1);
   s.proofAction.assign(static_cast<size_t>(N), -1);
+  std::vector<int32_t> scratch(static_cast<size_t>(s.width));
   for (int64_t lo = 0; lo < N; lo += s.perPiece) {
     Piece &p = s.pieces.emplace_back(s.width);
     p.lo = lo;
@@ -133,7 +134,6 @@ ProofSearch::ProofSearch(const StateDeriver &deriver,
       p.front[at] = Atom{c.r, c.h, c.t};
       p.frontTriple.push_back(i);
       p.frontNode.push_back(i);
-      std::vector<int32_t> scratch(static_cast<size_t>(s.width));
       const int32_t *k = s.key(i, p.front.data() + at, scratch);
       p.visited.insert(k, p.visited.hash(k));
     }
