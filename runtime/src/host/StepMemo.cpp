@@ -72,7 +72,10 @@ void StepMemo::insert(const Key &key, const Atom *chosen, double logp,
       return;
   } while (
       !size_.compare_exchange_weak(held, held + 1, std::memory_order_relaxed));
-  std::vector<int32_t> row(key.words);
+  // The row is composed in a buffer of the thread's (no allocation per
+  // kept step once it has grown), then copied into the shard.
+  thread_local std::vector<int32_t> row;
+  row.assign(key.words.begin(), key.words.end());
   row.resize(static_cast<size_t>(rowWords_));
   int32_t *w = row.data() + keyWords_;
   std::memcpy(w, chosen, sizeof(Atom) * A_);

@@ -36,7 +36,6 @@ struct Collected {
   int64_t parent; ///< index into the piece's front
   int32_t action; ///< its index in the parent's derived list
   int32_t atoms;  ///< its goal atoms
-  int64_t triple; ///< the triple's index in the search
   int32_t part;   ///< the thread's range of triples that collected it
   size_t key;     ///< its key's row in Impl::levels[part]
 };
@@ -228,7 +227,7 @@ int64_t ProofSearch::expand(int64_t index) {
                              return;
                            parts[w].push_back(
                                Collected{static_cast<int64_t>(parent), action,
-                                         atoms, t, thread, level.size() - 1});
+                                         atoms, thread, level.size() - 1});
                          });
   };
   std::atomic<bool> abort{false}; // raised on a throw; no range polls it
@@ -253,6 +252,9 @@ void ProofSearch::select(int64_t index, const double *ties, int64_t numTies) {
     fail("search: piece {}: {} ties for {} collected states", index, numTies,
          n);
   s.expanded = -1;
+  auto tripleOf = [&](const Collected &c) {
+    return p.frontTriple[static_cast<size_t>(c.parent)];
+  };
   // The states are grouped by triple, in the engine's order (the front is):
   // each group's first `keep` by (goal atoms, tie), equal pairs in that
   // order, as a stable sort of the whole list by (triple, atoms, tie) puts
@@ -269,7 +271,7 @@ void ProofSearch::select(int64_t index, const double *ties, int64_t numTies) {
   std::iota(order.begin(), order.end(), size_t(0));
   for (size_t g = 0; g < n;) {
     size_t end = g + 1;
-    while (end < n && collected[end].triple == collected[g].triple)
+    while (end < n && tripleOf(collected[end]) == tripleOf(collected[g]))
       ++end;
     const size_t take = std::min(end - g, static_cast<size_t>(s.keep));
     std::partial_sort(order.begin() + static_cast<long>(g),
@@ -290,7 +292,7 @@ void ProofSearch::select(int64_t index, const double *ties, int64_t numTies) {
     const size_t at = front.size();
     front.resize(at + static_cast<size_t>(s.A));
     std::memcpy(front.data() + at, k + 1, sizeof(Atom) * s.A);
-    frontTriple.push_back(c.triple);
+    frontTriple.push_back(tripleOf(c));
     frontNode.push_back(static_cast<int64_t>(s.parent.size()));
     s.parent.push_back(p.frontNode[static_cast<size_t>(c.parent)]);
     s.action.push_back(c.action);
