@@ -2,17 +2,21 @@
 //
 // ProofSearch.h says what is searched and why the caller draws the ties. A
 // piece holds its triples' states to expand, their tree nodes, and the keys
-// (triple, state) each of its triples kept so far (a RowTable,
-// support/RowTable.h; a triple's keys are dropped once it stops searching,
-// since nothing can meet them again). expand() walks the engine's lists
-// twice, on the deriver's threads, each over a range of whole triples with
-// its own key set: the first pass records the level's first [TRUE] of each
-// triple, the second collects the states still worth expanding; the
-// ranges' collections, concatenated, are in the engine's order. select() keeps
-// the first `keep` of each triple by (goal atoms, tie, the engine's order):
-// what a stable sort by (triple, goal atoms, tie) puts first. Every step is
-// that of the numpy search it replaced (python/tests/search_reference.py),
-// which the tests compare it with.
+// (triple, state) each of its triples kept so far, one RowTable
+// (support/RowTable.h) per count of goal atoms g, whose rows are the triple
+// and the g atoms, without the padding that follows them. A key is dropped
+// once nothing can meet it again: its triple stopped searching, or its g
+// atoms no longer fit in the steps left (a state of g atoms is collected
+// only at depths up to maxDepth - g): fb15k-237's whole search peaked at
+// 9.2 GiB with every key kept at full width, 4.6 GiB so (docs/training.md).
+// expand() walks the engine's lists twice, on the deriver's threads, each
+// over a range of whole triples with its own key set: the first pass
+// records the level's first [TRUE] of each triple, the second collects the
+// states still worth expanding; the ranges' collections, concatenated, are
+// in the engine's order. select() keeps the first `keep` of each triple by
+// (goal atoms, tie, the engine's order): what a stable sort by (triple, goal
+// atoms, tie) puts first. Every step is that of the numpy search it replaced
+// (python/tests/search_reference.py), which the tests compare it with.
 //
 //===----------------------------------------------------------------------===//
 #include "proofc/runtime/ProofSearch.h"
@@ -44,9 +48,16 @@ struct Piece {
   int64_t lo = 0, hi = 0;  ///< its triples
   std::vector<Atom> front; ///< the states to expand, grouped by triple
   std::vector<int64_t> frontTriple, frontNode;
-  RowTable visited; ///< the kept states' keys of the triples still searching
+  /// [g]: the keys of the kept states of g goal atoms that can still be
+  /// met (1 + 3 g words: the triple, then the atoms), of the triples still
+  /// searching.
+  std::vector<RowTable> visited;
 
-  explicit Piece(int32_t width) : visited(width, width) {}
+  explicit Piece(int32_t A) {
+    visited.reserve(static_cast<size_t>(A) + 1);
+    for (int32_t g = 0; g <= A; ++g)
+      visited.emplace_back(1 + 3 * g, 1 + 3 * g);
+  }
 };
 
 } // namespace
@@ -86,6 +97,14 @@ struct ProofSearch::Impl {
     std::memcpy(scratch.data() + 1, state, sizeof(Atom) * A);
     return scratch.data();
   }
+
+  /// Whether a state of `atoms` goal atoms kept at level `level` can be
+  /// derived again by a later level: expand() collects a state of depth d
+  /// only when d + atoms <= maxDepth, and the later levels' depths are at
+  /// least level + 1.
+  bool canMeet(int32_t atoms, int32_t level) const {
+    return level + 1 + atoms <= maxDepth;
+  }
 };
 
 namespace {
@@ -122,7 +141,7 @@ ProofSearch::ProofSearch(const StateDeriver &deriver,
   s.proofAction.assign(static_cast<size_t>(N), -1);
   std::vector<int32_t> scratch(static_cast<size_t>(s.width));
   for (int64_t lo = 0; lo < N; lo += s.perPiece) {
-    Piece &p = s.pieces.emplace_back(s.width);
+    Piece &p = s.pieces.emplace_back(s.A);
     p.lo = lo;
     p.hi = std::min(N, lo + s.perPiece);
     for (int64_t i = p.lo; i < p.hi; ++i) {
@@ -133,8 +152,11 @@ ProofSearch::ProofSearch(const StateDeriver &deriver,
       p.front[at] = Atom{c.r, c.h, c.t};
       p.frontTriple.push_back(i);
       p.frontNode.push_back(i);
-      const int32_t *k = s.key(i, p.front.data() + at, scratch);
-      p.visited.insert(k, p.visited.hash(k));
+      if (s.canMeet(/*atoms=*/1, /*level=*/0)) {
+        RowTable &visited = p.visited[1];
+        const int32_t *k = s.key(i, p.front.data() + at, scratch);
+        visited.insert(k, visited.hash(k));
+      }
     }
   }
 }
@@ -211,24 +233,26 @@ int64_t ProofSearch::expand(int64_t index) {
     // triple not proved, within the depth (each step removes at most one
     // goal), kept before by none of the triple's levels, the first of equal
     // ones at this level.
-    lists.forEachStateOf(bounds[w], bounds[w + 1], s.A,
-                         [&](size_t parent, int32_t action, const Atom *state) {
-                           if (state[0].p < 0 || state[0].p >= s.R)
-                             return;
-                           const int64_t t = p.frontTriple[parent];
-                           if (s.proofParent[static_cast<size_t>(t)] >= 0)
-                             return;
-                           const int32_t atoms = stateSize(state, s.A);
-                           if (depth + atoms > s.maxDepth)
-                             return;
-                           const int32_t *k = s.key(t, state, scratch);
-                           const uint64_t h = level.hash(k);
-                           if (p.visited.find(k, h) >= 0 || !level.insert(k, h))
-                             return;
-                           parts[w].push_back(
-                               Collected{static_cast<int64_t>(parent), action,
-                                         atoms, thread, level.size() - 1});
-                         });
+    lists.forEachStateOf(
+        bounds[w], bounds[w + 1], s.A,
+        [&](size_t parent, int32_t action, const Atom *state) {
+          if (state[0].p < 0 || state[0].p >= s.R)
+            return;
+          const int64_t t = p.frontTriple[parent];
+          if (s.proofParent[static_cast<size_t>(t)] >= 0)
+            return;
+          const int32_t atoms = stateSize(state, s.A);
+          if (depth + atoms > s.maxDepth)
+            return;
+          const int32_t *k = s.key(t, state, scratch);
+          const uint64_t h = level.hash(k);
+          const RowTable &kept = p.visited[static_cast<size_t>(atoms)];
+          if ((kept.size() > 0 && kept.find(k, kept.hash(k)) >= 0) ||
+              !level.insert(k, h))
+            return;
+          parts[w].push_back(Collected{static_cast<int64_t>(parent), action,
+                                       atoms, thread, level.size() - 1});
+        });
   };
   std::atomic<bool> abort{false}; // raised on a throw; no range polls it
   runHostWorkers(static_cast<int>(threads), abort, body);
@@ -302,11 +326,20 @@ void ProofSearch::select(int64_t index, const double *ties, int64_t numTies) {
   std::vector<uint8_t> searching(static_cast<size_t>(p.hi - p.lo), 0);
   for (int64_t t : frontTriple)
     searching[static_cast<size_t>(t - p.lo)] = 1;
-  p.visited.retain(
-      [&](const int32_t *k) { return searching[k[0] - p.lo] != 0; });
+  for (int32_t g = 1; g <= s.A; ++g) {
+    RowTable &visited = p.visited[static_cast<size_t>(g)];
+    if (!s.canMeet(g, s.started))
+      visited = RowTable(1 + 3 * g, 1 + 3 * g); // its memory too
+    else
+      visited.retain(
+          [&](const int32_t *k) { return searching[k[0] - p.lo] != 0; });
+  }
   for (const Collected *c : kept) {
-    const RowTable &level = s.levels[static_cast<size_t>(c->part)];
-    p.visited.insert(level.row(c->key), level.hashOf(c->key));
+    if (!s.canMeet(c->atoms, s.started))
+      continue;
+    RowTable &visited = p.visited[static_cast<size_t>(c->atoms)];
+    const int32_t *k = s.levels[static_cast<size_t>(c->part)].row(c->key);
+    visited.insert(k, visited.hash(k));
   }
   p.front = std::move(front);
   p.frontTriple = std::move(frontTriple);
