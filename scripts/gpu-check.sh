@@ -14,6 +14,11 @@ out=${OUT:-$root/.out}
 build=${PROOFC_GPU_BUILD_DIR:-$root/build-gpu-device}
 filter=${1:-'*Gpu*:ProofcRun*:Bundle*:KernelCache*:*Compiled*'}
 mkdir -p "$out"
+# The folders the call carried packed (.carry), unpacked before the bundles
+# are looked for below: gpu-build.sh unpacks them too, but later, and the
+# first gpu-check on a fresh machine after c6c2852 found no .gpudata here and
+# skipped every compiled bundle's test (2026-12-05's call A).
+"$root/scripts/unpack-carry.sh" || exit 1
 export PROOFC_SHARED_DIR=${PROOFC_SHARED_DIR:-$root/.gpudata}
 # The compiler's bundles that test/compiled-bundles.txt lists
 # (prepare-gpu-run.sh compiles them here): the generated step policy kernels
