@@ -18,7 +18,7 @@
 # carries [".carry"].
 # Usage: bench/prepare.sh
 # Environment: PROOFC_BUILD_DIR (default build/; needs bin/proofc),
-# PROOFC_SHARED_DIR (default ../shared), BENCH_BATCHES (default "256 1024 4096 8192 12288"),
+# PROOFC_SHARED_DIR (default ../shared), BENCH_BATCHES (default "256 1024 4096 8192 12288 14336"),
 # BENCH_LARGE (default fb15k-237).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +26,7 @@ shared=${PROOFC_SHARED_DIR:-$root/../shared}
 build=${PROOFC_BUILD_DIR:-$root/build}
 proofc=$build/bin/proofc
 dest=$root/.gpudata
-batches=(${BENCH_BATCHES:-256 1024 4096 8192 12288})
+batches=(${BENCH_BATCHES:-256 1024 4096 8192 12288 14336})
 large=${BENCH_LARGE:-fb15k-237}
 program=$root/examples/v10.mlir
 

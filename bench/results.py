@@ -80,6 +80,30 @@ def fastest(rows: List[Dict], impls: List[str], workload: str) -> Optional[Dict]
     return min(ran, key=lambda r: r["wall_s"]) if ran else None
 
 
+def fastest_at_edge(rows: List[Dict], impl: str, workload: str) -> Optional[str]:
+    """A note when `impl`'s fastest B on `workload` was not bracketed: it is
+    the only B that ran, or the smallest or the largest of those that ran,
+    so its own fastest B may lie beyond them (None when it was bracketed or
+    nothing ran). A headline ratio against such a row is a bound, not a
+    measurement: the cond-free torch port was fastest at 4096 on the H200s
+    and at 2048 on an H100 (bench/RESULTS.md, 2026-12-05)."""
+    ran = sorted(r["B"] for r in rows if r["impl"] == impl and r["workload"] == workload
+                 and r.get("status") == "ok" and r.get("wall_s"))
+    best = fastest(rows, [impl], workload)
+    if best is None:
+        return None
+    if len(ran) == 1:
+        where = "the only B it ran"
+    elif best["B"] == ran[0]:
+        where = "the smallest B it ran"
+    elif best["B"] == ran[-1]:
+        where = "the largest B it ran"
+    else:
+        return None
+    return (f"{impl} on {workload} is fastest at B={best['B']}, {where}: its own fastest B "
+            f"may lie beyond those run, so a ratio against it is a bound (run more B)")
+
+
 def _label(row: Optional[Dict]) -> Optional[str]:
     return f"{row['impl']} {row['workload']} B={row['B']}" if row else None
 

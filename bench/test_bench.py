@@ -67,6 +67,25 @@ class RatioTest(unittest.TestCase):
         self.assertEqual((row["impl"], row["B"]), ("torch-nocond", 4096))
         self.assertIsNone(R.fastest(rows, ["torch-eager"], "v10"))
 
+    def test_a_fastest_B_that_was_not_bracketed_gets_a_note(self):
+        def note(*walls, failed=()):
+            rows = [_row("torch-nocond", b=b, wall_s=w) for b, w in walls]
+            rows += [_row("torch-nocond", b=b, status="failed", wall_s=0.001) for b in failed]
+            rows.append(_row("torch-nocond", "large", 1024, wall_s=0.0001))
+            return R.fastest_at_edge(rows, "torch-nocond", "v10")
+        # 2026-12-05 on an H100 (bench/results/2026-12-05b-h100-bench): call A
+        # ran the port at 4096 alone, call B at 2048, 4096 and 8192 (fastest
+        # at 2048), call D at 1024 and 2048 (fastest at 2048, bracketed by
+        # call B's 4096 only across calls).
+        self.assertIn("the only B it ran", note((4096, 0.207)))
+        self.assertIn("the smallest B it ran", note((2048, 0.188), (4096, 0.201), (8192, 0.221)))
+        self.assertIn("B=2048", note((2048, 0.188), (4096, 0.201), (8192, 0.221)))
+        self.assertIn("the largest B it ran", note((1024, 0.198), (2048, 0.193)))
+        self.assertIsNone(note((1024, 0.198), (2048, 0.193), (4096, 0.201)))
+        # A failed run brackets nothing; another workload's rows do not count.
+        self.assertIn("the only B it ran", note((4096, 0.201), failed=(8192,)))
+        self.assertIsNone(R.fastest_at_edge([], "torch-nocond", "v10"))
+
     def test_ratios_at_each_torch_B_and_each_side_at_its_fastest(self):
         with tempfile.TemporaryDirectory() as d:
             args = B.parse_args(["--torch-variants", "nocond", "--torch-batches", "256,4096",
@@ -87,6 +106,9 @@ class RatioTest(unittest.TestCase):
         pairs = {(a["a"], a["b"]) for a in bench.agreement}
         self.assertIn(("proofc v10 B=4096", "torch-nocond v10 B=4096"), pairs)
         self.assertIn(("proofc v10 B=256", "proofc v10 B=4096"), pairs)
+        # Both sides fastest at the largest B run: the headline is a bound.
+        self.assertEqual([n.split(" is fastest")[0] for n in bench.notes
+                          if "is fastest at" in n], ["torch-nocond on v10", "proofc on v10"])
 
 
     def test_checks_refer_to_a_B_proofc_ran_when_the_ports_is_not_among_them(self):
