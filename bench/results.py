@@ -72,11 +72,16 @@ def ratio_entry(name: str, workload: str, B: int, numerator: Optional[Dict],
             "numerator_wall_s": a, "denominator_wall_s": b, "ratio": value}
 
 
+def _ran(rows: List[Dict], impls: List[str], workload: str) -> List[Dict]:
+    """The rows of `impls` on `workload` that ran (status ok, a wall time)."""
+    return [r for r in rows if r["impl"] in impls and r["workload"] == workload
+            and r.get("status") == "ok" and r.get("wall_s")]
+
+
 def fastest(rows: List[Dict], impls: List[str], workload: str) -> Optional[Dict]:
     """The row of `impls` on `workload` with the least wall time among those
     that ran (None when none did)."""
-    ran = [r for r in rows if r["impl"] in impls and r["workload"] == workload
-           and r.get("status") == "ok" and r.get("wall_s")]
+    ran = _ran(rows, impls, workload)
     return min(ran, key=lambda r: r["wall_s"]) if ran else None
 
 
@@ -87,16 +92,16 @@ def fastest_at_edge(rows: List[Dict], impl: str, workload: str) -> Optional[str]
     nothing ran). A headline ratio against such a row is a bound, not a
     measurement: the cond-free torch port was fastest at 4096 on the H200s
     and at 2048 on an H100 (bench/RESULTS.md, 2026-12-05)."""
-    ran = sorted(r["B"] for r in rows if r["impl"] == impl and r["workload"] == workload
-                 and r.get("status") == "ok" and r.get("wall_s"))
-    best = fastest(rows, [impl], workload)
-    if best is None:
+    ran = _ran(rows, [impl], workload)
+    if not ran:
         return None
-    if len(ran) == 1:
+    best = min(ran, key=lambda r: r["wall_s"])
+    batches = sorted(r["B"] for r in ran)
+    if len(batches) == 1:
         where = "the only B it ran"
-    elif best["B"] == ran[0]:
+    elif best["B"] == batches[0]:
         where = "the smallest B it ran"
-    elif best["B"] == ran[-1]:
+    elif best["B"] == batches[-1]:
         where = "the largest B it ran"
     else:
         return None
