@@ -28,6 +28,14 @@
 #error "advance.cu: compile with -DPROOFC_S=<max derived states>"
 #endif
 
+/// The memo hits one advance takes before the slot pauses its walk
+/// (advanceSlot; only where slots may wait, PROOFC_MEMO_WAITS > 0). 8 was
+/// the fastest of 2-16 on V10 (docs/performance.md, row 56); the kernel
+/// tests set 1 so that every walk pauses.
+#ifndef PROOFC_MEMO_WALK_HITS
+#define PROOFC_MEMO_WALK_HITS 8
+#endif
+
 namespace proofc_step {
 
 constexpr int A = PROOFC_A;
@@ -261,6 +269,13 @@ struct WarpWalk {
 /// waiting would hold the block. With `mayWait` false a slot does not wait
 /// this step (the step before the tail hand-off, step.cu): a slot that
 /// waited resumes at its state's lookup and computes the step itself.
+///
+/// With waits, a walk also pauses after PROOFC_MEMO_WALK_HITS hits: the
+/// slot waits a step at the state it reached (memoClaims[b] = -1, counted
+/// as one of that state's waits) and resumes the walk at its next advance.
+/// A launch lasts as long as its slowest slot, and in V10's full steps that
+/// was a walk of 15-19 hits (~55 k cycles); the steps the slot takes, and
+/// so every outcome, are the same, only spread over more launches.
 template <typename Walk>
 __device__ __forceinline__ int advanceSlot(
     Walk &walk, int b, const int *pool, int N, int D, int R,
@@ -302,6 +317,7 @@ __device__ __forceinline__ int advanceSlot(
   const int cand0 = c;
   int active = 1;
   int waited = 0; // memoClaims[b]'s wait count when the slot waits now
+  int hits = 0;   // the memo's steps this advance has taken
   for (;;) {
     if (apply) {
       if (record && walk.leader())
@@ -330,6 +346,13 @@ __device__ __forceinline__ int advanceSlot(
         break;
       }
       waits = 0; // a new state: its own waits
+      // A long walk pauses: the slot waits a step, as for a pending step,
+      // and its next advance resumes at this state's lookup.
+      if (kMaxWaits > 0 && mayWait && hits >= PROOFC_MEMO_WALK_HITS) {
+        waited = 1;
+        claim = 0;
+        break;
+      }
     }
     apply = true;
     const proofc_memo::Key key = walk.key(h, r, t);
@@ -341,6 +364,7 @@ __device__ __forceinline__ int advanceSlot(
       break;
     }
     walk.take(next);
+    ++hits;
   }
   walk.store(state, b);
   if (walk.leader()) {

@@ -31,7 +31,12 @@
 // hand-off (PROOFC_TAIL_HANDOFF), its loop's end checked against the
 // contract the tail kernel relies on and the tail emulated after it
 // (EmulatedPlan::runTail); only the fused cases of EmulatedPlanVsHost.
-#if defined(PROOFC_PLAN_NO_WAITS) || defined(PROOFC_PLAN_HANDOFF)
+// EmulatedPlanWalkCapTest.cpp compiles it with PROOFC_PLAN_WALK_CAP: the
+// waits of auto, and every memo walk paused after one hit
+// (PROOFC_MEMO_WALK_HITS, advance.cu; 8 as built), its suites named with
+// WalkCap.
+#if defined(PROOFC_PLAN_NO_WAITS) || defined(PROOFC_PLAN_HANDOFF) ||           \
+    defined(PROOFC_PLAN_WALK_CAP)
 #define PLAN_RENAMED 1
 #endif
 #ifdef PROOFC_PLAN_HANDOFF
@@ -43,6 +48,11 @@
 #define PROOFC_MEMO_WAITS 0
 #define PLAN_ENTRY(name) name##_nowaits
 #define PLAN_TEST(name) name##NoWaits
+#elif defined(PROOFC_PLAN_WALK_CAP)
+#define PROOFC_MEMO_WAITS 2
+#define PROOFC_MEMO_WALK_HITS 1
+#define PLAN_ENTRY(name) name##_walkcap
+#define PLAN_TEST(name) name##WalkCap
 #endif
 #ifdef PLAN_RENAMED
 #define cudaGraphSetConditional PLAN_ENTRY(cudaGraphSetConditional)
