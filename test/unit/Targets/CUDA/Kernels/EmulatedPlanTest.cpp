@@ -218,10 +218,23 @@ public:
 
   int64_t run() {
     runNodes(bundle_.plan.schedule.setup);
+    // A run ends within this many steps: each candidate takes at most D
+    // steps, each computed step waits at most PROOFC_MEMO_WAITS and each
+    // memo hit pauses at most once (advance.cu). A kernel that stops
+    // making progress (a pause that never resumes its walk) fails here
+    // instead of looping until ctest's timeout.
+    const int64_t bound = binding_.symbols().at("N") *
+                              binding_.symbols().at("D") *
+                              (2 + PROOFC_MEMO_WAITS) +
+                          2;
     int64_t steps = 0;
     while (flag(bundle_.plan.schedule.loopFlag)) {
       runNodes(bundle_.plan.schedule.step);
-      ++steps;
+      if (++steps > bound) {
+        ADD_FAILURE() << "the plan ran " << steps
+                      << " steps, more than any run can take";
+        break;
+      }
     }
 #ifdef PROOFC_PLAN_HANDOFF
     runTail();
@@ -796,11 +809,11 @@ PLAN_GTEST(TEST, PLAN_TEST(EmulatedPlanCancel),
     plan.setup();
     ASSERT_TRUE(plan.step());
     plan.poke(binding.bufferIndex("next_cand"), 0, static_cast<uint32_t>(n));
-    int64_t after = 0;
-    while (plan.step())
-      ++after;
     const int64_t bound =
         fused ? (1 + PROOFC_MEMO_WAITS) * program.shape.D : program.shape.D;
+    int64_t after = 0;
+    while (after <= bound && plan.step())
+      ++after;
     EXPECT_LE(after, bound) << "the slots in flight took too long";
     const std::vector<int32_t> status =
         plan.readAll<int32_t>(binding.outStatus());
