@@ -24,6 +24,9 @@
 #   call_whole_split LABEL BUNDLE [VAR=VALUE...]  # fb15k-237's whole split
 #   call_same_results LABEL...        # their results against the first's
 #   call_pack_whole_splits NAME LABEL...  # their reports into $OUT/NAME.tar.gz
+#   call_variant_rounds BASE DIR VARIANT...  # a bundle's variants against it
+#   call_gpu_check                    # scripts/gpu-check.sh
+#   call_headline ARG...              # bench/run.sh ARG...
 #   python3 bench/proto/session_compare.py $OUT TAG...  # "new TAG" vs "old TAG"
 #   python3 bench/proto/timeline_runs.py TIMELINE.csv LABEL [--launches]
 #
@@ -321,4 +324,68 @@ call_pack_whole_splits() {
   for label in "$@"; do rm -f "$OUT/$label"/scale-out/*.tsv; done
   tar -czf "$OUT/$name.tar.gz" -C "$OUT" "$@" 2>/dev/null
   (cd "$OUT" && rm -rf "$@")
+}
+
+# call_variant_rounds BASE VARIANT_DIR VARIANT...: a bundle's variants
+# (VARIANT_DIR/VARIANT.pcb, made here from BASE) measured against BASE:
+# call_start, each variant's V10 outcomes against BASE's, the session
+# bench's run medians of BASE ("base rN") and every variant ("VARIANT rN"),
+# three rounds interleaved, then CUPTI timelines of each
+# (bench/proto/timeline_runs.py --launches), the session benches' JSON and
+# timelines packed as $OUT/sb.tar.gz. The calls of 2026-12-05d and
+# 2026-12-05e repeated this.
+call_variant_rounds() {
+  local base=$1 dir=$2 v b round
+  shift 2
+  call_start proofc-run proofc-session-bench || return 1
+  call_reference "$base"
+  for v in "$@"; do call_outcomes "$v" "$dir/$v.pcb"; done
+  echo "checked at $(($(date +%s) - t0)) s"
+  local S=$N/bin/proofc-session-bench
+  for round in 1 2 3; do
+    call_session_median "$S" "$base" "base r$round"
+    for v in "$@"; do call_session_median "$S" "$dir/$v.pcb" "$v r$round"; done
+  done
+  echo "measured at $(($(date +%s) - t0)) s"
+  call_timeline_lib /tmp/kt.so
+  for v in base "$@"; do
+    b=$dir/$v.pcb
+    [ "$v" = base ] && b=$base
+    CUDA_INJECTION64_PATH=/tmp/kt.so PROOFC_TIMELINE_OUT=/tmp/tl-$v.csv \
+      timeout 60 "$S" "$b" --data .gpudata/data/kinship \
+      --weights .gpudata/weights/kinship.safetensors --calls 3 \
+      > /dev/null 2>&1 || echo "traced $v failed"
+    python3 bench/proto/timeline_runs.py /tmp/tl-$v.csv "$v" --launches 2>&1 | tail -3
+  done
+  mkdir -p /tmp/keep
+  rm -f /tmp/keep/*
+  mv "$OUT"/sb-*.json /tmp/tl-*.csv /tmp/keep/ 2>/dev/null
+  tar -czf "$OUT/sb.tar.gz" -C /tmp/keep . 2>/dev/null
+  echo "all $(($(date +%s) - t0)) s"
+}
+
+# call_gpu_check: scripts/gpu-check.sh on this tree (its logs in
+# /tmp/chk/check), the GPU's name into $OUT/gpu.txt, its exit status and
+# the lines that say what passed. The gpu-check calls since 2026-12-05
+# repeated this.
+call_gpu_check() {
+  call_env
+  nvidia-smi -L | tee "$OUT/gpu.txt"
+  t0=$(date +%s)
+  local R=/tmp/chk
+  rm -rf $R
+  mkdir -p $R
+  OUT=$R/check JOBS=16 timeout 540 scripts/gpu-check.sh > $R/gpu-check.txt 2>&1
+  echo "gpu-check rc=$? at $(($(date +%s) - t0)) s"
+  grep -E "PASSED|SKIPPED|FAILED|gpu-check|cupti" $R/gpu-check.txt | head -30
+}
+
+# call_headline ARG...: bench/run.sh with ARGs (the issue's ratio: V10
+# against the torch port), the GPU's name into $OUT/gpu.txt, its tables.
+call_headline() {
+  call_env
+  nvidia-smi -L | tee "$OUT/gpu.txt"
+  t0=$(date +%s)
+  bash bench/run.sh "$@" 2>&1 | tail -26
+  echo "all $(($(date +%s) - t0)) s"
 }

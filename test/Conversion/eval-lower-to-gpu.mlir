@@ -81,14 +81,15 @@
 // CHECK-NEXT:     %[[NB2:[a-zA-Z0-9_]+]] = arith.constant 5 : index
 // CHECK-NEXT:     %[[PART:[a-zA-Z0-9_]+]] = arith.divui %[[BID]], %[[NB2]] : index
 // A warp with rows in the list encodes them: the 3A words of the parent or
-// of a child (8-byte loads from the selected row), then 16-byte table rows
+// of a child (8-byte loads from the selected row, first to leave the L1:
+// a row is its tile's alone), then 16-byte table rows
 // read under a predicate, no branch (a padding atom reads no predicate
 // row, TRUE/FALSE and padding no argument rows: zeros); an atom's argument
 // rows and the atom itself are scaled by 1 or 0 (TRUE/FALSE, padding)
 // instead of selected, relu'd and summed by fma.
 // CHECK:          scf.if %{{.*}} -> ({{(f32, ){15}f32}}) {
 // CHECK:            arith.select %{{.*}}, %{{.*}}, %{{.*}} : i64
-// CHECK-COUNT-3:    llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xi32>
+// CHECK-COUNT-3:    llvm.inline_asm "ld.global.L1::evict_first.v2.b32 {$0, $1}, [$2];", "=r,=r,l" %{{.*}} : (i64) -> !llvm.struct<(i32, i32)>
 // CHECK-NOT:        scf.if
 // CHECK:            %[[IS_ATOM:[a-zA-Z0-9_]+]] = arith.cmpi sge, %[[P:[a-zA-Z0-9_]+]], %{{.*}} : i32
 // CHECK-NEXT:       %[[HAS_ARGS:[a-zA-Z0-9_]+]] = arith.cmpi ult, %[[P]], %{{.*}} : i32

@@ -38,6 +38,6 @@ for name, (launch, dyn) in VARIANTS.items():
     (l,) = [x for x in bundle["plan"]["launches"] if x["name"] == launch]
     assert l["shared_bytes"] == 0, l["shared_bytes"]
     l["shared_bytes"] = dyn
-    with open(f"{folder}/v10-b12288-{name}.pcb", "w") as f:
+    with open(f"{folder}/{name}.pcb", "w") as f:
         json.dump(bundle, f)
     print(name, launch, dyn, "bytes:", min(32, blocks(launch, dyn)), "blocks an SM by shared memory")

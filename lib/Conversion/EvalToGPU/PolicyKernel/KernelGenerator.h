@@ -108,8 +108,9 @@ private:
 
   /// `n` i32 words of a state row at byte address `addr` (8-byte aligned
   /// when n is even: state rows are 12 * A bytes apart), two per load where
-  /// they can be; global memory, or (persistent) the derive's shared
-  /// memory (stateSpace).
+  /// they can be; global memory (with L1::evict_first: a row is read by
+  /// its tile alone), or (persistent) the derive's shared memory
+  /// (stateSpace).
   SmallVector<Value> loadWords(Value addr, int64_t n);
 
   /// Writes this thread's F features to the workgroup row at `rowAddr`.

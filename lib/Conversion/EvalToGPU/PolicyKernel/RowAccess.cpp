@@ -5,7 +5,8 @@
 // (column col0 = (lane % Q) * F): V-wide loads, in bounds without selects
 // where the row's threads cover the width, also under a predicate (zeros
 // where it is false); the state rows' i32 words two
-// at a time; the sum over a row's Q threads.
+// at a time (from global memory, first to leave the L1); the sum over a
+// row's Q threads.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelGenerator.h"
@@ -27,6 +28,20 @@ constexpr const char *kPredicatedColumnsLoad =
     "mov.f32 $2, 0f00000000; mov.f32 $3, 0f00000000; "
     "@p ld.global.nc.v4.f32 {$0, $1, $2, $3}, [$4]; }";
 constexpr const char *kPredicatedColumnsConstraints = "=&f,=&f,=&f,=&f,l,r";
+
+// A state row's words from global memory, first to leave the L1: the step
+// form reads each row once (its tile), while the atom layer's rows and the
+// fragments beside them are read again by the next tiles. Measured on an
+// H100 (docs/performance.md row 57): the policy's launches 1.4 % shorter;
+// the atom rows themselves under L1::evict_first or L1::no_allocate were
+// slower. Without side effects, as above: no launch of the step writes the
+// rows the policy reads.
+constexpr const char *kStreamedWordPairLoad =
+    "ld.global.L1::evict_first.v2.b32 {$0, $1}, [$2];";
+constexpr const char *kStreamedWordPairConstraints = "=r,=r,l";
+constexpr const char *kStreamedWordLoad =
+    "ld.global.L1::evict_first.b32 $0, [$1];";
+constexpr const char *kStreamedWordConstraints = "=r,l";
 } // namespace
 
 Value KernelGenerator::rowSum(Value v) {
@@ -116,7 +131,31 @@ SmallVector<Value> KernelGenerator::loadWords(Value addr, int64_t n) {
   auto vec2 = VectorType::get({2}, i32);
   bool pairs = n % 2 == 0;
   SmallVector<Value> words;
+  auto streamed = [&](Value at, int64_t count) {
+    const bool two = count == 2;
+    Type result = two ? Type(LLVM::LLVMStructType::getLiteral(
+                            b.getContext(), SmallVector<Type>(2, i32)))
+                      : Type(i32);
+    Value loaded =
+        LLVM::InlineAsmOp::create(
+            b, result, ValueRange{at},
+            two ? kStreamedWordPairLoad : kStreamedWordLoad,
+            two ? kStreamedWordPairConstraints : kStreamedWordConstraints,
+            /*has_side_effects=*/false, /*is_align_stack=*/false,
+            LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+            ArrayAttr())
+            .getResult(0);
+    if (!two)
+      words.push_back(loaded);
+    else
+      for (int64_t e = 0; e < 2; ++e)
+        words.push_back(LLVM::ExtractValueOp::create(b, loaded, e));
+  };
   for (int64_t i = 0; i < n; i += pairs ? 2 : 1) {
+    if (stateSpace() == globalPtr) {
+      streamed(addI(addr, cI64(4 * i)), pairs ? 2 : 1);
+      continue;
+    }
     Value ptr =
         LLVM::IntToPtrOp::create(b, stateSpace(), addI(addr, cI64(4 * i)));
     if (pairs) {
