@@ -34,8 +34,8 @@ constexpr const char *kPredicatedColumnsConstraints = "=&f,=&f,=&f,=&f,l,r";
 // fragments beside them are read again by the next tiles. Measured on an
 // H100 (docs/performance.md row 57): the policy's launches 1.4 % shorter;
 // the atom rows themselves under L1::evict_first or L1::no_allocate were
-// slower. Without side effects, as above: no launch of the step writes the
-// rows the policy reads.
+// slower. Without side effects, as above: no block of the policy's launch
+// writes the rows it reads (the advance-engine, another launch, does).
 constexpr const char *kStreamedWordPairLoad =
     "ld.global.L1::evict_first.v2.b32 {$0, $1}, [$2];";
 constexpr const char *kStreamedWordPairConstraints = "=r,=r,l";
