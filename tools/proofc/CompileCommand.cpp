@@ -53,8 +53,8 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
       ->capture_default_str();
   compile
       ->add_option("--ptx-features", c.lower.features,
-                   "NVVM target features (PTX ISA version)")
-      ->capture_default_str();
+                   "NVVM target features, e.g. +ptx87: the PTX ISA version")
+      ->default_str("+ptx86, or the first PTX ISA that knows --chip");
   compile
       ->add_option("--libdevice", c.lower.libdevice,
                    "libdevice.10.bc to link (default: the configured CUDA "

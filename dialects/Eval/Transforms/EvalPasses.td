@@ -150,8 +150,10 @@ def EvalLowerToGpuPass : Pass<"eval-lower-to-gpu", "::mlir::ModuleOp"> {
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "The NVVM target chip">,
-    Option<"features", "features", "std::string", /*default=*/"\"+ptx86\"",
-           "The NVVM target features (PTX version)">,
+    Option<"features", "features", "std::string", /*default=*/"\"\"",
+           "The NVVM target features, e.g. +ptx87 (empty: PTX ISA 8.6, or "
+           "the chip's first where that is later; an older one than the "
+           "chip's is refused)">,
     Option<"libdevice", "libdevice", "std::string", /*default=*/"\"\"",
            "libdevice.10.bc to link (empty: the configured CUDA toolkit's)">,
     Option<"groups", "groups", "int64_t", /*default=*/"-1",

@@ -82,6 +82,8 @@ struct EvalLowerToGpuPass
                          << known << ")";
       return signalPassFailure();
     }
+    if (failed(resolveFeatures(module)))
+      return signalPassFailure();
     auto programs = llvm::to_vector(module.getOps<ProgramOp>());
     for (ProgramOp program : programs) {
       if (!program.getBody().front().getOps<LaunchLoopOp>().empty())
@@ -189,6 +191,38 @@ struct EvalLowerToGpuPass
     return o;
   }
 
+  /// The target features: the option's, or the chip's default
+  /// (ChipLimits.h); a PTX ISA older than the chip's first is refused here,
+  /// where LLVM's NVPTX backend would abort the process.
+  LogicalResult resolveFeatures(ModuleOp module) {
+    const proofc::ChipLimits &limits = *proofc::findChipLimits(chip);
+    if (features.empty()) {
+      targetFeatures = proofc::defaultPtxFeatures(limits);
+      return success();
+    }
+    targetFeatures = features;
+    StringRef rest = features;
+    while (!rest.empty()) {
+      auto [feature, tail] = rest.split(',');
+      rest = tail;
+      unsigned version = 0;
+      if (!feature.consume_front("+ptx") || feature.getAsInteger(10, version))
+        continue;
+      if (version < limits.minPtx) {
+        module.emitError() << "eval-lower-to-gpu: features '" << features
+                           << "' ask for PTX ISA " << version / 10 << "."
+                           << version % 10 << ", older than chip " << chip
+                           << " needs (" << limits.minPtx / 10 << "."
+                           << limits.minPtx % 10 << ": +ptx" << limits.minPtx
+                           << " or later)";
+        return failure();
+      }
+    }
+    return success();
+  }
+
+  std::string targetFeatures;
+
   gpu::GPUModuleOp createGpuModule(ModuleOp module, ProgramOp program) {
     MLIRContext *ctx = module.getContext();
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
@@ -200,7 +234,7 @@ struct EvalLowerToGpuPass
         libdevice.empty() ? defaultLibdevicePath() : std::string(libdevice);
     OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
     auto target = NVVM::NVVMTargetAttr::get(
-        ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, features,
+        ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, targetFeatures,
         /*targetFlags=*/nullptr, builder.getStrArrayAttr({link}));
     return gpu::GPUModuleOp::create(builder, program.getLoc(), name,
                                     builder.getArrayAttr({target}));
