@@ -193,7 +193,7 @@ struct EvalLowerToGpuPass
 
   /// The target features: the option's, or the chip's default
   /// (ChipLimits.h); a PTX ISA older than the chip's first is refused here,
-  /// where LLVM's NVPTX backend would abort the process.
+  /// where LLVM's NVPTX backend would end the process ("LLVM ERROR").
   LogicalResult resolveFeatures(ModuleOp module) {
     const proofc::ChipLimits &limits = *proofc::findChipLimits(chip);
     if (features.empty()) {
