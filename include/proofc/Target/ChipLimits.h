@@ -56,11 +56,16 @@ inline llvm::ArrayRef<ChipLimits> knownChips() {
 }
 
 /// The PTX ISA the lowering targets unless told (`--ptx-features`): 8.6, or
-/// the chip's first where that is later (sm_120's 8.7), as NVVM's
-/// "+ptxNN" feature.
+/// the chip's first where that is later (sm_120's 8.7); x 10, as minPtx.
 inline constexpr int64_t kDefaultPtx = 86;
-inline std::string defaultPtxFeatures(const ChipLimits &c) {
-  return "+ptx" + std::to_string(std::max(kDefaultPtx, c.minPtx));
+inline int64_t defaultPtx(const ChipLimits &c) {
+  return std::max(kDefaultPtx, c.minPtx);
+}
+
+/// NVVM's target feature for PTX ISA `version` (x 10): "+ptx87".
+inline constexpr llvm::StringLiteral kPtxFeaturePrefix = "+ptx";
+inline std::string ptxFeature(int64_t version) {
+  return kPtxFeaturePrefix.str() + std::to_string(version);
 }
 
 /// The limits of `chip`, or null for a chip not in the table.

@@ -82,7 +82,8 @@ struct EvalLowerToGpuPass
                          << known << ")";
       return signalPassFailure();
     }
-    if (failed(resolveFeatures(module)))
+    FailureOr<std::string> nvvmFeatures = targetFeatures(module);
+    if (failed(nvvmFeatures))
       return signalPassFailure();
     auto programs = llvm::to_vector(module.getOps<ProgramOp>());
     for (ProgramOp program : programs) {
@@ -91,7 +92,8 @@ struct EvalLowerToGpuPass
       FailureOr<EvalLowerToGpuPassOptions> opts = resolveOptions(program);
       if (failed(opts))
         return signalPassFailure();
-      gpu::GPUModuleOp gpuModule = createGpuModule(module, program);
+      gpu::GPUModuleOp gpuModule =
+          createGpuModule(module, program, *nvvmFeatures);
       lowering::ProgramLowering lowering(program, gpuModule, *opts);
       if (failed(lowering.run()))
         return signalPassFailure();
@@ -194,36 +196,32 @@ struct EvalLowerToGpuPass
   /// The target features: the option's, or the chip's default
   /// (ChipLimits.h); a PTX ISA older than the chip's first is refused here,
   /// where LLVM's NVPTX backend would end the process ("LLVM ERROR").
-  LogicalResult resolveFeatures(ModuleOp module) {
+  FailureOr<std::string> targetFeatures(ModuleOp module) {
     const proofc::ChipLimits &limits = *proofc::findChipLimits(chip);
-    if (features.empty()) {
-      targetFeatures = proofc::defaultPtxFeatures(limits);
-      return success();
-    }
-    targetFeatures = features;
-    StringRef rest = features;
-    while (!rest.empty()) {
+    if (features.empty())
+      return proofc::ptxFeature(proofc::defaultPtx(limits));
+    auto isa = [](int64_t v) {
+      return std::to_string(v / 10) + "." + std::to_string(v % 10);
+    };
+    for (StringRef rest = features; !rest.empty();) {
       auto [feature, tail] = rest.split(',');
       rest = tail;
-      unsigned version = 0;
-      if (!feature.consume_front("+ptx") || feature.getAsInteger(10, version))
+      int64_t version = 0;
+      if (!feature.consume_front(proofc::kPtxFeaturePrefix) ||
+          feature.getAsInteger(10, version) || version >= limits.minPtx)
         continue;
-      if (version < limits.minPtx) {
-        module.emitError() << "eval-lower-to-gpu: features '" << features
-                           << "' ask for PTX ISA " << version / 10 << "."
-                           << version % 10 << ", older than chip " << chip
-                           << " needs (" << limits.minPtx / 10 << "."
-                           << limits.minPtx % 10 << ": +ptx" << limits.minPtx
-                           << " or later)";
-        return failure();
-      }
+      module.emitError() << "eval-lower-to-gpu: features '" << features
+                         << "' ask for PTX ISA " << isa(version)
+                         << ", older than chip " << chip << " needs ("
+                         << isa(limits.minPtx) << ": "
+                         << proofc::ptxFeature(limits.minPtx) << " or later)";
+      return failure();
     }
-    return success();
+    return std::string(features);
   }
 
-  std::string targetFeatures;
-
-  gpu::GPUModuleOp createGpuModule(ModuleOp module, ProgramOp program) {
+  gpu::GPUModuleOp createGpuModule(ModuleOp module, ProgramOp program,
+                                   StringRef nvvmFeatures) {
     MLIRContext *ctx = module.getContext();
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(ctx));
@@ -234,7 +232,7 @@ struct EvalLowerToGpuPass
         libdevice.empty() ? defaultLibdevicePath() : std::string(libdevice);
     OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
     auto target = NVVM::NVVMTargetAttr::get(
-        ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, targetFeatures,
+        ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, nvvmFeatures,
         /*targetFlags=*/nullptr, builder.getStrArrayAttr({link}));
     return gpu::GPUModuleOp::create(builder, program.getLoc(), name,
                                     builder.getArrayAttr({target}));

@@ -6,8 +6,5 @@
 # 2048 and 4096.
 set -uo pipefail
 source bench/proto/call_lib.sh
-call_env
-nvidia-smi -L | tee $OUT/gpu.txt
-t0=$(date +%s)
-bash bench/run.sh --no-large --no-memo-off --batches 4096,8192,12288,14336 --torch-batches 1024,2048,4096 --torch-variants nocond --repeats 5 2>&1 | tail -26
-echo "all $(( $(date +%s) - t0 )) s"
+call_headline --no-large --no-memo-off --batches 4096,8192,12288,14336 \
+  --torch-batches 1024,2048,4096 --torch-variants nocond --repeats 5

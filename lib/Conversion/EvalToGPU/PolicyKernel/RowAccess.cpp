@@ -128,43 +128,41 @@ SmallVector<Value> KernelGenerator::loadColumnsIf(Value pred, Value addr) {
 }
 
 SmallVector<Value> KernelGenerator::loadWords(Value addr, int64_t n) {
-  auto vec2 = VectorType::get({2}, i32);
-  bool pairs = n % 2 == 0;
+  // Two words a load where the row allows (n even), else one: from global
+  // memory by the streamed loads above (a struct of the two), from the
+  // persistent kernel's shared memory by plain loads (a vector).
+  const int64_t per = n % 2 == 0 ? 2 : 1;
+  const bool global = stateSpace() == globalPtr;
+  Type type = per == 1 ? Type(i32)
+              : global ? Type(LLVM::LLVMStructType::getLiteral(
+                             b.getContext(), SmallVector<Type>(2, i32)))
+                       : Type(VectorType::get({2}, i32));
   SmallVector<Value> words;
-  auto streamed = [&](Value at, int64_t count) {
-    const bool two = count == 2;
-    Type result = two ? Type(LLVM::LLVMStructType::getLiteral(
-                            b.getContext(), SmallVector<Type>(2, i32)))
-                      : Type(i32);
+  for (int64_t i = 0; i < n; i += per) {
+    Value at = addI(addr, cI64(4 * i));
     Value loaded =
-        LLVM::InlineAsmOp::create(
-            b, result, ValueRange{at},
-            two ? kStreamedWordPairLoad : kStreamedWordLoad,
-            two ? kStreamedWordPairConstraints : kStreamedWordConstraints,
-            /*has_side_effects=*/false, /*is_align_stack=*/false,
-            LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-            ArrayAttr())
-            .getResult(0);
-    if (!two)
+        global
+            ? LLVM::InlineAsmOp::create(
+                  b, type, ValueRange{at},
+                  per == 2 ? kStreamedWordPairLoad : kStreamedWordLoad,
+                  per == 2 ? kStreamedWordPairConstraints
+                           : kStreamedWordConstraints,
+                  /*has_side_effects=*/false, /*is_align_stack=*/false,
+                  LLVM::tailcallkind::TailCallKind::None,
+                  LLVM::AsmDialectAttr(), ArrayAttr())
+                  .getResult(0)
+            : LLVM::LoadOp::create(b, type,
+                                   LLVM::IntToPtrOp::create(b, sharedPtr, at),
+                                   /*alignment=*/4 * per)
+                  .getResult();
+    if (per == 1) {
       words.push_back(loaded);
-    else
-      for (int64_t e = 0; e < 2; ++e)
-        words.push_back(LLVM::ExtractValueOp::create(b, loaded, e));
-  };
-  for (int64_t i = 0; i < n; i += pairs ? 2 : 1) {
-    if (stateSpace() == globalPtr) {
-      streamed(addI(addr, cI64(4 * i)), pairs ? 2 : 1);
       continue;
     }
-    Value ptr =
-        LLVM::IntToPtrOp::create(b, stateSpace(), addI(addr, cI64(4 * i)));
-    if (pairs) {
-      Value v = LLVM::LoadOp::create(b, vec2, ptr, /*alignment=*/8);
-      for (int64_t e = 0; e < 2; ++e)
-        words.push_back(LLVM::ExtractElementOp::create(b, i32, v, cI32(e)));
-    } else {
-      words.push_back(LLVM::LoadOp::create(b, i32, ptr, /*alignment=*/4));
-    }
+    for (int64_t e = 0; e < 2; ++e)
+      words.push_back(global ? Value(LLVM::ExtractValueOp::create(b, loaded, e))
+                             : Value(LLVM::ExtractElementOp::create(
+                                   b, i32, loaded, cI32(e))));
   }
   return words;
 }
