@@ -131,6 +131,12 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
       "--unfused-step", [&c] { c.lower.fuseAdvanceEngine = false; },
       "Keep the advance and the engine (under its cond) as separate launches: "
       "three kernels per step instead of two");
+  compile->add_flag(
+      "--advance-in-policy", c.lower.advanceInPolicy,
+      "The step schedule's policy block that selects a slot's action also "
+      "advances and derives that slot: one policy launch and a one-thread "
+      "step end a step instead of the policy and the advance-engine (B >= "
+      "1024)");
   return compile;
 }
 

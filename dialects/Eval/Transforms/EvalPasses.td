@@ -189,6 +189,12 @@ def EvalLowerToGpuPass : Pass<"eval-lower-to-gpu", "::mlir::ModuleOp"> {
            /*default=*/"true",
            "Advance each slot and derive its next states in one kernel "
            "(replaces the engine cond)">,
+    Option<"advanceInPolicy", "advance-in-policy", "bool", /*default=*/"false",
+           "The advance in the policy: the step policy block that selects a "
+           "slot's action also advances and derives it (slot.cu's "
+           "proofc_policy_advance, linked in), and a one-thread proofc_step_end "
+           "ends the step, instead of the advance-engine kernel (needs the "
+           "fused advance-engine and the policy grid's list, B >= 1024)">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"auto\"",
            "The proof loop: step (the policy and advance-engine kernels "
            "once per step, every slot in lockstep), persistent (one "

@@ -137,6 +137,7 @@ struct EvalLowerToGpuPass
                           ? chooseEngineThreads(B)
                           : static_cast<int64_t>(engineThreads);
     o.fuseAdvanceEngine = fuseAdvanceEngine;
+    o.advanceInPolicy = advanceInPolicy;
     o.schedule = schedule == kAutoWord
                      ? chooseSchedule(tensorCores, B, fuseAdvanceEngine).str()
                      : std::string(schedule);

@@ -66,7 +66,8 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
     int64_t groups, int64_t statesPerThread, int64_t minBlocksPerSm,
     StringRef logitsBuffer, StringRef arrivalsBuffer,
     StringRef policyGridBuffer, StringRef policyListBuffer,
-    int64_t maxSharedPerBlock, ArrayRef<std::string> slotStepArgs) {
+    int64_t maxSharedPerBlock, ArrayRef<std::string> slotStepArgs,
+    bool advances) {
   auto program = op->getParentOfType<ProgramOp>();
   auto encoder = dyn_cast_or_null<EncoderOp>(
       SymbolTable::lookupSymbolIn(program, op.getEncoderAttr()));
@@ -78,7 +79,7 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
 
   int64_t A = program.getAAttr().getInt(), S = program.getSAttr().getInt(),
           B = program.getBAttr().getInt();
-  bool persistent = !slotStepArgs.empty();
+  bool persistent = !slotStepArgs.empty() && !advances;
   if (groups < (persistent ? 0 : 1) || groups > 32)
     return op.emitOpError() << "the GPU policy kernel takes 1 to 32 warps per "
                                "block (--groups), got "
@@ -153,10 +154,11 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
                                "per block (the parent and a child)";
   // Rows, enc(parent) and the "last block" flag; the persistent kernel's
   // (dynamic, up to the chip's limit with the slot function's few static
-  // words):
-  // PersistentLayout.
+  // words): PersistentLayout; the advancing form's (dynamic, the derive's
+  // scratch and the arguments over the rows): PolicyAdvanceLayout.
   int64_t sharedBytes =
       persistent ? persistentLayout(tiling, A, S, slotStepArgs.size()).total
+      : advances ? policyAdvanceLayout(tiling, A, S, slotStepArgs.size()).total
                  : 4 * (tiling.rowsPerPass() * tiling.actStride() +
                         tiling.width() + 1);
   if (!persistent && sharedBytes > 48 * 1024)
@@ -258,7 +260,10 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
            << "the persistent policy kernel would need " << sharedBytes
            << " bytes of dynamic shared memory, its derive's included (limit "
            << persistentLimit << "); lower S, A or the groups";
-  kernel.sharedBytes = persistent ? sharedBytes : 0;
+  kernel.sharedBytes = persistent || advances ? sharedBytes : 0;
+  if (advances && !gridWords)
+    return op.emitOpError() << "the advancing policy kernel needs the step "
+                               "policy grid's words and list";
 
   MLIRContext *ctx = op.getContext();
   auto global = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Global);
@@ -278,14 +283,19 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
     argTypes.append({ptr(i32), ptr(i32)}); // the grid's words and list
 
   // The persistent form also takes slot.cu's arguments and hands them to
-  // its advance-and-derive function, declared here and linked at load.
-  LLVM::LLVMFuncOp slotStep;
-  if (persistent) {
+  // its advance-and-derive function, declared here and linked at load; the
+  // advancing form its advance function's.
+  LLVM::LLVMFuncOp slotStep, policyAdvance;
+  if (persistent || advances) {
+    const size_t first = kernel.args.size();
     for (const std::string &arg : slotStepArgs) {
       bool pointer = StringRef(arg).starts_with("buf:");
       argTypes.push_back(pointer ? Type(ptr(i32)) : i32);
       kernel.args.push_back(arg);
     }
+    if (advances)
+      kernel.args[first + proofc_abi::kPolicyAdvanceChildrenPerPart] =
+          "i32:" + std::to_string(tiling.childrenPerBlock());
     SmallVector<Type> params = {i32, LLVM::LLVMPointerType::get(ctx)};
     OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
     if (!SymbolTable::lookupSymbolIn(module, kPolicyRowsSymbol))
@@ -295,24 +305,29 @@ FailureOr<PolicyKernel> mlir::eval::buildPolicyKernel(
           /*isConstant=*/false, LLVM::Linkage::External, kPolicyRowsSymbol,
           /*value=*/Attribute(), /*alignment=*/16,
           static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
-    slotStep = dyn_cast_or_null<LLVM::LLVMFuncOp>(
-        SymbolTable::lookupSymbolIn(module, kSlotStepFunction));
+    StringRef callee = advances ? kPolicyAdvanceFunction : kSlotStepFunction;
+    auto fn = dyn_cast_or_null<LLVM::LLVMFuncOp>(
+        SymbolTable::lookupSymbolIn(module, callee));
     auto fnType = LLVM::LLVMFunctionType::get(i32, params);
-    if (!slotStep) {
-      slotStep = LLVM::LLVMFuncOp::create(builder, op.getLoc(),
-                                          kSlotStepFunction, fnType);
+    if (!fn) {
+      fn = LLVM::LLVMFuncOp::create(builder, op.getLoc(), callee, fnType);
       // Every thread of the block calls it: it holds block barriers.
-      slotStep.setPassthroughAttr(
+      fn.setPassthroughAttr(
           builder.getArrayAttr({builder.getStringAttr("convergent")}));
-    } else if (slotStep.getFunctionType() != fnType) {
-      return op.emitOpError() << "two persistent policy kernels disagree on "
-                              << kSlotStepFunction << "'s signature";
+    } else if (fn.getFunctionType() != fnType) {
+      return op.emitOpError()
+             << "two policy kernels disagree on " << callee << "'s signature";
     }
-    kernel.grid = {"B"};
+    if (advances) {
+      policyAdvance = fn;
+    } else {
+      slotStep = fn;
+      kernel.grid = {"B"};
+    }
   }
 
   KernelGenerator generator(op, *shape, A, S, B, tiling, module, slotStep,
-                            atomLayer, gridWords, slotList);
+                            policyAdvance, atomLayer, gridWords, slotList);
   kernel.func = generator.emit(name, argTypes);
   // ptxas caps the registers so that this many blocks fit on an SM.
   if (minBlocksPerSm > 0)

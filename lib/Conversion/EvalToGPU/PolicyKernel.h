@@ -33,15 +33,19 @@ struct PolicyKernel {
 /// slot.cu's device function that the persistent policy kernel calls.
 inline constexpr llvm::StringLiteral kSlotStepFunction =
     PROOFC_ABI_SLOT_FUNCTION;
+/// slot.cu's device function that the advancing step policy kernel calls.
+inline constexpr llvm::StringLiteral kPolicyAdvanceFunction =
+    PROOFC_ABI_POLICY_ADVANCE_FUNCTION;
 
 /// Bytes of engine.cu's DeriveScratch for A atoms, S states and a block of
 /// `threads` (kernel_abi.h's deriveScratchWords, which a static_assert in
 /// engine.cu ties to the struct): the persistent kernel lends the derive
 /// that much of its dynamic shared memory.
-inline int64_t deriveScratchBytes(int64_t A, int64_t S, int64_t threads) {
+inline int64_t deriveScratchBytes(int64_t A, int64_t S, int64_t threads,
+                                  bool keptInScratch = true) {
   return 4 * static_cast<int64_t>(proofc_abi::deriveScratchWords(
                  static_cast<int>(A), static_cast<int>(S),
-                 static_cast<int>(threads)));
+                 static_cast<int>(threads), keptInScratch));
 }
 
 /// Adds `gpu.func @<name>` for `op` to `module`. `guard` is the flag buffer
@@ -68,14 +72,21 @@ inline int64_t deriveScratchBytes(int64_t A, int64_t S, int64_t threads) {
 /// `maxSharedPerBlock` (the chip's, proofc/Target/ChipLimits.h) with the
 /// slot function's static shared memory. Fails with a diagnostic on `op`
 /// for an encoder the generator does not implement or a shape past the
-/// kernel's limits.
+/// kernel's limits. With `advances`, `slotStepArgs` are the advance's
+/// words instead (kernel_abi.h's PROOFC_ABI_POLICY_ADVANCE_ARGS; their
+/// ChildrenPerPart is set to the kernel's): the step form, whose block that
+/// selects a slot's action calls kPolicyAdvanceFunction(slot, args) and
+/// returns (docs/gpu-kernels.md, "The advance in the policy"); its rows, the
+/// derive's scratch over them and the arguments are `sharedBytes` of dynamic
+/// shared memory (PolicyAdvanceLayout).
 FailureOr<PolicyKernel>
 buildPolicyKernel(ScoreSelectOp op, gpu::GPUModuleOp module, StringRef name,
                   StringRef guard, int64_t groups, int64_t statesPerThread,
                   int64_t minBlocksPerSm, StringRef logitsBuffer,
                   StringRef arrivalsBuffer, StringRef policyGridBuffer,
                   StringRef policyListBuffer, int64_t maxSharedPerBlock,
-                  ArrayRef<std::string> slotStepArgs = {});
+                  ArrayRef<std::string> slotStepArgs = {},
+                  bool advances = false);
 
 } // namespace mlir::eval
 

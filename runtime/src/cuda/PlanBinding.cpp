@@ -344,7 +344,10 @@ void checkKernelAbi(const Bundle &bundle, const Launch &launch,
   if (module && module->format == "cuda") {
     sig = proofc_abi::findKernel(launch.entry.c_str());
   } else if (module && !module->link.empty()) {
-    sig = &proofc_abi::kSlotStep;
+    // The step policy that links slot.cu advances in the policy; the
+    // persistent kernel, its slot step.
+    sig = launch.role == LaunchRole::Policy ? &proofc_abi::kPolicyAdvance
+                                            : &proofc_abi::kSlotStep;
     first = static_cast<int>(launch.args.size()) - sig->numArgs;
   }
   if (!sig)

@@ -28,9 +28,15 @@ LogicalResult ProgramLowering::checkKernelAbi() {
     const proofc_abi::KernelSignature *sig =
         proofc_abi::findKernel(entry.c_str());
     int first = 0; // the persistent kernel's slot.cu words come last
-    if (!sig && std::string_view(launch.getRole()) ==
-                    proofc::launchRoleName(proofc::LaunchRole::Persistent)) {
+    const std::string_view role(launch.getRole());
+    if (!sig &&
+        role == proofc::launchRoleName(proofc::LaunchRole::Persistent)) {
       sig = &proofc_abi::kSlotStep;
+      first = std::max(n - sig->numArgs, 0);
+    } else if (!sig && advancesInPolicy() &&
+               role == proofc::launchRoleName(proofc::LaunchRole::Policy)) {
+      // The advancing policy's: slot.cu's advance words come last.
+      sig = &proofc_abi::kPolicyAdvance;
       first = std::max(n - sig->numArgs, 0);
     }
     if (!sig)
@@ -65,6 +71,29 @@ FailureOr<SmallVector<std::string>> ProgramLowering::slotStepArgs() {
   if (failed(a) || failed(kb))
     return failure();
   return advanceEngineArgs(fusedAdvance, *a, *kb);
+}
+
+FailureOr<SmallVector<std::string>> ProgramLowering::policyAdvanceArgs() {
+  FailureOr<SmallVector<std::string>> args = slotStepArgs();
+  if (failed(args))
+    return failure();
+  const auto &[policyWords, policyList] = policyGridBuffers();
+  const auto &[engineWords, engineList] = engineGridBuffers();
+  // ChildrenPerPart's value is the policy kernel's own (buildPolicyKernel).
+  llvm::append_range(
+      *args, SmallVector<std::string>{"buf:" + stepCounters(), "i32:0",
+                                      "buf:" + policyWords, "buf:" + policyList,
+                                      "sym:B", "buf:" + engineWords,
+                                      "buf:" + engineList});
+  return args;
+}
+
+const std::string &ProgramLowering::stepCounters() {
+  if (countersBuffer.empty())
+    countersBuffer =
+        addScratchBuffer("advance_engine_counters",
+                         IntegerType::get(program.getContext(), 32), {"2"});
+  return countersBuffer;
 }
 
 SmallVector<std::string> ProgramLowering::memoArgs() {

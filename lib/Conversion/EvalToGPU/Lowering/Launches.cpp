@@ -103,12 +103,19 @@ LogicalResult ProgramLowering::lowerScore(OpBuilder &builder,
   }
   SmallVector<std::string> slotArgs;
   std::string logits, arrivals;
+  const bool advances = score == policyAdvanceScore;
   if (score == persistentScore) {
     FailureOr<SmallVector<std::string>> args = slotStepArgs();
     if (failed(args))
       return failure();
     slotArgs = std::move(*args);
   } else {
+    if (advances) {
+      FailureOr<SmallVector<std::string>> args = policyAdvanceArgs();
+      if (failed(args))
+        return failure();
+      slotArgs = std::move(*args);
+    }
     // The kernel's scratch: the logits rows its blocks meet in and their
     // arrival counts (zero-filled once; the last block re-zeroes its
     // slot's). The persistent kernel's block is its slot's only one.
@@ -121,27 +128,29 @@ LogicalResult ProgramLowering::lowerScore(OpBuilder &builder,
   // (choosePolicyGridResize), every step policy kernel reads the one grid
   // it sizes (a larger grid than a step needs is correct: its extra
   // blocks return); the node it resizes is the first's.
+  const bool stepForm = slotArgs.empty() || advances;
   const bool resize =
-      slotArgs.empty() && choosePolicyGridResize(program.getBAttr().getInt());
+      stepForm && choosePolicyGridResize(program.getBAttr().getInt());
   std::string gridBuffer, listBuffer;
   if (resize)
     std::tie(gridBuffer, listBuffer) = policyGridBuffers();
   FailureOr<PolicyKernel> kernel = buildPolicyKernel(
       score, gpuModule, entry, guard.getSymName(), options.groups,
       options.statesPerThread, options.minBlocksPerSm, logits, arrivals,
-      gridBuffer, listBuffer, chipLimits().maxSharedPerBlock, slotArgs);
+      gridBuffer, listBuffer, chipLimits().maxSharedPerBlock, slotArgs,
+      advances);
   if (failed(kernel))
     return failure();
   SmallVector<std::string> grid(kernel->grid.begin(), kernel->grid.end());
   LaunchOp policy = launch(builder, score.getLoc(),
-                           slotArgs.empty() ? proofc::LaunchRole::Policy
-                                            : proofc::LaunchRole::Persistent,
-                           slotArgs.empty() ? "score_select" : "persistent",
+                           stepForm ? proofc::LaunchRole::Policy
+                                    : proofc::LaunchRole::Persistent,
+                           stepForm ? "score_select" : "persistent",
                            kernelRef(gpuModule.getSymName(), entry), grid,
                            kernel->block, kernel->args, kernel->sharedBytes);
-  if (slotArgs.empty())
+  if (stepForm)
     policyListParts = std::max(policyListParts, kernel->parts);
-  if (slotArgs.empty() && !policyGridKnown) {
+  if (stepForm && !policyGridKnown) {
     policyGridKnown = true;
     policyParts = kernel->parts;
     policyChildrenPerPart = kernel->childrenPerPart;
@@ -151,7 +160,8 @@ LogicalResult ProgramLowering::lowerScore(OpBuilder &builder,
   if (!slotArgs.empty()) {
     if (failed(checkSlotBlock(score, kernel->block)))
       return failure();
-    setSlotModuleOptions(kernel->block, options.minBlocksPerSm);
+    setSlotModuleOptions(advances ? policyAdvanceModule : slotModule,
+                         kernel->block, options.minBlocksPerSm);
   }
   if (score == tailScore && failed(buildTailKernel(score)))
     return failure();
@@ -159,10 +169,10 @@ LogicalResult ProgramLowering::lowerScore(OpBuilder &builder,
   return success();
 }
 
-void ProgramLowering::setSlotModuleOptions(int64_t threads,
+void ProgramLowering::setSlotModuleOptions(CudaModuleOp module, int64_t threads,
                                            int64_t minBlocksPerSm) {
   Builder builder(program.getContext());
-  SmallVector<Attribute> opts(slotModule.getOptions().getValue());
+  SmallVector<Attribute> opts(module.getOptions().getValue());
   opts.push_back(builder.getStringAttr("-DPROOFC_ENGINE_THREADS=" +
                                        std::to_string(threads)));
   // The linker refuses a callee that may use more registers than the
@@ -170,7 +180,7 @@ void ProgramLowering::setSlotModuleOptions(int64_t threads,
   if (minBlocksPerSm > 0)
     opts.push_back(builder.getStringAttr(registerCapOption(
         chipLimits().registersPerThread(minBlocksPerSm, threads))));
-  slotModule.setOptionsAttr(builder.getArrayAttr(opts));
+  module.setOptionsAttr(builder.getArrayAttr(opts));
 }
 
 LogicalResult ProgramLowering::buildTailKernel(ScoreSelectOp score) {
@@ -194,7 +204,7 @@ LogicalResult ProgramLowering::buildTailKernel(ScoreSelectOp score) {
                         list, chipLimits().maxSharedPerBlock, *slotArgs);
   if (failed(kernel) || failed(checkSlotBlock(score, kernel->block)))
     return failure();
-  setSlotModuleOptions(kernel->block, minBlocksPerSm);
+  setSlotModuleOptions(slotModule, kernel->block, minBlocksPerSm);
   tailKernel = std::move(*kernel);
   return success();
 }
@@ -255,8 +265,23 @@ LogicalResult ProgramLowering::lowerAdvanceEngine(OpBuilder &builder,
     toErase.push_back(advance);
     return success();
   }
-  std::string counters =
-      addScratchBuffer("advance_engine_counters", builder.getI32Type(), {"2"});
+  const std::string &counters = stepCounters();
+  if (advancesInPolicy()) {
+    // The policy launch before it advanced, derived and listed the slots
+    // (slot.cu's proofc_policy_advance): one thread ends the step.
+    const auto &[words, list] = policyGridBuffers();
+    SmallVector<std::string> args = {bufArg(guard), "buf:" + counters};
+    llvm::append_range(args, flagArgs(a->flag[0]));
+    llvm::append_range(
+        args, SmallVector<std::string>{"buf:" + words, "buf:" + list,
+                                       "node:" + policyLaunch, "sym:B",
+                                       "buf:" + engineGridBuffers().first});
+    launch(builder, advance.getLoc(), proofc::LaunchRole::AdvanceEngine,
+           "step_end", kernelRef(kAdvanceModule, "proofc_step_end"), {"1"},
+           kWarpThreads, args);
+    toErase.push_back(advance);
+    return success();
+  }
   SmallVector<std::string> args = {bufArg(guard)};
   llvm::append_range(args, advanceEngineArgs(advance, *a, *kb));
   args.push_back("buf:" + counters);

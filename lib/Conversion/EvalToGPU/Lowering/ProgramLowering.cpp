@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "ProgramLowering.h"
 
+#include "proofc/Dialect/Eval/Transforms/GpuHeuristics.h"
 #include "proofc/contract/kernel_abi.h"
 
 #include "mlir/IR/SymbolTable.h"
@@ -61,6 +62,26 @@ LogicalResult ProgramLowering::run() {
     if (failed(score))
       return failure();
     tailScore = *score;
+  }
+
+  if (options.advanceInPolicy) {
+    if (!hasFusedAdvanceModule())
+      return loop.emitOpError()
+             << "eval-lower-to-gpu: advance-in-policy needs the step "
+                "schedule's "
+                "fused advance-engine ("
+             << (persistent() ? "not schedule=persistent"
+                              : "fuse-advance-engine and a fusable cond")
+             << ")";
+    if (!choosePolicyGridResize(program.getBAttr().getInt()))
+      return loop.emitOpError() << "eval-lower-to-gpu: advance-in-policy needs "
+                                   "the step policy grid's "
+                                   "list (B >= 1024), B is "
+                                << program.getBAttr().getInt();
+    FailureOr<ScoreSelectOp> score = checkPersistent(loop, "advance-in-policy");
+    if (failed(score))
+      return failure();
+    policyAdvanceScore = *score;
   }
 
   declareModules();
@@ -219,6 +240,23 @@ void ProgramLowering::declareModules() {
       name = gpuModule.getSymName().str() + "_tail_" + std::to_string(n);
     tailModule =
         gpu::GPUModuleOp::create(after, loc, name, gpuModule.getTargetsAttr());
+  }
+  // The advance in the policy: the advance-engine module's memo waits and
+  // hand-off.
+  if (advancesInPolicy()) {
+    SmallVector<std::string> fusedOptions = {
+        A, S, std::string(proofc_abi::kAdvanceInPolicyOption)};
+    if (options.memoMaxWaits > 0)
+      fusedOptions.push_back(proofc_abi::kMemoWaitsOptionPrefix +
+                             std::to_string(options.memoMaxWaits));
+    if (handsOffTail())
+      fusedOptions.push_back(proofc_abi::kTailHandoffOptionPrefix +
+                             std::to_string(options.tailHandoff));
+    SmallVector<StringRef> refs(fusedOptions.begin(), fusedOptions.end());
+    policyAdvanceModule = CudaModuleOp::create(
+        builder, loc, "policy_advance", "slot.cu",
+        builder.getStrArrayAttr(refs),
+        FlatSymbolRefAttr::get(builder.getContext(), gpuModule.getSymName()));
   }
   if (persistent() || handsOffTail())
     slotModule = CudaModuleOp::create(

@@ -82,6 +82,14 @@ private:
 
   bool persistent() const { return options.schedule == "persistent"; }
 
+  /// Whether the step's advance and derive run in the step policy kernel
+  /// (advance-in-policy: slot.cu's proofc_policy_advance linked into its
+  /// module, and proofc_step_end in the advance-engine's place;
+  /// docs/gpu-kernels.md, "The advance in the policy").
+  bool advancesInPolicy() const {
+    return options.advanceInPolicy && hasFusedAdvanceModule();
+  }
+
   /// Whether the step schedule ends at the tail hand-off (tail-handoff > 0
   /// with the fused advance-engine; the pass reports the option where there
   /// is none): the loop's policy also gets its persistent form, launched
@@ -164,9 +172,11 @@ private:
   /// derive's shared memory is the kernel's, sized by buildPolicyKernel.)
   LogicalResult checkSlotBlock(ScoreSelectOp score, int64_t threads);
 
-  /// slot.cu's options once its caller's block (`threads`) and register cap
+  /// slot.cu's options (`module`: the persistent kernel's or the fused
+  /// step's) once its caller's block (`threads`) and register cap
   /// (`minBlocksPerSm` > 0) are known.
-  void setSlotModuleOptions(int64_t threads, int64_t minBlocksPerSm);
+  void setSlotModuleOptions(CudaModuleOp module, int64_t threads,
+                            int64_t minBlocksPerSm);
 
   /// The tail hand-off's kernel: the persistent form of the loop's policy
   /// `score`, with the persistent schedule's groups and blocks an SM, its
@@ -235,6 +245,17 @@ private:
   /// the flags (the persistent kernel neither waits for nor signals a step).
   FailureOr<SmallVector<std::string>> slotStepArgs();
 
+  /// slot.cu's proofc_policy_advance after the slot index (kernel_abi.h's
+  /// PROOFC_ABI_POLICY_ADVANCE_ARGS): slotStepArgs(), then the counters, the
+  /// children a part (buildPolicyKernel writes the kernel's own), the
+  /// policy grid's words and list, B and the engine grid's words and list.
+  FailureOr<SmallVector<std::string>> policyAdvanceArgs();
+
+  /// The step's counters (kernel_abi.h's Counters: the slots active
+  /// after a step, and the advance-engine's blocks arrived), zero-filled,
+  /// declared at the first call.
+  const std::string &stepCounters();
+
   /// The step memo's arguments (memo.cu, after advance.cu's count): MEMO
   /// entries of memoEntryWords() words and each slot's claimed entry, both
   /// zero-filled before the run (declared once: memoBuffers), then MEMO.
@@ -284,6 +305,11 @@ private:
   gpu::GPUModuleOp tailModule;
   /// slot.cu, linked into gpuModule (schedule=persistent) or tailModule.
   CudaModuleOp slotModule;
+  /// advance-in-policy: the loop's policy, and slot.cu compiled for it
+  /// (kAdvanceInPolicyOption), linked into gpuModule.
+  ScoreSelectOp policyAdvanceScore;
+  CudaModuleOp policyAdvanceModule;
+  std::string countersBuffer; ///< stepCounters(), once declared
   llvm::StringSet<> launchNames;
   /// finishPolicyGrid's launches and what it appends to them.
   LaunchOp initLaunch;

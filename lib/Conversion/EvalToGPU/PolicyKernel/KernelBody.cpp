@@ -31,7 +31,7 @@ gpu::GPUFuncOp KernelGenerator::emit(StringRef name, ArrayRef<Type> argTypes) {
   // registers allow fit the 132 KiB shared-memory carveout with the 1 KiB
   // the driver reserves a block (the SM's L1 124 KiB instead of 92).
   SmallVector<Type> shared;
-  if (!slotStep) {
+  if (!slotStep && !policyAdvance) {
     shared = {wgType({tl.rowsPerPass(), tl.actStride()}), // a warp's rows
               wgType({tl.width()})};                      // enc(parent)
     if (!lastFlagInPadding())
@@ -151,6 +151,8 @@ void KernelGenerator::emitBody() {
       return emitPersistentLoop(runSlot, runPart, slotStepArgs);
     logitsBase = baseAddress(logitsPtr);
     arrivals = view(arrivalsPtr, i32, {fixed(B)});
+    if (policyAdvance)
+      policyAdvanceArgs.assign(slotStepArgs.begin(), slotStepArgs.end());
     emitSlot(runSlot, runPart, runCount ? toIndex(runCount) : Value());
   });
   gpu::ReturnOp::create(b);
@@ -207,6 +209,8 @@ void KernelGenerator::emitSlot(Value slot, Value part, Value k) {
     rows.push_back(addI(firstRow, cIdx(t)));
   if (slotStep) {
     persistentSharedBases();
+  } else if (policyAdvance) {
+    policyAdvanceSharedBases();
   } else {
     actBase = baseAddress(func.getWorkgroupAttributions()[0]);
     parentBase = baseAddress(func.getWorkgroupAttributions()[1]);
@@ -223,6 +227,10 @@ void KernelGenerator::emitSlot(Value slot, Value part, Value k) {
     store(cI32(0), action, {slot});
     store(cF32(0), actionLogp, {slot});
   });
+  // Advance in the policy: that block advances and derives the slot (also one
+  // that waits, k = 0: the advance applies no action there).
+  if (policyAdvance)
+    ifThen(andI(single, firstPart), [&] { emitPolicyAdvance(slot); });
   // The blocks this slot's k children need; the others return at once.
   Value parts = arith::DivUIOp::create(
       b, addI(k, cIdx(tl.childrenPerBlock() - 1)), cIdx(tl.childrenPerBlock()));

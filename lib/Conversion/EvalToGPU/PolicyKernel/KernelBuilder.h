@@ -160,6 +160,20 @@ protected:
     Value ptr = memref::ExtractAlignedPointerAsIndexOp::create(b, mem);
     return toI64(ptr);
   }
+  /// Each of `args` as an 8-byte word at the shared byte address `base` +
+  /// 8 i (a memref's address, or an i32 sign-extended): slot.cu's argument
+  /// words, in the order its functions read them. One thread stores them.
+  void storeArgWords(Value base, ValueRange args) {
+    for (auto [i, a] : llvm::enumerate(args)) {
+      Value word = isa<MemRefType>(a.getType())
+                       ? baseAddress(a)
+                       : Value(arith::ExtSIOp::create(b, i64, a));
+      Value addr = addI(base, cI64(8 * static_cast<int64_t>(i)));
+      LLVM::StoreOp::create(b, word,
+                            LLVM::IntToPtrOp::create(b, sharedPtr, addr), 8);
+    }
+  }
+
   /// `base` + (row * cols + col) * 4 for f32 elements; row, col index.
   Value elementAddress(Value base, Value row, int64_t cols, Value col) {
     Value offset = addI(mulI(row, cIdx(cols)), col);

@@ -27,10 +27,12 @@ public:
   KernelGenerator(ScoreSelectOp op, const EncoderShape &shape, int64_t A,
                   int64_t S, int64_t B, const Tiling &tiling,
                   gpu::GPUModuleOp module, LLVM::LLVMFuncOp slotStep,
-                  bool atomLayer, bool gridWords, bool slotList)
+                  LLVM::LLVMFuncOp policyAdvance, bool atomLayer,
+                  bool gridWords, bool slotList)
       : KernelBuilder(op.getLoc(), OpBuilder::atBlockEnd(module.getBody())),
         op(op), shape(shape), A(A), S(S), B(B), tl(tiling), slotStep(slotStep),
-        atomLayer(atomLayer), gridWords(gridWords), slotList(slotList) {}
+        policyAdvance(policyAdvance), atomLayer(atomLayer),
+        gridWords(gridWords), slotList(slotList) {}
 
   /// Emits the kernel with arguments `argTypes` (docs/gpu-kernels.md).
   gpu::GPUFuncOp emit(StringRef name, ArrayRef<Type> argTypes);
@@ -81,6 +83,19 @@ private:
   /// The persistent kernel's block: score the slot, then advance and derive
   /// it (slot.cu's function, linked in), until the pool is empty.
   void emitPersistentLoop(Value slot, Value part, ValueRange slotStepArgs);
+
+  //===------------------------------------------------------------------===//
+  // The advancing form (PolicyAdvance.cpp)
+  //===------------------------------------------------------------------===//
+
+  /// The advancing kernel's dynamic shared memory (PolicyAdvanceLayout): the
+  /// rows, enc(parent) and the "last block" flag.
+  void policyAdvanceSharedBases();
+
+  /// The block that selected slot `slot`'s action (block-uniformly): slot.cu's
+  /// advance function advances, derives and lists the slot, its
+  /// arguments stored once in shared memory over the block's dead rows.
+  void emitPolicyAdvance(Value slot);
 
   //===------------------------------------------------------------------===//
   // Row access: F consecutive features from column col0 = (lane % Q) * F
@@ -279,6 +294,11 @@ private:
   Tiling tl;
   /// slot.cu's advance-and-derive: the persistent form; null: one step.
   LLVM::LLVMFuncOp slotStep;
+  /// slot.cu's advance function: the advancing form (a step form);
+  /// null: the policy step alone.
+  LLVM::LLVMFuncOp policyAdvance;
+  /// The advancing form's arguments of policyAdvance, the kernel's last ones.
+  SmallVector<Value> policyAdvanceArgs;
   /// The kernel takes an eval.fold_atom_layer table and its argument rows
   /// N (atomArgRows; 0 at run time: no table, the unfolded path).
   bool atomLayer;
@@ -299,7 +319,7 @@ private:
   SmallVector<LayerTables> layerTables;
   Value numR, scale;
   Value lane, warp, featureThread, col0, actBase, parentBase, logitsShared,
-      slotArgsShared, scratchBase;
+      slotArgsShared, scratchBase, flagShared;
   /// Where the state rows the encoding reads are (loadWords).
   Type stateSpace() const { return slotStep ? sharedPtr : globalPtr; }
   int64_t numSlotStepArgs = 0; ///< the persistent kernel's, 8 bytes each

@@ -56,16 +56,8 @@ void KernelGenerator::emitPersistentLoop(Value slot, Value part,
   };
   forLoop(tid, cIdx((S + 1) * words), cIdx(tl.threads()), {}, copyWord);
   barrier();
-  ifThen(cmpI(arith::CmpIPredicate::eq, tid, cIdx(0)), [&] {
-    for (auto [i, a] : llvm::enumerate(slotStepArgs)) {
-      Value word = isa<MemRefType>(a.getType())
-                       ? baseAddress(a)
-                       : Value(arith::ExtSIOp::create(b, i64, a));
-      Value addr = addI(slotArgsShared, cI64(8 * static_cast<int64_t>(i)));
-      LLVM::StoreOp::create(b, word,
-                            LLVM::IntToPtrOp::create(b, sharedPtr, addr), 8);
-    }
-  });
+  ifThen(cmpI(arith::CmpIPredicate::eq, tid, cIdx(0)),
+         [&] { storeArgWords(slotArgsShared, slotStepArgs); });
   Value argsPtr = LLVM::AddrSpaceCastOp::create(
       b, LLVM::LLVMPointerType::get(b.getContext()),
       LLVM::IntToPtrOp::create(b, sharedPtr, slotArgsShared));

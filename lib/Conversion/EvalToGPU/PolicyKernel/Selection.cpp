@@ -58,6 +58,10 @@ void KernelGenerator::emitArrival(Value slot, Value k, Value parts, Value tid) {
     ifThen(cmpI(arith::CmpIPredicate::eq, lane, cIdx(0)),
            [&] { store(cI32(0), arrivals, {slot}); });
   });
+  // Advance in the policy: the block that selected advances and derives the
+  // slot.
+  if (policyAdvance)
+    ifThen(last, [&] { emitPolicyAdvance(slot); });
 }
 
 bool KernelGenerator::lastFlagInPadding() const {
@@ -66,8 +70,9 @@ bool KernelGenerator::lastFlagInPadding() const {
 
 Value KernelGenerator::lastFlagPtr() {
   // Row 0's first padding word: no row is read or written past its width.
-  Value address = lastFlagInPadding()
-                      ? addI(actBase, cI64(4 * tl.width()))
+  Value address = lastFlagInPadding() ? addI(actBase, cI64(4 * tl.width()))
+                  : policyAdvance
+                      ? flagShared
                       : baseAddress(func.getWorkgroupAttributions()[2]);
   return LLVM::IntToPtrOp::create(b, sharedPtr, address);
 }

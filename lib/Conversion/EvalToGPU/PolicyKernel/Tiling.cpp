@@ -1,8 +1,9 @@
 //===- Tiling.cpp - how a policy-kernel block holds its rows --------------===//
 //
 // chooseTiling (the widest layer sets F and Q; V = 4 where every width is a
-// multiple of 4) and persistentLayout (the byte offsets of the persistent
-// kernel's dynamic shared memory, after the derive's scratch).
+// multiple of 4), persistentLayout (the byte offsets of the persistent
+// kernel's dynamic shared memory, after the derive's scratch) and
+// policyAdvanceLayout (the advancing form's, the scratch over the rows).
 //
 //===----------------------------------------------------------------------===//
 #include "Tiling.h"
@@ -11,6 +12,8 @@
 #include "proofc/contract/kernel_abi.h"
 
 #include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using namespace mlir::eval;
@@ -47,5 +50,19 @@ PersistentLayout mlir::eval::policy_kernel::persistentLayout(const Tiling &tl,
   l.args =
       l.logits + proofc_abi::slotLogitsBytesBeforeArgs(static_cast<int>(S));
   l.total = l.args + 8 * numArgs;
+  return l;
+}
+
+PolicyAdvanceLayout
+mlir::eval::policy_kernel::policyAdvanceLayout(const Tiling &tl, int64_t A,
+                                               int64_t S, int64_t numArgs) {
+  PolicyAdvanceLayout l;
+  l.parent = 4 * tl.rowsPerPass() * tl.actStride();
+  l.flag = l.parent + 4 * tl.width();
+  const int64_t rowsEnd = l.flag + 4;
+  l.args = static_cast<int64_t>(llvm::alignTo(
+      deriveScratchBytes(A, S, tl.threads(), /*keptInScratch=*/false), 16));
+  l.total = static_cast<int64_t>(
+      llvm::alignTo(std::max(rowsEnd, l.args + 8 * numArgs), 16));
   return l;
 }

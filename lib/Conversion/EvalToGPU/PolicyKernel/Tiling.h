@@ -85,6 +85,18 @@ struct PersistentLayout {
 PersistentLayout persistentLayout(const Tiling &tl, int64_t A, int64_t S,
                                   int64_t numArgs);
 
+/// Byte offsets in the advancing step policy kernel's dynamic shared memory:
+/// the step form's rows, enc(parent) and (where the rows have no padding)
+/// the "last block" flag from 0; then, once the block has selected, the
+/// derive's scratch (engine.cu's DeriveScratch, its kept states in
+/// `derived`) over them from 0 and slot.cu's advance arguments after it.
+struct PolicyAdvanceLayout {
+  int64_t parent = 0, flag = 0, args = 0, total = 0;
+};
+
+PolicyAdvanceLayout policyAdvanceLayout(const Tiling &tl, int64_t A, int64_t S,
+                                        int64_t numArgs);
+
 } // namespace mlir::eval::policy_kernel
 
 #endif // PROOFC_LIB_CONVERSION_EVALTOGPU_POLICYKERNEL_TILING_H

@@ -79,17 +79,23 @@ struct SlotPlan {
 /// The block's shared memory for one derive. step.cu's kernels declare it
 /// statically (deriveSlot) without the kept states, which they keep in
 /// `derived` (global memory, where the policy reads them): a smaller block
-/// leaves more slots resident per SM. The persistent policy kernel holds
-/// it at the start of its dynamic shared memory (docs/gpu-kernels.md) and
-/// reads the slot's kept states and state from there: the first two
-/// members, at byte offsets 0 and 4 * S * W (ints only: no padding).
-#ifdef PROOFC_ENGINE_SCRATCH_FROM_CALLER
+/// leaves more slots resident per SM. The policy kernels that call slot.cu
+/// lend it from their dynamic shared memory
+/// (PROOFC_ENGINE_SCRATCH_FROM_CALLER): the persistent one
+/// (PROOFC_ENGINE_KEPT_IN_SCRATCH) at its start, and reads the slot's kept
+/// states and state from there: the first two members, at byte offsets 0
+/// and 4 * S * W (ints only: no padding); the advancing policy kernel over its rows,
+/// its kept states in `derived` as step.cu's.
+#ifdef PROOFC_ENGINE_KEPT_IN_SCRATCH
 constexpr bool kKeptInScratch = true;
+#ifndef PROOFC_ENGINE_SCRATCH_FROM_CALLER
+#error "engine.cu: the kept states stay only in the caller's scratch"
+#endif
 #else
 constexpr bool kKeptInScratch = false;
 #endif
 struct DeriveScratch {
-#ifdef PROOFC_ENGINE_SCRATCH_FROM_CALLER
+#ifdef PROOFC_ENGINE_KEPT_IN_SCRATCH
   int sKept[S * W];
 #endif
   int sG[W];
@@ -402,7 +408,7 @@ __device__ void planSlot(SlotPlan &pl, const int *g, const int *cand,
 /// The whole block derives slot b in `scratch`: derived[b, ..] and
 /// count[b] (0 for an empty slot). Called by every thread of the block;
 /// returns block-uniformly. With kKeptInScratch (the persistent kernel,
-/// PROOFC_ENGINE_SCRATCH_FROM_CALLER): the state is already in scratch.sG,
+/// PROOFC_ENGINE_KEPT_IN_SCRATCH): the state is already in scratch.sG,
 /// and the result stays in scratch.sKept (the one state TRUE/FALSE
 /// included), only count[b] is written.
 __forceinline__ __device__ void deriveSlotIn(
@@ -420,7 +426,7 @@ __forceinline__ __device__ void deriveSlotIn(
   }
 
   SlotPlan &pl = scratch.pl;
-#ifdef PROOFC_ENGINE_SCRATCH_FROM_CALLER
+#ifdef PROOFC_ENGINE_KEPT_IN_SCRATCH
   int *keptStates = scratch.sKept;
 #else
   // The kept states go straight to the slot's derived rows; the block's

@@ -1,4 +1,4 @@
-//===- slot.cu - One slot's advance and derive, for the persistent kernel -===//
+//===- slot.cu - One slot's advance and derive, called by a policy kernel -===//
 //
 // The persistent schedule runs ONE policy kernel with one block per slot,
 // each block looping score -> advance -> derive over its own slot until the
@@ -9,16 +9,34 @@
 // module "link"). It must not call the graph API: relocatable code would
 // need the device runtime library for it.
 //
+// Compiled with -DPROOFC_ADVANCE_IN_POLICY=1 (kernel_abi.h's kAdvanceInPolicyOption) it
+// gives the step schedule's advance in the policy instead: the step policy kernel's
+// block that selects a slot's action advances and derives that slot in the
+// same launch, beside other slots' tiles, and lists it for the next step as
+// step.cu's advance-engine does (proofc_policy_advance); step.cu's
+// proofc_step_end then sets the flags and the next grid.
+//
 // Plain CUDA C++, compiled by NVRTC with -rdc=true (added by the runtime),
 // -DPROOFC_A=.., -DPROOFC_S=.., -DPROOFC_ENGINE_THREADS=<the policy
 // kernel's block size> (deriveSlot's items are one per thread of the block)
-// and -maxrregcount=<the policy kernel's register cap>.
+// and -maxrregcount=<the policy kernel's register cap>; the advance's
+// also with the advance-engine module's memo waits, list and tail hand-off.
 //
 //===----------------------------------------------------------------------===//
 
 // The derive's shared memory is the policy kernel's (below), not engine.cu's
-// static one.
+// static one; the persistent kernel's policy reads the kept states there,
+// the advancing policy's from `derived`, as the step kernels'.
 #define PROOFC_ENGINE_SCRATCH_FROM_CALLER
+#ifndef PROOFC_ADVANCE_IN_POLICY
+#define PROOFC_ADVANCE_IN_POLICY 0
+#endif
+#if !PROOFC_ADVANCE_IN_POLICY
+#define PROOFC_ENGINE_KEPT_IN_SCRATCH
+#endif
+#ifndef PROOFC_TAIL_HANDOFF
+#define PROOFC_TAIL_HANDOFF 0
+#endif
 #include "engine.cu"
 #include "memo.cu"
 #include "advance.cu"
@@ -31,26 +49,73 @@
 /// DeriveScratch), where the slot's state and derived states stay for the
 /// policy's next pass and this function's next advance: no round trip
 /// through global memory for either.
+/// (The CPU emulation of the tests, whose shim has no dynamic shared
+/// memory, defines PROOFC_EMULATED_POLICY_ROWS and the array itself.)
+#ifndef PROOFC_EMULATED_POLICY_ROWS
 extern __shared__ __align__(16) unsigned char proofc_policy_rows[];
+#endif
 
 namespace proofc_slot {
 
 /// The function's arguments, 8 bytes each (pointers, or int32 values
 /// sign-extended), in kernel_abi.h's PROOFC_ABI_SLOT_STEP_ARGS order: the
 /// fused advance-engine kernel's without its guard, counters and flags
-/// (docs/gpu-kernels.md).
-using Arg = proofc_abi::SlotArg;
-
+/// (docs/gpu-kernels.md); the advance's then go on in
+/// PROOFC_ABI_POLICY_ADVANCE_ARGS order (a position a SlotArg or PolicyAdvanceArg).
 template <typename T>
-__device__ __forceinline__ T *ptr(const unsigned long long *args, Arg a) {
+__device__ __forceinline__ T *ptr(const unsigned long long *args, int a) {
   return reinterpret_cast<T *>(args[a]);
 }
-__device__ __forceinline__ int i32(const unsigned long long *args, Arg a) {
+__device__ __forceinline__ int i32(const unsigned long long *args, int a) {
   return static_cast<int>(args[a]);
+}
+
+/// advance.cu's advanceSlot of slot b by `walk` on the words' buffers (the
+/// advance in the policy's; proofc_slot_advance_engine loads its words
+/// before its branches, as its measured machine code has them).
+template <typename Walk>
+__device__ __forceinline__ int advance(Walk &walk, int b,
+                                       const unsigned long long *args,
+                                       bool mayWait = true) {
+  using namespace proofc_abi;
+  return proofc_step::advanceSlot(
+      walk, b, ptr<const int>(args, kSlotPool), i32(args, kSlotN),
+      i32(args, kSlotD), i32(args, kSlotR), ptr<int>(args, kSlotDerived),
+      ptr<int>(args, kSlotCount), ptr<const int>(args, kSlotAction),
+      ptr<const float>(args, kSlotActionLogp), ptr<int>(args, kSlotState),
+      ptr<int>(args, kSlotSlotCand), ptr<int>(args, kSlotDepth),
+      ptr<float>(args, kSlotLogp), ptr<int>(args, kSlotNextCand),
+      ptr<int>(args, kSlotOutStatus), ptr<int>(args, kSlotOutDepth),
+      ptr<float>(args, kSlotOutLogp), ptr<int>(args, kSlotOutActions),
+      i32(args, kSlotActionsD), ptr<int>(args, kSlotMemo),
+      ptr<int>(args, kSlotMemoClaims), i32(args, kSlotMemoEntries), mayWait);
+}
+
+/// engine.cu's deriveSlotIn of slot b in `scratch` on the words' buffers,
+/// by the whole block.
+__device__ __forceinline__ void
+derive(proofc_engine_impl::DeriveScratch &scratch, int b,
+       const unsigned long long *args) {
+  using namespace proofc_abi;
+  proofc_engine_impl::deriveSlotIn(
+      scratch, b, ptr<int>(args, kSlotState), ptr<int>(args, kSlotSlotCand),
+      ptr<const int>(args, kSlotPool), ptr<const int>(args, kSlotFacts),
+      ptr<const int>(args, kSlotPsOffsets), ptr<const int>(args, kSlotPoFacts),
+      ptr<const int>(args, kSlotPoOffsets),
+      ptr<const int>(args, kSlotPredOffsets),
+      ptr<const int>(args, kSlotRuleHeads),
+      ptr<const int>(args, kSlotRuleBodyOffsets),
+      ptr<const int>(args, kSlotRuleBody),
+      ptr<const int>(args, kSlotRuleNumVars),
+      ptr<const int>(args, kSlotRulePredOffsets),
+      ptr<const int>(args, kSlotRuleIdsByPred), i32(args, kSlotE),
+      i32(args, kSlotR), ptr<int>(args, kSlotDerived),
+      ptr<int>(args, kSlotCount));
 }
 
 } // namespace proofc_slot
 
+#if !PROOFC_ADVANCE_IN_POLICY
 /// Called by every thread of the block of slot b after the policy has
 /// written action[b] and actionLogp[b], with `args` (Arg order) in the
 /// caller's shared memory: thread 0 advances slot b (the outcome of a
@@ -120,3 +185,85 @@ proofc_slot_advance_engine(int b, const unsigned long long *args) {
   __syncthreads();
   return active;
 }
+#else
+#ifdef PROOFC_ROLLOUT
+#error "slot.cu: the advance in the policy does not record rollouts"
+#endif
+
+/// The advance in the policy, a slot: called by every thread of the step policy block
+/// that selected slot b's action (the last of its blocks to arrive, or its
+/// part 0 with at most one child, or a slot that waits), with `args`
+/// (kernel_abi.h's PROOFC_ABI_POLICY_ADVANCE_ARGS order) in the caller's
+/// shared memory after the derive's scratch. What one block of step.cu's
+/// proofc_advance_engine does for its slot: the advance by the first warp
+/// (WarpWalk; ThreadWalk where a key's words outnumber the lanes), the
+/// derive into derived[b], and, for a slot still active, its entries in
+/// the next step's policy list (every active slot: a slot that waits or
+/// has one child takes its next step in its part 0) and its place in the
+/// engine list's other half. step.cu's proofc_step_end reads the counts
+/// once the launch is over. Returns, block-uniformly, whether the slot is
+/// active.
+extern "C" __device__ __noinline__ int
+proofc_policy_advance(int b, const unsigned long long *args) {
+  using namespace proofc_slot;
+  using namespace proofc_abi;
+  const int *engineGrid = ptr<const int>(args, kPolicyAdvanceEngineGrid);
+  // The step before the hand-off, as step.cu's: the count of slots active
+  // at the step's start, which proofc_step_end wrote (-1 at the first).
+  const int listed = engineGrid[kEngineListed];
+  const int read = engineGrid[kEngineRead];
+  const bool handoff = PROOFC_TAIL_HANDOFF > 0 && listed >= 0 &&
+                       listed <= PROOFC_TAIL_HANDOFF;
+  __shared__ int sActive, sWaiting;
+  proofc_engine_impl::DeriveScratch &scratch =
+      *reinterpret_cast<proofc_engine_impl::DeriveScratch *>(
+          proofc_policy_rows);
+#if PROOFC_WARP_MEMO
+  static_assert(PROOFC_ENGINE_THREADS >= 32,
+                "slot.cu: the advance in the policy takes a whole warp");
+  using AdvanceWalk = proofc_step::WarpWalk;
+  constexpr unsigned kAdvanceThreads = 32;
+#else
+  using AdvanceWalk = proofc_step::ThreadWalk;
+  constexpr unsigned kAdvanceThreads = 1;
+#endif
+  if (threadIdx.x < kAdvanceThreads) {
+    AdvanceWalk walk;
+    const int active = advance(walk, b, args, !handoff);
+    if (threadIdx.x == 0) {
+      sActive = active;
+      sWaiting = PROOFC_MEMO_WAITS > 0 && i32(args, kSlotMemoEntries) > 0 &&
+                 ptr<const int>(args, kSlotMemoClaims)[b] < 0;
+    }
+  }
+  // Also makes the advance's stores to state[b] and slotCand[b] visible to
+  // the block, which derives from them.
+  __syncthreads();
+  const int active = sActive;
+  int *count = ptr<int>(args, kSlotCount);
+  // A slot that waits for another's step has no children this step.
+  if (sWaiting) {
+    if (threadIdx.x == 0) count[b] = 0;
+  } else {
+    derive(scratch, b, args);
+  }
+  // Thread 0 wrote count[b] in the derive (or above).
+  if (threadIdx.x == 0 && active) {
+    const int children = count[b];
+    const int B = i32(args, kPolicyAdvanceB);
+    const int parts = policyParts(children, i32(args, kPolicyAdvanceChildrenPerPart));
+    int *policyGrid = ptr<int>(args, kPolicyAdvancePolicyGrid);
+    int *entry = ptr<int>(args, kPolicyAdvancePolicyList) +
+                 kPolicyEntryWords *
+                     atomicAdd(policyGrid + kPolicyListCount, parts);
+    for (int part = 0; part < parts; ++part) {
+      entry[kPolicyEntryBlock] = b + part * B;
+      entry[kPolicyEntryCount] = children;
+      entry += kPolicyEntryWords;
+    }
+    const int at = atomicAdd(ptr<int>(args, kPolicyAdvanceCounters), 1);
+    ptr<int>(args, kPolicyAdvanceEngineList)[(1 - read) * B + at] = b;
+  }
+  return active;
+}
+#endif

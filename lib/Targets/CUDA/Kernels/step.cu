@@ -359,6 +359,42 @@ extern "C" __global__ void proofc_advance_engine(
 }
 #endif
 
+#if PROOFC_HAS_ENTRY(proofc_step_end)
+/// The end of a step whose policy advanced (eval-lower-to-gpu's advance-in-policy): one thread after
+/// the step policy launch, whose selecting blocks advanced and derived
+/// their slots and listed them (slot.cu's proofc_policy_advance), does what the
+/// advance-engine's last block does: the flags, the next step's policy
+/// grid (its mode and, with a node, its blocks), the engine list's count
+/// and half for the next step's hand-off check and the tail, and the
+/// counts re-zeroed. The launch before it is over, so plain loads see
+/// every block's writes.
+extern "C" __global__ void
+proofc_step_end(PROOFC_ABI_PARAMS(PROOFC_ABI_STEP_END_ARGS)) {
+  using namespace proofc_step;
+  if (*guard == 0 || blockIdx.x != 0 || threadIdx.x != 0) return;
+  const int active = counters[0];
+  // The slots active at this step's start (-1: the first step's, every
+  // slot): this step handed off when they were few (proofc_policy_advance).
+  const int listed = engineGrid[proofc_abi::kEngineListed];
+  const int read = engineGrid[proofc_abi::kEngineRead];
+  const bool handoff = PROOFC_TAIL_HANDOFF > 0 && listed >= 0 &&
+                       listed <= PROOFC_TAIL_HANDOFF;
+  const int entries = policyGrid[proofc_abi::kPolicyListCount];
+  counters[0] = 0;
+  engineGrid[proofc_abi::kEngineListed] = active;
+  engineGrid[proofc_abi::kEngineRead] = 1 - read;
+  policyGrid[proofc_abi::kPolicyListCount] = 0;
+  // Without a node the grid stays the plan's, every slot's parts (init's
+  // mode), which runs every active slot as well.
+  if (nextPolicy)
+    setPolicyGrid(policyGrid, handoff ? 0 : entries,
+                  handoff ? 1 : proofc_abi::listedBlocks(entries), nextPolicy,
+                  recordedGrid(nextPolicy));
+  setFlags(active > 0 && !handoff, engineFlag, loopFlag, engineHandle,
+           loopHandle);
+}
+#endif
+
 /// The persistent schedule's step after its one kernel (which returns only
 /// when every candidate has finished): the loop ends.
 #if PROOFC_HAS_ENTRY(proofc_finish)

@@ -176,6 +176,33 @@
   X(LoopFlag, int *, loopFlag, Buf)                                            \
   X(LoopHandle, unsigned long long, loopHandle, Cond)
 
+// The advance in the policy (eval-lower-to-gpu's advance-in-policy): the step policy kernel's
+// block that selects a slot's action calls slot.cu's proofc_policy_advance
+// (compiled with kAdvanceInPolicyOption) with these words after the slot index,
+// 8 bytes each: the slot step's, then where it lists the slot for the
+// next step (the advance-engine's counters, policy grid and engine list);
+// proofc_step_end, one thread after the policy launch, then does what the
+// advance-engine's last block did (docs/gpu-kernels.md, "The advance in the policy").
+#define PROOFC_ABI_POLICY_ADVANCE_EXTRA_ARGS(X)                                    \
+  X(Counters, int *, counters, Buf)                                            \
+  X(ChildrenPerPart, int, childrenPerPart, Int)                                \
+  X(PolicyGrid, int *, policyGrid, Buf)                                        \
+  X(PolicyList, int *, policyList, Buf)                                        \
+  X(B, int, B, Int)                                                            \
+  X(EngineGrid, int *, engineGrid, Buf)                                        \
+  X(EngineList, int *, engineList, Buf)
+#define PROOFC_ABI_POLICY_ADVANCE_ARGS(X)                                          \
+  PROOFC_ABI_SLOT_STEP_ARGS(X)                                                 \
+  PROOFC_ABI_POLICY_ADVANCE_EXTRA_ARGS(X)
+
+#define PROOFC_ABI_STEP_END_ARGS(X)                                            \
+  X(Guard, const int *, guard, Buf)                                            \
+  X(Counters, int *, counters, Buf)                                            \
+  PROOFC_ABI_FLAG_ARGS(X)                                                      \
+  PROOFC_ABI_POLICY_GRID_ARGS(X)                                               \
+  X(B, int, B, Int)                                                            \
+  X(EngineGrid, int *, engineGrid, Buf)
+
 // The entries a module defines. NVRTC compiles every entry of a program
 // whether or not a launch uses it, so a module compiled with
 // -DPROOFC_ENTRIES_LISTED defines only the entries named by
@@ -207,6 +234,14 @@ enum class ArgKind { Buf, Int, Cond, Node };
 
 /// slot.cu's argument words, in order (kSlotNumArgs of them).
 enum SlotArg { PROOFC_ABI_SLOT_STEP_ARGS(PROOFC_ABI_SLOT_ENUM) kSlotNumArgs };
+/// The advance's words past the slot step's (kPolicyAdvance<Name>: their
+/// positions in PROOFC_ABI_POLICY_ADVANCE_ARGS, kPolicyAdvanceNumArgs in all).
+#define PROOFC_ABI_POLICY_ADVANCE_ENUM(Name, type, param, Kind) kPolicyAdvance##Name,
+enum PolicyAdvanceArg {
+  kPolicyAdvanceFirst = kSlotNumArgs - 1,
+  PROOFC_ABI_POLICY_ADVANCE_EXTRA_ARGS(PROOFC_ABI_POLICY_ADVANCE_ENUM) kPolicyAdvanceNumArgs
+};
+#undef PROOFC_ABI_POLICY_ADVANCE_ENUM
 
 /// Argument positions of the kernels, for host code that reads a launch's
 /// bound arguments (InitArg::NextCand: the pool counter).
@@ -303,6 +338,9 @@ PROOFC_ABI_FN int listedBlocks(int listed) {
 
 /// slot.cu's device function, called by the persistent policy kernel.
 #define PROOFC_ABI_SLOT_FUNCTION "proofc_slot_advance_engine"
+/// slot.cu's device function of the advance in the policy, called by the step policy
+/// kernel's selecting block (compiled with kAdvanceInPolicyOption).
+#define PROOFC_ABI_POLICY_ADVANCE_FUNCTION "proofc_policy_advance"
 
 /// The power of two at or above x (x >= 1).
 PROOFC_ABI_FN int powerOf2Ceil(int x) {
@@ -463,6 +501,8 @@ PROOFC_ABI_TABLES(Advance, PROOFC_ABI_ADVANCE_ARGS)
 PROOFC_ABI_TABLES(AdvanceEngine, PROOFC_ABI_ADVANCE_ENGINE_ARGS)
 PROOFC_ABI_TABLES(Finish, PROOFC_ABI_FINISH_ARGS)
 PROOFC_ABI_TABLES(SlotStep, PROOFC_ABI_SLOT_STEP_ARGS)
+PROOFC_ABI_TABLES(PolicyAdvance, PROOFC_ABI_POLICY_ADVANCE_ARGS)
+PROOFC_ABI_TABLES(StepEnd, PROOFC_ABI_STEP_END_ARGS)
 #undef PROOFC_ABI_TABLES
 
 constexpr bool sameName(const char *a, const char *b) {
@@ -486,6 +526,7 @@ constexpr KernelSignature kKernels[] = {
     PROOFC_ABI_SIGNATURE("proofc_advance", Advance),
     PROOFC_ABI_SIGNATURE("proofc_advance_engine", AdvanceEngine),
     PROOFC_ABI_SIGNATURE("proofc_finish", Finish),
+    PROOFC_ABI_SIGNATURE("proofc_step_end", StepEnd),
 };
 /// A module's options that define only some of its entries
 /// (PROOFC_HAS_ENTRY above): the first, then the prefix + entry per entry.
@@ -508,10 +549,20 @@ constexpr const char *kTailHandoffOptionPrefix = "-DPROOFC_TAIL_HANDOFF=";
 /// slot.cu's words, the tail of the persistent policy kernel's arguments.
 constexpr KernelSignature kSlotStep =
     PROOFC_ABI_SIGNATURE(PROOFC_ABI_SLOT_FUNCTION, SlotStep);
+/// slot.cu's module option that compiles proofc_policy_advance (the fused
+/// step's function) instead of the persistent kernel's.
+constexpr const char *kAdvanceInPolicyOption = "-DPROOFC_ADVANCE_IN_POLICY=1";
+/// slot.cu's advance words, the tail of the advancing step policy kernel's
+/// arguments.
+constexpr KernelSignature kPolicyAdvance =
+    PROOFC_ABI_SIGNATURE(PROOFC_ABI_POLICY_ADVANCE_FUNCTION, PolicyAdvance);
 #undef PROOFC_ABI_SIGNATURE
 static_assert(sizeof(detail::kSlotStepKinds) / sizeof(ArgKind) ==
                   kSlotNumArgs,
               "kernel_abi.h: the slot step's list and enum disagree");
+static_assert(sizeof(detail::kPolicyAdvanceKinds) / sizeof(ArgKind) ==
+                  kPolicyAdvanceNumArgs,
+              "kernel_abi.h: the advance's list and enum disagree");
 
 /// The signature of kernel `entry`, or null for one this header does not
 /// define (a policy kernel).

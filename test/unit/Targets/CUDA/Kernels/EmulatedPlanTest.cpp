@@ -78,6 +78,7 @@
 #define proofc_advance PLAN_ENTRY(proofc_advance)
 #define proofc_advance_engine PLAN_ENTRY(proofc_advance_engine)
 #define proofc_finish PLAN_ENTRY(proofc_finish)
+#define proofc_step_end PLAN_ENTRY(proofc_step_end)
 #define proofc_policy PLAN_ENTRY(proofc_policy)
 #include "Kernels/step.cu"
 #include "runtime/cuda/fixtures/policy.cu"
@@ -87,6 +88,7 @@
 #undef proofc_advance
 #undef proofc_advance_engine
 #undef proofc_finish
+#undef proofc_step_end
 #undef proofc_policy
 #ifdef PLAN_RENAMED
 #undef proofc_step
@@ -94,6 +96,7 @@
 #undef proofc_policy_fixture
 #endif
 
+#include "EmulatedLaunch.h"
 #include "TestUtil.h"
 #include "cuda/PlanBinding.h"
 #include "host/HostBackend.h"
@@ -243,34 +246,6 @@ public:
   }
 
 private:
-  /// Argument i of launch l as a kernel parameter of type T, by the type
-  /// the kernel declares (kernel_abi.h's lists make step.cu's): a pointer
-  /// takes a buffer, int an int32, float an f32, unsigned long long a
-  /// conditional handle (0: no native conditional nodes here) or a node
-  /// record's address (record(): the named launch's, whose grid the stub
-  /// above records).
-  template <typename T> T arg(const BoundLaunch &l, size_t i) {
-    const BoundArg &a = l.args.at(i);
-    if constexpr (std::is_pointer_v<T>) {
-      EXPECT_EQ(a.kind, BoundArg::Kind::Buffer) << "arg " << i;
-      return reinterpret_cast<T>(memory_[a.buffer].data());
-    } else if constexpr (std::is_same_v<T, int>) {
-      EXPECT_EQ(a.kind, BoundArg::Kind::I32) << "arg " << i;
-      return a.i32;
-    } else if constexpr (std::is_same_v<T, float>) {
-      EXPECT_EQ(a.kind, BoundArg::Kind::F32) << "arg " << i;
-      return a.f32;
-    } else {
-      static_assert(std::is_same_v<T, unsigned long long>);
-      EXPECT_TRUE(a.kind == BoundArg::Kind::Cond ||
-                  a.kind == BoundArg::Kind::Node)
-          << "arg " << i;
-      return a.kind == BoundArg::Kind::Node && !a.node.empty()
-                 ? reinterpret_cast<unsigned long long>(&record(a.node))
-                 : 0ull;
-    }
-  }
-
   /// The record of launch `name`'s node (made at the first use, with the
   /// plan's grid, as the runtime's bindNodeArgs does): in the emulation a
   /// launch's next node is itself, run again at the next step.
@@ -433,19 +408,13 @@ private:
     ++engineListsChecked_;
   }
 
-  /// The body that calls `kernel` with launch l's arguments, converted to
-  /// the kernel's parameter types; none when the counts differ.
-  template <typename... P, size_t... I>
-  std::function<void()> call(void (*kernel)(P...), const BoundLaunch &l,
-                             std::index_sequence<I...>) {
-    EXPECT_EQ(l.args.size(), sizeof...(P)) << l.launch->entry;
-    if (l.args.size() != sizeof...(P))
-      return nullptr;
-    return [this, kernel, &l] { kernel(arg<P>(l, I)...); };
-  }
+  /// The body that calls `kernel` with launch l's arguments
+  /// (EmulatedLaunch.h); a node argument passes its record()'s address.
   template <typename... P>
   std::function<void()> call(void (*kernel)(P...), const BoundLaunch &l) {
-    return call(kernel, l, std::index_sequence_for<P...>{});
+    return emulatedCall(kernel, l, memory_, [this](const std::string &name) {
+      return reinterpret_cast<unsigned long long>(&record(name));
+    });
   }
 
   void runLaunch(const BoundLaunch &l) {
@@ -632,7 +601,7 @@ private:
 
   const Bundle &bundle_;
   const PlanBinding &binding_;
-  std::vector<std::vector<uint32_t>> memory_;
+  EmulatedMemory memory_;
   int64_t policyGridsChecked_ = 0, listedGridsChecked_ = 0,
           multiPartListsChecked_ = 0, engineGridsChecked_ = 0,
           engineListsChecked_ = 0, listedEngineLaunches_ = 0, handoffs_ = 0,
