@@ -14,6 +14,9 @@
 // RUN: proofc-opt %examples/v10.mlir --pass-pipeline='builtin.module(eval-gpu-pipeline{slots=12288 advance-in-policy=true stop-before-nvvm=true})' \
 // RUN: | FileCheck %s
 
+// The policy list's two halves: a step's blocks read one (the engine
+// grid's kEngineRead) while the advance lists the next step's in the other.
+// CHECK:      eval.buffer @policy_list : i32 ["2", "B", "8", "2"]
 // CHECK:      eval.cuda_module @advance "step.cu" [{{.*}}"-DPROOFC_MEMO_WAITS=2", "-DPROOFC_ENGINE_LIST=1", "-DPROOFC_TAIL_HANDOFF=264", "-DPROOFC_ENTRIES_LISTED", "-DPROOFC_ENTRY_proofc_step_end"]
 // CHECK-NEXT: eval.cuda_module @policy_advance "slot.cu" ["-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_ADVANCE_IN_POLICY=1", "-DPROOFC_MEMO_WAITS=2", "-DPROOFC_TAIL_HANDOFF=264", "-DPROOFC_ENGINE_THREADS=32", "-maxrregcount=96"] link_into @policy
 // CHECK-NEXT: eval.cuda_module @slot "slot.cu" {{.*}} link_into @policy_tail

@@ -320,10 +320,17 @@ void ProgramLowering::finishPolicyGrid() {
   // PolicyEntryWord), the plan's grid of the step policy kernel with the
   // most parts; each kernel's every-slot blocks read an entry each.
   Builder builder(program.getContext());
+  // The advance in the policy lists the next step's entries while the
+  // step's blocks still read theirs: two halves (kernel_abi.h's
+  // PolicyAdvanceArg, the engine grid's kEngineRead picks).
+  SmallVector<StringRef> elements = {"B"};
+  std::string parts = std::to_string(policyListParts),
+              entryWords = std::to_string(proofc_abi::kPolicyEntryWords);
+  if (advancesInPolicy())
+    elements.insert(elements.begin(), "2");
+  elements.append({parts, entryWords});
   cast<BufferOp>(SymbolTable::lookupSymbolIn(program, list))
-      .setElementsAttr(builder.getStrArrayAttr(
-          {"B", std::to_string(policyListParts),
-           std::to_string(proofc_abi::kPolicyEntryWords)}));
+      .setElementsAttr(builder.getStrArrayAttr(elements));
   if (nothingSizes)
     return;
   auto append = [&](LaunchOp launch, int64_t value) {

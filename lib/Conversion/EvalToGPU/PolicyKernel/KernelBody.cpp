@@ -107,14 +107,25 @@ void KernelGenerator::emitBody() {
     Value listed =
         load(view(gridPtr, i32, {fixed(proofc_abi::kPolicyGridWords)}),
              {cIdx(proofc_abi::kPolicyListed)});
-    // The plan's grid (PolicyKernel.cpp): B x parts blocks.
-    Value entries =
-        view(listPtr, i32,
-             {fixed(B * tl.parts(S)), fixed(proofc_abi::kPolicyEntryWords)});
+    // The plan's grid (PolicyKernel.cpp): B x parts blocks. The advance in
+    // the policy lists the next step's entries in the list's other half
+    // while this step's blocks read theirs: the engine grid's kEngineRead
+    // names the half to read (slot.cu's proofc_policy_advance).
+    const int64_t halfEntries = B * tl.parts(S);
+    Value at = bid;
+    if (policyAdvance) {
+      Value engineWords =
+          view(entry.getArgument(arg + proofc_abi::kPolicyAdvanceEngineGrid),
+               i32, {fixed(proofc_abi::kEngineGridWords)});
+      Value half = toIndex(load(engineWords, {cIdx(proofc_abi::kEngineRead)}));
+      at = addI(bid, mulI(half, cIdx(halfEntries)));
+    }
+    Value entries = view(listPtr, i32,
+                         {fixed((policyAdvance ? 2 : 1) * halfEntries),
+                          fixed(proofc_abi::kPolicyEntryWords)});
     Value entryBlock =
-        toIndex(load(entries, {bid, cIdx(proofc_abi::kPolicyEntryBlock)}));
-    Value entryCount =
-        load(entries, {bid, cIdx(proofc_abi::kPolicyEntryCount)});
+        toIndex(load(entries, {at, cIdx(proofc_abi::kPolicyEntryBlock)}));
+    Value entryCount = load(entries, {at, cIdx(proofc_abi::kPolicyEntryCount)});
     Value isListed = cmpI(arith::CmpIPredicate::sge, listed, cI32(0));
     runSlot =
         sel(isListed, arith::RemUIOp::create(b, entryBlock, cIdx(B)), slot);

@@ -251,11 +251,17 @@ proofc_policy_advance(int b, const unsigned long long *args) {
   if (threadIdx.x == 0 && active) {
     const int children = count[b];
     const int B = i32(args, kPolicyAdvanceB);
-    const int parts = policyParts(children, i32(args, kPolicyAdvanceChildrenPerPart));
+    const int childrenPerPart = i32(args, kPolicyAdvanceChildrenPerPart);
+    const int parts = policyParts(children, childrenPerPart);
     int *policyGrid = ptr<int>(args, kPolicyAdvancePolicyGrid);
+    // The half of the list this step's blocks do not read (kEngineRead's
+    // other), B x the most parts a slot entries a half.
+    const long long halfEntries =
+        static_cast<long long>(B) * policyParts(PROOFC_S, childrenPerPart);
     int *entry = ptr<int>(args, kPolicyAdvancePolicyList) +
                  kPolicyEntryWords *
-                     atomicAdd(policyGrid + kPolicyListCount, parts);
+                     ((1 - read) * halfEntries +
+                      atomicAdd(policyGrid + kPolicyListCount, parts));
     for (int part = 0; part < parts; ++part) {
       entry[kPolicyEntryBlock] = b + part * B;
       entry[kPolicyEntryCount] = children;

@@ -1,4 +1,5 @@
-//===- EmulatedLaunch.h - A bound launch's arguments, on the CPU -*- C++ -*-===//
+//===- EmulatedLaunch.h - A bound launch's arguments, on the CPU -*- C++
+//-*-===//
 //
 // What the emulated plans (EmulatedPlanTest.cpp, EmulatedPolicyAdvanceTest
 // .cpp) share: a bound launch's arguments converted to the parameter types

@@ -157,6 +157,11 @@ Bundle policyAdvanceBundle(const ProgramSpec &program) {
              LaunchRole::AdvanceEngine};
   plan.schedule.step = {ScheduleNode{"score", "", "", {}},
                         ScheduleNode{"step_end", "", "", {}}};
+  // The list's two halves: the step's blocks read one while the advance
+  // lists the next step's entries in the other.
+  for (BufferDecl &b : plan.buffers)
+    if (b.name == "policy_list")
+      b.elements.factors.insert(b.elements.factors.begin(), "2");
   // No advance-engine node for init to size.
   for (std::string &a : find("init")->args)
     if (a == "node:advance_engine")
@@ -223,20 +228,27 @@ private:
 
   /// After a step: the counts re-zeroed, the policy grid every slot's (no
   /// node), the engine list's count the slots still holding a candidate,
-  /// each listed once in the half the step wrote, and the loop flag set
-  /// while one is.
+  /// each listed once in the half the step wrote, the policy list's same
+  /// half an entry for each of their parts (at least one: a slot that
+  /// waits or has one child takes its step in part 0), and the loop flag
+  /// set while one is.
   void checkStepEnd(int32_t readBefore) {
     const int B = static_cast<int>(binding_.symbols().at("B"));
+    const int S = static_cast<int>(binding_.symbols().at("S"));
     EXPECT_EQ(word("step_counters", 0), 0);
     EXPECT_EQ(word("policy_grid", proofc_abi::kPolicyListCount), 0);
     EXPECT_EQ(word("policy_grid", proofc_abi::kPolicyListed), -1);
     const int32_t *cand = words("slot_cand");
     const int32_t *claims = words("memo_claims");
+    const int32_t *count = words("count");
     std::vector<int32_t> active;
+    std::vector<std::pair<int32_t, int32_t>> expected;
     for (int b = 0; b < B; ++b)
       if (cand[b] >= 0) {
         active.push_back(b);
         waitsSeen_ += claims[b] < 0;
+        for (int part = 0; part < proofc_abi::policyParts(count[b], S); ++part)
+          expected.emplace_back(b + part * B, count[b]);
       }
     const int32_t read = word("engine_grid", proofc_abi::kEngineRead);
     EXPECT_EQ(read, 1 - readBefore);
@@ -246,6 +258,18 @@ private:
     std::vector<int32_t> listed(half, half + active.size());
     std::sort(listed.begin(), listed.end());
     EXPECT_EQ(listed, active);
+    // One part a slot here (the fixture's S children a part): B entries a
+    // half.
+    const int32_t *entries =
+        words("policy_list") + read * B * proofc_abi::kPolicyEntryWords;
+    std::vector<std::pair<int32_t, int32_t>> entered;
+    for (size_t i = 0; i < expected.size(); ++i) {
+      const int32_t *e = entries + i * proofc_abi::kPolicyEntryWords;
+      entered.emplace_back(e[proofc_abi::kPolicyEntryBlock],
+                           e[proofc_abi::kPolicyEntryCount]);
+    }
+    std::sort(entered.begin(), entered.end());
+    EXPECT_EQ(entered, expected);
     EXPECT_EQ(word(bundle_.plan.schedule.loopFlag), active.empty() ? 0 : 1);
   }
 
