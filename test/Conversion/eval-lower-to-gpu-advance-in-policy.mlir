@@ -17,11 +17,15 @@
 // The policy list's two halves: a step's blocks read one (the engine
 // grid's kEngineRead) while the advance lists the next step's in the other.
 // CHECK:      eval.buffer @policy_list : i32 ["2", "B", "8", "2"]
-// CHECK:      eval.cuda_module @advance "step.cu" [{{.*}}"-DPROOFC_MEMO_WAITS=2", "-DPROOFC_ENGINE_LIST=1", "-DPROOFC_TAIL_HANDOFF=264", "-DPROOFC_ENTRIES_LISTED", "-DPROOFC_ENTRY_proofc_step_end"]
+// CHECK:      eval.cuda_module @advance "step.cu" [{{.*}}"-DPROOFC_MEMO_WAITS=2", "-DPROOFC_ENGINE_LIST=1", "-DPROOFC_TAIL_HANDOFF=264", "-DPROOFC_ENTRIES_LISTED", "-DPROOFC_ENTRY_proofc_list_slots", "-DPROOFC_ENTRY_proofc_step_end"]
 // CHECK-NEXT: eval.cuda_module @policy_advance "slot.cu" ["-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_ADVANCE_IN_POLICY=1", "-DPROOFC_MEMO_WAITS=2", "-DPROOFC_TAIL_HANDOFF=264", "-DPROOFC_ENGINE_THREADS=32", "-maxrregcount=96"] link_into @policy
 // CHECK-NEXT: eval.cuda_module @slot "slot.cu" {{.*}} link_into @policy_tail
 // CHECK:      eval.launch "init" {{.*}} "node:score_select", "buf:engine_grid", "buf:engine_list", "node:"] {role = "init"}
-// CHECK:      eval.launch_loop "loop" flag @loop_flag {
+// CHECK-NEXT: eval.launch "engine" @step::@proofc_engine
+// The first derive's slots listed for the first step (no step's policy
+// runs the every-slot grid).
+// CHECK-NEXT: eval.launch "list_slots" @advance::@proofc_list_slots grid ["1"] block 1024 args ["buf:loop_flag", "buf:count", "buf:slot_cand", "sym:B", "i32:15", "buf:policy_grid", "buf:policy_list", "node:score_select", "buf:engine_grid"] {role = "advance_engine"}
+// CHECK-NEXT: eval.launch_loop "loop" flag @loop_flag {
 // CHECK-NEXT:   eval.launch "score_select" @policy::@proofc_policy grid ["B", "8"] block 32 shared 5696 args [{{.*}}, "buf:score_select_logits", "buf:score_select_arrivals", "buf:policy_grid", "buf:policy_list", "buf:pool", "sym:N", "i32:20", {{.*}}, "buf:memo_table", "buf:memo_claims", "sym:MEMO", "buf:advance_engine_counters", "i32:15", "buf:policy_grid", "buf:policy_list", "sym:B", "buf:engine_grid", "buf:engine_list"] {role = "policy"}
 // CHECK-NEXT:   eval.launch "step_end" @advance::@proofc_step_end grid ["1"] block 32 args ["buf:loop_flag", "buf:advance_engine_counters", "buf:loop_flag", "buf:loop_flag", "cond:loop", "cond:loop", "buf:policy_grid", "buf:policy_list", "node:score_select", "sym:B", "buf:engine_grid"] {role = "advance_engine"}
 // CHECK-NEXT: }

@@ -88,6 +88,14 @@ LogicalResult ProgramLowering::lowerEngine(OpBuilder &builder, EngineOp engine,
   launch(builder, engine.getLoc(), proofc::LaunchRole::Engine, "engine",
          kernelRef("step", "proofc_engine"), {"B"}, options.engineThreads,
          args);
+  // The advance in the policy: the first derive's slots listed for the
+  // first step (the policy grid's arguments follow in finishPolicyGrid).
+  if (advancesInPolicy() && !listSlotsLaunch)
+    listSlotsLaunch = launch(
+        builder, engine.getLoc(), proofc::LaunchRole::AdvanceEngine,
+        "list_slots", kernelRef(kAdvanceModule, "proofc_list_slots"), {"1"},
+        kListThreads,
+        {bufArg(guard), bufArg((*derived)[1]), bufArg((*slots)[1]), "sym:B"});
   toErase.push_back(engine);
   return success();
 }
@@ -339,6 +347,11 @@ void ProgramLowering::finishPolicyGrid() {
   };
   if (initLaunch)
     append(initLaunch, policyParts);
+  if (listSlotsLaunch)
+    appendArgs(listSlotsLaunch,
+               {"i32:" + std::to_string(policyChildrenPerPart), "buf:" + words,
+                "buf:" + list, "node:" + policyLaunch,
+                "buf:" + engineGridBuffers().first});
   for (LaunchOp launch : advanceEngineLaunches)
     append(launch, policyChildrenPerPart);
 }

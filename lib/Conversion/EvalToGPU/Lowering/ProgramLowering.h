@@ -42,6 +42,9 @@ inline constexpr StringLiteral kLoopCond = "loop";
 inline constexpr StringLiteral kAdvanceModule = "advance";
 /// Threads of step.cu's one-block kernels (init, advance) and of finish.
 inline constexpr int64_t kStepThreads = 256, kWarpThreads = 32;
+/// Threads of proofc_list_slots's one block (the advance in the policy's
+/// first list: B / 1024 slots a thread).
+inline constexpr int64_t kListThreads = 1024;
 
 /// A CUDA C++ module's register cap, as the NVRTC option it is:
 /// "-maxrregcount=<registers>" (slot.cu's, and the fused advance-engine's).
@@ -309,6 +312,7 @@ private:
   /// (kAdvanceInPolicyOption), linked into gpuModule.
   ScoreSelectOp policyAdvanceScore;
   CudaModuleOp policyAdvanceModule;
+  LaunchOp listSlotsLaunch;   ///< its first list (proofc_list_slots)
   std::string countersBuffer; ///< stepCounters(), once declared
   llvm::StringSet<> launchNames;
   /// finishPolicyGrid's launches and what it appends to them.

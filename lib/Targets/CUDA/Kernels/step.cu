@@ -359,6 +359,48 @@ extern "C" __global__ void proofc_advance_engine(
 }
 #endif
 
+#if PROOFC_HAS_ENTRY(proofc_list_slots)
+/// The advance in the policy's first step (eval-lower-to-gpu's
+/// advance-in-policy): after the first derive, one block lists every slot
+/// with a candidate for the first step's policy, as proofc_policy_advance
+/// lists them for the next steps (at least one entry a slot; the half of
+/// the list the engine grid's kEngineRead names), and sets the policy
+/// grid's mode to the list (with a node, its blocks). The every-slot grid
+/// is not safe there: its blocks read a slot's count and candidate when
+/// they start, and one that starts after the slot's advance in the same
+/// launch would see the next step's.
+extern "C" __global__ void
+proofc_list_slots(PROOFC_ABI_PARAMS(PROOFC_ABI_LIST_SLOTS_ARGS)) {
+  using namespace proofc_step;
+  if (*guard == 0 || blockIdx.x != 0) return;
+  __shared__ int sEntries;
+  if (threadIdx.x == 0) sEntries = 0;
+  __syncthreads();
+  const long long halfEntries =
+      static_cast<long long>(B) * proofc_abi::policyParts(S, childrenPerPart);
+  int *half = policyList + proofc_abi::kPolicyEntryWords *
+                               engineGrid[proofc_abi::kEngineRead] *
+                               halfEntries;
+  for (int b = threadIdx.x; b < B; b += blockDim.x) {
+    if (slotCand[b] < 0) continue;
+    const int children = count[b];
+    const int parts = proofc_abi::policyParts(children, childrenPerPart);
+    int *entry = half + proofc_abi::kPolicyEntryWords * atomicAdd(&sEntries, parts);
+    for (int part = 0; part < parts; ++part) {
+      entry[proofc_abi::kPolicyEntryBlock] = b + part * B;
+      entry[proofc_abi::kPolicyEntryCount] = children;
+      entry += proofc_abi::kPolicyEntryWords;
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    policyGrid[proofc_abi::kPolicyListCount] = 0;
+    setPolicyGrid(policyGrid, sEntries, proofc_abi::listedBlocks(sEntries),
+                  nextPolicy, recordedGrid(nextPolicy));
+  }
+}
+#endif
+
 #if PROOFC_HAS_ENTRY(proofc_step_end)
 /// The end of a step whose policy advanced (eval-lower-to-gpu's advance-in-policy): one thread after
 /// the step policy launch, whose selecting blocks advanced and derived
@@ -384,12 +426,12 @@ proofc_step_end(PROOFC_ABI_PARAMS(PROOFC_ABI_STEP_END_ARGS)) {
   engineGrid[proofc_abi::kEngineListed] = active;
   engineGrid[proofc_abi::kEngineRead] = 1 - read;
   policyGrid[proofc_abi::kPolicyListCount] = 0;
-  // Without a node the grid stays the plan's, every slot's parts (init's
-  // mode), which runs every active slot as well.
-  if (nextPolicy)
-    setPolicyGrid(policyGrid, handoff ? 0 : entries,
-                  handoff ? 1 : proofc_abi::listedBlocks(entries), nextPolicy,
-                  recordedGrid(nextPolicy));
+  // The list's mode even without a node, whose grid then stays the plan's
+  // (its blocks past the entries return): the every-slot mode is not safe
+  // here (proofc_list_slots).
+  setPolicyGrid(policyGrid, handoff ? 0 : entries,
+                handoff ? 1 : proofc_abi::listedBlocks(entries), nextPolicy,
+                recordedGrid(nextPolicy));
   setFlags(active > 0 && !handoff, engineFlag, loopFlag, engineHandle,
            loopHandle);
 }

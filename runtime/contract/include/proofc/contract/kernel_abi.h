@@ -195,6 +195,19 @@
   PROOFC_ABI_SLOT_STEP_ARGS(X)                                                 \
   PROOFC_ABI_POLICY_ADVANCE_EXTRA_ARGS(X)
 
+// The advance in the policy's first step: its slots listed after the
+// first derive (proofc_list_slots), so that no step's policy runs the
+// every-slot grid, whose blocks read a slot's count and candidate when
+// they start and could see the ones its advance wrote in the same launch.
+#define PROOFC_ABI_LIST_SLOTS_ARGS(X)                                          \
+  X(Guard, const int *, guard, Buf)                                            \
+  X(Count, const int *, count, Buf)                                            \
+  X(SlotCand, const int *, slotCand, Buf)                                      \
+  X(B, int, B, Int)                                                            \
+  X(ChildrenPerPart, int, childrenPerPart, Int)                                \
+  PROOFC_ABI_POLICY_GRID_ARGS(X)                                               \
+  X(EngineGrid, const int *, engineGrid, Buf)
+
 #define PROOFC_ABI_STEP_END_ARGS(X)                                            \
   X(Guard, const int *, guard, Buf)                                            \
   X(Counters, int *, counters, Buf)                                            \
@@ -503,6 +516,7 @@ PROOFC_ABI_TABLES(Finish, PROOFC_ABI_FINISH_ARGS)
 PROOFC_ABI_TABLES(SlotStep, PROOFC_ABI_SLOT_STEP_ARGS)
 PROOFC_ABI_TABLES(PolicyAdvance, PROOFC_ABI_POLICY_ADVANCE_ARGS)
 PROOFC_ABI_TABLES(StepEnd, PROOFC_ABI_STEP_END_ARGS)
+PROOFC_ABI_TABLES(ListSlots, PROOFC_ABI_LIST_SLOTS_ARGS)
 #undef PROOFC_ABI_TABLES
 
 constexpr bool sameName(const char *a, const char *b) {
@@ -527,6 +541,7 @@ constexpr KernelSignature kKernels[] = {
     PROOFC_ABI_SIGNATURE("proofc_advance_engine", AdvanceEngine),
     PROOFC_ABI_SIGNATURE("proofc_finish", Finish),
     PROOFC_ABI_SIGNATURE("proofc_step_end", StepEnd),
+    PROOFC_ABI_SIGNATURE("proofc_list_slots", ListSlots),
 };
 /// A module's options that define only some of its entries
 /// (PROOFC_HAS_ENTRY above): the first, then the prefix + entry per entry.

@@ -79,6 +79,7 @@
 #define proofc_advance_engine PLAN_ENTRY(proofc_advance_engine)
 #define proofc_finish PLAN_ENTRY(proofc_finish)
 #define proofc_step_end PLAN_ENTRY(proofc_step_end)
+#define proofc_list_slots PLAN_ENTRY(proofc_list_slots)
 #define proofc_policy PLAN_ENTRY(proofc_policy)
 #include "Kernels/step.cu"
 #include "runtime/cuda/fixtures/policy.cu"
@@ -89,6 +90,7 @@
 #undef proofc_advance_engine
 #undef proofc_finish
 #undef proofc_step_end
+#undef proofc_list_slots
 #undef proofc_policy
 #ifdef PLAN_RENAMED
 #undef proofc_step

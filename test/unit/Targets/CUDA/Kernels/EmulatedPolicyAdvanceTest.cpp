@@ -45,6 +45,7 @@
 #define proofc_advance_engine PA_ENTRY(proofc_advance_engine)
 #define proofc_finish PA_ENTRY(proofc_finish)
 #define proofc_step_end PA_ENTRY(proofc_step_end)
+#define proofc_list_slots PA_ENTRY(proofc_list_slots)
 #define proofc_policy PA_ENTRY(proofc_policy)
 #define proofc_policy_fixture PA_ENTRY(proofc_policy_fixture)
 #include "Kernels/step.cu"
@@ -157,6 +158,19 @@ Bundle policyAdvanceBundle(const ProgramSpec &program) {
              LaunchRole::AdvanceEngine};
   plan.schedule.step = {ScheduleNode{"score", "", "", {}},
                         ScheduleNode{"step_end", "", "", {}}};
+  // The first derive's slots listed for the first step.
+  plan.launches.push_back(
+      Launch{"list_slots",
+             "step",
+             "proofc_list_slots",
+             Extent{{"1"}},
+             256,
+             0,
+             {"buf:engine_flag", "buf:count", "buf:slot_cand", "sym:B",
+              "i32:" + std::to_string(program.shape.S), "buf:policy_grid",
+              "buf:policy_list", "node:", "buf:engine_grid"},
+             LaunchRole::AdvanceEngine});
+  plan.schedule.setup.push_back(ScheduleNode{"list_slots", "", "", {}});
   // The list's two halves: the step's blocks read one while the advance
   // lists the next step's entries in the other.
   for (BufferDecl &b : plan.buffers)
@@ -189,6 +203,9 @@ public:
   int64_t run() {
     for (const ScheduleNode &node : bundle_.plan.schedule.setup)
       runLaunch(binding_.launch(node.launch));
+    // The first step's list: every slot with a candidate, in the half the
+    // first step reads.
+    checkList(word("engine_grid", proofc_abi::kEngineRead));
     const int64_t bound = binding_.symbols().at("N") *
                               binding_.symbols().at("D") *
                               (2 + PROOFC_MEMO_WAITS) +
@@ -234,21 +251,14 @@ private:
   /// set while one is.
   void checkStepEnd(int32_t readBefore) {
     const int B = static_cast<int>(binding_.symbols().at("B"));
-    const int S = static_cast<int>(binding_.symbols().at("S"));
     EXPECT_EQ(word("step_counters", 0), 0);
-    EXPECT_EQ(word("policy_grid", proofc_abi::kPolicyListCount), 0);
-    EXPECT_EQ(word("policy_grid", proofc_abi::kPolicyListed), -1);
     const int32_t *cand = words("slot_cand");
     const int32_t *claims = words("memo_claims");
-    const int32_t *count = words("count");
     std::vector<int32_t> active;
-    std::vector<std::pair<int32_t, int32_t>> expected;
     for (int b = 0; b < B; ++b)
       if (cand[b] >= 0) {
         active.push_back(b);
         waitsSeen_ += claims[b] < 0;
-        for (int part = 0; part < proofc_abi::policyParts(count[b], S); ++part)
-          expected.emplace_back(b + part * B, count[b]);
       }
     const int32_t read = word("engine_grid", proofc_abi::kEngineRead);
     EXPECT_EQ(read, 1 - readBefore);
@@ -258,6 +268,28 @@ private:
     std::vector<int32_t> listed(half, half + active.size());
     std::sort(listed.begin(), listed.end());
     EXPECT_EQ(listed, active);
+    checkList(read);
+    EXPECT_EQ(word(bundle_.plan.schedule.loopFlag), active.empty() ? 0 : 1);
+  }
+
+  /// The policy grid in the list's mode (also without a node: the
+  /// every-slot mode is not safe with the advance in the policy), its
+  /// count re-zeroed, and the list's half `read` an entry for each part of
+  /// each slot with a candidate (at least one: a slot that waits or has
+  /// one child takes its step in part 0).
+  void checkList(int32_t read) {
+    const int B = static_cast<int>(binding_.symbols().at("B"));
+    const int S = static_cast<int>(binding_.symbols().at("S"));
+    const int32_t *cand = words("slot_cand");
+    const int32_t *count = words("count");
+    std::vector<std::pair<int32_t, int32_t>> expected;
+    for (int b = 0; b < B; ++b)
+      if (cand[b] >= 0)
+        for (int part = 0; part < proofc_abi::policyParts(count[b], S); ++part)
+          expected.emplace_back(b + part * B, count[b]);
+    EXPECT_EQ(word("policy_grid", proofc_abi::kPolicyListCount), 0);
+    ASSERT_EQ(word("policy_grid", proofc_abi::kPolicyListed),
+              static_cast<int32_t>(expected.size()));
     // One part a slot here (the fixture's S children a part): B entries a
     // half.
     const int32_t *entries =
@@ -270,7 +302,6 @@ private:
     }
     std::sort(entered.begin(), entered.end());
     EXPECT_EQ(entered, expected);
-    EXPECT_EQ(word(bundle_.plan.schedule.loopFlag), active.empty() ? 0 : 1);
   }
 
   /// The body that calls `kernel` with launch l's arguments
@@ -294,6 +325,8 @@ private:
       body = call(proofc_policy_advancing_pa, l);
     else if (entry == "proofc_step_end")
       body = call(PA_ENTRY(proofc_step_end), l);
+    else if (entry == "proofc_list_slots")
+      body = call(PA_ENTRY(proofc_list_slots), l);
     else
       FAIL() << "no emulated kernel for entry " << entry;
     ASSERT_TRUE(body) << entry;

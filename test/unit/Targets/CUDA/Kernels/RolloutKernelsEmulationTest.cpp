@@ -71,6 +71,7 @@
 #define proofc_advance_engine ROLLOUT_ENTRY(proofc_advance_engine_rollouts)
 #define proofc_finish ROLLOUT_ENTRY(proofc_finish_rollouts)
 #define proofc_step_end ROLLOUT_ENTRY(proofc_step_end_rollouts)
+#define proofc_list_slots ROLLOUT_ENTRY(proofc_list_slots_rollouts)
 #define proofc_step ROLLOUT_ENTRY(proofc_step_rollouts)
 #define proofc_memo ROLLOUT_ENTRY(proofc_memo_rollouts)
 #include "Kernels/sample.cu"
@@ -83,6 +84,7 @@
 #undef proofc_advance_engine
 #undef proofc_finish
 #undef proofc_step_end
+#undef proofc_list_slots
 #undef proofc_step
 #undef proofc_memo
 #include "cuda/kernels/trajectory.cu"
