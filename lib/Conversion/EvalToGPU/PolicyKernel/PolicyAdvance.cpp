@@ -1,5 +1,4 @@
-//===- PolicyAdvance.cpp - the advancing policy kernel's call
-//----------------===//
+//===- PolicyAdvance.cpp - the advancing policy kernel's call -------------===//
 //
 // The advancing form (advance-in-policy) is the step form whose block that
 // selects a slot's action then advances and derives that slot in the same

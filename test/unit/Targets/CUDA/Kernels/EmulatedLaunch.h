@@ -1,5 +1,4 @@
-//===- EmulatedLaunch.h - A bound launch's arguments, on the CPU -*- C++
-//-*-===//
+//===- EmulatedLaunch.h - bound launches on the CPU ----------- -*- C++ -*-===//
 //
 // What the emulated plans (EmulatedPlanTest.cpp, EmulatedPolicyAdvanceTest
 // .cpp) share: a bound launch's arguments converted to the parameter types

@@ -1,5 +1,4 @@
-//===- EmulatedPolicyAdvance.h - The emulated advance in the policy -*- C++
-//-*-===//
+//===- EmulatedPolicyAdvance.h - the emulated advance --------- -*- C++ -*-===//
 //
 // What EmulatedPolicyAdvanceTest.cpp and EmulatedPolicyAdvanceSlot.cpp
 // share: the kernels' shape (V10's A and S; the policy fixture's block of d

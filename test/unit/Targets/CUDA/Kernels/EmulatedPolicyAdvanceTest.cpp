@@ -1,5 +1,4 @@
-//===- EmulatedPolicyAdvanceTest.cpp - The advance in the policy, on the CPU
-//-===//
+//===- EmulatedPolicyAdvanceTest.cpp - advance in the policy, emulated ----===//
 //
 // eval-lower-to-gpu's advance-in-policy (docs/gpu-kernels.md, "The advance
 // in the policy"): the step's policy block that selects a slot's action
