@@ -68,16 +68,15 @@ LogicalResult ProgramLowering::run() {
     if (!hasFusedAdvanceModule())
       return loop.emitOpError()
              << "eval-lower-to-gpu: advance-in-policy needs the step "
-                "schedule's "
-                "fused advance-engine ("
+                "schedule's fused advance-engine ("
              << (persistent() ? "not schedule=persistent"
                               : "fuse-advance-engine and a fusable cond")
              << ")";
     if (!choosePolicyGridResize(program.getBAttr().getInt()))
-      return loop.emitOpError() << "eval-lower-to-gpu: advance-in-policy needs "
-                                   "the step policy grid's "
-                                   "list (B >= 1024), B is "
-                                << program.getBAttr().getInt();
+      return loop.emitOpError()
+             << "eval-lower-to-gpu: advance-in-policy needs the step policy "
+                "grid's list (B >= 1024), B is "
+             << program.getBAttr().getInt();
     FailureOr<ScoreSelectOp> score = checkPersistent(loop, "advance-in-policy");
     if (failed(score))
       return failure();
@@ -244,15 +243,16 @@ void ProgramLowering::declareModules() {
   // The advance in the policy: the advance-engine module's memo waits and
   // hand-off.
   if (advancesInPolicy()) {
-    SmallVector<std::string> fusedOptions = {
+    SmallVector<std::string> policyAdvanceOptions = {
         A, S, std::string(proofc_abi::kAdvanceInPolicyOption)};
     if (options.memoMaxWaits > 0)
-      fusedOptions.push_back(proofc_abi::kMemoWaitsOptionPrefix +
-                             std::to_string(options.memoMaxWaits));
+      policyAdvanceOptions.push_back(proofc_abi::kMemoWaitsOptionPrefix +
+                                     std::to_string(options.memoMaxWaits));
     if (handsOffTail())
-      fusedOptions.push_back(proofc_abi::kTailHandoffOptionPrefix +
-                             std::to_string(options.tailHandoff));
-    SmallVector<StringRef> refs(fusedOptions.begin(), fusedOptions.end());
+      policyAdvanceOptions.push_back(proofc_abi::kTailHandoffOptionPrefix +
+                                     std::to_string(options.tailHandoff));
+    SmallVector<StringRef> refs(policyAdvanceOptions.begin(),
+                                policyAdvanceOptions.end());
     policyAdvanceModule = CudaModuleOp::create(
         builder, loc, "policy_advance", "slot.cu",
         builder.getStrArrayAttr(refs),
