@@ -44,6 +44,20 @@ constexpr int W = 3 * A;
 constexpr int kPadPred = -1;
 enum Status { kProved = 0, kFailed = 1, kTruncated = 2 };
 
+/// Slot b's entries in the step policy list from `entry` on (kernel_abi.h's
+/// PolicyEntryWord): one a part, its every-slot block b + part x B and the
+/// slot's `children`. The advance in the policy's listings (slot.cu,
+/// step.cu's proofc_list_slots) write them so.
+__device__ __forceinline__ void writePolicyEntries(int *entry, int b,
+                                                   int parts, int children,
+                                                   int B) {
+  for (int part = 0; part < parts; ++part) {
+    entry[proofc_abi::kPolicyEntryBlock] = b + part * B;
+    entry[proofc_abi::kPolicyEntryCount] = children;
+    entry += proofc_abi::kPolicyEntryWords;
+  }
+}
+
 /// Word i of the start state canon([(r, h, t)]) of a candidate (h, r, t):
 /// the triple is ground, padding atoms after it (0 from W on: a warp's
 /// lanes past the state).

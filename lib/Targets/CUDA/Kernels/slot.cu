@@ -262,11 +262,7 @@ proofc_policy_advance(int b, const unsigned long long *args) {
                  kPolicyEntryWords *
                      ((1 - read) * halfEntries +
                       atomicAdd(policyGrid + kPolicyListCount, parts));
-    for (int part = 0; part < parts; ++part) {
-      entry[kPolicyEntryBlock] = b + part * B;
-      entry[kPolicyEntryCount] = children;
-      entry += kPolicyEntryWords;
-    }
+    proofc_step::writePolicyEntries(entry, b, parts, children, B);
     const int at = atomicAdd(ptr<int>(args, kPolicyAdvanceCounters), 1);
     ptr<int>(args, kPolicyAdvanceEngineList)[(1 - read) * B + at] = b;
   }

@@ -385,12 +385,9 @@ proofc_list_slots(PROOFC_ABI_PARAMS(PROOFC_ABI_LIST_SLOTS_ARGS)) {
     if (slotCand[b] < 0) continue;
     const int children = count[b];
     const int parts = proofc_abi::policyParts(children, childrenPerPart);
-    int *entry = half + proofc_abi::kPolicyEntryWords * atomicAdd(&sEntries, parts);
-    for (int part = 0; part < parts; ++part) {
-      entry[proofc_abi::kPolicyEntryBlock] = b + part * B;
-      entry[proofc_abi::kPolicyEntryCount] = children;
-      entry += proofc_abi::kPolicyEntryWords;
-    }
+    writePolicyEntries(half + proofc_abi::kPolicyEntryWords *
+                                  atomicAdd(&sEntries, parts),
+                       b, parts, children, B);
   }
   __syncthreads();
   if (threadIdx.x == 0) {
