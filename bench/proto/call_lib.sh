@@ -26,6 +26,7 @@
 #   call_pack_whole_splits NAME LABEL...  # their reports into $OUT/NAME.tar.gz
 #   call_variant_rounds BASE DIR VARIANT...  # a bundle's variants against it
 #   call_gpu_check                    # scripts/gpu-check.sh
+#   call_gpu_tests LOG FILTER BUNDLE...  # proofc-unittests' GPU tests on BUNDLEs
 #   call_headline ARG...              # bench/run.sh ARG...
 #   python3 bench/proto/session_compare.py $OUT TAG...  # "new TAG" vs "old TAG"
 #   python3 bench/proto/timeline_runs.py TIMELINE.csv LABEL [--launches]
@@ -378,6 +379,29 @@ call_gpu_check() {
   OUT=$R/check JOBS=16 timeout 540 scripts/gpu-check.sh > $R/gpu-check.txt 2>&1
   echo "gpu-check rc=$? at $(($(date +%s) - t0)) s"
   grep -E "PASSED|SKIPPED|FAILED|gpu-check|cupti" $R/gpu-check.txt | head -30
+}
+
+# call_gpu_tests LOG FILTER BUNDLE...: proofc-unittests built into
+# build-gpu-device (the call's start, without gpu-check's CUPTI runs) and
+# run with --gtest_filter=FILTER on the compiled BUNDLEs (under .gpudata/
+# bundles/) alone, the optimized tier, 200 s at most; the log as $OUT/LOG,
+# its verdict lines printed.
+call_gpu_tests() {
+  local log=$1 filter=$2 bundles="" b
+  shift 2
+  call_env
+  nvidia-smi -L
+  t0=$(date +%s)
+  scripts/unpack-carry.sh || return 1
+  call_build build-gpu-device proofc-unittests proofc-run proofc-merge || return 1
+  echo "built $(($(date +%s) - t0)) s"
+  for b in "$@"; do bundles+="$PWD/.gpudata/bundles/$b "; done
+  PROOFC_SHARED_DIR=$PWD/.gpudata PROOFC_COMPILE_TIERS=off PROOFC_TEST_BUNDLE=$bundles \
+    timeout 200 build-gpu-device/bin/proofc-unittests --gtest_filter="$filter" \
+    > "$OUT/$log" 2>&1
+  echo "rc $?"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[==========\]|^\[ (ptx|rollouts)" "$OUT/$log" | head -40
+  echo "all $(($(date +%s) - t0)) s"
 }
 
 # call_headline ARG...: bench/run.sh with ARGs (the issue's ratio: V10

@@ -136,7 +136,8 @@ CLI::App *driver::addCompileCommand(CLI::App &app, CompileOptions &o) {
       "The step schedule's policy block that selects a slot's action also "
       "advances and derives that slot: one policy launch and a one-thread "
       "step end a step instead of the policy and the advance-engine (B >= "
-      "1024)");
+      "1024). Measured slower than without it on V10 (docs/performance.md, "
+      "\"The advance in the policy, built\"); its bundles run no rollouts");
   return compile;
 }
 

@@ -67,6 +67,17 @@ const KernelModule *findModule(const Bundle &bundle, const std::string &name) {
   return nullptr;
 }
 
+bool advancesInPolicy(const Bundle &bundle, const Launch &launch) {
+  const KernelModule *m = findModule(bundle, launch.module);
+  return launch.role == LaunchRole::Policy && m && !m->link.empty();
+}
+
+bool advancesInPolicy(const Bundle &bundle) {
+  return std::any_of(
+      bundle.plan.launches.begin(), bundle.plan.launches.end(),
+      [&](const Launch &l) { return advancesInPolicy(bundle, l); });
+}
+
 bool isLinkedModule(const Bundle &bundle, const std::string &name) {
   for (const KernelModule &m : bundle.modules)
     if (std::find(m.link.begin(), m.link.end(), name) != m.link.end())

@@ -21,6 +21,12 @@ const KernelModule *findModule(const Bundle &bundle, const std::string &name);
 /// Whether a module of `bundle` links the module named `name` (which then
 /// has no kernels of its own).
 bool isLinkedModule(const Bundle &bundle, const std::string &name);
+/// Whether `launch` is a step policy that advances the slots it selects for
+/// (proofc compile --advance-in-policy): a policy launch whose module links
+/// another (slot.cu; docs/gpu-kernels.md, "The advance in the policy").
+bool advancesInPolicy(const Bundle &bundle, const Launch &launch);
+/// Whether any launch of `bundle` advancesInPolicy.
+bool advancesInPolicy(const Bundle &bundle);
 
 /// JSON text of `bundle`.
 std::string serializeBundle(const Bundle &bundle);

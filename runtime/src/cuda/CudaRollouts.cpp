@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda/CudaBackend.h"
 
+#include "bundle/Bundle.h"
 #include "proofc/runtime/Rollouts.h"
 #include "support/Fail.h"
 
@@ -68,8 +69,10 @@ namespace {
 
 /// The bundle with its rollout modules: every CUDA C++ module whose source
 /// has rollout.cu's hook gets -DPROOFC_ROLLOUT=1. A plan whose step cannot
-/// record (the unfused step's proofc_advance, one block for every slot) or
-/// a bundle compiled before rollouts is an error saying so.
+/// record (the unfused step's proofc_advance, one block for every slot; the
+/// step policy that advances the slots it selects for, whose module links
+/// slot.cu) or a bundle compiled before rollouts is an error saying so,
+/// before any module is compiled.
 Bundle rolloutBundle(const Bundle &bundle, const std::string &path) {
   Bundle out = bundle;
   int hooked = 0;
@@ -82,6 +85,11 @@ Bundle rolloutBundle(const Bundle &bundle, const std::string &path) {
   bool unfused = false;
   for (const Launch &l : out.plan.launches)
     unfused = unfused || l.entry == "proofc_advance";
+  if (advancesInPolicy(out))
+    fail("{}: rollouts on cuda do not run a bundle compiled with "
+         "--advance-in-policy (its policy kernel advances the slots, and "
+         "records no trajectories); recompile it without that option",
+         path);
   if (hooked == 0)
     fail("{}: rollouts on cuda need a bundle compiled by this proofc (its "
          "step modules have no rollout code); recompile it with proofc "

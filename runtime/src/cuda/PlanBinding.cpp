@@ -346,8 +346,8 @@ void checkKernelAbi(const Bundle &bundle, const Launch &launch,
   } else if (module && !module->link.empty()) {
     // The step policy that links slot.cu advances in the policy; the
     // persistent kernel, its slot step.
-    sig = launch.role == LaunchRole::Policy ? &proofc_abi::kPolicyAdvance
-                                            : &proofc_abi::kSlotStep;
+    sig = advancesInPolicy(bundle, launch) ? &proofc_abi::kPolicyAdvance
+                                           : &proofc_abi::kSlotStep;
     first = static_cast<int>(launch.args.size()) - sig->numArgs;
   }
   if (!sig)

@@ -9,10 +9,24 @@ set -uo pipefail
 source bench/proto/call_lib.sh
 call_start proofc-run proofc-session-bench || exit 1
 call_reference .gpudata/bundles/v10-b12288.pcb
+# On a failed or differing run: compute-sanitizer's memcheck and racecheck on
+# a small one (5 queries, 10 corruptions), their first errors.
+in_policy_sanitizer() {
+  command -v compute-sanitizer > /dev/null || { echo "no compute-sanitizer"; return; }
+  for tool in memcheck racecheck; do
+    timeout 180 compute-sanitizer --tool $tool --error-exitcode 9 "$N/bin/proofc-run" \
+      .exp/inpolicy-b8192.pcb --data .gpudata/data/kinship \
+      --weights .gpudata/weights/kinship.safetensors --queries 5 --corruptions 10 \
+      --device cuda --quiet --outcomes /tmp/o-san.tsv > "$OUT/sanitizer-$tool.log" 2>&1
+    echo "compute-sanitizer $tool: rc $?"; grep -m 12 -E "=========" "$OUT/sanitizer-$tool.log"
+  done
+}
 if ! timeout 60 "$N/bin/proofc-run" .exp/inpolicy-b12288.pcb --data .gpudata/data/kinship \
   --weights .gpudata/weights/kinship.safetensors --queries 100 --corruptions 100 \
   --device cuda --quiet --outcomes /tmp/o-try.tsv > /tmp/e-try 2>&1; then
-  echo "in-policy first run FAILED"; tail -20 /tmp/e-try; exit 1
+  echo "in-policy first run FAILED"; tail -20 /tmp/e-try
+  in_policy_sanitizer
+  exit 1
 fi
 cmp -s /tmp/ref.tsv /tmp/o-try.tsv && echo "in-policy outcomes byte-identical" || {
   echo "in-policy outcomes DIFFER"
@@ -21,6 +35,7 @@ a=open('/tmp/ref.tsv').read().split('\n'); b=open('/tmp/o-try.tsv').read().split
 d=[(i,x,y) for i,(x,y) in enumerate(zip(a,b)) if x!=y]
 print(len(a), len(b), 'lines differ:', len(d)); print(d[:5])
 PY
+  in_policy_sanitizer
 }
 for c in emulated host; do
   timeout 60 "$N/bin/proofc-run" .exp/inpolicy-b12288.pcb --data .gpudata/data/kinship \

@@ -214,6 +214,31 @@ TEST(Bundle, RoundTripsModuleLinks) {
   EXPECT_EQ(json::parse(text)["modules"][0].count("link"), 0u);
 }
 
+TEST(Bundle, AdvancesInPolicyIsAPolicyLaunchWhoseModuleLinks) {
+  Bundle a = referenceBundle();
+  EXPECT_FALSE(advancesInPolicy(a));
+  a.modules.push_back({"linked", "ptx", ".version 8.6", {}, {"engine"}});
+  for (Launch &l : a.plan.launches)
+    if (l.module == "engine")
+      l.module = "step";
+  // A module that links, launched in another role (the persistent kernel).
+  Launch persistent;
+  persistent.name = "persistent";
+  persistent.module = "linked";
+  persistent.entry = "k";
+  persistent.role = LaunchRole::Persistent;
+  a.plan.launches.push_back(persistent);
+  EXPECT_FALSE(advancesInPolicy(a));
+  EXPECT_FALSE(advancesInPolicy(a, a.plan.launches.back()));
+  // The same module launched as the policy.
+  Launch policy = persistent;
+  policy.name = "policy_advancing";
+  policy.role = LaunchRole::Policy;
+  a.plan.launches.push_back(policy);
+  EXPECT_TRUE(advancesInPolicy(a, a.plan.launches.back()));
+  EXPECT_TRUE(advancesInPolicy(a));
+}
+
 TEST(Bundle, RejectsBadModuleLinks) {
   auto withPtx = [](json links) {
     return [links](json &j) {

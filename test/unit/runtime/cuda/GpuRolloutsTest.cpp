@@ -8,7 +8,9 @@
 //    the episodes may part (a near-tie of two perturbed scores, or logits
 //    that differ within spec §7), and when none does every tensor is the
 //    host's; a second call gives the same bits (the draws are keyed, the
-//    state table numbered by first use), also through the kept runner.
+//    state table numbered by first use), also through the kept runner;
+//  - a bundle whose policy advances (--advance-in-policy) is refused with
+//    one error.
 // The tensors are read from the device. Skipped without a CUDA driver.
 //
 //===----------------------------------------------------------------------===//
@@ -20,6 +22,7 @@
 
 #include "Targets/CUDA/Kernels/RolloutTestUtil.h"
 #include "TestUtil.h"
+#include "bundle/Bundle.h"
 #include "host/HostBackend.h"
 #include "proofc/runtime/Rollouts.h"
 #include "runtime/cuda/GpuTestUtil.h"
@@ -68,6 +71,18 @@ TEST(GpuRollouts, EqualTheHostBackends) {
     options.cache.disabled = true;
     CudaBackend gpu(bundle, path, options);
     HostBackend host;
+    if (advancesInPolicy(bundle)) {
+      // Refused with one error, before any module is compiled.
+      rq.mode = SelectMode::Greedy;
+      const RolloutInputs in{bundle.program, ds,      weights, rq,
+                             false,          nullptr, 1};
+      const std::string error = errorOf([&] { gpu.rollouts(in); });
+      EXPECT_NE(error.find(path + ": rollouts on cuda do not run a bundle "
+                                  "compiled with --advance-in-policy"),
+                std::string::npos)
+          << error;
+      continue;
+    }
     for (SelectMode mode : {SelectMode::Greedy, SelectMode::Sampled}) {
       SCOPED_TRACE(mode == SelectMode::Sampled ? "sampled" : "greedy");
       rq.mode = mode;
