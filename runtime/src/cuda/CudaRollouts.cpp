@@ -74,6 +74,11 @@ namespace {
 /// slot.cu) or a bundle compiled before rollouts is an error saying so,
 /// before any module is compiled.
 Bundle rolloutBundle(const Bundle &bundle, const std::string &path) {
+  if (advancesInPolicy(bundle))
+    fail("{}: rollouts on cuda do not run a bundle compiled with "
+         "--advance-in-policy (its policy kernel advances the slots, and "
+         "records no trajectories); recompile it without that option",
+         path);
   Bundle out = bundle;
   int hooked = 0;
   for (KernelModule &m : out.modules)
@@ -85,11 +90,6 @@ Bundle rolloutBundle(const Bundle &bundle, const std::string &path) {
   bool unfused = false;
   for (const Launch &l : out.plan.launches)
     unfused = unfused || l.entry == "proofc_advance";
-  if (advancesInPolicy(out))
-    fail("{}: rollouts on cuda do not run a bundle compiled with "
-         "--advance-in-policy (its policy kernel advances the slots, and "
-         "records no trajectories); recompile it without that option",
-         path);
   if (hooked == 0)
     fail("{}: rollouts on cuda need a bundle compiled by this proofc (its "
          "step modules have no rollout code); recompile it with proofc "

@@ -246,15 +246,18 @@ TEST_P(CompiledPolicyKernel, MatchesHostPolicy) {
   int checkedBundles = 0;
   for (const std::string &path : paths) {
     const Bundle bundle = readBundle(path);
-    for (const Launch &l : bundle.plan.launches)
-      if (l.name == "score_select" && advancesInPolicy(bundle, l)) {
+    for (const Launch &l : bundle.plan.launches) {
+      if (l.name != "score_select")
+        continue;
+      if (advancesInPolicy(bundle, l)) {
         std::cout << "[ ptx      ] " << path
                   << ": the policy advances (links slot.cu), checked whole\n";
-      } else if (l.name == "score_select") {
-        SCOPED_TRACE(path);
-        expectPolicyKernelMatchesHost(path, bundle, GetParam());
-        ++checkedBundles;
+        continue;
       }
+      SCOPED_TRACE(path);
+      expectPolicyKernelMatchesHost(path, bundle, GetParam());
+      ++checkedBundles;
+    }
   }
   if (checkedBundles == 0)
     GTEST_SKIP() << "no step-schedule bundle (proofc compile --schedule step) "
