@@ -13,6 +13,7 @@
 #   call_build_pair build-gpu-device proofc-session-bench  # and oldtree's
 #   call_base_tree PATCH proofc-run   # this tree less PATCH, in $BASE
 #   call_timeline_lib /tmp/kt.so      # bench/proto/kernel_timeline.cpp
+#   call_trace BENCH BUNDLE LABEL CALLS LINES  # a CUPTI timeline of CALLS calls
 #   call_session_median BENCH BUNDLE LABEL [session-bench flags...]
 #   call_reference BUNDLE             # V10's outcomes into /tmp/ref.tsv
 #   call_outcomes LABEL BUNDLE [proofc-run flags...]  # against /tmp/ref.tsv
@@ -112,6 +113,21 @@ call_base_tree() {
 # scripts/build-timeline-lib.sh.
 call_timeline_lib() {
   scripts/build-timeline-lib.sh "$1" || { echo "no timeline library"; return 1; }
+}
+
+# call_trace BENCH BUNDLE LABEL CALLS LINES: CALLS session bench calls of
+# BUNDLE with kinship's data and weights under the CUPTI library
+# /tmp/kt.so (call_timeline_lib first), the timeline as /tmp/tl-LABEL.csv
+# and in $OUT, the last LINES of timeline_runs.py's report printed (each
+# run's sums and the last run's launches).
+call_trace() {
+  local bench=$1 bundle=$2 label=$3 calls=$4 lines=$5
+  CUDA_INJECTION64_PATH=/tmp/kt.so PROOFC_TIMELINE_OUT=/tmp/tl-$label.csv timeout 90 \
+    "$bench" "$bundle" --data .gpudata/data/kinship \
+    --weights .gpudata/weights/kinship.safetensors --calls "$calls" \
+    > /dev/null 2>&1 || echo "traced $label failed"
+  python3 bench/proto/timeline_runs.py /tmp/tl-$label.csv "$label" --launches 2>&1 | tail -"$lines"
+  cp /tmp/tl-$label.csv "$OUT/"
 }
 
 # call_session_median BENCH BUNDLE LABEL [flags...]: one session bench of

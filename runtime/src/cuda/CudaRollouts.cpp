@@ -18,7 +18,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda/CudaBackend.h"
 
-#include "bundle/Bundle.h"
+#include "bundle/RolloutBundle.h"
 #include "proofc/runtime/Rollouts.h"
 #include "support/Fail.h"
 
@@ -66,42 +66,6 @@ struct CudaBackend::RolloutState {
 };
 
 namespace {
-
-/// The bundle with its rollout modules: every CUDA C++ module whose source
-/// has rollout.cu's hook gets -DPROOFC_ROLLOUT=1. A plan whose step cannot
-/// record (the unfused step's proofc_advance, one block for every slot; the
-/// step policy that advances the slots it selects for, whose module links
-/// slot.cu) or a bundle compiled before rollouts is an error saying so,
-/// before any module is compiled.
-Bundle rolloutBundle(const Bundle &bundle, const std::string &path) {
-  if (advancesInPolicy(bundle))
-    fail("{}: rollouts on cuda do not run a bundle compiled with "
-         "--advance-in-policy (its policy kernel advances the slots, and "
-         "records no trajectories); recompile it without that option",
-         path);
-  Bundle out = bundle;
-  int hooked = 0;
-  for (KernelModule &m : out.modules)
-    if (m.format == "cuda" &&
-        m.source.find("#ifdef PROOFC_ROLLOUT") != std::string::npos) {
-      m.options.push_back("-DPROOFC_ROLLOUT=1");
-      ++hooked;
-    }
-  bool unfused = false;
-  for (const Launch &l : out.plan.launches)
-    unfused = unfused || l.entry == "proofc_advance";
-  if (hooked == 0)
-    fail("{}: rollouts on cuda need a bundle compiled by this proofc (its "
-         "step modules have no rollout code); recompile it with proofc "
-         "compile",
-         path);
-  if (unfused)
-    fail("{}: rollouts on cuda need the fused step or the persistent "
-         "schedule (the default); this bundle was compiled with "
-         "--unfused-step",
-         path);
-  return out;
-}
 
 TensorView deviceView(CUdeviceptr p, std::vector<int64_t> shape,
                       const char *dtype, int device) {
