@@ -6,6 +6,7 @@
 #include "bundle/RolloutBundle.h"
 
 #include "bundle/Bundle.h"
+#include "proofc/contract/kernel_abi.h"
 #include "support/Fail.h"
 
 #include <algorithm>
@@ -16,7 +17,7 @@ namespace {
 
 bool hasRolloutHook(const KernelModule &m) {
   return m.format == "cuda" &&
-         m.source.find("#ifdef PROOFC_ROLLOUT") != std::string::npos;
+         m.source.find(proofc_abi::kRolloutHook) != std::string::npos;
 }
 
 } // namespace
@@ -43,7 +44,7 @@ Bundle rolloutBundle(const Bundle &bundle, const std::string &path) {
   Bundle out = bundle;
   for (KernelModule &m : out.modules)
     if (hasRolloutHook(m))
-      m.options.push_back("-DPROOFC_ROLLOUT=1");
+      m.options.push_back(proofc_abi::kRolloutOption);
   return out;
 }
 

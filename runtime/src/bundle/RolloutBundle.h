@@ -19,7 +19,7 @@
 namespace proofc {
 
 /// `bundle` with its rollout modules: every CUDA C++ module whose source has
-/// rollout.cu's hook (`#ifdef PROOFC_ROLLOUT`) gets -DPROOFC_ROLLOUT=1. A
+/// rollout.cu's hook (kernel_abi.h's kRolloutHook) gets kRolloutOption. A
 /// plan whose step cannot record is an error naming `path`, thrown before
 /// anything is copied: the step policy that advances the slots it selects
 /// for (advancesInPolicy: its module links slot.cu), a bundle compiled

@@ -10,12 +10,14 @@
 #include "bundle/RolloutBundle.h"
 #include "TestUtil.h"
 #include "bundle/Bundle.h"
+#include "proofc/contract/kernel_abi.h"
 #include "proofc/runtime/Error.h"
 #include "runtime/cuda/TestBundle.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 
 namespace proofc::test {
 namespace {
@@ -49,19 +51,19 @@ TEST(RolloutBundle, HookedModulesAloneGetTheRolloutOption) {
   for (size_t i = 0; i < in.modules.size(); ++i) {
     const KernelModule &m = out.modules[i];
     const bool hook =
-        m.source.find("#ifdef PROOFC_ROLLOUT") != std::string::npos;
+        m.source.find(proofc_abi::kRolloutHook) != std::string::npos;
     hooked += hook;
-    EXPECT_EQ(hasOption(m, "-DPROOFC_ROLLOUT=1"), hook) << m.name;
+    EXPECT_EQ(hasOption(m, proofc_abi::kRolloutOption), hook) << m.name;
     // Nothing else changes: the same options before it, once.
     std::vector<std::string> expected = in.modules[i].options;
     if (hook)
-      expected.push_back("-DPROOFC_ROLLOUT=1");
+      expected.push_back(proofc_abi::kRolloutOption);
     EXPECT_EQ(m.options, expected) << m.name;
   }
   EXPECT_GT(hooked, 0); // step.cu
   // The caller's bundle is not touched.
   for (const KernelModule &m : in.modules)
-    EXPECT_FALSE(hasOption(m, "-DPROOFC_ROLLOUT=1")) << m.name;
+    EXPECT_FALSE(hasOption(m, proofc_abi::kRolloutOption)) << m.name;
   EXPECT_EQ(serializeBundle(in), serializeBundle(fusedBundle()));
 }
 
@@ -78,8 +80,9 @@ TEST(RolloutBundle, RefusesABundleWithoutTheHook) {
   for (KernelModule &m : b.modules) {
     std::string &s = m.source;
     for (size_t at;
-         (at = s.find("#ifdef PROOFC_ROLLOUT")) != std::string::npos;)
-      s.replace(at, 21, "#ifdef PROOFC_OLDHOOK");
+         (at = s.find(proofc_abi::kRolloutHook)) != std::string::npos;)
+      s.replace(at, std::strlen(proofc_abi::kRolloutHook),
+                "#ifdef PROOFC_OLDHOOK");
   }
   EXPECT_EQ(refusal(b),
             "b.pcb: rollouts on cuda need a bundle compiled by this proofc "
@@ -87,7 +90,7 @@ TEST(RolloutBundle, RefusesABundleWithoutTheHook) {
             "proofc compile");
   // The hook in a module that is not CUDA C++ (PTX) does not count.
   b.modules.back().format = "ptx";
-  b.modules.back().source = "// #ifdef PROOFC_ROLLOUT";
+  b.modules.back().source = std::string("// ") + proofc_abi::kRolloutHook;
   EXPECT_NE(refusal(b).find("have no rollout code"), std::string::npos);
 }
 

@@ -183,17 +183,18 @@ TEST(NvrtcTemplates, RolloutDeviceCodeCompiles) {
   // the persistent kernel's block and register cap; both export the
   // parameters' variable the runtime writes.
   std::string step, slot;
-  ASSERT_NO_THROW(step = nvrtc->compileToCubin(
-                      kernelTemplate("step.cu"), "step.cu",
-                      {"-DPROOFC_A=6", "-DPROOFC_S=120",
-                       "-DPROOFC_ENGINE_THREADS=128", "-DPROOFC_ROLLOUT=1"},
-                      9, 0));
+  ASSERT_NO_THROW(
+      step = nvrtc->compileToCubin(kernelTemplate("step.cu"), "step.cu",
+                                   {"-DPROOFC_A=6", "-DPROOFC_S=120",
+                                    "-DPROOFC_ENGINE_THREADS=128",
+                                    proofc_abi::kRolloutOption},
+                                   9, 0));
   EXPECT_NE(step.find("proofc_rollout_params"), std::string::npos);
   ASSERT_NO_THROW(
       slot = nvrtc->compileToCubin(
           kernelTemplate("slot.cu"), "slot.cu",
           {"-DPROOFC_A=6", "-DPROOFC_S=120", "-DPROOFC_ENGINE_THREADS=256",
-           "-maxrregcount=128", "-rdc=true", "-DPROOFC_ROLLOUT=1"},
+           "-maxrregcount=128", "-rdc=true", proofc_abi::kRolloutOption},
           9, 0));
   EXPECT_NE(slot.find("proofc_rollout_params"), std::string::npos);
   EXPECT_NE(slot.find("proofc_slot_advance_engine"), std::string::npos);

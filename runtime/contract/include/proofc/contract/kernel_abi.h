@@ -561,6 +561,12 @@ constexpr const char *kEngineListOption = "-DPROOFC_ENGINE_LIST=1";
 /// a step may start with listed active to be the last; without it, never.
 /// It needs kEngineListOption.
 constexpr const char *kTailHandoffOptionPrefix = "-DPROOFC_TAIL_HANDOFF=";
+/// The step and slot modules' option that compiles a rollout's draw and
+/// recording (rollout.cu; docs/rollouts-cuda.md), and the line of a
+/// module's source that says it can (what the runtime's rolloutBundle looks
+/// for: a module without it predates rollouts).
+constexpr const char *kRolloutOption = "-DPROOFC_ROLLOUT=1";
+constexpr const char *kRolloutHook = "#ifdef PROOFC_ROLLOUT";
 /// slot.cu's words, the tail of the persistent policy kernel's arguments.
 constexpr KernelSignature kSlotStep =
     PROOFC_ABI_SIGNATURE(PROOFC_ABI_SLOT_FUNCTION, SlotStep);
