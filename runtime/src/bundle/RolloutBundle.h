@@ -1,5 +1,4 @@
-//===- RolloutBundle.h - A bundle's modules as rollouts compile them -*- C++
-//-*-===//
+//===- RolloutBundle.h - The bundle that rollouts on cuda run ---*- C++ -*-===//
 //
 // Rollouts on the CUDA backend (docs/rollouts-cuda.md) run the bundle's plan
 // with its step and slot modules compiled with -DPROOFC_ROLLOUT=1. Which
