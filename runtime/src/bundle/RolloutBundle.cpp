@@ -1,4 +1,4 @@
-//===- RolloutBundle.cpp - A bundle's modules as rollouts compile them ----===//
+//===- RolloutBundle.cpp - The bundle that rollouts on cuda run -----------===//
 //
 // RolloutBundle.h says why this is apart from the CUDA backend.
 //
