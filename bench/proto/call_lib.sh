@@ -397,23 +397,18 @@ call_gpu_check() {
   grep -E "PASSED|SKIPPED|FAILED|gpu-check|cupti" $R/gpu-check.txt | head -30
 }
 
-# call_gpu_tests LOG FILTER BUNDLE...: proofc-unittests built into
-# build-gpu-device (the call's start, without gpu-check's CUPTI runs) and
-# run with --gtest_filter=FILTER on the compiled BUNDLEs (under .gpudata/
+# call_gpu_tests LOG FILTER BUNDLE...: call_start with proofc-unittests
+# (and proofc-run, proofc-merge, which its tests run; without gpu-check's
+# CUPTI runs), then proofc-unittests run with --gtest_filter=FILTER on the compiled BUNDLEs (under .gpudata/
 # bundles/) alone, the optimized tier, 200 s at most; the log as $OUT/LOG,
 # its verdict lines printed.
 call_gpu_tests() {
   local log=$1 filter=$2 bundles="" b
   shift 2
-  call_env
-  nvidia-smi -L
-  t0=$(date +%s)
-  scripts/unpack-carry.sh || return 1
-  call_build build-gpu-device proofc-unittests proofc-run proofc-merge || return 1
-  echo "built $(($(date +%s) - t0)) s"
+  call_start proofc-unittests proofc-run proofc-merge || return 1
   for b in "$@"; do bundles+="$PWD/.gpudata/bundles/$b "; done
   PROOFC_SHARED_DIR=$PWD/.gpudata PROOFC_COMPILE_TIERS=off PROOFC_TEST_BUNDLE=$bundles \
-    timeout 200 build-gpu-device/bin/proofc-unittests --gtest_filter="$filter" \
+    timeout 200 "$N/bin/proofc-unittests" --gtest_filter="$filter" \
     > "$OUT/$log" 2>&1
   echo "rc $?"
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[==========\]|^\[ (ptx|rollouts)" "$OUT/$log" | head -40
